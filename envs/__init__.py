@@ -1,0 +1,30 @@
+"""cardzoo environments: five traditional card games as PettingZoo AEC envs over batched kernels.
+
+``GAMES`` maps a game name to its entry module name; :func:`make` builds an env by name,
+:func:`kernel` a batched kernel by name.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+#: game name -> entry module (under ``envs``); games land here as they are implemented
+GAMES: dict[str, str] = {
+    "all_fours": "all_fours_v0",
+}
+
+
+def _entry(game: str):
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; available games: {sorted(GAMES)}")
+    return importlib.import_module(f"envs.{GAMES[game]}")
+
+
+def make(game: str, **options):
+    """``env(**options)`` of ``game``; ``ValueError`` for an unknown game or option."""
+    return _entry(game).env(**options)
+
+
+def kernel(game: str, **options):
+    """The batched kernel of ``game`` built with ``options``."""
+    return _entry(game).KERNEL(**options)

@@ -1,0 +1,227 @@
+"""One generic PettingZoo ``AECEnv`` over any batched kernel (run at ``B = 1``).
+
+Every game's entry module (``envs/<game>_v0.py``) subclasses :class:`KernelAECEnv`,
+naming its kernel, and offers ``env()`` / ``raw_env()``. The adapter adds the PettingZoo bookkeeping (agents, rewards,
+terminations, dead steps) and its own cheap validation; it deliberately does not stack
+PettingZoo's OrderEnforcing / TerminateIllegal / AssertOutOfBounds wrappers, which cost
+more per step than the rules themselves. What those wrappers check is checked here:
+
+* ``step`` before ``reset`` raises ``RuntimeError``;
+* an out-of-range, non-integer or illegal action raises ``ValueError`` naming the action
+  and the legal actions, and leaves the game unchanged;
+* a bad option raises ``ValueError`` at construction, listing the valid values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .kernel import Kernel
+from .render import check_view
+
+__all__ = ["KernelAECEnv"]
+
+
+class KernelAECEnv(AECEnv):
+    """PettingZoo AEC environment playing one game of a :class:`~envs.core.kernel.Kernel`.
+
+    Args:
+        render_mode: ``None`` or ``"ansi"`` (``render()`` returns a string).
+        render_view: viewpoint of ``render()``: ``None`` public information only, a seat
+            index to add that seat's hand, or ``"all"`` for every hand (debugging).
+        **options: the game's options (its ``RULES.md`` §8), validated by the kernel.
+
+    Spaces: ``observation_space(agent)`` is ``Dict(observation=Box(uint8[D]),
+    action_mask=Box(int8[A]))``; ``action_space(agent)`` is ``Discrete(A)``. Both return
+    the same object on every call.
+
+    Reset options (``reset(seed, options={...})``) are passed to the kernel's ``init`` as
+    test hooks (e.g. ``deck``, ``dealer``, ``score``); see the game's kernel.
+    """
+
+    kernel_cls: type[Kernel]
+    env_name: str
+
+    def __init__(self, render_mode: str | None = None, render_view=None, **options: Any) -> None:
+        super().__init__()
+        self.kernel = self.kernel_cls(**options)
+        k = self.kernel
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi'")
+        self.render_view = check_view(render_view, k.num_players)
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(k.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self._num_actions = k.num_actions
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, k.obs_layout.high().astype(np.uint8), (k.obs_layout.size,), np.uint8),
+                "action_mask": spaces.Box(0, 1, (k.num_actions,), np.int8),
+            }
+        )
+        act_space = spaces.Discrete(k.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_space = spaces.Box(0, k.state_layout.high().astype(np.uint8), (k.state_layout.size,), np.uint8)
+        teams = None if k.teams is None else [[self.possible_agents[s] for s in t] for t in k.teams]
+        self.metadata = {
+            "name": self.env_name,
+            "render_modes": ["ansi"],
+            "is_parallelizable": False,
+            "zero_sum": k.zero_sum,
+            "teams": teams,
+            "max_episode_steps": k.max_episode_steps,
+        }
+        self._rng = np.random.default_rng()
+        self._st = None
+        self._legal = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game. ``seed`` re-seeds the env's own ``numpy.random.Generator``;
+        without it the next game is dealt from the current generator state."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        options = dict(options or {})
+        hooks = {k: options.pop(k) for k in self.kernel.INIT_HOOKS if k in options}
+        if options:
+            gymnasium.logger.warn(
+                f"reset options {sorted(options)} are not used by {self.env_name}; known: {list(self.kernel.INIT_HOOKS)}"
+            )
+        self._st = self.kernel.init(self._rng, 1, **hooks)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._after_step()
+
+    def _after_step(self) -> None:
+        st = self._st
+        self._legal = None
+        if st.done[0]:
+            trunc = bool(st.truncated[0])
+            info = self.kernel.info(st, 0)
+            for a in self.agents:
+                self.terminations[a] = not trunc
+                self.truncations[a] = trunc
+                self.infos[a] = dict(info)
+        else:
+            self.agent_selection = self.possible_agents[int(st.current_player[0])]
+
+    def _legal_mask(self) -> np.ndarray:
+        if self._legal is None:
+            self._legal = self.kernel.legal_actions(self._st)[0]
+        return self._legal
+
+    def observe(self, agent: str) -> dict:
+        """``{"observation": uint8[D], "action_mask": int8[A]}`` for ``agent``; the mask is all
+        zero unless ``agent`` is to act."""
+        st = self._st
+        seat = self.agent_name_mapping[agent]
+        obs = self.kernel.observe(st, seat)[0]
+        if not st.done[0] and seat == st.current_player[0]:
+            mask = self._legal_mask().astype(np.int8)
+        else:
+            mask = np.zeros(self._num_actions, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the agent to act (empty once the episode is over)."""
+        if self._st is None or self._st.done[0]:
+            return []
+        return np.flatnonzero(self._legal_mask()).tolist()
+
+    def step(self, action) -> None:
+        """Apply ``action`` (an int) for ``agent_selection``.
+
+        Raises ``RuntimeError`` before ``reset``; ``ValueError`` if the action is not an int in
+        ``[0, A)`` or not legal now (the message names it and lists the legal actions); the
+        game is unchanged in both cases.
+        """
+        if self._st is None:
+            raise RuntimeError("step() called before reset(): call env.reset() first")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
+            raise ValueError(f"action must be an int action id, got {action!r}; legal: {self._legal_names()}")
+        a = int(action)
+        if not (0 <= a < self._num_actions) or not self._legal_mask()[a]:
+            what = self.kernel.action_name(a) if 0 <= a < self._num_actions else f"{a} (out of range 0..{self._num_actions - 1})"
+            raise ValueError(f"illegal action {what} for {agent}; legal: {self._legal_names()}")
+        self._cumulative_rewards[agent] = 0.0
+        st = self._st
+        self.kernel.step(st, np.array([a]), self._rng)
+        r = st.rewards[0]
+        for i, ag in enumerate(self.possible_agents):
+            self.rewards[ag] = float(r[i])
+        self._after_step()
+        self._accumulate_rewards()
+
+    def _legal_names(self) -> list[str]:
+        return [self.kernel.action_name(x) for x in self.legal_actions()]
+
+    # ------------------------------------------------------------------ extras
+    def state(self) -> np.ndarray:
+        """Perfect-information vector ``uint8[S]`` (layout: ``state_layout()``)."""
+        return self.kernel.global_state(self._st)[0]
+
+    def observation_layout(self) -> str:
+        """Printable table of the observation's named slices."""
+        return self.kernel.obs_layout.table()
+
+    def state_layout(self) -> str:
+        """Printable table of ``state()``'s named slices."""
+        return self.kernel.state_layout.table()
+
+    def action_name(self, action: int) -> str:
+        """Name of an action id; ``ValueError`` if out of range."""
+        return self.kernel.action_name(action)
+
+    def action_id(self, name: str) -> int:
+        """Action id of a name (inverse of :meth:`action_name`); ``ValueError`` if unknown."""
+        return self.kernel.action_id(name)
+
+    @property
+    def hands(self) -> dict[str, list[int]]:
+        """Live view: agent -> card ids that agent holds privately."""
+        return dict(zip(self.possible_agents, self.kernel.hands(self._st, 0)))
+
+    @property
+    def known_cards(self) -> dict[str, list[int]]:
+        """Live view: agent -> held cards the other players have seen."""
+        return dict(zip(self.possible_agents, self.kernel.known_cards(self._st, 0)))
+
+    @property
+    def game_state(self):
+        """The kernel state (``B = 1``) for tests and search; mutate at your own risk."""
+        return self._st
+
+    def render(self, view="default") -> str | None:
+        """With ``render_mode="ansi"``: the table as text from ``render_view`` (or ``view``)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called with render_mode=None; pass render_mode='ansi'")
+            return None
+        if self._st is None:
+            raise RuntimeError("render() called before reset()")
+        return self.kernel.render(self._st, 0, self.render_view if view == "default" else view)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,303 @@
+"""The batched-kernel contract that every game of the suite implements.
+
+A *kernel* holds the rules of one game and nothing else. Its state is a dataclass of
+numpy arrays whose first axis is the batch: ``B`` independent games advance in lockstep.
+The same kernel runs one game under the PettingZoo AEC adapter (``B = 1``,
+:mod:`envs.core.aec`) or thousands at once for training and benchmarks.
+
+Contract (all arrays have a leading batch axis ``B``):
+
+* ``init(rng, batch, **hooks) -> State``: shuffle and deal ``batch`` games. All chance
+  comes from the ``numpy.random.Generator`` passed in, never from global numpy state.
+* ``legal_actions(state) -> bool[B, A]``: action mask of the player to act (all False in
+  finished games).
+* ``step(state, actions: int[B], rng) -> None``: apply one action per game *in place*, then
+  advance every game to its next decision (resolve tricks, score deals, deal again). Finished
+  games ignore their action and stay finished. ``state.rewards`` holds the rewards of this
+  step (``float32[B, P]``), ``state.done`` / ``state.truncated`` the episode ends,
+  ``state.current_player`` the seat to act next.
+* ``observe(state, seat) -> uint8[B, D]``: what ``seat`` (an int, or ``int[B]``) may know
+  and nothing more, seat-relative (me, next, partner, previous).
+* ``global_state(state) -> uint8[B, S]``: the full perfect-information view.
+* ``state.copy()``: an independent deep copy, for search and tests.
+* ``reset_done(state, rng)``: deal fresh games in place wherever ``state.done`` is set
+  (auto-reset for batched training).
+
+The step path never loops in Python over the ``B`` games: loops over the few seats or
+tricks are fine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .cards import Deck
+
+__all__ = ["BatchState", "Kernel", "Layout", "LayoutEntry", "Option", "bool_option", "check_options", "int_option"]
+
+
+@dataclasses.dataclass
+class BatchState:
+    """Base of every kernel state: a dataclass whose fields are numpy arrays of leading axis B.
+
+    Required fields shared by every game:
+
+    * ``current_player``: ``int8[B]`` seat to act (undefined in finished games).
+    * ``done``: ``bool[B]`` the episode has ended (terminated or truncated).
+    * ``truncated``: ``bool[B]`` the episode was cut by a safety cap.
+    * ``rewards``: ``float32[B, P]`` rewards of the last ``step`` (zero otherwise).
+    """
+
+    current_player: np.ndarray
+    done: np.ndarray
+    truncated: np.ndarray
+    rewards: np.ndarray
+
+    @property
+    def batch_size(self) -> int:
+        """Number of games ``B`` in the batch."""
+        return int(self.done.shape[0])
+
+    def copy(self):
+        """Independent deep copy (every array copied)."""
+        return dataclasses.replace(self, **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
+
+    def take(self, index):
+        """A new state holding games ``index`` (int array or slice) of this one (copied)."""
+        return dataclasses.replace(self, **{f.name: getattr(self, f.name)[index].copy() for f in dataclasses.fields(self)})
+
+    def put(self, index, other: "BatchState") -> None:
+        """Overwrite games ``index`` of this state with the games of ``other`` (same type)."""
+        for f in dataclasses.fields(self):
+            getattr(self, f.name)[index] = getattr(other, f.name)
+
+    def nbytes_per_game(self) -> float:
+        """Bytes of numpy state per game (array payload only)."""
+        total = sum(getattr(self, f.name).nbytes for f in dataclasses.fields(self))
+        return total / self.batch_size
+
+
+@dataclasses.dataclass(frozen=True)
+class LayoutEntry:
+    """One named slice of an observation or state vector.
+
+    Attributes:
+        name: e.g. ``"hand"`` or ``"played_by[next]"``.
+        start, stop: the slice ``obs[..., start:stop]``.
+        high: largest value an entry can take (1 for card sets and one-hots).
+        meaning: one line for people.
+    """
+
+    name: str
+    start: int
+    stop: int
+    high: int
+    meaning: str
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.stop)
+
+
+class Layout:
+    """Builder and printer for a flat observation layout made of named slices."""
+
+    def __init__(self) -> None:
+        self.entries: list[LayoutEntry] = []
+        self.size = 0
+
+    def add(self, name: str, size: int, meaning: str, high: int = 1) -> int:
+        """Append a slice of ``size`` entries; returns its start offset."""
+        start = self.size
+        self.entries.append(LayoutEntry(name, start, start + size, high, meaning))
+        self.size += size
+        return start
+
+    def __getitem__(self, name: str) -> slice:
+        for e in self.entries:
+            if e.name == name:
+                return e.slice
+        raise KeyError(f"no slice named {name!r}; names: {[e.name for e in self.entries]}")
+
+    def high(self) -> np.ndarray:
+        """Per-entry upper bound, ``float32[D]`` (the Box's ``high``)."""
+        h = np.zeros(self.size, dtype=np.float32)
+        for e in self.entries:
+            h[e.start : e.stop] = e.high
+        return h
+
+    def table(self) -> str:
+        """Human-readable table of the slices."""
+        w = max(len(e.name) for e in self.entries)
+        lines = [f"{'slice':<{w}}  {'range':>9}  {'max':>4}  meaning"]
+        for e in self.entries:
+            lines.append(f"{e.name:<{w}}  {e.start:>4}:{e.stop:<4}  {e.high:>4}  {e.meaning}")
+        lines.append(f"total size {self.size}")
+        return "\n".join(lines)
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """A constructor option of a kernel: default and validity check.
+
+    ``choices`` lists the valid values (checked with ``in``); otherwise ``check`` is a
+    predicate and ``valid`` describes the valid values in words.
+    """
+
+    default: Any
+    choices: tuple | None = None
+    check: Any = None
+    valid: str = ""
+
+    def validate(self, name: str, value: Any) -> Any:
+        """Return ``value`` if valid, else raise ``ValueError`` naming the valid values."""
+        if self.choices is not None:
+            if not any(_same_kind(value, c) and value == c for c in self.choices):
+                raise ValueError(f"option {name}={value!r} is not valid; valid values: {list(self.choices)}")
+            return value
+        if self.check is not None and not self.check(value):
+            raise ValueError(f"option {name}={value!r} is not valid; valid values: {self.valid}")
+        return value
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _same_kind(a, b) -> bool:
+    if b is None or a is None:
+        return a is b
+    if isinstance(b, bool):
+        return isinstance(a, (bool, np.bool_))
+    if _is_int(b):
+        return _is_int(a)
+    return type(a) is type(b)
+
+
+def int_option(default: int, lo: int) -> Option:
+    """An int option that must be ``>= lo``."""
+    return Option(default, check=lambda v: _is_int(v) and v >= lo, valid=f"an int >= {lo}")
+
+
+def bool_option(default: bool) -> Option:
+    """A bool option."""
+    return Option(default, choices=(True, False))
+
+
+def check_options(spec: dict[str, Option], given: dict[str, Any]) -> dict[str, Any]:
+    """Validate ``given`` options against ``spec``; return the full option dict.
+
+    Raises ``ValueError`` for an unknown option name (listing the known ones) or an invalid
+    value (listing the valid values).
+    """
+    unknown = sorted(set(given) - set(spec))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown}; valid options: {sorted(spec)}")
+    out = {}
+    for name, opt in spec.items():
+        out[name] = opt.validate(name, given.get(name, opt.default))
+    return out
+
+
+class Kernel(ABC):
+    """Abstract batched game kernel (see the module docstring for the contract).
+
+    Subclasses set the class attributes below and implement the abstract methods.
+    """
+
+    #: registry name of the game, e.g. ``"all_fours"``
+    name: ClassVar[str]
+    #: the pack the game is played with
+    deck: ClassVar[Deck]
+    #: number of seats
+    num_players: int
+    #: size of the flat ``Discrete`` action space
+    num_actions: int
+    #: teams as lists of seats (``None`` for games without partnerships)
+    teams: list[list[int]] | None
+    #: whether the rewards of every step sum to zero over the seats
+    zero_sum: bool = True
+    #: the constructor options: name -> Option
+    OPTIONS: ClassVar[dict[str, Option]] = {}
+    #: keyword test hooks that ``init`` accepts (passed from ``reset(options=...)``)
+    INIT_HOOKS: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, **options: Any) -> None:
+        self.options = check_options(self.OPTIONS, options)
+
+    # ---- layouts -------------------------------------------------------------
+    @property
+    @abstractmethod
+    def obs_layout(self) -> Layout:
+        """The observation :class:`Layout` (named slices of ``observe``'s vector)."""
+
+    @property
+    @abstractmethod
+    def state_layout(self) -> Layout:
+        """The :class:`Layout` of ``global_state``'s vector."""
+
+    # ---- the contract --------------------------------------------------------
+    @abstractmethod
+    def init(self, rng: np.random.Generator, batch: int, **hooks: Any) -> BatchState: ...
+
+    @abstractmethod
+    def legal_actions(self, state: BatchState) -> np.ndarray: ...
+
+    @abstractmethod
+    def step(self, state: BatchState, actions: np.ndarray, rng: np.random.Generator) -> None: ...
+
+    @abstractmethod
+    def observe(self, state: BatchState, seat) -> np.ndarray: ...
+
+    @abstractmethod
+    def global_state(self, state: BatchState) -> np.ndarray: ...
+
+    def reset_done(self, state: BatchState, rng: np.random.Generator) -> np.ndarray:
+        """Deal fresh games in place wherever ``state.done``; returns the reset indices ``int[k]``."""
+        idx = np.flatnonzero(state.done)
+        if idx.size:
+            state.put(idx, self.init(rng, idx.size))
+        return idx
+
+    # ---- names ---------------------------------------------------------------
+    @abstractmethod
+    def action_name(self, action: int) -> str:
+        """Name of an action id (card short name or phase action)."""
+
+    def action_id(self, name: str) -> int:
+        """Inverse of :meth:`action_name` (case-insensitive); ``ValueError`` if unknown."""
+        key = name.strip().upper()
+        for a in range(self.num_actions):
+            if self.action_name(a).upper() == key:
+                return a
+        raise ValueError(
+            f"{name!r} is not an action of {self.name}; actions are card names "
+            f"({self.action_name(0)}, ...) and {[self.action_name(a) for a in range(self.deck.n, self.num_actions)]}"
+        )
+
+    # ---- hidden information views (B index ``b``) ----------------------------
+    @abstractmethod
+    def hands(self, state: BatchState, b: int = 0) -> list[list[int]]:
+        """Card ids each seat holds privately in game ``b``."""
+
+    def known_cards(self, state: BatchState, b: int = 0) -> list[list[int]]:
+        """Held cards of each seat that other seats have seen (default: none)."""
+        return [[] for _ in range(self.num_players)]
+
+    @abstractmethod
+    def render(self, state: BatchState, b: int = 0, view=None) -> str:
+        """Text table of game ``b``: ``view=None`` public only, a seat adds that seat's hand,
+        ``"all"`` shows every hand (debugging). ``ValueError`` for another view."""
+
+    def info(self, state: BatchState, b: int = 0) -> dict:
+        """Public facts for ``infos`` (never hidden cards); default empty."""
+        return {}
+
+    @property
+    def max_episode_steps(self) -> int | None:
+        """Upper bound of agent steps in one episode under the truncation caps."""
+        return None
