@@ -30,15 +30,13 @@ KICK_POINTS = {
     "tobago": np.array([2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 1], dtype=np.int16),  # 2:2, J:3, A:1
 }
 
-# 13-bit suit-chunk lookup tables: highest / lowest rank present, Game value of a chunk
+# 13-bit suit-chunk lookup tables: highest / lowest rank present in a suit
 _chunks = np.arange(1 << 13)
 HIGHEST = np.full(1 << 13, -1, dtype=np.int8)
 LOWEST = np.full(1 << 13, 13, dtype=np.int8)
-CHUNK_GAME = np.zeros(1 << 13, dtype=np.int16)
 for _r in range(13):
     _has = (_chunks >> _r) & 1 == 1
     HIGHEST[_has] = _r
-    CHUNK_GAME[_has] += GAME_VALUE[_r]
 for _r in range(12, -1, -1):
     LOWEST[((_chunks >> _r) & 1) == 1] = _r
 # mask of ranks strictly above r inside a chunk, and below r

@@ -26,9 +26,9 @@ from .constants import (
     ALL_CARDS,
     BEG,
     BEG_DECISION,
-    CHUNK_GAME,
     DEALER_DECISION,
     FIRST_KICK,
+    GAME_VALUE,
     GIVE_ONE,
     HIGHEST,
     JACK_RANK,
@@ -72,9 +72,12 @@ class AllFoursState(BatchState):
     * ``kicked``: ``uint64[B]`` every card turned this deal; ``orig_suit``, ``trump``: ``int8[B]``.
     * ``phase``: ``int8[B]`` (:data:`BEG_DECISION`, :data:`DEALER_DECISION`, :data:`PLAY`, :data:`OVER`).
     * ``dealer``, ``leader``: ``int8[B]`` seats; ``trick_card``: ``int8[B, 4]`` card played to
-      the current trick by each seat (-1 none); ``trick``: ``uint64[B]``; ``led_suit``: ``int8[B]``.
+      the current trick by each seat (-1 none); ``trick``: ``uint64[B]``; ``led_suit``: ``int8[B]``;
+      ``trick_winner``: ``int8[B]`` seat winning the current trick so far (-1 none), ``trick_best``
+      its ranking key.
     * ``n_in_trick``, ``tricks_done``, ``hand_size``, ``runs``: ``int8[B]``; ``begged``, ``gave_one``: ``bool[B]``.
-    * ``captured``: ``uint64[B, 2]`` cards won in tricks by each team.
+    * ``captured``: ``uint64[B, 2]`` cards won in tricks by each team; ``game_value``: ``int16[B, 2]``
+      their Game value (§2).
     * ``points``: ``int16[B, 2]`` points of the current hand; ``score``: ``int16[B, 2]`` match score.
     * ``items``: ``int8[B, 4]`` team credited with High, Low, Jack/Hang jack, Game of the last
       scored hand (-1 none); ``hang``: ``bool[B]`` the jack was hanged.
@@ -94,6 +97,8 @@ class AllFoursState(BatchState):
     trick_card: np.ndarray
     trick: np.ndarray
     led_suit: np.ndarray
+    trick_winner: np.ndarray
+    trick_best: np.ndarray
     n_in_trick: np.ndarray
     tricks_done: np.ndarray
     hand_size: np.ndarray
@@ -101,6 +106,7 @@ class AllFoursState(BatchState):
     begged: np.ndarray
     gave_one: np.ndarray
     captured: np.ndarray
+    game_value: np.ndarray
     points: np.ndarray
     score: np.ndarray
     items: np.ndarray
@@ -231,6 +237,8 @@ class AllFoursKernel(Kernel):
             trick_card=np.full((B, 4), -1, dtype=np.int8),
             trick=z(_U64),
             led_suit=np.full(B, -1, dtype=np.int8),
+            trick_winner=np.full(B, -1, dtype=np.int8),
+            trick_best=z(np.int8),
             n_in_trick=z(np.int8),
             tricks_done=z(np.int8),
             hand_size=z(np.int8),
@@ -238,6 +246,7 @@ class AllFoursKernel(Kernel):
             begged=z(bool),
             gave_one=z(bool),
             captured=z(_U64, 2),
+            game_value=z(np.int16, 2),
             points=z(np.int16, 2),
             score=z(np.int16, 2),
             items=np.full((B, 4), -1, dtype=np.int8),
@@ -281,12 +290,13 @@ class AllFoursKernel(Kernel):
         if n == 0:
             return
         st.stock[idx] = self._shuffle(rng, n) if stock is None else stock
-        for name in ("hands", "dealt", "played", "captured"):
+        for name in ("hands", "dealt", "played", "captured", "game_value"):
             getattr(st, name)[idx] = 0
         st.kicked[idx] = 0
         st.trick[idx] = 0
         st.trick_card[idx] = -1
         st.led_suit[idx] = -1
+        st.trick_winner[idx] = -1
         st.n_in_trick[idx] = 0
         st.tricks_done[idx] = 0
         st.runs[idx] = 0
@@ -294,10 +304,8 @@ class AllFoursKernel(Kernel):
         st.gave_one[idx] = False
         st.hand_size[idx] = 6
         st.phase[idx] = BEG_DECISION
-        if new_hand:
+        if new_hand:  # items/hang keep describing the last scored hand until the next one is scored
             st.points[idx] = 0
-            st.items[idx] = -1
-            st.hang[idx] = False
             st.redeals[idx] = 0
         self._deal_cards(st, idx, self.first_pos)
         beggar = (st.dealer[idx] + 1) % 4
@@ -411,20 +419,23 @@ class AllFoursKernel(Kernel):
         return unpack_bits(self.legal_bitboard(st)[:, None], NUM_ACTIONS)[:, 0].view(bool)
 
     # ------------------------------------------------------------------ step
-    def step(self, st: AllFoursState, actions, rng: np.random.Generator) -> None:
+    def step(self, st: AllFoursState, actions, rng: np.random.Generator, active=None) -> None:
         """Apply ``actions`` (``int[B]``, legal for each live game; unchecked here, the AEC env and
         :meth:`check_actions` validate) and advance to the next decision.
 
-        Rewards of the step land in ``st.rewards`` (zero unless a hand or match ended).
+        ``active`` (``bool[B]``, optional): step only these games; the others are untouched
+        (their rewards are zeroed). Rewards of the step land in ``st.rewards`` (zero unless a
+        hand or match ended).
         """
         actions = np.asarray(actions)
         st.rewards[:] = 0
         phase = st.phase.copy()  # snapshot: a game moves on to the next phase inside this step
-        if (phase == PLAY).all():
+        if active is None and (phase == PLAY).all():
             self._play(st, np.arange(st.batch_size), actions.astype(np.int64), rng)
             return
+        live = ~st.done if active is None else active & ~st.done
         for ph, fn in ((BEG_DECISION, self._beggar), (DEALER_DECISION, self._dealer), (PLAY, self._play)):
-            idx = np.flatnonzero((phase == ph) & ~st.done)
+            idx = np.flatnonzero((phase == ph) & live)
             if idx.size:
                 fn(st, idx, actions[idx].astype(np.int64), rng)
 
@@ -503,32 +514,45 @@ class AllFoursKernel(Kernel):
             st.rewards[idx] = 0
 
     def _play(self, st, idx, card, rng) -> None:
-        """Play ``card`` for the seat to act (§5); resolve full tricks and finished hands."""
+        """Play ``card`` for the seat to act (§5); resolve full tricks and finished hands.
+
+        The trick's winner so far is kept up to date card by card (``trick_winner`` and its
+        ``trick_best`` key: rank + 13 if of the suit led + 26 if a trump), so resolving a trick
+        and observing it need no search over the four cards.
+        """
         p = st.current_player[idx].astype(np.intp)
         cb = bit(card)
         st.hands[idx, p] ^= cb
         st.played[idx, p] |= cb
         st.trick[idx] |= cb
         st.trick_card[idx, p] = card
-        first = st.n_in_trick[idx] == 0
-        if first.any():
-            st.led_suit[idx[first]] = card[first] // 13
-        st.n_in_trick[idx] += 1
-        st.current_player[idx] = (p + 1) % 4
-        full = st.n_in_trick[idx] == 4
+        suit = card // 13
+        n = st.n_in_trick[idx]
+        first = n == 0
+        led = np.where(first, suit, st.led_suit[idx])
+        st.led_suit[idx] = led
+        key = card % 13 + 13 * (suit == led) + 26 * (suit == st.trump[idx])
+        best = st.trick_best[idx]
+        better = first | (key > best)
+        st.trick_best[idx] = np.where(better, key, best)
+        win = np.where(better, p, st.trick_winner[idx])
+        st.trick_winner[idx] = win
+        n += 1
+        st.n_in_trick[idx] = n
+        full = n == 4
+        st.current_player[idx] = np.where(full, win, (p + 1) % 4)
         if not full.any():
             return
         t = idx[full]
-        tc = st.trick_card[t].astype(np.int64)
-        suit = tc // 13
-        key = tc % 13 + 13 * (suit == st.led_suit[t, None]) + 26 * (suit == st.trump[t, None])
-        win = key.argmax(axis=1)
-        st.captured[t, win % 2] |= st.trick[t]
+        win = win[full]
+        team = win % 2
+        st.captured[t, team] |= st.trick[t]
+        st.game_value[t, team] += GAME_VALUE[st.trick_card[t] % 13].sum(axis=1, dtype=np.int16)
         st.leader[t] = win
-        st.current_player[t] = win
         st.trick[t] = 0
         st.trick_card[t] = -1
         st.led_suit[t] = -1
+        st.trick_winner[t] = -1
         st.n_in_trick[t] = 0
         st.tricks_done[t] += 1
         end = st.tricks_done[t] == st.hand_size[t]
@@ -555,9 +579,7 @@ class AllFoursKernel(Kernel):
         hanged = jack_dealt & (won_team != holder_team)
         jack_team = np.where(jack_dealt, won_team, none)
         jack_pts = np.where(hanged, self.options["hang_jack_points"], self.options["jack_points"])
-        game_vals = np.zeros((n, 2), dtype=np.int64)
-        for s in range(4):
-            game_vals += CHUNK_GAME[((st.captured[idx] >> _U64(13 * s)) & _U64(0x1FFF)).astype(np.int64)]
+        game_vals = st.game_value[idx]
         tie_rule = self.options["game_tie"]
         tie_team = {"none": none, "beggar_team": (st.dealer[idx] + 1) % 4 % 2, "dealer_team": st.dealer[idx] % 2}[tie_rule]
         game_team = np.where(
@@ -579,11 +601,7 @@ class AllFoursKernel(Kernel):
             self._hand_rewards(st, live)
         st.hands_played[live] += 1
         cap = st.hands_played[live] >= self.options["max_hands"]
-        trunc = live[cap]
-        if trunc.size:
-            st.done[trunc] = True
-            st.truncated[trunc] = True
-            st.phase[trunc] = OVER
+        self._truncate(st, live[cap])  # §6: truncation with reward 0 (as for max_redeals)
         nxt = live[~cap]
         st.dealer[nxt] = (st.dealer[nxt] + 1) % 4
         self._new_deal(st, nxt, rng)

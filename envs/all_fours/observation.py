@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.cards import unpack_bits
+from ..core.cards import concat_bits, unpack_stream
 from ..core.kernel import Layout
-from .constants import ALL_CARDS, CHUNK_GAME
+from .constants import ALL_CARDS
 
 REL = ("me", "next", "partner", "previous")
 _NSETS = 7
@@ -61,78 +61,95 @@ def state_layout(target: int) -> Layout:
     return L
 
 
-def _fill_public(kernel, st, out: np.ndarray, L: Layout, p: np.ndarray, ar: np.ndarray) -> None:
-    """Write the public slices for viewpoint seats ``p`` (``int[B]``; team = p % 2)."""
-    o = lambda name: L[name].start  # noqa: E731
-    i64 = lambda a: a.astype(np.int64)  # noqa: E731  (int8 state + offsets would overflow)
-    out[ar, o("trump") + i64(st.trump)] = 1
-    led = i64(st.led_suit)
-    has_led = led >= 0
-    out[ar[has_led], o("led_suit") + led[has_led]] = 1
-    ph = i64(st.phase)
+# The public one-hots and flags are packed into one uint64 word per game and unpacked right
+# after the card sets, in this bit order (also their order in the layout, see _public):
+# trump 0-3, led_suit 4-7, phase 8-10, dealer 11-14, leader 15-18, to_act 19-22,
+# trick_winner 23-26, begged 27, gave_one 28.
+_PUB_BITS = 29
+_ONE = np.uint64(1)
+_U64 = np.uint64
+# per viewpoint seat p: the in-nibble bits that stay in their nibble when rotated right by p
+_NIBBLES = sum(0xF << (11 + 4 * f) for f in range(4))
+_KEEP = np.array([sum(((0xF << q) & 0xF) << (11 + 4 * f) for f in range(4)) for q in range(4)], dtype=np.uint64)
+
+
+def _public_word(st, p: np.ndarray) -> np.ndarray:
+    """``uint64[B]`` of the public one-hots/flags for viewpoint seats ``p`` (``int64[B]``).
+
+    Seat fields are first set at absolute seats, then all four nibbles are rotated right by
+    ``p`` at once (absolute seat ``s`` -> relative ``(s - p) % 4``).
+    """
+    led = st.led_suit.astype(np.int64)
+    ph = st.phase.astype(np.int64)
     live = ph < 3
-    out[ar[live], o("phase") + ph[live]] = 1
-    out[ar, o("dealer") + (i64(st.dealer) - p) % 4] = 1
-    out[ar, o("leader") + (i64(st.leader) - p) % 4] = 1
-    out[ar[live], o("to_act") + ((i64(st.current_player) - p) % 4)[live]] = 1
-    if has_led.any():
-        tc = st.trick_card.astype(np.int64)
-        suit = tc // 13
-        key = np.where(tc >= 0, tc % 13 + 13 * (suit == led[:, None]) + 26 * (suit == st.trump[:, None]), -1)
-        win = key.argmax(axis=1)
-        out[ar[has_led], o("trick_winner") + ((win - p) % 4)[has_led]] = 1
-    out[:, o("begged")] = st.begged
-    out[:, o("gave_one")] = st.gave_one
-    out[:, o("runs")] = st.runs
-    out[:, o("hand_size")] = st.hand_size
-    out[:, o("tricks_done")] = st.tricks_done
-    team = p % 2
-    cap = st.captured
-    gv = np.zeros((cap.shape[0], 2), dtype=np.int64)
-    for s in range(4):
-        gv += CHUNK_GAME[((cap >> np.uint64(13 * s)) & np.uint64(0x1FFF)).astype(np.int64)]
-    g = o("game_captured")
-    out[:, g] = gv[ar, team]
-    out[:, g + 1] = gv[ar, 1 - team]
-    hp = o("hand_points")
-    out[:, hp] = np.minimum(st.points[ar, team], 40)
-    out[:, hp + 1] = np.minimum(st.points[ar, 1 - team], 40)
-    sc = o("score")
-    hi = L.entries[-1].high
-    out[:, sc] = np.minimum(st.score[ar, team], hi)
-    out[:, sc + 1] = np.minimum(st.score[ar, 1 - team], hi)
+    in_trick = led >= 0
+    w = _ONE << st.trump.astype(_U64)
+    w |= (in_trick.astype(_U64) << (4 + np.maximum(led, 0)).astype(_U64))
+    w |= live.astype(_U64) << (8 + np.minimum(ph, 2)).astype(_U64)
+    w |= _ONE << (11 + st.dealer).astype(_U64)
+    w |= _ONE << (15 + st.leader).astype(_U64)
+    w |= live.astype(_U64) << (19 + st.current_player).astype(_U64)
+    w |= in_trick.astype(_U64) << (23 + np.maximum(st.trick_winner, 0)).astype(_U64)
+    w |= st.begged.astype(_U64) << _U64(27)
+    w |= st.gave_one.astype(_U64) << _U64(28)
+    pu = p.astype(_U64)
+    keep = _KEEP[p]
+    seats = (w & keep) >> pu | ((w & (_U64(_NIBBLES) & ~keep)) << (_U64(4) - pu))
+    return (w & ~_U64(_NIBBLES)) | seats
+
+
+def _counters(st, p: np.ndarray, out: np.ndarray, score_high: int) -> None:
+    """Write runs, hand_size, tricks_done, then (mine, theirs) Game value, points, score into ``out[B, 9]``."""
+    out[:, 0] = st.runs
+    out[:, 1] = st.hand_size
+    out[:, 2] = st.tricks_done
+    odd = (p & 1).astype(bool)
+    for j, (arr, cap) in enumerate(((st.game_value, 80), (st.points, 40), (st.score, score_high))):
+        a0, a1 = np.minimum(arr[:, 0], cap), np.minimum(arr[:, 1], cap)
+        out[:, 3 + 2 * j] = np.where(odd, a1, a0)
+        out[:, 4 + 2 * j] = np.where(odd, a0, a1)
+
+
+def _assemble(L: Layout, sets: np.ndarray, st, p: np.ndarray) -> np.ndarray:
+    """Lay out ``sets`` (``uint64[B, k]`` card sets + a spare last column) with the public slices.
+
+    The card sets and the public word are concatenated into one bit stream and unpacked in
+    one call; the counters are written into the stream's zero padding after the last bit, and
+    the result is a ``[B, D]`` view of that buffer (no further copy).
+    """
+    B, k1 = sets.shape
+    k = k1 - 1
+    sets[:, k] = _public_word(st, p)
+    nbits = k * 52 + _PUB_BITS
+    stream = concat_bits(sets, 52)
+    if stream.shape[1] * 64 < L.size:  # not enough padding for the counters: widen the stream
+        stream = np.concatenate([stream, np.zeros((B, 1), dtype=np.uint64)], axis=1)
+    buf = unpack_stream(stream, stream.shape[1] * 64)
+    _counters(st, p, buf[:, nbits : L.size], L.entries[-1].high)
+    return buf[:, : L.size]
 
 
 def observe(kernel, st, seat) -> np.ndarray:
     """``uint8[B, D]`` observation of ``seat`` (int or ``int[B]``), layout :func:`observation_layout`."""
-    L = kernel.obs_layout
     B = st.batch_size
-    ar = np.arange(B)
     p = np.broadcast_to(np.asarray(seat, dtype=np.int64), (B,))
-    rel = (p[:, None] + np.arange(4)) % 4
-    sets = np.empty((B, _NSETS), dtype=np.uint64)
-    sets[:, 0] = st.hands[ar, p]
-    sets[:, 1:5] = st.played[ar[:, None], rel]
+    sets = np.empty((B, _NSETS + 1), dtype=np.uint64)
+    base = np.arange(B) * 4
+    played = st.played.reshape(-1)
+    sets[:, 0] = st.hands.reshape(-1)[base + p]
+    sets[:, 1:5] = played[base[:, None] + (p[:, None] + np.arange(4)) % 4]
     sets[:, 5] = st.trick
     sets[:, 6] = st.kicked
-    out = np.zeros((B, L.size), dtype=np.uint8)
-    out[:, : _NSETS * 52].reshape(B, _NSETS, 52)[:] = unpack_bits(sets, 52)
-    _fill_public(kernel, st, out, L, p, ar)
-    return out
+    return _assemble(kernel.obs_layout, sets, st, p)
 
 
 def global_state(kernel, st) -> np.ndarray:
-    """``uint8[B, S]`` perfect-information vector, layout :func:`state_layout` (team 0 = "mine")."""
-    L = kernel.state_layout
+    """``uint8[B, S]`` perfect-information vector, layout :func:`state_layout` (team A = "mine")."""
     B = st.batch_size
-    ar = np.arange(B)
-    sets = np.empty((B, 11), dtype=np.uint64)
+    sets = np.empty((B, 12), dtype=np.uint64)
     sets[:, 0:4] = st.hands
     sets[:, 4:8] = st.played
     sets[:, 8] = st.trick
     sets[:, 9] = st.kicked
     sets[:, 10] = ALL_CARDS & ~(np.bitwise_or.reduce(st.dealt, axis=1) | st.kicked)
-    out = np.zeros((B, L.size), dtype=np.uint8)
-    out[:, : 11 * 52].reshape(B, 11, 52)[:] = unpack_bits(sets, 52)
-    _fill_public(kernel, st, out, L, np.zeros(B, dtype=np.int64), ar)
-    return out
+    return _assemble(kernel.state_layout, sets, st, np.zeros(B, dtype=np.int64))

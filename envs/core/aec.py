@@ -108,10 +108,15 @@ class KernelAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._after_step()
+        if self._st.done[0]:  # the game ended while dealing (e.g. a kick won the match): pay it now
+            for i, ag in enumerate(self.possible_agents):
+                self.rewards[ag] = float(self._st.rewards[0, i])
+            self._accumulate_rewards()
 
     def _after_step(self) -> None:
         st = self._st
         self._legal = None
+        self.agent_selection = self.possible_agents[int(st.current_player[0])]
         if st.done[0]:
             trunc = bool(st.truncated[0])
             info = self.kernel.info(st, 0)
@@ -119,8 +124,6 @@ class KernelAECEnv(AECEnv):
                 self.terminations[a] = not trunc
                 self.truncations[a] = trunc
                 self.infos[a] = dict(info)
-        else:
-            self.agent_selection = self.possible_agents[int(st.current_player[0])]
 
     def _legal_mask(self) -> np.ndarray:
         if self._legal is None:

@@ -35,12 +35,14 @@ __all__ = [
     "TAROCCO62",
     "DECKS",
     "bit",
+    "concat_bits",
     "cards_to_mask",
     "mask_to_cards",
     "popcount",
     "random_set_bit",
     "select_bit",
     "unpack_bits",
+    "unpack_stream",
 ]
 
 
@@ -207,11 +209,37 @@ else:  # pragma: no cover - numpy < 2.0
 def unpack_bits(x: np.ndarray, n: int) -> np.ndarray:
     """Bitboards ``uint64[..., k]`` -> ``uint8[..., k, n]`` of 0/1 (first ``n`` bits of each).
 
-    ``x`` must be C-contiguous and little-endian (as numpy is on every supported platform).
+    Relies on little-endian uint64 (numpy on every supported platform).
     """
     x = np.ascontiguousarray(x, dtype=np.uint64)
-    b = np.unpackbits(x.view(np.uint8).reshape(*x.shape, 8), axis=-1, bitorder="little")
+    b = np.unpackbits(x.view(np.uint8).reshape(-1), bitorder="little").reshape(*x.shape, 64)
     return b[..., :n]
+
+
+def concat_bits(sets: np.ndarray, width: int) -> np.ndarray:
+    """Concatenate the low ``width`` bits of each of ``k`` bitboards into one bit stream.
+
+    ``sets``: ``uint64[B, k]`` (each value < 2**width) -> ``uint64[B, ceil(k*width/64)]`` where
+    bit ``i*width + j`` of the stream is bit ``j`` of ``sets[:, i]``. With
+    :func:`unpack_stream` this turns ``k`` card sets into ``k*width`` 0/1 features in one pass.
+    """
+    B, k = sets.shape
+    nwords = (k * width + 63) // 64
+    out = np.zeros((B, nwords), dtype=np.uint64)
+    for i in range(k):
+        pos = i * width
+        w, off = divmod(pos, 64)
+        col = sets[:, i]
+        out[:, w] |= col << np.uint64(off)
+        if off + width > 64:
+            out[:, w + 1] |= col >> np.uint64(64 - off)
+    return out
+
+
+def unpack_stream(stream: np.ndarray, nbits: int) -> np.ndarray:
+    """``uint64[B, w]`` bit stream -> ``uint8[B, nbits]`` of its first ``nbits`` bits (0/1)."""
+    B = stream.shape[0]
+    return np.unpackbits(stream.view(np.uint8).reshape(B, -1), axis=1, count=nbits, bitorder="little")
 
 
 _LOW_MASKS = [(w, np.uint64((1 << w) - 1)) for w in (32, 16, 8, 4, 2, 1)]

@@ -13,7 +13,8 @@ Contract (all arrays have a leading batch axis ``B``):
   finished games).
 * ``step(state, actions: int[B], rng) -> None``: apply one action per game *in place*, then
   advance every game to its next decision (resolve tricks, score deals, deal again). Finished
-  games ignore their action and stay finished. ``state.rewards`` holds the rewards of this
+  games ignore their action and stay finished; with ``active`` (``bool[B]``) only those games
+  move. ``state.rewards`` holds the rewards of this
   step (``float32[B, P]``), ``state.done`` / ``state.truncated`` the episode ends,
   ``state.current_player`` the seat to act next.
 * ``observe(state, seat) -> uint8[B, D]``: what ``seat`` (an int, or ``int[B]``) may know
@@ -122,6 +123,14 @@ class Layout:
             if e.name == name:
                 return e.slice
         raise KeyError(f"no slice named {name!r}; names: {[e.name for e in self.entries]}")
+
+    def offsets(self, names: tuple[str, ...]) -> np.ndarray:
+        """``int64[len(names)]`` start offsets of the named slices (cached)."""
+        key = tuple(names)
+        cache = self.__dict__.setdefault("_offsets", {})
+        if key not in cache:
+            cache[key] = np.array([self[n].start for n in names], dtype=np.int64)
+        return cache[key]
 
     def high(self) -> np.ndarray:
         """Per-entry upper bound, ``float32[D]`` (the Box's ``high``)."""
@@ -248,7 +257,7 @@ class Kernel(ABC):
     def legal_actions(self, state: BatchState) -> np.ndarray: ...
 
     @abstractmethod
-    def step(self, state: BatchState, actions: np.ndarray, rng: np.random.Generator) -> None: ...
+    def step(self, state: BatchState, actions: np.ndarray, rng: np.random.Generator, active=None) -> None: ...
 
     @abstractmethod
     def observe(self, state: BatchState, seat) -> np.ndarray: ...

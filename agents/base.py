@@ -1,0 +1,65 @@
+"""The one agent interface of cardzoo (DESIGN "Agents and training").
+
+An agent picks one action per game for a batch of games, from what the acting seat
+observes. The same object plays in the PettingZoo AEC env (``B = 1``), in the arena
+(:mod:`training.arena`), in training as an opponent, and against a person.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Agent", "as_mask", "first_legal"]
+
+
+class Agent:
+    """Base class of every agent.
+
+    Subclasses implement :meth:`act` and set :attr:`name`.
+
+    Attributes:
+        name: short human-readable name used in tables and logs (e.g. ``"random"``).
+    """
+
+    name: str = "agent"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """Choose one action per row.
+
+        Args:
+            observation: ``uint8[B, D]`` (or any numeric dtype holding the same values)
+                observations of the seat to act in each game, as the game's kernel
+                ``observe`` produces them (layout: ``kernel.obs_layout``). A 1-D ``[D]``
+                observation is treated as ``B = 1``.
+            action_mask: ``bool[B, A]`` or ``int8[B, A]`` (PettingZoo style) legal actions.
+
+        Returns:
+            ``int64[B]`` action ids. For every row whose mask has at least one legal action
+            the action is legal; rows with no legal action (finished games) get an arbitrary
+            action (0).
+        """
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Forget any per-episode memory (default: none, a no-op)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def as_mask(action_mask: np.ndarray) -> np.ndarray:
+    """``bool[B, A]`` view of a ``bool``/``int`` mask ``[B, A]`` or ``[A]`` (the latter becomes ``[1, A]``).
+
+    Raises ``ValueError`` if the mask is not 1-D or 2-D.
+    """
+    m = np.asarray(action_mask)
+    if m.ndim == 1:
+        m = m[None, :]
+    if m.ndim != 2:
+        raise ValueError(f"action_mask must have shape [B, A] or [A], got shape {m.shape}")
+    return m if m.dtype == bool else m != 0
+
+
+def first_legal(mask: np.ndarray) -> np.ndarray:
+    """``int64[B]``: lowest legal action of each row of ``bool[B, A]`` (0 where none is legal)."""
+    return mask.argmax(axis=1).astype(np.int64)

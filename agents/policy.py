@@ -1,0 +1,192 @@
+"""Trained-policy agents: save and load a MaskablePPO policy as plain weights + JSON metadata.
+
+A saved agent is a directory holding
+
+* ``weights.safetensors``: the policy network's ``state_dict`` (tensors only; loading never
+  unpickles Python objects);
+* ``agent.json``: metadata — ``format`` (``"cardzoo-policy"``), ``format_version``, ``game``,
+  ``env_options``, ``obs_layout_version`` (a hash of the observation layout the policy was
+  trained on), ``obs_dim``, ``num_actions``, ``net_arch``, ``activation``, the training run
+  (command, steps, seconds, seed) and evaluation results.
+
+The network is rebuilt as sb3-contrib's ``MaskableActorCriticPolicy`` from the metadata and
+the weights are loaded into it, so a saved agent plays without stable-baselines3's model zip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .base import Agent
+
+FORMAT = "cardzoo-policy"
+FORMAT_VERSION = 1
+WEIGHTS = "weights.safetensors"
+META = "agent.json"
+_ACTIVATIONS = ("tanh", "relu")
+
+
+def layout_version(kernel) -> str:
+    """Short hash of a kernel's observation layout (names, slices, bounds) and action count.
+
+    A policy only fits an env whose layout hash matches the one it was trained on.
+    """
+    text = ";".join(f"{e.name}:{e.start}:{e.stop}:{e.high}" for e in kernel.obs_layout.entries)
+    text += f";A={kernel.num_actions};game={kernel.name}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _build_policy(obs_dim: int, num_actions: int, net_arch, activation: str):
+    import torch
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[activation]
+    policy = MaskableActorCriticPolicy(
+        spaces.Box(0.0, 1.0, (obs_dim,), np.float32),
+        spaces.Discrete(num_actions),
+        lr_schedule=lambda _: 0.0,
+        net_arch=net_arch,
+        activation_fn=act,
+    )
+    policy.set_training_mode(False)
+    return policy
+
+
+class PolicyAgent(Agent):
+    """An :class:`~agents.base.Agent` driven by a MaskablePPO actor network.
+
+    Args:
+        policy: a ``MaskableActorCriticPolicy`` (e.g. ``model.policy`` or a loaded one).
+        obs_high: ``float32[D]`` per-feature bound of the raw observation; inputs are divided by it.
+        deterministic: pick the most likely legal action (True) or sample (False).
+        name: display name.
+        meta: the saved metadata, if loaded from disk.
+    """
+
+    def __init__(self, policy, obs_high: np.ndarray, deterministic: bool = True, name: str = "policy", meta=None, seed=None):
+        import torch
+
+        self.policy = policy
+        self.scale = (1.0 / np.maximum(np.asarray(obs_high, dtype=np.float32), 1.0)).astype(np.float32)
+        self.deterministic = deterministic
+        self.name = name
+        self.meta = meta or {}
+        self._gen = torch.Generator().manual_seed(int(seed if seed is not None else 0))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """Actions ``int64[B]`` for raw observations ``uint8[B, D]`` and masks ``[B, A]``."""
+        import torch
+
+        x = torch.as_tensor(np.asarray(observation, dtype=np.float32) * self.scale)
+        mask = np.asarray(action_mask, dtype=bool)
+        with torch.no_grad():
+            dist = self.policy.get_distribution(x, action_masks=mask)
+            if self.deterministic:
+                a = dist.mode()
+            else:
+                probs = dist.distribution.probs
+                a = torch.multinomial(probs, 1, generator=self._gen)[:, 0]
+        return a.numpy().astype(np.int64)
+
+
+def save_policy_agent(path, policy, *, game: str, env_options: dict, kernel, net_arch, activation: str, extra: dict | None = None) -> Path:
+    """Write ``policy`` to directory ``path`` (created) as weights + ``agent.json``; returns the path."""
+    from safetensors.torch import save_file
+
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"activation {activation!r} is not supported; valid: {list(_ACTIVATIONS)}")
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().cpu().contiguous() for k, v in policy.state_dict().items()}
+    save_file(state, str(path / WEIGHTS))
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": game,
+        "env_options": env_options,
+        "obs_layout_version": layout_version(kernel),
+        "obs_dim": int(kernel.obs_layout.size),
+        "num_actions": int(kernel.num_actions),
+        "net_arch": net_arch,
+        "activation": activation,
+        **(extra or {}),
+    }
+    (path / META).write_text(json.dumps(meta, indent=2, sort_keys=True, default=_jsonable))
+    return path
+
+
+def _jsonable(x: Any):
+    if isinstance(x, (np.integer, np.floating)):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+def read_meta(path) -> dict:
+    """The validated ``agent.json`` of a saved agent directory.
+
+    Raises ``FileNotFoundError`` / ``ValueError`` naming ``path`` when it is missing or not a
+    cardzoo policy.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no saved agent at {path}: the path does not exist")
+    meta_file = path / META if path.is_dir() else path
+    if meta_file.name != META or not meta_file.is_file():
+        raise ValueError(f"{path} is not a saved cardzoo agent: expected a directory holding {META} and {WEIGHTS}")
+    try:
+        meta = json.loads(meta_file.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{meta_file} is not valid JSON ({e}); not a saved cardzoo agent") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{meta_file} is not a cardzoo policy (its 'format' is not {FORMAT!r})")
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{meta_file} has format_version {meta.get('format_version')!r}; this cardzoo reads {FORMAT_VERSION}")
+    missing = [k for k in ("game", "env_options", "obs_layout_version", "obs_dim", "num_actions", "net_arch", "activation") if k not in meta]
+    if missing:
+        raise ValueError(f"{meta_file} lacks the keys {missing}; not a complete saved agent")
+    if meta["activation"] not in _ACTIVATIONS:
+        raise ValueError(f"{meta_file}: activation {meta['activation']!r} is not one of {list(_ACTIVATIONS)}")
+    return meta
+
+
+def load_policy_agent(path, deterministic: bool = True, seed=None, check_layout: bool = True) -> PolicyAgent:
+    """Load a saved agent directory as a :class:`PolicyAgent`.
+
+    Raises ``FileNotFoundError`` (missing path) or ``ValueError`` (not a valid agent, corrupt
+    weights, or an observation layout that differs from the current env's), always naming ``path``.
+    """
+    import envs
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    path = Path(path)
+    meta = read_meta(path)
+    folder = path if path.is_dir() else path.parent
+    try:
+        kernel = envs.kernel(meta["game"], **meta["env_options"])
+    except ValueError as e:
+        raise ValueError(f"{path}: its game/env options are not valid here: {e}") from None
+    if check_layout and meta["obs_layout_version"] != layout_version(kernel):
+        raise ValueError(
+            f"{path} was trained on observation layout {meta['obs_layout_version']}, "
+            f"but this cardzoo's {meta['game']} layout is {layout_version(kernel)}: retrain or use a matching version"
+        )
+    policy = _build_policy(meta["obs_dim"], meta["num_actions"], meta["net_arch"], meta["activation"])
+    wfile = folder / WEIGHTS
+    if not wfile.is_file():
+        raise FileNotFoundError(f"{path} has no {WEIGHTS}")
+    try:
+        state = load_file(str(wfile))
+        policy.load_state_dict(state, strict=True)
+    except (SafetensorError, RuntimeError, OSError) as e:
+        raise ValueError(f"{wfile} is not a valid weights file for this agent: {e}") from None
+    high = kernel.obs_layout.high()
+    return PolicyAgent(policy, high, deterministic=deterministic, name=meta.get("name", folder.name), meta=meta, seed=seed)

@@ -1,0 +1,156 @@
+"""Agents by name: ``load("all_fours/rule")``, ``available()``, and ``register(name, factory)``.
+
+Built-in names:
+
+* ``"random"``: :class:`~agents.random_agent.RandomAgent` for any game (accepts ``seed=``).
+* ``"all_fours/random"``: the same, after validating the All Fours options it is given.
+* ``"all_fours/rule"``: :class:`~agents.all_fours_rule.AllFoursRuleAgent`.
+
+Extension point: ``register("all_fours/ppo", factory)`` where ``factory(**env_options)``
+returns an :class:`~agents.base.Agent`. A name that is not registered but is an existing
+file or folder is loaded as a saved trained policy with ``agents.policy.load_policy_agent``
+(imported lazily, so this module works without torch installed).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from .base import Agent
+
+__all__ = ["available", "load", "register", "unregister"]
+
+Factory = Callable[..., Agent]
+_REGISTRY: dict[str, Factory] = {}
+
+# names ending like this are taken for paths even when the file does not exist
+_PATH_SUFFIXES = (".zip", ".pt", ".pth", ".safetensors", ".json", ".ckpt", ".pkl")
+
+
+def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
+    """Make ``load(name, **env_options)`` return ``factory(**env_options)``.
+
+    Args:
+        name: ``"<game>/<agent>"`` (e.g. ``"all_fours/ppo"``) or a game-independent name.
+        factory: callable taking the env options as keywords, returning an ``Agent``.
+        overwrite: allow replacing an existing name (else ``ValueError``).
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"agent name must be a non-empty string, got {name!r}")
+    if not callable(factory):
+        raise TypeError(f"factory for {name!r} must be callable, got {factory!r}")
+    if name in _REGISTRY and not overwrite:
+        raise ValueError(f"agent name {name!r} is already registered; pass overwrite=True to replace it")
+    _REGISTRY[name] = factory
+
+
+def unregister(name: str) -> None:
+    """Remove ``name`` from the registry (``KeyError`` if absent)."""
+    del _REGISTRY[name]
+
+
+def available() -> list[str]:
+    """Sorted registered agent names."""
+    return sorted(_REGISTRY)
+
+
+def _looks_like_path(name: str) -> bool:
+    if name.startswith((".", "/", "~")) or name.endswith(_PATH_SUFFIXES) or "\\" in name:
+        return True
+    if os.sep in name or "/" in name:
+        # "all_fours/xyz" is a (mistyped) agent name, "runs/af/final" a path
+        from envs import GAMES
+
+        return name.split("/", 1)[0] not in GAMES
+    return False
+
+
+def load(name: str, **env_options: Any) -> Agent:
+    """The agent registered as ``name``, or the trained policy saved at path ``name``.
+
+    Args:
+        name: a registered name (see :func:`available`) or a path to a saved policy.
+        **env_options: options of the game (``RULES.md`` §8 of the game), passed to the
+            factory (the rule agents need them to read the observation layout); the random
+            agents also take ``seed``. A saved policy holds its own options in its metadata:
+            for a path only ``seed`` is passed on (the policy can still play games with other
+            options, the action mask keeps it legal).
+
+    Raises:
+        ValueError: unknown name (the message lists the available names), bad env option,
+            or a path whose content is not a valid saved agent (the message names the path).
+        FileNotFoundError: ``name`` looks like a path and nothing exists there.
+    """
+    if name in _REGISTRY:
+        return _REGISTRY[name](**env_options)
+    path = os.path.expanduser(name)
+    if os.path.exists(path):
+        return _load_path(path, env_options)
+    if _looks_like_path(name):
+        raise FileNotFoundError(
+            f"no agent file or folder at {name!r} (and no registered agent of that name; available: {available()})"
+        )
+    raise ValueError(f"unknown agent {name!r}; available agents: {available()}, or the path of a saved policy")
+
+
+def _load_path(path: str, env_options: dict) -> Agent:
+    try:
+        from .policy import load_policy_agent  # lazy: torch is only needed for trained policies
+    except ImportError as e:
+        raise ValueError(
+            f"cannot load the saved agent at {path!r}: the trained-policy loader "
+            f"(agents.policy.load_policy_agent) is not available ({e})"
+        ) from e
+    # a saved policy carries its own game options in its metadata; only seed= is passed on
+    kwargs = {"seed": env_options["seed"]} if "seed" in env_options else {}
+    try:
+        agent = load_policy_agent(path, **kwargs)
+    except (FileNotFoundError, ValueError) as e:
+        if path in str(e):
+            raise
+        raise ValueError(f"{path!r} is not a valid saved agent: {e}") from e
+    except Exception as e:  # noqa: BLE001 - a corrupt file can fail in many ways; name the path
+        raise ValueError(f"{path!r} is not a valid saved agent: {type(e).__name__}: {e}") from e
+    if not isinstance(agent, Agent) and not callable(getattr(agent, "act", None)):
+        raise ValueError(f"{path!r} did not load as an agent (got {type(agent).__name__})")
+    return agent
+
+
+# ---------------------------------------------------------------- built-ins
+
+
+def _random(seed=None, **env_options) -> Agent:
+    from .random_agent import RandomAgent
+
+    if env_options:
+        raise ValueError(
+            f"'random' is game-independent and takes only seed=, got {sorted(env_options)}; "
+            "use a game-specific name such as 'all_fours/random' to pass game options"
+        )
+    return RandomAgent(seed)
+
+
+def _game_random(game: str) -> Factory:
+    def factory(seed=None, **env_options) -> Agent:
+        import envs
+
+        from .random_agent import RandomAgent
+
+        envs.kernel(game, **env_options)  # validates the options (ValueError names the bad one)
+        return RandomAgent(seed)
+
+    factory.__doc__ = f"RandomAgent for {game} (validates the {game} options)."
+    return factory
+
+
+def _all_fours_rule(**env_options) -> Agent:
+    from .all_fours_rule import AllFoursRuleAgent
+
+    return AllFoursRuleAgent(**env_options)
+
+
+register("random", _random)
+register("all_fours/random", _game_random("all_fours"))
+register("all_fours/rule", _all_fours_rule)

@@ -1,0 +1,307 @@
+"""Agents: the interface, RandomAgent, the All Fours rule agent, the registry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+import envs
+from agents import Agent, RandomAgent
+from agents.all_fours_rule import AllFoursRuleAgent
+from envs.core.cards import FRENCH52
+
+STAND, BEG, GIVE_ONE, RUN = 52, 53, 54, 55
+C = FRENCH52.card_id
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _deck(dealer: int, hands: dict[int, str], kick: str) -> np.ndarray:
+    """Stock order (default 3-card packets) that deals ``hands[seat]`` (6 card names) and ``kick``."""
+    stock = np.full(52, -1, dtype=np.int64)
+    for k in range(4):
+        seat = (dealer + 1 + k) % 4
+        cards = FRENCH52.ids(hands[seat])
+        assert len(cards) == 6
+        stock[3 * k : 3 * k + 3] = cards[:3]
+        stock[12 + 3 * k : 12 + 3 * k + 3] = cards[3:]
+    stock[24] = C(kick)
+    dealt = stock[stock >= 0]
+    assert len(set(dealt.tolist())) == 25, "a card is dealt twice"
+    rest = sorted(set(range(52)) - set(stock[stock >= 0].tolist()))
+    stock[25:] = rest
+    assert sorted(stock.tolist()) == list(range(52))
+    return stock
+
+
+def _position(hands, kick, actions, dealer=3, **options):
+    """Deal the hands, apply ``actions`` (names), return (kernel, state) at the next decision."""
+    k = envs.kernel("all_fours", **options)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 1, deck=_deck(dealer, hands, kick), dealer=dealer)
+    for name in actions:
+        a = np.array([k.action_id(name)])
+        k.check_actions(st, a)
+        k.step(st, a, rng)
+    return k, st
+
+
+def _rule_choice(k, st, agent=None) -> str:
+    agent = agent or AllFoursRuleAgent()
+    obs = k.observe(st, st.current_player)
+    mask = k.legal_actions(st)
+    a = int(agent.act(obs, mask)[0])
+    assert mask[0, a], "rule agent chose an illegal action"
+    return k.action_name(a)
+
+
+def _random_positions(kernel, n_games: int, seed: int, driver=None):
+    """Yield (obs, mask) of every decision of ``n_games`` games driven by ``driver`` (random by default)."""
+    rng = np.random.default_rng(seed)
+    driver = driver or RandomAgent(seed)
+    st = kernel.init(rng, n_games)
+    while not st.done.all():
+        obs = kernel.observe(st, st.current_player)
+        mask = kernel.legal_actions(st)
+        live = ~st.done
+        yield obs[live], mask[live]
+        kernel.step(st, driver.act(obs, mask), rng)
+
+
+# ---------------------------------------------------------------- Agent base
+
+
+def test_base_agent_act_is_abstract_and_reset_is_noop():
+    a = Agent()
+    assert a.reset() is None
+    with pytest.raises(NotImplementedError):
+        a.act(np.zeros((1, 3), np.uint8), np.ones((1, 2), bool))
+
+
+# ---------------------------------------------------------------- RandomAgent
+
+
+def test_random_agent_only_legal_and_handles_empty_rows():
+    rng = np.random.default_rng(1)
+    mask = rng.random((2000, 56)) < 0.1
+    mask[:5] = False  # finished games: no legal action
+    mask[5] = False
+    mask[5, 55] = True  # a single legal action, at the end
+    a = RandomAgent(seed=3).act(np.zeros((2000, 10), np.uint8), mask.astype(np.int8))
+    assert a.dtype == np.int64 and a.shape == (2000,)
+    rows = mask.any(axis=1)
+    assert mask[np.flatnonzero(rows), a[rows]].all()
+    assert (a[:5] == 0).all()
+    assert a[5] == 55
+
+
+def test_random_agent_reproducible_by_seed_and_uniform():
+    mask = np.zeros((20000, 56), dtype=bool)
+    mask[:, [3, 17, 52, 53]] = True
+    obs = np.zeros((20000, 4), np.uint8)
+    a1 = RandomAgent(seed=7).act(obs, mask)
+    a2 = RandomAgent(seed=7).act(obs, mask)
+    a3 = RandomAgent(seed=8).act(obs, mask)
+    assert np.array_equal(a1, a2)
+    assert not np.array_equal(a1, a3)
+    freq = np.array([(a1 == x).mean() for x in (3, 17, 52, 53)])
+    assert np.all(np.abs(freq - 0.25) < 0.015), freq  # 5 sigma is about 0.015 here
+
+
+def test_random_agent_accepts_1d_mask():
+    a = RandomAgent(seed=0).act(np.zeros(4), np.array([0, 0, 1, 0], np.int8))
+    assert a.tolist() == [2]
+
+
+# ---------------------------------------------------------------- rule agent: legality
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"undertrump": "forbidden"}, {"deal_packet": 1, "forbid_game_ending_give_one": True, "episode": "match", "max_hands": 3}],
+)
+def test_rule_agent_always_legal_on_random_positions(options):
+    k = envs.kernel("all_fours", **options)
+    agent = AllFoursRuleAgent(**options)
+    n = 0
+    for obs, mask in _random_positions(k, 300, seed=11):
+        a = agent.act(obs, mask)
+        assert a.dtype == np.int64
+        assert mask[np.arange(len(a)), a].all()
+        n += len(a)
+    assert n > 300 * 20  # every game went through a whole hand
+
+
+def test_rule_agent_legal_in_self_play_and_float_observations():
+    k = envs.kernel("all_fours")
+    agent = AllFoursRuleAgent()
+    for obs, mask in _random_positions(k, 200, seed=5, driver=agent):
+        a = agent.act(obs, mask)
+        assert mask[np.arange(len(a)), a].all()
+        # the same values as float32, and scaled to [0, 1], give the same choice
+        assert np.array_equal(agent.act(obs.astype(np.float32), mask.astype(np.int8)), a)
+        scaled = obs.astype(np.float32) / k.obs_layout.high()
+        assert np.array_equal(agent.act(scaled, mask), a)
+
+
+def test_rule_agent_rejects_wrong_shapes_and_params():
+    agent = AllFoursRuleAgent()
+    with pytest.raises(ValueError, match="observation"):
+        agent.act(np.zeros((2, 10), np.uint8), np.ones((2, 56), bool))
+    with pytest.raises(ValueError, match="unknown rule-agent params"):
+        AllFoursRuleAgent(params={"nonsense": 1.0})
+    with pytest.raises(ValueError, match="undertrump"):
+        AllFoursRuleAgent(undertrump="sometimes")
+
+
+# ---------------------------------------------------------------- rule agent: play (RULES.md §5, §6)
+
+# dealer S3, beggar S0; trump hearts (kick 5H) unless said otherwise
+_FILL = {3: "8S 9S 10S 2D 8D 9D"}
+
+
+def test_rule_agent_hangs_the_opponents_jack():
+    hands = {0: "2S 4S 6S 7C 8C 9C", 1: "JH 3D 4D 5D 6D 7D", 2: "QH 3S 2C 3C 4C 5C", **_FILL}
+    k, st = _position(hands, "5H", ["STAND", "2S", "JH"])
+    assert int(st.current_player[0]) == 2
+    assert _rule_choice(k, st) == "QH"
+
+
+def test_rule_agent_feeds_a_ten_to_partners_sure_trick():
+    hands = {0: "AH 2S 4S 7C 8C 9C", 1: "3H 3D 4D 5D 6D 7D", 2: "10S 2C 3C 4C 5C 6C", 3: "8S 9S JS 2D 8D 9D"}
+    k, st = _position(hands, "5H", ["STAND", "AH", "3H"])
+    assert _rule_choice(k, st) == "10S"
+
+
+def test_rule_agent_does_not_play_its_jack_under_a_higher_trump():
+    hands = {0: "2C 2S 4S 6S 8C 9C", 1: "KH 3D 4D 5D 6D 7D", 2: "JH 4C 5C 3S 7S 10C", **_FILL}
+    k, st = _position(hands, "5H", ["STAND", "2C", "KH"])
+    choice = _rule_choice(k, st)
+    assert choice in ("4C", "5C")  # follows suit low; JH would be hanged (3 points to them)
+
+
+def test_rule_agent_captures_a_ten_when_last():
+    hands = {0: "10S 2C 3C 4C 7C 9C", 1: "2S 3D 4D 5D 6D 7D", 2: "4S 8C 10C QC KC AC", 3: "AS 5S 2D 8D 9D 10D"}
+    k, st = _position(hands, "5H", ["STAND", "10S", "2S", "4S"])
+    assert int(st.current_player[0]) == 3
+    assert _rule_choice(k, st) == "AS"
+
+
+def test_rule_agent_discards_low_when_the_trick_is_lost():
+    # S0 leads AS, S1 and S2 follow; S3 (last, no spade, no trump) cannot win: it throws a
+    # card without Game value, not the ten, queen or jack
+    hands = {0: "AS 2S 4S 7C 8C 9C", 1: "3S 4D 5D 6D 7D 8D", 2: "5S 6S 7S 10C KC AC", 3: "10D 3D QC 2C 9D JD"}
+    k, st = _position(hands, "5H", ["STAND", "AS", "3S", "5S"])
+    assert int(st.current_player[0]) == 3
+    assert _rule_choice(k, st) in ("2C", "3D", "9D")
+
+
+# ---------------------------------------------------------------- rule agent: stand / beg / give / run (§4)
+
+
+def test_rule_agent_stands_with_strong_trumps_and_begs_with_none():
+    strong = {0: "AH KH JH 2H 3H 4S", 1: "3D 4D 5D 6D 7D 8D", 2: "2C 3C 4C 5C 6C 7C", 3: "8S 9S 10S 2D 8C 9C"}
+    k, st = _position(strong, "5H", [])
+    assert _rule_choice(k, st) == "STAND"
+    weak = {0: "2S 3S 4D 5D 7C 8C", 1: "3D 6D 7D 8D 9D 10D", 2: "2C 3C 4C 5C 6C 9C", 3: "AH KH JH 2H 3H 4S"}
+    k, st = _position(weak, "5H", [])
+    assert _rule_choice(k, st) == "BEG"
+
+
+def test_rule_agent_dealer_gives_when_strong_and_runs_when_void():
+    strong_dealer = {0: "2S 3S 4D 5D 7C 8C", 1: "3D 6D 7D 8D 9D 10D", 2: "2C 3C 4C 5C 6C 9C", 3: "AH KH JH 2H 3H 4S"}
+    k, st = _position(strong_dealer, "5H", ["BEG"])
+    assert int(st.current_player[0]) == 3
+    assert _rule_choice(k, st) == "GIVE_ONE"
+    void_dealer = {0: "AH KH 2S 3S 4D 5D", 1: "3D 6D 7D 8D 9D 10D", 2: "2C 3C 4C 5C 6C 9C", 3: "7C 8C 10C 4S 5S 6S"}
+    k, st = _position(void_dealer, "5H", ["BEG"])
+    assert _rule_choice(k, st) == "RUN"
+
+
+def test_rule_agent_never_gives_the_match_away():
+    strong_dealer = {0: "2S 3S 4D 5D 7C 8C", 1: "3D 6D 7D 8D 9D 10D", 2: "2C 3C 4C 5C 6C 9C", 3: "AH KH JH 2H 3H 4S"}
+    k = envs.kernel("all_fours", episode="match")
+    rng = np.random.default_rng(0)
+    # beggar S0's team (A) at 13 of 14: a give-one would end the match for them
+    st = k.init(rng, 1, deck=_deck(3, strong_dealer, "5H"), dealer=3, score=[13, 0])
+    k.step(st, np.array([BEG]), rng)
+    assert _rule_choice(k, st, AllFoursRuleAgent(episode="match")) == "RUN"
+
+
+# ---------------------------------------------------------------- registry
+
+
+def test_registry_loads_builtins():
+    names = agents.available()
+    assert {"random", "all_fours/random", "all_fours/rule"} <= set(names)
+    assert isinstance(agents.load("random", seed=1), RandomAgent)
+    assert isinstance(agents.load("all_fours/random"), RandomAgent)
+    rule = agents.load("all_fours/rule", undertrump="forbidden")
+    assert isinstance(rule, AllFoursRuleAgent)
+    assert rule.kernel.options["undertrump"] == "forbidden"
+    a, b = agents.load("random", seed=4), agents.load("random", seed=4)
+    m = np.ones((50, 56), bool)
+    assert np.array_equal(a.act(np.zeros((50, 1)), m), b.act(np.zeros((50, 1)), m))
+
+
+def test_registry_unknown_name_lists_available():
+    with pytest.raises(ValueError) as e:
+        agents.load("no_such_agent")
+    assert "all_fours/rule" in str(e.value) and "no_such_agent" in str(e.value)
+    with pytest.raises(ValueError, match="all_fours/ppo"):
+        agents.load("all_fours/ppo")  # a game-prefixed name that is not registered is not a path
+
+
+def test_registry_bad_options_raise():
+    with pytest.raises(ValueError, match="deal_packet"):
+        agents.load("all_fours/random", deal_packet=5)
+    with pytest.raises(ValueError, match="seed"):
+        agents.load("random", undertrump="forbidden")
+
+
+def test_registry_missing_path_names_it(tmp_path):
+    missing = str(tmp_path / "nothing" / "agent.zip")
+    with pytest.raises(FileNotFoundError) as e:
+        agents.load(missing)
+    assert missing in str(e.value)
+    with pytest.raises(FileNotFoundError, match="runs/af/final"):
+        agents.load("runs/af/final")
+
+
+def test_registry_invalid_saved_agent_names_path(tmp_path):
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"this is not an agent")
+    with pytest.raises((ValueError, FileNotFoundError)) as e:
+        agents.load(str(junk))
+    assert str(junk) in str(e.value)
+    empty_dir = tmp_path / "empty"
+    empty_dir.mkdir()
+    with pytest.raises((ValueError, FileNotFoundError)) as e:
+        agents.load(str(empty_dir))
+    assert str(empty_dir) in str(e.value)
+
+
+def test_registry_register_extension_point():
+    class Fixed(Agent):
+        name = "fixed"
+
+        def __init__(self, **opts):
+            self.opts = opts
+
+        def act(self, observation, action_mask):
+            return np.asarray(action_mask).argmax(axis=1).astype(np.int64)
+
+    agents.register("test/fixed", Fixed)
+    try:
+        a = agents.load("test/fixed", undertrump="forbidden")
+        assert isinstance(a, Fixed) and a.opts == {"undertrump": "forbidden"}
+        assert "test/fixed" in agents.available()
+        with pytest.raises(ValueError, match="already registered"):
+            agents.register("test/fixed", Fixed)
+        agents.register("test/fixed", RandomAgent, overwrite=True)
+        assert isinstance(agents.load("test/fixed"), RandomAgent)
+    finally:
+        agents.unregister("test/fixed")
+    assert "test/fixed" not in agents.available()

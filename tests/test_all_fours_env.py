@@ -1,0 +1,485 @@
+"""The All Fours PettingZoo env: API conformance, seeding, rendering, copying, errors, hidden information."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import re
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from envs import all_fours_v0
+from envs.all_fours.constants import BEG_DECISION, PLAY
+from envs.all_fours.kernel import AllFoursKernel
+from envs.core.cards import random_set_bit
+
+from .all_fours_util import cards_of, cid, ids, make_deck, new_env, play, seat_positions
+
+P = [f"player_{i}" for i in range(4)]
+CARD_RE = re.compile(r"(?<![0-9A-Z])(?:10|[2-9JQKA])[CDHS](?![0-9A-Za-z])")
+
+
+def random_steps(env, rng, n):
+    """Take up to ``n`` uniformly random legal steps; returns the actions taken."""
+    taken = []
+    for _ in range(n):
+        if any(env.terminations.values()) or any(env.truncations.values()):
+            break
+        a = int(rng.choice(env.legal_actions()))
+        env.step(a)
+        taken.append(a)
+    return taken
+
+
+# ----------------------------------------------------------------------------- PettingZoo tests
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"episode": "match", "target_score": 7}, {"undertrump": "forbidden", "deal_packet": 1}],
+    ids=["hand", "match7", "forbidden-packet1"],
+)
+@pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's generic advice (dict observations, reset options)
+def test_pettingzoo_api(options):
+    api_test(all_fours_v0.env(**options), num_cycles=300)
+
+
+def test_pettingzoo_seed_test():
+    seed_test(lambda: all_fours_v0.env(), num_cycles=300)
+    seed_test(lambda: all_fours_v0.env(episode="match"), num_cycles=300)
+
+
+def test_seed_gives_the_same_deal_and_different_seeds_differ():
+    def deal(seed):
+        env = all_fours_v0.env()
+        env.reset(seed=seed)
+        st = env.game_state
+        return st.stock[0].tolist(), int(st.dealer[0])
+
+    assert deal(7) == deal(7)
+    assert len({str(deal(s)) for s in range(10)}) == 10
+
+
+def test_reset_without_seed_continues_the_generator():
+    env = all_fours_v0.env()
+    env.reset(seed=1)
+    first = env.game_state.stock[0].tolist()
+    env.reset()
+    assert env.game_state.stock[0].tolist() != first
+
+
+# ----------------------------------------------------------------------------- render
+def test_render_ansi_shows_trump_and_only_the_viewers_hand():
+    for view in range(4):
+        env = all_fours_v0.env(render_mode="ansi", render_view=view)
+        env.reset(seed=11)
+        random_steps(env, np.random.default_rng(view), 9)  # mid-hand, a trick in progress
+        st = env.game_state
+        text = env.render()
+        assert isinstance(text, str)
+        trump = "CDHS"[int(st.trump[0])]
+        assert f"trump: {trump}" in text
+        shown = set(CARD_RE.findall(text))
+        own = {env.action_name(c) for c in env.hands[P[view]]}
+        assert own <= shown
+        table = {env.action_name(c) for c in cards_of(st.kicked[0])}
+        table |= {env.action_name(int(c)) for c in st.trick_card[0] if c >= 0}
+        others = set()
+        for s in range(4):
+            if s != view:
+                others |= {env.action_name(c) for c in env.hands[P[s]]}
+        assert not shown & others
+        assert shown <= own | table
+        # the public view shows no held card; "all" shows every hand
+        public = set(CARD_RE.findall(env.render(view=None)))
+        assert public <= table
+        assert others <= set(CARD_RE.findall(env.render(view="all")))
+
+
+def test_render_mode_none_and_bad_view():
+    env = all_fours_v0.env()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning):
+        assert env.render() is None
+    with pytest.raises(ValueError, match="render_mode"):
+        all_fours_v0.env(render_mode="human")
+    with pytest.raises(ValueError, match="seat 0..3"):
+        all_fours_v0.env(render_mode="ansi", render_view=7)
+
+
+# ----------------------------------------------------------------------------- copying
+@pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
+def test_copy_of_a_mid_game_env_continues_identically(clone):
+    # a begged-and-run hand whose pack is exhausted draws the redeal from the env's rng
+    env = new_env(make_deck(3, kicks="4S AS 9S"), dealer=3, seed=21, episode="match", target_score=7)
+    play(env, "S0:BEG")
+    twin = clone(env)
+    rng = np.random.default_rng(5)
+    steps = 0
+    while not any(env.terminations.values()) and not any(env.truncations.values()):
+        assert twin.agent_selection == env.agent_selection
+        assert twin.legal_actions() == env.legal_actions()
+        a = int(rng.choice(env.legal_actions()))
+        env.step(a)
+        twin.step(a)
+        steps += 1
+        for ag in P:
+            o1, o2 = env.observe(ag), twin.observe(ag)
+            assert np.array_equal(o1["observation"], o2["observation"])
+            assert np.array_equal(o1["action_mask"], o2["action_mask"])
+        assert twin.rewards == env.rewards
+        assert twin.terminations == env.terminations
+    assert steps > 24
+    assert np.array_equal(env.game_state.score, twin.game_state.score)
+
+
+def test_copy_is_independent():
+    env = all_fours_v0.env()
+    env.reset(seed=3)
+    twin = copy.deepcopy(env)
+    before = twin.game_state.copy()
+    env.step(env.legal_actions()[0])
+    for f in ("phase", "current_player", "hands", "begged"):
+        assert np.array_equal(getattr(twin.game_state, f), getattr(before, f))
+
+
+# ----------------------------------------------------------------------------- errors
+def snapshot(env):
+    st = env.game_state
+    return (
+        {f: getattr(st, f).copy() for f in st.__dataclass_fields__},
+        env.agent_selection,
+        dict(env.rewards),
+        dict(env._cumulative_rewards),
+    )
+
+
+def assert_unchanged(env, snap):
+    fields, agent, rew, cum = snap
+    st = env.game_state
+    for f, v in fields.items():
+        assert np.array_equal(getattr(st, f), v), f
+    assert env.agent_selection == agent
+    assert env.rewards == rew
+    assert env._cumulative_rewards == cum
+
+
+def test_illegal_card_raises_naming_it_and_the_legal_actions():
+    # RULES.md §10 example 5(a) position: 5S led, S2 holds {KS, 2H, AC, 9D}; trump H
+    hands = {0: "2C 6C 2D 3D 4D 5D", 1: "3C 9C 5S 6D 7D 8D", 2: "KS 2H AC 9D 7C 8C", 3: "4C 5C 10D JD QD KD"}
+    env = new_env(make_deck(3, hands, kicks="3H"), dealer=3)
+    play(env, "S0:STAND S0:2C S1:3C S2:7C S3:4C S2:8C S3:5C S0:6C S1:9C S1:5S")
+    snap = snapshot(env)
+    with pytest.raises(ValueError) as err:
+        env.step(cid("9D"))
+    msg = str(err.value)
+    assert "9D" in msg and "player_2" in msg
+    assert "KS" in msg and "2H" in msg and "AC" not in msg
+    assert_unchanged(env, snap)
+    with pytest.raises(ValueError, match="10H"):  # a card S2 does not hold
+        env.step(cid("10H"))
+    with pytest.raises(ValueError, match="STAND"):  # a phase action during trick play
+        env.step(env.action_id("STAND"))
+    assert_unchanged(env, snap)
+    env.step(cid("KS"))  # the env still works
+    assert env.agent_selection == "player_3"
+
+
+@pytest.mark.parametrize("bad", [99, -1, 56, "5", 1.0, None, True, np.float32(3)])
+def test_out_of_range_and_non_int_actions_raise(bad):
+    env = all_fours_v0.env()
+    env.reset(seed=0)
+    snap = snapshot(env)
+    with pytest.raises(ValueError) as err:
+        env.step(bad)
+    assert "STAND" in str(err.value) and "BEG" in str(err.value)  # lists the legal actions
+    if bad == 99:
+        assert "99" in str(err.value)
+    assert_unchanged(env, snap)
+
+
+def test_numpy_int_action_accepted():
+    env = all_fours_v0.env()
+    env.reset(seed=0)
+    env.step(np.int64(env.action_id("STAND")))
+    assert int(env.game_state.phase[0]) == PLAY
+
+
+def test_step_before_reset_raises():
+    env = all_fours_v0.env()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(52)
+
+
+@pytest.mark.parametrize(
+    "options, valid",
+    [
+        ({"episode": "x"}, ["hand", "match"]),
+        ({"target_score": 0}, [">= 1"]),
+        ({"undertrump": "no"}, ["allowed", "forbidden"]),
+        ({"deal_packet": 2}, ["3", "1"]),
+        ({"game_tie": "dealer"}, ["none", "beggar_team", "dealer_team"]),
+        ({"score_rejected_kicks": 1}, ["True", "False"]),
+        ({"undertrumps": "allowed"}, ["undertrump", "episode", "target_score"]),
+    ],
+)
+def test_bad_options_raise_listing_valid_values(options, valid):
+    with pytest.raises(ValueError) as err:
+        all_fours_v0.env(**options)
+    msg = str(err.value)
+    assert next(iter(options)) in msg
+    for v in valid:
+        assert v in msg
+
+
+@pytest.mark.parametrize(
+    "hook, match",
+    [({"deck": list(range(51)) + [0]}, "permutation"), ({"dealer": 4}, "seat"), ({"score": [-1, 0]}, "score")],
+)
+def test_bad_reset_hooks_raise(hook, match):
+    env = all_fours_v0.env()
+    with pytest.raises(ValueError, match=match):
+        env.reset(seed=0, options=hook)
+
+
+# ----------------------------------------------------------------------------- spaces, masks, metadata
+def test_spaces_are_the_same_object_every_call():
+    env = all_fours_v0.env()
+    for a in P:
+        assert env.observation_space(a) is env.observation_space(a)
+        assert env.action_space(a) is env.action_space(a)
+        assert env.action_space(a).n == 56
+        assert env.observation_space(a)["action_mask"].shape == (56,)
+
+
+def test_off_turn_agents_get_an_all_zero_mask():
+    env = all_fours_v0.env()
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        if any(env.terminations.values()):
+            break
+        for a in P:
+            mask = env.observe(a)["action_mask"]
+            assert mask.dtype == np.int8
+            if a == env.agent_selection:
+                assert np.flatnonzero(mask).tolist() == env.legal_actions() != []
+            else:
+                assert not mask.any()
+        env.step(int(rng.choice(env.legal_actions())))
+
+
+def test_observations_fit_the_observation_space():
+    env = all_fours_v0.env(episode="match")
+    env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    for _ in range(300):
+        if any(env.terminations.values()):
+            break
+        for a in P:
+            assert env.observation_space(a).contains(env.observe(a))
+        env.step(int(rng.choice(env.legal_actions())))
+    assert env.state_space.contains(env.state())
+
+
+def test_metadata():
+    env = all_fours_v0.env()
+    md = env.metadata
+    assert md["name"] == "all_fours_v0"
+    assert md["render_modes"] == ["ansi"]
+    assert md["zero_sum"] is True
+    assert md["teams"] == [["player_0", "player_2"], ["player_1", "player_3"]]
+    # per deal at most 2 decisions (default max_redeals 50) and 48 card plays
+    assert md["max_episode_steps"] == 2 * 50 + 48
+    assert all_fours_v0.env(episode="match", max_hands=10).metadata["max_episode_steps"] == (2 * 50 + 48) * 10
+
+
+def test_action_names_round_trip():
+    env = all_fours_v0.env()
+    for a in range(56):
+        assert env.action_id(env.action_name(a)) == a
+    assert env.action_name(cid("10H")) == "10H"
+    assert [env.action_name(a) for a in range(52, 56)] == ["STAND", "BEG", "GIVE_ONE", "RUN"]
+    with pytest.raises(ValueError):
+        env.action_name(56)
+    with pytest.raises(ValueError):
+        env.action_id("1H")
+
+
+def test_observation_is_seat_relative():
+    # RULES.md §10 example 6 position: dealer S0, trump H; S1 5S, S2 KS, S3 2H played so far.
+    hands = {1: "5S 2C 3C 4C 5C 6C", 2: "KS 7C 8C 9C 10C JC", 3: "2H 2D 3D 4D 5D 6D", 0: "AC 7D 8D 9D 10D JD"}
+    env = new_env(make_deck(0, hands, kicks="6H"), dealer=0)  # kick 6H: dealer's team A +2
+    play(env, "S1:STAND S1:5S S2:KS S3:2H")
+    lay = env.kernel.obs_layout
+    played = {1: "5S", 2: "KS", 3: "2H", 0: None}
+    rel = ["me", "next", "partner", "previous"]
+
+    def cards(vec):
+        return {env.action_name(int(c)) for c in np.flatnonzero(vec)}
+
+    for seat in range(4):
+        o = env.observe(P[seat])["observation"]
+        assert cards(o[lay["hand"]]) == {env.action_name(c) for c in env.hands[P[seat]]}
+        for i, r in enumerate(rel):
+            card = played[(seat + i) % 4]
+            assert cards(o[lay[f"played_by[{r}]"]]) == ({card} if card else set()), (seat, r)
+        assert cards(o[lay["trick"]]) == {"5S", "KS", "2H"}
+        assert cards(o[lay["kicked"]]) == {"6H"}
+        assert o[lay["trump"]].tolist() == [0, 0, 1, 0]
+        assert o[lay["led_suit"]].tolist() == [0, 0, 0, 1]
+        assert o[lay["phase"]].tolist() == [0, 0, 1]
+        onehot = lambda s: [int((s - seat) % 4 == i) for i in range(4)]  # noqa: E731
+        assert o[lay["dealer"]].tolist() == onehot(0)
+        assert o[lay["leader"]].tolist() == onehot(1)
+        assert o[lay["to_act"]].tolist() == onehot(0)
+        assert o[lay["trick_winner"]].tolist() == onehot(3)
+        assert o[lay["hand_points"]].tolist() == ([2, 0] if seat % 2 == 0 else [0, 2])
+        assert o[lay["score"]].tolist() == ([2, 0] if seat % 2 == 0 else [0, 2])
+        assert o[lay["hand_size"]].tolist() == [6] and o[lay["tricks_done"]].tolist() == [0]
+        assert o[lay["begged"]].tolist() == [0] and o[lay["runs"]].tolist() == [0]
+
+
+# ----------------------------------------------------------------------------- live views
+def test_hands_and_known_cards_live_views():
+    env = new_env(make_deck(0, {1: "5S 2C 3C 4C 5C 6C"}, kicks="3H"), dealer=0)
+    assert sorted(env.hands["player_1"]) == sorted(ids("5S 2C 3C 4C 5C 6C"))
+    assert all(len(h) == 6 for h in env.hands.values())
+    assert env.known_cards == {a: [] for a in P}
+    play(env, "S1:STAND S1:5S")
+    assert sorted(env.hands["player_1"]) == sorted(ids("2C 3C 4C 5C 6C"))
+    assert env.known_cards == {a: [] for a in P}
+    held = [c for h in env.hands.values() for c in h]
+    assert len(held) == len(set(held)) == 23
+
+
+# ----------------------------------------------------------------------------- hidden information
+def permute_hidden(st, b, seat, rng):
+    """Shuffle every card hidden from ``seat`` among the places it could be; True if anything moved.
+
+    Hidden from ``seat`` (RULES.md §7): the other seats' held cards and the undealt stock. The
+    result is a consistent state: hand sizes stay, ``dealt`` follows the hands and the stock is
+    rewritten so that each seat's deal positions hold its (played + held) cards.
+    """
+    runs = int(st.runs[b])
+    undealt_from = 25 + 13 * runs
+    others = [s for s in range(4) if s != seat]
+    hidden = [c for s in others for c in cards_of(st.hands[b, s])] + [int(c) for c in st.stock[b, undealt_from:]]
+    perm = [hidden[i] for i in rng.permutation(len(hidden))]
+    positions = seat_positions(int(st.dealer[b]))
+    k = 0
+    for s in others:
+        n = len(cards_of(st.hands[b, s]))
+        new = perm[k : k + n]
+        k += n
+        m = 0
+        for c in new:
+            m |= 1 << c
+        st.hands[b, s] = np.uint64(m)
+        st.dealt[b, s] = np.uint64(int(st.played[b, s]) | m)
+        content = cards_of(st.played[b, s]) + new
+        pos = positions[s][: 6 + 3 * runs]
+        assert len(content) == len(pos)
+        st.stock[b, pos] = [content[i] for i in rng.permutation(len(content))]
+    st.stock[b, undealt_from:] = perm[k:]
+    assert sorted(st.stock[b].tolist()) == list(range(52))
+    return perm != hidden
+
+
+def test_observation_depends_only_on_public_information_and_own_hand():
+    k = AllFoursKernel(episode="match")
+    rng = np.random.default_rng(2024)
+    B = 64
+    st = k.init(rng, B)
+    checked = changed = 0
+    for step in range(160):
+        if step % 8 == 3:
+            for seat in range(4):
+                obs = k.observe(st, seat)
+                legal = k.legal_actions(st)
+                info = [k.info(st, b) for b in range(B)]
+                renders = [k.render(st, b, view=seat) for b in range(0, B, 8)]
+                other = st.copy()
+                for b in range(B):
+                    changed += permute_hidden(other, b, seat, rng)
+                assert np.array_equal(k.observe(other, seat), obs)
+                mine = st.current_player == seat
+                assert np.array_equal(k.legal_actions(other)[mine], legal[mine])
+                assert [k.info(other, b) for b in range(B)] == info
+                assert [k.render(other, b, view=seat) for b in range(0, B, 8)] == renders
+                # the hidden cards did move: the other seats' observations see it
+                if seat == 0:
+                    assert not np.array_equal(k.observe(other, 1), k.observe(st, 1))
+                checked += 1
+        a = k.legal_bitboard(st)
+        k.step(st, random_set_bit(a, rng), rng)
+        k.reset_done(st, rng)
+    assert checked == 80 and changed > 0.9 * checked * B
+
+
+def test_env_observation_unchanged_when_hidden_cards_move():
+    env = all_fours_v0.env()
+    rng = np.random.default_rng(9)
+    for seed in range(12):
+        env.reset(seed=seed)
+        random_steps(env, rng, int(rng.integers(0, 30)))
+        if any(env.terminations.values()):
+            continue
+        for seat in range(4):
+            obs = {a: env.observe(a) for a in P}
+            saved = env.game_state.copy()
+            permute_hidden(env._st, 0, seat, rng)
+            env._legal = None
+            o2 = env.observe(P[seat])
+            assert np.array_equal(o2["observation"], obs[P[seat]]["observation"])
+            assert np.array_equal(o2["action_mask"], obs[P[seat]]["action_mask"])
+            env._st = saved
+            env._legal = None
+
+
+def test_info_at_episode_end_has_no_hidden_cards():
+    for seed in range(6):
+        env = all_fours_v0.env()
+        env.reset(seed=seed)
+        random_steps(env, np.random.default_rng(seed), 500)
+        assert all(env.terminations.values()) or all(env.truncations.values())
+        for a in P:
+            info = env.infos[a]
+            assert set(info) <= {"phase", "dealer", "trump", "hand_points", "score", "truncation"}
+            assert info["phase"] == "over"
+            assert info["hand_points"] == env.game_state.points[0].tolist()
+            assert len(info["score"]) == 2
+            assert not CARD_RE.findall(repr(info))
+        # rewards zero-sum, partners equal, equal to the hand's points difference
+        d = float(env.game_state.points[0, 0] - env.game_state.points[0, 1])
+        assert [env.rewards[a] for a in P] == [d, -d, d, -d]
+
+
+def test_full_match_with_win_reward():
+    env = all_fours_v0.env(episode="match", reward="win", target_score=7)
+    for seed in range(3):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        total = {a: 0.0 for a in P}
+        while not any(env.terminations.values()) and not any(env.truncations.values()):
+            env.step(int(rng.choice(env.legal_actions())))
+            for a in P:
+                total[a] += env.rewards[a]
+        st = env.game_state
+        w = int(st.winner[0])
+        assert w in (0, 1)
+        assert int(st.score[0, w]) >= 7 > int(st.score[0, 1 - w])
+        sign = 1.0 if w == 0 else -1.0
+        assert total == {"player_0": sign, "player_1": -sign, "player_2": sign, "player_3": -sign}
+        assert int(st.hands_played[0]) >= 1
+
+
+def test_state_vector_reveals_all_hands():
+    env = all_fours_v0.env()
+    env.reset(seed=0)
+    lay = env.kernel.state_layout
+    s = env.state()
+    for seat in range(4):
+        assert np.flatnonzero(s[lay[f"hand[S{seat}]"]]).tolist() == sorted(env.hands[P[seat]])
+    assert int(env.game_state.phase[0]) == BEG_DECISION
+    assert s[lay["stock"]].sum() == 52 - 24 - 1

@@ -1,0 +1,230 @@
+"""Duplicate-deal arena: statistics helpers, exact luck cancellation, a synthetic game with a
+known answer, All Fours rule agent vs random, round robin and output."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+
+import envs
+from agents import Agent, RandomAgent
+from agents.all_fours_rule import AllFoursRuleAgent
+from training import arena
+from training.arena import bradley_terry, mean_ci, play_duplicate, round_robin
+
+# ---------------------------------------------------------------- statistics
+
+
+def test_mean_ci_known_values():
+    m, lo, hi = mean_ci([1, 2, 3, 4, 5])
+    half = 1.959963984540054 * math.sqrt(2.5) / math.sqrt(5)  # z * s / sqrt(n), s^2 = 2.5
+    assert m == 3.0
+    assert lo == pytest.approx(3.0 - half, abs=1e-12)
+    assert hi == pytest.approx(3.0 + half, abs=1e-12)
+    m, lo, hi = mean_ci([2.0, 2.0, 2.0])
+    assert (m, lo, hi) == (2.0, 2.0, 2.0)
+    m, lo, hi = mean_ci([0, 1], confidence=0.9)
+    assert hi - m == pytest.approx(1.6448536269514722 * math.sqrt(0.5) / math.sqrt(2), abs=1e-12)
+
+
+def test_mean_ci_edge_cases():
+    m, lo, hi = mean_ci([4.0])
+    assert m == 4.0 and math.isnan(lo) and math.isnan(hi)
+    with pytest.raises(ValueError, match="at least one"):
+        mean_ci([])
+    with pytest.raises(ValueError, match="confidence"):
+        mean_ci([1, 2], confidence=1.5)
+
+
+def test_bradley_terry_two_players_matches_odds():
+    w = np.array([[0.0, 30.0], [10.0, 0.0]])
+    r = bradley_terry(w, prior=0.0)
+    assert r[0] - r[1] == pytest.approx(400 * math.log10(3.0), abs=1e-6)
+    assert r.sum() == pytest.approx(0.0, abs=1e-9)
+    r = bradley_terry(w)  # prior: half a pseudo-game to each side
+    assert r[0] - r[1] == pytest.approx(400 * math.log10(30.25 / 10.25), abs=1e-6)
+    # an unbeaten player still gets a finite rating
+    assert np.isfinite(bradley_terry(np.array([[0.0, 5.0], [0.0, 0.0]]))).all()
+
+
+def test_bradley_terry_three_players_consistent_odds():
+    # strengths 4 : 2 : 1 -> expected win shares 2/3 for every adjacent pair, 4/5 for 0 vs 2
+    w = np.array([[0, 200, 240], [100, 0, 200], [60, 100, 0]], dtype=float)
+    r = bradley_terry(w, prior=0.0)
+    assert r[0] - r[1] == pytest.approx(400 * math.log10(2), abs=1e-3)
+    assert r[1] - r[2] == pytest.approx(400 * math.log10(2), abs=1e-3)
+
+
+# ---------------------------------------------------------------- a synthetic game with a known answer
+
+
+@dataclasses.dataclass
+class _CoinState:
+    current_player: np.ndarray
+    done: np.ndarray
+    truncated: np.ndarray
+    rewards: np.ndarray
+    luck: np.ndarray
+    moves: np.ndarray
+
+    @property
+    def batch_size(self):
+        return self.done.shape[0]
+
+
+class _CoinKernel:
+    """Two seats, no teams; seat 0 then seat 1 choose 0 or 1. Seat 0's reward is
+    ``(a0 - a1) + luck`` (seat 1's the negative), ``luck = deck[0] % 3 - 1`` fixed by the deal."""
+
+    name = "coin"
+    num_players = 2
+    num_actions = 2
+    teams = None
+    zero_sum = True
+    INIT_HOOKS = ("deck",)
+    deck = type("Deck", (), {"n": 5})()
+    max_episode_steps = 2
+
+    def init(self, rng, batch, deck=None):
+        deck = np.asarray(deck) if deck is not None else rng.permuted(np.tile(np.arange(5), (batch, 1)), axis=1)
+        z = np.zeros(batch)
+        return _CoinState(
+            current_player=np.zeros(batch, np.int8),
+            done=z.astype(bool),
+            truncated=z.astype(bool),
+            rewards=np.zeros((batch, 2), np.float32),
+            luck=(deck[:, 0] % 3 - 1).astype(np.float32),
+            moves=np.zeros((batch, 2), np.int64),
+        )
+
+    def observe(self, st, seat):
+        return np.stack([np.broadcast_to(seat, st.done.shape), st.luck], axis=1).astype(np.float32)
+
+    def legal_actions(self, st):
+        return np.repeat(~st.done[:, None], 2, axis=1)
+
+    def step(self, st, actions, rng):
+        st.rewards[:] = 0
+        live = ~st.done
+        p = st.current_player.astype(np.int64)
+        st.moves[live, p[live]] = actions[live]
+        end = live & (p == 1)
+        r = (st.moves[:, 0] - st.moves[:, 1]) + st.luck
+        st.rewards[end, 0] = r[end]
+        st.rewards[end, 1] = -r[end]
+        st.done |= end
+        st.current_player[live & (p == 0)] = 1
+
+    def action_name(self, a):
+        return str(int(a))
+
+
+class _Always(Agent):
+    def __init__(self, action):
+        self.action = action
+        self.name = f"always{action}"
+
+    def act(self, observation, action_mask):
+        return np.full(len(action_mask), self.action, dtype=np.int64)
+
+
+def test_synthetic_game_known_difference_and_win_rate(monkeypatch):
+    monkeypatch.setattr(envs, "kernel", lambda game, **o: _CoinKernel())
+    r = play_duplicate("coin", _Always(1), _Always(0), n_deals=300, seed=5, batch=64)
+    # luck cancels exactly: A's return is 1 + luck in one seating and 1 - luck in the other
+    assert r.mean_diff == 1.0
+    assert r.diff_ci == (1.0, 1.0)
+    assert np.all(r.deal_diff == 1.0)
+    # luck -1: A ties (0 vs 0) in seat 0 and wins in seat 1 -> 0.75; luck 0: wins both; luck +1: 0.75
+    assert set(np.unique(r.deal_win).tolist()) == {0.75, 1.0}
+    assert r.win_rate == pytest.approx(r.deal_win.mean())
+    assert (r.win_rate, *r.win_ci) == pytest.approx(mean_ci(r.deal_win))
+    assert r.n_hands == 600 and r.n_deals == 300
+    # the luck of a deal is deck[0] % 3 - 1: recompute the deals and the expected win share
+    decks = np.random.default_rng(5).permuted(np.tile(np.arange(5), (300, 1)), axis=1)
+    expected = np.where(decks[:, 0] % 3 == 1, 1.0, 0.75)
+    assert np.array_equal(r.deal_win, expected)
+    # swapping the agents negates the difference
+    s = play_duplicate("coin", _Always(0), _Always(1), n_deals=300, seed=5, batch=300)
+    assert s.mean_diff == -1.0 and s.win_rate == pytest.approx(1 - r.win_rate)
+
+
+def test_illegal_action_raises_naming_it(monkeypatch):
+    monkeypatch.setattr(envs, "kernel", lambda game, **o: _CoinKernel())
+    with pytest.raises(ValueError, match="illegal action 7"):
+        play_duplicate("coin", _Always(7), _Always(0), n_deals=4)
+
+
+# ---------------------------------------------------------------- All Fours
+
+
+def test_same_deterministic_agent_has_exactly_zero_difference():
+    rule = AllFoursRuleAgent()
+    r = play_duplicate("all_fours", rule, rule, n_deals=300, seed=3, batch=128)
+    assert r.mean_diff == 0.0
+    assert np.all(r.deal_diff == 0.0)
+    assert r.win_rate == 0.5 and np.all(r.deal_win == 0.5)
+    assert r.n_hands == 600
+
+
+def test_rule_agent_beats_random_on_duplicate_hands():
+    r = play_duplicate("all_fours", AllFoursRuleAgent(), RandomAgent(seed=1), n_deals=200, seed=0)
+    assert r.n_hands == 400
+    assert r.mean_diff > 0.5
+    assert r.diff_ci[0] > 0.0
+    assert r.win_ci[0] > 0.5
+    m, lo, hi = mean_ci(r.deal_diff)
+    assert (r.mean_diff, *r.diff_ci) == pytest.approx((m, lo, hi))
+
+
+def test_deals_depend_on_seed_only():
+    # random vs random with the same agent seeds: same seed -> same result, another seed -> another one
+    a = play_duplicate("all_fours", RandomAgent(1), RandomAgent(2), n_deals=100, seed=9)
+    b = play_duplicate("all_fours", RandomAgent(1), RandomAgent(2), n_deals=100, seed=9)
+    c = play_duplicate("all_fours", RandomAgent(1), RandomAgent(2), n_deals=100, seed=10)
+    assert np.array_equal(a.deal_diff, b.deal_diff)
+    assert not np.array_equal(a.deal_diff, c.deal_diff)
+
+
+def test_agents_by_name_and_options():
+    r = play_duplicate(
+        "all_fours", "all_fours/rule", "all_fours/random", n_deals=50, seed=1, env_options={"undertrump": "forbidden"}
+    )
+    assert r.agent_a == "all_fours/rule" and r.agent_b == "all_fours/random"
+    assert r.env_options == {"undertrump": "forbidden"}
+    with pytest.raises(ValueError, match="n_deals"):
+        play_duplicate("all_fours", "random", "random", n_deals=0)
+    with pytest.raises(ValueError, match="unknown game"):
+        play_duplicate("no_such_game", "random", "random", n_deals=1)
+
+
+def test_round_robin_ratings_and_json():
+    agents = {"rule": AllFoursRuleAgent(), "random": RandomAgent(seed=0), "random2": RandomAgent(seed=1)}
+    rr = round_robin("all_fours", agents, n_deals=150, seed=2, n_boot=50)
+    assert len(rr.pairs) == 3
+    i_rule, i_r1, i_r2 = (rr.names.index(n) for n in ("rule", "random", "random2"))
+    assert rr.ratings[i_rule] > rr.ratings[i_r1] and rr.ratings[i_rule] > rr.ratings[i_r2]
+    assert rr.ratings.sum() == pytest.approx(0.0, abs=1e-6)
+    assert np.all(rr.rating_ci[:, 0] <= rr.ratings + 1e-9) and np.all(rr.ratings <= rr.rating_ci[:, 1] + 1e-9)
+    # win matrix: every pair played 300 hands
+    assert rr.wins[i_rule, i_r1] + rr.wins[i_r1, i_rule] == pytest.approx(300)
+    d = json.loads(json.dumps(rr.to_dict()))
+    assert d["ratings"][0]["agent"] == "rule"
+    assert {p["agent_a"] for p in d["pairs"]} <= set(agents)
+    with pytest.raises(ValueError, match="at least 2"):
+        round_robin("all_fours", {"x": RandomAgent()}, n_deals=1)
+
+
+def test_tables_render():
+    from rich.console import Console
+
+    r = play_duplicate("all_fours", AllFoursRuleAgent(), RandomAgent(seed=1), n_deals=20, seed=0)
+    console = Console(record=True, width=160)
+    arena.print_results(r, console=console)
+    text = console.export_text()
+    assert "all_fours/rule" in text and "random" in text and f"{r.mean_diff:+.3f}" in text
+    assert json.loads(json.dumps(r.to_dict()))["n_hands"] == 40

@@ -1,0 +1,243 @@
+"""Training side: the batched VecEnv, the single-seat Gymnasium env, saved agents, a smoke run."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium
+import numpy as np
+import pytest
+
+import agents
+from agents.base import Agent
+from agents.policy import load_policy_agent, save_policy_agent
+from training.selfplay import TrainConfig, make_pool, train
+from training.single_agent import SingleSeatEnv
+from training.vec_env import KernelVecEnv, OpponentPool
+
+
+class LowestCardAgent(Agent):
+    """A deliberately bad player: always the lowest legal action id (begs, then runs the pack)."""
+
+    name = "lowest"
+
+    def act(self, observation, action_mask):
+        return np.asarray(action_mask, dtype=bool).argmax(axis=1).astype(np.int64)
+
+
+def _pool(agent, name="opp"):
+    pool = OpponentPool({name: 1.0})
+    pool.add(name, agent)
+    return pool
+
+
+def _random_actions(vec, rng):
+    m = vec.action_masks()
+    u = rng.random(m.shape)
+    u[~m] = -1
+    return u.argmax(axis=1)
+
+
+def _collect(vec, n_steps, seed=0):
+    """Play random legal learner actions; return per-episode (summed rewards, info return, team)."""
+    rng = np.random.default_rng(seed)
+    obs = vec.reset()
+    acc = np.zeros(vec.num_envs)
+    out = []
+    for _ in range(n_steps):
+        team_before = vec.learner_team.copy()
+        obs, rew, done, infos = vec.step(_random_actions(vec, rng))
+        assert obs.dtype == np.float32 and obs.shape == (vec.num_envs, vec.observation_space.shape[0])
+        assert vec.observation_space.contains(obs[0])
+        acc += rew
+        for i in np.flatnonzero(done):
+            res = infos[i]["episode_result"]
+            out.append((acc[i], res["return"], int(team_before[i]), rew[i], infos[i]["terminal_observation"]))
+            acc[i] = 0
+    return out
+
+
+def test_vecenv_rewards_reach_every_learner_seat_including_losses():
+    vec = KernelVecEnv("all_fours", 64, _pool(agents.load("all_fours/rule")), seed=3)
+    eps = _collect(vec, 400)
+    assert len(eps) > 200
+    summed = np.array([e[0] for e in eps])
+    reported = np.array([e[1] for e in eps])
+    teams = np.array([e[2] for e in eps])
+    np.testing.assert_allclose(summed, reported)  # nothing lost across the auto-reset
+    assert set(teams) == {0, 1}  # the learner sits on both teams
+    for t in (0, 1):
+        assert (summed[teams == t] < 0).any() and (summed[teams == t] > 0).any()
+    # a random learner against the rule bot loses on average: losses reach the learner
+    assert summed.mean() < -0.3
+
+
+def test_vecenv_deliberately_losing_opponent_gives_positive_returns():
+    vec = KernelVecEnv("all_fours", 64, _pool(LowestCardAgent()), seed=4)
+    eps = _collect(vec, 400)
+    summed = np.array([e[0] for e in eps])
+    assert summed.mean() > 0.1  # measured +0.28 over ~2,000 hands (SE ~0.05)
+
+
+def test_vecenv_autoreset_keeps_final_reward_and_observation():
+    vec = KernelVecEnv("all_fours", 32, _pool(agents.load("random", seed=1)), seed=5)
+    eps = _collect(vec, 300)
+    # hand mode pays only at the end: the whole return arrives on the done step
+    final = np.array([e[3] for e in eps])
+    np.testing.assert_allclose(final, [e[1] for e in eps])
+    assert (final != 0).mean() > 0.8
+    term = np.stack([e[4] for e in eps])
+    assert term.shape[1] == vec.observation_space.shape[0] and (term >= 0).all() and (term <= 1).all()
+
+
+def test_vecenv_masks_and_illegal_action_error():
+    vec = KernelVecEnv("all_fours", 8, _pool(agents.load("random", seed=1)), seed=6)
+    vec.reset()
+    masks = vec.env_method("action_masks")
+    assert len(masks) == 8 and all(m.shape == (56,) and m.dtype == bool and m.any() for m in masks)
+    bad = np.array([np.flatnonzero(~m)[0] for m in masks])
+    with pytest.raises(ValueError, match="illegal action"):
+        vec.step(bad)
+
+
+def test_opponent_pool_weights_and_errors():
+    pool = OpponentPool({"random": 1.0, "snapshot": 3.0})
+    pool.add("random", object())
+    pool.add("snapshot@1", object())
+    pool.add("snapshot@2", object())
+    np.testing.assert_allclose(pool.probabilities(), [0.25, 0.375, 0.375])
+    pool.add("snapshot@3", object(), max_per_group=2)
+    assert [e.name for e in pool.entries] == ["random", "snapshot@2", "snapshot@3"]
+    with pytest.raises(ValueError, match="weights"):
+        OpponentPool({"random": -1.0})
+
+
+class _LegalizeActions(gymnasium.ActionWrapper):
+    """Test shim: the env checkers sample actions without masks; map them to a legal one."""
+
+    def action(self, action):
+        mask = self.env.unwrapped.action_masks()
+        return int(action) if mask[int(action)] else int(np.flatnonzero(mask)[0])
+
+
+def test_single_seat_env_passes_sb3_and_gymnasium_checkers():
+    from gymnasium.utils.env_checker import check_env as gym_check
+    from stable_baselines3.common.env_checker import check_env as sb3_check
+
+    env = SingleSeatEnv("all_fours", seat=1, partner="all_fours/rule", opponents="random", seed=0)
+    sb3_check(_LegalizeActions(env), warn=True)
+    gym_check(_LegalizeActions(SingleSeatEnv("all_fours", seat=2, seed=1)), skip_render_check=True)
+
+
+def test_single_seat_env_plays_and_rejects_illegal_actions():
+    env = SingleSeatEnv("all_fours", seat=0, partner="all_fours/rule", opponents="all_fours/rule", seed=2)
+    obs, info = env.reset(seed=2)
+    assert obs.dtype == np.uint8 and env.observation_space.contains(obs)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step(illegal)
+    rng = np.random.default_rng(0)
+    total, episodes = 0.0, 0
+    while episodes < 50:
+        obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        total += r
+        if term or trunc:
+            episodes += 1
+            env.reset()
+    assert total / episodes < 0  # a random seat with rule-bot partner vs two rule bots loses on average
+    with pytest.raises(ValueError, match="seat"):
+        SingleSeatEnv("all_fours", seat=4)
+
+
+def _small_policy(seed=0):
+    import torch
+
+    from agents.policy import _build_policy
+
+    torch.manual_seed(seed)
+    return _build_policy(402, 56, [32], "relu")
+
+
+def test_saved_agent_round_trip(tmp_path):
+    import envs
+
+    k = envs.kernel("all_fours")
+    policy = _small_policy()
+    save_policy_agent(tmp_path / "a", policy, game="all_fours", env_options={}, kernel=k, net_arch=[32], activation="relu")
+    meta = json.loads((tmp_path / "a" / "agent.json").read_text())
+    assert meta["game"] == "all_fours" and meta["obs_dim"] == 402 and meta["num_actions"] == 56
+    loaded = agents.load(str(tmp_path / "a"))
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 64)
+    obs, mask = k.observe(st, st.current_player), k.legal_actions(st)
+    from agents.policy import PolicyAgent
+
+    direct = PolicyAgent(policy, k.obs_layout.high())
+    np.testing.assert_array_equal(loaded.act(obs, mask), direct.act(obs, mask))
+    assert mask[np.arange(64), loaded.act(obs, mask)].all()
+
+
+def test_loading_bad_agents_fails_with_the_path(tmp_path):
+    missing = tmp_path / "nope"
+    with pytest.raises(FileNotFoundError, match=str(missing)):
+        load_policy_agent(missing)
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "agent.json").write_text(json.dumps({"format": "something-else"}))
+    with pytest.raises(ValueError, match="foreign"):
+        agents.load(str(foreign))
+    notjson = tmp_path / "notjson"
+    notjson.mkdir()
+    (notjson / "agent.json").write_bytes(b"\x80\x04garbage")
+    with pytest.raises(ValueError, match="notjson"):
+        agents.load(str(notjson))
+    # a valid agent.json with corrupt weights
+    import envs
+
+    good = tmp_path / "good"
+    save_policy_agent(good, _small_policy(), game="all_fours", env_options={}, kernel=envs.kernel("all_fours"), net_arch=[32], activation="relu")
+    (good / "weights.safetensors").write_bytes(b"not a safetensors file at all")
+    with pytest.raises(ValueError, match="weights.safetensors"):
+        agents.load(str(good))
+    # a pickle disguised as weights is refused, never unpickled
+    import pickle
+
+    (good / "weights.safetensors").write_bytes(pickle.dumps({"x": 1}))
+    with pytest.raises(ValueError, match="good"):
+        agents.load(str(good))
+
+
+def test_train_config_rejects_bad_options(tmp_path):
+    with pytest.raises(ValueError, match="unknown game"):
+        TrainConfig(game="chess").validate()
+    with pytest.raises(ValueError, match="total_steps"):
+        TrainConfig(total_steps=0).validate()
+    with pytest.raises(ValueError, match="opponent"):
+        TrainConfig(opponents={"nobody": 1.0}).validate()
+    with pytest.raises(FileNotFoundError, match="missing.zip"):
+        TrainConfig(resume=str(tmp_path / "missing.zip")).validate()
+    with pytest.raises(ValueError, match="episode"):
+        TrainConfig(env_options={"episode": "season"}).validate()
+
+
+@pytest.mark.slow
+def test_training_smoke_learns_against_random(tmp_path):
+    """A ~1-minute fixed-seed run beats random over duplicate deals (CI above 0)."""
+    cfg = TrainConfig(
+        total_steps=150_000, n_envs=128, n_steps=64, batch_size=2048, seed=0, out=str(tmp_path / "run"),
+        opponents={"random": 1.0}, eval_deals=600, checkpoint_every=100_000,
+    )
+    summary = train(cfg)
+    vs_random = next(r for r in summary["evaluation"] if r["opponent"] == "random")
+    assert vs_random["mean_diff"] > 0 and vs_random["diff_ci"][0] > 0, vs_random
+    out = tmp_path / "run"
+    for f in ("agent/agent.json", "agent/weights.safetensors", "learning_curve.png", "evaluation.md", "model.zip"):
+        assert (out / f).is_file(), f
+    assert list((out / "checkpoints").glob("agent_*/agent.json"))
+    meta = json.loads((out / "agent" / "agent.json").read_text())
+    assert meta["evaluation"][0]["opponent"] == "random" and meta["training"]["total_steps"] == 150_000
+
+
+def test_make_pool_has_random_and_rule():
+    pool = make_pool(TrainConfig())
+    assert [e.name for e in pool.entries] == ["random", "rule"]

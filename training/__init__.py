@@ -1,0 +1,1 @@
+"""Training, evaluation (arena), benchmarks and the command line of cardzoo."""

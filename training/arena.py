@@ -1,0 +1,508 @@
+"""Duplicate-deal evaluation of agents through a game's batched kernel (DESIGN "Evaluation").
+
+Every deal is played once per *side* (team) with agent A sitting on that side and agent B
+on the others, so the luck of the cards cancels: with two teams, each deal is played with A
+as team A (seats 0, 2 in All Fours) and again with A as team B, on the same cards. All the
+games of a chunk advance together: at each step the games are grouped by which agent
+controls the seat to act, and each agent gets one batched ``act`` call.
+
+Deals come from ``seed`` alone: each deal is a stacked deck (a seeded shuffle) and a dealer
+given to the kernel's ``init`` hooks ``deck`` / ``dealer`` when the kernel has them, so deal
+``i`` does not depend on ``batch``. Chance inside ``step`` (e.g. All Fours' reshuffle after
+an exhausted pack) uses one generator per seating with the same seed, so two identical
+deterministic agents replay each deal identically and their difference is exactly 0. Two
+different agents can steer a deal into a different number of chance events, after which
+the two seatings of that deal no longer share their cards (rare in All Fours: only after an
+exhausted pack, or on later hands with ``episode="match"``).
+
+Results (per pairing, see :class:`DuplicateResult`):
+
+* ``mean_diff``: mean per hand of A's score minus B's score (for a zero-sum game this is
+  A's return, e.g. All Fours' points difference with ``reward="score"``), averaged over the
+  seatings of a deal; its 95% CI is a normal approximation over the per-deal averages.
+* ``win_rate``: share of hands where A's score beats B's (ties count half), with its CI
+  computed the same way.
+
+``round_robin`` plays every pair of 3+ agents on the same deals and fits Bradley-Terry
+ratings (Elo scale) to the pairwise win counts, with bootstrap CIs over deals.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+import envs
+from agents import Agent, load
+
+__all__ = [
+    "DuplicateResult",
+    "RoundRobinResult",
+    "bradley_terry",
+    "mean_ci",
+    "play_duplicate",
+    "print_results",
+    "results_table",
+    "ratings_table",
+    "round_robin",
+]
+
+
+# --------------------------------------------------------------------- statistics
+
+
+def mean_ci(x, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean of ``x`` and its normal-approximation confidence interval.
+
+    Args:
+        x: 1-D array-like of independent observations (e.g. per-deal paired differences).
+        confidence: two-sided level in (0, 1).
+
+    Returns:
+        ``(mean, lo, hi)`` with ``lo, hi = mean -/+ z * s / sqrt(n)``, ``s`` the sample
+        standard deviation (``ddof=1``) and ``z`` the normal quantile (1.95996... at 95%).
+        With fewer than 2 observations the interval is ``(nan, nan)``.
+
+    Raises ``ValueError`` for an empty ``x`` or a level outside (0, 1).
+    """
+    a = np.asarray(x, dtype=np.float64).ravel()
+    if a.size == 0:
+        raise ValueError("mean_ci needs at least one observation")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    m = float(a.mean())
+    if a.size < 2:
+        return m, math.nan, math.nan
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    half = z * float(a.std(ddof=1)) / math.sqrt(a.size)
+    return m, m - half, m + half
+
+
+def bradley_terry(wins: np.ndarray, prior: float = 0.5, iters: int = 2000, tol: float = 1e-10) -> np.ndarray:
+    """Bradley-Terry ratings on the Elo scale from a pairwise win matrix.
+
+    Args:
+        wins: ``float[K, K]``; ``wins[i, j]`` = games agent ``i`` won against ``j`` (ties
+            counted half to each). The number of games of a pair is ``wins[i, j] + wins[j, i]``.
+        prior: pseudo-games added to every pair that played, half won by each side, so an
+            agent that won every game still gets a finite rating.
+        iters, tol: limits of the minorization-maximization iteration.
+
+    Returns:
+        ``float[K]`` ratings ``400 * log10(strength)``, centred on mean 0 (a 400-point gap is
+        10:1 odds of winning a game).
+    """
+    w = np.asarray(wins, dtype=np.float64).copy()
+    K = w.shape[0]
+    n = w + w.T
+    played = n > 0
+    w = w + np.where(played, prior / 2.0, 0.0)
+    n = w + w.T
+    np.fill_diagonal(n, 0.0)
+    total = w.sum(axis=1)
+    p = np.ones(K)
+    for _ in range(iters):
+        denom = (n / (p[:, None] + p[None, :])).sum(axis=1)
+        new = np.where(denom > 0, total / np.where(denom > 0, denom, 1.0), p)
+        new = np.maximum(new, 1e-300)
+        new /= math.exp(np.log(new).mean())
+        if np.max(np.abs(np.log(new) - np.log(p))) < tol:
+            p = new
+            break
+        p = new
+    r = 400.0 * np.log10(p)
+    return r - r.mean()
+
+
+# --------------------------------------------------------------------- results
+
+
+@dataclasses.dataclass
+class DuplicateResult:
+    """Outcome of :func:`play_duplicate` between agents A and B.
+
+    Attributes:
+        game, agent_a, agent_b: names.
+        n_deals: deals played; n_hands: games played (``n_deals`` times the number of sides).
+        mean_diff, diff_ci: mean per hand of A's score minus B's (units of the game's reward)
+            and its 95% CI ``(lo, hi)``.
+        win_rate, win_ci: share of hands A won (ties half) and its 95% CI.
+        truncated: games cut by a safety cap (their reward is 0).
+        seed, env_options: what reproduces the run.
+        deal_diff, deal_win: ``float64[n_deals]`` per-deal averages over the seatings (the
+            paired observations of the CIs; not part of :meth:`to_dict`).
+    """
+
+    game: str
+    agent_a: str
+    agent_b: str
+    n_deals: int
+    n_hands: int
+    mean_diff: float
+    diff_ci: tuple[float, float]
+    win_rate: float
+    win_ci: tuple[float, float]
+    truncated: int
+    seed: int
+    env_options: dict
+    deal_diff: np.ndarray = dataclasses.field(repr=False)
+    deal_win: np.ndarray = dataclasses.field(repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serializable summary (no per-deal arrays)."""
+        return {
+            "game": self.game,
+            "agent_a": self.agent_a,
+            "agent_b": self.agent_b,
+            "n_deals": self.n_deals,
+            "n_hands": self.n_hands,
+            "mean_diff": self.mean_diff,
+            "diff_ci": [self.diff_ci[0], self.diff_ci[1]],
+            "win_rate": self.win_rate,
+            "win_ci": [self.win_ci[0], self.win_ci[1]],
+            "truncated": self.truncated,
+            "seed": self.seed,
+            "env_options": dict(self.env_options),
+        }
+
+
+@dataclasses.dataclass
+class RoundRobinResult:
+    """Outcome of :func:`round_robin`.
+
+    Attributes:
+        names: agent names, in the order given.
+        pairs: one :class:`DuplicateResult` per pair ``(i < j)``, agent ``i`` as A.
+        ratings: ``float[K]`` Bradley-Terry ratings (Elo scale, mean 0).
+        rating_ci: ``float[K, 2]`` bootstrap 95% intervals (resampling deals).
+        wins: ``float[K, K]`` hands won by row against column (ties half).
+    """
+
+    names: list[str]
+    pairs: list[DuplicateResult]
+    ratings: np.ndarray
+    rating_ci: np.ndarray
+    wins: np.ndarray
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serializable summary."""
+        order = np.argsort(-self.ratings)
+        return {
+            "ratings": [
+                {
+                    "agent": self.names[i],
+                    "rating": float(self.ratings[i]),
+                    "ci": [float(self.rating_ci[i, 0]), float(self.rating_ci[i, 1])],
+                }
+                for i in order
+            ],
+            "pairs": [p.to_dict() for p in self.pairs],
+            "wins": {a: {b: float(self.wins[i, j]) for j, b in enumerate(self.names) if j != i} for i, a in enumerate(self.names)},
+        }
+
+
+# --------------------------------------------------------------------- play
+
+
+def _resolve(agent, env_options: dict) -> Agent:
+    return load(agent, **env_options) if isinstance(agent, str) else agent
+
+
+def _agent_name(agent, given: str | None) -> str:
+    if given is not None:
+        return given
+    return agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
+
+
+def _deal_hooks(kernel, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+    """Init hooks fixing ``n`` deals: stacked decks and dealers (whichever the kernel accepts)."""
+    hooks: dict[str, np.ndarray] = {}
+    init_hooks = getattr(kernel, "INIT_HOOKS", ())
+    if "deck" in init_hooks:
+        hooks["deck"] = rng.permuted(np.tile(np.arange(kernel.deck.n), (n, 1)), axis=1)
+    if "dealer" in init_hooks:
+        hooks["dealer"] = rng.integers(0, kernel.num_players, size=n)
+    return hooks
+
+
+def _sides(kernel) -> list[list[int]]:
+    return [list(t) for t in kernel.teams] if kernel.teams else [[s] for s in range(kernel.num_players)]
+
+
+def _play_chunk(kernel, agents: tuple[Agent, Agent], hooks: dict, n: int, step_seed, max_steps: int):
+    """Play ``n`` deals once per side (seating ``o`` = agent A on side ``o``, B on the others).
+
+    Returns ``(side_returns float64[k seatings, n, k sides], truncated games)``."""
+    sides = _sides(kernel)
+    k = len(sides)
+    P = kernel.num_players
+    side_of = np.empty(P, dtype=np.int64)
+    for i, seats in enumerate(sides):
+        side_of[seats] = i
+    rngs = [np.random.default_rng(step_seed) for _ in range(k)]
+    # seating o: deals from an identically seeded generator (used only if the kernel lacks deal hooks)
+    states = [kernel.init(np.random.default_rng([*np.atleast_1d(step_seed), 1]), n, **hooks) for _ in range(k)]
+    returns = np.zeros((k, n, P), dtype=np.float64)
+    for ag in agents:
+        ag.reset()
+    for _ in range(max_steps):
+        live = [~st.done for st in states]
+        if not any(lv.any() for lv in live):
+            break
+        obs, masks, acts = [], [], []
+        for st in states:
+            obs.append(kernel.observe(st, st.current_player))
+            masks.append(kernel.legal_actions(st))
+            acts.append(np.zeros(n, dtype=np.int64))
+        for who, ag in enumerate(agents):
+            rows = []
+            for o, st in enumerate(states):
+                cp = st.current_player.astype(np.int64)
+                controlled_by_a = side_of[cp] == o
+                sel = live[o] & (controlled_by_a if who == 0 else ~controlled_by_a)
+                rows.append(np.flatnonzero(sel))
+            total = sum(r.size for r in rows)
+            if total == 0:
+                continue
+            ob = np.concatenate([obs[o][r] for o, r in enumerate(rows)])
+            mk = np.concatenate([masks[o][r] for o, r in enumerate(rows)])
+            a = np.asarray(ag.act(ob, mk), dtype=np.int64)
+            if a.shape != (total,):
+                raise ValueError(f"agent {ag!r} returned actions of shape {a.shape}, expected ({total},)")
+            ok = mk[np.arange(total), np.clip(a, 0, mk.shape[1] - 1)] & (a >= 0) & (a < mk.shape[1])
+            if not ok.all():
+                bad = int(np.flatnonzero(~ok)[0])
+                raise ValueError(
+                    f"agent {ag!r} chose illegal action {int(a[bad])} "
+                    f"({kernel.action_name(int(a[bad])) if 0 <= a[bad] < kernel.num_actions else 'out of range'}); "
+                    f"legal: {[kernel.action_name(x) for x in np.flatnonzero(mk[bad])]}"
+                )
+            start = 0
+            for o, r in enumerate(rows):
+                acts[o][r] = a[start : start + r.size]
+                start += r.size
+        for o, st in enumerate(states):
+            if live[o].any():
+                kernel.step(st, acts[o], rngs[o])
+                returns[o] += st.rewards
+    else:
+        if any((~st.done).any() for st in states):
+            raise RuntimeError(f"games still running after {max_steps} steps; the kernel's max_episode_steps is wrong")
+    side_ret = np.stack([returns[:, :, seats].mean(axis=2) for seats in sides], axis=2)  # [k, n, k]
+    truncated = int(sum(st.truncated.sum() for st in states))
+    return side_ret, truncated
+
+
+def play_duplicate(
+    game: str,
+    agent_a,
+    agent_b,
+    n_deals: int,
+    seed: int = 0,
+    batch: int = 1024,
+    env_options: dict | None = None,
+    progress: bool = False,
+    name_a: str | None = None,
+    name_b: str | None = None,
+) -> DuplicateResult:
+    """Play ``n_deals`` duplicate deals of ``game`` between ``agent_a`` and ``agent_b``.
+
+    Args:
+        game: a name of :data:`envs.GAMES` (e.g. ``"all_fours"``).
+        agent_a, agent_b: :class:`~agents.Agent` objects, or names/paths for :func:`agents.load`
+            (loaded with ``env_options``). They may be the same object.
+        n_deals: number of deals; each is played once per side (``2 * n_deals`` hands for a
+            two-team game).
+        seed: fixes the deals (and the chance inside ``step``); the same seed gives the same
+            deals whatever the agents.
+        batch: deals per chunk (the games of a chunk advance together: ``batch * sides`` games).
+        env_options: the game's options (``RULES.md`` §8), e.g. ``{"undertrump": "forbidden"}``.
+        progress: show a progress bar (tqdm) over deals.
+        name_a, name_b: names for the report (default: the agents' ``name``).
+
+    Returns:
+        :class:`DuplicateResult` (mean difference per hand and win rate with 95% CIs).
+
+    Raises:
+        ValueError: bad game/option/agent name, ``n_deals < 1``, or an agent returning an
+        illegal action (the message names it and the legal ones).
+    """
+    env_options = dict(env_options or {})
+    if int(n_deals) < 1:
+        raise ValueError(f"n_deals must be >= 1, got {n_deals!r}")
+    if int(batch) < 1:
+        raise ValueError(f"batch must be >= 1, got {batch!r}")
+    n_deals, batch = int(n_deals), int(batch)
+    kernel = envs.kernel(game, **env_options)
+    a, b = _resolve(agent_a, env_options), _resolve(agent_b, env_options)
+    sides = _sides(kernel)
+    k = len(sides)
+    max_steps = (kernel.max_episode_steps or 100_000) + 1
+    deal_rng = np.random.default_rng(seed)
+    hooks_all = _deal_hooks(kernel, deal_rng, n_deals)
+    diffs = np.empty(n_deals)
+    wins = np.empty(n_deals)
+    truncated = 0
+    bar = _progress(n_deals, f"{_agent_name(agent_a, name_a)} vs {_agent_name(agent_b, name_b)}", progress)
+    try:
+        for c, start in enumerate(range(0, n_deals, batch)):
+            stop = min(start + batch, n_deals)
+            hooks = {h: v[start:stop] for h, v in hooks_all.items()}
+            side_ret, tr = _play_chunk(kernel, (a, b), hooks, stop - start, [seed, c], max_steps)
+            truncated += tr
+            d, w = _pair_outcomes(side_ret, kernel.zero_sum)
+            diffs[start:stop] = d
+            wins[start:stop] = w
+            bar.update(stop - start)
+    finally:
+        bar.close()
+    m, lo, hi = mean_ci(diffs)
+    wr, wlo, whi = mean_ci(wins)
+    return DuplicateResult(
+        game=game,
+        agent_a=_agent_name(agent_a, name_a),
+        agent_b=_agent_name(agent_b, name_b),
+        n_deals=n_deals,
+        n_hands=n_deals * k,
+        mean_diff=m,
+        diff_ci=(lo, hi),
+        win_rate=wr,
+        win_ci=(wlo, whi),
+        truncated=truncated,
+        seed=int(seed),
+        env_options=env_options,
+        deal_diff=diffs,
+        deal_win=wins,
+    )
+
+
+def _pair_outcomes(side_ret: np.ndarray, zero_sum: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per-deal score difference and win share of A from side returns ``[k seatings, n, k sides]``."""
+    k = side_ret.shape[0]
+    o = np.arange(k)
+    r_a = side_ret[o, :, o]  # [k, n]: A's return in seating o
+    others = np.stack([np.delete(side_ret[i], i, axis=1) for i in range(k)])  # [k, n, k-1]
+    diff = r_a if zero_sum else r_a - others.mean(axis=2)
+    best_other = others.max(axis=2)
+    win = np.where(r_a > best_other, 1.0, np.where(r_a == best_other, 0.5, 0.0))
+    return diff.mean(axis=0), win.mean(axis=0)
+
+
+def _progress(total: int, desc: str, enabled: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="deal", disable=not enabled, leave=False)
+
+
+def round_robin(
+    game: str,
+    agents: dict,
+    n_deals: int,
+    seed: int = 0,
+    batch: int = 1024,
+    env_options: dict | None = None,
+    progress: bool = False,
+    n_boot: int = 500,
+) -> RoundRobinResult:
+    """Every pair of ``agents`` (name -> Agent or loadable name) plays :func:`play_duplicate`
+    on the same ``n_deals`` deals; Bradley-Terry ratings are fitted to the pairwise win counts.
+
+    The rating CIs are percentile intervals over ``n_boot`` bootstrap resamples of the deals
+    (the same resampled deals for every pair, since every pair played the same deals).
+    Raises ``ValueError`` with fewer than 2 agents.
+    """
+    env_options = dict(env_options or {})
+    names = list(agents)
+    if len(names) < 2:
+        raise ValueError(f"round_robin needs at least 2 agents, got {names}")
+    resolved = {nm: _resolve(ag, env_options) for nm, ag in agents.items()}
+    K = len(names)
+    pairs = []
+    for i, j in itertools.combinations(range(K), 2):
+        pairs.append(
+            play_duplicate(
+                game,
+                resolved[names[i]],
+                resolved[names[j]],
+                n_deals,
+                seed=seed,
+                batch=batch,
+                env_options=env_options,
+                progress=progress,
+                name_a=names[i],
+                name_b=names[j],
+            )
+        )
+    sides = pairs[0].n_hands // pairs[0].n_deals
+
+    def win_matrix(idx) -> np.ndarray:
+        w = np.zeros((K, K))
+        for (i, j), p in zip(itertools.combinations(range(K), 2), pairs):
+            won = float(p.deal_win[idx].sum()) * sides
+            w[i, j] = won
+            w[j, i] = len(idx) * sides - won
+        return w
+
+    all_idx = np.arange(n_deals)
+    wins = win_matrix(all_idx)
+    ratings = bradley_terry(wins)
+    rng = np.random.default_rng([seed, 7919])
+    boots = np.empty((n_boot, K))
+    for b in range(n_boot):
+        boots[b] = bradley_terry(win_matrix(rng.integers(0, n_deals, size=n_deals)))
+    ci = np.percentile(boots, [2.5, 97.5], axis=0).T if n_boot > 0 else np.full((K, 2), np.nan)
+    return RoundRobinResult(names=names, pairs=pairs, ratings=ratings, rating_ci=ci, wins=wins)
+
+
+# --------------------------------------------------------------------- output
+
+
+def results_table(results, title: str = "Duplicate evaluation"):
+    """``rich.table.Table`` of :class:`DuplicateResult` s (one row per pairing)."""
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in ("A", "B", "hands", "mean diff / hand (A-B)", "95% CI", "A win rate", "95% CI"):
+        t.add_column(col, justify="right" if col not in ("A", "B") else "left")
+    for r in [results] if isinstance(results, DuplicateResult) else results:
+        t.add_row(
+            r.agent_a,
+            r.agent_b,
+            str(r.n_hands),
+            f"{r.mean_diff:+.3f}",
+            f"[{r.diff_ci[0]:+.3f}, {r.diff_ci[1]:+.3f}]",
+            f"{r.win_rate:.3f}",
+            f"[{r.win_ci[0]:.3f}, {r.win_ci[1]:.3f}]",
+        )
+    return t
+
+
+def ratings_table(rr: RoundRobinResult, title: str = "Bradley-Terry ratings (Elo scale)"):
+    """``rich.table.Table`` of the round-robin ratings, best first."""
+    from rich.table import Table
+
+    t = Table(title=title)
+    t.add_column("rank", justify="right")
+    t.add_column("agent")
+    t.add_column("rating", justify="right")
+    t.add_column("95% CI", justify="right")
+    for rank, i in enumerate(np.argsort(-rr.ratings), 1):
+        t.add_row(str(rank), rr.names[i], f"{rr.ratings[i]:+.0f}", f"[{rr.rating_ci[i, 0]:+.0f}, {rr.rating_ci[i, 1]:+.0f}]")
+    return t
+
+
+def print_results(results, console=None) -> None:
+    """Print a :class:`DuplicateResult`, a list of them, or a :class:`RoundRobinResult` with rich."""
+    from rich.console import Console
+
+    console = console or Console()
+    if isinstance(results, RoundRobinResult):
+        console.print(ratings_table(results))
+        console.print(results_table(results.pairs))
+    else:
+        console.print(results_table(results))

@@ -1,0 +1,140 @@
+"""Throughput benchmarks: the AEC env loop and the batched kernel (``cardzoo bench GAME``).
+
+Measures, on one core:
+
+(a) ``env()``: the PettingZoo AEC loop with observations and action masks (``env.last()``),
+    random legal actions; agent-steps/s and games/s.
+(b) the batched kernel at several batch sizes, computing the action mask
+    (``legal_actions``) and the acting seat's observation (``observe``) at every step,
+    auto-resetting finished games; actions are drawn cheaply from the legal bitboard and
+    that policy cost is timed and reported separately (it is excluded from the rate).
+
+Also reports bytes of kernel state per game. Numbers, not a timed test.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+import envs
+from envs.core.cards import random_set_bit
+
+
+@dataclass
+class BenchRow:
+    """One benchmark result row."""
+
+    what: str
+    batch: int
+    agent_steps: int
+    games: int
+    seconds: float
+    policy_seconds: float
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.agent_steps / self.seconds
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds
+
+
+def bench_aec(game: str, seconds: float = 3.0, seed: int = 0, **options) -> BenchRow:
+    """Run the AEC loop with random legal actions for about ``seconds``."""
+    env = envs.make(game, **options)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    steps = games = 0
+    policy = 0.0
+    t0 = time.perf_counter()
+    while True:
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                action = None
+            else:
+                p0 = time.perf_counter()
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(legal.size)])
+                policy += time.perf_counter() - p0
+            env.step(action)
+            steps += 1
+        games += 1
+        if time.perf_counter() - t0 > seconds:
+            break
+        env.reset()
+    total = time.perf_counter() - t0
+    return BenchRow("env() AEC loop", 1, steps, games, total - policy, policy)
+
+
+def bench_kernel(game: str, batch: int, seconds: float = 3.0, seed: int = 0, **options) -> BenchRow:
+    """Step ``batch`` games with mask + observation each step for about ``seconds``."""
+    k = envs.kernel(game, **options)
+    rng = np.random.default_rng(seed)
+    st = k.init(rng, batch)
+    steps = games = 0
+    policy = 0.0
+    t0 = time.perf_counter()
+    n = 0
+    while True:
+        mask = k.legal_actions(st)  # noqa: F841  (part of the measured work)
+        obs = k.observe(st, st.current_player)  # noqa: F841
+        p0 = time.perf_counter()
+        actions = random_set_bit(k.legal_bitboard(st), rng)
+        policy += time.perf_counter() - p0
+        k.step(st, actions, rng)
+        steps += batch
+        done = st.done
+        if done.any():
+            games += int(done.sum())
+            k.reset_done(st, rng)
+        n += 1
+        if n % 16 == 0 and time.perf_counter() - t0 > seconds:
+            break
+    total = time.perf_counter() - t0
+    return BenchRow("batched kernel", batch, steps, games, total - policy, policy)
+
+
+def run(game: str, batches=(1, 64, 1024, 4096), seconds: float = 3.0, **options) -> tuple[list[BenchRow], float]:
+    """All benchmark rows for ``game`` (with a progress bar) and the state bytes per game."""
+    from tqdm import tqdm
+
+    jobs = [("aec", 1)] + [("kernel", b) for b in batches]
+    rows = []
+    for kind, b in tqdm(jobs, desc=f"bench {game}", unit="run"):
+        rows.append(bench_aec(game, seconds, **options) if kind == "aec" else bench_kernel(game, b, seconds, **options))
+    k = envs.kernel(game, **options)
+    nbytes = k.init(np.random.default_rng(0), 64).nbytes_per_game()
+    return rows, nbytes
+
+
+def format_table(game: str, rows: list[BenchRow], nbytes: float):
+    """A rich Table of the rows."""
+    from rich.table import Table
+
+    t = Table(title=f"cardzoo bench {game} (one core)")
+    for col in ("what", "B", "agent-steps/s", "games/s", "policy cost (s per 1M actions)"):
+        t.add_column(col, justify="right")
+    for r in rows:
+        t.add_row(
+            r.what,
+            str(r.batch),
+            f"{r.steps_per_s:,.0f}",
+            f"{r.games_per_s:,.0f}",
+            f"{r.policy_seconds / r.agent_steps * 1e6:.2f}",
+        )
+    t.caption = f"state: {nbytes:,.0f} bytes per game"
+    return t
+
+
+def markdown_table(rows: list[BenchRow], nbytes: float) -> str:
+    """The same numbers as a Markdown table (for the README)."""
+    lines = ["| what | B | agent-steps/s | games/s |", "|---|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r.what} | {r.batch} | {r.steps_per_s:,.0f} | {r.games_per_s:,.0f} |")
+    lines.append(f"\nState: {nbytes:,.0f} bytes per game.")
+    return "\n".join(lines)

@@ -1,0 +1,113 @@
+"""The ``cardzoo`` command line: train, arena, play, bench, demo.
+
+Run ``cardzoo --help`` or ``cardzoo COMMAND --help``. Heavy imports (torch, sb3) happen
+inside the commands that need them, so ``cardzoo bench`` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+
+def _one_core() -> None:
+    """Pin this process to one core and one thread (benchmarks are per core)."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+        os.environ[var] = "1"
+    if hasattr(os, "sched_setaffinity"):
+        try:
+            os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+        except OSError:
+            pass
+
+
+def _parse_options(pairs: list[str] | None) -> dict:
+    """``["episode=match", "target_score=7"]`` -> dict, values parsed as JSON when possible."""
+    out = {}
+    for p in pairs or []:
+        if "=" not in p:
+            raise SystemExit(f"error: env option {p!r} must look like name=value (e.g. episode=match)")
+        k, v = p.split("=", 1)
+        try:
+            out[k] = json.loads(v)
+        except json.JSONDecodeError:
+            out[k] = v
+    return out
+
+
+def cmd_bench(args) -> int:
+    _one_core()
+    from rich.console import Console
+
+    from . import bench
+
+    rows, nbytes = bench.run(args.game, tuple(args.batch), args.seconds, **_parse_options(args.option))
+    Console().print(bench.format_table(args.game, rows, nbytes))
+    if args.markdown:
+        print(bench.markdown_table(rows, nbytes))
+    return 0
+
+
+def cmd_demo(args) -> int:
+    """Play one hand with random legal actions and print the table after each trick."""
+    import numpy as np
+
+    import envs
+
+    env = envs.make(args.game, render_mode="ansi", render_view="all", **_parse_options(args.option))
+    env.reset(seed=args.seed)
+    rng = np.random.default_rng(args.seed)
+    print(env.render())
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            action = None
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            print(f"{agent} plays {env.action_name(action)}")
+        env.step(action)
+    print(env.render())
+    print("returns:", {a: r for a, r in env._cumulative_rewards.items()} or "see above")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import envs
+
+    p = argparse.ArgumentParser(prog="cardzoo", description="cardzoo: card-game environments, training and evaluation")
+    sub = p.add_subparsers(dest="command", required=True)
+    games = sorted(envs.GAMES)
+
+    b = sub.add_parser("bench", help="throughput of the AEC env and the batched kernel")
+    b.add_argument("game", choices=games)
+    b.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 4096], help="batch sizes (default 1 64 1024 4096)")
+    b.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
+    b.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    b.add_argument("--markdown", action="store_true", help="also print a Markdown table")
+    b.set_defaults(fn=cmd_bench)
+
+    d = sub.add_parser("demo", help="play one random hand and print the table")
+    d.add_argument("game", choices=games)
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    d.set_defaults(fn=cmd_demo)
+
+    from . import commands
+
+    commands.add_commands(sub, games, _parse_options)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.fn(args) or 0)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"cardzoo {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

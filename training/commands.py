@@ -1,0 +1,130 @@
+"""Sub-commands of ``cardzoo`` that need agents and training: train, arena, play."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def _opponent_weights(text: str) -> dict:
+    """``"random=0.2,rule=0.5,snapshot=0.3"`` -> dict (``ValueError`` on a malformed entry)."""
+    out = {}
+    for part in text.split(","):
+        name, _, w = part.partition("=")
+        try:
+            out[name.strip()] = float(w)
+        except ValueError:
+            raise ValueError(f"opponent weight {part!r} must look like name=number (e.g. rule=0.5)") from None
+    return out
+
+
+def cmd_train(args, parse_options) -> int:
+    from rich.console import Console
+
+    from .selfplay import TrainConfig, evaluation_table, train
+
+    cfg = TrainConfig(
+        game=args.game,
+        total_steps=args.steps,
+        n_envs=args.n_envs,
+        seed=args.seed,
+        opponents=_opponent_weights(args.opponents),
+        snapshot_every=args.snapshot_every,
+        checkpoint_every=args.checkpoint_every,
+        eval_deals=args.eval_deals,
+        out=args.out or f"runs/{args.game}",
+        resume=args.resume,
+        env_options=parse_options(args.option),
+    )
+    summary = train(cfg)
+    con = Console()
+    if "evaluation" in summary:
+        con.print(evaluation_table(summary["evaluation"], f"{args.game}: trained agent, duplicate deals"))
+    con.print(
+        f"[bold]trained[/bold] {summary['steps']:,} steps in {summary['seconds']:.0f} s "
+        f"({summary['steps_per_second']:,.0f} env steps/s incl. opponents and updates)\n"
+        f"agent (weights + JSON):  {summary['agent']}\n"
+        f"learning curve:          {summary['curve']}\n"
+        f"evaluation table:        {Path(cfg.out) / 'evaluation.md'}\n"
+        f"TensorBoard logs:        {Path(cfg.out) / 'tb'}   (tensorboard --logdir {Path(cfg.out) / 'tb'})\n"
+        f"play against it:         cardzoo play {args.game} --partner {summary['agent']} --opponents {summary['agent']}"
+    )
+    return 0
+
+
+def cmd_arena(args, parse_options) -> int:
+    from rich.console import Console
+
+    from . import arena
+    from .common import resolve_agent
+
+    env_options = parse_options(args.option)
+    if len(args.agents) < 2:
+        raise ValueError("arena needs at least two agents, e.g. cardzoo arena all_fours all_fours/rule random")
+    loaded = {}
+    for i, name in enumerate(args.agents):
+        key = name if name not in loaded else f"{name}#{i}"
+        loaded[key] = resolve_agent(name, env_options, seed=args.seed + i)
+    con = Console()
+    if len(loaded) == 2:
+        (na, a), (nb, b) = loaded.items()
+        res = arena.play_duplicate(args.game, a, b, args.deals, seed=args.seed, env_options=env_options, progress=True, name_a=na, name_b=nb)
+        arena.print_results([res], console=con)
+        payload = res.to_dict()
+    else:
+        rr = arena.round_robin(args.game, loaded, args.deals, seed=args.seed, env_options=env_options, progress=True)
+        arena.print_results(rr, console=con)
+        payload = rr.to_dict()
+    if args.json:
+        Path(args.json).write_text(json.dumps(payload, indent=2))
+        con.print(f"JSON written to {args.json}")
+    return 0
+
+
+def cmd_play(args, parse_options) -> int:
+    from .play import main_play
+
+    return main_play(args.game, args.partner, args.opponents, args.seed, parse_options(args.option))
+
+
+def add_commands(sub, games, parse_options) -> None:
+    """Register the train / arena / play sub-commands on ``sub``."""
+    t = sub.add_parser("train", help="self-play training with MaskablePPO, then evaluation")
+    t.add_argument("game", choices=games)
+    t.add_argument("--steps", type=int, default=3_000_000, help="environment steps (default 3,000,000: about 10 min on 2 cores)")
+    t.add_argument("--n-envs", type=int, default=256, help="games in lockstep (default 256)")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--opponents", default="random=0.2,rule=0.5,snapshot=0.3", help="opponent-pool family weights")
+    t.add_argument("--snapshot-every", type=int, default=10, help="rollouts between learner snapshots into the pool")
+    t.add_argument("--checkpoint-every", type=int, default=1_000_000, help="steps between checkpoints")
+    t.add_argument("--eval-deals", type=int, default=2000, help="duplicate deals per evaluation pairing (0: skip)")
+    t.add_argument("--out", default=None, help="output directory (default runs/GAME)")
+    t.add_argument("--resume", default=None, help="resume from a checkpoint model .zip")
+    t.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    t.set_defaults(fn=lambda a: cmd_train(a, parse_options))
+
+    a = sub.add_parser("arena", help="duplicate-deal evaluation of agents, with CIs and ratings")
+    a.add_argument("game", choices=games)
+    a.add_argument("agents", nargs="+", help="agent names (e.g. all_fours/ppo all_fours/rule random) or saved-agent paths")
+    a.add_argument("--deals", type=int, default=2000, help="duplicate deals per pairing (default 2000)")
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--json", default=None, help="also write the results as JSON to this file")
+    a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    a.set_defaults(fn=lambda a_: cmd_arena(a_, parse_options))
+
+    p = sub.add_parser("play", help="play seat 0 in the terminal with an AI partner against two AI opponents")
+    p.add_argument("game", choices=games)
+    p.add_argument("--partner", default=None, help="partner agent (default: GAME/ppo)")
+    p.add_argument("--opponents", default=None, help="opponents' agent (default: GAME/ppo)")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    p.set_defaults(fn=lambda a_: cmd_play(_default_ai(a_), parse_options))
+
+
+def _default_ai(args):
+    import agents
+
+    default = f"{args.game}/ppo" if f"{args.game}/ppo" in agents.available() else f"{args.game}/rule"
+    args.partner = args.partner or default
+    args.opponents = args.opponents or default
+    return args

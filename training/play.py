@@ -1,0 +1,98 @@
+"""Terminal play: a person at seat 0 with an AI partner against two AI opponents (``cardzoo play GAME``).
+
+The person sees only what seat 0 may see (the env's seat-0 render and observation), types a
+move by name (``10H``, ``beg``) or by its number in the list of legal moves, and gets a clear
+message and another try on bad input. ``q`` quits.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import numpy as np
+
+import envs
+
+from .common import resolve_agent
+
+
+def _choose(env, legal: list[int], read: Callable[[str], str], write: Callable[[str], None]) -> int | None:
+    names = [env.action_name(a) for a in legal]
+    write("your legal moves: " + "  ".join(f"[{i}] {n}" for i, n in enumerate(names)))
+    while True:
+        try:
+            text = read("your move> ").strip()
+        except EOFError:
+            return None
+        if text.lower() in ("q", "quit", "exit"):
+            return None
+        if text.isdigit() and int(text) < len(legal):
+            return legal[int(text)]
+        try:
+            a = env.action_id(text)
+        except ValueError:
+            write(f"'{text}' is not a move. Type a move's name or its number: {', '.join(names)} (q quits)")
+            continue
+        if a in legal:
+            return a
+        write(f"{env.action_name(a)} is not legal now. Legal: {', '.join(names)}")
+
+
+def play(
+    game: str,
+    partner: str,
+    opponents: str,
+    seed: int | None = None,
+    env_options: dict | None = None,
+    read: Callable[[str], str] = input,
+    write: Callable[[str], None] = print,
+) -> dict | None:
+    """Play one episode in the terminal; returns the final returns per agent (``None`` if the person quit).
+
+    Raises ``ValueError`` (unknown game or agent name, bad option) before the game starts.
+    """
+    env_options = dict(env_options or {})
+    env = envs.make(game, render_mode="ansi", render_view=0, **env_options)
+    teams = env.metadata["teams"]
+    if teams is None or len(env.possible_agents) != 4:
+        raise ValueError(f"terminal play seats a person with a partner against two opponents; {game} is not a 4-seat team game")
+    bots = {seat: resolve_agent(partner if seat == 2 else opponents, env_options, seed) for seat in (1, 2, 3)}
+    env.reset(seed=seed)
+    write(f"You are player_0 (team {teams[0]}); partner player_2 = {partner}; opponents = {opponents}.")
+    returns = {a: 0.0 for a in env.possible_agents}
+    last_render = None
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        returns[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[agent]
+        if seat == 0:
+            text = env.render()
+            if text != last_render:
+                write("\n" + text)
+            legal = np.flatnonzero(obs["action_mask"]).tolist()
+            a = _choose(env, legal, read, write)
+            if a is None:
+                write("bye")
+                return None
+        else:
+            a = int(bots[seat].act(obs["observation"][None], obs["action_mask"][None])[0])
+            write(f"{agent} plays {env.action_name(a)}")
+        env.step(a)
+        last_render = None
+    write("\n" + env.render())
+    write(f"hand over: your team's return {returns['player_0']:+.0f}")
+    return returns
+
+
+def main_play(game: str, partner: str, opponents: str, seed, env_options) -> int:
+    """CLI wrapper of :func:`play` (exit code 0)."""
+    play(game, partner, opponents, seed, env_options, read=input, write=lambda s: print(s, flush=True))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main_play("all_fours", "all_fours/rule", "all_fours/rule", None, {}))

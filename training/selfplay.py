@@ -1,0 +1,335 @@
+"""Self-play training with sb3-contrib's MaskablePPO (``cardzoo train GAME``).
+
+The learner's team plays in a :class:`~training.vec_env.KernelVecEnv` against an opponent
+pool holding the random agent, the game's rule bot and snapshots of the learner taken every
+``snapshot_every`` rollouts. At the end the policy is saved as a cardzoo agent
+(``OUT/agent``: weights + JSON), evaluated with duplicate deals against random and the rule
+bot, and a learning curve (``OUT/learning_curve.png``) and an evaluation table
+(``OUT/evaluation.md`` / ``.json``) are written. TensorBoard logs go to ``OUT/tb``;
+checkpoints (agent + resumable SB3 model) to ``OUT/checkpoints``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections import deque
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+import agents
+import envs
+from agents.policy import PolicyAgent, save_policy_agent
+
+from .common import resolve_agent
+from .vec_env import KernelVecEnv, OpponentPool
+
+
+@dataclass
+class TrainConfig:
+    """Options of a training run (all have defaults that fit the 15-minute budget on 2 cores)."""
+
+    game: str = "all_fours"
+    total_steps: int = 1_000_000
+    n_envs: int = 256
+    n_steps: int = 64
+    batch_size: int = 4096
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    activation: str = "relu"
+    seed: int = 0
+    opponents: dict = field(default_factory=lambda: {"random": 0.2, "rule": 0.5, "snapshot": 0.3})
+    snapshot_every: int = 10
+    max_snapshots: int = 5
+    checkpoint_every: int = 250_000
+    eval_deals: int = 1000
+    out: str = "runs/all_fours"
+    resume: str | None = None
+    env_options: dict = field(default_factory=dict)
+    torch_threads: int = 2
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming any bad option."""
+        if self.game not in envs.GAMES:
+            raise ValueError(f"unknown game {self.game!r}; available: {sorted(envs.GAMES)}")
+        for name in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "checkpoint_every"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive int, got {v!r}")
+        if self.eval_deals < 0:
+            raise ValueError(f"eval_deals must be >= 0, got {self.eval_deals}")
+        unknown = set(self.opponents) - {"random", "rule", "snapshot"}
+        if unknown:
+            raise ValueError(f"unknown opponent families {sorted(unknown)}; valid: random, rule, snapshot")
+        if self.resume is not None and not Path(self.resume).is_file():
+            raise FileNotFoundError(f"cannot resume: no checkpoint file at {self.resume}")
+        envs.kernel(self.game, **self.env_options)  # validates the env options
+
+
+def _rule_name(game: str) -> str:
+    return f"{game}/rule"
+
+
+def make_pool(cfg: TrainConfig) -> OpponentPool:
+    """The initial opponent pool: random and the rule bot (snapshots are added while training)."""
+    pool = OpponentPool(cfg.opponents)
+    pool.add("random", resolve_agent("random", seed=cfg.seed + 1))
+    if cfg.opponents.get("rule", 0) > 0 and _rule_name(cfg.game) in agents.available():
+        pool.add("rule", resolve_agent(_rule_name(cfg.game), cfg.env_options))
+    return pool
+
+
+class _Progress:
+    """tqdm progress bar with rate, ETA, recent mean return and win rate per opponent family."""
+
+    def __init__(self, total: int, start: int = 0) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, initial=start, unit="step", unit_scale=True, desc="train", smoothing=0.05)
+        self.recent: dict[str, deque] = {}
+
+    def update(self, n: int, results: list[dict]) -> None:
+        for r in results:
+            fam = r["opponent"].split("@")[0]
+            self.recent.setdefault(fam, deque(maxlen=2000)).append(r["return"])
+        post = {}
+        for fam, q in sorted(self.recent.items()):
+            a = np.asarray(q)
+            post[fam] = f"win {np.mean(a > 0) + 0.5 * np.mean(a == 0):.2f} ret {a.mean():+.2f}"
+        self.bar.set_postfix(post, refresh=False)
+        self.bar.update(n)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _callback(cfg: TrainConfig, vec: KernelVecEnv, out: Path, history: list, start_steps: int):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class SelfPlayCallback(BaseCallback):
+        """Progress bar, learning-curve history, snapshots into the pool, checkpoints."""
+
+        def _on_training_start(self) -> None:
+            per_rollout = cfg.n_envs * cfg.n_steps  # SB3 always finishes the last rollout
+            total = -(-cfg.total_steps // per_rollout) * per_rollout
+            self.progress = _Progress(total + start_steps, start_steps)
+            self.rollouts = 0
+            self.window: list[dict] = []
+            self.last_ckpt = self.num_timesteps
+            self.t0 = time.perf_counter()
+
+        def _on_step(self) -> bool:
+            results = [i["episode_result"] for i in self.locals["infos"] if "episode_result" in i]
+            self.window.extend(results)
+            self.progress.update(vec.num_envs, results)
+            return True
+
+        def _on_rollout_end(self) -> None:
+            self.rollouts += 1
+            if self.window:
+                by = {}
+                for r in self.window:
+                    by.setdefault(r["opponent"].split("@")[0], []).append(r["return"])
+                row = {"steps": int(self.num_timesteps), "seconds": time.perf_counter() - self.t0}
+                for fam, rets in by.items():
+                    a = np.asarray(rets)
+                    row[f"return/{fam}"] = float(a.mean())
+                    row[f"win/{fam}"] = float(np.mean(a > 0) + 0.5 * np.mean(a == 0))
+                    self.logger.record(f"selfplay/return_vs_{fam}", row[f"return/{fam}"])
+                    self.logger.record(f"selfplay/win_vs_{fam}", row[f"win/{fam}"])
+                history.append(row)
+                self.window = []
+            if cfg.opponents.get("snapshot", 0) > 0 and self.rollouts % cfg.snapshot_every == 0:
+                snap = PolicyAgent(
+                    copy.deepcopy(self.model.policy).cpu(),
+                    vec.kernel.obs_layout.high(),
+                    deterministic=False,
+                    name=f"snapshot@{self.num_timesteps}",
+                    seed=cfg.seed + self.rollouts,
+                )
+                vec.pool.add(snap.name, snap, max_per_group=cfg.max_snapshots)
+            if self.num_timesteps - self.last_ckpt >= cfg.checkpoint_every:
+                self.last_ckpt = self.num_timesteps
+                ck = out / "checkpoints"
+                ck.mkdir(parents=True, exist_ok=True)
+                self.model.save(ck / f"model_{self.num_timesteps}.zip")
+                _save_agent(cfg, self.model.policy, vec, ck / f"agent_{self.num_timesteps}", {"steps": int(self.num_timesteps)})
+
+        def _on_training_end(self) -> None:
+            self.progress.close()
+
+    return SelfPlayCallback()
+
+
+def _save_agent(cfg: TrainConfig, policy, vec: KernelVecEnv, path: Path, extra: dict) -> Path:
+    return save_policy_agent(
+        path,
+        policy,
+        game=cfg.game,
+        env_options=cfg.env_options,
+        kernel=vec.kernel,
+        net_arch=cfg.net_arch,
+        activation=cfg.activation,
+        extra={"name": path.name, "training": {**asdict(cfg), **extra}},
+    )
+
+
+def plot_curve(history: list[dict], path: Path, title: str) -> None:
+    """Learning curve PNG: mean hand return and win rate against each opponent family vs steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    fams = sorted({k.split("/", 1)[1] for row in history for k in row if k.startswith("return/")})
+    for fam in fams:
+        pts = [(r["steps"], r[f"return/{fam}"], r[f"win/{fam}"]) for r in history if f"return/{fam}" in r]
+        if not pts:
+            continue
+        s, ret, win = map(np.asarray, zip(*pts))
+        k = max(1, len(s) // 30)
+        smooth = lambda a: np.convolve(a, np.ones(k) / k, mode="valid")  # noqa: E731
+        ax1.plot(s[k - 1 :], smooth(ret), label=f"vs {fam}")
+        ax2.plot(s[k - 1 :], smooth(win), label=f"vs {fam}")
+    ax1.axhline(0, color="grey", lw=0.5)
+    ax2.axhline(0.5, color="grey", lw=0.5)
+    ax1.set(xlabel="environment steps", ylabel="mean return per hand (points)", title=title)
+    ax2.set(xlabel="environment steps", ylabel="win rate (ties count half)", title="win rate during training")
+    ax1.legend()
+    ax2.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def train(cfg: TrainConfig) -> dict:
+    """Run self-play training; returns a summary dict (paths, steps, seconds, throughput, evaluation)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    cfg.validate()
+    torch.set_num_threads(cfg.torch_threads)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    pool = make_pool(cfg)
+    vec = KernelVecEnv(cfg.game, cfg.n_envs, pool, seed=cfg.seed, env_options=cfg.env_options)
+    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    if cfg.resume:
+        model = MaskablePPO.load(cfg.resume, env=vec, device="cpu", tensorboard_log=str(out / "tb"))
+        start = int(model.num_timesteps)
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            vec,
+            n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs,
+            learning_rate=cfg.learning_rate,
+            gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda,
+            ent_coef=cfg.ent_coef,
+            policy_kwargs={"net_arch": cfg.net_arch, "activation_fn": act},
+            tensorboard_log=str(out / "tb"),
+            seed=cfg.seed,
+            device="cpu",
+            verbose=0,
+        )
+        start = 0
+    history: list[dict] = []
+    t0 = time.perf_counter()
+    model.learn(
+        total_timesteps=cfg.total_steps,
+        callback=_callback(cfg, vec, out, history, start),
+        reset_num_timesteps=cfg.resume is None,
+        tb_log_name="maskable_ppo",
+    )
+    seconds = time.perf_counter() - t0
+    steps = int(model.num_timesteps) - start
+    model.save(out / "model.zip")
+    summary = {
+        "game": cfg.game,
+        "steps": steps,
+        "seconds": round(seconds, 1),
+        "steps_per_second": round(steps / seconds, 1),
+        "out": str(out),
+    }
+    (out / "history.json").write_text(json.dumps(history, indent=1))
+    if history:
+        plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play")
+    agent_dir = _save_agent(cfg, model.policy, vec, out / "agent", {"steps": steps, "seconds": round(seconds, 1)})
+    summary["agent"] = str(agent_dir)
+    summary["curve"] = str(out / "learning_curve.png")
+    if cfg.eval_deals > 0:
+        summary["evaluation"] = evaluate(cfg, agent_dir, out)
+        meta_file = agent_dir / "agent.json"
+        meta = json.loads(meta_file.read_text())
+        meta["evaluation"] = summary["evaluation"]
+        meta_file.write_text(json.dumps(meta, indent=2, sort_keys=True))
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def evaluate(cfg: TrainConfig, agent_dir: Path, out: Path) -> list[dict]:
+    """Duplicate-deal evaluation of the saved agent against random and the rule bot.
+
+    Writes ``evaluation.md`` / ``evaluation.json`` in ``out`` and returns the rows
+    (:meth:`training.arena.DuplicateResult.to_dict` plus ``opponent``).
+    """
+    from . import arena
+
+    trained = resolve_agent(str(agent_dir))
+    rows = []
+    for opp_name in ["random", _rule_name(cfg.game)]:
+        if opp_name != "random" and opp_name not in agents.available():
+            continue
+        opp = resolve_agent(opp_name, cfg.env_options, seed=cfg.seed + 7)
+        res = arena.play_duplicate(
+            cfg.game, trained, opp, n_deals=cfg.eval_deals, seed=cfg.seed + 12345,
+            env_options=cfg.env_options, progress=True, name_a="trained", name_b=opp_name,
+        )
+        rows.append(res.to_dict() | {"opponent": opp_name})
+    (out / "evaluation.json").write_text(json.dumps(rows, indent=2))
+    (out / "evaluation.md").write_text(evaluation_markdown(rows))
+    return rows
+
+
+def evaluation_markdown(rows: list[dict]) -> str:
+    """Markdown table of evaluation rows (mean score difference per hand and win rate, 95% CIs)."""
+    lines = [
+        "| agent | opponent | hands | mean diff / hand [95% CI] | win rate [95% CI] |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for r in rows:
+        lo, hi = r["diff_ci"]
+        wl, wh = r["win_ci"]
+        lines.append(
+            f"| {r['agent_a']} | {r['agent_b']} | {r['n_hands']} | {r['mean_diff']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
+            f"| {r['win_rate']:.3f} [{wl:.3f}, {wh:.3f}] |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def evaluation_table(rows: list[dict], title: str):
+    """The evaluation rows as a rich Table (fits an 80-column terminal)."""
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in ("agent", "opponent", "hands", "mean diff/hand [95% CI]", "win rate [95% CI]"):
+        t.add_column(col, justify="right")
+    for r in rows:
+        t.add_row(
+            r["agent_a"],
+            r["agent_b"],
+            str(r["n_hands"]),
+            f"{r['mean_diff']:+.3f} [{r['diff_ci'][0]:+.3f}, {r['diff_ci'][1]:+.3f}]",
+            f"{r['win_rate']:.3f} [{r['win_ci'][0]:.3f}, {r['win_ci'][1]:.3f}]",
+        )
+    return t

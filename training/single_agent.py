@@ -1,0 +1,121 @@
+"""A single-agent Gymnasium env for any game: one seat learns, named agents play the others.
+
+``SingleSeatEnv("all_fours", seat=0, partner="all_fours/ppo", opponents="all_fours/rule")``
+is a ``gymnasium.Env`` that any Gymnasium-compatible library can train: observations are the
+seat's ``uint8[D]`` vector, actions ``Discrete(A)``, ``action_masks()`` gives the legal
+actions (sb3-contrib convention) and ``info["action_mask"]`` carries them too. The other
+seats are played by the named agents on their own observations; the reward of a step is what
+the seat received between its two decisions (so a hand that ends on another seat's card is
+paid at once).
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+
+import envs
+
+from .common import resolve_agent
+
+
+class SingleSeatEnv(gymnasium.Env):
+    """One seat of ``game`` as a Gymnasium env (see module docstring).
+
+    Args:
+        game: registry name.
+        seat: the learning seat (0-based).
+        partner, opponents: agent names/paths for the partner seat and the other team (team games);
+            ``others`` (dict seat -> name) overrides per seat and is required for games without teams.
+        seed: seed of the env and of seeded agents.
+        render_mode: ``None`` or ``"ansi"`` (rendered from the learning seat's view).
+        **env_options: the game's options.
+
+    Raises ``ValueError`` for a bad seat, agent name or option.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        game: str = "all_fours",
+        seat: int = 0,
+        partner: str = "random",
+        opponents: str = "random",
+        others: dict | None = None,
+        seed: int | None = None,
+        render_mode: str | None = None,
+        **env_options,
+    ) -> None:
+        self.aec = envs.make(game, render_mode=render_mode, render_view=seat if render_mode else None, **env_options)
+        n = len(self.aec.possible_agents)
+        if not (isinstance(seat, int) and 0 <= seat < n):
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        self.seat = seat
+        self.render_mode = render_mode
+        names = {}
+        teams = self.aec.metadata["teams"]
+        if teams is not None:
+            mine = next(t for t in teams if self.aec.possible_agents[seat] in t)
+            for s, agent in enumerate(self.aec.possible_agents):
+                if s != seat:
+                    names[s] = partner if agent in mine else opponents
+        names.update(others or {})
+        missing = [s for s in range(n) if s != seat and s not in names]
+        if missing:
+            raise ValueError(f"no agent named for seats {missing}; pass others={{seat: name}}")
+        self.bots = {s: resolve_agent(name, env_options, seed) for s, name in names.items()}
+        space = self.aec.observation_space(self.aec.possible_agents[seat])
+        self.observation_space = space["observation"]
+        self.action_space = self.aec.action_space(self.aec.possible_agents[seat])
+        self._seed = seed
+        self._mask = None
+
+    def _run_others(self) -> tuple[float, bool, bool]:
+        """Let the other seats act until this seat must act or the episode ends."""
+        env, me = self.aec, self.aec.possible_agents[self.seat]
+        reward = 0.0
+        while True:
+            agent = env.agent_selection
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                return reward + env._cumulative_rewards[me], bool(term), bool(trunc)
+            if agent == me:
+                reward += env._cumulative_rewards[me]
+                env._cumulative_rewards[me] = 0.0
+                self._obs = obs
+                return reward, False, False
+            s = env.agent_name_mapping[agent]
+            a = int(self.bots[s].act(obs["observation"][None], obs["action_mask"][None])[0])
+            env.step(a)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        seed = seed if seed is not None else self._seed
+        for s, b in self.bots.items():
+            b.reset()
+            if seed is not None and hasattr(b, "rng"):  # seeded bots replay identically for a seed
+                b.rng = np.random.default_rng([seed, s])
+        self.aec.reset(seed=seed, options=options)
+        self._seed = None
+        _, term, trunc = self._run_others()
+        if term or trunc:  # the episode ended before this seat acted (e.g. a match won on a kick)
+            return self.reset(options=options)
+        return self._obs["observation"], {"action_mask": self._obs["action_mask"]}
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[A]`` legal actions of the learning seat."""
+        return self._obs["action_mask"].astype(bool)
+
+    def step(self, action):
+        me = self.aec.possible_agents[self.seat]
+        self.aec._cumulative_rewards[me] = 0.0
+        self.aec.step(int(action))  # ValueError naming the action if it is illegal
+        reward, term, trunc = self._run_others()
+        if term or trunc:
+            obs = self.aec.observe(me)
+            return obs["observation"], reward, term, trunc, {"action_mask": obs["action_mask"], **self.aec.infos[me]}
+        return self._obs["observation"], reward, False, False, {"action_mask": self._obs["action_mask"]}
+
+    def render(self):
+        return self.aec.render()
