@@ -2,7 +2,8 @@
 
 Built-in names:
 
-* ``"random"``: :class:`~agents.random_agent.RandomAgent` for any game (accepts ``seed=``).
+* ``"random"``: :class:`~agents.random_agent.RandomAgent` for any game (accepts ``seed=``;
+  game options are accepted and unused, since it reads only the action mask).
 * ``"all_fours/random"``: the same, after validating the All Fours options it is given.
 * ``"all_fours/rule"``: :class:`~agents.all_fours_rule.AllFoursRuleAgent`.
 
@@ -122,13 +123,11 @@ def _load_path(path: str, env_options: dict) -> Agent:
 
 
 def _random(seed=None, **env_options) -> Agent:
+    """RandomAgent for any game. It reads only the action mask, so the game options that callers
+    such as the arena pass to every agent are accepted and not needed (``all_fours/random``
+    validates them)."""
     from .random_agent import RandomAgent
 
-    if env_options:
-        raise ValueError(
-            f"'random' is game-independent and takes only seed=, got {sorted(env_options)}; "
-            "use a game-specific name such as 'all_fours/random' to pass game options"
-        )
     return RandomAgent(seed)
 
 

@@ -128,7 +128,8 @@ class DuplicateResult:
 
     Attributes:
         game, agent_a, agent_b: names.
-        n_deals: deals played; n_hands: games played (``n_deals`` times the number of sides).
+        n_deals: deals played; n_hands: episodes played, ``n_deals`` times the number of sides
+            (hands; matches with All Fours' ``episode="match"``).
         mean_diff, diff_ci: mean per hand of A's score minus B's (units of the game's reward)
             and its 95% CI ``(lo, hi)``.
         win_rate, win_ci: share of hands A won (ties half) and its 95% CI.

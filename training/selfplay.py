@@ -54,6 +54,10 @@ class TrainConfig:
     resume: str | None = None
     env_options: dict = field(default_factory=dict)
     torch_threads: int = 2
+    bc_samples: int = 0
+    bc_epochs: int = 3
+    bc_teacher: str | None = None
+    clip_range: float = 0.2
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming any bad option."""
@@ -63,6 +67,8 @@ class TrainConfig:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive int, got {v!r}")
+        if self.bc_samples < 0 or self.bc_epochs < 1:
+            raise ValueError(f"bc_samples must be >= 0 and bc_epochs >= 1, got {self.bc_samples}, {self.bc_epochs}")
         if self.eval_deals < 0:
             raise ValueError(f"eval_deals must be >= 0, got {self.eval_deals}")
         unknown = set(self.opponents) - {"random", "rule", "snapshot"}
@@ -181,6 +187,17 @@ def _save_agent(cfg: TrainConfig, policy, vec: KernelVecEnv, path: Path, extra: 
     )
 
 
+def warm_start(cfg: TrainConfig, policy, kernel) -> dict:
+    """Behaviour-clone the teacher (default: the game's rule bot) into ``policy`` (see :mod:`training.imitation`)."""
+    from . import imitation
+
+    teacher_name = cfg.bc_teacher or _rule_name(cfg.game)
+    teacher = resolve_agent(teacher_name, cfg.env_options, seed=cfg.seed)
+    data = imitation.collect(cfg.game, teacher, cfg.bc_samples, seed=cfg.seed + 99, env_options=cfg.env_options)
+    info = imitation.pretrain(policy, data, kernel.obs_layout.high(), epochs=cfg.bc_epochs, seed=cfg.seed)
+    return {"teacher": teacher_name, **info}
+
+
 def plot_curve(history: list[dict], path: Path, title: str) -> None:
     """Learning curve PNG: mean hand return and win rate against each opponent family vs steps."""
     import matplotlib
@@ -236,6 +253,7 @@ def train(cfg: TrainConfig) -> dict:
             gamma=cfg.gamma,
             gae_lambda=cfg.gae_lambda,
             ent_coef=cfg.ent_coef,
+            clip_range=cfg.clip_range,
             policy_kwargs={"net_arch": cfg.net_arch, "activation_fn": act},
             tensorboard_log=str(out / "tb"),
             seed=cfg.seed,
@@ -243,6 +261,9 @@ def train(cfg: TrainConfig) -> dict:
             verbose=0,
         )
         start = 0
+    bc_info = None
+    if cfg.bc_samples and not cfg.resume:
+        bc_info = warm_start(cfg, model.policy, vec.kernel)
     history: list[dict] = []
     t0 = time.perf_counter()
     model.learn(
@@ -265,6 +286,8 @@ def train(cfg: TrainConfig) -> dict:
     if history:
         plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play")
     agent_dir = _save_agent(cfg, model.policy, vec, out / "agent", {"steps": steps, "seconds": round(seconds, 1)})
+    if bc_info is not None:
+        summary["behaviour_cloning"] = bc_info
     summary["agent"] = str(agent_dir)
     summary["curve"] = str(out / "learning_curve.png")
     if cfg.eval_deals > 0:

@@ -606,6 +606,12 @@ class AllFoursKernel(Kernel):
         st.dealer[nxt] = (st.dealer[nxt] + 1) % 4
         self._new_deal(st, nxt, rng)
 
+    def single_game(self, st: AllFoursState):
+        """The B = 1 fast path (:class:`envs.all_fours.single.SingleGame`) used by the AEC env."""
+        from .single import SingleGame
+
+        return SingleGame(self, st)
+
     # ------------------------------------------------------------------ observations (§7)
     def observe(self, st: AllFoursState, seat) -> np.ndarray:
         """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout: :meth:`observation_layout`."""

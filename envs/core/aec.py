@@ -79,6 +79,7 @@ class KernelAECEnv(AECEnv):
         }
         self._rng = np.random.default_rng()
         self._st = None
+        self._single = None
         self._legal = None
 
     # ------------------------------------------------------------------ spaces
@@ -101,6 +102,7 @@ class KernelAECEnv(AECEnv):
                 f"reset options {sorted(options)} are not used by {self.env_name}; known: {list(self.kernel.INIT_HOOKS)}"
             )
         self._st = self.kernel.init(self._rng, 1, **hooks)
+        self._single = self.kernel.single_game(self._st)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -116,8 +118,8 @@ class KernelAECEnv(AECEnv):
     def _after_step(self) -> None:
         st = self._st
         self._legal = None
-        self.agent_selection = self.possible_agents[int(st.current_player[0])]
-        if st.done[0]:
+        self.agent_selection = self.possible_agents[st.current_player.item(0)]
+        if st.done.item(0):
             trunc = bool(st.truncated[0])
             info = self.kernel.info(st, 0)
             for a in self.agents:
@@ -127,7 +129,8 @@ class KernelAECEnv(AECEnv):
 
     def _legal_mask(self) -> np.ndarray:
         if self._legal is None:
-            self._legal = self.kernel.legal_actions(self._st)[0]
+            single = self._single
+            self._legal = single.legal_mask() if single is not None else self.kernel.legal_actions(self._st)[0]
         return self._legal
 
     def observe(self, agent: str) -> dict:
@@ -135,9 +138,9 @@ class KernelAECEnv(AECEnv):
         zero unless ``agent`` is to act."""
         st = self._st
         seat = self.agent_name_mapping[agent]
-        obs = self.kernel.observe(st, seat)[0]
-        if not st.done[0] and seat == st.current_player[0]:
-            mask = self._legal_mask().astype(np.int8)
+        obs = self._single.observe(seat) if self._single is not None else self.kernel.observe(st, seat)[0]
+        if seat == st.current_player.item(0) and not st.done.item(0):
+            mask = self._legal_mask().astype(np.int8)  # a copy: callers may keep or modify it
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
@@ -171,10 +174,11 @@ class KernelAECEnv(AECEnv):
             raise ValueError(f"illegal action {what} for {agent}; legal: {self._legal_names()}")
         self._cumulative_rewards[agent] = 0.0
         st = self._st
-        self.kernel.step(st, np.array([a]), self._rng)
-        r = st.rewards[0]
-        for i, ag in enumerate(self.possible_agents):
-            self.rewards[ag] = float(r[i])
+        if self._single is not None:
+            self._single.step(a, self._rng)
+        else:
+            self.kernel.step(st, np.array([a]), self._rng)
+        self.rewards = dict(zip(self.possible_agents, st.rewards[0].tolist()))
         self._after_step()
         self._accumulate_rewards()
 

@@ -265,6 +265,12 @@ class Kernel(ABC):
     @abstractmethod
     def global_state(self, state: BatchState) -> np.ndarray: ...
 
+    def single_game(self, state: BatchState):
+        """Optional fast path for one game (``B = 1``): an object with ``legal_mask() -> bool[A]``,
+        ``step(action, rng)`` and ``observe(seat) -> obs[D]`` that behaves exactly like the batched
+        methods on ``state``. ``None`` (the default) makes the AEC adapter use the batched methods."""
+        return None
+
     def reset_done(self, state: BatchState, rng: np.random.Generator) -> np.ndarray:
         """Deal fresh games in place wherever ``state.done``; returns the reset indices ``int[k]``."""
         idx = np.flatnonzero(state.done)
