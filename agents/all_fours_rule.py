@@ -235,25 +235,24 @@ class AllFoursRuleAgent(Agent):
         game = self.gp * (p["game_trumps"] * (ntr - expected) + p["game_ten"] * ((my >> _TEN) & 1))
         return high + low + jack + game
 
+    def _kicked_vs_others(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Hand value with the kicked suit as trump, and the mean value over the other three suits."""
+        v = self._suit_values(obs)
+        kicked = obs[:, self._sl["trump"]].argmax(axis=1)
+        ev_t = v[np.arange(obs.shape[0]), kicked]
+        return ev_t, (v.sum(axis=1) - ev_t) / 3.0
+
     def _beggar(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Phase 1 (§4): STAND or BEG."""
         p = self.p
-        v = self._suit_values(obs)
-        T = obs[:, self._sl["trump"]].argmax(axis=1)
-        ar = np.arange(obs.shape[0])
-        ev_t = v[ar, T]
-        ev_alt = (v.sum(axis=1) - ev_t) / 3.0
+        ev_t, ev_alt = self._kicked_vs_others(obs)
         stand = ev_t - p["stand_alt"] * ev_alt > p["stand_margin"]
         return np.where(stand, STAND, BEG)
 
     def _dealer(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Phase 2 (§4): GIVE_ONE or RUN."""
         p = self.p
-        v = self._suit_values(obs)
-        T = obs[:, self._sl["trump"]].argmax(axis=1)
-        ar = np.arange(obs.shape[0])
-        ev_t = v[ar, T]
-        ev_alt = (v.sum(axis=1) - ev_t) / 3.0
+        ev_t, ev_alt = self._kicked_vs_others(obs)
         give = ev_t - 1.0 > ev_alt - p["kick_ev"] + p["give_margin"]
         if self.match:
             sc = self._sl["score"].start

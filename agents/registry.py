@@ -153,3 +153,37 @@ def _all_fours_rule(**env_options) -> Agent:
 register("random", _random)
 register("all_fours/random", _game_random("all_fours"))
 register("all_fours/rule", _all_fours_rule)
+
+
+SHIPPED = os.path.join(os.path.dirname(__file__), "shipped")
+
+
+def _shipped(game: str, folder: str) -> Factory:
+    """Factory of a trained agent shipped in ``agents/shipped/<folder>``.
+
+    The env options given are checked against the observation layout the agent was trained
+    on (a different layout, e.g. another ``target_score``, raises ``ValueError``).
+    """
+
+    def factory(seed=None, **env_options) -> Agent:
+        import envs
+
+        from .policy import layout_version, load_policy_agent
+
+        path = os.path.join(SHIPPED, folder)
+        agent = load_policy_agent(path, seed=seed)
+        if env_options:
+            mine = layout_version(envs.kernel(game, **env_options))
+            if mine != agent.meta["obs_layout_version"]:
+                raise ValueError(
+                    f"{game}/{folder} was trained with env options {agent.meta['env_options']} "
+                    f"(observation layout {agent.meta['obs_layout_version']}); the options {env_options} "
+                    f"give layout {mine}: train an agent for them with `cardzoo train {game} -o ...`"
+                )
+        return agent
+
+    factory.__doc__ = f"The shipped trained {game} agent in agents/shipped/{folder}."
+    return factory
+
+
+register("all_fours/ppo", _shipped("all_fours", "all_fours_ppo"))

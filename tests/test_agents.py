@@ -250,8 +250,8 @@ def test_registry_unknown_name_lists_available():
     with pytest.raises(ValueError) as e:
         agents.load("no_such_agent")
     assert "all_fours/rule" in str(e.value) and "no_such_agent" in str(e.value)
-    with pytest.raises(ValueError, match="all_fours/ppo"):
-        agents.load("all_fours/ppo")  # a game-prefixed name that is not registered is not a path
+    with pytest.raises(ValueError, match="all_fours/nobody"):
+        agents.load("all_fours/nobody")  # a game-prefixed name that is not registered is not a path
 
 
 def test_registry_bad_options_raise():

@@ -26,6 +26,8 @@ def cmd_train(args, parse_options) -> int:
     cfg = TrainConfig(
         game=args.game,
         total_steps=args.steps,
+        bc_samples=args.bc_samples,
+        bc_epochs=args.bc_epochs,
         n_envs=args.n_envs,
         seed=args.seed,
         opponents=_opponent_weights(args.opponents),
@@ -91,7 +93,9 @@ def add_commands(sub, games, parse_options) -> None:
     """Register the train / arena / play sub-commands on ``sub``."""
     t = sub.add_parser("train", help="self-play training with MaskablePPO, then evaluation")
     t.add_argument("game", choices=games)
-    t.add_argument("--steps", type=int, default=3_000_000, help="environment steps (default 3,000,000: about 10 min on 2 cores)")
+    t.add_argument("--steps", type=int, default=2_000_000, help="PPO environment steps (default 2,000,000)")
+    t.add_argument("--bc-samples", type=int, default=500_000, help="rule-bot decisions to behaviour-clone first (0: start from scratch)")
+    t.add_argument("--bc-epochs", type=int, default=3, help="epochs of behaviour cloning (default 3)")
     t.add_argument("--n-envs", type=int, default=256, help="games in lockstep (default 256)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--opponents", default="random=0.2,rule=0.5,snapshot=0.3", help="opponent-pool family weights")

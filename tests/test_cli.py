@@ -1,0 +1,94 @@
+"""The cardzoo command line and terminal play (through their Python entry points)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from training.cli import main
+from training.play import play
+
+
+def test_bench_prints_a_table(capsys):
+    assert main(["bench", "all_fours", "--seconds", "0.2", "--batch", "1", "64", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "agent-steps/s" in out and "env() AEC loop" in out and "batched kernel" in out
+    assert "bytes per game" in out
+
+
+def test_demo_plays_a_hand(capsys):
+    assert main(["demo", "all_fours", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "All Fours" in out and "returns:" in out
+
+
+def test_arena_writes_json(tmp_path, capsys):
+    out = tmp_path / "a.json"
+    assert main(["arena", "all_fours", "all_fours/rule", "random", "--deals", "150", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["agent_a"] == "all_fours/rule" and res["n_hands"] == 300
+    assert res["mean_diff"] > 0 and res["diff_ci"][0] < res["mean_diff"] < res["diff_ci"][1]
+
+
+def test_arena_unknown_agent_is_a_clear_error(capsys):
+    assert main(["arena", "all_fours", "all_fours/rule", "nobody"]) == 2
+    err = capsys.readouterr().err
+    assert "nobody" in err and "all_fours/rule" in err
+
+
+def test_bad_env_option_is_a_clear_error(capsys):
+    assert main(["demo", "all_fours", "-o", "undertrump=sometimes"]) == 2
+    err = capsys.readouterr().err
+    assert "undertrump" in err and "allowed" in err
+
+
+def test_missing_checkpoint_path_is_named(tmp_path, capsys):
+    missing = tmp_path / "gone.zip"
+    assert main(["train", "all_fours", "--resume", str(missing)]) == 2
+    assert str(missing) in capsys.readouterr().err
+
+
+def test_terminal_play_rejects_bad_input_and_finishes():
+    said = []
+    answers = iter(["hello", "99", "STAND_UP"])
+
+    def read(prompt):
+        try:
+            return next(answers)
+        except StopIteration:
+            return "0"  # then always the first legal move
+
+    returns = play("all_fours", "all_fours/rule", "all_fours/rule", seed=5, read=read, write=said.append)
+    text = "\n".join(said)
+    assert "'hello' is not a move" in text and "'99' is not a move" in text and "'STAND_UP' is not a move" in text
+    assert "your legal moves:" in text and "hand over" in text
+    assert returns is not None and returns["player_0"] == returns["player_2"] == -returns["player_1"]
+    assert "player_1 plays" in text
+
+
+def _seed_where_player0_decides_first():
+    import envs
+
+    for seed in range(100):
+        env = envs.make("all_fours")
+        env.reset(seed=seed)
+        if env.agent_selection == "player_0":
+            assert [env.action_name(a) for a in env.legal_actions()] == ["STAND", "BEG"]
+            return seed
+    raise AssertionError("no seed with player_0 as beggar in 100 tries")
+
+
+def test_terminal_play_illegal_card_and_quit():
+    seed = _seed_where_player0_decides_first()
+    said = []
+    answers = iter(["2C", "q"])
+    assert play("all_fours", "all_fours/rule", "random", seed=seed, read=lambda p: next(answers), write=said.append) is None
+    text = "\n".join(said)
+    assert "2C is not legal now. Legal: STAND, BEG" in text
+    assert text.rstrip().endswith("bye")
+
+
+def test_play_refuses_unknown_agent():
+    with pytest.raises(ValueError, match="unknown agent"):
+        play("all_fours", "nobody", "random", read=lambda p: "q", write=lambda s: None)
