@@ -226,7 +226,7 @@ def test_training_smoke_learns_against_random(tmp_path):
     cfg = TrainConfig(
         total_steps=150_000, n_envs=128, n_steps=64, batch_size=2048, seed=0, out=str(tmp_path / "run"),
         opponents={"random": 1.0}, eval_deals=600, checkpoint_every=100_000,
-        bc_samples=0, learning_rate=3e-4, clip_range=0.2, ent_coef=0.01,
+        bc_samples=0, learning_rate=3e-4, clip_range=0.2, ent_coef=0.01, torch_threads=1,
     )
     summary = train(cfg)
     vs_random = next(r for r in summary["evaluation"] if r["opponent"] == "random")
