@@ -83,8 +83,20 @@ class PolicyAgent(Agent):
         """Actions ``int64[B]`` for raw observations ``uint8[B, D]`` and masks ``[B, A]``."""
         import torch
 
-        x = torch.as_tensor(np.asarray(observation, dtype=np.float32) * self.scale)
-        mask = np.asarray(action_mask, dtype=bool)
+        from .base import as_mask
+
+        obs = np.asarray(observation, dtype=np.float32)
+        if obs.ndim == 1:
+            obs = obs[None]
+        mask = as_mask(action_mask)
+        D, A = self.scale.shape[0], self.policy.action_space.n
+        if obs.ndim != 2 or obs.shape[1] != D or mask.shape != (obs.shape[0], A):
+            raise ValueError(
+                f"expected observation [B, {D}] and action_mask [B, {A}], got {obs.shape} and {mask.shape}"
+            )
+        if obs.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        x = torch.as_tensor(obs * self.scale)
         with torch.no_grad():
             dist = self.policy.get_distribution(x, action_masks=mask)
             if self.deterministic:

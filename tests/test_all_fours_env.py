@@ -209,13 +209,47 @@ def test_step_before_reset_raises():
     env = all_fours_v0.env()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(52)
+    for call in (env.last, env.agent_iter, env.state, lambda: env.observe("player_0"), lambda: env.hands):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+
+
+@pytest.mark.parametrize(
+    "hooks, words",
+    [
+        ({"deck": list(range(51))}, ["deck", "shape"]),
+        ({"deck": [0] * 52}, ["permutation"]),
+        ({"deck": "abc"}, ["deck"]),
+        ({"score": "ab"}, ["score"]),
+        ({"score": [1, 2, 3]}, ["score", "shape"]),
+        ({"score": [1.5, 0]}, ["score"]),
+        ({"score": [14, 0]}, ["score", "0..13"]),
+        ({"dealer": 4}, ["dealer", "0..3"]),
+    ],
+)
+def test_bad_reset_hooks_raise_clear_errors(hooks, words):
+    env = all_fours_v0.env(episode="match")
+    with pytest.raises(ValueError) as err:
+        env.reset(seed=0, options=hooks)
+    for w in words:
+        assert w in str(err.value)
+
+
+def test_action_names_reject_non_integers_and_non_strings():
+    env = all_fours_v0.env()
+    with pytest.raises(ValueError, match="int"):
+        env.action_name(3.7)
+    with pytest.raises(ValueError, match="string"):
+        env.action_id(34)
 
 
 @pytest.mark.parametrize(
     "options, valid",
     [
         ({"episode": "x"}, ["hand", "match"]),
-        ({"target_score": 0}, [">= 1"]),
+        ({"target_score": 0}, ["from 1 to 200"]),
+        ({"target_score": 201}, ["from 1 to 200"]),
+        ({"jack_points": 10**6}, ["from 0 to 100"]),
         ({"undertrump": "no"}, ["allowed", "forbidden"]),
         ({"deal_packet": 2}, ["3", "1"]),
         ({"game_tie": "dealer"}, ["none", "beggar_team", "dealer_team"]),
@@ -234,7 +268,7 @@ def test_bad_options_raise_listing_valid_values(options, valid):
 
 @pytest.mark.parametrize(
     "hook, match",
-    [({"deck": list(range(51)) + [0]}, "permutation"), ({"dealer": 4}, "seat"), ({"score": [-1, 0]}, "score")],
+    [({"deck": list(range(51)) + [0]}, "permutation"), ({"dealer": 4}, "dealer"), ({"score": [-1, 0]}, "score")],
 )
 def test_bad_reset_hooks_raise(hook, match):
     env = all_fours_v0.env()

@@ -92,3 +92,17 @@ def test_terminal_play_illegal_card_and_quit():
 def test_play_refuses_unknown_agent():
     with pytest.raises(ValueError, match="unknown agent"):
         play("all_fours", "nobody", "random", read=lambda p: "q", write=lambda s: None)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["bench", "all_fours", "--batch", "0"], ["--batch", ">= 1"]),
+    (["bench", "all_fours", "--seconds", "nan"], ["--seconds", "positive"]),
+    (["arena", "all_fours", "random", "random", "--deals", "-3"], ["--deals"]),
+    (["arena", "all_fours", "random", "random", "--json", "/nonexistent/dir/x.json"], ["/nonexistent/dir/x.json"]),
+    (["demo", "all_fours", "--seed", "-1"], ["--seed"]),
+])
+def test_cli_rejects_bad_arguments_up_front(argv, words, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    for w in words:
+        assert w in err

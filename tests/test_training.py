@@ -258,3 +258,47 @@ def test_behaviour_cloning_learns_the_teacher():
     policy = _small_policy()
     info = imitation.pretrain(policy, data, envs.kernel("all_fours").obs_layout.high(), epochs=3, batch_size=1024)
     assert info["val_accuracy"] > chance + 0.12, (info, chance)  # measured 0.66 vs chance 0.47
+
+
+def test_seeded_training_runs_are_reproducible(tmp_path):
+    from safetensors.numpy import load_file
+
+    weights = []
+    for run in ("a", "b"):
+        cfg = TrainConfig(
+            total_steps=2 * 64 * 32, n_envs=64, n_steps=32, batch_size=1024, net_arch=[32], seed=11,
+            bc_samples=4096, bc_epochs=1, eval_deals=0, out=str(tmp_path / run), torch_threads=1,
+        )
+        train(cfg)
+        weights.append(load_file(str(tmp_path / run / "agent" / "weights.safetensors")))
+    assert weights[0].keys() == weights[1].keys()
+    for key in weights[0]:
+        np.testing.assert_array_equal(weights[0][key], weights[1][key], err_msg=key)
+
+
+def test_single_seat_env_rejects_non_integer_actions_and_steps_after_the_end():
+    env = SingleSeatEnv("all_fours", seat=0, seed=4)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    env.reset(seed=4)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    with pytest.raises(ValueError, match="int action id"):
+        env.step(float(legal) + 0.7)
+    obs, *_ = env.step(np.array([legal]))  # a one-element array, as model.predict returns
+    rng = np.random.default_rng(0)
+    term = trunc = False
+    while not (term or trunc):
+        _, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(0)
+
+
+def test_policy_agent_checks_shapes():
+    from agents.policy import PolicyAgent
+
+    agent = PolicyAgent(_small_policy(), np.ones(402))
+    with pytest.raises(ValueError, match=r"\[B, 402\]"):
+        agent.act(np.zeros((2, 400)), np.ones((2, 56), dtype=bool))
+    one = agent.act(np.zeros(402), np.eye(56, dtype=bool)[3])  # 1-D input is one game
+    assert one.tolist() == [3]
+    assert agent.act(np.zeros((0, 402)), np.zeros((0, 56), dtype=bool)).shape == (0,)

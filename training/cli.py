@@ -38,6 +38,12 @@ def _parse_options(pairs: list[str] | None) -> dict:
 
 
 def cmd_bench(args) -> int:
+    import math
+
+    if any(b < 1 for b in args.batch):
+        raise ValueError(f"--batch sizes must be >= 1, got {args.batch}")
+    if not (math.isfinite(args.seconds) and args.seconds > 0):
+        raise ValueError(f"--seconds must be a positive number, got {args.seconds}")
     _one_core()
     from rich.console import Console
 
@@ -51,25 +57,34 @@ def cmd_bench(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    """Play one hand with random legal actions and print the table after each trick."""
+    """Play one hand with random legal actions, printing every move and the table after each trick."""
     import numpy as np
 
     import envs
 
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
     env = envs.make(args.game, render_mode="ansi", render_view="all", **_parse_options(args.option))
     env.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
     print(env.render())
+    returns = {a: 0.0 for a in env.possible_agents}
+    tricks = int(env.unwrapped.game_state.tricks_done[0]) if hasattr(env.unwrapped.game_state, "tricks_done") else None
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
+        returns[agent] += reward
         if term or trunc:
-            action = None
-        else:
-            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-            print(f"{agent} plays {env.action_name(action)}")
+            env.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        print(f"{agent} plays {env.action_name(action)}")
         env.step(action)
+        now = getattr(env.unwrapped.game_state, "tricks_done", None)
+        if now is not None and int(now[0]) != tricks:
+            tricks = int(now[0])
+            print(env.render())
     print(env.render())
-    print("returns:", {a: r for a, r in env._cumulative_rewards.items()} or "see above")
+    print("returns:", returns)
     return 0
 
 
@@ -104,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.fn(args) or 0)
-    except (ValueError, FileNotFoundError) as e:
+    except (ValueError, OSError) as e:
         print(f"cardzoo {args.command}: error: {e}", file=sys.stderr)
         return 2
 

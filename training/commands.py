@@ -42,15 +42,21 @@ def cmd_train(args, parse_options) -> int:
     con = Console()
     if "evaluation" in summary:
         con.print(evaluation_table(summary["evaluation"], f"{args.game}: trained agent, duplicate deals"))
-    con.print(
-        f"[bold]trained[/bold] {summary['steps']:,} steps in {summary['seconds']:.0f} s "
-        f"({summary['steps_per_second']:,.0f} env steps/s incl. opponents and updates)\n"
-        f"agent (weights + JSON):  {summary['agent']}\n"
-        f"learning curve:          {summary['curve']}\n"
-        f"evaluation table:        {Path(cfg.out) / 'evaluation.md'}\n"
-        f"TensorBoard logs:        {Path(cfg.out) / 'tb'}   (tensorboard --logdir {Path(cfg.out) / 'tb'})\n"
-        f"play against it:         cardzoo play {args.game} --partner {summary['agent']} --opponents {summary['agent']}"
-    )
+    lines = [
+        f"trained {summary['steps']:,} steps in {summary['seconds']:.0f} s "
+        f"({summary['steps_per_second']:,.0f} env steps/s incl. opponents and updates; "
+        "runs end on a whole rollout of n_envs x n_steps)",
+        f"agent (weights + JSON):  {summary['agent']}",
+        f"learning curve:          {summary['curve']}",
+    ]
+    if "evaluation" in summary:
+        lines.append(f"evaluation table:        {Path(cfg.out) / 'evaluation.md'}")
+    lines += [
+        f"TensorBoard logs:        {Path(cfg.out) / 'tb'}",
+        f"play against it:         cardzoo play {args.game} --partner {summary['agent']} --opponents {summary['agent']}",
+    ]
+    for line in lines:
+        print(line)
     return 0
 
 
@@ -61,6 +67,10 @@ def cmd_arena(args, parse_options) -> int:
     from .common import resolve_agent
 
     env_options = parse_options(args.option)
+    if args.deals < 1:
+        raise ValueError(f"--deals must be >= 1, got {args.deals}")
+    if args.json and not Path(args.json).resolve().parent.is_dir():
+        raise FileNotFoundError(f"cannot write --json {args.json}: its folder does not exist")
     if len(args.agents) < 2:
         raise ValueError("arena needs at least two agents, e.g. cardzoo arena all_fours all_fours/rule random")
     loaded = {}
@@ -126,9 +136,16 @@ def add_commands(sub, games, parse_options) -> None:
 
 
 def _default_ai(args):
+    """Fill in the AI names: the shipped trained agent if it loads, else the rule bot."""
     import agents
 
-    default = f"{args.game}/ppo" if f"{args.game}/ppo" in agents.available() else f"{args.game}/rule"
+    default = f"{args.game}/rule"
+    if f"{args.game}/ppo" in agents.available():
+        try:
+            agents.load(f"{args.game}/ppo")
+            default = f"{args.game}/ppo"
+        except (ValueError, OSError) as e:
+            print(f"note: {args.game}/ppo cannot be loaded ({e}); playing with {default}")
     args.partner = args.partner or default
     args.opponents = args.opponents or default
     return args

@@ -30,7 +30,13 @@ class Demonstrations:
 
 
 def collect(game: str, teacher, n_samples: int, seed: int = 0, batch: int = 1024, env_options: dict | None = None) -> Demonstrations:
-    """Play teacher self-play games until ``n_samples`` decisions are recorded (with a progress bar)."""
+    """Play teacher self-play games until ``n_samples`` decisions of finished games are recorded.
+
+    Decisions of games still running at the end are dropped (their return is unknown).
+    Raises ``ValueError`` if ``n_samples < 1``.
+    """
+    if n_samples < 1:
+        raise ValueError(f"n_samples must be >= 1, got {n_samples}")
     from tqdm import tqdm
 
     k = envs.kernel(game, **(env_options or {}))
@@ -45,9 +51,10 @@ def collect(game: str, teacher, n_samples: int, seed: int = 0, batch: int = 1024
     next_id = batch
     returns: dict[int, np.ndarray] = {}
     ep_ret = np.zeros((batch, len(k.teams)))
-    n = 0
+    kept = 0  # decisions of finished games
+    started = np.zeros(batch, dtype=np.int64)  # decisions so far in each running game
     with tqdm(total=n_samples, desc="teacher games", unit="decision", unit_scale=True) as bar:
-        while n < n_samples:
+        while kept < n_samples:
             obs = k.observe(st, st.current_player)
             mask = k.legal_actions(st)
             a = teacher.act(obs, mask)
@@ -58,15 +65,18 @@ def collect(game: str, teacher, n_samples: int, seed: int = 0, batch: int = 1024
             team_l.append(team_of_seat[st.current_player.astype(np.int64)])
             k.step(st, a, rng)
             ep_ret += st.rewards[:, rep]
+            started += 1
             done = np.flatnonzero(st.done)
             for i in done:
                 returns[int(game_id[i])] = ep_ret[i].copy()
+            finished_now = int(started[done].sum())
+            kept += finished_now
+            started[done] = 0
             ep_ret[done] = 0
             game_id[done] = np.arange(next_id, next_id + done.size)
             next_id += done.size
             k.reset_done(st, rng)
-            n += batch
-            bar.update(batch)
+            bar.update(finished_now)
     gid = np.concatenate(game_l)
     team = np.concatenate(team_l)
     finished = np.array([g in returns for g in gid])
@@ -88,8 +98,11 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
     torch.manual_seed(seed)
     scale = torch.as_tensor(1.0 / np.maximum(obs_high, 1.0), dtype=torch.float32)
     n = len(data.action)
+    if n < 20:
+        raise ValueError(f"behaviour cloning needs at least 20 demonstrations, got {n}")
     idx = np.random.default_rng(seed).permutation(n)
     n_val = min(20_000, n // 10)
+    batch_size = min(batch_size, n - n_val)
     val, tr = idx[:n_val], idx[n_val:]
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
     policy.set_training_mode(True)

@@ -80,7 +80,9 @@ class TrainConfig:
         if unknown:
             raise ValueError(f"unknown opponent families {sorted(unknown)}; valid: random, rule, snapshot")
         if self.resume is not None and not Path(self.resume).is_file():
-            raise FileNotFoundError(f"cannot resume: no checkpoint file at {self.resume}")
+            raise FileNotFoundError(
+                f"cannot resume: no checkpoint file at {self.resume} (expected a model .zip such as OUT/checkpoints/model_1000000.zip or OUT/model.zip)"
+            )
         envs.kernel(self.game, **self.env_options)  # validates the env options
 
 

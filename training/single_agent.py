@@ -90,6 +90,8 @@ class SingleSeatEnv(gymnasium.Env):
             env.step(a)
 
     def reset(self, *, seed=None, options=None):
+        """Deal a new game and play the other seats until the learning seat acts;
+        returns ``(observation uint8[D], {"action_mask": int8[A]})``."""
         super().reset(seed=seed)
         seed = seed if seed is not None else self._seed
         for s, b in self.bots.items():
@@ -104,11 +106,27 @@ class SingleSeatEnv(gymnasium.Env):
         return self._obs["observation"], {"action_mask": self._obs["action_mask"]}
 
     def action_masks(self) -> np.ndarray:
-        """``bool[A]`` legal actions of the learning seat."""
+        """``bool[A]`` legal actions of the learning seat (``RuntimeError`` before ``reset``)."""
+        if not hasattr(self, "_obs"):
+            raise RuntimeError("action_masks() called before reset(): call env.reset() first")
         return self._obs["action_mask"].astype(bool)
 
     def step(self, action):
+        """Play ``action`` (an int, a numpy int, or a one-element array) for the learning seat.
+
+        Raises ``RuntimeError`` before ``reset`` or after the episode ended, ``ValueError`` for a
+        non-integer or illegal action (naming it and the legal ones).
+        """
+        if not hasattr(self, "_obs"):
+            raise RuntimeError("step() called before reset(): call env.reset() first")
         me = self.aec.possible_agents[self.seat]
+        if self.aec.terminations[me] or self.aec.truncations[me]:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        if isinstance(action, np.ndarray) and action.size == 1:
+            action = action.reshape(()).item()
+        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
+            legal = [self.aec.action_name(a) for a in np.flatnonzero(self.action_masks())]
+            raise ValueError(f"action must be an int action id, got {action!r}; legal: {legal}")
         self.aec._cumulative_rewards[me] = 0.0
         self.aec.step(int(action))  # ValueError naming the action if it is illegal
         reward, term, trunc = self._run_others()

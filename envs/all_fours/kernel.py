@@ -49,6 +49,20 @@ from .constants import (
 
 _U64 = np.uint64
 
+def _hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
+    """Validate an ``init`` test hook: ints broadcastable to ``shape``, each in ``[lo, hi]``."""
+    try:
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iu" or arr.ndim > len(shape):
+            raise TypeError
+        arr = np.broadcast_to(arr, shape)
+    except (TypeError, ValueError):
+        raise ValueError(f"reset option {name}={value!r} must be int(s) of shape {shape[1:] or '()'} (or {shape})") from None
+    if arr.size and (arr.min() < lo or arr.max() > hi):
+        raise ValueError(f"reset option {name}={value!r} is out of range: each value must be in {lo}..{hi}")
+    return arr
+
+
 def _deal_positions(start: int, per_player: int, packet: int) -> np.ndarray:
     """int[4, per_player]: stock positions of the cards of the k-th player from the beggar."""
     pos = np.empty((4, per_player), dtype=np.intp)
@@ -126,19 +140,19 @@ class AllFoursKernel(Kernel):
     ============================  ===========================================  ============
     ``episode``                   ``"hand"``, ``"match"``                      ``"hand"``
     ``reward``                    ``"score"`` (points difference), ``"win"``   ``"score"``
-    ``target_score``              int >= 1                                     14
+    ``target_score``              int 1..200                                   14
     ``kick_points``               ``"trinidad"``, ``"tobago"``                 ``"trinidad"``
     ``score_rejected_kicks``      bool                                         True
-    ``jack_points``               int >= 0                                     1
-    ``hang_jack_points``          int >= 0                                     3
-    ``game_points``               int >= 0                                     1
+    ``jack_points``               int 0..100                                   1
+    ``hang_jack_points``          int 0..100                                   3
+    ``game_points``               int 0..100                                   1
     ``game_tie``                  ``"none"``, ``"beggar_team"``, ``"dealer_team"``  ``"none"``
     ``undertrump``                ``"allowed"``, ``"forbidden"``               ``"allowed"``
     ``forbid_game_ending_give_one``  bool                                      False
     ``deal_packet``               3, 1                                         3
     ``first_dealer``              seat 0..3 or None (random)                   None
-    ``max_redeals``               int >= 1                                     50
-    ``max_hands``                 int >= 1                                     500
+    ``max_redeals``               int 1..10000                                 50
+    ``max_hands``                 int 1..10000                                 500
     ============================  ===========================================  ============
     """
 
@@ -151,19 +165,19 @@ class AllFoursKernel(Kernel):
     OPTIONS = {
         "episode": Option("hand", choices=("hand", "match")),
         "reward": Option("score", choices=("score", "win")),
-        "target_score": int_option(14, 1),
+        "target_score": int_option(14, 1, 200),  # bounded so scores fit the uint8 observation
         "kick_points": Option("trinidad", choices=("trinidad", "tobago")),
         "score_rejected_kicks": bool_option(True),
-        "jack_points": int_option(1, 0),
-        "hang_jack_points": int_option(3, 0),
-        "game_points": int_option(1, 0),
+        "jack_points": int_option(1, 0, 100),
+        "hang_jack_points": int_option(3, 0, 100),
+        "game_points": int_option(1, 0, 100),
         "game_tie": Option("none", choices=("none", "beggar_team", "dealer_team")),
         "undertrump": Option("allowed", choices=("allowed", "forbidden")),
         "forbid_game_ending_give_one": bool_option(False),
         "deal_packet": Option(3, choices=(3, 1)),
         "first_dealer": Option(None, choices=(None, 0, 1, 2, 3)),
-        "max_redeals": int_option(50, 1),
-        "max_hands": int_option(500, 1),
+        "max_redeals": int_option(50, 1, 10_000),
+        "max_hands": int_option(500, 1, 10_000),
     }
 
     INIT_HOOKS = ("deck", "dealer", "score")
@@ -199,6 +213,8 @@ class AllFoursKernel(Kernel):
     # ------------------------------------------------------------------ names
     def action_name(self, action: int) -> str:
         """``"10H"`` for card ids 0..51, ``"STAND"``/``"BEG"``/``"GIVE_ONE"``/``"RUN"`` for 52..55."""
+        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
+            raise ValueError(f"action must be an int id 0..{NUM_ACTIONS - 1}, got {action!r}")
         a = int(action)
         if 0 <= a < NUM_CARDS:
             return FRENCH52.names[a]
@@ -213,9 +229,10 @@ class AllFoursKernel(Kernel):
         Test hooks (documented, used by the worked-example tests):
             deck: ``int[52]`` or ``int[B, 52]`` stock order (position 0 is the top) instead of a shuffle.
             dealer: seat or ``int[B]`` of the first dealer (else ``first_dealer`` option, else random).
-            score: ``int[2]`` or ``int[B, 2]`` match score (team A, team B) before the first deal.
+            score: ``int[2]`` or ``int[B, 2]`` match score (team A, team B) before the first deal,
+                each below ``target_score``.
 
-        Raises ``ValueError`` when a hook value is not a permutation / seat / score.
+        Raises ``ValueError`` when a hook value is not a permutation / seat / score in range.
         """
         B = int(batch)
         z = lambda dt, *shape: np.zeros((B, *shape), dtype=dt)  # noqa: E731
@@ -260,20 +277,14 @@ class AllFoursKernel(Kernel):
         if dealer is None:
             st.dealer[:] = rng.integers(0, 4, size=B)
         else:
-            d = np.broadcast_to(np.asarray(dealer), (B,))
-            if not np.isin(d, [0, 1, 2, 3]).all():
-                raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
-            st.dealer[:] = d
+            st.dealer[:] = _hook_ints("dealer", dealer, (B,), 0, 3)
         if score is not None:
-            sc = np.broadcast_to(np.asarray(score), (B, 2))
-            if (sc < 0).any():
-                raise ValueError(f"score must be two non-negative ints (team A, team B), got {score!r}")
-            st.score[:] = sc
+            st.score[:] = _hook_ints("score", score, (B, 2), 0, self.target - 1)
         stock = None
         if deck is not None:
-            stock = np.array(np.broadcast_to(np.asarray(deck), (B, 52)), dtype=np.int8)
+            stock = _hook_ints("deck", deck, (B, 52), 0, 51).astype(np.int8)
             if not (np.sort(stock, axis=1) == np.arange(52)).all():
-                raise ValueError("deck must be a permutation of the 52 card ids 0..51")
+                raise ValueError("deck must be a permutation of the 52 card ids 0..51 (each id exactly once)")
         self._new_deal(st, np.arange(B), rng, stock=stock)
         return st
 

@@ -133,9 +133,27 @@ class KernelAECEnv(AECEnv):
             self._legal = single.legal_mask() if single is not None else self.kernel.legal_actions(self._st)[0]
         return self._legal
 
+    def _require_reset(self, what: str) -> None:
+        if self._st is None:
+            raise RuntimeError(f"{what} called before reset(): call env.reset() first")
+
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last()``; ``RuntimeError`` before ``reset``."""
+        self._require_reset("last()")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        """PettingZoo's ``agent_iter()``; ``RuntimeError`` before ``reset``."""
+        self._require_reset("agent_iter()")
+        return super().agent_iter(max_iter)
+
     def observe(self, agent: str) -> dict:
         """``{"observation": uint8[D], "action_mask": int8[A]}`` for ``agent``; the mask is all
-        zero unless ``agent`` is to act."""
+        zero unless ``agent`` is to act. ``RuntimeError`` before ``reset``, ``ValueError`` for an
+        unknown agent."""
+        self._require_reset("observe()")
+        if agent not in self.agent_name_mapping:
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         st = self._st
         seat = self.agent_name_mapping[agent]
         obs = self._single.observe(seat) if self._single is not None else self.kernel.observe(st, seat)[0]
@@ -158,8 +176,7 @@ class KernelAECEnv(AECEnv):
         ``[0, A)`` or not legal now (the message names it and lists the legal actions); the
         game is unchanged in both cases.
         """
-        if self._st is None:
-            raise RuntimeError("step() called before reset(): call env.reset() first")
+        self._require_reset("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -188,6 +205,7 @@ class KernelAECEnv(AECEnv):
     # ------------------------------------------------------------------ extras
     def state(self) -> np.ndarray:
         """Perfect-information vector ``uint8[S]`` (layout: ``state_layout()``)."""
+        self._require_reset("state()")
         return self.kernel.global_state(self._st)[0]
 
     def observation_layout(self) -> str:
@@ -209,11 +227,13 @@ class KernelAECEnv(AECEnv):
     @property
     def hands(self) -> dict[str, list[int]]:
         """Live view: agent -> card ids that agent holds privately."""
+        self._require_reset("hands")
         return dict(zip(self.possible_agents, self.kernel.hands(self._st, 0)))
 
     @property
     def known_cards(self) -> dict[str, list[int]]:
         """Live view: agent -> held cards the other players have seen."""
+        self._require_reset("known_cards")
         return dict(zip(self.possible_agents, self.kernel.known_cards(self._st, 0)))
 
     @property
@@ -226,8 +246,7 @@ class KernelAECEnv(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called with render_mode=None; pass render_mode='ansi'")
             return None
-        if self._st is None:
-            raise RuntimeError("render() called before reset()")
+        self._require_reset("render()")
         return self.kernel.render(self._st, 0, self.render_view if view == "default" else view)
 
     def close(self) -> None:

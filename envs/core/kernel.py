@@ -187,9 +187,11 @@ def _same_kind(a, b) -> bool:
     return type(a) is type(b)
 
 
-def int_option(default: int, lo: int) -> Option:
-    """An int option that must be ``>= lo``."""
-    return Option(default, check=lambda v: _is_int(v) and v >= lo, valid=f"an int >= {lo}")
+def int_option(default: int, lo: int, hi: int | None = None) -> Option:
+    """An int option that must be ``>= lo`` (and ``<= hi`` when given)."""
+    if hi is None:
+        return Option(default, check=lambda v: _is_int(v) and v >= lo, valid=f"an int >= {lo}")
+    return Option(default, check=lambda v: _is_int(v) and lo <= v <= hi, valid=f"an int from {lo} to {hi}")
 
 
 def bool_option(default: bool) -> Option:
@@ -285,6 +287,8 @@ class Kernel(ABC):
 
     def action_id(self, name: str) -> int:
         """Inverse of :meth:`action_name` (case-insensitive); ``ValueError`` if unknown."""
+        if not isinstance(name, str):
+            raise ValueError(f"action name must be a string such as {self.action_name(0)!r}, got {name!r}")
         key = name.strip().upper()
         for a in range(self.num_actions):
             if self.action_name(a).upper() == key:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+
 from .cards import Deck
 
 
@@ -26,6 +28,6 @@ def check_view(view, num_players: int):
     """
     if view is None or view == "all":
         return view
-    if isinstance(view, int) and not isinstance(view, bool) and 0 <= view < num_players:
-        return view
+    if isinstance(view, (int, np.integer)) and not isinstance(view, (bool, np.bool_)) and 0 <= view < num_players:
+        return int(view)
     raise ValueError(f"render view {view!r} is not valid; valid: None (public), 'all', or a seat 0..{num_players - 1}")
