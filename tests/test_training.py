@@ -302,3 +302,25 @@ def test_policy_agent_checks_shapes():
     one = agent.act(np.zeros(402), np.eye(56, dtype=bool)[3])  # 1-D input is one game
     assert one.tolist() == [3]
     assert agent.act(np.zeros((0, 402)), np.zeros((0, 56), dtype=bool)).shape == (0,)
+
+
+def test_vecenv_passes_sb3_vec_checks():
+    """SB3's check_env takes single envs (see the SingleSeatEnv test); for the VecEnv, SB3's
+    VecCheckNan wrapper checks every observation/reward, and MaskablePPO accepts it."""
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.vec_env import VecCheckNan
+
+    vec = KernelVecEnv("all_fours", 16, _pool(agents.load("random", seed=1)), seed=8)
+    assert is_masking_supported(vec)
+    checked = VecCheckNan(vec, raise_exception=True)
+    obs = checked.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        masks = get_action_masks(checked)
+        assert masks.shape == (16, 56)
+        obs, rew, done, infos = checked.step(_random_actions(vec, rng))
+        assert vec.observation_space.contains(obs[0]) and rew.dtype == np.float32 and done.dtype == bool
+    model = MaskablePPO("MlpPolicy", vec, n_steps=16, batch_size=64, n_epochs=1, policy_kwargs={"net_arch": [16]}, seed=0)
+    model.learn(total_timesteps=16 * 16)
+    assert model.num_timesteps == 256

@@ -247,7 +247,18 @@ def train(cfg: TrainConfig) -> dict:
     vec = KernelVecEnv(cfg.game, cfg.n_envs, pool, seed=cfg.seed, env_options=cfg.env_options)
     act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
     if cfg.resume:
-        model = MaskablePPO.load(cfg.resume, env=vec, device="cpu", tensorboard_log=str(out / "tb"))
+        # the run's own settings apply to the resumed model (e.g. a lower learning rate to fine-tune)
+        custom = {
+            "learning_rate": cfg.learning_rate,
+            "clip_range": cfg.clip_range,
+            "ent_coef": cfg.ent_coef,
+            "n_steps": cfg.n_steps,
+            "batch_size": cfg.batch_size,
+            "n_epochs": cfg.n_epochs,
+            "gamma": cfg.gamma,
+            "gae_lambda": cfg.gae_lambda,
+        }
+        model = MaskablePPO.load(cfg.resume, env=vec, device="cpu", tensorboard_log=str(out / "tb"), custom_objects=custom)
         start = int(model.num_timesteps)
     else:
         model = MaskablePPO(
