@@ -39,7 +39,7 @@ def cmd_train(args, parse_options) -> int:
         env_options=parse_options(args.option),
     )
     summary = train(cfg)
-    con = Console()
+    con = Console(width=max(Console().width, 110))
     if "evaluation" in summary:
         con.print(evaluation_table(summary["evaluation"], f"{args.game}: trained agent, duplicate deals"))
     lines = [
@@ -77,7 +77,7 @@ def cmd_arena(args, parse_options) -> int:
     for i, name in enumerate(args.agents):
         key = name if name not in loaded else f"{name}#{i}"
         loaded[key] = resolve_agent(name, env_options, seed=args.seed + i)
-    con = Console()
+    con = Console(width=max(Console().width, 110))
     if len(loaded) == 2:
         (na, a), (nb, b) = loaded.items()
         res = arena.play_duplicate(args.game, a, b, args.deals, seed=args.seed, env_options=env_options, progress=True, name_a=na, name_b=nb)

@@ -174,6 +174,9 @@ def _callback(cfg: TrainConfig, vec: KernelVecEnv, out: Path, history: list, sta
                 ck.mkdir(parents=True, exist_ok=True)
                 self.model.save(ck / f"model_{self.num_timesteps}.zip")
                 _save_agent(cfg, self.model.policy, vec, ck / f"agent_{self.num_timesteps}", {"steps": int(self.num_timesteps)})
+                (out / "history.json").write_text(json.dumps(history, indent=1))  # the curve so far
+                if history:
+                    plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play")
 
         def _on_training_end(self) -> None:
             self.progress.close()
