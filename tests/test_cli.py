@@ -106,3 +106,10 @@ def test_cli_rejects_bad_arguments_up_front(argv, words, capsys):
     err = capsys.readouterr().err
     for w in words:
         assert w in err
+
+
+def test_terminal_play_announces_trick_winners():
+    said = []
+    play("all_fours", "all_fours/rule", "all_fours/rule", seed=3, read=lambda p: "0", write=said.append)
+    wins = [x for x in said if x.startswith("-- trick ")]
+    assert len(wins) in (6, 9, 12) and wins[0].startswith("-- trick 1 won by player_")

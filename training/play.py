@@ -81,7 +81,12 @@ def play(
         else:
             a = int(bots[seat].act(obs["observation"][None], obs["action_mask"][None])[0])
             write(f"{agent} plays {env.action_name(a)}")
+        state = env.unwrapped.game_state
+        tricks = getattr(state, "tricks_done", None)
+        before = None if tricks is None else int(tricks[0])
         env.step(a)
+        if before is not None and int(state.tricks_done[0]) != before and hasattr(state, "leader"):
+            write(f"-- trick {before + 1} won by {env.possible_agents[int(state.leader[0])]}")
         last_render = None
     write("\n" + env.render())
     write(f"hand over: your team's return {returns['player_0']:+.0f}")
