@@ -253,19 +253,28 @@ class Kernel(ABC):
 
     # ---- the contract --------------------------------------------------------
     @abstractmethod
-    def init(self, rng: np.random.Generator, batch: int, **hooks: Any) -> BatchState: ...
+    def init(self, rng: np.random.Generator, batch: int, **hooks: Any) -> BatchState:
+        """Shuffle and deal ``batch`` games with ``rng``; ``hooks`` (see ``INIT_HOOKS``) stack deals
+        for tests. Returns the new state (leading axis ``batch``)."""
 
     @abstractmethod
-    def legal_actions(self, state: BatchState) -> np.ndarray: ...
+    def legal_actions(self, state: BatchState) -> np.ndarray:
+        """``bool[B, A]`` action mask of the seat to act in each game (all False in finished games)."""
 
     @abstractmethod
-    def step(self, state: BatchState, actions: np.ndarray, rng: np.random.Generator, active=None) -> None: ...
+    def step(self, state: BatchState, actions: np.ndarray, rng: np.random.Generator, active=None) -> None:
+        """Apply ``actions`` (``int[B]``) in place and advance each game to its next decision;
+        ``active`` (``bool[B]``) restricts the step to those games. Rewards of the step are in
+        ``state.rewards`` (``float32[B, P]``)."""
 
     @abstractmethod
-    def observe(self, state: BatchState, seat) -> np.ndarray: ...
+    def observe(self, state: BatchState, seat) -> np.ndarray:
+        """``uint8[B, D]`` observation of ``seat`` (an int or ``int[B]``), laid out as ``obs_layout``;
+        only what that seat may know."""
 
     @abstractmethod
-    def global_state(self, state: BatchState) -> np.ndarray: ...
+    def global_state(self, state: BatchState) -> np.ndarray:
+        """``uint8[B, S]`` perfect-information vector (for centralised critics), laid out as ``state_layout``."""
 
     def single_game(self, state: BatchState):
         """Optional fast path for one game (``B = 1``): an object with ``legal_mask() -> bool[A]``,
