@@ -111,15 +111,15 @@ def _counters(st, p: np.ndarray, out: np.ndarray, score_high: int) -> None:
 
 
 def _assemble(L: Layout, sets: np.ndarray, st, p: np.ndarray) -> np.ndarray:
-    """Lay out ``sets`` (``uint64[B, k]`` card sets + a spare last column) with the public slices.
+    """Lay out ``sets`` (``uint64[k + 1, B]`` card sets, set-major, + a spare last row) with the public slices.
 
     The card sets and the public word are concatenated into one bit stream and unpacked in
     one call; the counters are written into the stream's zero padding after the last bit, and
     the result is a ``[B, D]`` view of that buffer (no further copy).
     """
-    B, k1 = sets.shape
+    k1, B = sets.shape
     k = k1 - 1
-    sets[:, k] = _public_word(st, p)
+    sets[k] = _public_word(st, p)
     nbits = k * 52 + _PUB_BITS
     stream = concat_bits(sets, 52)
     if stream.shape[1] * 64 < L.size:  # not enough padding for the counters: widen the stream
@@ -129,27 +129,29 @@ def _assemble(L: Layout, sets: np.ndarray, st, p: np.ndarray) -> np.ndarray:
     return buf[:, : L.size]
 
 
+_ROT = (np.arange(4)[:, None] + np.arange(4)) % 4  # _ROT[p, r]: absolute seat of relative seat r
+
+
 def observe(kernel, st, seat) -> np.ndarray:
     """``uint8[B, D]`` observation of ``seat`` (int or ``int[B]``), layout :func:`observation_layout`."""
     B = st.batch_size
     p = np.broadcast_to(np.asarray(seat, dtype=np.int64), (B,))
-    sets = np.empty((B, _NSETS + 1), dtype=np.uint64)
-    base = np.arange(B) * 4
-    played = st.played.reshape(-1)
-    sets[:, 0] = st.hands.reshape(-1)[base + p]
-    sets[:, 1:5] = played[base[:, None] + (p[:, None] + np.arange(4)) % 4]
-    sets[:, 5] = st.trick
-    sets[:, 6] = st.kicked
+    sets = np.empty((_NSETS + 1, B), dtype=np.uint64)
+    base = np.arange(0, 4 * B, 4)
+    sets[0] = st.hands.reshape(-1)[base + p]
+    sets[1:5] = st.played.reshape(-1)[(base[:, None] + _ROT[p]).T]
+    sets[5] = st.trick
+    sets[6] = st.kicked
     return _assemble(kernel.obs_layout, sets, st, p)
 
 
 def global_state(kernel, st) -> np.ndarray:
     """``uint8[B, S]`` perfect-information vector, layout :func:`state_layout` (team A = "mine")."""
     B = st.batch_size
-    sets = np.empty((B, 12), dtype=np.uint64)
-    sets[:, 0:4] = st.hands
-    sets[:, 4:8] = st.played
-    sets[:, 8] = st.trick
-    sets[:, 9] = st.kicked
-    sets[:, 10] = ALL_CARDS & ~(np.bitwise_or.reduce(st.dealt, axis=1) | st.kicked)
+    sets = np.empty((12, B), dtype=np.uint64)
+    sets[0:4] = st.hands.T
+    sets[4:8] = st.played.T
+    sets[8] = st.trick
+    sets[9] = st.kicked
+    sets[10] = ALL_CARDS & ~(np.bitwise_or.reduce(st.dealt, axis=1) | st.kicked)
     return _assemble(kernel.state_layout, sets, st, np.zeros(B, dtype=np.int64))

@@ -219,21 +219,20 @@ def unpack_bits(x: np.ndarray, n: int) -> np.ndarray:
 def concat_bits(sets: np.ndarray, width: int) -> np.ndarray:
     """Concatenate the low ``width`` bits of each of ``k`` bitboards into one bit stream.
 
-    ``sets``: ``uint64[B, k]`` (each value < 2**width) -> ``uint64[B, ceil(k*width/64)]`` where
-    bit ``i*width + j`` of the stream is bit ``j`` of ``sets[:, i]``. With
-    :func:`unpack_stream` this turns ``k`` card sets into ``k*width`` 0/1 features in one pass.
+    ``sets``: ``uint64[k, B]`` (set-major, each value < 2**width) -> ``uint64[B, ceil(k*width/64)]``
+    where bit ``i*width + j`` of the stream is bit ``j`` of ``sets[i]``. With :func:`unpack_stream`
+    this turns ``k`` card sets into ``k*width`` 0/1 features in one pass.
     """
-    B, k = sets.shape
+    k, B = sets.shape
     nwords = (k * width + 63) // 64
-    out = np.zeros((B, nwords), dtype=np.uint64)
+    out = np.zeros((nwords, B), dtype=np.uint64)
     for i in range(k):
-        pos = i * width
-        w, off = divmod(pos, 64)
-        col = sets[:, i]
-        out[:, w] |= col << np.uint64(off)
+        w, off = divmod(i * width, 64)
+        row = sets[i]
+        out[w] |= row << np.uint64(off)
         if off + width > 64:
-            out[:, w + 1] |= col >> np.uint64(64 - off)
-    return out
+            out[w + 1] |= row >> np.uint64(64 - off)
+    return np.ascontiguousarray(out.T)
 
 
 def unpack_stream(stream: np.ndarray, nbits: int) -> np.ndarray:
