@@ -1,0 +1,228 @@
+"""RULES.md §10 worked examples, each with its exact piles, losers and rewards (plus §2's table)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.core.cards import FRENCH36
+from envs.pyanitsa.kernel import PyanitsaKernel
+
+from .pyanitsa_util import final_rewards, flip_battle, new_env, piles, run_battles
+
+
+# ----------------------------------------------------------------------------- 1. six over ace (§2 table)
+@pytest.mark.parametrize(
+    "cards, winners",
+    [
+        ("KS 6H", ["KS"]),
+        ("AS 6H", ["6H"]),
+        ("AS KS 6H", ["6H"]),
+        ("AS AH 6H", ["6H"]),
+        ("AS 6H 6D", ["6H", "6D"]),
+        ("6S 6H AD KC", ["6S", "6H"]),
+        ("6S 7H", ["7H"]),
+    ],
+)
+def test_example1_six_over_ace_is_a_set_rule(cards, winners):
+    k = PyanitsaKernel(n_players=len(cards.split()))
+    ids = np.array([FRENCH36.card_id(c) for c in cards.split()])[None]
+    key = k._keys(ids.astype(np.int16), np.ones_like(ids, dtype=bool))[0]
+    top = [cards.split()[i] for i in np.flatnonzero(key == key.max())]
+    assert top == winners
+
+
+def test_example1_without_six_beats_ace_the_ace_wins():
+    k = PyanitsaKernel(six_beats_ace=False)
+    ids = np.array([[FRENCH36.card_id("AS"), FRENCH36.card_id("6H")]], dtype=np.int16)
+    key = k._keys(ids, np.ones_like(ids, dtype=bool))[0]
+    assert key.argmax() == 0 and key[0] > key[1]
+
+
+def test_example1_six_beats_ace_in_a_real_battle():
+    env = new_env(["AS KS", "6H 7H"])
+    flip_battle(env)
+    assert piles(env) == [["KS"], ["7H", "6H", "AS"]]
+
+
+# ----------------------------------------------------------------------------- 2. plain battle
+def test_example2_plain_battle():
+    env = new_env(["KS 7C", "9H QD"])
+    assert flip_battle(env) == ["player_0", "player_1"]
+    assert piles(env) == [["7C", "KS", "9H"], ["QD"]]
+    assert env.game_state.winner[0] == 0 and not env.game_state.done[0]
+
+
+# ----------------------------------------------------------------------------- 3. face-up tie
+def test_example3_face_up_tie():
+    env = new_env(["8S 10C AD", "8H JD 7S"])
+    flip_battle(env)
+    assert piles(env) == [["AD"], ["7S", "8H", "8S", "JD", "10C"]]
+
+
+# ----------------------------------------------------------------------------- 4. down-up tie and the two objectives
+@pytest.mark.parametrize("objective, loser", [("last_holder_loses", 0), ("first_out_loses", 1)])
+def test_example4_down_up_tie(objective, loser):
+    env = new_env(["8S 10C AD", "8H JD 7S"], tie_mode="down_up", objective=objective)
+    flip_battle(env)
+    assert piles(env) == [["8S", "8H", "10C", "AD", "JD", "7S"], []]
+    st = env.game_state
+    assert st.done[0] and not st.truncated[0]
+    assert st.n_down[0].tolist() == [1, 1]
+    expected = [1.0, 1.0]
+    expected[loser] = -1.0
+    assert final_rewards(env) == expected
+    assert env.infos["player_0"]["losers"] == [loser]
+
+
+# ----------------------------------------------------------------------------- 5. running out in a tie
+def test_example5_last_card_stands():
+    env = new_env(["QS", "QH 7D KC"])
+    flip_battle(env)
+    assert piles(env) == [["QS", "QH", "7D"], ["KC"]]
+
+
+def test_example5_forfeit():
+    env = new_env(["QS", "QH 7D KC"], runout="forfeit")
+    flip_battle(env)
+    assert piles(env) == [[], ["KC", "QH", "QS", "7D"]]
+    # S0 is empty: with two players the game ends; variant 1: S1 holds everything and loses
+    assert env.game_state.done[0] and final_rewards(env) == [1.0, -1.0]
+
+
+# ----------------------------------------------------------------------------- 6. one card left, down-up
+def test_example6_one_card_plays_face_up():
+    env = new_env(["JS 8C", "JH 6D 7S 9C"], tie_mode="down_up")
+    flip_battle(env)
+    assert piles(env) == [["JS", "JH", "8C", "6D", "7S"], ["9C"]]
+
+
+def test_example6_forfeit_keeps_the_card():
+    env = new_env(["JS 8C", "JH 6D 7S 9C"], tie_mode="down_up", runout="forfeit")
+    flip_battle(env)
+    assert piles(env) == [["8C"], ["9C", "JH", "JS", "6D", "7S"]]
+
+
+# ----------------------------------------------------------------------------- 7. three players
+EX7 = ["KS 7C", "KH 9D", "8C AH"]
+
+
+def test_example7_everyone_in_the_tie_variant1():
+    env = new_env(EX7, n_players=3)
+    flip_battle(env)
+    assert piles(env) == [[], [], ["8C", "KS", "KH", "AH", "7C", "9D"]]
+    assert final_rewards(env) == [0.5, 0.5, -1.0]
+
+
+def test_example7_everyone_in_the_tie_variant2():
+    env = new_env(EX7, n_players=3, objective="first_out_loses")
+    flip_battle(env)
+    assert final_rewards(env) == [-1.0, -1.0, 2.0]
+    assert env.infos["player_2"]["losers"] == [0, 1]
+
+
+def test_example7_only_tied_players():
+    env = new_env(EX7, n_players=3, tie_players="tied")
+    flip_battle(env)
+    assert piles(env) == [[], ["KH", "8C", "KS", "9D", "7C"], ["AH"]]
+    assert not env.game_state.done[0]
+    assert flip_battle(env) == ["player_1", "player_2"]  # variant 1 continues between S1 and S2
+
+
+# ----------------------------------------------------------------------------- 8. six over ace in a tie step
+def test_example8_six_over_ace_in_a_tie_step():
+    env = new_env(["10S AC", "10H 6D"])
+    flip_battle(env)
+    assert piles(env) == [[], ["10H", "10S", "6D", "AC"]]
+
+
+# ----------------------------------------------------------------------------- 9. four players
+def test_example9_four_players():
+    env = new_env(["6S 7S", "6H 8H", "AD 9D", "KC 10C"], n_players=4, objective="first_out_loses")
+    flip_battle(env)
+    assert piles(env) == [[], [], [], ["KC", "6S", "6H", "AD", "10C", "7S", "8H", "9D"]]
+    assert final_rewards(env) == [-1.0, -1.0, -1.0, 3.0]
+
+
+# ----------------------------------------------------------------------------- 10. draws
+@pytest.mark.parametrize("position", [["9S", "9H"], ["6S", "6H", "AD", "KC"]])
+def test_example10_dead_battles_are_draws(position):
+    env = new_env(position, n_players=len(position))
+    flip_battle(env)
+    st = env.game_state
+    assert st.done[0] and st.draw[0] and not st.truncated[0]
+    assert all(env.terminations.values())
+    assert final_rewards(env) == [0.0] * len(position)
+    assert env.infos["player_0"]["draw"] is True
+
+
+# ----------------------------------------------------------------------------- 11. variant 2, three players
+def test_example11_variant2_three_players():
+    env = new_env(["7S", "QH 8C", "9D 10S"], n_players=3, objective="first_out_loses")
+    flip_battle(env)
+    assert piles(env) == [[], ["8C", "QH", "9D", "7S"], ["10S"]]
+    assert final_rewards(env) == [-1.0, 0.5, 0.5]
+
+
+def test_example11_variant1_out_player_is_skipped():
+    env = new_env(["7S", "QH 8C", "9D 10S"], n_players=3)
+    flip_battle(env)
+    assert not env.game_state.done[0]
+    assert flip_battle(env) == ["player_1", "player_2"]
+
+
+# ----------------------------------------------------------------------------- 12. winner chooses
+def test_example12_winner_chooses():
+    env = new_env(["KS 8D", "9H 7C"], collect_order="winner_chooses")
+    flip_battle(env)
+    k = env.unwrapped.kernel
+    assert env.agent_selection == "player_0"
+    assert sorted(env.legal_actions()) == sorted([k.action_id("ORDER(KS)"), k.action_id("ORDER(9H)")])
+    # the pot is private to the winner
+    lay = k.obs_layout
+    assert env.observe("player_0")["observation"][lay["pot"]].sum() == 2
+    assert env.observe("player_1")["observation"][lay["pot"]].sum() == 0
+    env.step(k.action_id("ORDER(9H)"))
+    assert piles(env) == [["8D", "9H", "KS"], ["7C"]]
+    assert int(env.game_state.phase[0]) == 0 and env.agent_selection == "player_0"
+    obs = env.observe("player_0")["observation"]
+    assert obs[lay["my_known_count"]][0] == 2
+    assert obs[lay["my_known_order"]][:3].tolist() == [FRENCH36.card_id("9H") + 1, FRENCH36.card_id("KS") + 1, 0]
+
+
+# ----------------------------------------------------------------------------- 13. cycles
+def test_example13_cycle_default_rules():
+    env = new_env(["6S AS 6H", "AH 9D QC"])
+    run_battles(env, 3)
+    after3 = piles(env)
+    assert after3 == [["6S", "AH", "AS", "9D"], ["QC", "6H"]]
+    seen = {}
+    for t in range(4, 29):
+        flip_battle(env)
+        seen[t] = piles(env)
+        if t < 28:
+            assert not env.game_state.done[0], t
+    assert seen[15] == after3 and all(seen[t] != after3 for t in range(4, 15))
+    st = env.game_state
+    assert st.done[0] and st.truncated[0] and int(st.battles[0]) == 28
+    assert env.infos["player_0"]["truncation"] == "cycle"
+    assert all(env.truncations.values()) and final_rewards(env) == [0.0, 0.0]
+
+
+def test_example13_cycle_seat_order():
+    env = new_env(["9S 7S", "7H QC"], collect_order="seat_order")
+    start = piles(env)
+    run_battles(env, 4)
+    assert piles(env) == start
+    run_battles(env, 3)
+    assert not env.game_state.done[0]
+    run_battles(env, 1)
+    st = env.game_state
+    assert st.truncated[0] and int(st.battles[0]) == 8 and env.infos["player_1"]["truncation"] == "cycle"
+
+
+def test_example13_no_cycle_detection_runs_to_the_cap():
+    env = new_env(["9S 7S", "7H QC"], collect_order="seat_order", detect_cycles=False, max_battles=50)
+    run_battles(env, 60)
+    st = env.game_state
+    assert st.truncated[0] and int(st.battles[0]) == 50 and env.infos["player_0"]["truncation"] == "max_battles"
