@@ -138,6 +138,7 @@ class PyanitsaKernel(Kernel):
         self.forfeit = o["runout"] == "forfeit"
         self.all_tie = o["tie_players"] == "all"
         self.per_seat = self.C // self.num_players
+        self._bit1 = np.concatenate([[_U64(0)], bit(np.arange(self.C))]).astype(_U64)  # card + 1 -> bitboard
         self._obs_layout = _obs.observation_layout(self)
         self._state_layout = _obs.state_layout(self)
 
@@ -412,12 +413,17 @@ class PyanitsaKernel(Kernel):
             u = u[~dead]
         # record the battle (public: face-up cards and face-down counts per seat)
         U = np.stack(ups, axis=1)  # [n, S, P]
-        D = np.stack([np.full((n, P), -1, dtype=np.int16)] + downs, axis=1)
-        st.face_up[idx] = np.bitwise_or.reduce(np.where(U >= 0, bit(np.maximum(U, 0)), _U64(0)), axis=1)
-        st.n_down[idx] = (D >= 0).sum(axis=1)
-        pot = np.bitwise_or.reduce(st.face_up[idx], axis=1) | np.bitwise_or.reduce(
-            np.where(D >= 0, bit(np.maximum(D, 0)), _U64(0)).reshape(n, -1), axis=1
-        )
+        b1 = self._bit1
+        fu = b1[U[:, 0] + 1] if len(ups) == 1 else np.bitwise_or.reduce(b1[U + 1], axis=1)
+        st.face_up[idx] = fu
+        pot = np.bitwise_or.reduce(fu, axis=1)
+        if downs and self.down_up:
+            D = np.stack([np.full((n, P), -1, dtype=np.int16)] + downs, axis=1)
+            st.n_down[idx] = (D >= 0).sum(axis=1)
+            pot |= np.bitwise_or.reduce(b1[D + 1].reshape(n, -1), axis=1)
+        else:
+            D = None
+            st.n_down[idx] = 0
         st.battles[idx] += 1
         winner = result
         st.winner[idx] = np.where(winner >= 0, winner, -1)
@@ -433,7 +439,8 @@ class PyanitsaKernel(Kernel):
         if not ok.any():
             return
         g, w = idx[ok], winner[ok]
-        U, D, pot = U[ok], D[ok], pot[ok]
+        U, pot = U[ok], pot[ok]
+        D = None if D is None else D[ok]
         k = popcount(pot).astype(np.int16)
         # end of game is checked first: pile sizes do not depend on the order (§4.2, §6)
         size_after = st.size[g].copy()
@@ -450,7 +457,7 @@ class PyanitsaKernel(Kernel):
                 st.phase[go] = ORDER_PHASE
                 st.current_player[go] = w[o]
             if auto.any():
-                self._collect(st, g[auto], w[auto], U[auto], D[auto], w[auto], rng, order="winner_first")
+                self._collect(st, g[auto], w[auto], U[auto], None if D is None else D[auto], w[auto], rng, order="winner_first")
         else:
             start = w if self.options["collect_order"] != "seat_order" else np.zeros_like(w)
             self._collect(st, g, w, U, D, start, rng, order=self.options["collect_order"])
@@ -469,15 +476,19 @@ class PyanitsaKernel(Kernel):
     def _collect(self, st, g, w, U, D, start, rng, order) -> None:
         """Place the pot under the winners' piles (§5 Collecting the pot).
 
-        ``U``, ``D``: ``int16[m, S, P]`` face-up / face-down card of each seat at each step (-1 none).
+        ``U``, ``D``: ``int16[m, S, P]`` face-up / face-down card of each seat at each step (-1 none;
+        ``D`` may be ``None`` when no card went face down).
         Order: steps in time order; seats from ``start`` upwards; face-down before face-up.
         """
         P, C = self.num_players, self.C
         m, S, _ = U.shape
         rot = (start[:, None] + np.arange(P)) % P  # [m, P]
         Ur = np.take_along_axis(U, rot[:, None, :], axis=2)
-        Dr = np.take_along_axis(D, rot[:, None, :], axis=2)
-        seq = np.stack([Dr, Ur], axis=3).reshape(m, S * P * 2)
+        if D is None:  # no face-down cards: time order, then seats from ``start``
+            seq = Ur.reshape(m, S * P)
+        else:
+            Dr = np.take_along_axis(D, rot[:, None, :], axis=2)
+            seq = np.stack([Dr, Ur], axis=3).reshape(m, S * P * 2)
         valid = seq >= 0
         if order == "random":
             keys = np.where(valid, rng.random(seq.shape), 2.0)
@@ -553,6 +564,10 @@ class PyanitsaKernel(Kernel):
         truncate on equality, save the piles when the battle count is a power of two."""
         same = (st.size[g] == st.saved_size[g]).all(axis=1)
         c = g[same]
+        if c.size:  # cheap filter first: the top card of every non-empty pile
+            sz = st.size[c]
+            top = np.take_along_axis(st.piles[c], st.head[c][:, :, None].astype(np.intp), axis=2)[:, :, 0]
+            c = c[((top == st.saved[c][:, :, 0]) | (sz == 0)).all(axis=1)]
         if c.size:
             eq = (self.linear_piles(st, c) == st.saved[c]).all(axis=(1, 2))
             if eq.any():

@@ -1,0 +1,364 @@
+"""The P'yanitsa PettingZoo env: API conformance, seeding, rendering, copying, errors, hidden information."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import re
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from envs import pyanitsa_v0
+from envs.core.cards import FRENCH36
+from envs.pyanitsa.kernel import PyanitsaKernel
+
+from .pyanitsa_util import flip_battle, new_env, piles
+
+CARD_RE = re.compile(r"(?<![0-9A-Z])(?:10|[2-9JQKA])[CDHS](?![0-9A-Za-z])")
+
+
+def play_random(env, rng, max_steps=10**6):
+    """Random legal actions until the episode ends; returns the number of steps."""
+    n = 0
+    while not any(env.terminations.values()) and not any(env.truncations.values()) and n < max_steps:
+        env.step(int(rng.choice(env.legal_actions())))
+        n += 1
+    return n
+
+
+# ----------------------------------------------------------------------------- PettingZoo tests
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"n_players": 3, "tie_mode": "down_up", "runout": "forfeit"},
+        {"n_players": 4, "objective": "first_out_loses", "tie_players": "tied"},
+        {"collect_order": "winner_chooses"},
+        {"n_players": 3, "deck": 52, "collect_order": "winner_chooses", "max_battles": 40},
+    ],
+    ids=["default", "3p-downup-forfeit", "4p-v2-tied", "chooses", "3p-52-chooses-cap"],
+)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_pettingzoo_api(options):
+    api_test(pyanitsa_v0.env(**options), num_cycles=300)
+
+
+def test_pettingzoo_seed_test():
+    seed_test(lambda: pyanitsa_v0.env(), num_cycles=200)
+    seed_test(lambda: pyanitsa_v0.env(n_players=3, collect_order="winner_chooses"), num_cycles=200)
+
+
+def test_seed_gives_the_same_deal_and_different_seeds_differ():
+    def deal(seed):
+        env = pyanitsa_v0.env()
+        env.reset(seed=seed)
+        return str(piles(env))
+
+    assert deal(7) == deal(7)
+    assert len({deal(s) for s in range(10)}) == 10
+    env = pyanitsa_v0.env()
+    env.reset(seed=1)
+    first = piles(env)
+    env.reset()
+    assert piles(env) != first
+
+
+@pytest.mark.parametrize("n, sizes", [(2, 18), (3, 12), (4, 9)])
+def test_deal_is_round_robin(n, sizes):
+    order = np.random.default_rng(n).permutation(36)
+    env = pyanitsa_v0.env(n_players=n)
+    env.reset(options={"order": order})
+    got = env.unwrapped.kernel.piles(env.game_state, 0)
+    for p in range(n):
+        assert got[p] == order[p::n][:sizes].tolist()  # §3: c[p], c[p+N], ...
+
+
+def test_52_cards_with_three_players_sets_one_card_aside():
+    k = PyanitsaKernel(n_players=3, deck=52)
+    order = np.random.default_rng(0).permutation(52)
+    st = k.init(np.random.default_rng(0), 1, order=order)
+    assert [len(p) for p in k.piles(st, 0)] == [17, 17, 17]
+    aside = int(order[51])
+    assert all(aside not in p for p in k.piles(st, 0))
+    assert not (int(st.in_play[0]) >> aside) & 1
+    assert k.num_actions == 53 and k.action_name(52) == "FLIP" and k.action_name(0) == "ORDER(2C)"
+
+
+def test_2_takes_the_role_of_the_six_with_52_cards():
+    env = new_env(None, deck=52)
+    env.reset(options={"piles": [["AS", "KS"], ["2H", "3H"]]})
+    flip_battle(env)
+    k = env.unwrapped.kernel
+    assert [[k.deck.names[c] for c in p] for p in k.piles(env.game_state, 0)] == [["KS"], ["3H", "2H", "AS"]]
+
+
+# ----------------------------------------------------------------------------- render
+def test_render_public_view_shows_no_pile_card_and_all_shows_them():
+    env = pyanitsa_v0.env(render_mode="ansi", render_view=0)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(21):
+        env.step(int(rng.choice(env.legal_actions())))
+    st = env.game_state
+    shown = set(CARD_RE.findall(env.render()))
+    table = {FRENCH36.names[c] for s in range(2) for c in range(36) if (int(st.face_up[0, s]) >> c) & 1}
+    assert shown == table  # only the last battle's face-up cards
+    every = set(CARD_RE.findall(env.render(view="all")))
+    assert every == {FRENCH36.names[c] for p in env.unwrapped.kernel.piles(st, 0) for c in p} | table
+    assert "battle 10" in env.render()
+
+
+def test_render_while_ordering_shows_the_pot_to_the_chooser_only():
+    env = new_env(["KS 8D", "9H 7C"], collect_order="winner_chooses")
+    flip_battle(env)
+    assert "orders the pot: 9H KS" in env.render(view=0) or "orders the pot: KS 9H" in env.render(view=0)
+    assert "2 cards left" in env.render(view=1)
+
+
+def test_render_mode_none_and_bad_view():
+    env = pyanitsa_v0.env()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning):
+        assert env.render() is None
+    with pytest.raises(ValueError, match="seat 0..1"):
+        pyanitsa_v0.env(render_mode="ansi", render_view=2)
+
+
+# ----------------------------------------------------------------------------- copying
+@pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
+@pytest.mark.parametrize("options", [{"collect_order": "random", "n_players": 3}, {"collect_order": "winner_chooses"}])
+def test_copy_of_a_mid_game_env_continues_identically(clone, options):
+    env = pyanitsa_v0.env(**options)
+    env.reset(seed=21)
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        env.step(int(rng.choice(env.legal_actions())))
+    twin = clone(env)
+    steps = 0
+    while not any(env.terminations.values()) and not any(env.truncations.values()):
+        assert twin.agent_selection == env.agent_selection and twin.legal_actions() == env.legal_actions()
+        a = int(rng.choice(env.legal_actions()))
+        env.step(a)
+        twin.step(a)
+        steps += 1
+        for ag in env.possible_agents:
+            assert np.array_equal(env.observe(ag)["observation"], twin.observe(ag)["observation"])
+        assert twin.rewards == env.rewards
+    assert steps > 10 and np.array_equal(env.state(), twin.state())
+
+
+# ----------------------------------------------------------------------------- errors
+def snapshot(env):
+    st = env.game_state
+    return ({f: getattr(st, f).copy() for f in st.__dataclass_fields__}, env.agent_selection, dict(env._cumulative_rewards))
+
+
+def assert_unchanged(env, snap):
+    fields, agent, cum = snap
+    for f, v in fields.items():
+        assert np.array_equal(getattr(env.game_state, f), v), f
+    assert env.agent_selection == agent and env._cumulative_rewards == cum
+
+
+@pytest.mark.parametrize("bad", [0, 35, 37, -1, "FLIP", 1.0, None, True])
+def test_illegal_actions_in_the_flip_phase_raise_and_change_nothing(bad):
+    env = pyanitsa_v0.env()
+    env.reset(seed=0)
+    snap = snapshot(env)
+    with pytest.raises(ValueError) as err:
+        env.step(bad)
+    assert "FLIP" in str(err.value)
+    assert_unchanged(env, snap)
+
+
+def test_illegal_order_names_the_card_and_the_legal_ones():
+    env = new_env(["KS 8D", "9H 7C"], collect_order="winner_chooses")
+    flip_battle(env)
+    snap = snapshot(env)
+    with pytest.raises(ValueError) as err:
+        env.step(FRENCH36.card_id("8D"))
+    msg = str(err.value)
+    assert "ORDER(8D)" in msg and "ORDER(KS)" in msg and "ORDER(9H)" in msg and "FLIP" not in msg.split("legal")[1]
+    with pytest.raises(ValueError, match="ORDER"):
+        env.step(36)  # FLIP while ordering
+    assert_unchanged(env, snap)
+
+
+def test_step_before_reset_raises():
+    with pytest.raises(RuntimeError, match="reset"):
+        pyanitsa_v0.env().step(36)
+
+
+@pytest.mark.parametrize(
+    "options, valid",
+    [
+        ({"n_players": 5}, "[2, 3, 4]"),
+        ({"n_players": "2"}, "[2, 3, 4]"),
+        ({"objective": "most_cards"}, "first_out_loses"),
+        ({"tie_mode": "down"}, "down_up"),
+        ({"tie_players": "some"}, "tied"),
+        ({"runout": "lose"}, "forfeit"),
+        ({"six_beats_ace": 1}, "True"),
+        ({"collect_order": "loser_first"}, "winner_chooses"),
+        ({"deck": 54}, "[36, 52]"),
+        ({"max_battles": 0}, "an int from 1 to 65535"),
+        ({"max_battles": 70000}, "an int from 1 to 65535"),
+        ({"detect_cycles": "yes"}, "True"),
+        ({"jokers": True}, "valid options"),
+    ],
+)
+def test_bad_options_raise_naming_the_option_and_valid_values(options, valid):
+    with pytest.raises(ValueError) as err:
+        pyanitsa_v0.env(**options)
+    assert valid in str(err.value) and list(options)[0] in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "hooks, words",
+    [
+        ({"piles": [["KS"], ["KS"]]}, "twice"),
+        ({"piles": [["KS"], []]}, "two seats"),
+        ({"piles": [["KS"]]}, "2 card lists"),
+        ({"piles": [["XX"], ["KS"]]}, "not a card"),
+        ({"order": list(range(35))}, r"int\[36\]"),
+        ({"order": [0] * 36}, "permutation"),
+    ],
+)
+def test_bad_reset_hooks_raise(hooks, words):
+    env = pyanitsa_v0.env()
+    with pytest.raises(ValueError, match=words):
+        env.reset(options=hooks)
+
+
+def test_action_names_round_trip_and_errors():
+    env = pyanitsa_v0.env()
+    for a in range(37):
+        assert env.action_id(env.action_name(a)) == a
+    assert env.action_id("ks") == env.action_id("ORDER(KS)") == FRENCH36.card_id("KS")
+    assert env.action_name(36) == "FLIP"
+    with pytest.raises(ValueError, match="0..36"):
+        env.action_name(37)
+    with pytest.raises(ValueError, match="FLIP"):
+        env.action_id("PASS")
+    with pytest.raises(ValueError):
+        env.action_name(True)
+
+
+# ----------------------------------------------------------------------------- contract details
+def test_metadata_spaces_and_views():
+    env = pyanitsa_v0.env(n_players=3)
+    env.reset(seed=0)
+    m = env.metadata
+    assert m["name"] == "pyanitsa_v0" and "ansi" in m["render_modes"] and m["zero_sum"] is True
+    assert m["teams"] is None and m["max_episode_steps"] == 5000 * 3
+    assert pyanitsa_v0.env(collect_order="winner_chooses").metadata["max_episode_steps"] == 5000 * (2 + 35)
+    assert env.observation_space("player_0") is env.observation_space("player_0")
+    assert env.action_space("player_1").n == 37
+    assert env.hands == {a: [] for a in env.possible_agents}
+    assert env.known_cards == {a: [] for a in env.possible_agents}
+    assert env.state().shape == env.state_space.shape
+
+
+def test_off_turn_agents_get_an_all_zero_mask_and_observations_fit_the_space():
+    env = pyanitsa_v0.env(n_players=4, collect_order="winner_chooses")
+    env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    for _ in range(300):
+        if any(env.terminations.values()):
+            break
+        for ag in env.possible_agents:
+            o = env.observe(ag)
+            assert env.observation_space(ag).contains(o)
+            assert (o["action_mask"].sum() > 0) == (ag == env.agent_selection)
+        env.step(int(rng.choice(env.legal_actions())))
+
+
+def test_out_players_stay_in_the_agent_list_and_get_the_final_reward():
+    env = new_env(["7S", "QH 8C", "9D 10S"], n_players=3)
+    rng = np.random.default_rng(0)
+    flip_battle(env)
+    assert env.agents == env.possible_agents
+    play_random(env, rng)
+    cum = env._cumulative_rewards
+    assert sorted(cum.values()) == [-1.0, 0.5, 0.5]
+    assert cum["player_0"] == 0.5  # out first: safe under variant 1
+
+
+def test_observation_is_seat_relative():
+    env = new_env(["KS 7C 8C", "9H QD"], n_players=2)
+    flip_battle(env)
+    lay = env.unwrapped.kernel.obs_layout
+    o0 = env.observe("player_0")["observation"]
+    o1 = env.observe("player_1")["observation"]
+    assert o0[lay["pile_size[me]"]][0] == 4 and o0[lay["pile_size[me+1]"]][0] == 1
+    assert o1[lay["pile_size[me]"]][0] == 1 and o1[lay["pile_size[me+1]"]][0] == 4
+    assert o0[lay["battle_winner"]].tolist() == [1, 0] and o1[lay["battle_winner"]].tolist() == [0, 1]
+    assert np.flatnonzero(o0[lay["face_up[me]"]]).tolist() == [FRENCH36.card_id("KS")]
+    assert np.flatnonzero(o1[lay["face_up[me+1]"]]).tolist() == [FRENCH36.card_id("KS")]
+    assert o0[lay["battles"]].tolist() == [1, 0]
+
+
+def test_state_vector_reveals_every_pile_in_order():
+    env = new_env(["KS 7C", "9H QD"])
+    lay = env.unwrapped.kernel.state_layout
+    s = env.state()
+    assert s[lay["pile[S0]"]][:3].tolist() == [FRENCH36.card_id("KS") + 1, FRENCH36.card_id("7C") + 1, 0]
+    assert s[lay["pile[S1]"]][:2].tolist() == [FRENCH36.card_id("9H") + 1, FRENCH36.card_id("QD") + 1]
+
+
+# ----------------------------------------------------------------------------- hidden information
+def _permute_hidden(k, st, rng, keep_known=True):
+    """Shuffle the hidden part of every pile (everything but each owner's known bottom part)."""
+    st2 = st.copy()
+    for s in range(k.num_players):
+        n = int(st.size[0, s])
+        kn = int(st.known[0, s]) if keep_known else 0
+        if n - kn < 2:
+            continue
+        idx = (int(st.head[0, s]) + np.arange(n - kn)) % k.C
+        st2.piles[0, s, idx] = st.piles[0, s, idx][rng.permutation(n - kn)]
+    return st2
+
+
+@pytest.mark.parametrize("options", [{}, {"n_players": 3, "tie_mode": "down_up"}, {"collect_order": "winner_chooses"}])
+def test_observation_unchanged_when_hidden_pile_cards_move(options):
+    k = PyanitsaKernel(**options)
+    rng = np.random.default_rng(0)
+    from envs.core.cards import random_set_bit
+
+    st = k.init(rng, 1)
+    moved = 0
+    for _ in range(400):
+        if st.done[0]:
+            break
+        for s in range(k.num_players):
+            # across players the hidden parts differ; permuting a seat's hidden part keeps every view
+            st2 = _permute_hidden(k, st, rng)
+            if not np.array_equal(k.linear_piles(st2), k.linear_piles(st)):
+                moved += 1
+            for v in range(k.num_players):
+                assert np.array_equal(k.observe(st, v), k.observe(st2, v))
+                assert k.render(st, 0, v) == k.render(st2, 0, v)
+            assert k.info(st, 0) == k.info(st2, 0)
+        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
+    assert moved > 50
+    # and the state vector does see the piles
+    st2 = _permute_hidden(k, st, rng)
+    if not np.array_equal(k.linear_piles(st2), k.linear_piles(st)):
+        assert not np.array_equal(k.global_state(st), k.global_state(st2))
+
+
+def test_known_part_is_only_the_owners_and_only_what_it_ordered():
+    env = new_env(["KS 8D QC", "9H 7C JS"], collect_order="winner_chooses")
+    k = env.unwrapped.kernel
+    lay = k.obs_layout
+    flip_battle(env)
+    env.step(k.action_id("KS"))  # S0 places KS then 9H under [8D, QC]
+    o0 = env.observe("player_0")["observation"]
+    o1 = env.observe("player_1")["observation"]
+    assert o0[lay["my_known_count"]][0] == 2 and o1[lay["my_known_count"]][0] == 0
+    assert set(np.flatnonzero(o0[lay["my_known_set"]])) == {FRENCH36.card_id("KS"), FRENCH36.card_id("9H")}
+    assert o1[lay["my_known_set"]].sum() == 0 and o1[lay["pot"]].sum() == 0
+    assert piles(env) == [["8D", "QC", "KS", "9H"], ["7C", "JS"]]
