@@ -226,3 +226,60 @@ def test_example13_no_cycle_detection_runs_to_the_cap():
     run_battles(env, 60)
     st = env.game_state
     assert st.truncated[0] and int(st.battles[0]) == 50 and env.infos["player_0"]["truncation"] == "max_battles"
+
+
+# ----------------------------------------------------------------------------- RULES.md §11 decisions
+def test_decision_cap_ends_at_once_without_order_choices():
+    env = new_env(["KS 8D QC", "9H 7C JS"], collect_order="winner_chooses", max_battles=1)
+    flip_battle(env)
+    st = env.game_state
+    assert st.done[0] and st.truncated[0] and int(st.phase[0]) == 2
+    assert piles(env) == [["8D", "QC", "KS", "9H"], ["7C", "JS"]]  # winner_first order
+    assert env.infos["player_0"]["truncation"] == "max_battles" and final_rewards(env) == [0.0, 0.0]
+
+
+def test_decision_natural_end_beats_the_cap():
+    env = new_env(["KS", "9H"], max_battles=1)
+    flip_battle(env)
+    st = env.game_state
+    assert st.done[0] and not st.truncated[0] and final_rewards(env) == [-1.0, 1.0]
+
+
+def test_decision_winner_chooses_skips_ordering_when_the_game_ends():
+    env = new_env(["KS", "9H"], collect_order="winner_chooses")
+    flip_battle(env)
+    assert env.game_state.done[0] and piles(env) == [["KS", "9H"], []]
+
+
+def test_decision_untied_players_took_part_under_first_out_loses():
+    env = new_env(["KS 7C", "KH 9D", "8C"], n_players=3, tie_players="tied", objective="first_out_loses")
+    flip_battle(env)
+    assert piles(env) == [[], ["KH", "8C", "KS", "9D", "7C"], []]
+    assert final_rewards(env) == [-1.0, 2.0, -1.0]
+
+
+def test_decision_a_standing_ace_makes_a_new_six_win():
+    env = new_env(["AS", "AH 6D 9C"])
+    flip_battle(env)
+    assert piles(env) == [[], ["9C", "AH", "AS", "6D"]]
+
+
+@pytest.mark.parametrize(
+    "runout, expected",
+    [
+        ("last_card_stands", [[], [], ["QC", "KS", "KH", "7C", "9D"]]),  # S2's QC stands and beats 7C, 9D
+        ("forfeit", [[], ["KH", "QC", "KS", "9D", "7C"], []]),  # S2 cannot add a card and drops out
+    ],
+)
+def test_decision_untied_contender_that_runs_out(runout, expected):
+    env = new_env(["KS 7C", "KH 9D", "QC"], n_players=3, runout=runout, objective="first_out_loses")
+    flip_battle(env)
+    assert piles(env) == expected
+
+
+def test_decision_dead_battle_leaves_the_pot_on_the_table():
+    env = new_env(["9S", "9H"])
+    flip_battle(env)
+    st = env.game_state
+    assert int(st.pot[0]) == (1 << FRENCH36.card_id("9S")) | (1 << FRENCH36.card_id("9H"))
+    assert piles(env) == [[], []] and int(st.winner[0]) == -1
