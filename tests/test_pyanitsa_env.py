@@ -69,7 +69,7 @@ def test_seed_gives_the_same_deal_and_different_seeds_differ():
 def test_deal_is_round_robin(n, sizes):
     order = np.random.default_rng(n).permutation(36)
     env = pyanitsa_v0.env(n_players=n)
-    env.reset(options={"order": order})
+    env.reset(options={"deck": order})
     got = env.unwrapped.kernel.piles(env.game_state, 0)
     for p in range(n):
         assert got[p] == order[p::n][:sizes].tolist()  # §3: c[p], c[p+N], ...
@@ -78,7 +78,7 @@ def test_deal_is_round_robin(n, sizes):
 def test_52_cards_with_three_players_sets_one_card_aside():
     k = PyanitsaKernel(n_players=3, deck=52)
     order = np.random.default_rng(0).permutation(52)
-    st = k.init(np.random.default_rng(0), 1, order=order)
+    st = k.init(np.random.default_rng(0), 1, deck=order)
     assert [len(p) for p in k.piles(st, 0)] == [17, 17, 17]
     aside = int(order[51])
     assert all(aside not in p for p in k.piles(st, 0))
@@ -222,8 +222,8 @@ def test_bad_options_raise_naming_the_option_and_valid_values(options, valid):
         ({"piles": [["KS"], []]}, "two seats"),
         ({"piles": [["KS"]]}, "2 card lists"),
         ({"piles": [["XX"], ["KS"]]}, "not a card"),
-        ({"order": list(range(35))}, r"int\[36\]"),
-        ({"order": [0] * 36}, "permutation"),
+        ({"deck": list(range(35))}, r"int\[36\]"),
+        ({"deck": [0] * 36}, "permutation"),
     ],
 )
 def test_bad_reset_hooks_raise(hooks, words):

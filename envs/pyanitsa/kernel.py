@@ -117,7 +117,7 @@ class PyanitsaKernel(Kernel):
         "max_battles": int_option(5000, 1, 65535),  # bounded: the battle count is two uint8 in the observation
         "detect_cycles": bool_option(True),
     }
-    INIT_HOOKS = ("piles", "order")
+    INIT_HOOKS = ("piles", "deck")
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
@@ -187,11 +187,12 @@ class PyanitsaKernel(Kernel):
             ) from None
 
     # ------------------------------------------------------------------ init (§3)
-    def init(self, rng: np.random.Generator, batch: int, *, piles=None, order=None) -> PyanitsaState:
+    def init(self, rng: np.random.Generator, batch: int, *, piles=None, deck=None) -> PyanitsaState:
         """Shuffle and deal ``batch`` games (§3).
 
         Test hooks:
-            order: ``int[C]`` or ``int[B, C]`` shuffled pack (``c[0..C-1]``) instead of a shuffle.
+            deck: ``int[C]`` or ``int[B, C]`` shuffled pack (``c[0..C-1]``, position 0 first) instead
+                of a shuffle (the name the arena's duplicate deals use; not the ``deck`` option).
             piles: a list of ``P`` lists of card ids or names (each top -> bottom), the same
                 position for every game; cards in no pile are out of play. At least two
                 piles must hold cards.
@@ -224,18 +225,18 @@ class PyanitsaKernel(Kernel):
             took_part=z(bool, P),
         )
         if piles is not None:
-            if order is not None:
-                raise ValueError("reset options 'piles' and 'order' exclude each other")
+            if deck is not None:
+                raise ValueError("reset options 'piles' and 'deck' exclude each other")
             seqs = self._check_piles(piles)
             for s, seq in enumerate(seqs):
                 st.piles[:, s, : len(seq)] = seq
                 st.size[:, s] = len(seq)
                 st.in_play |= _U64(sum(1 << c for c in seq))
         else:
-            if order is None:
+            if deck is None:
                 c = rng.random((B, C), dtype=np.float32).argsort(axis=1).astype(np.uint8)
             else:
-                c = self._check_order(order, B)
+                c = self._check_order(deck, B)
             n = self.per_seat
             for s in range(P):
                 st.piles[:, s, :n] = c[:, s : s + P * n : P]
@@ -250,10 +251,10 @@ class PyanitsaKernel(Kernel):
     def _check_order(self, order, B) -> np.ndarray:
         arr = np.asarray(order)
         if arr.dtype.kind not in "iu" or arr.shape[-1:] != (self.C,) or arr.ndim > 2:
-            raise ValueError(f"reset option order must be int[{self.C}] or int[B, {self.C}], got shape {arr.shape}")
+            raise ValueError(f"reset option deck must be int[{self.C}] or int[B, {self.C}], got shape {arr.shape}")
         arr = np.broadcast_to(arr, (B, self.C))
         if not (np.sort(arr, axis=1) == np.arange(self.C)).all():
-            raise ValueError(f"reset option order must be a permutation of the card ids 0..{self.C - 1}")
+            raise ValueError(f"reset option deck must be a permutation of the card ids 0..{self.C - 1}")
         return arr.astype(np.uint8)
 
     def _check_piles(self, piles) -> list[list[int]]:

@@ -1,0 +1,60 @@
+"""A rule-based P'yanitsa player for ``collect_order="winner_chooses"`` (``RULES.md`` §4.2).
+
+P'yanitsa has a decision only when a battle's winner orders the pot under its pile. This bot
+reads the ``pot`` slice of its own observation (``kernel.obs_layout``; ``RULES.md`` §7) and
+places the pot cards in order of strength (six-over-ace ignored: A high, 6 low), one per
+``ORDER`` step:
+
+* ``objective="first_out_loses"`` (a player wants to keep winning battles): strongest first,
+  so its best cards come back soonest;
+* ``objective="last_holder_loses"`` (a player wants to get rid of cards): weakest first, so the
+  cards most likely to lose come back soonest.
+
+``direction="strong_first"`` / ``"weak_first"`` overrides that. Whether any ordering beats a
+random one is what the README's ``winner_chooses`` study measures. Whenever ``FLIP`` is the
+only legal action it takes it. Vectorized over the batch, no Python loop over games.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Agent, as_mask
+
+__all__ = ["PyanitsaRuleAgent"]
+
+
+class PyanitsaRuleAgent(Agent):
+    """Orders the pot by card strength (see the module docstring).
+
+    Args:
+        direction: ``None`` (by objective), ``"strong_first"`` or ``"weak_first"``.
+        **env_options: the P'yanitsa options (``RULES.md`` §8), validated; ``deck`` and
+            ``objective`` are used.
+
+    Raises ``ValueError`` for a bad option or direction.
+    """
+
+    name = "pyanitsa/rule"
+
+    def __init__(self, direction: str | None = None, **env_options) -> None:
+        import envs
+
+        k = envs.kernel("pyanitsa", **env_options)  # validates the options
+        if direction is None:
+            direction = "strong_first" if k.options["objective"] == "first_out_loses" else "weak_first"
+        if direction not in ("strong_first", "weak_first"):
+            raise ValueError(f"direction={direction!r} is not valid; valid values: None, 'strong_first', 'weak_first'")
+        self.direction = direction
+        self.name = f"pyanitsa/rule({direction})"
+        n_ranks = 9 if k.C == 36 else 13
+        rank = (np.arange(k.C) % n_ranks).astype(np.float64)
+        score = rank if direction == "strong_first" else -rank
+        # FLIP (the last action) gets the lowest score: it is only chosen when it is the only legal action
+        self._score = np.concatenate([score + 100.0, [0.0]])
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """``int64[B]``: the best-scored legal action of each row (0 where none is legal)."""
+        mask = as_mask(action_mask)
+        s = np.where(mask, self._score[None, : mask.shape[1]], -np.inf)
+        return s.argmax(axis=1).astype(np.int64)
