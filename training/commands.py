@@ -37,6 +37,7 @@ def cmd_train(args, parse_options) -> int:
         out=args.out or f"runs/{args.game}",
         resume=args.resume,
         env_options=parse_options(args.option),
+        skip_forced=args.skip_forced,
     )
     summary = train(cfg)
     con = Console(width=max(Console().width, 110))
@@ -115,6 +116,7 @@ def add_commands(sub, games, parse_options) -> None:
     t.add_argument("--out", default=None, help="output directory (default runs/GAME)")
     t.add_argument("--resume", default=None, help="resume from a checkpoint model .zip")
     t.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    t.add_argument("--skip-forced", action="store_true", help="the env plays decisions with one legal action itself (e.g. P'yanitsa's FLIP)")
     t.set_defaults(fn=lambda a: cmd_train(a, parse_options))
 
     a = sub.add_parser("arena", help="duplicate-deal evaluation of agents, with CIs and ratings")

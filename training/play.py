@@ -1,8 +1,13 @@
-"""Terminal play: a person at seat 0 with an AI partner against two AI opponents (``cardzoo play GAME``).
+"""Terminal play: a person at seat 0 against AI players (``cardzoo play GAME``).
+
+In a team game (All Fours) the person's partners are played by the ``partner`` agent and
+the other team by ``opponents``; in a game without teams (P'yanitsa, 2-4 players) every other
+seat is played by ``opponents`` and ``partner`` is not used.
 
 The person sees only what seat 0 may see (the env's seat-0 render and observation), types a
-move by name (``10H``, ``beg``) or by its number in the list of legal moves, and gets a clear
-message and another try on bad input. ``q`` quits.
+move by name (``10H``, ``beg``) or by its number in the list of legal moves (an empty line
+plays the move when only one is legal), and gets a clear message and another try on bad
+input. ``q`` quits.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ def _choose(env, legal: list[int], read: Callable[[str], str], write: Callable[[
             return None
         if text.lower() in ("q", "quit", "exit"):
             return None
+        if text == "" and len(legal) == 1:
+            return legal[0]
         if text.isdigit() and int(text) < len(legal):
             return legal[int(text)]
         try:
@@ -55,11 +62,15 @@ def play(
     env_options = dict(env_options or {})
     env = envs.make(game, render_mode="ansi", render_view=0, **env_options)
     teams = env.metadata["teams"]
-    if teams is None or len(env.possible_agents) != 4:
-        raise ValueError(f"terminal play seats a person with a partner against two opponents; {game} is not a 4-seat team game")
-    bots = {seat: resolve_agent(partner if seat == 2 else opponents, env_options, seed) for seat in (1, 2, 3)}
+    n = len(env.possible_agents)
+    mates = set() if teams is None else {env.agent_name_mapping[a] for a in teams[0]} - {0}
+    bots = {seat: resolve_agent(partner if seat in mates else opponents, env_options, seed) for seat in range(1, n)}
     env.reset(seed=seed)
-    write(f"You are player_0 (team {teams[0]}); partner player_2 = {partner}; opponents = {opponents}.")
+    if teams is None:
+        write(f"You are player_0 of {n} players, each for themselves; the others are played by {opponents}.")
+    else:
+        names = ", ".join(env.possible_agents[s] for s in sorted(mates))
+        write(f"You are player_0 (team {teams[0]}); partner {names} = {partner}; opponents = {opponents}.")
     returns = {a: 0.0 for a in env.possible_agents}
     last_render = None
     for agent in env.agent_iter():
@@ -84,12 +95,20 @@ def play(
         state = env.unwrapped.game_state
         tricks = getattr(state, "tricks_done", None)
         before = None if tricks is None else int(tricks[0])
+        battles = getattr(state, "battles", None)
+        b_before = None if battles is None else int(battles[0])
         env.step(a)
         if before is not None and int(state.tricks_done[0]) != before and hasattr(state, "leader"):
             write(f"-- trick {before + 1} won by {env.possible_agents[int(state.leader[0])]}")
+        if b_before is not None and int(state.battles[0]) != b_before and hasattr(state, "winner"):
+            w = int(state.winner[0])
+            write(f"-- battle {b_before + 1} " + (f"won by {env.possible_agents[w]}" if w >= 0 else "is dead (draw)"))
         last_render = None
     write("\n" + env.render())
-    write(f"hand over: your team's return {returns['player_0']:+.0f}")
+    if teams is None:
+        write(f"game over: your return {returns['player_0']:+g}")
+    else:
+        write(f"hand over: your team's return {returns['player_0']:+.0f}")
     return returns
 
 

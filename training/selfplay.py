@@ -63,6 +63,7 @@ class TrainConfig:
     bc_epochs: int = 3
     bc_teacher: str | None = None
     clip_range: float = 0.1
+    skip_forced: bool = False  # the env plays single-legal-action decisions itself (P'yanitsa's FLIP)
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming any bad option."""
@@ -247,7 +248,7 @@ def train(cfg: TrainConfig) -> dict:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     pool = make_pool(cfg)
-    vec = KernelVecEnv(cfg.game, cfg.n_envs, pool, seed=cfg.seed, env_options=cfg.env_options)
+    vec = KernelVecEnv(cfg.game, cfg.n_envs, pool, seed=cfg.seed, env_options=cfg.env_options, skip_forced=cfg.skip_forced)
     act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
     if cfg.resume:
         # the run's own settings apply to the resumed model (e.g. a lower learning rate to fine-tune)

@@ -5,7 +5,12 @@ Each of its ``n_envs`` slots is one game. In every game the learner plays both s
 team (a shared policy over seat-relative observations); the other team is played by an
 opponent drawn from an :class:`OpponentPool` when the game is dealt, and the opponents'
 moves are computed in batch inside the env (grouped by opponent). The learner's team and
-the opponent are re-drawn at every reset, so the learner plays every seat.
+the opponent are re-drawn at every reset, so the learner plays every seat. In a game without
+teams (``kernel.teams is None``, e.g. P'yanitsa) every seat is its own side: the learner plays
+one seat and the opponent all the others.
+
+With ``skip_forced=True`` a decision with exactly one legal action (e.g. P'yanitsa's ``FLIP``)
+is played by the env itself, for the learner too, so PPO only sees real choices.
 
 * Observations: the raw ``uint8`` observation of the seat to act, divided by the layout's
   per-feature bounds -> ``float32[n_envs, D]`` in ``[0, 1]``.
@@ -87,17 +92,26 @@ class KernelVecEnv(VecEnv):
         pool: the :class:`OpponentPool` (must hold at least one entry).
         seed: seed of the env's generator (deals, seats, opponents).
         env_options: the game's options (RULES.md §8).
+        skip_forced: play decisions with a single legal action automatically (default False).
     """
 
-    def __init__(self, game: str, n_envs: int, pool: OpponentPool, seed: int = 0, env_options: dict | None = None):
+    def __init__(
+        self,
+        game: str,
+        n_envs: int,
+        pool: OpponentPool,
+        seed: int = 0,
+        env_options: dict | None = None,
+        skip_forced: bool = False,
+    ):
         if not pool.entries:
             raise ValueError("the opponent pool is empty: add at least one opponent")
         self.game = game
         self.env_options = dict(env_options or {})
         self.kernel = envs.kernel(game, **self.env_options)
         k = self.kernel
-        if k.teams is None:
-            raise ValueError(f"{game} has no teams; KernelVecEnv trains one team of a partnership game")
+        self.sides = [list(t) for t in k.teams] if k.teams is not None else [[s] for s in range(k.num_players)]
+        self.skip_forced = bool(skip_forced)
         self.pool = pool
         self.rng = np.random.default_rng(seed)
         self.scale = (1.0 / np.maximum(k.obs_layout.high(), 1.0)).astype(np.float32)
@@ -105,9 +119,9 @@ class KernelVecEnv(VecEnv):
         self.render_mode = None
         super().__init__(n_envs, obs_space, spaces.Discrete(k.num_actions))
         self._team_of_seat = np.zeros(k.num_players, dtype=np.int64)
-        for t, seats in enumerate(k.teams):
+        for t, seats in enumerate(self.sides):
             self._team_of_seat[seats] = t
-        self._rep_seat = np.array([seats[0] for seats in k.teams])  # a seat whose reward is the team's
+        self._rep_seat = np.array([seats[0] for seats in self.sides])  # a seat whose reward is the side's
         self._ar = np.arange(n_envs)
         self._actions = None
         self.st = None
@@ -121,7 +135,7 @@ class KernelVecEnv(VecEnv):
         return self._team_of_seat[self.st.current_player.astype(np.int64)] == self.learner_team
 
     def _draw(self, idx: np.ndarray) -> None:
-        self.learner_team[idx] = self.rng.integers(0, len(self.kernel.teams), size=idx.size)
+        self.learner_team[idx] = self.rng.integers(0, len(self.sides), size=idx.size)
         self.opponent[idx] = self.pool.sample(self.rng, idx.size)
 
     def _advance(self, rewards: np.ndarray) -> None:
@@ -131,16 +145,27 @@ class KernelVecEnv(VecEnv):
         learner_seat = self._rep_seat[self.learner_team]
         for _ in range(10_000):
             opp = ~st.done & ~self._learner_to_act()
+            forced = None
+            if self.skip_forced:
+                mask = k.legal_actions(st)
+                forced = ~st.done & (mask.sum(axis=1) == 1)
+                opp |= forced
             if not opp.any():
                 return
-            obs = k.observe(st, st.current_player)
-            mask = k.legal_actions(st)
-            for j in np.unique(self.opponent[opp]):
-                g = opp & (self.opponent == j)
-                actions[g] = self.pool.entries[j].agent.act(obs[g], mask[g])
+            if forced is not None:
+                actions[forced] = mask[forced].argmax(axis=1)
+                chooser = opp & ~forced
+            else:
+                chooser = opp
+            if chooser.any():
+                obs = k.observe(st, st.current_player)
+                mask = k.legal_actions(st)
+                for j in np.unique(self.opponent[chooser]):
+                    g = chooser & (self.opponent == j)
+                    actions[g] = self.pool.entries[j].agent.act(obs[g], mask[g])
             k.step(st, actions, self.rng, active=opp)
             rewards += st.rewards[self._ar, learner_seat]
-        raise RuntimeError("opponents moved 10,000 times in a row: the kernel never returned to the learner")
+        raise RuntimeError("opponents (and forced moves) moved 10,000 times in a row: the kernel never returned to the learner")
 
     def _obs(self) -> np.ndarray:
         return self.kernel.observe(self.st, self.st.current_player).astype(np.float32) * self.scale
