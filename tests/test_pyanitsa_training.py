@@ -1,0 +1,122 @@
+"""P'yanitsa through the training side: the VecEnv without teams, the arena's seat-rotation
+duplicates with 2-3 players, terminal play without teams, the rule agent, the CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+from training.arena import play_duplicate
+from training.play import play
+from training.vec_env import KernelVecEnv, OpponentPool
+
+CHOOSE = {"collect_order": "winner_chooses"}
+SHORT = {**CHOOSE, "objective": "first_out_loses"}  # short games keep these tests fast
+
+
+def _pool():
+    pool = OpponentPool({"random": 1.0})
+    pool.add("random", agents.load("random", seed=1))
+    return pool
+
+
+@pytest.mark.parametrize("n_players", [2, 3])
+def test_vec_env_without_teams_trains_one_seat(n_players):
+    opts = {**SHORT, "n_players": n_players}
+    vec = KernelVecEnv("pyanitsa", 32, _pool(), seed=0, env_options=opts, skip_forced=True)
+    assert vec.sides == [[s] for s in range(n_players)]
+    obs = vec.reset()
+    assert obs.shape == (32, vec.kernel.obs_layout.size) and obs.max() <= 1.0
+    rng = np.random.default_rng(0)
+    seats = set()
+    returns = []
+    for _ in range(150):
+        masks = vec.action_masks()
+        # with skip_forced the learner only ever sees real choices: ORDER, never FLIP alone
+        assert (masks.sum(axis=1) >= 2).all() and not masks[:, vec.kernel.FLIP].any()
+        assert (vec.st.current_player == vec._rep_seat[vec.learner_team]).all()
+        seats |= set(vec.learner_team.tolist())
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rew, done, infos = vec.step(a)
+        for i in np.flatnonzero(done):
+            returns.append(infos[i]["episode_result"]["return"])
+            assert rew[i] == pytest.approx(infos[i]["episode_result"]["return"] - (returns[-1] - rew[i]))
+    assert seats == set(range(n_players))
+    assert len(returns) > 5
+    # first_out_loses: -1 for a loser; L/(N-L) for the others (L = 1 or 2 losers)
+    allowed = {-1.0, 0.0} | {round(L / (n_players - L), 3) for L in range(1, n_players)}
+    assert set(np.round(returns, 3)) <= allowed
+
+
+def test_vec_env_without_skip_forced_sees_flips():
+    vec = KernelVecEnv("pyanitsa", 8, _pool(), seed=0)
+    vec.reset()
+    masks = vec.action_masks()
+    assert masks[:, vec.kernel.FLIP].all() and (masks.sum(axis=1) == 1).all()
+    vec.step(np.full(8, vec.kernel.FLIP))
+
+
+@pytest.mark.parametrize("n_players", [2, 3])
+def test_arena_seat_rotation_duplicates(n_players):
+    opts = {**SHORT, "n_players": n_players, "max_battles": 300}
+    r = play_duplicate("pyanitsa", "pyanitsa/rule", "random", n_deals=60, seed=1, env_options=opts, batch=32)
+    assert r.n_hands == 60 * n_players
+    assert -1.0 <= r.mean_diff <= 1.0 and r.diff_ci[0] <= r.mean_diff <= r.diff_ci[1]
+    # an agent against itself: every deal replays identically in every seating -> zero-sum over seats
+    same = play_duplicate("pyanitsa", "pyanitsa/rule", "pyanitsa/rule", n_deals=40, seed=2, env_options=opts)
+    assert same.mean_diff == pytest.approx(0.0, abs=1e-9) and (same.deal_diff == 0).all()
+
+
+def test_arena_default_rules_no_decision_is_exactly_null():
+    # without winner_chooses nobody decides: any two agents give identical games -> difference 0
+    r = play_duplicate("pyanitsa", "random", "pyanitsa/rule", n_deals=50, seed=3)
+    assert (r.deal_diff == 0).all()
+
+
+def test_rule_agent_orders_by_strength():
+    from envs.core.cards import FRENCH36
+
+    ag = agents.load("pyanitsa/rule", **CHOOSE)
+    mask = np.zeros((1, 37), dtype=bool)
+    for c in ("KS", "6H", "9D"):
+        mask[0, FRENCH36.card_id(c)] = True
+    assert FRENCH36.names[ag.act(np.zeros((1, 10)), mask)[0]] == "6H"  # weak first (last_holder_loses)
+    strong = agents.load("pyanitsa/rule", objective="first_out_loses", **CHOOSE)
+    assert FRENCH36.names[strong.act(np.zeros((1, 10)), mask)[0]] == "KS"
+    flip = np.zeros((1, 37), dtype=bool)
+    flip[0, 36] = True
+    assert ag.act(np.zeros((1, 10)), flip)[0] == 36
+    with pytest.raises(ValueError, match="direction"):
+        agents.load("pyanitsa/rule", direction="sideways")
+    with pytest.raises(ValueError, match="n_players"):
+        agents.load("pyanitsa/rule", n_players=7)
+
+
+@pytest.mark.parametrize("n_players", [2, 3, 4])
+def test_terminal_play_without_teams(n_players):
+    said = []
+    answers = iter(["hello", "ORDER(KS)"])
+
+    def read(prompt):
+        return next(answers, "")  # then Enter: the only legal move, or ...
+
+    def read_any(prompt):
+        text = read(prompt)
+        return text if text or "[1]" not in said[-1] else "0"
+
+    returns = play(
+        "pyanitsa", "unused", "pyanitsa/rule", seed=3,
+        env_options={**CHOOSE, "n_players": n_players, "objective": "first_out_loses"}, read=read_any, write=said.append,
+    )
+    text = "\n".join(said)
+    assert f"of {n_players} players" in text and "'hello' is not a move" in text
+    assert "-- battle 1 " in text and "game over" in text
+    assert returns is not None and abs(sum(returns.values())) < 1e-6
+
+
+def test_cli_bench_and_lengths_run(capsys):
+    from training.cli import main
+
+    assert main(["bench", "pyanitsa", "--batch", "64", "--seconds", "0.2"]) == 0
+    assert "batched kernel" in capsys.readouterr().out
