@@ -56,6 +56,21 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_lengths(args) -> int:
+    """P'yanitsa game-length study (README "Game length"): every setting, ``--games`` games each."""
+    if args.games < 1:
+        raise ValueError(f"--games must be >= 1, got {args.games}")
+    from . import pyanitsa_lengths
+
+    settings = pyanitsa_lengths.SETTINGS
+    if args.only:
+        settings = [settings[i] for i in args.only]
+    rows = pyanitsa_lengths.run_all(args.games, args.out, settings, seed=args.seed)
+    print(pyanitsa_lengths.markdown(rows))
+    print(f"written: {args.out}/lengths.json, lengths.md, game_lengths.png")
+    return 0
+
+
 def cmd_demo(args) -> int:
     """Play one hand with random legal actions, printing every move and the table after each trick."""
     import numpy as np
@@ -102,6 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     b.add_argument("--markdown", action="store_true", help="also print a Markdown table")
     b.set_defaults(fn=cmd_bench)
+
+    g = sub.add_parser("lengths", help="P'yanitsa game-length study: battles per game for 2/3/4 players and collect orders")
+    g.add_argument("--games", type=int, default=1_000_000, help="games per setting (default 1,000,000)")
+    g.add_argument("--out", default="runs/pyanitsa_lengths", help="output folder (default runs/pyanitsa_lengths)")
+    g.add_argument("--only", type=int, nargs="+", help="indices of the settings to run (default all)")
+    g.add_argument("--seed", type=int, default=0)
+    g.set_defaults(fn=cmd_lengths)
 
     d = sub.add_parser("demo", help="play one random hand and print the table")
     d.add_argument("game", choices=games)

@@ -331,6 +331,17 @@ class PyanitsaKernel(Kernel):
         if resolve.size:
             self._battle(st, resolve, rng)
 
+    def play_battle(self, st: PyanitsaState, rng: np.random.Generator) -> None:
+        """Resolve one whole battle in every live game in the flip phase, as if all its active seats
+        took ``FLIP`` (§4.1): the fast path for simulations where nobody decides (game-length studies).
+
+        Same rules and results as stepping ``FLIP``; rewards of the battle land in ``st.rewards``.
+        """
+        st.rewards[:] = 0
+        idx = np.flatnonzero(~st.done & (st.phase == FLIP_PHASE))
+        if idx.size:
+            self._battle(st, idx, rng)
+
     # ------------------------------------------------------------------ battle (§5)
     def _pop(self, st, g, s):
         """Pop the top card of seats ``s`` in games ``g`` (each holding one); returns ``int16`` cards."""
