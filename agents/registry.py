@@ -199,3 +199,13 @@ def _shipped(game: str, folder: str) -> Factory:
 
 
 register("all_fours/ppo", _shipped("all_fours", "all_fours_ppo"))
+
+
+def _pyanitsa_ppo(seed=None, **env_options) -> Agent:
+    """The shipped P'yanitsa ``winner_chooses`` agent; forced ``FLIP`` moves skip the network."""
+    from .skip_forced import SkipForced
+
+    return SkipForced(_shipped("pyanitsa", "pyanitsa_ppo")(seed=seed, **env_options))
+
+
+register("pyanitsa/ppo", _pyanitsa_ppo)

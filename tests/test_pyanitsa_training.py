@@ -120,3 +120,23 @@ def test_cli_bench_and_lengths_run(capsys):
 
     assert main(["bench", "pyanitsa", "--batch", "64", "--seconds", "0.2"]) == 0
     assert "batched kernel" in capsys.readouterr().out
+
+
+def test_shipped_ppo_agent_loads_and_plays_legal_orders():
+    from agents.skip_forced import SkipForced
+
+    ag = agents.load("pyanitsa/ppo", **CHOOSE)
+    assert isinstance(ag, SkipForced) and ag.meta["env_options"] == CHOOSE
+    with pytest.raises(ValueError, match="layout"):
+        agents.load("pyanitsa/ppo", **CHOOSE, n_players=3)  # trained on the 2-player layout
+    import envs
+
+    k = envs.kernel("pyanitsa", **CHOOSE)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 64)
+    for _ in range(200):
+        mask = k.legal_actions(st)
+        a = ag.act(k.observe(st, st.current_player), mask)
+        live = ~st.done
+        assert mask[np.arange(64), a][live].all()
+        k.step(st, a, rng)

@@ -24,13 +24,15 @@ from .arena import play_duplicate
 OPTIONS = {"collect_order": "winner_chooses"}
 
 
-def study(n_deals: int, seed: int = 0, ppo: str | None = "pyanitsa/ppo", env_options: dict | None = None, progress=False) -> list[dict]:
-    """Rows (``DuplicateResult.to_dict()``) of every ordering agent against random ordering."""
+def study(n_deals: int, seed: int = 0, ppo: str | None = "pyanitsa/ppo", env_options: dict | None = None, progress=False,
+          rules: bool = True) -> list[dict]:
+    """Rows (``DuplicateResult.to_dict()``) of every ordering agent against random ordering
+    (the two rule orderings unless ``rules=False``, and the trained agent ``ppo`` if given)."""
     opts = dict(env_options or OPTIONS)
-    contenders = {
-        "rule (weak first)": PyanitsaRuleAgent("weak_first", **opts),
-        "rule (strong first)": PyanitsaRuleAgent("strong_first", **opts),
-    }
+    contenders = {}
+    if rules:
+        contenders["rule (weak first)"] = PyanitsaRuleAgent("weak_first", **opts)
+        contenders["rule (strong first)"] = PyanitsaRuleAgent("strong_first", **opts)
     if ppo:
         contenders["ppo"] = SkipForced(agents.load(ppo) if ppo != "pyanitsa/ppo" else agents.load(ppo, **opts))
     rows = []
@@ -56,9 +58,10 @@ def main(argv=None) -> int:
     p.add_argument("--deals", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--ppo", default="pyanitsa/ppo", help="trained agent (name or path); '' to skip")
+    p.add_argument("--no-rules", action="store_true", help="skip the two rule orderings")
     p.add_argument("--out", default="runs/pyanitsa_study")
     a = p.parse_args(argv)
-    rows = study(a.deals, a.seed, a.ppo or None, progress=True)
+    rows = study(a.deals, a.seed, a.ppo or None, progress=True, rules=not a.no_rules)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "study.json").write_text(json.dumps(rows, indent=1))
