@@ -138,15 +138,21 @@ def histogram(results: list[LengthResult], path, title: str = "P'yanitsa: battle
     fig, ax = plt.subplots(figsize=(9, 4.5))
     top = max(int(r.battles.max()) for r in results)
     bins = np.arange(0, min(top, 5000) + 11, 10)
+    colors = {}
+    styles = {"winner_first": "-", "random": "--", "seat_order": ":"}
     for r in results:
         o = r.options
         obj = "v1" if o.get("objective", "last_holder_loses") == "last_holder_loses" else "v2"
-        label = f"N={o.get('n_players', 2)} {obj} {o.get('collect_order', 'winner_first')} ({r.battles.size:,} games)"
+        order = o.get("collect_order", "winner_first")
+        key = (o.get("n_players", 2), obj)
+        color = colors.setdefault(key, f"C{len(colors)}")  # colour: players + objective; line style: order
+        label = f"N={key[0]} {obj} {order} ({r.battles.size:,} games)"
         h, e = np.histogram(np.minimum(r.battles, bins[-1] - 1), bins=bins)
-        ax.step(e[:-1], np.where(h > 0, h / r.battles.size, np.nan), where="post", label=label, lw=1)
+        ax.step(e[:-1], np.where(h > 0, h / r.battles.size, np.nan), where="post", label=label, lw=1,
+                color=color, linestyle=styles.get(order, "-"))
     ax.set_yscale("log")
     ax.set(xlabel="battles per game (bins of 10; cycles end when detected, the cap is 5000)", ylabel="share of games", title=title)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=6, ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
