@@ -140,3 +140,17 @@ def test_shipped_ppo_agent_loads_and_plays_legal_orders():
         live = ~st.done
         assert mask[np.arange(32), a][live].all()
         k.step(st, a, rng)
+
+
+def test_study_and_lengths_commands_run_small(tmp_path, capsys):
+    from training import pyanitsa_study
+    from training.cli import main
+
+    opts = {**SHORT, "n_players": 3, "max_battles": 200}
+    rows = pyanitsa_study.study(20, seed=1, ppo=None, env_options=opts)
+    assert [r["agent_a"] for r in rows] == ["rule (weak first)", "rule (strong first)"]
+    assert all(r["n_hands"] == 60 for r in rows)
+    assert "| rule (weak first) | random | 60 |" in pyanitsa_study.markdown(rows)
+    assert main(["lengths", "--games", "50", "--out", str(tmp_path), "--only", "12"]) == 0
+    out = capsys.readouterr().out
+    assert "| 4 | variant 2 | winner_first | 50 |" in out and (tmp_path / "game_lengths.png").exists()
