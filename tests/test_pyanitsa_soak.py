@@ -97,9 +97,9 @@ def test_soak_default_rules_10000_games():
 @pytest.mark.parametrize(
     "options, batch",
     [
-        ({"n_players": 3}, 1000),
-        ({"n_players": 4, "objective": "first_out_loses"}, 1500),
-        ({"n_players": 3, "tie_mode": "down_up", "runout": "forfeit", "tie_players": "tied"}, 1000),
+        ({"n_players": 3}, 500),
+        ({"n_players": 4, "objective": "first_out_loses"}, 800),
+        ({"n_players": 3, "tie_mode": "down_up", "runout": "forfeit", "tie_players": "tied"}, 500),
         ({"n_players": 4, "tie_mode": "down_up", "collect_order": "random"}, 500),
         ({"collect_order": "seat_order"}, 400),
         ({"collect_order": "winner_chooses", "n_players": 3}, 500),
