@@ -61,28 +61,33 @@ def state_layout(k) -> Layout:
     return L
 
 
-def _fill_public(k, st, p: np.ndarray, out: np.ndarray, L: Layout) -> None:
-    """Write the public slices for viewpoint seats ``p`` (``int64[B]``) into ``out``."""
+def _starts(L: Layout) -> dict:
+    """Start offset of every slice of ``L`` (cached on the layout)."""
+    d = L.__dict__.get("_starts")
+    if d is None:
+        d = L.__dict__["_starts"] = {e.name: e.start for e in L.entries}
+    return d
+
+
+def _fill_public(k, st, p: np.ndarray, out: np.ndarray, L: Layout, ar: np.ndarray, rot: np.ndarray) -> None:
+    """Write the public slices for viewpoint seats ``p`` (``int64[B]``) into ``out``;
+    ``rot[b, r]`` is the absolute seat of relative seat ``r``."""
     N = k.num_players
-    B = p.shape[0]
-    ar = np.arange(B)
-    rot = (p[:, None] + np.arange(N)) % N  # [B, N] absolute seat of each relative seat
-    size = np.take_along_axis(st.size, rot, axis=1)
-    s0 = L["pile_size[me]"].start
+    S = _starts(L)
+    rows = ar[:, None]
+    size = st.size[rows, rot]
+    s0 = S["pile_size[me]"]
     out[:, s0 : s0 + N] = size
-    out[:, L["out"]] = size == 0
+    o = S["out"]
+    out[:, o : o + N] = size == 0
     live = st.phase < 2
-    rel_cur = (st.current_player.astype(np.int64) - p) % N
-    o = L["to_act"].start
-    out[ar, o + rel_cur] = live
-    o = L["phase"].start
-    out[ar, o + np.minimum(st.phase, 1)] = live
-    w = st.winner.astype(np.int64)
-    o = L["battle_winner"].start
-    out[ar, o + (w - p) % N] = w >= 0
-    f0 = L["face_down[me]"].start
-    out[:, f0 : f0 + N] = np.take_along_axis(st.n_down, rot, axis=1)
-    o = L["battles"].start
+    out[ar, S["to_act"] + (st.current_player - p) % N] = live
+    out[ar, S["phase"] + np.minimum(st.phase, 1)] = live
+    w = st.winner
+    out[ar, S["battle_winner"] + (w - p) % N] = w >= 0
+    f0 = S["face_down[me]"]
+    out[:, f0 : f0 + N] = st.n_down[rows, rot]
+    o = S["battles"]
     out[:, o] = st.battles & 255
     out[:, o + 1] = np.minimum(st.battles >> 8, 255)
 
@@ -94,15 +99,15 @@ def observe(k, st, seat) -> np.ndarray:
     B = st.batch_size
     p = np.broadcast_to(np.asarray(seat, dtype=np.int64), (B,))
     out = np.zeros((B, L.size), dtype=np.uint8)
-    _fill_public(k, st, p, out, L)
+    ar = np.arange(B)
     rot = (p[:, None] + np.arange(N)) % N
-    sets = np.empty((B, N + 3), dtype=_U64)
-    sets[:, :N] = np.take_along_axis(st.face_up, rot, axis=1)
-    sets[:, N:] = 0
+    _fill_public(k, st, p, out, L, ar, rot)
+    S = _starts(L)
+    sets = np.zeros((B, N + 2), dtype=_U64)
+    sets[:, :N] = st.face_up[ar[:, None], rot]
     if k.choose:
         mine = (st.phase == 1) & (st.current_player == p) & ~st.done
         sets[:, N] = np.where(mine, st.pot, _U64(0))
-        ar = np.arange(B)
         n_known = st.known[ar, p].astype(np.int64)
         size = st.size[ar, p].astype(np.int64)
         if n_known.any():
@@ -112,12 +117,15 @@ def observe(k, st, seat) -> np.ndarray:
             have = j < n_known[:, None]
             kset = np.bitwise_or.reduce(np.where(have, np.left_shift(_U64(1), cards.astype(_U64)), _U64(0)), axis=1)
             sets[:, N + 1] = kset
-            out[:, L["my_known_order"]] = np.where(have, cards + 1, 0)
-        out[:, L["my_known_count"].start] = n_known
-    bits = unpack_bits(sets[:, : N + 2], C).reshape(B, -1)
-    a = L["face_up[me]"].start
-    out[:, a : a + (N + 1) * C] = bits[:, : (N + 1) * C]
-    out[:, L["my_known_set"]] = unpack_bits(sets[:, N + 1 : N + 2], C)[:, 0]
+            o = S["my_known_order"]
+            out[:, o : o + C] = np.where(have, cards + 1, 0)
+        out[:, S["my_known_count"]] = n_known
+        bits = unpack_bits(sets, C).reshape(B, -1)
+        a = S["face_up[me]"]  # face_up[*], pot and my_known_set are consecutive
+        out[:, a : a + (N + 2) * C] = bits
+    else:
+        a = S["face_up[me]"]
+        out[:, a : a + N * C] = unpack_bits(sets[:, :N], C).reshape(B, -1)
     return out
 
 
@@ -128,7 +136,7 @@ def global_state(k, st) -> np.ndarray:
     B = st.batch_size
     out = np.zeros((B, L.size), dtype=np.uint8)
     p = np.zeros(B, dtype=np.int64)
-    _fill_public(k, st, p, out, L)
+    _fill_public(k, st, p, out, L, np.arange(B), np.broadcast_to(np.arange(N), (B, N)))
     sets = np.concatenate([st.face_up, st.pot[:, None]], axis=1)
     a = L["face_up[S0]"].start
     out[:, a : a + (N + 1) * C] = unpack_bits(sets, C).reshape(B, -1)
