@@ -330,7 +330,7 @@ class AluetteKernel(Kernel):
             raise ValueError("reset option draw_deck needs partnership_draw=True")
         if dealer is None:
             dealer = 0 if self.options["partnership_draw"] else self.options["first_dealer"]
-        if dealer == "random":
+        if isinstance(dealer, str) and dealer == "random":
             st.dealer[:] = rng.integers(0, 4, size=B)
         else:
             st.dealer[:] = _hook_ints("dealer", dealer, (B,), 0, 3)
