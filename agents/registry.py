@@ -6,6 +6,7 @@ Built-in names:
   game options are accepted and unused, since it reads only the action mask).
 * ``"all_fours/random"``: the same, after validating the All Fours options it is given.
 * ``"all_fours/rule"``: :class:`~agents.all_fours_rule.AllFoursRuleAgent`.
+* ``"aluette/random"``, ``"aluette/rule"``: the same for Aluette (:class:`~agents.aluette_rule.AluetteRuleAgent`).
 
 Extension point: ``register("all_fours/ppo", factory)`` where ``factory(**env_options)``
 returns an :class:`~agents.base.Agent`. A name that is not registered but is an existing
@@ -153,6 +154,16 @@ def _all_fours_rule(**env_options) -> Agent:
 register("random", _random)
 register("all_fours/random", _game_random("all_fours"))
 register("all_fours/rule", _all_fours_rule)
+
+
+def _aluette_rule(**env_options) -> Agent:
+    from .aluette_rule import AluetteRuleAgent
+
+    return AluetteRuleAgent(**env_options)
+
+
+register("aluette/random", _game_random("aluette"))
+register("aluette/rule", _aluette_rule)
 
 
 SHIPPED = os.path.join(os.path.dirname(__file__), "shipped")
