@@ -33,8 +33,14 @@ def test_readme_layout_is_the_code_layout():
     assert all_fours_v0.raw_env().observation_layout() in README
 
 
+def test_readme_aluette_layout_is_the_code_layout():
+    from envs import aluette_v0
+
+    assert aluette_v0.raw_env().observation_layout() in README
+
+
 def test_rules_documents_are_linked_and_self_contained():
-    for game in ("all_fours",):
+    for game in ("all_fours", "aluette"):
         rel = f"envs/{game}/RULES.md"
         assert f"]({rel})" in README
         text = (ROOT / rel).read_text()
