@@ -107,3 +107,34 @@ def test_rule_agent_leads_a_sure_winner():
 def test_rule_agent_beats_random_over_2000_duplicate_deals():
     r = play_duplicate("aluette", "aluette/rule", "random", 2000, seed=0)
     assert r.diff_ci[0] > 0, r
+
+
+# ----------------------------------------------------------------------------- terminal play (RULES.md §7)
+@pytest.mark.parametrize("seed", range(4))
+def test_terminal_play_hides_opponents_signals_and_announces_tricks(seed):
+    from training.play import play
+
+    said = []
+    returns = play("aluette", "aluette/rule", "aluette/rule", seed=seed, read=lambda p: "0", write=said.append)
+    assert returns is not None
+    text = "\n".join(said)
+    assert "player_2 signals" in text or "player_2 says end_signals" in text
+    assert "player_1 signals" not in text and "player_3 signals" not in text
+    tricks = [x for x in said if x.startswith("-- trick ")]
+    assert len(tricks) == 9
+    assert all(("won by player_" in x) or ("spoiled" in x) for x in tricks)
+    # the same facts as the final state: one line per trick, spoiled ones marked
+    assert [x.split()[2] for x in tricks] == [str(i) for i in range(1, 10)]
+
+
+def test_announce_hides_discards_and_uncaught_signals():
+    k = envs.kernel("aluette")
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 1, deck=make_deck(0), dealer=0)
+    for _ in range(4):
+        k.step(st, np.array([48]), rng)  # everybody accepts the chant
+    before = st.copy()
+    card = int(np.flatnonzero(k.legal_actions(st)[0, :48])[0])
+    k.step(st, np.array([card]), rng)
+    assert k.announce(before, st, card, 1, 0) == ["player_1 discards a card"]
+    assert k.announce(before, st, card, 1, 1) == []

@@ -760,6 +760,36 @@ class AluetteKernel(Kernel):
         return out
 
 
+    def announce(self, before: AluetteState, after: AluetteState, action: int, actor: int, viewer: int) -> list[str]:
+        """Lines telling ``viewer`` what it may learn (§7) from ``actor``'s ``action`` in game 0, given
+        the states ``before`` and ``after`` the step (terminal play). Hidden facts are left out: an
+        opponent's signal that ``viewer`` did not see, the cards of another player's discard."""
+        a = int(action)
+        name = self.action_name(a)
+        who = f"player_{actor}"
+        out = []
+        if SIGNAL0 <= a < END_SIGNALS:
+            seen = (int(after.heard[0, viewer]) >> (10 * actor + a - SIGNAL0)) & 1
+            if actor != viewer and seen:
+                out.append(f"{who} signals {name}")
+        elif a < NUM_CARDS and int(before.phase[0]) == DISCARD:
+            if actor != viewer:
+                out.append(f"{who} discards a card")
+        elif actor != viewer:
+            out.append(f"{who} {'plays' if a < NUM_CARDS else 'says'} {name}")
+        if a < NUM_CARDS and int(before.phase[0]) == PLAY and int(before.n_in_trick[0]) == 3:
+            k = int(before.tricks_done[0])
+            pw, top, cnt = int(POWER[a]), int(before.top[0]), int(before.top_count[0])
+            if pw > top:
+                res = actor
+            elif pw == top or cnt > 1:
+                res = SPOILED
+            else:
+                res = int(before.top_seat[0])
+            out.append(f"-- trick {k + 1} " + ("spoiled: nobody wins it" if res == SPOILED else f"won by player_{res}"))
+        return out
+
+
 def partnership_draw(order: np.ndarray) -> np.ndarray:
     """§3 partnership draw for ``order`` (``int8[B, 48]``, the face-up pack, position 0 first).
 
