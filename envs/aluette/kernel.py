@@ -335,7 +335,7 @@ class AluetteKernel(Kernel):
         else:
             st.dealer[:] = _hook_ints("dealer", dealer, (B,), 0, 3)
         if score is not None:
-            st.score[:] = _hook_ints("score", score, (B, 2), 0, 100)
+            st.score[:] = _hook_ints("score", score, (B, 2), 0, 100 if self.target is None else self.target - 1)
         stock = None if deck is None else _hook_deck("deck", deck, B)
         self._new_deal(st, np.arange(B), rng, stock=stock)
         return st
