@@ -716,6 +716,12 @@ class AluetteKernel(Kernel):
         elif deal_rewards:
             self._deal_rewards(st, idx)
 
+    def single_game(self, st: AluetteState):
+        """The B = 1 fast path (:class:`envs.aluette.single.SingleGame`) used by the AEC env."""
+        from .single import SingleGame
+
+        return SingleGame(self, st)
+
     # ------------------------------------------------------------------ observations (§7)
     def observe(self, st: AluetteState, seat) -> np.ndarray:
         """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout: :attr:`obs_layout` (§7)."""
