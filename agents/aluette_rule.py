@@ -43,6 +43,8 @@ class AluetteRuleAgent(Agent):
     """Heuristic Aluette player (see the module docstring for how it plays).
 
     Args:
+        use_signals: ``False`` makes a variant that sends no signal and ignores its partner's (to
+            measure what the channel is worth to the rule bot).
         **env_options: the Aluette options (``RULES.md`` §8) of the games it will play; they fix the
             observation layout and tell it who receives the chant.
 
@@ -52,12 +54,15 @@ class AluetteRuleAgent(Agent):
 
     name = "aluette/rule"
 
-    def __init__(self, **env_options) -> None:
+    def __init__(self, use_signals: bool = True, **env_options) -> None:
         import envs  # agents -> envs is the allowed direction
         from envs.aluette.constants import POWER, SIGNAL_BB
 
         self.kernel = envs.kernel("aluette", **env_options)
         self.env_options = dict(env_options)
+        self.use_signals = bool(use_signals)
+        if not self.use_signals:
+            self.name = "aluette/rule(no signals)"
         L = self.kernel.obs_layout
         self.L = L
         self._s = {e.name: e.slice for e in L.entries}
@@ -115,7 +120,7 @@ class AluetteRuleAgent(Agent):
         return self._lowest(mask[:, :_NC])
 
     def _signal(self, obs, hand, mask):
-        ok = mask[:, SIGNAL0:END_SIGNALS] & self._truth(hand)
+        ok = mask[:, SIGNAL0:END_SIGNALS] & self._truth(hand) & self.use_signals
         return np.where(ok.any(axis=1), SIGNAL0 + ok.argmax(axis=1), END_SIGNALS)
 
     def _offer(self, obs, hand, mask):
@@ -142,7 +147,7 @@ class AluetteRuleAgent(Agent):
         top_rel = obs[:, s["trick_top"]].argmax(axis=1)
         single = obs[:, s["trick_top"]].any(axis=1)
         # partner's signalled key cards not yet played: their best power
-        sig = obs[:, s["signals[partner]"]][:, :8].astype(bool)
+        sig = obs[:, s["signals[partner]"]][:, :8].astype(bool) & self.use_signals
         claimed = sig & ~partner_played[:, self.key_index]
         partner_best = np.where(claimed, self.pw[self.key_index][None, :], 0).max(axis=1)
         lowest = self._lowest(legal)

@@ -138,3 +138,13 @@ def test_announce_hides_discards_and_uncaught_signals():
     k.step(st, np.array([card]), rng)
     assert k.announce(before, st, card, 1, 0) == ["player_1 discards a card"]
     assert k.announce(before, st, card, 1, 1) == []
+
+
+def test_signals_are_worth_something_to_the_rule_bot():
+    """The rule bot that signals and reads its partner's signals beats its own signal-less variant."""
+    r = play_duplicate("aluette", AluetteRuleAgent(), AluetteRuleAgent(use_signals=False), 2000, seed=0)
+    assert r.diff_ci[0] > 0, r
+    with_off = AluetteRuleAgent(use_signals=False)
+    k = envs.kernel("aluette", chant=False)
+    st = k.init(np.random.default_rng(0), 64)
+    assert (with_off.act(k.observe(st, st.current_player), k.legal_actions(st)) == 60).all()  # end_signals at once
