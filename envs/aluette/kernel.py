@@ -59,6 +59,7 @@ DRAW_SEAT = (2, 0, 3, 1)
 _DRAW_INDEX = np.full(NUM_CARDS, -1, dtype=np.int8)
 for _k, _c in enumerate(DRAW_CARDS):
     _DRAW_INDEX[_c] = _k
+_KEY_CARDS = [int(b).bit_length() - 1 for b in SIGNAL_BB[:8]]
 _TALON_L = TALON_POS[0::2]  # t1, t3, ..., t11 -> dealer's left
 _TALON_2 = TALON_POS[1::2]  # t2, t4, ..., t12 -> dealer (or partner)
 
@@ -107,7 +108,8 @@ class AluetteState(BatchState):
       ``trick``: ``uint64[B]``; ``n_in_trick``; ``top``: best power so far; ``top_count``: how many
       cards share it; ``top_seat``: the seat that played it first (all ``int8[B]``).
     * ``tricks_done``: ``int8[B]``; ``results``: ``int8[B, 9]`` winner seat of each trick, 4 =
-      spoiled, -1 not played; ``won``: ``int8[B, 4]`` tricks won per seat.
+      spoiled, -1 not played; ``res_word``: ``uint64[B]`` the same as bits (trick ``t``: bit ``5t + seat``,
+      or ``5t + 4`` when spoiled); ``won``: ``int8[B, 4]`` tricks won per seat.
     * ``offerer``: ``int8[B]`` seat that offered surrender (-1 none); ``refused``, ``accepted``: ``bool[B]``.
     * ``points``: ``int16[B, 2]`` points of the last scored deal; ``score``: ``int16[B, 2]`` match
       score; ``deal_winner``: ``int8[B]`` seat that won the last deal (-1 none); ``mordienne``: ``bool[B]``.
@@ -138,6 +140,7 @@ class AluetteState(BatchState):
     top_seat: np.ndarray
     tricks_done: np.ndarray
     results: np.ndarray
+    res_word: np.ndarray
     won: np.ndarray
     offerer: np.ndarray
     refused: np.ndarray
@@ -311,6 +314,7 @@ class AluetteKernel(Kernel):
             top_seat=z(np.int8),
             tricks_done=z(np.int8),
             results=np.full((B, NUM_TRICKS), -1, dtype=np.int8),
+            res_word=z(_U64),
             won=z(np.int8, 4),
             offerer=np.full(B, -1, dtype=np.int8),
             refused=z(bool),
@@ -350,7 +354,7 @@ class AluetteKernel(Kernel):
         if n == 0:
             return
         st.stock[idx] = self._shuffle(rng, n) if stock is None else stock
-        for name in ("played", "received", "discarded", "sent", "heard", "won"):
+        for name in ("played", "received", "discarded", "sent", "heard", "won", "res_word"):
             getattr(st, name)[idx] = 0
         st.votes[idx] = -1
         st.chanted[idx] = False
@@ -413,9 +417,12 @@ class AluetteKernel(Kernel):
             avail = np.full(B, (1 << NUM_SIGNALS) - 1, dtype=np.int64)
         else:
             hand = st.hands[ar, p]
-            hit = (hand[:, None] & SIGNAL_BB[None, :]) != 0  # [B, 10]
-            hit[:, 9] = ~hit[:, 9]  # faible: none of the key cards and no ace
-            avail = (hit.astype(np.int64) << np.arange(NUM_SIGNALS)).sum(axis=1)
+            avail = np.zeros(B, dtype=_U64)
+            for s, c in enumerate(_KEY_CARDS):  # signals 0..7: the one key card
+                avail |= ((hand >> _U64(c)) & _ONE) << _U64(s)
+            avail |= ((hand & SIGNAL_BB[8]) != 0).astype(_U64) << _U64(8)
+            avail |= ((hand & SIGNAL_BB[9]) == 0).astype(_U64) << _U64(9)
+            avail = avail.astype(np.int64)
         return avail & ~st.sent[ar, p].astype(np.int64)
 
     def legal_words(self, st: AluetteState) -> np.ndarray:
@@ -618,7 +625,9 @@ class AluetteKernel(Kernel):
         spoiled = st.top_count[t] > 1
         w = seat[full]
         k = st.tricks_done[t].astype(np.intp)
-        st.results[t, k] = np.where(spoiled, SPOILED, w)
+        r = np.where(spoiled, SPOILED, w)
+        st.results[t, k] = r
+        st.res_word[t] |= _ONE << (5 * k + r).astype(_U64)
         st.won[t, w] += ~spoiled
         lead = np.where(spoiled, st.leader[t], w)
         st.leader[t] = lead

@@ -91,67 +91,77 @@ def _stream(rows: list[np.ndarray], widths: list[int], nwords: int) -> np.ndarra
     return np.ascontiguousarray(out.T)
 
 
-def _rel_bit(seat: np.ndarray, p: np.ndarray, base: int, on) -> np.ndarray:
-    """``uint64[B]``: bit ``base + (seat - p) % 4`` where ``on``."""
-    return on.astype(_U64) << (base + (seat.astype(np.int64) - p) % 4).astype(_U64)
+# Seat fields are first written at absolute seats, then every 4-bit seat group of a word is rotated
+# right by the viewpoint p at once (absolute seat s -> relative (s - p) % 4).
+_PUB_NIBBLES = (6, 10, 14, 18, 24, 28, 32, 36)  # dealer leader to_act trick_top recipients accepted refused offerer
+_RES_NIBBLES = tuple(5 * t for t in range(NUM_TRICKS))
 
 
-def _rot4(nibble: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Absolute 4-seat bit set -> seat-relative (rotate right by ``p``)."""
-    x = nibble.astype(np.int64)
-    return ((x >> p) | (x << (4 - p))) & 0xF
+def _rotation_masks(starts):
+    nib = sum(0xF << a for a in starts)
+    keep = [sum((((0xF << q) & 0xF) << a) for a in starts) for q in range(4)]
+    return _U64(nib), np.array(keep, dtype=_U64), np.array([nib & ~k for k in keep], dtype=_U64)
+
+
+_PUB_ROT = _rotation_masks(_PUB_NIBBLES)
+_RES_ROT = _rotation_masks(_RES_NIBBLES)
+
+
+def _rotate(w: np.ndarray, p: np.ndarray, masks) -> np.ndarray:
+    """Rotate each 4-bit seat group of ``w`` right by ``p`` (``uint64[B]``, ``int64[B]``)."""
+    nib, keep, wrap = masks
+    pu = p.astype(_U64)
+    return (w & ~nib) | ((w & keep[p]) >> pu) | ((w & wrap[p]) << (_U64(4) - pu))
+
+
+_SH = [_U64(i) for i in range(64)]
 
 
 def _public_words(kernel, st, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The public one-hots/flags word and the trick-results word for viewpoints ``p``."""
-    ph = st.phase.astype(np.int64)
+    ph = st.phase
     live = ph < 6
-    w = live.astype(_U64) << np.minimum(ph, 5).astype(_U64)
-    w |= _rel_bit(st.dealer, p, 6, live | True)
-    w |= _rel_bit(st.leader, p, 10, ph == PLAY)
-    w |= _rel_bit(st.current_player, p, 14, live)
-    n = st.n_in_trick
+    w = np.where(live, _ONE << np.minimum(ph, 5).astype(_U64), _U64(0))
+    w |= _ONE << (st.dealer.astype(_U64) + _SH[6])
+    w |= (ph == PLAY).astype(_U64) << (st.leader.astype(_U64) + _SH[10])
+    w |= live.astype(_U64) << (st.current_player.astype(_U64) + _SH[14])
+    n = st.n_in_trick > 0
     single = st.top_count == 1
-    w |= _rel_bit(st.top_seat, p, 18, (n > 0) & single)
-    w |= ((n > 0) & ~single).astype(_U64) << _U64(22)
-    w |= st.chanted.astype(_U64) << _U64(23)
-    if st.chanted.any():
-        d = st.dealer.astype(np.int64)
-        rec = (1 << ((d + 1) % 4)) | (1 << ((d + kernel.second_offset) % 4))
-        w |= np.where(st.chanted, _rot4(rec, p), 0).astype(_U64) << _U64(24)
+    w |= (n & single).astype(_U64) << (st.top_seat.astype(_U64) + _SH[18])
+    w |= (n & ~single).astype(_U64) << _SH[22]
+    ch = st.chanted
+    w |= ch.astype(_U64) << _SH[23]
+    if ch.any():
+        d = st.dealer.astype(_U64)
+        rec = (_ONE << ((d + _U64(1)) % _U64(4))) | (_ONE << ((d + _U64(kernel.second_offset)) % _U64(4)))
+        w |= np.where(ch, rec, _U64(0)) << _SH[24]
     v = st.votes
-    if (v >= 0).any():
-        pw = 1 << np.arange(4)
-        acc = ((v == 1) * pw).sum(axis=1)
-        ref = ((v == 0) * pw).sum(axis=1)
-        w |= _rot4(acc, p).astype(_U64) << _U64(28)
-        w |= _rot4(ref, p).astype(_U64) << _U64(32)
+    for s in range(4):
+        w |= (v[:, s] == 1).astype(_U64) << _SH[28 + s]
+        w |= (v[:, s] == 0).astype(_U64) << _SH[32 + s]
     off = st.offerer
-    w |= _rel_bit(off, p, 36, off >= 0)
-    w |= st.refused.astype(_U64) << _U64(40)
-    w |= st.accepted.astype(_U64) << _U64(41)
-    res = st.results.astype(np.int64)
-    r = np.where(res == 4, 4, (res - p[:, None]) % 4) + 5 * np.arange(NUM_TRICKS)
-    bits = np.where(res >= 0, _ONE << r.astype(_U64), _U64(0))
-    return w, np.bitwise_or.reduce(bits, axis=1)
+    w |= (off >= 0).astype(_U64) << (np.maximum(off, 0).astype(_U64) + _SH[36])
+    w |= st.refused.astype(_U64) << _SH[40]
+    w |= st.accepted.astype(_U64) << _SH[41]
+    return _rotate(w, p, _PUB_ROT), _rotate(st.res_word, p, _RES_ROT)
 
 
 def _counters(st, p: np.ndarray, out: np.ndarray, deal_high: int, score_high: int) -> None:
-    """Write the counters of :func:`_public` (from ``trick_top_power`` on) into ``out[B, 12]``."""
-    out[:, 0] = st.top
-    out[:, 1] = st.n_in_trick
-    out[:, 2] = st.tricks_done
+    """Write the counters of :func:`_public` (from ``trick_top_power`` on) into ``out[B, 12]``
+    (built in a small contiguous array, then copied into the strided view in one go)."""
     B = st.batch_size
+    c = np.empty((B, 12), dtype=np.uint8)
+    c[:, 0] = st.top
+    c[:, 1] = st.n_in_trick
+    c[:, 2] = st.tricks_done
     base = np.arange(0, 4 * B, 4)
-    won = st.won.reshape(-1)
-    for r in range(4):
-        out[:, 3 + r] = won[base + (p + r) % 4]
-    out[:, 7] = np.minimum(st.deals, deal_high)
-    odd = (p & 1).astype(bool)
+    c[:, 3:7] = st.won.reshape(-1)[base[:, None] + _ROT[p]]
+    c[:, 7] = np.minimum(st.deals, deal_high)
+    odd = (p & 1).astype(bool)[:, None]
     for j, (arr, cap) in enumerate(((st.points, 2), (st.score, score_high))):
-        a0, a1 = np.minimum(arr[:, 0], cap), np.minimum(arr[:, 1], cap)
-        out[:, 8 + 2 * j] = np.where(odd, a1, a0)
-        out[:, 9 + 2 * j] = np.where(odd, a0, a1)
+        a = np.minimum(arr, cap)
+        c[:, 8 + 2 * j : 10 + 2 * j] = np.where(odd, a[:, ::-1], a)
+    out[:] = c
 
 
 _ROT = (np.arange(4)[:, None] + np.arange(4)) % 4  # _ROT[p, r]: absolute seat of relative seat r
