@@ -24,7 +24,6 @@ from . import observation as _obs
 from . import render as _render
 from .constants import (
     ACCEPT_CHANT,
-    ALL_CARDS,
     ANSWER,
     DEAL_POS,
     DISCARD,
