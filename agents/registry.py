@@ -6,6 +6,8 @@ Built-in names:
   game options are accepted and unused, since it reads only the action mask).
 * ``"all_fours/random"``: the same, after validating the All Fours options it is given.
 * ``"all_fours/rule"``: :class:`~agents.all_fours_rule.AllFoursRuleAgent`.
+* ``"all_fours/pimc"``: :class:`~agents.search.PIMCAgent`, PIMC search (32 determinizations,
+  rule-bot rollouts); it reads the game state, so it plays in the arena, not from observations.
 
 Extension point: ``register("all_fours/ppo", factory)`` where ``factory(**env_options)``
 returns an :class:`~agents.base.Agent`. A name that is not registered but is an existing
@@ -150,9 +152,19 @@ def _all_fours_rule(**env_options) -> Agent:
     return AllFoursRuleAgent(**env_options)
 
 
+def _all_fours_pimc(seed=None, n_det: int = 32, **env_options) -> Agent:
+    import envs
+
+    from .all_fours_rule import AllFoursRuleAgent
+    from .search import PIMCAgent
+
+    return PIMCAgent(envs.kernel("all_fours", **env_options), AllFoursRuleAgent(**env_options), n_det=n_det, seed=seed)
+
+
 register("random", _random)
 register("all_fours/random", _game_random("all_fours"))
 register("all_fours/rule", _all_fours_rule)
+register("all_fours/pimc", _all_fours_pimc)
 
 
 SHIPPED = os.path.join(os.path.dirname(__file__), "shipped")

@@ -79,7 +79,11 @@ def play(
                 write("bye")
                 return None
         else:
-            a = int(bots[seat].act(obs["observation"][None], obs["action_mask"][None])[0])
+            bot = bots[seat]
+            if getattr(bot, "needs_state", False):  # a search agent reads the game state (agents/search.py)
+                a = int(bot.act_state(env.unwrapped.game_state)[0])
+            else:
+                a = int(bot.act(obs["observation"][None], obs["action_mask"][None])[0])
             write(f"{agent} plays {env.action_name(a)}")
         state = env.unwrapped.game_state
         tricks = getattr(state, "tricks_done", None)

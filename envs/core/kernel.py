@@ -329,3 +329,11 @@ class Kernel(ABC):
     def max_episode_steps(self) -> int | None:
         """Upper bound of agent steps in one episode under the truncation caps."""
         return None
+
+    def determinize(self, state: BatchState, seat, rng: np.random.Generator) -> BatchState:
+        """Optional, for search (e.g. PIMC): a copy of ``state`` in which everything ``seat``
+        cannot see (other hands, undealt cards) is redealt at random, consistently with what
+        ``seat`` has seen. ``seat`` is an int or ``int[B]``; the result has the same batch size.
+        It must read only what ``seat`` may know, so its output (for a given ``rng``) does not
+        change when the hidden cards are permuted. Kernels without it raise ``NotImplementedError``."""
+        raise NotImplementedError(f"{self.name} has no determinize(); search agents need it")
