@@ -17,7 +17,7 @@ from ..core.cards import popcount
 from .combos import combo_score
 from .constants import MAT_BIT, SCARTINI_BB, VALUE_BB
 
-__all__ = ["DealScore", "card_points_half", "score_deal"]
+__all__ = ["DealScore", "card_points_half", "deal_totals", "score_deal"]
 
 _U64 = np.uint64
 _ZERO = _U64(0)
@@ -34,6 +34,17 @@ def card_points_half(cards) -> np.ndarray:
     for v in range(1, 6):
         total += 2 * v * popcount(x & VALUE_BB[v]).astype(np.int32)
     return total - popcount(x).astype(np.int32)
+
+
+def deal_totals(cards_half, captured, declared, last) -> np.ndarray:
+    """§6 step 6: ``total = cards + captured + declared + last``, in half-points (``int32``).
+
+    ``cards_half`` is in half-points (:func:`card_points_half`); the other three are points.
+    Arrays broadcast (e.g. ``[n, 2]`` per team).
+    """
+    return np.asarray(cards_half, dtype=np.int32) + 2 * (
+        np.asarray(captured, dtype=np.int32) + np.asarray(declared, dtype=np.int32) + np.asarray(last, dtype=np.int32)
+    )
 
 
 class DealScore(NamedTuple):
@@ -151,7 +162,7 @@ def score_deal(
     declared = np.asarray(declared, dtype=np.int32)
     last = np.zeros((n, 2), dtype=np.int32)
     last[ar, np.asarray(last_winner, dtype=np.intp) % 2] = last_trick_bonus
-    total = cards + 2 * (captured + declared + last)
+    total = deal_totals(cards, captured, declared, last)
     return DealScore(piles, to.astype(np.int8), matto, gift, cards, captured, declared, last, total)
 
 
