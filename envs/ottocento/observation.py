@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.cards import concat_bits, unpack_stream
+from ..core.cards import concat_bits, popcount, unpack_stream
 from ..core.kernel import Layout
 from .constants import MAT
 
@@ -72,6 +72,12 @@ def state_layout() -> Layout:
 
 _PUB_BITS = 41
 _ROT = (np.arange(4)[:, None] + np.arange(4)) % 4  # _ROT[p, r]: absolute seat of relative seat r
+_MINE_THEIRS = np.array([[0, 1], [0, -1]])  # offsets from (game, my team) to (mine, theirs)
+
+
+def _flat_rel(p: np.ndarray) -> np.ndarray:
+    """``intp[B, 4]`` flat indices into a ``[B, 4]`` per-seat array, in relative seat order of viewpoints ``p``."""
+    return (4 * np.arange(p.shape[0]))[:, None] + _ROT[p]
 
 
 def _onehot_rel(seat: np.ndarray, p: np.ndarray, off: int) -> np.ndarray:
@@ -80,12 +86,13 @@ def _onehot_rel(seat: np.ndarray, p: np.ndarray, off: int) -> np.ndarray:
     return np.where(seat >= 0, _ONE << (_U64(off) + rel), _U64(0))
 
 
-def _nibble_rel(flags: np.ndarray, p: np.ndarray, off: int) -> np.ndarray:
-    """``bool[B, 4]`` per absolute seat -> 4 bits at ``off`` in relative seat order."""
-    out = np.zeros(flags.shape[0], dtype=_U64)
-    for r in range(4):
-        out |= flags[np.arange(flags.shape[0]), (p + r) % 4].astype(_U64) << _U64(off + r)
-    return out
+def _nibble_rel(flags: np.ndarray, flat: np.ndarray, off: int) -> np.ndarray:
+    """``bool[B, 4]`` per absolute seat -> 4 bits at ``off`` in relative seat order (``flat``: :func:`_flat_rel`)."""
+    f = flags.reshape(-1)[flat].astype(np.uint8)
+    return (f @ _NIB).astype(_U64) << _U64(off)
+
+
+_NIB = np.array([1, 2, 4, 8], dtype=np.uint8)
 
 
 def _public_word(st, p: np.ndarray) -> np.ndarray:
@@ -103,30 +110,22 @@ def _public_word(st, p: np.ndarray) -> np.ndarray:
     matto_played = ((st.played >> _U64(MAT)) & _ONE).astype(bool).any(axis=1)
     w |= _onehot_rel(np.where(matto_played, st.matto_owner, -1), p, 25)
     w |= _onehot_rel(st.matto_winner, p, 29)
-    w |= _nibble_rel(st.decided, p, 33)
-    w |= _nibble_rel(st.declared, p, 37)
+    flat = _flat_rel(p)
+    w |= _nibble_rel(st.decided, flat, 33)
+    w |= _nibble_rel(st.declared, flat, 37)
     return w
 
 
 def _counters(st, p: np.ndarray, out: np.ndarray) -> None:
     """Write tricks_done, hand_size[4], tricks_won[2], declaration_points[4], match_score[2] into ``out[B, 13]``."""
-    B = p.shape[0]
-    ar = np.arange(B)
+    flat = _flat_rel(p)
     out[:, 0] = st.tricks_done
-    from ..core.cards import popcount
-
-    sizes = popcount(st.hands)
-    odd = (p & 1).astype(bool)
-    for r in range(4):
-        s = (p + r) % 4
-        out[:, 1 + r] = sizes[ar, s]
-        out[:, 7 + r] = np.minimum(st.decl_points[ar, s], 255)
-    tw = st.tricks_won
-    out[:, 5] = np.where(odd, tw[:, 1], tw[:, 0])
-    out[:, 6] = np.where(odd, tw[:, 0], tw[:, 1])
-    sc = np.minimum(st.score // 8, 255)  # half-points -> units of 4 points
-    out[:, 11] = np.where(odd, sc[:, 1], sc[:, 0])
-    out[:, 12] = np.where(odd, sc[:, 0], sc[:, 1])
+    out[:, 1:5] = popcount(st.hands).reshape(-1)[flat]
+    odd = (p & 1).astype(np.intp)
+    teams = (2 * np.arange(p.shape[0]) + odd)[:, None] + _MINE_THEIRS[odd]  # flat (game, team) for mine, theirs
+    out[:, 5:7] = st.tricks_won.reshape(-1)[teams]
+    out[:, 7:11] = np.minimum(st.decl_points.reshape(-1)[flat], 255)
+    out[:, 11:13] = np.minimum(st.score.reshape(-1)[teams] // 8, 255)  # half-points -> units of 4
 
 
 def _assemble(L: Layout, sets: np.ndarray, st, p: np.ndarray) -> np.ndarray:
@@ -153,10 +152,10 @@ def observe(kernel, st, seat) -> np.ndarray:
     sets = np.empty((17, B), dtype=_U64)
     sets[0] = st.hands[ar, p]
     sets[1] = np.where(st.dealer == p, st.discards, _U64(0))
-    rel = _ROT[p]  # [B, 4] absolute seats in relative order
-    hands_rel = st.hands[ar[:, None], rel]
-    sets[2:6] = (hands_rel & st.shown[ar[:, None], rel]).T
-    played_rel = st.played[ar[:, None], rel]
+    flat = _flat_rel(p)  # [B, 4] absolute (game, seat) in relative order
+    hands_rel = st.hands.reshape(-1)[flat]
+    sets[2:6] = (hands_rel & st.shown.reshape(-1)[flat]).T
+    played_rel = st.played.reshape(-1)[flat]
     sets[6:10] = played_rel.T
     sets[10:14] = (played_rel & st.trick[:, None]).T
     odd = (p & 1).astype(bool)

@@ -13,9 +13,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.cards import popcount
+from ..core.cards import popcount, unpack_bits
 from .combos import combo_score
-from .constants import MAT_BIT, SCARTINI_BB, VALUE_BB
+from .constants import MAT_BIT, NUMERALS_BB, SCARTINI_BB, VALUE_BB
 
 __all__ = ["DealScore", "card_points_half", "deal_totals", "score_deal"]
 
@@ -149,7 +149,14 @@ def score_deal(
             if matto_gift == "lowest_id":
                 choice = _lowest_bit(el)
             else:
-                choice = _best_gift(combo_piles[idx, o], combo_piles[idx, w], el, natural_skip_counts_as_gap)
+                # A numeral (6-10) is in no combination, so giving one changes neither side's
+                # combinations: the best possible outcome, as removing a card never raises the
+                # owner's score and adding one never lowers the receiver's (tests/test_ottocento_combos.py).
+                # Only cards with a lower id than the lowest eligible numeral can tie it.
+                num = el & NUMERALS_BB
+                n0 = _lowest_bit(num)
+                upto = np.where(num != _ZERO, (_U64(2) << n0.astype(_U64)) - _U64(1), ~_ZERO)
+                choice = _best_gift(combo_piles[idx, o], combo_piles[idx, w], el & upto, natural_skip_counts_as_gap)
             g = _BITS[choice]
             piles[idx, w] = (piles[idx, w] & ~MAT_BIT) | g
             piles[idx, o] = (piles[idx, o] & ~g) | MAT_BIT
@@ -174,19 +181,15 @@ def _lowest_bit(x: np.ndarray) -> np.ndarray:
 
 def _best_gift(own: np.ndarray, opp: np.ndarray, eligible: np.ndarray, strict: bool) -> np.ndarray:
     """§6.1 ``best_for_owner``: the eligible card maximising owner combo - receiver combo after the
-    swap (the Matto back to the owner, the card to the receiver); ties to the lowest id."""
-    own_m = own | MAT_BIT
-    opp_m = opp & ~MAT_BIT
+    swap (the Matto back to the owner, the card to the receiver); ties to the lowest id.
+
+    Every (game, candidate card) pair is scored in one call of the combination scorer."""
+    rows, cards = np.nonzero(unpack_bits(eligible[:, None], 62)[:, 0])
+    b = _BITS[cards]
+    val = combo_score((own[rows] | MAT_BIT) & ~b, strict).astype(np.int64) - combo_score((opp[rows] & ~MAT_BIT) | b, strict)
+    order = np.lexsort((cards, -val, rows))
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = rows[order][1:] != rows[order][:-1]
     best = np.full(own.shape, -1, dtype=np.int64)
-    best_val = np.full(own.shape, np.iinfo(np.int32).min, dtype=np.int64)
-    any_el = np.bitwise_or.reduce(eligible) if eligible.size else _ZERO
-    for c in range(62):
-        if not (int(any_el) >> c) & 1:
-            continue
-        rows = np.flatnonzero((eligible >> _U64(c)) & _U64(1))
-        b = _BITS[c]
-        val = combo_score(own_m[rows] & ~b, strict).astype(np.int64) - combo_score(opp_m[rows] | b, strict)
-        better = val > best_val[rows]
-        best_val[rows[better]] = val[better]
-        best[rows[better]] = c
+    best[rows[order][first]] = cards[order][first]
     return best
