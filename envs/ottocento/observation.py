@@ -81,9 +81,9 @@ def _flat_rel(p: np.ndarray) -> np.ndarray:
 
 
 def _onehot_rel(seat: np.ndarray, p: np.ndarray, off: int) -> np.ndarray:
-    """Bit ``off + (seat - p) % 4`` where ``seat >= 0`` (``uint64[B]``)."""
-    rel = ((seat.astype(np.int64) - p) % 4).astype(_U64)
-    return np.where(seat >= 0, _ONE << (_U64(off) + rel), _U64(0))
+    """Bit ``off + (seat - p) % 4`` where ``seat >= 0`` (``uint64[B]``; ``p`` is ``int64[B]``)."""
+    rel = (seat.astype(np.int64) - p) & 3
+    return (seat >= 0).astype(_U64) << (rel + off).astype(_U64)
 
 
 def _nibble_rel(flags: np.ndarray, flat: np.ndarray, off: int) -> np.ndarray:
@@ -95,7 +95,7 @@ def _nibble_rel(flags: np.ndarray, flat: np.ndarray, off: int) -> np.ndarray:
 _NIB = np.array([1, 2, 4, 8], dtype=np.uint8)
 
 
-def _public_word(st, p: np.ndarray) -> np.ndarray:
+def _public_word(st, p: np.ndarray, flat: np.ndarray) -> np.ndarray:
     """``uint64[B]``: led_suit 0-5, phase 6-8, dealer 9-12, leader 13-16, to_act 17-20,
     trick_winner 21-24, matto_played_by 25-28, matto_trick_won_by 29-32, decided 33-36, declared 37-40."""
     led = st.led.astype(np.int64)
@@ -110,15 +110,14 @@ def _public_word(st, p: np.ndarray) -> np.ndarray:
     matto_played = ((st.played >> _U64(MAT)) & _ONE).astype(bool).any(axis=1)
     w |= _onehot_rel(np.where(matto_played, st.matto_owner, -1), p, 25)
     w |= _onehot_rel(st.matto_winner, p, 29)
-    flat = _flat_rel(p)
     w |= _nibble_rel(st.decided, flat, 33)
     w |= _nibble_rel(st.declared, flat, 37)
     return w
 
 
-def _counters(st, p: np.ndarray, out: np.ndarray) -> None:
-    """Write tricks_done, hand_size[4], tricks_won[2], declaration_points[4], match_score[2] into ``out[B, 13]``."""
-    flat = _flat_rel(p)
+def _counters(st, p: np.ndarray, flat: np.ndarray, dest: np.ndarray) -> None:
+    """Write tricks_done, hand_size[4], tricks_won[2], declaration_points[4], match_score[2] into ``dest[B, 13]``."""
+    out = np.empty(dest.shape, dtype=np.uint8)
     out[:, 0] = st.tricks_done
     out[:, 1:5] = popcount(st.hands).reshape(-1)[flat]
     odd = (p & 1).astype(np.intp)
@@ -126,21 +125,22 @@ def _counters(st, p: np.ndarray, out: np.ndarray) -> None:
     out[:, 5:7] = st.tricks_won.reshape(-1)[teams]
     out[:, 7:11] = np.minimum(st.decl_points.reshape(-1)[flat], 255)
     out[:, 11:13] = np.minimum(st.score.reshape(-1)[teams] // 8, 255)  # half-points -> units of 4
+    dest[:] = out
 
 
-def _assemble(L: Layout, sets: np.ndarray, st, p: np.ndarray) -> np.ndarray:
+def _assemble(L: Layout, sets: np.ndarray, st, p: np.ndarray, flat: np.ndarray) -> np.ndarray:
     """Lay out ``sets`` (``uint64[k + 1, B]``, set-major, the last row spare) with the public slices."""
     k1, B = sets.shape
     k = k1 - 1
     nbits = k * _W + _PUB_BITS
     # the public word is 41 bits wide: write it as the last "set" of width 62 (its top bits are 0)
-    sets[k] = _public_word(st, p)
+    sets[k] = _public_word(st, p, flat)
     stream = concat_bits(sets, _W)
     need = (nbits + 13 + 63) // 64
     if stream.shape[1] < need:
         stream = np.concatenate([stream, np.zeros((B, need - stream.shape[1]), dtype=np.uint64)], axis=1)
     buf = unpack_stream(stream, stream.shape[1] * 64)
-    _counters(st, p, buf[:, nbits : nbits + 13])
+    _counters(st, p, flat, buf[:, nbits : nbits + 13])
     return buf[:, : L.size]
 
 
@@ -161,7 +161,7 @@ def observe(kernel, st, seat) -> np.ndarray:
     odd = (p & 1).astype(bool)
     sets[14] = np.where(odd, st.piles[:, 1], st.piles[:, 0])
     sets[15] = np.where(odd, st.piles[:, 0], st.piles[:, 1])
-    return _assemble(kernel.obs_layout, sets, st, p)
+    return _assemble(kernel.obs_layout, sets, st, p, flat)
 
 
 def global_state(kernel, st) -> np.ndarray:
@@ -173,4 +173,5 @@ def global_state(kernel, st) -> np.ndarray:
     sets[5:9] = st.played.T
     sets[9] = st.trick
     sets[10:12] = st.piles.T
-    return _assemble(kernel.state_layout, sets, st, np.zeros(B, dtype=np.int64))
+    p = np.zeros(B, dtype=np.int64)
+    return _assemble(kernel.state_layout, sets, st, p, _flat_rel(p))
