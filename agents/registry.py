@@ -6,6 +6,8 @@ Built-in names:
   game options are accepted and unused, since it reads only the action mask).
 * ``"all_fours/random"``: the same, after validating the All Fours options it is given.
 * ``"all_fours/rule"``: :class:`~agents.all_fours_rule.AllFoursRuleAgent`.
+* ``"ottocento/random"``, ``"ottocento/rule"``: the same for Ottocento
+  (:class:`~agents.ottocento_rule.OttocentoRuleAgent`).
 
 Extension point: ``register("all_fours/ppo", factory)`` where ``factory(**env_options)``
 returns an :class:`~agents.base.Agent`. A name that is not registered but is an existing
@@ -153,6 +155,16 @@ def _all_fours_rule(**env_options) -> Agent:
 register("random", _random)
 register("all_fours/random", _game_random("all_fours"))
 register("all_fours/rule", _all_fours_rule)
+
+
+def _ottocento_rule(**env_options) -> Agent:
+    from .ottocento_rule import OttocentoRuleAgent
+
+    return OttocentoRuleAgent(**env_options)
+
+
+register("ottocento/random", _game_random("ottocento"))
+register("ottocento/rule", _ottocento_rule)
 
 
 SHIPPED = os.path.join(os.path.dirname(__file__), "shipped")
