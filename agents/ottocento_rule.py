@@ -57,6 +57,14 @@ _STRENGTH[45:57] = np.arange(5, 17)
 _STRENGTH[57:61] = (17, 18, 19, 20)
 _IS_TRUMP = _SUIT == 4
 _IS_MOOR = (_CARDS >= 41) & (_CARDS <= 44)
+#: how much each card tends to add to the captured combinations of the pile it joins (§4, §6 step 3):
+#: the Tarocchi and the courts (sets, sequences), aces and Moors, trumps (the Grande); numerals none
+_COMBO = np.zeros(_N)
+_COMBO[[60, 59, 40, 61]] = 2.0
+for _s in range(4):
+    _COMBO[[10 * _s + 9, 10 * _s + 8, 10 * _s + 7, 10 * _s + 6]] = 1.5
+    _COMBO[10 * _s] = 1.0
+_COMBO[41:60] = 1.0
 
 
 def _key_table() -> np.ndarray:
@@ -94,12 +102,13 @@ _BEATERS = _beater_table()
 #: tunable weights (points)
 DEFAULT_PARAMS: dict[str, float] = {
     "reveal_cost": 0.5,  # points per card a declaration shows
-    "per_card_to_come": 1.2,  # expected points each card still to come adds to a trick
-    "keep_trump": 0.12,  # per strength point of a trump, scaled by the tricks left
+    "per_card_to_come": 0.5,  # expected points each card still to come adds to a trick
+    "keep_trump": 0.5,  # per strength point of a trump, scaled by the tricks left
     "keep_top_trump": 4.0,  # keep the highest trump for the last trick
-    "keep_matto": 2.5,  # the Matto's worth as an escape card
+    "keep_matto": 0.0,  # the Matto's worth as an escape card
     "matto_gift": 0.5,  # the card handed back when the Matto went to an opponent
-    "partner_behind": 0.25,  # chance a partner still to play takes an opponent's trick
+    "partner_behind": 0.5,  # chance a partner still to play takes an opponent's trick
+    "combo_weight": 1.0,  # points per unit of a card's combination potential (_COMBO) at stake in a trick
 }
 
 
@@ -245,10 +254,11 @@ class OttocentoRuleAgent(Agent):
         p_partner = np.where(partner_best, (1.0 - frac) ** pnb, np.where(partner_after, p["partner_behind"], 0.0))
         p_team = np.where(beats_now, np.maximum(survive, p_partner[:, None]), p_partner[:, None])
         # points at stake
-        trick_pts = (np.where(tbits, _VALUE, 0.0)).sum(axis=1) - 0.5 * n_in
+        worth = _VALUE - 0.5 + p["combo_weight"] * _COMBO
+        trick_pts = np.where(tbits, worth, 0.0).sum(axis=1)
         to_come = (3 - n_in) * p["per_card_to_come"]
         last = tricks_done == 14
-        stake = trick_pts[:, None] + (_VALUE - 0.5) + to_come[:, None] + np.where(last, self.last_bonus, 0.0)[:, None]
+        stake = trick_pts[:, None] + worth + to_come[:, None] + np.where(last, self.last_bonus, 0.0)[:, None]
         score = (2.0 * p_team - 1.0) * stake
         # the Matto: its own value comes back to my team; the rest of the trick goes as it goes
         stake_m = trick_pts + to_come + np.where(last, self.last_bonus, 0.0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..core.cards import TAROCCO62, mask_to_cards, popcount
 from ..core.render import box, cards_str, check_view
 from .constants import LED_NAMES, PHASE_NAMES
+from .scoring import card_points_half
 
 TEAM = ("A", "B")
 
@@ -23,6 +24,10 @@ def render(kernel, st, b: int = 0, view=None) -> str:
         f"phase: {PHASE_NAMES[int(st.phase[b])]}   dealer: S{d}   leader: S{int(st.leader[b])}",
         f"trick {min(int(st.tricks_done[b]) + 1, 15)}/15   suit to follow: {LED_NAMES[led] if led >= 0 else '-'}"
         f"   tricks won A {int(st.tricks_won[b, 0])} - B {int(st.tricks_won[b, 1])}",
+        "running score (card points won so far + declarations): "
+        + "   ".join(
+            f"{TEAM[t]} {card_points_half(st.piles[b, t]) / 2:g} + {int(st.decl_points[b, t] + st.decl_points[b, t + 2])}" for t in range(2)
+        ),
     ]
     if kernel.match:
         head.append(f"match score A {st.score[b, 0] / 2:g} - B {st.score[b, 1] / 2:g} (target {kernel.options['match_target']})")
