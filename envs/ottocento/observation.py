@@ -26,11 +26,11 @@ def observation_layout() -> Layout:
     L.add("hand", _W, "cards I hold")
     L.add("my_discards", _W, "the two cards I discarded (only when I am the dealer)")
     for r in REL:
-        L.add(f"declared_unplayed[{r}]", _W, f"cards {r} declared and still holds")
+        L.add(f"declared_unplayed[{r}]", _W, f"cards declared by {r}, still held")
     for r in REL:
-        L.add(f"played_by[{r}]", _W, f"cards {r} played this deal (current trick included)")
+        L.add(f"played_by[{r}]", _W, f"cards played this deal by {r} (current trick included)")
     for r in REL:
-        L.add(f"trick_by[{r}]", _W, f"card {r} played to the current trick")
+        L.add(f"trick_by[{r}]", _W, f"card played to the current trick by {r}")
     L.add("captured[mine]", _W, "cards my team won in tricks")
     L.add("captured[theirs]", _W, "cards their team won in tricks")
     _public(L)
