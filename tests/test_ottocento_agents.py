@@ -88,3 +88,22 @@ def test_terminal_play_shows_declarations_trick_and_score():
     assert returns is not None and returns["player_0"] == returns["player_2"] == -returns["player_1"]
     assert "running score" in text and "-- trick 15 won by player_" in text and "captured combinations" in text
     assert "declared" in text or "passed" in text
+
+
+def test_terminal_play_hides_the_dealers_discards():
+    from envs import ottocento_v0
+
+    checked = 0
+    for seed in range(6):
+        env = ottocento_v0.env()
+        env.reset(seed=seed)
+        dealer = int(env.game_state.dealer[0])
+        if dealer == 0:
+            continue  # the person discards: nothing for the bots to hide
+        said = []
+        play("ottocento", "ottocento/rule", "ottocento/rule", seed=seed, read=lambda p: "0", write=said.append)
+        moves = [x for x in said if x.startswith(f"player_{dealer} plays")]
+        assert moves[:2] == [f"player_{dealer} plays a card face down"] * 2
+        assert sum(x.endswith("face down") for x in said) == 2
+        checked += 1
+    assert checked >= 3

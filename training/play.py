@@ -80,7 +80,8 @@ def play(
                 return None
         else:
             a = int(bots[seat].act(obs["observation"][None], obs["action_mask"][None])[0])
-            write(f"{agent} plays {env.action_name(a)}")
+            public = env.unwrapped.kernel.action_is_public(env.unwrapped.game_state, 0, a)
+            write(f"{agent} plays {env.action_name(a)}" if public else f"{agent} plays a card face down")
         state = env.unwrapped.game_state
         tricks = getattr(state, "tricks_done", None)
         before = None if tricks is None else int(tricks[0])

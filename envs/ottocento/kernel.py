@@ -599,6 +599,10 @@ class OttocentoKernel(Kernel):
             st.truncated[idx] = True
             st.phase[idx] = OVER
 
+    def action_is_public(self, st: OttocentoState, b: int, action: int) -> bool:
+        """The dealer's discards are face down (§3.5): hidden from the other seats; every other action is public."""
+        return int(st.phase[b]) != DISCARD
+
     # ------------------------------------------------------------------ observations (§7)
     def observe(self, st: OttocentoState, seat) -> np.ndarray:
         """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout :attr:`obs_layout` (§7)."""
