@@ -599,6 +599,12 @@ class OttocentoKernel(Kernel):
             st.truncated[idx] = True
             st.phase[idx] = OVER
 
+    def single_game(self, st: OttocentoState):
+        """The B = 1 fast path (:class:`envs.ottocento.single.SingleGame`) used by the AEC env."""
+        from .single import SingleGame
+
+        return SingleGame(self, st)
+
     def action_is_public(self, st: OttocentoState, b: int, action: int) -> bool:
         """The dealer's discards are face down (§3.5): hidden from the other seats; every other action is public."""
         return int(st.phase[b]) != DISCARD
