@@ -338,3 +338,29 @@ def test_declarations_win_immediately():
     env.step(DECLARE)
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0, "player_2": -1.0, "player_3": 1.0}
+
+
+def test_state_vector_reveals_every_hand_and_the_discards():
+    env = ottocento_v0.env(dealer=1)
+    env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    random_steps(env, rng, 9)
+    lay = env.kernel.state_layout
+    s = env.state()
+    st = env.game_state
+    assert int(st.dealer[0]) == 1
+    for seat in range(4):
+        assert np.flatnonzero(s[lay[f"hand[S{seat}]"]]).tolist() == env.hands[P[seat]]
+    assert np.flatnonzero(s[lay["discards"]]).tolist() == mask_to_cards(st.discards[0])
+    assert env.state_space.contains(s)
+
+
+@pytest.mark.parametrize("packet", [1, 3, 15])
+def test_deal_packets_option_changes_only_the_mapping(packet):
+    from .ottocento_util import seat_positions
+
+    env = ottocento_v0.env(deal_packets=packet)
+    deck = np.random.default_rng(packet).permutation(62)
+    env.reset(seed=0, options={"deck": deck, "dealer": 3})
+    for s, pos in seat_positions(3, packet).items():
+        assert sorted(env.hands[P[s]]) == sorted(deck[pos].tolist())
