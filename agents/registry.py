@@ -8,6 +8,8 @@ Built-in names:
 * ``"all_fours/rule"``: :class:`~agents.all_fours_rule.AllFoursRuleAgent`.
 * ``"all_fours/pimc"``: :class:`~agents.search.PIMCAgent`, PIMC search (32 determinizations,
   rule-bot rollouts); it reads the game state, so it plays in the arena, not from observations.
+* ``"ottocento/random"``, ``"ottocento/rule"``: the same for Ottocento
+  (:class:`~agents.ottocento_rule.OttocentoRuleAgent`).
 
 Extension point: ``register("all_fours/ppo", factory)`` where ``factory(**env_options)``
 returns an :class:`~agents.base.Agent`. A name that is not registered but is an existing
@@ -165,6 +167,16 @@ register("random", _random)
 register("all_fours/random", _game_random("all_fours"))
 register("all_fours/rule", _all_fours_rule)
 register("all_fours/pimc", _all_fours_pimc)
+
+
+def _ottocento_rule(**env_options) -> Agent:
+    from .ottocento_rule import OttocentoRuleAgent
+
+    return OttocentoRuleAgent(**env_options)
+
+
+register("ottocento/random", _game_random("ottocento"))
+register("ottocento/rule", _ottocento_rule)
 
 
 SHIPPED = os.path.join(os.path.dirname(__file__), "shipped")

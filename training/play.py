@@ -84,7 +84,8 @@ def play(
                 a = int(bot.act_state(env.unwrapped.game_state)[0])
             else:
                 a = int(bot.act(obs["observation"][None], obs["action_mask"][None])[0])
-            write(f"{agent} plays {env.action_name(a)}")
+            public = env.unwrapped.kernel.action_is_public(env.unwrapped.game_state, 0, a)
+            write(f"{agent} plays {env.action_name(a)}" if public else f"{agent} plays a card face down")
         state = env.unwrapped.game_state
         tricks = getattr(state, "tricks_done", None)
         before = None if tricks is None else int(tricks[0])

@@ -321,6 +321,12 @@ class Kernel(ABC):
         """Text table of game ``b``: ``view=None`` public only, a seat adds that seat's hand,
         ``"all"`` shows every hand (debugging). ``ValueError`` for another view."""
 
+    def action_is_public(self, state: BatchState, b: int, action: int) -> bool:
+        """Whether the other seats see which ``action`` the seat to act in game ``b`` takes now
+        (before it is applied). Default True; a game with face-down moves (a discard) returns False,
+        and front ends (terminal play, logs shown to a player) then hide the action's name."""
+        return True
+
     def info(self, state: BatchState, b: int = 0) -> dict:
         """Public facts for ``infos`` (never hidden cards); default empty."""
         return {}
