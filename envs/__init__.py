@@ -11,6 +11,7 @@ import importlib
 #: game name -> entry module (under ``envs``); games land here as they are implemented
 GAMES: dict[str, str] = {
     "all_fours": "all_fours_v0",
+    "avinas": "avinas_v0",
 }
 
 

@@ -1,0 +1,204 @@
+"""Avinas observation and state vectors (``RULES.md`` §7 Information).
+
+Observations are seat-relative: index 0 = me, 1 = next (my left, plays after me), 2 = partner,
+3 = previous; teams are "mine" then "theirs". Values are small non-negative integers stored as
+``uint8``; each slice's ``high`` bounds it (counters are clipped there).
+
+What a seat sees of the hidden parts (§7): its own hand; the exposed 4th/8th cards of every
+seat; as dealer, the partner's hidden 4th/8th cards; the face-down card of the current trick
+only if it led it (everyone once the trick ends); the "valuable" bit only as the leader's partner.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.cards import concat_bits, unpack_stream
+from ..core.kernel import Layout
+from .constants import CALLING, DECLARING, KNOCKING, PLAY, SIGNAL, STOPPING
+
+REL = ("me", "next", "partner", "previous")
+_U64 = np.uint64
+_NSETS = 11
+
+
+def _cards(L: Layout, omniscient: bool) -> None:
+    if omniscient:
+        for s in range(4):
+            L.add(f"hand[S{s}]", 32, f"cards seat {s} holds")
+        for s in range(4):
+            L.add(f"played_by[S{s}]", 32, f"cards seat {s} played this deal (a face-down card included)")
+        L.add("trick", 32, "cards in the current trick (a face-down card included)")
+        L.add("exposed", 32, "4th/8th cards turned face up at the deal")
+        L.add("dealer_seen", 32, "the dealer's side's 4th/8th cards seen by the dealer alone")
+        L.add("facedown_card", 32, "the face-down card of the current trick")
+        return
+    L.add("hand", 32, "cards I hold")
+    for r in REL:
+        L.add(f"played_by[{r}]", 32, f"cards played this deal by {r}, face up or revealed (current trick included)")
+    L.add("trick", 32, "cards I can see in the current trick")
+    for r in REL:
+        L.add(f"shown[{r}]", 32, f"cards held by {r} that I have seen (exposed; as dealer, partner's 4th/8th)")
+    L.add("seen_by_dealer", 32, "my cards the dealer saw privately (I am the dealer's partner)")
+
+
+def _public(L: Layout, pip_limit: int) -> None:
+    L.add("game", 2, "sevens game / no-sevens game")
+    L.add("phase", 6, "knocks / calls / naming trumps / face-down signal / trick play / stop or continue")
+    L.add("trump", 4, "trump suit C D H S (all 0 until named)")
+    L.add("led", 5, "led to the current trick: C D H S plain, or trumps (a face-down lead counts as trumps)")
+    for name, meaning in (
+        ("dealer", "dealer"),
+        ("declarer", "declarer (all 0 until known)"),
+        ("leader", "leader of the current trick"),
+        ("to_act", "seat to act"),
+        ("trick_winner", "seat winning the current trick so far"),
+        ("facedown_leader", "seat that led face down to the current trick"),
+        ("knocked", "seats that knocked (or knocked back) this deal"),
+    ):
+        L.add(name, 4, f"{meaning}, seat-relative (me, next, partner, previous)")
+    L.add("signal", 2, "partner's face-down card is valuable / not valuable (only its leader's partner sees it)")
+    L.add("calls", 4, "calls seat-relative: 0 not yet, 1 pass, N+1 = call N", high=9)
+    L.add("high_call", 1, "highest call so far", high=8)
+    L.add("tricks_done", 1, "tricks completed this deal", high=8)
+    L.add("tricks_won", 2, "tricks won this deal: my team, their team", high=8)
+    L.add("card_points", 2, "card points won this deal: my team, their team", high=120)
+    L.add("rams", 2, "rams held: my team, their team (clipped)", high=64)
+    L.add("pips", 2, "pips: my team, their team (clipped)", high=pip_limit + 6)
+    L.add("deals", 1, "deals scored in this match (clipped)", high=255)
+    L.add("throw_ins", 1, "consecutive thrown-in deals (clipped)", high=255)
+    L.add("last_loser", 2, "the last scored deal was lost by: my team / their team")
+    L.add("last_penalty", 1, "rams or pips the last loser received (clipped)", high=64)
+    L.add("last_flags", 3, "last scored deal: sevens game / its declarer lied / its declarer stopped")
+
+
+def observation_layout(pip_limit: int) -> Layout:
+    """Named slices of the observation vector (print with ``Layout.table()``)."""
+    L = Layout()
+    _cards(L, False)
+    _public(L, pip_limit)
+    return L
+
+
+def state_layout(pip_limit: int) -> Layout:
+    """Named slices of the perfect-information ``state()`` vector (absolute seats; "me" = seat 0)."""
+    L = Layout()
+    _cards(L, True)
+    _public(L, pip_limit)
+    return L
+
+
+_ROT = (np.arange(4)[:, None] + np.arange(4)) % 4  # _ROT[p, r]: absolute seat of relative seat r
+_PHASE_COL = np.full(8, -1)
+for _i, _ph in enumerate((KNOCKING, CALLING, DECLARING, SIGNAL, PLAY, STOPPING)):
+    _PHASE_COL[_ph] = _i
+
+
+def _onehot_seat(out, ar, off: int, seat, p, valid=None) -> None:
+    """Set ``out[b, off + (seat - p) % 4]`` where ``valid`` (and seat >= 0)."""
+    seat = np.asarray(seat, dtype=np.int64)
+    ok = seat >= 0 if valid is None else valid & (seat >= 0)
+    out[ar[ok], off + ((seat - p) % 4)[ok]] = 1
+
+
+def _fill_public(L: Layout, st, p: np.ndarray, out: np.ndarray, omniscient: bool) -> None:
+    B = st.batch_size
+    ar = np.arange(B)
+    o = {e.name: e.start for e in L.entries}
+    live = ~st.done
+    out[ar, o["game"] + st.game.astype(np.int64)] = 1
+    ph = _PHASE_COL[st.phase]
+    ok = ph >= 0
+    out[ar[ok], o["phase"] + ph[ok]] = 1
+    t = st.trump.astype(np.int64)
+    ok = t >= 0
+    out[ar[ok], o["trump"] + t[ok]] = 1
+    led = st.led.astype(np.int64)
+    ok = led >= 0
+    out[ar[ok], o["led"] + led[ok]] = 1
+    _onehot_seat(out, ar, o["dealer"], st.dealer, p)
+    _onehot_seat(out, ar, o["declarer"], st.declarer, p)
+    _onehot_seat(out, ar, o["leader"], st.leader, p, live & ((st.phase == PLAY) | (st.phase == SIGNAL) | (st.phase == STOPPING)))
+    _onehot_seat(out, ar, o["to_act"], st.current_player, p, live)
+    _onehot_seat(out, ar, o["trick_winner"], st.trick_winner, p)
+    _onehot_seat(out, ar, o["facedown_leader"], st.fd_seat, p)
+    kn = st.knocked.reshape(-1)[(np.arange(0, 4 * B, 4)[:, None] + _ROT[p])]
+    out[:, o["knocked"] : o["knocked"] + 4] = kn
+    # the signal: only the face-down leader's partner (and the omniscient state)
+    sig = st.signal.astype(np.int64)
+    see = (sig >= 0) & (st.fd_seat >= 0)
+    if not omniscient:
+        see &= (st.fd_seat.astype(np.int64) + 2) % 4 == p
+    out[ar[see], o["signal"] + 1 - sig[see]] = 1
+    calls = st.calls.reshape(-1)[(np.arange(0, 4 * B, 4)[:, None] + _ROT[p])]
+    out[:, o["calls"] : o["calls"] + 4] = (calls + 1).astype(np.uint8)
+    out[:, o["high_call"]] = st.high_call
+    out[:, o["tricks_done"]] = st.tricks_done
+    odd = (p & 1).astype(bool)
+    for name, arr in (("tricks_won", st.tricks_won), ("card_points", st.points), ("pips", st.pips)):
+        hi = next(e.high for e in L.entries if e.name == name)
+        a0, a1 = np.minimum(arr[:, 0], hi), np.minimum(arr[:, 1], hi)
+        out[:, o[name]] = np.where(odd, a1, a0)
+        out[:, o[name] + 1] = np.where(odd, a0, a1)
+    rb = st.ram_balance.astype(np.int64)
+    ra, rbb = np.minimum(np.maximum(rb, 0), 64), np.minimum(np.maximum(-rb, 0), 64)
+    out[:, o["rams"]] = np.where(odd, rbb, ra)
+    out[:, o["rams"] + 1] = np.where(odd, ra, rbb)
+    out[:, o["deals"]] = np.minimum(st.deals, 255)
+    out[:, o["throw_ins"]] = np.minimum(st.throw_ins, 255)
+    ok = st.last_loser >= 0
+    out[ar[ok], o["last_loser"] + ((st.last_loser.astype(np.int64) - p) % 2)[ok]] = 1
+    out[:, o["last_penalty"]] = np.minimum(st.last_penalty, 64)
+    f = o["last_flags"]
+    out[:, f] = st.last_game == 0
+    out[:, f + 1] = st.last_lied
+    out[:, f + 2] = st.last_stopped
+
+
+def _assemble(L: Layout, sets: np.ndarray, st, p: np.ndarray, omniscient: bool) -> np.ndarray:
+    k, B = sets.shape
+    out = np.zeros((B, L.size), dtype=np.uint8)
+    out[:, : 32 * k] = unpack_stream(concat_bits(sets, 32), 32 * k)
+    _fill_public(L, st, p, out, omniscient)
+    return out
+
+
+def observe(kernel, st, seat) -> np.ndarray:
+    """``uint8[B, D]`` observation of ``seat`` (int or ``int[B]``), layout :func:`observation_layout`."""
+    B = st.batch_size
+    p = np.broadcast_to(np.asarray(seat, dtype=np.int64), (B,))
+    base = np.arange(0, 4 * B, 4)
+    rot = (base[:, None] + _ROT[p]).T  # [4, B] flat indices of relative seats
+    # the face-down card of the current trick is hidden from everyone but its leader
+    fd = st.fd_seat
+    hide = np.where((fd >= 0) & (fd != p), st.trick_card.reshape(-1)[base + np.maximum(fd, 0)].astype(np.int64), -1)
+    hidden = np.where(hide >= 0, np.left_shift(_U64(1), np.maximum(hide, 0).astype(_U64)), _U64(0))
+    keep = ~hidden
+    hands = st.hands.reshape(-1)
+    sets = np.empty((_NSETS, B), dtype=_U64)
+    sets[0] = hands[base + p]
+    sets[1:5] = st.played.reshape(-1)[rot] & keep
+    sets[5] = st.trick & keep
+    seen_all = st.exposed
+    is_dealer = st.dealer.astype(np.int64) == p
+    mine = np.where(is_dealer, seen_all | st.dealer_seen, seen_all)
+    sets[6:10] = hands[rot] & mine
+    partner_of_dealer = (st.dealer.astype(np.int64) + 2) % 4 == p
+    sets[10] = np.where(partner_of_dealer, sets[0] & st.dealer_seen, _U64(0))
+    return _assemble(kernel.obs_layout, sets, st, p, False)
+
+
+def global_state(kernel, st) -> np.ndarray:
+    """``uint8[B, S]`` perfect-information vector, layout :func:`state_layout` (seat 0 = "me")."""
+    B = st.batch_size
+    sets = np.empty((_NSETS, B), dtype=_U64)
+    sets[0:4] = st.hands.T
+    sets[4:8] = st.played.T
+    sets[8] = st.trick
+    sets[9] = st.exposed
+    sets[10] = st.dealer_seen
+    fd = st.fd_seat
+    card = st.trick_card[np.arange(B), np.maximum(fd, 0)].astype(np.int64)
+    fdc = np.where((fd >= 0) & (card >= 0), np.left_shift(_U64(1), np.maximum(card, 0).astype(_U64)), _U64(0))
+    sets = np.concatenate([sets, fdc[None]], axis=0)
+    return _assemble(kernel.state_layout, sets, st, np.zeros(B, dtype=np.int64), True)
