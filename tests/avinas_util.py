@@ -150,6 +150,8 @@ def craft(env, *, game, trump, declarer, leader, hands: dict[int, str], tricks_d
     st.high_call[0] = high_call
     if dealer is not None:
         st.dealer[0] = dealer
+    st.exposed[0] = 0  # a crafted position has no exposed or privately seen cards
+    st.dealer_seen[0] = 0
     st.n_in_trick[0] = 0
     st.trick[0] = 0
     st.trick_card[0] = -1
