@@ -6,6 +6,8 @@ Built-in names:
   game options are accepted and unused, since it reads only the action mask).
 * ``"all_fours/random"``: the same, after validating the All Fours options it is given.
 * ``"all_fours/rule"``: :class:`~agents.all_fours_rule.AllFoursRuleAgent`.
+* ``"avinas/random"``, ``"avinas/rule"``: the same for Avinas
+  (:class:`~agents.avinas_rule.AvinasRuleAgent`).
 
 Extension point: ``register("all_fours/ppo", factory)`` where ``factory(**env_options)``
 returns an :class:`~agents.base.Agent`. A name that is not registered but is an existing
@@ -153,6 +155,16 @@ def _all_fours_rule(**env_options) -> Agent:
 register("random", _random)
 register("all_fours/random", _game_random("all_fours"))
 register("all_fours/rule", _all_fours_rule)
+
+
+def _avinas_rule(**env_options) -> Agent:
+    from .avinas_rule import AvinasRuleAgent
+
+    return AvinasRuleAgent(**env_options)
+
+
+register("avinas/random", _game_random("avinas"))
+register("avinas/rule", _avinas_rule)
 
 
 SHIPPED = os.path.join(os.path.dirname(__file__), "shipped")
