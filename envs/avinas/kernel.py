@@ -365,20 +365,20 @@ class AvinasKernel(Kernel):
         hi = np.where(phase == STOPPING, _U64((1 << (CONTINUE - 64)) | (1 << (STOP - 64))), hi)
         hi = np.where(phase == SIGNAL, _U64((1 << (SIG_VALUABLE - 64)) | (1 << (SIG_NOT_VALUABLE - 64))), hi)
         mask_h = self.options["honesty"] == "mask"
-        if (phase == CALLING).any() or (phase == DECLARING).any():
-            counts = popcount(hand[:, None] & self.count_bb[None, :]).astype(np.int64)  # [B, 4]
-            # calls: N in high+1..8 (mask: N <= best count)
-            top = counts.max(axis=1) if mask_h else np.full(B, 8)
-            lo_n = st.high_call.astype(np.int64) + 1
-            n_ok = np.arange(1, 9)[None, :]
-            ok = (n_ok >= lo_n[:, None]) & (n_ok <= top[:, None])
-            call_bits = (ok.astype(np.uint64) << np.arange(1, 9, dtype=_U64)[None, :]).sum(axis=1, dtype=_U64) | _U64(1)
-            hi = np.where(phase == CALLING, call_bits, hi)
-            held = popcount(hand[:, None] & TRUMP_BB[None, :]) > 0
+        bid = np.flatnonzero((phase == CALLING) | (phase == DECLARING))
+        if bid.size:
+            h = hand[bid]
+            counts = popcount(h[:, None] & self.count_bb[None, :]).astype(np.int64)  # [n, 4]
+            # calls: N in high+1..8 (mask: N <= best count); PASS always
+            top = counts.max(axis=1) if mask_h else np.full(bid.size, 8)
+            lo_n = st.high_call[bid].astype(np.int64) + 1
+            n_bits = np.where(top >= lo_n, (_U64(2) << top.astype(_U64)) - (_U64(1) << lo_n.astype(_U64)), _ZERO)
+            call_bits = n_bits | _U64(1)
+            held = popcount(h[:, None] & TRUMP_BB[None, :]) > 0
             if mask_h:
-                held &= counts >= st.high_call[:, None]
+                held &= counts >= st.high_call[bid, None]
             dec_bits = (held.astype(np.uint64) << np.arange(DECLARE - 64, DECLARE - 60, dtype=_U64)[None, :]).sum(axis=1, dtype=_U64)
-            hi = np.where(phase == DECLARING, dec_bits, hi)
+            hi[bid] = np.where(phase[bid] == CALLING, call_bits, dec_bits)
         done = st.done
         return np.where(done, _ZERO, lo), np.where(done, _ZERO, hi)
 

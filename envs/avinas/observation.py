@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.cards import concat_bits, unpack_stream
+from ..core.cards import unpack_stream
 from ..core.kernel import Layout
 from .constants import CALLING, DECLARING, KNOCKING, PLAY, SIGNAL, STOPPING
 
@@ -43,21 +43,16 @@ def _cards(L: Layout, omniscient: bool) -> None:
 
 
 def _public(L: Layout, pip_limit: int) -> None:
+    # 0/1 slices first (packed into one 64-bit word, see _public_word), then the counters
     L.add("game", 2, "sevens game / no-sevens game")
     L.add("phase", 6, "knocks / calls / naming trumps / face-down signal / trick play / stop or continue")
     L.add("trump", 4, "trump suit C D H S (all 0 until named)")
     L.add("led", 5, "led to the current trick: C D H S plain, or trumps (a face-down lead counts as trumps)")
-    for name, meaning in (
-        ("dealer", "dealer"),
-        ("declarer", "declarer (all 0 until known)"),
-        ("leader", "leader of the current trick"),
-        ("to_act", "seat to act"),
-        ("trick_winner", "seat winning the current trick so far"),
-        ("facedown_leader", "seat that led face down to the current trick"),
-        ("knocked", "seats that knocked (or knocked back) this deal"),
-    ):
+    for name, meaning in _SEAT_FIELDS:
         L.add(name, 4, f"{meaning}, seat-relative (me, next, partner, previous)")
     L.add("signal", 2, "partner's face-down card is valuable / not valuable (only its leader's partner sees it)")
+    L.add("last_loser", 2, "the last scored deal was lost by: my team / their team")
+    L.add("last_flags", 3, "last scored deal: sevens game / its declarer lied / its declarer stopped")
     L.add("calls", 4, "calls seat-relative: 0 not yet, 1 pass, N+1 = call N", high=9)
     L.add("high_call", 1, "highest call so far", high=8)
     L.add("tricks_done", 1, "tricks completed this deal", high=8)
@@ -67,9 +62,19 @@ def _public(L: Layout, pip_limit: int) -> None:
     L.add("pips", 2, "pips: my team, their team (clipped)", high=pip_limit + 6)
     L.add("deals", 1, "deals scored in this match (clipped)", high=255)
     L.add("throw_ins", 1, "consecutive thrown-in deals (clipped)", high=255)
-    L.add("last_loser", 2, "the last scored deal was lost by: my team / their team")
     L.add("last_penalty", 1, "rams or pips the last loser received (clipped)", high=64)
-    L.add("last_flags", 3, "last scored deal: sevens game / its declarer lied / its declarer stopped")
+
+
+_SEAT_FIELDS = (
+    ("dealer", "dealer"),
+    ("declarer", "declarer (all 0 until known)"),
+    ("leader", "leader of the current trick"),
+    ("to_act", "seat to act"),
+    ("trick_winner", "seat winning the current trick so far"),
+    ("facedown_leader", "seat that led face down to the current trick"),
+    ("knocked", "seats that knocked (or knocked back) this deal"),
+)
+_PUB_BITS = 2 + 6 + 4 + 5 + 4 * len(_SEAT_FIELDS) + 2 + 2 + 3  # 52
 
 
 def observation_layout(pip_limit: int) -> Layout:
@@ -94,73 +99,85 @@ for _i, _ph in enumerate((KNOCKING, CALLING, DECLARING, SIGNAL, PLAY, STOPPING))
     _PHASE_COL[_ph] = _i
 
 
-def _onehot_seat(out, ar, off: int, seat, p, valid=None) -> None:
-    """Set ``out[b, off + (seat - p) % 4]`` where ``valid`` (and seat >= 0)."""
-    seat = np.asarray(seat, dtype=np.int64)
-    ok = seat >= 0 if valid is None else valid & (seat >= 0)
-    out[ar[ok], off + ((seat - p) % 4)[ok]] = 1
+_U = np.uint64
 
 
-def _fill_public(L: Layout, st, p: np.ndarray, out: np.ndarray, omniscient: bool) -> None:
-    B = st.batch_size
-    ar = np.arange(B)
-    o = {e.name: e.start for e in L.entries}
+def _bits(cond, pos) -> np.ndarray:
+    """``uint64[B]``: bit ``pos`` (int or ``int64[B]``) where ``cond``."""
+    return np.asarray(cond).astype(_U) << np.asarray(pos).astype(_U)
+
+
+def _public_word(st, p: np.ndarray, omniscient: bool) -> np.ndarray:
+    """``uint64[B]`` of the 0/1 public slices for viewpoint seats ``p`` (``int64[B]``), bit ``i``
+    = entry ``i`` after the card sets (layout order of :func:`_public`)."""
     live = ~st.done
-    out[ar, o["game"] + st.game.astype(np.int64)] = 1
     ph = _PHASE_COL[st.phase]
-    ok = ph >= 0
-    out[ar[ok], o["phase"] + ph[ok]] = 1
+    w = _bits(True, st.game.astype(np.int64))
+    w |= _bits(ph >= 0, 2 + np.maximum(ph, 0))
     t = st.trump.astype(np.int64)
-    ok = t >= 0
-    out[ar[ok], o["trump"] + t[ok]] = 1
+    w |= _bits(t >= 0, 8 + np.maximum(t, 0))
     led = st.led.astype(np.int64)
-    ok = led >= 0
-    out[ar[ok], o["led"] + led[ok]] = 1
-    _onehot_seat(out, ar, o["dealer"], st.dealer, p)
-    _onehot_seat(out, ar, o["declarer"], st.declarer, p)
-    _onehot_seat(out, ar, o["leader"], st.leader, p, live & ((st.phase == PLAY) | (st.phase == SIGNAL) | (st.phase == STOPPING)))
-    _onehot_seat(out, ar, o["to_act"], st.current_player, p, live)
-    _onehot_seat(out, ar, o["trick_winner"], st.trick_winner, p)
-    _onehot_seat(out, ar, o["facedown_leader"], st.fd_seat, p)
-    kn = st.knocked.reshape(-1)[(np.arange(0, 4 * B, 4)[:, None] + _ROT[p])]
-    out[:, o["knocked"] : o["knocked"] + 4] = kn
-    # the signal: only the face-down leader's partner (and the omniscient state)
+    w |= _bits(led >= 0, 12 + np.maximum(led, 0))
+    off = 17
+    in_play = live & ((st.phase == PLAY) | (st.phase == SIGNAL) | (st.phase == STOPPING))
+    for seat, ok in ((st.dealer, None), (st.declarer, None), (st.leader, in_play), (st.current_player, live),
+                     (st.trick_winner, None), (st.fd_seat, None)):
+        s64 = seat.astype(np.int64)
+        valid = s64 >= 0 if ok is None else ok & (s64 >= 0)
+        w |= _bits(valid, off + ((s64 - p) & 3))
+        off += 4
+    for s in range(4):
+        w |= _bits(st.knocked[:, s], off + ((s - p) & 3))
+    off += 4
     sig = st.signal.astype(np.int64)
     see = (sig >= 0) & (st.fd_seat >= 0)
-    if not omniscient:
+    if not omniscient:  # the signal: only the face-down leader's partner
         see &= (st.fd_seat.astype(np.int64) + 2) % 4 == p
-    out[ar[see], o["signal"] + 1 - sig[see]] = 1
-    calls = st.calls.reshape(-1)[(np.arange(0, 4 * B, 4)[:, None] + _ROT[p])]
-    out[:, o["calls"] : o["calls"] + 4] = (calls + 1).astype(np.uint8)
-    out[:, o["high_call"]] = st.high_call
-    out[:, o["tricks_done"]] = st.tricks_done
-    odd = (p & 1).astype(bool)
-    for name, arr in (("tricks_won", st.tricks_won), ("card_points", st.points), ("pips", st.pips)):
-        hi = next(e.high for e in L.entries if e.name == name)
-        a0, a1 = np.minimum(arr[:, 0], hi), np.minimum(arr[:, 1], hi)
-        out[:, o[name]] = np.where(odd, a1, a0)
-        out[:, o[name] + 1] = np.where(odd, a0, a1)
-    rb = st.ram_balance.astype(np.int64)
-    ra, rbb = np.minimum(np.maximum(rb, 0), 64), np.minimum(np.maximum(-rb, 0), 64)
-    out[:, o["rams"]] = np.where(odd, rbb, ra)
-    out[:, o["rams"] + 1] = np.where(odd, ra, rbb)
-    out[:, o["deals"]] = np.minimum(st.deals, 255)
-    out[:, o["throw_ins"]] = np.minimum(st.throw_ins, 255)
-    ok = st.last_loser >= 0
-    out[ar[ok], o["last_loser"] + ((st.last_loser.astype(np.int64) - p) % 2)[ok]] = 1
-    out[:, o["last_penalty"]] = np.minimum(st.last_penalty, 64)
-    f = o["last_flags"]
-    out[:, f] = st.last_game == 0
-    out[:, f + 1] = st.last_lied
-    out[:, f + 2] = st.last_stopped
+    w |= _bits(see, off + 1 - np.maximum(sig, 0))
+    off += 2
+    ll = st.last_loser.astype(np.int64)
+    w |= _bits(ll >= 0, off + ((ll - p) & 1))
+    off += 2
+    w |= _bits(st.last_game == 0, off) | _bits(st.last_lied, off + 1) | _bits(st.last_stopped, off + 2)
+    return w
+
+
+def _counters(st, p: np.ndarray, out: np.ndarray, pips_high: int) -> None:
+    """Write the counter slices (calls .. last_penalty, 17 columns) into ``out[B, 17]``."""
+    B = st.batch_size
+    final, out = out, np.empty((B, 17), dtype=np.uint8)  # filled compactly, copied once
+    out[:, 0:4] = st.calls.reshape(-1)[np.arange(0, 4 * B, 4)[:, None] + _ROT[p]] + 1
+    out[:, 4] = st.high_call
+    out[:, 5] = st.tricks_done
+    rb = st.ram_balance.astype(np.int16)
+    rams = np.stack([np.clip(rb, 0, 64), np.clip(-rb, 0, 64)], axis=1)
+    pairs = np.concatenate([st.tricks_won.astype(np.int16), st.points, rams, np.minimum(st.pips, pips_high)], axis=1)
+    swapped = pairs.reshape(B, 4, 2)[:, :, ::-1].reshape(B, 8)
+    out[:, 6:14] = np.where((p & 1).astype(bool)[:, None], swapped, pairs)  # mine first
+    out[:, 14] = np.minimum(st.deals, 255)
+    out[:, 15] = np.minimum(st.throw_ins, 255)
+    out[:, 16] = np.minimum(st.last_penalty, 64)
+    final[:] = out
 
 
 def _assemble(L: Layout, sets: np.ndarray, st, p: np.ndarray, omniscient: bool) -> np.ndarray:
+    """Card sets (``uint64[k, B]``, 32 bits each) + the public word -> one bit stream, unpacked in
+    one call; the counters go into the stream's padding; returns a ``[B, D]`` view."""
     k, B = sets.shape
-    out = np.zeros((B, L.size), dtype=np.uint8)
-    out[:, : 32 * k] = unpack_stream(concat_bits(sets, 32), 32 * k)
-    _fill_public(L, st, p, out, omniscient)
-    return out
+    nbits = 32 * k + _PUB_BITS
+    nwords = (L.size + 63) // 64
+    stream = np.zeros((B, nwords), dtype=_U)
+    for i in range(k):
+        w, sh = divmod(32 * i, 64)
+        stream[:, w] |= sets[i] << _U(sh)
+    pub = _public_word(st, p, omniscient)
+    w, sh = divmod(32 * k, 64)
+    stream[:, w] |= pub << _U(sh)
+    if sh:
+        stream[:, w + 1] |= pub >> _U(64 - sh)
+    buf = unpack_stream(stream, nwords * 64)
+    _counters(st, p, buf[:, nbits : L.size], next(e.high for e in L.entries if e.name == "pips"))
+    return buf[:, : L.size]
 
 
 def observe(kernel, st, seat) -> np.ndarray:
