@@ -28,13 +28,14 @@ def test_ci_runs_the_readme_test_command_verbatim():
 
 
 def test_readme_layout_is_the_code_layout():
-    from envs import all_fours_v0
+    from envs import all_fours_v0, avinas_v0
 
     assert all_fours_v0.raw_env().observation_layout() in README
+    assert avinas_v0.raw_env().observation_layout() in README
 
 
 def test_rules_documents_are_linked_and_self_contained():
-    for game in ("all_fours",):
+    for game in ("all_fours", "avinas"):
         rel = f"envs/{game}/RULES.md"
         assert f"]({rel})" in README
         text = (ROOT / rel).read_text()
