@@ -179,8 +179,9 @@ def test_spaces_masks_and_metadata():
     md = env.metadata
     assert md["name"] == "avinas_v0" and md["render_modes"] == ["ansi"] and md["zero_sum"] is True
     assert md["teams"] == [["player_0", "player_2"], ["player_1", "player_3"]]
-    assert md["max_episode_steps"] == 4 * 50 + 45
-    assert avinas_v0.env(episode="match", max_deals=10).metadata["max_episode_steps"] == (4 * 50 + 45) * 10
+    # 4 calls per throw-in; a scored deal: 4 calls, 1 declaration, 32 cards, 7 stops, 7 signals
+    assert md["max_episode_steps"] == 4 * 50 + 51
+    assert avinas_v0.env(episode="match", max_deals=10).metadata["max_episode_steps"] == (4 * 50 + 51) * 10
     env.reset(seed=4)
     rng = np.random.default_rng(0)
     for _ in range(60):
@@ -279,7 +280,8 @@ def permute_hidden(st, b, seat, rng):
 
     Hidden from ``seat``: the other seats' held cards that ``seat`` has not seen (exposed cards
     are seen by all, the dealer's side's key cards by the dealer), and a face-down card of the
-    current trick that another seat led (kept fixed for the leader's partner, who has the bit).
+    current trick that another seat led (kept fixed for the leader's partner, who has the bit, and
+    when it is a card the seat saw exposed: that case has its own test below).
     Hand sizes stay; the dealer's private knowledge follows the cards it names.
     Returns True if anything moved.
     """
@@ -293,7 +295,7 @@ def permute_hidden(st, b, seat, rng):
             slots.append(("hand", s))
             cards.append(c)
     fd = int(st.fd_seat[b])
-    if fd >= 0 and fd != seat and (fd + 2) % 4 != seat:
+    if fd >= 0 and fd != seat and (fd + 2) % 4 != seat and not known >> int(st.trick_card[b, fd]) & 1:
         slots.append(("fd", fd))
         cards.append(int(st.trick_card[b, fd]))
     perm = [cards[i] for i in rng.permutation(len(cards))]
@@ -426,3 +428,24 @@ def test_full_match_with_win_reward():
         sign = 1.0 if w == 0 else -1.0
         assert total == {"player_0": sign, "player_1": -sign, "player_2": sign, "player_3": -sign}
         assert env.infos["player_0"]["match_winner"] == "AB"[w]
+
+
+def test_an_exposed_card_led_face_down_stays_hidden():
+    # S2's AS was exposed at the deal; leading it face down must look like leading another
+    # valuable card face down (the AS stays "held" in S2's shown cards until the trick ends)
+    def after(card):
+        env = new_env(seed=4, render_mode="ansi")
+        craft(env, game="sevens", trump="H", declarer=2, leader=2, tricks_done=1, tricks_won=(1, 0),
+              hands={2: "AS TD 9C 8C KC 7S 8D", 3: "9H AC TC", 0: "JS AD KD", 1: "7D 9D TS"})
+        env.game_state.exposed[0] = np.uint64(1 << cid("AS"))
+        env._after_step()
+        act(env, f"S2:FD_{card}")
+        return env
+
+    a, b = after("AS"), after("TD")
+    for v in (0, 1, 3):
+        assert np.array_equal(a.observe(P[v])["observation"], b.observe(P[v])["observation"]), v
+        assert a.render(view=v) == b.render(view=v)
+    assert obs_slice(a, "player_1", "shown[next]")[cid("AS")] == 1  # S2 is S1's next
+    play(a, "S3:9H S0:JS S1:7D")
+    assert obs_slice(a, "player_1", "shown[next]")[cid("AS")] == 0  # revealed and gone

@@ -225,9 +225,10 @@ class AvinasKernel(Kernel):
 
     @property
     def max_episode_steps(self) -> int:
-        """Agent steps bound: 4 calls per thrown-in deal; at most 45 decisions in a scored deal
-        (4 calls, 1 declaration, 32 cards, 1 signal, 7 stop decisions; a sevens deal has fewer)."""
-        per_deal = 4 * self.options["max_throw_ins"] + 45
+        """Agent steps bound: 4 calls per thrown-in deal; at most 51 decisions in a scored deal
+        (4 calls, 1 declaration, 32 cards, 7 stop decisions, 7 free signals under
+        ``trump_lead_rule="every_lead"``; a sevens deal has fewer)."""
+        per_deal = 4 * self.options["max_throw_ins"] + 51
         return per_deal * (self.options["max_deals"] if self.match else 1)
 
     # ------------------------------------------------------------------ names

@@ -199,7 +199,11 @@ def observe(kernel, st, seat) -> np.ndarray:
     seen_all = st.exposed
     is_dealer = st.dealer.astype(np.int64) == p
     mine = np.where(is_dealer, seen_all | st.dealer_seen, seen_all)
-    sets[6:10] = hands[rot] & mine
+    # a face-down card stays "held" for the others until its trick ends: an exposed (or, for the
+    # dealer, privately seen) card led face down must not vanish from its leader's shown set
+    rel_fd = np.where(fd >= 0, (fd.astype(np.int64) - p) % 4, -1)
+    held = hands[rot] | np.where(np.arange(4)[:, None] == rel_fd[None, :], hidden[None, :], _U64(0))
+    sets[6:10] = held & mine
     partner_of_dealer = (st.dealer.astype(np.int64) + 2) % 4 == p
     sets[10] = np.where(partner_of_dealer, sets[0] & st.dealer_seen, _U64(0))
     return _assemble(kernel.obs_layout, sets, st, p, False)

@@ -47,6 +47,8 @@ def render(kernel, st, b: int = 0, view=None) -> str:
         else:
             on_table = FRENCH32.names[card] + ("(fd)" if s == fd else "")
         held = int(st.hands[b, s])
+        if s == fd and not (allv or view == s) and card >= 0:
+            held |= 1 << card  # the face-down card stays "held" for the others until the trick ends
         if allv or view == s:
             hand = cards_str(FRENCH32, mask_to_cards(held))
         else:
