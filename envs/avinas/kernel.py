@@ -659,6 +659,12 @@ class AvinasKernel(Kernel):
             st.truncated[idx] = True
             st.phase[idx] = OVER
 
+    def single_game(self, st: AvinasState):
+        """The B = 1 fast path (:class:`envs.avinas.single.SingleGame`) used by the AEC env."""
+        from .single import SingleGame
+
+        return SingleGame(self, st)
+
     # ------------------------------------------------------------------ observations (§7)
     def observe(self, st: AvinasState, seat) -> np.ndarray:
         """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout :attr:`obs_layout` (§7)."""
