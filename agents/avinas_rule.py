@@ -190,7 +190,8 @@ class AvinasRuleAgent(Agent):
         led_any = led.any(1)
         led_trump = led[:, 4] == 1
         led_suit = led[:, :4].argmax(1)
-        key = np.where(is_tr, 20 + TS, np.where(~led_trump[:, None] & (_SUIT[None, :] == led_suit[:, None]), self.PS[None, :], 0))
+        of_led = ~led_trump[:, None] & (_SUIT[None, :] == led_suit[:, None])
+        key = np.where(is_tr, 20 + TS, np.where(of_led, self.PS[None, :], 0))
         trick = self._s(obs, "trick") > 0
         best = np.where(trick, key, 0).max(1)
         trick_pts = (trick * self.points).sum(1)
@@ -225,7 +226,9 @@ class AvinasRuleAgent(Agent):
         unseen_plain_best = np.where(unseen & (key > 0) & ~is_tr, key, 0).max(1)
         no_unseen_trump = ~(unseen & is_tr).any(1)
         safe_partner = partner_winning & (
-            last | (best >= 20 + unseen_best_ts) | (~led_trump & (best < 20) & (best >= unseen_plain_best) & no_unseen_trump)
+            last
+            | (best >= 20 + unseen_best_ts)
+            | (~led_trump & (best < 20) & (best >= unseen_plain_best) & no_unseen_trump)
         )
         follow = np.where(
             safe_partner[:, None],
@@ -245,7 +248,8 @@ class AvinasRuleAgent(Agent):
         first_trick = self._s(obs, "tricks_done")[:, 0] == 0
         lead_tr = (my_team_declares | first_trick)[:, None] & (hand & is_tr).any(1)[:, None]
         lead_tr = lead_tr & (is_tr & legal_up).any(1)[:, None]
-        lead_score = np.where(lead_tr, np.where(first_trick[:, None], np.where(is_tr, TS, -1e9), trump_lead), lead_score)
+        best_trump_first = np.where(is_tr, TS, -1e9)
+        lead_score = np.where(lead_tr, np.where(first_trick[:, None], best_trump_first, trump_lead), lead_score)
         score_up = np.where(led_any[:, None] | fd_hidden[:, None], follow, lead_score)
         score_up = np.where(legal_up, score_up, -1e9)
         # face-down option (trick 2 without trumps): an ace face up, else the cheapest card face down

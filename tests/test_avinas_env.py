@@ -12,10 +12,9 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from envs import avinas_v0
-from envs.avinas.constants import KNOCKING, PLAY
 from envs.avinas.kernel import AvinasKernel
 
-from .avinas_util import P, act, cards_of, cid, craft, legal_names, make_deck, name, new_env, obs_slice, play
+from .avinas_util import P, act, cards_of, cid, craft, make_deck, name, new_env, obs_slice, play
 
 CARD_RE = re.compile(r"(?<![0-9A-Z_])(?:10|[7-9JQKA])[CDHS](?![0-9A-Za-z])")
 E1_KEY = {1: "9S 7D", 2: "7C KH", 3: "AH TC", 0: "QD 8S"}

@@ -284,11 +284,11 @@ def test_graded_ram_schedule():
 # ---------------------------------------------------------------- E7 threshold
 @pytest.mark.parametrize("before,loser", [((0, 59), 0), ((0, 58), 1)])
 def test_e7_sixty_one_wins_sixty_loses(before, loser):
-    # seat 1 declares (team B); the last trick (AS + nothing) adds 11 + 0 + 0 + 2 = 13 ... use 2 points: JD
+    # seat 1 declares (team B) and wins the last trick, worth 2 points (JD, a trump, and three zeros)
     env = new_env(seed=7)
-    a, b = before
-    craft(env, game="sevens", trump="C", declarer=1, leader=1, tricks_done=7, points=(120 - b - 2 - 0, b), tricks_won=(3, 4),
-          hands={1: "JD", 2: "7S", 3: "8S", 0: "9S"})
+    b = before[1]
+    craft(env, game="sevens", trump="C", declarer=1, leader=1, tricks_done=7, points=(120 - b - 2, b),
+          tricks_won=(3, 4), hands={1: "JD", 2: "7S", 3: "8S", 0: "9S"})
     last_trick(env, "S1:JD S2:7S S3:8S S0:9S")
     pts = env.game_state.points[0].tolist()
     assert pts == [120 - b - 2, b + 2] and pts[1] in (61, 60)

@@ -48,7 +48,12 @@ def trick_winner(cards_by_order, t, facedown_first):
         if i == 0 and facedown_first:
             continue
         tr = trump_rank(c, t)
-        key = (2, -tr) if tr is not None else ((1, -_PLAIN.index(RANKS[c % 8])) if not led_trump and c // 8 == lead // 8 else None)
+        if tr is not None:
+            key = (2, -tr)
+        elif not led_trump and c // 8 == lead // 8:
+            key = (1, -_PLAIN.index(RANKS[c % 8]))
+        else:
+            key = None
         if key is not None and (best is None or key > best):
             best, win = key, i
     return win

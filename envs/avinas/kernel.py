@@ -43,7 +43,6 @@ from .constants import (
     OVER,
     PASS,
     PHASE_ACTIONS,
-    PHASE_NAMES,
     PLAIN_BB,
     PLAIN_STRENGTH,
     PLAY,
@@ -72,7 +71,9 @@ def _hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
             raise TypeError
         arr = np.broadcast_to(arr, shape)
     except (TypeError, ValueError):
-        raise ValueError(f"reset option {name}={value!r} must be int(s) of shape {shape[1:] or '()'} (or {shape})") from None
+        raise ValueError(
+            f"reset option {name}={value!r} must be int(s) of shape {shape[1:] or '()'} (or {shape})"
+        ) from None
     if arr.size and (arr.min() < lo or arr.max() > hi):
         raise ValueError(f"reset option {name}={value!r} is out of range: each value must be in {lo}..{hi}")
     return arr
@@ -248,7 +249,9 @@ class AvinasKernel(Kernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def init(self, rng: np.random.Generator, batch: int, *, deck=None, dealer=None, pips=None, ram_balance=None) -> AvinasState:
+    def init(
+        self, rng: np.random.Generator, batch: int, *, deck=None, dealer=None, pips=None, ram_balance=None
+    ) -> AvinasState:
         """Shuffle and deal ``batch`` games.
 
         Test hooks (also ``reset(options=...)`` of the env):
@@ -378,7 +381,8 @@ class AvinasKernel(Kernel):
             held = popcount(h[:, None] & TRUMP_BB[None, :]) > 0
             if mask_h:
                 held &= counts >= st.high_call[bid, None]
-            dec_bits = (held.astype(np.uint64) << np.arange(DECLARE - 64, DECLARE - 60, dtype=_U64)[None, :]).sum(axis=1, dtype=_U64)
+            shifts = np.arange(DECLARE - 64, DECLARE - 60, dtype=_U64)[None, :]
+            dec_bits = (held.astype(np.uint64) << shifts).sum(axis=1, dtype=_U64)
             hi[bid] = np.where(phase[bid] == CALLING, call_bits, dec_bits)
         done = st.done
         return np.where(done, _ZERO, lo), np.where(done, _ZERO, hi)

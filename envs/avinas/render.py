@@ -9,6 +9,11 @@ from .constants import GAME_NAMES, PHASE_NAMES, SUITS
 TEAM = ("A", "B")
 
 
+def _rams(balance: int) -> str:
+    """``"A 3"`` / ``"B 1"`` / ``"-"``: the team holding rams and how many (§6.2)."""
+    return f"A {balance}" if balance > 0 else f"B {-balance}" if balance < 0 else "-"
+
+
 def render(kernel, st, b: int = 0, view=None) -> str:
     """Text table of game ``b`` from ``view`` (§7 decides what each view shows).
 
@@ -31,7 +36,7 @@ def render(kernel, st, b: int = 0, view=None) -> str:
         f"declarer: {'S' + str(decl) if decl >= 0 else '-'}   trump: {SUITS[tr] if tr >= 0 else '-'}"
         + (f"   calls: {', '.join(calls)}" if int(st.game[b]) == 1 else f"   knocks: {' '.join(knocks) or '-'}"),
         f"tricks {int(st.tricks_done[b])}/8   card points A {int(st.points[b, 0])} - B {int(st.points[b, 1])}"
-        f"   rams: {'A ' + str(int(st.ram_balance[b])) if st.ram_balance[b] > 0 else 'B ' + str(-int(st.ram_balance[b])) if st.ram_balance[b] < 0 else '-'}"
+        f"   rams: {_rams(int(st.ram_balance[b]))}"
         f"   pips A {int(st.pips[b, 0])} - B {int(st.pips[b, 1])}",
     ]
     fd = int(st.fd_seat[b])
@@ -69,7 +74,7 @@ def render(kernel, st, b: int = 0, view=None) -> str:
         )
     if st.done[b]:
         w = int(st.winner[b])
-        lines.append("episode over" + (f": team {TEAM[w]} wins the match" + (" (clean)" if st.clean[b] else "") if w >= 0 else "")
-                     + (" (truncated)" if st.truncated[b] else ""))
+        won = f": team {TEAM[w]} wins the match" + (" (clean)" if st.clean[b] else "") if w >= 0 else ""
+        lines.append("episode over" + won + (" (truncated)" if st.truncated[b] else ""))
     title = "Avinas" + ("" if view is None else f" - view of S{view}" if not allv else " - all hands")
     return box(title, lines)
