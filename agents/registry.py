@@ -10,6 +10,8 @@ Built-in names:
   rule-bot rollouts); it reads the game state, so it plays in the arena, not from observations.
 * ``"ottocento/random"``, ``"ottocento/rule"``: the same for Ottocento
   (:class:`~agents.ottocento_rule.OttocentoRuleAgent`).
+* ``"avinas/random"``, ``"avinas/rule"``: the same for Avinas
+  (:class:`~agents.avinas_rule.AvinasRuleAgent`).
 
 Extension point: ``register("all_fours/ppo", factory)`` where ``factory(**env_options)``
 returns an :class:`~agents.base.Agent`. A name that is not registered but is an existing
@@ -177,6 +179,16 @@ def _ottocento_rule(**env_options) -> Agent:
 
 register("ottocento/random", _game_random("ottocento"))
 register("ottocento/rule", _ottocento_rule)
+
+
+def _avinas_rule(**env_options) -> Agent:
+    from .avinas_rule import AvinasRuleAgent
+
+    return AvinasRuleAgent(**env_options)
+
+
+register("avinas/random", _game_random("avinas"))
+register("avinas/rule", _avinas_rule)
 
 
 SHIPPED = os.path.join(os.path.dirname(__file__), "shipped")

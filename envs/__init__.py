@@ -12,6 +12,7 @@ import importlib
 GAMES: dict[str, str] = {
     "all_fours": "all_fours_v0",
     "ottocento": "ottocento_v0",
+    "avinas": "avinas_v0",
 }
 
 
