@@ -148,3 +148,16 @@ def test_signals_are_worth_something_to_the_rule_bot():
     k = envs.kernel("aluette", chant=False)
     st = k.init(np.random.default_rng(0), 64)
     assert (with_off.act(k.observe(st, st.current_player), k.legal_actions(st)) == 60).all()  # end_signals at once
+
+
+def test_action_is_public():
+    k = envs.kernel("aluette")
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 1, deck=make_deck(0), dealer=0)
+    assert k.action_is_public(st, 0, 48)  # votes are public
+    for _ in range(4):
+        k.step(st, np.array([48]), rng)
+    card = int(np.flatnonzero(k.legal_actions(st)[0, :48])[0])
+    assert not k.action_is_public(st, 0, card)  # a discard
+    assert not k.action_is_public(st, 0, 50)  # a partner-only signal
+    assert envs.kernel("aluette", signal_visibility="public").action_is_public(st, 0, 50)

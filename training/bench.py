@@ -72,9 +72,9 @@ def bench_aec(game: str, seconds: float = 3.0, seed: int = 0, **options) -> Benc
 
 
 def _random_actions(k, st, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Uniform legal actions: from the kernel's ``legal_bitboard`` when it has one (actions fit 64
-    bits), else from the ``bool[B, A]`` mask already computed."""
-    if hasattr(k, "legal_bitboard"):
+    """Uniformly random legal actions: from the kernel's ``legal_bitboard`` when it has one (action
+    spaces of at most 64 actions), else from the ``bool[B, A]`` mask already computed."""
+    if k.num_actions <= 64 and hasattr(k, "legal_bitboard"):
         return random_set_bit(k.legal_bitboard(st), rng)
     u = rng.random(mask.shape, dtype=np.float32)
     u[~mask] = -1.0

@@ -82,9 +82,14 @@ def play(
                 write("bye")
                 return None
         else:
-            a = int(bots[seat].act(obs["observation"][None], obs["action_mask"][None])[0])
+            bot = bots[seat]
+            if getattr(bot, "needs_state", False):  # a search agent reads the game state (agents/search.py)
+                a = int(bot.act_state(env.unwrapped.game_state)[0])
+            else:
+                a = int(bot.act(obs["observation"][None], obs["action_mask"][None])[0])
             if announce is None:
-                write(f"{agent} plays {env.action_name(a)}")
+                public = env.unwrapped.kernel.action_is_public(env.unwrapped.game_state, 0, a)
+                write(f"{agent} plays {env.action_name(a)}" if public else f"{agent} plays a card face down")
         state = env.unwrapped.game_state
         if announce is not None:  # the game says what seat 0 may learn from this action
             snapshot = state.copy()

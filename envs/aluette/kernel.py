@@ -774,6 +774,17 @@ class AluetteKernel(Kernel):
         return out
 
 
+    def action_is_public(self, st: AluetteState, b: int, action: int) -> bool:
+        """Whether every other seat sees ``action`` of the seat to act in game ``b`` (§7): not a chant
+        discard, and not a signal unless ``signal_visibility="public"``. (:meth:`announce` gives the
+        viewer-specific account used by terminal play.)"""
+        a = int(action)
+        if a < NUM_CARDS:
+            return int(st.phase[b]) != DISCARD
+        if SIGNAL0 <= a < END_SIGNALS:
+            return self.options["signal_visibility"] == "public"
+        return True
+
     def announce(self, before: AluetteState, after: AluetteState, action: int, actor: int, viewer: int) -> list[str]:
         """Lines telling ``viewer`` what it may learn (§7) from ``actor``'s ``action`` in game 0, given
         the states ``before`` and ``after`` the step (terminal play). Hidden facts are left out: an
