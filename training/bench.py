@@ -91,7 +91,7 @@ def bench_kernel(game: str, batch: int, seconds: float = 3.0, seed: int = 0, **o
     t0 = time.perf_counter()
     n = 0
     while True:
-        mask = k.legal_actions(st)  # (part of the measured work)
+        mask = k.legal_actions(st)  # noqa: F841  (part of the measured work)
         obs = k.observe(st, st.current_player)  # noqa: F841
         p0 = time.perf_counter()
         actions = _random_actions(k, st, mask, rng)
