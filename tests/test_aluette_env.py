@@ -16,19 +16,9 @@ from envs.aluette.kernel import AluetteKernel
 from envs.core.cards import SPANISH48
 
 from .aluette_util import P, cards_of, cid, ids, make_deck, name, new_env, play
+from .env_util import random_steps
 
 CARD_RE = re.compile(r"(?<![0-9A-Za-z])[A2-9JNK](?:Co|Cu|Cl|Sw)(?![0-9A-Za-z])")
-
-
-def random_steps(env, rng, n):
-    taken = []
-    for _ in range(n):
-        if any(env.terminations.values()) or any(env.truncations.values()):
-            break
-        a = int(rng.choice(env.legal_actions()))
-        env.step(a)
-        taken.append(a)
-    return taken
 
 
 # ----------------------------------------------------------------------------- PettingZoo tests

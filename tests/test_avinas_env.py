@@ -15,20 +15,10 @@ from envs import avinas_v0
 from envs.avinas.kernel import AvinasKernel
 
 from .avinas_util import P, act, cards_of, cid, craft, make_deck, name, new_env, obs_slice, play
+from .env_util import random_steps
 
 CARD_RE = re.compile(r"(?<![0-9A-Z_])(?:10|[7-9JQKA])[CDHS](?![0-9A-Za-z])")
 E1_KEY = {1: "9S 7D", 2: "7C KH", 3: "AH TC", 0: "QD 8S"}
-
-
-def random_steps(env, rng, n):
-    taken = []
-    for _ in range(n):
-        if any(env.terminations.values()) or any(env.truncations.values()):
-            break
-        a = int(rng.choice(env.legal_actions()))
-        env.step(a)
-        taken.append(a)
-    return taken
 
 
 # ----------------------------------------------------------------------------- PettingZoo tests

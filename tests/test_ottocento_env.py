@@ -15,19 +15,9 @@ from envs.ottocento.constants import DECLARE, PASS
 from envs.ottocento.kernel import OttocentoKernel
 
 from .ottocento_util import cid, make_deck
+from .env_util import random_steps
 
 P = [f"player_{i}" for i in range(4)]
-
-
-def random_steps(env, rng, n):
-    taken = []
-    for _ in range(n):
-        if any(env.terminations.values()) or any(env.truncations.values()):
-            break
-        a = int(rng.choice(env.legal_actions()))
-        env.step(a)
-        taken.append(a)
-    return taken
 
 
 @pytest.mark.parametrize(
