@@ -6,6 +6,13 @@ Built-in names:
   game options are accepted and unused, since it reads only the action mask).
 * ``"all_fours/random"``: the same, after validating the All Fours options it is given.
 * ``"all_fours/rule"``: :class:`~agents.all_fours_rule.AllFoursRuleAgent`.
+* ``"all_fours/pimc"``: :class:`~agents.search.PIMCAgent`, PIMC search (32 determinizations,
+  rule-bot rollouts); it reads the game state, so it plays in the arena, not from observations.
+* ``"ottocento/random"``, ``"ottocento/rule"``: the same for Ottocento
+  (:class:`~agents.ottocento_rule.OttocentoRuleAgent`).
+* ``"avinas/random"``, ``"avinas/rule"``: the same for Avinas
+  (:class:`~agents.avinas_rule.AvinasRuleAgent`).
+* ``"aluette/random"``, ``"aluette/rule"``: the same for Aluette (:class:`~agents.aluette_rule.AluetteRuleAgent`).
 * ``"pyanitsa/random"``, ``"pyanitsa/rule"`` (:class:`~agents.pyanitsa_rule.PyanitsaRuleAgent`),
   ``"pyanitsa/ppo"`` (shipped, ``collect_order="winner_chooses"``).
 
@@ -152,9 +159,49 @@ def _all_fours_rule(**env_options) -> Agent:
     return AllFoursRuleAgent(**env_options)
 
 
+def _all_fours_pimc(seed=None, n_det: int = 32, **env_options) -> Agent:
+    import envs
+
+    from .all_fours_rule import AllFoursRuleAgent
+    from .search import PIMCAgent
+
+    return PIMCAgent(envs.kernel("all_fours", **env_options), AllFoursRuleAgent(**env_options), n_det=n_det, seed=seed)
+
+
 register("random", _random)
 register("all_fours/random", _game_random("all_fours"))
 register("all_fours/rule", _all_fours_rule)
+register("all_fours/pimc", _all_fours_pimc)
+
+
+def _ottocento_rule(**env_options) -> Agent:
+    from .ottocento_rule import OttocentoRuleAgent
+
+    return OttocentoRuleAgent(**env_options)
+
+
+register("ottocento/random", _game_random("ottocento"))
+register("ottocento/rule", _ottocento_rule)
+
+
+def _avinas_rule(**env_options) -> Agent:
+    from .avinas_rule import AvinasRuleAgent
+
+    return AvinasRuleAgent(**env_options)
+
+
+register("avinas/random", _game_random("avinas"))
+register("avinas/rule", _avinas_rule)
+
+
+def _aluette_rule(**env_options) -> Agent:
+    from .aluette_rule import AluetteRuleAgent
+
+    return AluetteRuleAgent(**env_options)
+
+
+register("aluette/random", _game_random("aluette"))
+register("aluette/rule", _aluette_rule)
 
 
 def _pyanitsa_rule(direction=None, **env_options) -> Agent:

@@ -11,6 +11,9 @@ import importlib
 #: game name -> entry module (under ``envs``); games land here as they are implemented
 GAMES: dict[str, str] = {
     "all_fours": "all_fours_v0",
+    "ottocento": "ottocento_v0",
+    "avinas": "avinas_v0",
+    "aluette": "aluette_v0",
     "pyanitsa": "pyanitsa_v0",
 }
 

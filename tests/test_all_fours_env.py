@@ -16,21 +16,10 @@ from envs.all_fours.kernel import AllFoursKernel
 from envs.core.cards import random_set_bit
 
 from .all_fours_util import cards_of, cid, ids, make_deck, new_env, play, seat_positions
+from .env_util import random_steps
 
 P = [f"player_{i}" for i in range(4)]
 CARD_RE = re.compile(r"(?<![0-9A-Z])(?:10|[2-9JQKA])[CDHS](?![0-9A-Za-z])")
-
-
-def random_steps(env, rng, n):
-    """Take up to ``n`` uniformly random legal steps; returns the actions taken."""
-    taken = []
-    for _ in range(n):
-        if any(env.terminations.values()) or any(env.truncations.values()):
-            break
-        a = int(rng.choice(env.legal_actions()))
-        env.step(a)
-        taken.append(a)
-    return taken
 
 
 # ----------------------------------------------------------------------------- PettingZoo tests

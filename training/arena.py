@@ -270,9 +270,12 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], hooks: dict, n: int, step_s
             total = sum(r.size for r in rows)
             if total == 0:
                 continue
-            ob = np.concatenate([obs[o][r] for o, r in enumerate(rows)])
             mk = np.concatenate([masks[o][r] for o, r in enumerate(rows)])
-            a = np.asarray(ag.act(ob, mk), dtype=np.int64)
+            if getattr(ag, "needs_state", False):  # a search agent (agents/search.py) reads the state
+                a = np.concatenate([ag.act_state(st.take(r)) for st, r in zip(states, rows)]).astype(np.int64)
+            else:
+                ob = np.concatenate([obs[o][r] for o, r in enumerate(rows)])
+                a = np.asarray(ag.act(ob, mk), dtype=np.int64)
             if a.shape != (total,):
                 raise ValueError(f"agent {ag!r} returned actions of shape {a.shape}, expected ({total},)")
             ok = mk[np.arange(total), np.clip(a, 0, mk.shape[1] - 1)] & (a >= 0) & (a < mk.shape[1])

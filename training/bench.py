@@ -71,6 +71,16 @@ def bench_aec(game: str, seconds: float = 3.0, seed: int = 0, **options) -> Benc
     return BenchRow("env() AEC loop", 1, steps, games, total - policy, policy)
 
 
+def _random_actions(k, st, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Uniformly random legal actions: from the kernel's ``legal_bitboard`` when it has one (action
+    spaces of at most 64 actions), else from the ``bool[B, A]`` mask already computed."""
+    if k.num_actions <= 64 and hasattr(k, "legal_bitboard"):
+        return random_set_bit(k.legal_bitboard(st), rng)
+    u = rng.random(mask.shape, dtype=np.float32)
+    u[~mask] = -1.0
+    return u.argmax(axis=1)
+
+
 def bench_kernel(game: str, batch: int, seconds: float = 3.0, seed: int = 0, **options) -> BenchRow:
     """Step ``batch`` games with mask + observation each step for about ``seconds``."""
     k = envs.kernel(game, **options)
@@ -84,7 +94,7 @@ def bench_kernel(game: str, batch: int, seconds: float = 3.0, seed: int = 0, **o
         mask = k.legal_actions(st)  # noqa: F841  (part of the measured work)
         obs = k.observe(st, st.current_player)  # noqa: F841
         p0 = time.perf_counter()
-        actions = random_set_bit(k.legal_bitboard(st), rng)
+        actions = _random_actions(k, st, mask, rng)
         policy += time.perf_counter() - p0
         k.step(st, actions, rng)
         steps += batch

@@ -91,6 +91,8 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
     """Fit ``policy`` (a MaskableActorCriticPolicy) to the demonstrations; returns accuracy and losses.
 
     The observation is scaled by ``1 / obs_high`` as in :class:`~training.vec_env.KernelVecEnv`.
+    A policy with a perfect-information critic (:mod:`training.privileged`, wider input) gets the
+    observation zero-padded; only its actor is fitted then (the demonstrations hold no hidden state).
     """
     import torch
     from tqdm import tqdm
@@ -107,11 +109,20 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
     policy.set_training_mode(True)
 
+    width = int(policy.observation_space.shape[0])
+    pad = width - data.obs.shape[1]
+    value_weight = 0.1 if pad == 0 else 0.0
+
     def forward(rows):
         x = torch.as_tensor(data.obs[rows], dtype=torch.float32) * scale
+        if pad:
+            x = torch.nn.functional.pad(x, (0, pad))
         m = torch.as_tensor(data.mask[rows])
         features = policy.extract_features(x)
-        pi, vf = policy.mlp_extractor(features)
+        if isinstance(features, tuple):  # separate actor / critic feature extractors
+            pi, vf = policy.mlp_extractor.forward_actor(features[0]), policy.mlp_extractor.forward_critic(features[1])
+        else:
+            pi, vf = policy.mlp_extractor(features)
         logits = policy.action_net(pi).masked_fill(~m, -1e8)
         value = policy.value_net(vf).squeeze(-1)
         return logits, value
@@ -126,7 +137,7 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
                 logits, value = forward(rows)
                 ce = torch.nn.functional.cross_entropy(logits, torch.as_tensor(data.action[rows]))
                 vl = torch.nn.functional.mse_loss(value, torch.as_tensor(data.ret[rows]))
-                loss = ce + 0.1 * vl
+                loss = ce + value_weight * vl
                 opt.zero_grad()
                 loss.backward()
                 opt.step()

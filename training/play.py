@@ -73,6 +73,9 @@ def play(
         write(f"You are player_0 (team {teams[0]}); partner {names} = {partner}; opponents = {opponents}.")
     returns = {a: 0.0 for a in env.possible_agents}
     last_render = None
+    # optional kernel hook announce(before, after, action, actor, viewer) -> lines: games with hidden
+    # actions (e.g. Aluette's partner-only signals and chant discards) say what the viewer may learn
+    announce = getattr(env.unwrapped.kernel, "announce", None)
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         returns[agent] += reward
@@ -90,9 +93,22 @@ def play(
                 write("bye")
                 return None
         else:
-            a = int(bots[seat].act(obs["observation"][None], obs["action_mask"][None])[0])
-            write(f"{agent} plays {env.action_name(a)}")
+            bot = bots[seat]
+            if getattr(bot, "needs_state", False):  # a search agent reads the game state (agents/search.py)
+                a = int(bot.act_state(env.unwrapped.game_state)[0])
+            else:
+                a = int(bot.act(obs["observation"][None], obs["action_mask"][None])[0])
+            if announce is None:
+                public = env.unwrapped.kernel.action_is_public(env.unwrapped.game_state, 0, a)
+                write(f"{agent} plays {env.action_name(a)}" if public else f"{agent} plays a card face down")
         state = env.unwrapped.game_state
+        if announce is not None:  # the game says what seat 0 may learn from this action
+            snapshot = state.copy()
+            env.step(a)
+            for line in announce(snapshot, env.unwrapped.game_state, a, seat, 0):
+                write(line)
+            last_render = None
+            continue
         tricks = getattr(state, "tricks_done", None)
         before = None if tricks is None else int(tricks[0])
         battles = getattr(state, "battles", None)

@@ -63,6 +63,9 @@ class TrainConfig:
     bc_epochs: int = 3
     bc_teacher: str | None = None
     clip_range: float = 0.1
+    privileged_critic: bool = False
+    init_from: str | None = None
+    critic_warmup_steps: int = 0
     skip_forced: bool = False  # the env plays single-legal-action decisions itself (P'yanitsa's FLIP)
 
     def validate(self) -> None:
@@ -84,6 +87,10 @@ class TrainConfig:
             raise FileNotFoundError(
                 f"cannot resume: no checkpoint file at {self.resume} (expected a model .zip such as OUT/checkpoints/model_1000000.zip or OUT/model.zip)"
             )
+        if self.init_from is not None and not Path(self.init_from).exists():
+            raise FileNotFoundError(f"cannot initialise from {self.init_from}: no saved agent there")
+        if not isinstance(self.critic_warmup_steps, int) or self.critic_warmup_steps < 0:
+            raise ValueError(f"critic_warmup_steps must be an int >= 0, got {self.critic_warmup_steps!r}")
         envs.kernel(self.game, **self.env_options)  # validates the env options
 
 
@@ -138,6 +145,9 @@ def _callback(cfg: TrainConfig, vec: KernelVecEnv, out: Path, history: list, sta
             self.window: list[dict] = []
             self.last_ckpt = self.num_timesteps
             self.t0 = time.perf_counter()
+            self.frozen = cfg.critic_warmup_steps > 0
+            if self.frozen:  # let a fresh critic learn before the actor moves
+                _set_actor_trainable(self.model.policy, False)
 
         def _on_step(self) -> bool:
             results = [i["episode_result"] for i in self.locals["infos"] if "episode_result" in i]
@@ -160,9 +170,12 @@ def _callback(cfg: TrainConfig, vec: KernelVecEnv, out: Path, history: list, sta
                     self.logger.record(f"selfplay/win_vs_{fam}", row[f"win/{fam}"])
                 history.append(row)
                 self.window = []
+            if self.frozen and self.num_timesteps >= cfg.critic_warmup_steps:
+                _set_actor_trainable(self.model.policy, True)
+                self.frozen = False
             if cfg.opponents.get("snapshot", 0) > 0 and self.rollouts % cfg.snapshot_every == 0:
                 snap = PolicyAgent(
-                    copy.deepcopy(self.model.policy).cpu(),
+                    _acting_policy(cfg, self.model.policy),
                     vec.kernel.obs_layout.high(),
                     deterministic=False,
                     name=f"snapshot@{self.num_timesteps}",
@@ -185,10 +198,33 @@ def _callback(cfg: TrainConfig, vec: KernelVecEnv, out: Path, history: list, sta
     return SelfPlayCallback()
 
 
+def _activation(cfg: TrainConfig):
+    import torch
+
+    return {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+
+
+def _acting_policy(cfg: TrainConfig, policy, copy_plain: bool = True):
+    """``policy`` as a CPU policy that acts from the observation alone: the actor of a
+    perfect-information-critic policy (:func:`training.privileged.actor_only`, always a new
+    object), else ``policy`` itself or (``copy_plain``) a deep copy of it."""
+    if cfg.privileged_critic:
+        from .privileged import actor_only
+
+        return actor_only(policy, cfg.net_arch, _activation(cfg)).cpu()
+    return copy.deepcopy(policy).cpu() if copy_plain else policy
+
+
+def _set_actor_trainable(policy, flag: bool) -> None:
+    for name, p in policy.named_parameters():
+        if name.startswith(("mlp_extractor.policy_net.", "action_net.")):
+            p.requires_grad_(flag)
+
+
 def _save_agent(cfg: TrainConfig, policy, vec: KernelVecEnv, path: Path, extra: dict) -> Path:
     return save_policy_agent(
         path,
-        policy,
+        _acting_policy(cfg, policy, copy_plain=False),
         game=cfg.game,
         env_options=cfg.env_options,
         kernel=vec.kernel,
@@ -248,8 +284,15 @@ def train(cfg: TrainConfig) -> dict:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     pool = make_pool(cfg)
-    vec = KernelVecEnv(cfg.game, cfg.n_envs, pool, seed=cfg.seed, env_options=cfg.env_options, skip_forced=cfg.skip_forced)
-    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    vec = KernelVecEnv(cfg.game, cfg.n_envs, pool, seed=cfg.seed, env_options=cfg.env_options, privileged=cfg.privileged_critic,
+                       skip_forced=cfg.skip_forced)
+    act = _activation(cfg)
+    policy_cls, policy_kwargs = "MlpPolicy", {"net_arch": cfg.net_arch, "activation_fn": act}
+    if cfg.privileged_critic:
+        from .privileged import PrivilegedCriticPolicy
+
+        policy_cls = PrivilegedCriticPolicy
+        policy_kwargs["actor_dim"] = vec.actor_dim
     if cfg.resume:
         # the run's own settings apply to the resumed model (e.g. a lower learning rate to fine-tune)
         custom = {
@@ -266,7 +309,7 @@ def train(cfg: TrainConfig) -> dict:
         start = int(model.num_timesteps)
     else:
         model = MaskablePPO(
-            "MlpPolicy",
+            policy_cls,
             vec,
             n_steps=cfg.n_steps,
             batch_size=cfg.batch_size,
@@ -276,7 +319,7 @@ def train(cfg: TrainConfig) -> dict:
             gae_lambda=cfg.gae_lambda,
             ent_coef=cfg.ent_coef,
             clip_range=cfg.clip_range,
-            policy_kwargs={"net_arch": cfg.net_arch, "activation_fn": act},
+            policy_kwargs=policy_kwargs,
             tensorboard_log=str(out / "tb"),
             seed=cfg.seed,
             device="cpu",
@@ -284,7 +327,13 @@ def train(cfg: TrainConfig) -> dict:
         )
         start = 0
     bc_info = None
-    if cfg.bc_samples and not cfg.resume:
+    if cfg.init_from and not cfg.resume:
+        from agents.policy import load_policy_agent
+
+        from .privileged import load_actor_into
+
+        load_actor_into(model.policy, load_policy_agent(cfg.init_from).policy.state_dict(), vec.actor_dim)
+    elif cfg.bc_samples and not cfg.resume:
         bc_info = warm_start(cfg, model.policy, vec.kernel)
     history: list[dict] = []
     t0 = time.perf_counter()

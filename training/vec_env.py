@@ -22,6 +22,9 @@ is played by the env itself, for the learner too, so PPO only sees real choices.
   ``infos[i]["terminal_observation"]`` holds the last observation; the returned observation
   is the first decision of the next game. ``infos[i]["episode_result"]`` gives the learner's
   return and the opponent's name; ``TimeLimit.truncated`` marks truncations.
+* ``privileged=True`` appends, for a perfect-information critic (:mod:`training.privileged`),
+  the kernel's ``global_state`` and a one-hot of the acting seat to every observation:
+  ``float32[n_envs, D + S + P]``; the first ``D`` features are the seat's observation as above.
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ class KernelVecEnv(VecEnv):
         pool: the :class:`OpponentPool` (must hold at least one entry).
         seed: seed of the env's generator (deals, seats, opponents).
         env_options: the game's options (RULES.md §8).
+        privileged: append the perfect-information features for a critic (module docstring).
         skip_forced: play decisions with a single legal action automatically (default False).
     """
 
@@ -102,6 +106,7 @@ class KernelVecEnv(VecEnv):
         pool: OpponentPool,
         seed: int = 0,
         env_options: dict | None = None,
+        privileged: bool = False,
         skip_forced: bool = False,
     ):
         if not pool.entries:
@@ -115,7 +120,11 @@ class KernelVecEnv(VecEnv):
         self.pool = pool
         self.rng = np.random.default_rng(seed)
         self.scale = (1.0 / np.maximum(k.obs_layout.high(), 1.0)).astype(np.float32)
-        obs_space = spaces.Box(0.0, 1.0, (k.obs_layout.size,), np.float32)
+        self.privileged = bool(privileged)
+        self.state_scale = (1.0 / np.maximum(k.state_layout.high(), 1.0)).astype(np.float32)
+        self.actor_dim = k.obs_layout.size
+        width = self.actor_dim + (k.state_layout.size + k.num_players if self.privileged else 0)
+        obs_space = spaces.Box(0.0, 1.0, (width,), np.float32)
         self.render_mode = None
         super().__init__(n_envs, obs_space, spaces.Discrete(k.num_actions))
         self._team_of_seat = np.zeros(k.num_players, dtype=np.int64)
@@ -167,8 +176,15 @@ class KernelVecEnv(VecEnv):
             rewards += st.rewards[self._ar, learner_seat]
         raise RuntimeError("opponents (and forced moves) moved 10,000 times in a row: the kernel never returned to the learner")
 
-    def _obs(self) -> np.ndarray:
-        return self.kernel.observe(self.st, self.st.current_player).astype(np.float32) * self.scale
+    def _obs(self, seat=None) -> np.ndarray:
+        k, st = self.kernel, self.st
+        seat = st.current_player if seat is None else seat
+        obs = k.observe(st, seat).astype(np.float32) * self.scale
+        if not self.privileged:
+            return obs
+        onehot = np.zeros((self.num_envs, k.num_players), dtype=np.float32)
+        onehot[self._ar, np.asarray(seat, dtype=np.int64)] = 1.0
+        return np.concatenate([obs, k.global_state(st).astype(np.float32) * self.state_scale, onehot], axis=1)
 
     def _fresh(self, idx: np.ndarray) -> None:
         """Deal new games at ``idx`` (redealing any that end at once), draw seats/opponents, advance."""
@@ -220,7 +236,7 @@ class KernelVecEnv(VecEnv):
         infos: list[dict] = [{} for _ in range(self.num_envs)]
         idx = np.flatnonzero(dones)
         if idx.size:
-            term_obs = self.kernel.observe(st, learner_seat).astype(np.float32) * self.scale
+            term_obs = self._obs(learner_seat)
             for i in idx:
                 trunc = bool(st.truncated[i])
                 infos[i] = {

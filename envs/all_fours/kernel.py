@@ -96,6 +96,9 @@ class AllFoursState(BatchState):
     * ``items``: ``int8[B, 4]`` team credited with High, Low, Jack/Hang jack, Game of the last
       scored hand (-1 none); ``hang``: ``bool[B]`` the jack was hanged.
     * ``winner``: ``int8[B]`` team that won the match (-1 none); ``redeals``, ``hands_played``: ``int16[B]``.
+    * ``voids``: ``uint8[B, 4]`` suits each seat has shown it lacks this deal (bit ``s`` = suit ``s``;
+      public: not following a trump lead shows no trumps, playing a plain card of another suit to
+      a plain lead shows no card of the suit led, §5). Used by search (:meth:`AllFoursKernel.determinize`).
     """
 
     hands: np.ndarray
@@ -128,6 +131,7 @@ class AllFoursState(BatchState):
     winner: np.ndarray
     redeals: np.ndarray
     hands_played: np.ndarray
+    voids: np.ndarray
 
 
 class AllFoursKernel(Kernel):
@@ -271,6 +275,7 @@ class AllFoursKernel(Kernel):
             winner=np.full(B, -1, dtype=np.int8),
             redeals=z(np.int16),
             hands_played=z(np.int16),
+            voids=z(np.uint8, 4),
         )
         if dealer is None:
             dealer = self.options["first_dealer"]
@@ -304,6 +309,7 @@ class AllFoursKernel(Kernel):
         for name in ("hands", "dealt", "played", "captured", "game_value"):
             getattr(st, name)[idx] = 0
         st.kicked[idx] = 0
+        st.voids[idx] = 0
         st.trick[idx] = 0
         st.trick_card[idx] = -1
         st.led_suit[idx] = -1
@@ -542,7 +548,12 @@ class AllFoursKernel(Kernel):
         first = n == 0
         led = np.where(first, suit, st.led_suit[idx])
         st.led_suit[idx] = led
-        key = card % 13 + 13 * (suit == led) + 26 * (suit == st.trump[idx])
+        trump = st.trump[idx]
+        # §5: a card off the suit led shows a void in it, unless it is a trump played to a plain lead
+        shows = (suit != led) & ((led == trump) | (suit != trump))
+        if shows.any():
+            st.voids[idx[shows], p[shows]] |= (np.uint8(1) << led[shows].astype(np.uint8))
+        key = card % 13 + 13 * (suit == led) + 26 * (suit == trump)
         best = st.trick_best[idx]
         better = first | (key > best)
         st.trick_best[idx] = np.where(better, key, best)
@@ -616,6 +627,70 @@ class AllFoursKernel(Kernel):
         nxt = live[~cap]
         st.dealer[nxt] = (st.dealer[nxt] + 1) % 4
         self._new_deal(st, nxt, rng)
+
+    # ------------------------------------------------------------------ search (determinization)
+    def determinize(self, st: AllFoursState, seat, rng: np.random.Generator) -> AllFoursState:
+        """A copy of ``st`` with the cards ``seat`` cannot see dealt again at random (for PIMC search).
+
+        ``seat``: int or ``int[B]``. Kept: ``seat``'s hand, every card played (and by whom), the
+        turned-up cards, trump, scores, captured cards. Redealt uniformly: the unseen cards (the
+        other seats' hands, keeping each hand's size, and the undealt stock positions 25..51 that a
+        run of the pack deals, §3-§4). Played cards stay in each seat's ``dealt`` set, so High and
+        Low (§6) are scored on a consistent deal. Voids that earlier tricks showed (``voids``) are
+        respected where the counts allow it. Stock positions that are never read again are
+        set to -1, so the copy holds no hidden card of ``st``: the result depends only on what
+        ``seat`` may know and on ``rng``.
+        """
+        out = st.copy()
+        B = st.batch_size
+        ar = np.arange(B)
+        seat = np.broadcast_to(np.asarray(seat, dtype=np.intp), (B,))
+        played_all = np.bitwise_or.reduce(st.played, axis=1)
+        seen = st.hands[ar, seat] | played_all | st.kicked
+        unseen = unpack_bits((ALL_CARDS & ~seen)[:, None], NUM_CARDS)[:, 0].astype(bool)  # [B, 52]
+        keys = rng.random((B, NUM_CARDS), dtype=np.float32)
+        keys[~unseen] = 2.0
+        order = np.argsort(keys, axis=1, kind="stable")  # unseen cards first, in random order
+        # deal the unseen cards one by one (in that random order) to the other seats or the stock,
+        # each to a destination with room that has not shown a void in its suit, with probability
+        # proportional to the room left (if none qualifies, to any destination with room)
+        others = (seat[:, None] + np.arange(1, 4)) % 4  # [B, 3]
+        room = np.zeros((B, 4), dtype=np.int64)
+        room[:, :3] = popcount(st.hands[ar[:, None], others])
+        n_unseen = unseen.sum(axis=1)
+        room[:, 3] = n_unseen - room[:, :3].sum(axis=1)  # the undealt stock
+        voids = np.zeros((B, 4), dtype=np.uint8)
+        voids[:, :3] = st.voids[ar[:, None], others]
+        new_hands = np.zeros((B, 4), dtype=_U64)
+        rest = np.full((B, NUM_CARDS), -1, dtype=np.int8)  # stock cards, in order
+        n_rest = np.zeros(B, dtype=np.int64)
+        u = rng.random((NUM_CARDS, B))
+        for jj in range(int(n_unseen.max(initial=0))):
+            live = jj < n_unseen
+            card = order[:, jj]
+            ok = (room > 0) & ((voids >> (card // 13)[:, None].astype(np.uint8)) & 1 == 0)
+            w = np.where(ok.any(axis=1)[:, None], ok, room > 0) * room
+            cum = np.cumsum(w, axis=1)
+            dest = (u[jj][:, None] * cum[:, 3:4] >= cum).sum(axis=1)
+            dest = np.minimum(dest, 3)
+            rows = np.flatnonzero(live)
+            d = dest[rows]
+            room[rows, d] -= 1
+            hand_rows = rows[d < 3]
+            new_hands[hand_rows, d[d < 3]] |= bit(card[hand_rows])
+            stock_rows = rows[d == 3]
+            rest[stock_rows, n_rest[stock_rows]] = card[stock_rows]
+            n_rest[stock_rows] += 1
+        for k in range(3):
+            other = others[:, k]
+            out.hands[ar, other] = new_hands[:, k]
+            out.dealt[ar, other] = new_hands[:, k] | st.played[ar, other]
+        fill = rest[:, : NUM_CARDS - 25]
+        ok = n_rest >= NUM_CARDS - 25  # a stand/beg or give-one/run decision: the pack may be run
+        out.stock[:, :FIRST_KICK] = -1  # dealt positions are never read again
+        out.stock[ok, 25:] = fill[ok]
+        out.stock[~ok, 25:] = -1  # trick play: nothing more is dealt this hand
+        return out
 
     def single_game(self, st: AllFoursState):
         """The B = 1 fast path (:class:`envs.all_fours.single.SingleGame`) used by the AEC env."""

@@ -116,7 +116,10 @@ class SingleGame:
         n = st.n_in_trick.item(0)
         led = suit if n == 0 else st.led_suit.item(0)
         st.led_suit[0] = led
-        key = card % 13 + 13 * (suit == led) + 26 * (suit == st.trump.item(0))
+        trump = st.trump.item(0)
+        if suit != led and (led == trump or suit != trump):  # a shown void (§5), as in the kernel
+            st.voids[0, p] |= 1 << led
+        key = card % 13 + 13 * (suit == led) + 26 * (suit == trump)
         if n == 0 or key > st.trick_best.item(0):
             st.trick_best[0] = key
             st.trick_winner[0] = p

@@ -321,6 +321,12 @@ class Kernel(ABC):
         """Text table of game ``b``: ``view=None`` public only, a seat adds that seat's hand,
         ``"all"`` shows every hand (debugging). ``ValueError`` for another view."""
 
+    def action_is_public(self, state: BatchState, b: int, action: int) -> bool:
+        """Whether the other seats see which ``action`` the seat to act in game ``b`` takes now
+        (before it is applied). Default True; a game with face-down moves (a discard) returns False,
+        and front ends (terminal play, logs shown to a player) then hide the action's name."""
+        return True
+
     def info(self, state: BatchState, b: int = 0) -> dict:
         """Public facts for ``infos`` (never hidden cards); default empty."""
         return {}
@@ -329,3 +335,11 @@ class Kernel(ABC):
     def max_episode_steps(self) -> int | None:
         """Upper bound of agent steps in one episode under the truncation caps."""
         return None
+
+    def determinize(self, state: BatchState, seat, rng: np.random.Generator) -> BatchState:
+        """Optional, for search (e.g. PIMC): a copy of ``state`` in which everything ``seat``
+        cannot see (other hands, undealt cards) is redealt at random, consistently with what
+        ``seat`` has seen. ``seat`` is an int or ``int[B]``; the result has the same batch size.
+        It must read only what ``seat`` may know, so its output (for a given ``rng``) does not
+        change when the hidden cards are permuted. Kernels without it raise ``NotImplementedError``."""
+        raise NotImplementedError(f"{self.name} has no determinize(); search agents need it")

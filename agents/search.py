@@ -1,0 +1,139 @@
+"""Perfect Information Monte Carlo (PIMC) search over any kernel that can ``determinize``.
+
+For each game where the seat to act has a choice, the search draws ``n_det`` determinizations
+(the cards that seat cannot see dealt again at random, :meth:`envs.core.kernel.Kernel.determinize`),
+plays every legal action in each of them, finishes the episode with a rollout agent in every
+seat (e.g. the rule bot), and scores each action by the acting seat's mean return over the
+determinizations (the same samples for every action: common random numbers). It is the
+search teacher of :mod:`training.expert_iteration`, and a strong baseline in its own right.
+
+Unlike the observation-only agents of :mod:`agents.base`, a search agent reads the game
+state, so it is called as ``act_state(kernel, state)``; what it may know is guaranteed by
+``determinize`` (which keeps only the acting seat's information; tested by permuting hidden
+cards). Episodes must end with the deal (``episode="hand"``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Agent
+
+__all__ = ["PIMCAgent", "PIMCSearch"]
+
+
+class PIMCSearch:
+    """PIMC search with a rollout agent.
+
+    Args:
+        kernel: a batched kernel with ``determinize`` (e.g. :class:`envs.all_fours.kernel.AllFoursKernel`)
+            whose episodes end with the deal.
+        rollout: the :class:`~agents.base.Agent` that plays every seat in the rollouts.
+        n_det: determinizations per decision (>= 1).
+        seed: seeds the determinizations and the chance inside rollouts.
+        max_rows: rollouts run at once (memory bound; a larger batch is split).
+
+    Raises:
+        ValueError: ``n_det < 1``, or a kernel in match mode (a rollout must end with the deal).
+    """
+
+    def __init__(self, kernel, rollout: Agent, n_det: int = 16, seed=None, max_rows: int = 65536) -> None:
+        if int(n_det) < 1:
+            raise ValueError(f"n_det must be >= 1, got {n_det!r}")
+        if getattr(kernel, "options", {}).get("episode", "hand") != "hand":
+            raise ValueError("PIMC search needs episode='hand' (each rollout plays the deal to its end)")
+        self.kernel = kernel
+        self.rollout = rollout
+        self.n_det = int(n_det)
+        self.max_rows = int(max_rows)
+        self.rng = np.random.default_rng(seed)
+        self.name = f"pimc{self.n_det}({getattr(rollout, 'name', 'rollout')})"
+
+    def q_values(self, state) -> np.ndarray:
+        """Mean return of each legal action for the seat to act, ``float64[B, A]`` (NaN where illegal).
+
+        ``state``: a batch of live games (each waiting for a decision). Units: the game's reward
+        (All Fours: points difference of the hand for the acting seat's team).
+        """
+        k = self.kernel
+        mask = k.legal_actions(state)
+        B, A = mask.shape
+        q = np.full((B, A), np.nan)
+        games = np.repeat(np.arange(B), self.n_det)
+        det_rows, det_acts = np.nonzero(mask[games])  # one rollout per (determinization, legal action)
+        if det_rows.size == 0:
+            return q
+        total = np.zeros((B, A))
+        # chunk by whole determinizations so memory stays bounded
+        per_det = mask.sum(axis=1)[games]
+        ends = np.cumsum(per_det)
+        start_det = 0
+        while start_det < games.size:
+            first_row = 0 if start_det == 0 else ends[start_det - 1]
+            stop_det = max(start_det + 1, int(np.searchsorted(ends, first_row + self.max_rows, side="right")))
+            stop_det = min(stop_det, games.size)
+            sel = slice(first_row, ends[stop_det - 1])
+            g = games[start_det:stop_det]
+            dets = k.determinize(state.take(g), state.current_player[g], self.rng)
+            rows = det_rows[sel] - start_det
+            acts = det_acts[sel]
+            values = self._rollout(dets.take(rows), acts, state.current_player[g][rows])
+            np.add.at(total, (g[rows], acts), values)
+            start_det = stop_det
+        q[mask] = total[mask] / self.n_det
+        return q
+
+    def _rollout(self, sims, first_actions: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Play ``first_actions`` then the rollout agent to the end; the return of ``seats``, ``float64[N]``."""
+        k = self.kernel
+        n = sims.batch_size
+        k.step(sims, first_actions, self.rng)
+        ret = sims.rewards[np.arange(n), seats].astype(np.float64)
+        idx = np.flatnonzero(~sims.done)  # rows of ``ret`` still being played
+        cur, cur_seats = sims.take(idx), seats[idx]
+        self.rollout.reset()
+        while idx.size and not cur.done.all():
+            a = self.rollout.act(k.observe(cur, cur.current_player), k.legal_actions(cur))
+            k.step(cur, a, self.rng)
+            ret[idx] += cur.rewards[np.arange(idx.size), cur_seats]
+            live = ~cur.done
+            if live.sum() < 0.75 * idx.size:  # drop finished rollouts from the batch
+                keep = np.flatnonzero(live)
+                cur, idx, cur_seats = cur.take(keep), idx[keep], cur_seats[keep]
+        return ret
+
+    def act_state(self, state) -> np.ndarray:
+        """Best action per game by :meth:`q_values` (``int64[B]``); the only legal action where
+        there is one (no search), 0 in finished games."""
+        mask = self.kernel.legal_actions(state)
+        n_legal = mask.sum(axis=1)
+        out = mask.argmax(axis=1).astype(np.int64)
+        choose = np.flatnonzero(n_legal > 1)
+        if choose.size:
+            q = self.q_values(state.take(choose))
+            out[choose] = np.nanargmax(np.where(np.isnan(q), -np.inf, q), axis=1)
+        return out
+
+
+class PIMCAgent(Agent):
+    """:class:`PIMCSearch` as a named agent for the arena (``agents.load("all_fours/pimc")``).
+
+    It needs the game state (``needs_state = True``): the arena calls :meth:`act_state`;
+    :meth:`act` (observation only) raises ``TypeError``.
+    """
+
+    needs_state = True
+
+    def __init__(self, kernel, rollout: Agent, n_det: int = 32, seed=None) -> None:
+        self.search = PIMCSearch(kernel, rollout, n_det=n_det, seed=seed)
+        self.name = self.search.name
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        raise TypeError(
+            f"{self.name} searches the game state: call act_state(state) (training.arena does); "
+            "it cannot act from an observation alone"
+        )
+
+    def act_state(self, state) -> np.ndarray:
+        """Actions ``int64[B]`` for the seats to act in the games of ``state``."""
+        return self.search.act_state(state)

@@ -1,0 +1,163 @@
+"""The Aluette agents: registry names, the rule bot's legality and its signal/spoiling behaviour
+in set positions, and its duplicate-deal result against random (95% CI above 0)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+import envs
+from agents import RandomAgent
+from agents.aluette_rule import AluetteRuleAgent
+from training.arena import play_duplicate
+
+from .aluette_util import make_deck
+
+
+def position(hands, script, dealer=3, **options):
+    """Kernel and state after the named actions, from a stacked deal."""
+    k = envs.kernel("aluette", **options)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 1, deck=make_deck(dealer, hands), dealer=dealer)
+    for name in script.split():
+        a = np.array([k.action_id(name)])
+        k.check_actions(st, a)
+        k.step(st, a, rng)
+    return k, st
+
+
+def choice(k, st, agent=None) -> str:
+    agent = agent or AluetteRuleAgent(**k.options)
+    a = int(agent.act(k.observe(st, st.current_player), k.legal_actions(st))[0])
+    assert k.legal_actions(st)[0, a]
+    return k.action_name(a)
+
+
+def test_registry_names():
+    assert {"aluette/random", "aluette/rule"} <= set(agents.available())
+    assert isinstance(agents.load("aluette/random", seed=1, signals="free"), RandomAgent)
+    rule = agents.load("aluette/rule", signals="off")
+    assert isinstance(rule, AluetteRuleAgent) and rule.kernel.options["signals"] == "off"
+    with pytest.raises(ValueError, match="signals"):
+        agents.load("aluette/random", signals="on")
+
+
+@pytest.mark.parametrize("options", [{}, {"signals": "free", "surrender": True, "episode": "match"},
+                                     {"signals": "off", "chant_recipients": "left_and_partner"}])
+def test_rule_agent_always_legal(options):
+    k = envs.kernel("aluette", **options)
+    bot = AluetteRuleAgent(**options)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 256)
+    for _ in range(2000):
+        if st.done.all():
+            break
+        mask = k.legal_actions(st)
+        obs = k.observe(st, st.current_player)
+        a = bot.act(obs, mask)
+        live = ~st.done
+        assert mask[live, a[live]].all()
+        # float [0, 1] observations give the same actions
+        assert np.array_equal(bot.act(obs.astype(np.float32) / np.maximum(k.obs_layout.high(), 1), mask)[live], a[live])
+        k.step(st, a, rng)
+    assert st.done.all()
+
+
+def test_rule_agent_sends_only_true_signals_then_ends():
+    hands = {0: "3Cu ASw 4Co 5Co 6Co 7Co 8Co JCo NCo"}
+    k, st = position(hands, "", dealer=3, chant=False, signals="free")
+    sent = []
+    while int(st.current_player[0]) == 0 and int(st.phase[0]) == 2:
+        name = choice(k, st)
+        sent.append(name)
+        k.step(st, np.array([k.action_id(name)]), np.random.default_rng(0))
+    assert sent == ["madame", "as", "end_signals"]
+
+
+def test_rule_agent_spoils_an_opponents_trick_it_cannot_win():
+    # S1 leads an ace, S2 (rule) holds another ace as its best card: it plays the ace to spoil
+    hands = {1: "ACo", 2: "ACu 4Co 5Co 6Co 7Co 8Co 4Cl 5Cl 6Cl"}
+    k, st = position(hands, "ACo", dealer=0, chant=False, signals="off")
+    assert choice(k, st) == "ACu"
+
+
+def test_rule_agent_does_not_tie_its_partners_card_and_lets_a_signalled_partner_win():
+    # S0 leads KCo; S2 holds KCu (equal power) and low cards: it must not spoil its partner's king
+    hands = {0: "KCo", 2: "KCu 4Co 5Co 6Co 7Co 8Co 4Cl 5Cl 6Cl", 1: "4Sw 5Sw 6Sw 7Sw 8Sw JSw NSw 4Cu 5Cu"}
+    k, st = position(hands, "KCo 4Sw", dealer=3, chant=False, signals="off")
+    assert choice(k, st) == "4Co"
+    # S3 leads KCo; S0 holds 3Cu but its partner S2 signalled monsieur and plays after it: S0 keeps 3Cu
+    hands = {3: "KCo 4Sw 5Sw 6Sw 7Sw 8Sw JSw NSw 4Cu", 0: "3Cu 4Co 5Co 6Co 7Co 8Co 4Cl 5Cl 6Cl",
+             2: "3Co 9Cl KSw 5Cu 6Cu 7Cu 8Cu JCu NCu"}
+    k, st = position(hands, "end_signals end_signals end_signals monsieur end_signals KCo", dealer=2, chant=False)
+    assert int(st.current_player[0]) == 0
+    assert choice(k, st) == "4Co"
+    # without the signal it takes the trick with its cheapest winner
+    k, st = position(hands, "KCo", dealer=2, chant=False, signals="off")
+    assert choice(k, st) == "3Cu"
+
+
+def test_rule_agent_leads_a_sure_winner():
+    hands = {0: "3Co 4Co 5Co 6Co 7Co 8Co 4Cl 5Cl 6Cl"}
+    k, st = position(hands, "", dealer=3, chant=False, signals="off")
+    assert choice(k, st) == "3Co"
+
+
+def test_rule_agent_beats_random_over_2000_duplicate_deals():
+    r = play_duplicate("aluette", "aluette/rule", "random", 2000, seed=0)
+    assert r.diff_ci[0] > 0, r
+
+
+# ----------------------------------------------------------------------------- terminal play (RULES.md §7)
+@pytest.mark.parametrize("seed", range(4))
+def test_terminal_play_hides_opponents_signals_and_announces_tricks(seed):
+    from training.play import play
+
+    said = []
+    returns = play("aluette", "aluette/rule", "aluette/rule", seed=seed, read=lambda p: "0", write=said.append)
+    assert returns is not None
+    text = "\n".join(said)
+    assert "player_2 signals" in text or "player_2 says end_signals" in text
+    assert "player_1 signals" not in text and "player_3 signals" not in text
+    tricks = [x for x in said if x.startswith("-- trick ")]
+    assert len(tricks) == 9
+    assert all(("won by player_" in x) or ("spoiled" in x) for x in tricks)
+    # the same facts as the final state: one line per trick, spoiled ones marked
+    assert [x.split()[2] for x in tricks] == [str(i) for i in range(1, 10)]
+
+
+def test_announce_hides_discards_and_uncaught_signals():
+    k = envs.kernel("aluette")
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 1, deck=make_deck(0), dealer=0)
+    for _ in range(4):
+        k.step(st, np.array([48]), rng)  # everybody accepts the chant
+    before = st.copy()
+    card = int(np.flatnonzero(k.legal_actions(st)[0, :48])[0])
+    k.step(st, np.array([card]), rng)
+    assert k.announce(before, st, card, 1, 0) == ["player_1 discards a card"]
+    assert k.announce(before, st, card, 1, 1) == []
+
+
+def test_signals_are_worth_something_to_the_rule_bot():
+    """The rule bot that signals and reads its partner's signals beats its own signal-less variant."""
+    r = play_duplicate("aluette", AluetteRuleAgent(), AluetteRuleAgent(use_signals=False), 2000, seed=0)
+    assert r.diff_ci[0] > 0, r
+    with_off = AluetteRuleAgent(use_signals=False)
+    k = envs.kernel("aluette", chant=False)
+    st = k.init(np.random.default_rng(0), 64)
+    assert (with_off.act(k.observe(st, st.current_player), k.legal_actions(st)) == 60).all()  # end_signals at once
+
+
+def test_action_is_public():
+    k = envs.kernel("aluette")
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 1, deck=make_deck(0), dealer=0)
+    assert k.action_is_public(st, 0, 48)  # votes are public
+    for _ in range(4):
+        k.step(st, np.array([48]), rng)
+    card = int(np.flatnonzero(k.legal_actions(st)[0, :48])[0])
+    assert not k.action_is_public(st, 0, card)  # a discard
+    assert not k.action_is_public(st, 0, 50)  # a partner-only signal
+    assert envs.kernel("aluette", signal_visibility="public").action_is_public(st, 0, 50)

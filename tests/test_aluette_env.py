@@ -1,0 +1,448 @@
+"""The Aluette PettingZoo env: API conformance, seeding, rendering, copying, errors, and hidden
+information (cards and the signal channel, RULES.md §7)."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import re
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from envs import aluette_v0
+from envs.aluette.kernel import AluetteKernel
+from envs.core.cards import SPANISH48
+
+from .aluette_util import P, cards_of, cid, ids, make_deck, name, new_env, play
+from .env_util import random_steps
+
+CARD_RE = re.compile(r"(?<![0-9A-Za-z])[A2-9JNK](?:Co|Cu|Cl|Sw)(?![0-9A-Za-z])")
+
+
+# ----------------------------------------------------------------------------- PettingZoo tests
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"episode": "match", "match_deals": 2}, {"signals": "free", "surrender": True, "chant_recipients": "left_and_partner"},
+     {"signals": "off", "chant": False}, {"partnership_draw": True, "signal_intercept": 0.5}],
+    ids=["deal", "match2", "free-surrender", "off", "draw-intercept"],
+)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_pettingzoo_api(options):
+    api_test(aluette_v0.env(**options), num_cycles=300)
+
+
+def test_pettingzoo_seed_test():
+    seed_test(lambda: aluette_v0.env(), num_cycles=300)
+    seed_test(lambda: aluette_v0.env(episode="match", signal_intercept=0.5), num_cycles=300)
+
+
+def test_seed_gives_the_same_deal_and_different_seeds_differ():
+    def deal(seed):
+        env = aluette_v0.env()
+        env.reset(seed=seed)
+        st = env.game_state
+        return st.stock[0].tolist(), int(st.dealer[0])
+
+    assert deal(7) == deal(7)
+    assert len({str(deal(s)) for s in range(10)}) == 10
+
+
+def test_first_dealer_option():
+    for d in range(4):
+        env = aluette_v0.env(first_dealer=d)
+        env.reset(seed=d)
+        assert int(env.game_state.dealer[0]) == d
+        assert env.agent_selection == P[(d + 1) % 4]  # the dealer's left votes first
+
+
+# ----------------------------------------------------------------------------- render
+def test_render_shows_only_the_viewers_hand_and_signals():
+    hands = {2: "3Cu ASw 4Co 5Co 6Co 7Co 8Co JCo NCo", 3: "3Co 2Co 4Cu 5Cu 6Cu 7Cu 8Cu JCu NCu"}
+    for view in range(4):
+        env = new_env(make_deck(1, hands), dealer=1, chant=False, render_mode="ansi", render_view=view)
+        play(env, "S2:madame S2:end_signals S3:monsieur S3:end_signals")
+        text = env.render()
+        shown = set(CARD_RE.findall(text))
+        own = {name(c) for c in env.hands[P[view]]}
+        others = {name(c) for s in range(4) if s != view for c in env.hands[P[s]]}
+        assert own <= shown and not shown & others
+        assert ("madame" in text) == (view in (0, 2))
+        assert ("monsieur" in text) == (view in (1, 3))
+        public = env.render(view=None)
+        assert not CARD_RE.findall(public) and "madame" not in public and "monsieur" not in public
+        full = env.render(view="all")
+        assert others <= set(CARD_RE.findall(full)) and "madame" in full and "monsieur" in full
+
+
+def test_render_mode_none_and_bad_view():
+    env = aluette_v0.env()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning):
+        assert env.render() is None
+    with pytest.raises(ValueError, match="render_mode"):
+        aluette_v0.env(render_mode="human")
+    with pytest.raises(ValueError, match="seat 0..3"):
+        aluette_v0.env(render_mode="ansi", render_view=7)
+
+
+# ----------------------------------------------------------------------------- copying
+@pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
+def test_copy_of_a_mid_game_env_continues_identically(clone):
+    env = aluette_v0.env(episode="match", match_deals=3, signal_intercept=0.5)  # the rng draws deals and catches
+    env.reset(seed=21)
+    rng = np.random.default_rng(5)
+    random_steps(env, rng, 7)
+    twin = clone(env)
+    steps = 0
+    while not any(env.terminations.values()):
+        assert twin.agent_selection == env.agent_selection
+        assert twin.legal_actions() == env.legal_actions()
+        a = int(rng.choice(env.legal_actions()))
+        env.step(a)
+        twin.step(a)
+        steps += 1
+        for ag in P:
+            o1, o2 = env.observe(ag), twin.observe(ag)
+            assert np.array_equal(o1["observation"], o2["observation"])
+            assert np.array_equal(o1["action_mask"], o2["action_mask"])
+        assert twin.rewards == env.rewards
+    assert steps > 100
+    assert np.array_equal(env.game_state.score, twin.game_state.score)
+
+
+# ----------------------------------------------------------------------------- errors
+def snapshot(env):
+    st = env.game_state
+    return ({f: getattr(st, f).copy() for f in st.__dataclass_fields__}, env.agent_selection, dict(env.rewards),
+            dict(env._cumulative_rewards))
+
+
+def assert_unchanged(env, snap):
+    fields, agent, rew, cum = snap
+    st = env.game_state
+    for f, v in fields.items():
+        assert np.array_equal(getattr(st, f), v), f
+    assert env.agent_selection == agent and env.rewards == rew and env._cumulative_rewards == cum
+
+
+def test_illegal_actions_raise_naming_them_and_the_legal_ones():
+    hands = {2: "3Cu ASw 4Co 5Co 6Co 7Co 8Co JCo NCo"}
+    env = new_env(make_deck(1, hands), dealer=1)
+    snap = snapshot(env)
+    with pytest.raises(ValueError) as err:
+        env.step(cid("3Cu"))  # a card during the chant vote
+    msg = str(err.value)
+    assert "3Cu" in msg and "player_2" in msg and "accept_chant" in msg and "refuse_chant" in msg
+    assert_unchanged(env, snap)
+    play(env, "S2:refuse_chant")
+    snap = snapshot(env)
+    for bad, word in ((env.action_id("monsieur"), "monsieur"), (env.action_id("offer_surrender"), "offer_surrender")):
+        with pytest.raises(ValueError, match=word) as err:
+            env.step(bad)
+        assert "madame" in str(err.value) and "end_signals" in str(err.value)
+    assert_unchanged(env, snap)
+    play(env, "S2:end_signals S3:end_signals S0:end_signals S1:end_signals")
+    snap = snapshot(env)
+    other = env.hands["player_3"][0]
+    with pytest.raises(ValueError, match=name(other)):  # a card seat 2 does not hold
+        env.step(other)
+    assert_unchanged(env, snap)
+    play(env, "S2:3Cu")
+
+
+@pytest.mark.parametrize("bad", [99, -1, 65, "5", 1.0, None, True, np.float32(3)])
+def test_out_of_range_and_non_int_actions_raise(bad):
+    env = aluette_v0.env()
+    env.reset(seed=0)
+    snap = snapshot(env)
+    with pytest.raises(ValueError) as err:
+        env.step(bad)
+    assert "accept_chant" in str(err.value) and "refuse_chant" in str(err.value)
+    assert_unchanged(env, snap)
+
+
+def test_step_before_reset_raises():
+    env = aluette_v0.env()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(48)
+    for call in (env.last, env.agent_iter, env.state, lambda: env.observe("player_0"), lambda: env.hands):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+
+
+@pytest.mark.parametrize(
+    "options, valid",
+    [
+        ({"episode": "hand"}, ["deal", "match"]),
+        ({"reward": "points"}, ["score", "win"]),
+        ({"first_dealer": 4}, ["random", "0", "3"]),
+        ({"first_dealer": None}, ["random"]),
+        ({"partnership_draw": 1}, ["True", "False"]),
+        ({"chant": "yes"}, ["True", "False"]),
+        ({"chant_recipients": "dealer"}, ["left_and_dealer", "left_and_partner"]),
+        ({"mordienne": None}, ["True", "False"]),
+        ({"surrender": "on"}, ["True", "False"]),
+        ({"signals": "on"}, ["truthful", "free", "off"]),
+        ({"signal_visibility": "opponents"}, ["partner", "public"]),
+        ({"signal_timing": "turns"}, ["round_and_turns", "round"]),
+        ({"signal_intercept": 1.5}, ["0 to 1"]),
+        ({"signal_intercept": True}, ["0 to 1"]),
+        ({"match_deals": 0}, ["1 to 100"]),
+        ({"match_target": 0}, ["None", "1 to 100"]),
+        ({"match_target": 5.0}, ["None", "1 to 100"]),
+        ({"max_deals": 0}, ["1 to 10000"]),
+        ({"signal": "off"}, ["signals", "signal_visibility"]),
+        ({"surrender": True, "mordienne": False}, ["mordienne"]),
+        ({"signal_visibility": "public", "signal_intercept": 0.5}, ["partner"]),
+    ],
+)
+def test_bad_options_raise_listing_valid_values(options, valid):
+    with pytest.raises(ValueError) as err:
+        aluette_v0.env(**options)
+    msg = str(err.value)
+    assert next(iter(options)) in msg
+    for v in valid:
+        assert v in msg
+
+
+@pytest.mark.parametrize(
+    "hooks, words",
+    [
+        ({"deck": list(range(47))}, ["deck", "shape"]),
+        ({"deck": [0] * 48}, ["permutation"]),
+        ({"deck": "abc"}, ["deck"]),
+        ({"score": [1, 2, 3]}, ["score", "shape"]),
+        ({"score": [101, 0]}, ["score", "0..100"]),
+        ({"dealer": 4}, ["dealer", "0..3"]),
+    ],
+)
+def test_bad_reset_hooks_raise_clear_errors(hooks, words):
+    env = aluette_v0.env(episode="match")
+    with pytest.raises(ValueError) as err:
+        env.reset(seed=0, options=hooks)
+    for w in words:
+        assert w in str(err.value)
+
+
+# ----------------------------------------------------------------------------- spaces, masks, metadata
+def test_spaces_are_the_same_object_every_call():
+    env = aluette_v0.env()
+    for a in P:
+        assert env.observation_space(a) is env.observation_space(a)
+        assert env.action_space(a) is env.action_space(a)
+        assert env.action_space(a).n == 65
+        assert env.observation_space(a)["action_mask"].shape == (65,)
+
+
+def test_off_turn_agents_get_an_all_zero_mask_and_observations_fit():
+    env = aluette_v0.env(episode="match", surrender=True)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        if any(env.terminations.values()):
+            break
+        for a in P:
+            o = env.observe(a)
+            assert env.observation_space(a).contains(o)
+            mask = o["action_mask"]
+            assert mask.dtype == np.int8
+            if a == env.agent_selection:
+                assert np.flatnonzero(mask).tolist() == env.legal_actions() != []
+            else:
+                assert not mask.any()
+        env.step(int(rng.choice(env.legal_actions())))
+    assert env.state_space.contains(env.state())
+
+
+def test_metadata():
+    env = aluette_v0.env()
+    md = env.metadata
+    assert md["name"] == "aluette_v0" and md["render_modes"] == ["ansi"] and md["zero_sum"] is True
+    assert md["teams"] == [["player_0", "player_2"], ["player_1", "player_3"]]
+    assert md["max_episode_steps"] == 4 + 12 + 44 + 5 + 36
+    assert aluette_v0.env(episode="match").metadata["max_episode_steps"] == 101 * 5
+    assert aluette_v0.env(episode="match", match_target=5, max_deals=40).metadata["max_episode_steps"] == 101 * 40
+
+
+def test_action_names_round_trip():
+    env = aluette_v0.env()
+    for a in range(65):
+        assert env.action_id(env.action_name(a)) == a
+    assert env.action_name(cid("3Co")) == "3Co" and cid("3Co") == 2 and cid("3Cu") == 14
+    assert [env.action_name(a) for a in range(48, 65)] == [
+        "accept_chant", "refuse_chant", "monsieur", "madame", "borgne", "vache", "grand_neuf", "petit_neuf",
+        "deux_de_chene", "deux_d_ecrit", "as", "faible", "end_signals", "offer_surrender", "no_offer",
+        "accept_surrender", "refuse_surrender"]
+    with pytest.raises(ValueError):
+        env.action_name(65)
+    with pytest.raises(ValueError):
+        env.action_id("1Co")
+
+
+def test_observation_is_seat_relative():
+    hands = {1: "5Cu 4Co 4Cu 4Cl 4Sw 5Co 5Cl 5Sw 6Co", 2: "KSw", 3: "ACl"}
+    env = new_env(make_deck(0, hands), dealer=0, chant=False, signals="off")
+    play(env, "S1:5Cu S2:KSw S3:ACl")
+    lay = env.kernel.obs_layout
+    played = {1: "5Cu", 2: "KSw", 3: "ACl", 0: None}
+    rel = ["me", "next", "partner", "previous"]
+    for seat in range(4):
+        o = env.observe(P[seat])["observation"]
+        cards = lambda v: {name(c) for c in np.flatnonzero(v)}  # noqa: E731
+        assert cards(o[lay["hand"]]) == {name(c) for c in env.hands[P[seat]]}
+        for i, r in enumerate(rel):
+            c = played[(seat + i) % 4]
+            assert cards(o[lay[f"played_by[{r}]"]]) == ({c} if c else set())
+        assert cards(o[lay["trick"]]) == {"5Cu", "KSw", "ACl"}
+        onehot = lambda s: [int((s - seat) % 4 == i) for i in range(4)]  # noqa: E731
+        assert o[lay["dealer"]].tolist() == onehot(0)
+        assert o[lay["leader"]].tolist() == onehot(1)
+        assert o[lay["to_act"]].tolist() == onehot(0)
+        assert o[lay["trick_top"]].tolist() == onehot(3)
+        assert o[lay["trick_top_power"]].tolist() == [11] and o[lay["cards_in_trick"]].tolist() == [3]
+        assert o[lay["phase"]].tolist() == [0, 0, 0, 0, 0, 1]
+
+
+def test_hands_and_known_cards_live_views():
+    env = new_env(make_deck(0, {1: "5Cu 4Co 4Cu 4Cl 4Sw 5Co 5Cl 5Sw 6Co"}), dealer=0, chant=False, signals="off")
+    assert sorted(env.hands["player_1"]) == sorted(ids("5Cu 4Co 4Cu 4Cl 4Sw 5Co 5Cl 5Sw 6Co"))
+    assert env.known_cards == {a: [] for a in P}
+    play(env, "S1:5Cu")
+    assert len(env.hands["player_1"]) == 8
+
+
+# ----------------------------------------------------------------------------- hidden information
+def permute_hidden(st, b, seat, rng):
+    """Shuffle every card hidden from ``seat`` (RULES.md §7) among the places it could be: the other
+    seats' hands, the other seats' chant discards and the unused talon (sizes kept). True if a card moved."""
+    others = [s for s in range(4) if s != seat]
+    received = 0
+    for s in range(4):
+        received |= int(st.received[b, s])
+    unused = int(st.talon[b]) & ~received
+    slots = [("h", s) for s in others] + [("d", s) for s in others] + [("t", None)]
+    def get(kind, s):  # noqa: E306
+        return cards_of(st.hands[b, s]) if kind == "h" else cards_of(st.discarded[b, s]) if kind == "d" else cards_of(unused)
+    pools = [get(k, s) for k, s in slots]
+    flat = [c for p in pools for c in p]
+    perm = [flat[i] for i in rng.permutation(len(flat))]
+    k = 0
+    new_unused = 0
+    for (kind, s), pool in zip(slots, pools):
+        m = 0
+        for c in perm[k : k + len(pool)]:
+            m |= 1 << c
+        k += len(pool)
+        if kind == "h":
+            st.hands[b, s] = np.uint64(m)
+        elif kind == "d":
+            st.discarded[b, s] = np.uint64(m)
+        else:
+            new_unused = m
+    st.talon[b] = np.uint64((int(st.talon[b]) & received) | new_unused)
+    return perm != flat
+
+
+def scramble_opponent_signals(st, b, seat, rng):
+    """Give the opponents of ``seat`` other signals (sent and heard among themselves); True if changed."""
+    before = st.heard[b].copy()
+    for o in ((seat + 1) % 4, (seat + 3) % 4):
+        st.sent[b, o] = int(rng.integers(0, 1 << 10))
+    team = 0
+    for o in ((seat + 1) % 4, (seat + 3) % 4):
+        team |= int(st.sent[b, o]) << (10 * o)
+    for o in ((seat + 1) % 4, (seat + 3) % 4):
+        mine = int(st.heard[b, o]) & ~((0x3FF << (10 * ((seat + 1) % 4))) | (0x3FF << (10 * ((seat + 3) % 4))))
+        st.heard[b, o] = np.uint64(mine | team)
+    return not np.array_equal(before, st.heard[b])
+
+
+@pytest.mark.parametrize("options", [{}, {"signals": "free", "episode": "match", "surrender": True}])
+def test_observation_depends_only_on_what_the_seat_may_know(options):
+    k = AluetteKernel(**options)
+    rng = np.random.default_rng(2024)
+    B = 48
+    st = k.init(rng, B)
+    checked = moved = 0
+    for step in range(150):
+        if step % 10 == 3:
+            for seat in range(4):
+                obs = k.observe(st, seat)
+                legal = k.legal_actions(st)
+                info = [k.info(st, b) for b in range(B)]
+                renders = [k.render(st, b, view=seat) for b in range(0, B, 6)]
+                other = st.copy()
+                for b in range(B):
+                    moved += permute_hidden(other, b, seat, rng)
+                    scramble_opponent_signals(other, b, seat, rng)
+                assert np.array_equal(k.observe(other, seat), obs)
+                mine = st.current_player == seat
+                assert np.array_equal(k.legal_actions(other)[mine], legal[mine])
+                assert [k.info(other, b) for b in range(B)] == info
+                assert [k.render(other, b, view=seat) for b in range(0, B, 6)] == renders
+                assert not np.array_equal(k.observe(other, (seat + 1) % 4), k.observe(st, (seat + 1) % 4))
+                checked += 1
+        a = k.legal_actions(st)
+        u = rng.random(a.shape)
+        u[~a] = -1
+        k.step(st, u.argmax(axis=1), rng)
+        k.reset_done(st, rng)
+    assert checked == 60 and moved > 0.9 * checked * B
+
+
+def test_a_partner_signal_reaches_only_the_partner():
+    """Two games identical but for one signal of seat 0: only seats 0 and 2 can tell them apart."""
+    k = AluetteKernel(chant=False)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 200, dealer=3)  # seat 0 opens the signalling round
+    legal = k.legal_actions(st)
+    assert legal[:, 50:60].any(axis=1).all()  # a truthful signal always exists (faible when nothing else)
+    sig = 50 + legal[:, 50:60].argmax(axis=1)
+    twin = st.copy()
+    k.step(st, sig, rng)
+    k.step(twin, np.full(200, 60), rng)  # end_signals instead
+    # put the twin's turn back to seat 0 so that only the signal record differs
+    twin.current_player[:] = 0
+    for seat, differs in ((0, True), (1, False), (2, True), (3, False)):
+        a, b = k.observe(st, seat), k.observe(twin, seat)
+        assert (not np.array_equal(a, b)) == differs, seat
+    assert [k.render(st, i, view=1) for i in range(5)] == [k.render(twin, i, view=1) for i in range(5)]
+
+
+def test_info_at_episode_end_has_no_hidden_cards_and_rewards_are_zero_sum():
+    for seed in range(6):
+        env = aluette_v0.env()
+        env.reset(seed=seed)
+        random_steps(env, np.random.default_rng(seed), 500)
+        assert all(env.terminations.values())
+        for a in P:
+            info = env.infos[a]
+            assert set(info) == {"phase", "dealer", "deal_winner", "deal_points", "mordienne", "score", "deals"}
+            assert info["phase"] == "over" and not CARD_RE.findall(repr(info))
+        d = float(env.game_state.points[0, 0] - env.game_state.points[0, 1])
+        assert [env.rewards[a] for a in P] == [d, -d, d, -d]
+
+
+def test_state_vector_reveals_all_hands_and_signals():
+    env = new_env(make_deck(1, {2: "3Cu ASw 4Co 5Co 6Co 7Co 8Co JCo NCo"}), dealer=1, chant=False)
+    play(env, "S2:madame")
+    lay = env.kernel.state_layout
+    s = env.state()
+    for seat in range(4):
+        assert np.flatnonzero(s[lay[f"hand[S{seat}]"]]).tolist() == sorted(env.hands[P[seat]])
+    assert s[lay["signals[S2]"]].tolist() == [0, 1, 0, 0, 0, 0, 0, 0, 0, 0]
+    assert s[lay["talon"]].sum() == 12
+
+
+def test_partnership_draw_infos_after_reset():
+    env = aluette_v0.env(partnership_draw=True)
+    env.reset(seed=3)
+    seats = env.infos["player_0"]["agent_seat"]
+    assert sorted(seats) == [0, 1, 2, 3]
+    assert all(env.infos[a]["agent_seat"] == seats for a in P)
+
+
+def test_card_names_are_the_spanish_pack():
+    assert len(SPANISH48.names) == 48 and all(CARD_RE.fullmatch(n) for n in SPANISH48.names)

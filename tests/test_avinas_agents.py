@@ -1,0 +1,92 @@
+"""The Avinas agents: registry names, legality under every option set, the rule bot's policy
+(honest calls, stops that lock in a win) and its duplicate-deal result against random."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+from envs.avinas.constants import CALLING, DECLARING, NO_SEVENS, STOP, STOPPING
+from envs.avinas.kernel import AvinasKernel
+from training.arena import play_duplicate
+
+from .avinas_util import act, craft, new_env
+
+VARIANTS = [
+    {},
+    {"facedown_signal": "free", "honesty": "mask", "trump_lead_rule": "every_lead", "knock_back": "always",
+     "call_count": "suit", "episode": "match", "pip_limit": 6},
+]
+
+
+def test_registered_names():
+    names = agents.available()
+    assert "avinas/rule" in names and "avinas/random" in names
+    with pytest.raises(ValueError, match="knock_back"):
+        agents.load("avinas/random", knock_back="maybe")
+    with pytest.raises(ValueError, match="params"):
+        from agents.avinas_rule import AvinasRuleAgent
+
+        AvinasRuleAgent(params={"nope": 1})
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=["default", "variants"])
+def test_rule_agent_plays_only_legal_actions_and_never_lies(options):
+    k = AvinasKernel(**options)
+    bot = agents.load("avinas/rule", **options)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 256)
+    declared = 0
+    for _ in range(400):
+        if st.done.all():
+            break
+        mask = k.legal_actions(st)
+        obs = k.observe(st, st.current_player)
+        a = bot.act(obs, mask)
+        live = ~st.done
+        assert mask[np.flatnonzero(live), a[live]].all()
+        # float observations scaled to [0, 1] give the same actions
+        assert np.array_equal(bot.act(obs.astype(np.float32) / np.maximum(k.obs_layout.high(), 1), mask), a)
+        was_declaring = live & (st.phase == DECLARING)
+        k.step(st, a, rng)
+        declared += int(was_declaring.sum())
+        assert not st.lied[was_declaring].any()  # its calls are honest
+    assert declared > 20
+
+
+def test_rule_agent_stops_when_the_win_is_locked_in():
+    bot = agents.load("avinas/rule")
+    env = new_env(seed=9)
+    craft(env, game="no_sevens", trump="C", declarer=0, leader=0, tricks_done=6, points=(61, 20), tricks_won=(5, 1),
+          high_call=3, hands={0: "7C 8C", 1: "AS 9S", 2: "8S 7D", 3: "9C 7S"})
+    env.game_state.phase[0] = STOPPING
+    env._after_step()
+    o = env.observe("player_0")
+    assert bot.act(o["observation"], o["action_mask"])[0] == STOP
+    env.game_state.points[0] = (60, 20)
+    env._after_step()
+    o = env.observe("player_0")
+    assert bot.act(o["observation"], o["action_mask"])[0] != STOP
+
+
+def test_rule_agent_calls_its_count_and_passes_weak_hands():
+    bot = agents.load("avinas/rule")
+    from .avinas_util import make_deck
+
+    strong = make_deck(3, hands={0: "QC QS JH AD 10D 9D KD 8C"}, key={1: "AC 9C", 2: "KS 8S", 3: "10C 9H"})
+    env = new_env(strong, dealer=3)
+    assert env.game_state.game[0] == NO_SEVENS and env.game_state.phase[0] == CALLING
+    o = env.observe("player_0")
+    assert env.action_name(int(bot.act(o["observation"], o["action_mask"])[0])) == "CALL_7"
+    weak = make_deck(3, hands={0: "8C 9C 8H 9H 8S 9S KH KS"}, key={1: "AC 10C", 2: "JS 8D", 3: "QD 9D"})
+    env = new_env(weak, dealer=3)
+    o = env.observe("player_0")
+    assert env.action_name(int(bot.act(o["observation"], o["action_mask"])[0])) == "PASS"
+    act(env, "S0:PASS")
+
+
+def test_rule_beats_random_over_2000_duplicate_deals():
+    r = play_duplicate("avinas", "avinas/rule", "avinas/random", 2000, seed=0, batch=1000)
+    assert r.diff_ci[0] > 0 and r.win_ci[0] > 0.5
+    assert r.truncated == 0

@@ -1,0 +1,356 @@
+"""The Ottocento PettingZoo env: API conformance, seeding, rendering, copying, errors, hidden information."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from envs import ottocento_v0
+from envs.core.cards import mask_to_cards, random_set_bit
+from envs.ottocento.constants import DECLARE, PASS
+from envs.ottocento.kernel import OttocentoKernel
+
+from .ottocento_util import cid, make_deck
+from .env_util import random_steps
+
+P = [f"player_{i}" for i in range(4)]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"match_target": 300, "reward": "point_diff"}, {"declaration_mode": "auto_all", "matto_rule": "captured", "dealer": 2}],
+    ids=["deal", "match300", "auto-captured"],
+)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_pettingzoo_api(options):
+    api_test(ottocento_v0.env(**options), num_cycles=200)
+
+
+def test_pettingzoo_seed_test():
+    seed_test(lambda: ottocento_v0.env(), num_cycles=200)
+
+
+def test_seed_gives_the_same_deal():
+    def deal(seed):
+        env = ottocento_v0.env()
+        env.reset(seed=seed)
+        return env.game_state.hands[0].tolist(), int(env.game_state.dealer[0])
+
+    assert deal(7) == deal(7)
+    assert len({str(deal(s)) for s in range(10)}) == 10
+
+
+def test_render_shows_only_the_viewers_hand_and_declarations():
+    e6 = "ANG WOR MOO T16 T15 T13 BEG MAT KS QS JS AS KC KD AC"
+    deck = make_deck({1: e6}, dealer=0)
+    for view in range(4):
+        env = ottocento_v0.env(render_mode="ansi", render_view=view)
+        env.reset(seed=0, options={"deck": deck, "dealer": 0})
+        env.step(env.legal_actions()[0])
+        env.step(env.legal_actions()[0])
+        env.step(DECLARE)
+        text = env.render()
+        assert "declared 203" in text
+        for s in range(4):
+            line = next(x for x in text.splitlines() if f"S{s} (" in x)
+            held = " ".join(env.action_name(c) for c in env.hands[P[s]])
+            assert (f"hand: {held}" in line) == (s == view) and ("hand: [15 cards]" in line) == (s != view)
+        assert ("discards:" in text) == (view == 0), text
+    env = ottocento_v0.env()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning):
+        assert env.render() is None
+    with pytest.raises(ValueError, match="render_mode"):
+        ottocento_v0.env(render_mode="human")
+    with pytest.raises(ValueError, match="seat 0..3"):
+        ottocento_v0.env(render_mode="ansi", render_view=7)
+
+
+def test_render_at_the_end_shows_every_component():
+    env = ottocento_v0.env(render_mode="ansi")
+    env.reset(seed=4)
+    random_steps(env, np.random.default_rng(0), 200)
+    text = env.render()
+    assert "captured combinations" in text and "last trick" in text and "episode over" in text and "discards:" in text
+
+
+@pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
+def test_copy_of_a_mid_game_env_continues_identically(clone):
+    env = ottocento_v0.env(match_target=400)
+    env.reset(seed=21)
+    rng = np.random.default_rng(5)
+    random_steps(env, rng, 30)
+    twin = clone(env)
+    steps = 0
+    while not any(env.terminations.values()) and not any(env.truncations.values()):
+        assert twin.agent_selection == env.agent_selection
+        assert twin.legal_actions() == env.legal_actions()
+        a = int(rng.choice(env.legal_actions()))
+        env.step(a)
+        twin.step(a)
+        steps += 1
+        ag = env.agent_selection
+        assert np.array_equal(env.observe(ag)["observation"], twin.observe(ag)["observation"])
+        assert twin.rewards == env.rewards
+    assert steps > 60  # a new deal was dealt from the env's rng in both copies
+    assert np.array_equal(env.game_state.score, twin.game_state.score)
+
+
+def snapshot(env):
+    st = env.game_state
+    return ({f: getattr(st, f).copy() for f in st.__dataclass_fields__}, env.agent_selection, dict(env._cumulative_rewards))
+
+
+def assert_unchanged(env, snap):
+    fields, agent, cum = snap
+    for f, v in fields.items():
+        assert np.array_equal(getattr(env.game_state, f), v), f
+    assert env.agent_selection == agent and env._cumulative_rewards == cum
+
+
+def test_illegal_actions_raise_naming_them_and_leave_the_state_unchanged():
+    env = ottocento_v0.env()
+    env.reset(seed=0, options={"dealer": 3, "deck": make_deck({3: "KS ANG 6S", 0: "7S"}, dealer=3)})
+    snap = snapshot(env)
+    for card in ("KS", "ANG", "7S"):  # forbidden discards, and a card the dealer does not hold
+        with pytest.raises(ValueError, match=rf"illegal action {card} for player_3; legal: \[.*'6S'"):
+            env.step(cid(card))
+        assert_unchanged(env, snap)
+    for bad in (DECLARE, PASS, 64, -1):
+        with pytest.raises(ValueError):
+            env.step(bad)
+        assert_unchanged(env, snap)
+    for bad in ("KS", 1.5, None, True):
+        with pytest.raises(ValueError):
+            env.step(bad)
+        assert_unchanged(env, snap)
+
+
+def test_step_before_reset_raises():
+    with pytest.raises(RuntimeError, match="reset"):
+        ottocento_v0.env().step(0)
+
+
+@pytest.mark.parametrize(
+    "options, valid",
+    [
+        ({"dealer": 4}, "random"),
+        ({"deal_packets": 4}, "5"),
+        ({"forbidden_discards": "kings"}, "five_point_cards"),
+        ({"declaration_mode": "some"}, "all_or_pass"),
+        ({"moors_tie": "random"}, "last_played"),
+        ({"last_trick_bonus": 1.5}, "an int"),
+        ({"matto_rule": "x"}, "exchange_at_end"),
+        ({"matto_fallback": "x"}, "forfeit"),
+        ({"matto_gift": "x"}, "lowest_id"),
+        ({"reward": "score"}, "point_diff"),
+        ({"match_target": 0}, "None"),
+        ({"match_target": "800"}, "None"),
+        ({"discards_follow_tricks": 1}, "True"),
+        ({"natural_skip_counts_as_gap": "yes"}, "True"),
+        ({"colour": 1}, "valid options"),
+    ],
+)
+def test_bad_options_raise_listing_valid_values(options, valid):
+    with pytest.raises(ValueError, match=valid):
+        ottocento_v0.env(**options)
+
+
+def test_declarations_win_immediately_needs_match_mode():
+    with pytest.raises(ValueError, match="match_target"):
+        ottocento_v0.env(declarations_win_immediately=True)
+    ottocento_v0.env(declarations_win_immediately=True, match_target=800)
+
+
+@pytest.mark.parametrize(
+    "hooks, words",
+    [
+        ({"deck": np.zeros(62, dtype=int)}, "permutation"),
+        ({"deck": np.arange(61)}, "shape"),
+        ({"dealer": 5}, "0..3"),
+        ({"score": [10, 10]}, "match mode"),
+    ],
+)
+def test_bad_reset_hooks_raise(hooks, words):
+    with pytest.raises(ValueError, match=words):
+        ottocento_v0.env().reset(seed=0, options=hooks)
+
+
+def test_spaces_metadata_and_names():
+    env = ottocento_v0.env()
+    assert env.observation_space("player_0") is env.observation_space("player_0")
+    assert env.action_space("player_1").n == 64
+    assert env.metadata["name"] == "ottocento_v0" and "ansi" in env.metadata["render_modes"]
+    assert env.metadata["zero_sum"] and env.metadata["teams"] == [["player_0", "player_2"], ["player_1", "player_3"]]
+    assert env.metadata["max_episode_steps"] == 66
+    for a in range(64):
+        assert env.action_id(env.action_name(a)) == a
+    assert env.action_name(62) == "DECLARE" and env.action_name(63) == "PASS" and env.action_name(61) == "MAT"
+    with pytest.raises(ValueError):
+        env.action_name(64)
+    with pytest.raises(ValueError):
+        env.action_id("KX")
+    assert "hand" in env.observation_layout() and "declared_unplayed[partner]" in env.observation_layout()
+
+
+def test_off_turn_masks_are_zero_and_observations_fit():
+    env = ottocento_v0.env()
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _ in range(70):
+        if any(env.terminations.values()):
+            break
+        for ag in P:
+            o = env.observe(ag)
+            assert env.observation_space(ag).contains(o)
+            assert o["action_mask"].any() == (ag == env.agent_selection)
+        env.step(int(rng.choice(env.legal_actions())))
+
+
+def test_observation_is_seat_relative():
+    k = OttocentoKernel()
+    st = k.init(np.random.default_rng(0), 1, dealer=0)
+    L = k.obs_layout
+    for seat in range(4):
+        o = k.observe(st, seat)[0]
+        assert np.flatnonzero(o[L["hand"]]).tolist() == mask_to_cards(st.hands[0, seat])
+        assert np.flatnonzero(o[L["dealer"]]).tolist() == [(0 - seat) % 4]
+        assert o[L["hand_size"]].tolist() == [17 if (seat + r) % 4 == 0 else 15 for r in range(4)]
+        assert o[L["my_discards"]].sum() == 0
+
+
+# ----------------------------------------------------------------------------- hidden information
+def permute_hidden(st, b, seat, rng) -> bool:
+    """Shuffle the cards ``seat`` cannot see (other seats' undeclared held cards, and the discards
+    unless ``seat`` is the dealer) among their places, keeping every count. True if anything moved."""
+    others = [s for s in range(4) if s != seat]
+    hidden = {s: [c for c in mask_to_cards(st.hands[b, s] & ~st.shown[b, s])] for s in others}
+    pool = [c for s in others for c in hidden[s]]
+    with_discards = int(st.dealer[b]) != seat
+    disc = mask_to_cards(st.discards[b]) if with_discards else []
+    pool += disc
+    perm = list(rng.permutation(pool))
+    if not pool:
+        return False
+    i = 0
+    for s in others:
+        n = len(hidden[s])
+        new = perm[i : i + n]
+        i += n
+        st.hands[b, s] = (st.hands[b, s] & st.shown[b, s]) | np.uint64(sum(1 << int(c) for c in new))
+        mat = 61 in new
+        if mat:
+            st.matto_owner[b] = s
+    if with_discards:
+        st.discards[b] = np.uint64(sum(1 << int(c) for c in perm[i:]))
+        if 61 in perm[i:]:
+            return False
+    return perm != pool
+
+
+def test_observation_depends_only_on_public_information_and_own_hand():
+    k = OttocentoKernel()
+    rng = np.random.default_rng(2024)
+    B = 48
+    st = k.init(rng, B)
+    checked = changed = 0
+    for step in range(140):
+        if step % 7 == 2:
+            for seat in range(4):
+                obs = k.observe(st, seat)
+                legal = k.legal_actions(st)
+                info = [k.info(st, b) for b in range(B) if not st.done[b]]
+                renders = [k.render(st, b, view=seat) for b in range(0, B, 8) if not st.done[b]]
+                other = st.copy()
+                for b in range(B):
+                    if not st.done[b]:
+                        changed += permute_hidden(other, b, seat, rng)
+                assert np.array_equal(k.observe(other, seat), obs)
+                mine = st.current_player == seat
+                assert np.array_equal(k.legal_actions(other)[mine], legal[mine])
+                assert [k.info(other, b) for b in range(B) if not st.done[b]] == info
+                assert [k.render(other, b, view=seat) for b in range(0, B, 8) if not st.done[b]] == renders
+                checked += 1
+        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
+        k.reset_done(st, rng)
+    assert checked == 80 and changed > 0.5 * checked * B
+
+
+def test_dealer_discards_are_hidden_from_the_others():
+    k = OttocentoKernel()
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 16, dealer=0)
+    for _ in range(2):
+        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
+    L = k.obs_layout
+    assert (k.observe(st, 0)[:, L["my_discards"]].sum(axis=1) == 2).all()
+    for seat in (1, 2, 3):
+        assert k.observe(st, seat)[:, L["my_discards"]].sum() == 0
+
+
+def test_info_at_the_end_reveals_everything_and_only_then():
+    env = ottocento_v0.env()
+    env.reset(seed=3)
+    random_steps(env, np.random.default_rng(3), 30)
+    assert "discards" not in env.infos["player_0"]
+    random_steps(env, np.random.default_rng(3), 200)
+    info = env.infos["player_0"]
+    assert len(info["discards"]) == 2 and sum(len(p) for p in info["piles"]) == 62
+    assert info["totals"][0] == sum(info[k][0] for k in ("card_points", "captured_combinations", "declarations_team", "last_trick"))
+
+
+def test_match_mode_plays_deals_until_the_target():
+    env = ottocento_v0.env(match_target=500)
+    env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    total = {a: 0.0 for a in P}
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, info = env.last()
+        total[agent] += rew
+        env.step(None if term or trunc else int(rng.choice(env.legal_actions())))
+    st = env.game_state
+    assert int(st.deals_played[0]) >= 2 and max(st.score[0]) >= 1000
+    w = int(st.winner[0])
+    assert total["player_0"] == (1.0 if w == 0 else -1.0) and total["player_1"] == -total["player_0"]
+
+
+def test_declarations_win_immediately():
+    e6 = "ANG WOR MOO T16 T15 T13 BEG MAT KS QS JS AS KC KD AC"
+    deck = make_deck({1: e6}, dealer=0)
+    env = ottocento_v0.env(match_target=800, declarations_win_immediately=True)
+    env.reset(seed=0, options={"deck": deck, "dealer": 0, "score": [100, 700]})
+    env.step(env.legal_actions()[0])
+    env.step(env.legal_actions()[0])
+    env.step(DECLARE)
+    assert all(env.terminations.values())
+    assert env.rewards == {"player_0": -1.0, "player_1": 1.0, "player_2": -1.0, "player_3": 1.0}
+
+
+def test_state_vector_reveals_every_hand_and_the_discards():
+    env = ottocento_v0.env(dealer=1)
+    env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    random_steps(env, rng, 9)
+    lay = env.kernel.state_layout
+    s = env.state()
+    st = env.game_state
+    assert int(st.dealer[0]) == 1
+    for seat in range(4):
+        assert np.flatnonzero(s[lay[f"hand[S{seat}]"]]).tolist() == env.hands[P[seat]]
+    assert np.flatnonzero(s[lay["discards"]]).tolist() == mask_to_cards(st.discards[0])
+    assert env.state_space.contains(s)
+
+
+@pytest.mark.parametrize("packet", [1, 3, 15])
+def test_deal_packets_option_changes_only_the_mapping(packet):
+    from .ottocento_util import seat_positions
+
+    env = ottocento_v0.env(deal_packets=packet)
+    deck = np.random.default_rng(packet).permutation(62)
+    env.reset(seed=0, options={"deck": deck, "dealer": 3})
+    for s, pos in seat_positions(3, packet).items():
+        assert sorted(env.hands[P[s]]) == sorted(deck[pos].tolist())

@@ -1,0 +1,271 @@
+"""The worked examples of RULES.md §10 (E1-E13) with their exact numbers, and the rules they
+illustrate (§2-§6) through the kernel and the deal scorer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs import ottocento_v0
+from envs.core.cards import mask_to_cards
+from envs.ottocento.combos import combo_score
+from envs.ottocento.constants import DECLARE, DECLARING, DISCARD, MAT, PASS, PLAY
+from envs.ottocento.kernel import OttocentoKernel
+from envs.ottocento.scoring import card_points_half, deal_totals, score_deal
+
+from .ottocento_util import bb, cid, ids, legal_names, make_deck, names, play_trick, seat_positions, trick_state
+
+FILL = ["QS NS", "QB NB", "QC NC", "QD ND"]  # spare cards so hands are not emptied by the trick
+
+
+# ----------------------------------------------------------------------------- tricks (§2.2, §5)
+def test_e1_swords_natural_order():
+    k, st = trick_state(["7S KB", "10S KC", "AS KD", "6S T5"])
+    assert play_trick(k, st, ["7S", "10S", "AS", "6S"]) == 1  # 10S wins
+
+
+def test_e2_cups_reversed_numerals():
+    k, st = trick_state(["10C JC", "6C AC", "AC 6S", "8C 9C"])
+    assert play_trick(k, st, ["10C", "6C", "AC", "8C"]) == 2  # AC > 6C > 8C > 10C
+    k, st = trick_state(["JC", "AC", "6C", "9C"])
+    assert play_trick(k, st, ["JC", "AC", "6C", "9C"]) == 0  # courts rank above the Ace
+
+
+def test_e3_trumping_and_legal_cards():
+    k, st = trick_state(["9D 8D", "T5 9S", "MO2 9B", "KD 7D"])
+    assert play_trick(k, st, ["9D", "T5", "MO2", "KD"]) == 1  # a trump beats any suit card; T5 > Moor
+    assert bin(int(st.piles[0, 1])).count("1") == 4
+    # legal cards of P2 (seat 1) with cups led
+    for hand, legal in [
+        ("T16 MO2 MAT 9S", {"T16", "MO2", "MAT"}),
+        ("7C KC T10 MAT", {"7C", "KC", "MAT"}),
+        ("9S JB MAT", {"9S", "JB", "MAT"}),
+    ]:
+        k, st = trick_state(["QC 6C", hand, "AS", "AB"])
+        k.step(st, np.array([cid("QC")]), np.random.default_rng(0))
+        assert legal_names(k, st) == legal
+
+
+def test_trumps_led_follow_trumps_else_anything():
+    k, st = trick_state(["T9 6C", "T5 9S MAT", "9B JB", "KD T16"])
+    k.step(st, np.array([cid("T9")]), np.random.default_rng(0))
+    assert legal_names(k, st) == {"T5", "MAT"}
+    k.step(st, np.array([cid("T5")]), np.random.default_rng(0))
+    assert legal_names(k, st) == {"9B", "JB"}  # void in trumps: anything
+    # the Matto may be led, even holding other cards
+    k, st = trick_state(["T9 6C MAT", "T5", "9B", "KD"])
+    assert legal_names(k, st) == {"T9", "6C", "MAT"}
+
+
+def test_e4_moors_tie_latest_wins():
+    k, st = trick_state(["MO1 6S", "BEG 6B", "MO3 6C", "8D 7D"])
+    assert play_trick(k, st, ["MO1", "BEG", "MO3", "8D"]) == 2
+    k, st = trick_state(["MO1 6S", "BEG 6B", "MO3 6C", "8D 7D"], moors_tie="first_played")
+    assert play_trick(k, st, ["MO1", "BEG", "MO3", "8D"]) == 0
+
+
+def test_e5_matto_led_and_matto_played_while_able_to_follow():
+    k, st = trick_state(["MAT 6S", "8B 7B", "KB 9C", "T6 7D"])
+    k.step(st, np.array([cid("MAT")]), np.random.default_rng(0))
+    assert legal_names(k, st) == {"8B", "7B"}  # the second player is free: his whole hand
+    k, st = trick_state(["MAT 6S", "8B 7B", "KB 9C", "T6 7D"])
+    winner = play_trick(k, st, ["MAT", "8B", "KB", "T6"])
+    assert winner == 3  # batons set by the second card; T6 trumps
+    assert int(st.matto_winner[0]) == 3 and int(st.piles[0, 1]) & (1 << MAT)
+    # second case: QC led, P2 holds cups and plays the Matto legally, then KC, 9C -> KC wins
+    k, st = trick_state(["QC 6S", "MAT 7C", "KC 9B", "9C 7D"])
+    assert play_trick(k, st, ["QC", "MAT", "KC", "9C"]) == 2
+
+
+def test_matto_led_then_trump_means_trumps_led():
+    k, st = trick_state(["MAT 6S", "T7 7B", "KB T9", "T6 7D"])
+    rng = np.random.default_rng(0)
+    k.step(st, np.array([cid("MAT")]), rng)
+    k.step(st, np.array([cid("T7")]), rng)
+    assert legal_names(k, st) == {"T9"}  # trumps count as led
+    k.step(st, np.array([cid("T9")]), rng)
+    k.step(st, np.array([cid("T6")]), rng)
+    assert int(st.leader[0]) == 2
+
+
+# ----------------------------------------------------------------------------- card points (§2.3, E9, E10)
+def test_e10_small_counts_and_the_whole_pack():
+    assert int(card_points_half(bb("KS T16 7C MAT"))) == 2 * 10
+    assert int(card_points_half(np.uint64((1 << 62) - 1))) == 2 * 87
+
+
+def test_e9_card_points_and_pile_score():
+    pile = bb("KS KB KC QS QB QD NS JS AS AB AD MO1 MO2 BEG T7 T8 6C 7C 9D 10B")
+    assert int(card_points_half(pile)) == 2 * 38
+    assert int(card_points_half(pile)) // 2 + int(combo_score(pile)) == 199
+
+
+def test_e10_dealer_team_wins_no_trick():
+    everything = np.uint64((1 << 62) - 1)
+    discards = bb("6S 7S")
+    piles = np.array([[0, everything & ~discards]], dtype=np.uint64)
+    r = score_deal(piles, [discards], dealer=[0], tricks_won=[[0, 15]], matto_owner=[2], matto_winner=[1],
+                   last_winner=[1], declared=[[0, 0]])
+    assert int(r.discards_to[0]) == 1 and int(r.piles[0, 1]) == int(everything)
+    assert int(r.matto[0]) == 2 and int(r.gift[0]) == -1  # owner team won no trick: the Matto stays
+    assert int(r.cards[0, 1]) == 2 * 87 and int(r.last[0, 1]) == 6
+    assert int(r.total[0, 1]) == 2 * (93 + int(combo_score(everything)))
+    assert int(r.total[0, 0]) == 0
+    # with discards_follow_tricks=False the dealer's team keeps them
+    r = score_deal(piles, [discards], [0], [[0, 15]], [2], [1], [1], [[0, 0]], discards_follow_tricks=False)
+    assert int(r.cards[0, 0]) == 2 * 2 - 2 and int(r.discards_to[0]) == 0
+
+
+# ----------------------------------------------------------------------------- the Matto (§6.1, E12)
+def _e12_piles(a_pile: str, b_extra: str):
+    return np.array([[bb(a_pile), bb("MAT " + b_extra)]], dtype=np.uint64)
+
+
+def test_e12_matto_gift_best_for_owner():
+    a = "7S AC AD AB T9 KS QS NB KB QB JB JC"  # team A's 1-point cards: 7S AC AD AB T9
+    piles = _e12_piles(a, "6B 7B 8B 9B 10B 6C 7C")
+    before = card_points_half(piles[0])
+    r = score_deal(piles, [0], dealer=[3], tricks_won=[[3, 2]], matto_owner=[0], matto_winner=[1],
+                   last_winner=[1], declared=[[0, 0]])
+    assert names([int(r.gift[0])]) == ["7S"] and int(r.matto[0]) == 1
+    assert int(r.piles[0, 0]) & (1 << MAT) and not int(r.piles[0, 1]) & (1 << MAT)
+    assert (r.cards[0] - before).tolist() == [2 * 4, -2 * 4]
+    assert bin(int(r.piles[0, 0])).count("1") == bin(int(piles[0, 0])).count("1")
+    # giving AC instead would shrink A's Aces (AC AD AB + MAT) from 15 to 10 and hand B an ace
+    assert int(combo_score(r.piles[0, 0])) - int(combo_score(r.piles[0, 0] & ~bb("AC") | bb("7S"))) >= 5
+    # lowest_id: the lowest id among 7S (2), AB (10), AC (20), AD (30), T9 (49)
+    r2 = score_deal(piles, [0], [3], [[3, 2]], [0], [1], [1], [[0, 0]], matto_gift="lowest_id")
+    assert names([int(r2.gift[0])]) == ["7S"]
+    # without 7S the best gift is the one that costs least: T9 (in no combination here) before the aces
+    piles3 = _e12_piles("AC AD AB T9 KS QS NB KB QB JB JC 8C", "6B 7B 8B 9B 10B 6C 7C")
+    r3 = score_deal(piles3, [0], [3], [[3, 2]], [0], [1], [1], [[0, 0]])
+    assert names([int(r3.gift[0])]) == ["8C"]
+    piles4 = _e12_piles("AC AD AB T9 KS QS NB KB QB JB JC KC", "6B 7B 8B 9B 10B 6C 7C")
+    r4 = score_deal(piles4, [0], [3], [[3, 2]], [0], [1], [1], [[0, 0]])
+    assert names([int(r4.gift[0])]) == ["T9"]
+    r5 = score_deal(piles4, [0], [3], [[3, 2]], [0], [1], [1], [[0, 0]], matto_gift="lowest_id")
+    assert names([int(r5.gift[0])]) == ["AB"]
+
+
+def test_e12_fallback_and_no_trick():
+    piles = np.array([[bb("KS QS NB JC"), bb("MAT 6B 7B 8B")]], dtype=np.uint64)
+    r = score_deal(piles, [0], [3], [[1, 1]], [0], [1], [1], [[0, 0]])
+    assert names([int(r.gift[0])]) == ["JC"]
+    assert (r.cards[0] - card_points_half(piles[0])).tolist() == [2 * 3, -2 * 3]
+    r = score_deal(piles, [0], [3], [[1, 1]], [0], [1], [1], [[0, 0]], matto_fallback="forfeit")
+    assert int(r.gift[0]) == -1 and int(r.matto[0]) == 2 and int(r.piles[0, 1]) & (1 << MAT)
+    # team A won no trick: the Matto stays with B, nothing is exchanged
+    piles = np.array([[0, bb("MAT 6B 7B 8B KS QS NB JC")]], dtype=np.uint64)
+    r = score_deal(piles, [0], [1], [[0, 2]], [0], [1], [1], [[0, 0]])
+    assert int(r.gift[0]) == -1 and int(r.matto[0]) == 2 and int(r.piles[0, 0]) == 0
+    # a partner won the Matto's trick: nothing to settle
+    piles = np.array([[bb("MAT 6B 7B 8B"), bb("KS QS NB JC")]], dtype=np.uint64)
+    r = score_deal(piles, [0], [1], [[1, 1]], [0], [2], [1], [[0, 0]])
+    assert int(r.matto[0]) == 0 and int(r.gift[0]) == -1
+    # matto_rule="captured": no exchange, odd piles keep their half-points
+    piles = np.array([[bb("6B 7B 8B"), bb("MAT KS QS NB JC")]], dtype=np.uint64)
+    r = score_deal(piles, [0], [1], [[1, 1]], [0], [1], [1], [[0, 0]], matto_rule="captured")
+    assert int(r.matto[0]) == 0 and r.cards[0].tolist() == [2 * 3 - 3, 2 * 19 - 5]
+
+
+# ----------------------------------------------------------------------------- totals (§6, E13)
+def test_e13_totals():
+    tot = deal_totals(cards_half=[2 * 50, 2 * 37], captured=[40, 31], declared=[203, 0], last=[0, 6])
+    assert (tot // 2).tolist() == [293, 74] and tot[0] > tot[1]
+    assert 50 + 37 == 87
+
+
+def test_score_deal_adds_the_components_in_order():
+    rng = np.random.default_rng(1)
+    perm = rng.permutation(60)
+    w = np.left_shift(np.uint64(1), np.arange(62, dtype=np.uint64))
+    a = np.bitwise_or.reduce(w[perm[:28]])
+    b = np.bitwise_or.reduce(w[perm[28:]])
+    r = score_deal(np.array([[a, b]]), [w[60] | w[61]], [1], [[7, 8]], [1], [1], [0], [[12, 30]])
+    assert int(r.discards_to[0]) == 1
+    assert r.total[0].tolist() == (r.cards[0] + 2 * (r.captured[0] + np.array([12, 30]) + np.array([6, 0]))).tolist()
+    assert int(r.cards[0].sum()) == 174
+
+
+# ----------------------------------------------------------------------------- deal, discard, declarations (§3, §4)
+def test_deal_positions_and_the_dealer_discards_two():
+    env = ottocento_v0.env()
+    deck = np.arange(62)
+    env.reset(seed=0, options={"deck": deck, "dealer": 2})
+    st = env.game_state
+    for s, pos in seat_positions(2).items():
+        assert sorted(env.hands[f"player_{s}"]) == sorted(deck[pos].tolist())
+    assert len(env.hands["player_2"]) == 17 and env.agent_selection == "player_2"
+    assert int(st.phase[0]) == DISCARD
+    legal = set(names(env.legal_actions()))
+    held = set(names(env.hands["player_2"]))
+    forbidden = {"KS", "KB", "KC", "KD", "ANG", "WOR", "BEG", "MAT"}
+    assert legal == held - forbidden and held & forbidden
+    two = [a for a in env.legal_actions()][:2]
+    env.step(two[0])
+    env.step(two[1])
+    assert int(st.discards[0]) == (1 << two[0]) | (1 << two[1])
+    assert len(env.hands["player_2"]) == 15 and env.agent_selection == "player_3"  # dealer+1 leads
+
+
+def test_declare_or_pass_before_first_card_and_points_unconditional():
+    # seat 1 leads (dealer 0); seat 1 holds the E6 hand, seat 2 holds nothing that scores
+    e6 = "ANG WOR MOO T16 T15 T13 BEG MAT KS QS JS AS KC KD AC"
+    deck = make_deck({1: e6, 2: "6S 7S 8S 9S 10S 6B 7B 8B 9B 10B 6C 7C 8C 9C 10C"}, dealer=0)
+    env = ottocento_v0.env()
+    env.reset(seed=0, options={"deck": deck, "dealer": 0})
+    st = env.game_state
+    env.step(env.legal_actions()[0])
+    env.step(env.legal_actions()[0])
+    assert env.agent_selection == "player_1" and int(st.phase[0]) == DECLARING
+    assert env.legal_actions() == [DECLARE, PASS]
+    env.step(DECLARE)
+    assert int(st.decl_points[0, 1]) == 203 and int(st.phase[0]) == PLAY
+    shown = set(names(mask_to_cards(st.shown[0, 1])))
+    assert shown == set(e6.split())  # every card of the E6 hand scores in some combination
+    assert env.known_cards["player_1"] == sorted(mask_to_cards(st.shown[0, 1]))
+    env.step(cid("KS"))
+    assert env.known_cards["player_1"] == sorted(set(mask_to_cards(st.shown[0, 1])) - {cid("KS")})
+    # seat 2's hand scores 0: no decision step, straight to a card
+    assert env.agent_selection == "player_2" and int(st.phase[0]) == PLAY
+    assert bool(st.decided[0, 2]) and not bool(st.declared[0, 2])
+
+
+def test_e6_shown_cards():
+    from envs.ottocento.combos import combo_breakdown
+
+    shown = set(names(mask_to_cards(combo_breakdown(bb("ANG WOR MOO T16 T15 T13 BEG MAT KS QS JS AS KC KD AC")).shown)))
+    assert shown == {"ANG", "WOR", "MOO", "T16", "T15", "T13", "BEG", "MAT", "KS", "QS", "JS", "AS", "KC", "KD", "AC"}
+
+
+@pytest.mark.parametrize("mode", ["auto_all", "none"])
+def test_declaration_modes(mode):
+    e6 = "ANG WOR MOO T16 T15 T13 BEG MAT KS QS JS AS KC KD AC"
+    deck = make_deck({1: e6}, dealer=0)
+    env = ottocento_v0.env(declaration_mode=mode)
+    env.reset(seed=0, options={"deck": deck, "dealer": 0})
+    st = env.game_state
+    env.step(env.legal_actions()[0])
+    env.step(env.legal_actions()[0])
+    assert int(st.phase[0]) == PLAY and DECLARE not in env.legal_actions()
+    assert int(st.decl_points[0, 1]) == (203 if mode == "auto_all" else 0)
+
+
+def test_full_deal_scores_every_component_and_pays_win_loss():
+    env = ottocento_v0.env()
+    rng = np.random.default_rng(5)
+    for seed in range(20):
+        env.reset(seed=seed)
+        total = {a: 0.0 for a in env.possible_agents}
+        for agent in env.agent_iter():
+            obs, rew, term, trunc, info = env.last()
+            total[agent] += rew
+            env.step(None if term or trunc else int(rng.choice(env.legal_actions())))
+        st = env.game_state
+        r = info
+        assert sum(r["card_points"]) == 87
+        assert r["totals"] == [c + k + d + l for c, k, d, l in zip(r["card_points"], r["captured_combinations"],
+                                                                     r["declarations_team"], r["last_trick"])]
+        sign = np.sign(r["totals"][0] - r["totals"][1])
+        assert total == {"player_0": sign, "player_2": sign, "player_1": -sign, "player_3": -sign}
+        assert sorted(mask_to_cards(st.final_piles[0, 0] | st.final_piles[0, 1])) == list(range(62))

@@ -1,0 +1,153 @@
+"""PIMC search (agents/search.py) and what it rests on: All Fours shown voids and determinize()."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.all_fours_rule import AllFoursRuleAgent
+from agents.search import PIMCSearch
+from envs.all_fours.constants import SUIT_BITS
+from envs.all_fours.kernel import AllFoursKernel
+from envs.core.cards import FRENCH52, popcount
+
+C = FRENCH52.card_id
+
+
+def _midgame(n=400, plays=9, seed=3):
+    """``n`` games after the beg decisions and ``plays`` rule-bot actions (some tricks done)."""
+    k = AllFoursKernel()
+    rule = AllFoursRuleAgent()
+    st = k.init(np.random.default_rng(seed), n)
+    rng = np.random.default_rng(seed + 1)
+    for _ in range(plays):
+        k.step(st, rule.act(k.observe(st, st.current_player), k.legal_actions(st)), rng)
+    return k, st.take(np.flatnonzero(~st.done))
+
+
+def test_voids_follow_the_follow_rules():
+    """§5: off-suit to a trump lead shows no trumps; a plain card of another suit to a plain lead
+    shows no card of the suit led; a trump to a plain lead shows nothing."""
+    k = AllFoursKernel()
+    st = k.init(np.random.default_rng(0), 1)
+    st.phase[0] = 2
+    st.trump[0] = 3  # spades
+    hands = {0: ["2C", "3C"], 1: ["4S", "5D"], 2: ["6H", "7H"], 3: ["8S", "9S"]}
+    for s, cards in hands.items():
+        st.hands[0, s] = sum(1 << C(c) for c in cards)
+    st.current_player[0] = 0
+    st.hand_size[0] = 2
+    rng = np.random.default_rng(0)
+    for card in ("2C", "4S", "6H", "8S"):  # clubs led: seat 1 trumps, seat 2 discards hearts, seat 3 trumps
+        k.step(st, [C(card)], rng)
+    assert st.voids[0].tolist() == [0, 0, 1 << 0, 0]  # only seat 2 showed a void (clubs)
+    # seat 1 won with... no: 8S beats 4S, seat 3 leads a trump; seat 0 cannot follow: shows no spades
+    assert st.current_player[0] == 3
+    k.step(st, [C("9S")], rng)
+    k.step(st, [C("3C")], rng)
+    assert st.voids[0, 0] == 1 << 3
+
+
+def test_determinize_keeps_what_the_seat_knows_and_the_counts():
+    k, st = _midgame()
+    seat = st.current_player.astype(np.intp)
+    d = k.determinize(st, seat, np.random.default_rng(1))
+    ar = np.arange(st.batch_size)
+    assert (d.hands[ar, seat] == st.hands[ar, seat]).all()
+    assert (popcount(d.hands) == popcount(st.hands)).all()
+    held = np.bitwise_or.reduce(d.hands, axis=1)
+    assert (popcount(held) == popcount(d.hands).sum(axis=1)).all()  # no card twice
+    public = np.bitwise_or.reduce(d.played, axis=1) | d.kicked
+    assert ((held & public) == 0).all()
+    assert (d.played == st.played).all() and (d.captured == st.captured).all()
+    assert (d.dealt == (d.hands | d.played)).all()
+    # hands really are redealt, and shown voids are respected in nearly every game
+    assert (d.hands != st.hands).any()
+    broken = sum(
+        (((st.voids[:, s] >> u) & 1 == 1) & ((d.hands[:, s] & SUIT_BITS[u]) != 0)).sum() for s in range(4) for u in range(4)
+    )
+    shown = sum(((st.voids[:, s] >> u) & 1).sum() for s in range(4) for u in range(4))
+    assert shown > 100 and broken < 0.1 * shown
+
+
+def test_determinize_reads_no_hidden_card():
+    """Permuting the cards the seat cannot see (between the other hands and the stock) leaves the
+    determinized state unchanged for the same rng: it depends only on the seat's information."""
+    k = AllFoursKernel()
+    st = k.init(np.random.default_rng(5), 64)  # stand/beg decisions: hands and the stock are hidden
+    seat = st.current_player.astype(np.intp)
+    other = st.copy()
+    ar = np.arange(64)
+    s1, s2 = (seat + 1) % 4, (seat + 2) % 4
+    other.hands[ar, s1], other.hands[ar, s2] = st.hands[ar, s2], st.hands[ar, s1]
+    other.dealt[ar, s1], other.dealt[ar, s2] = st.dealt[ar, s2], st.dealt[ar, s1]
+    other.stock[:, 25:] = other.stock[:, 25:][:, ::-1]
+    a = k.determinize(st, seat, np.random.default_rng(9))
+    b = k.determinize(other, seat, np.random.default_rng(9))
+    for name in ("hands", "dealt", "stock"):
+        assert (getattr(a, name) == getattr(b, name)).all(), name
+
+
+def test_pimc_q_values_and_choices():
+    k, st = _midgame(n=40)
+    search = PIMCSearch(k, AllFoursRuleAgent(), n_det=4, seed=0)
+    q = search.q_values(st)
+    mask = k.legal_actions(st)
+    assert (np.isnan(q) == ~mask).all()
+    # the hand's point difference (kicks included): at most 3 + 3 + 3 (kicks) + 1 (give one) + 6 (§6)
+    assert np.nanmax(np.abs(q)) <= 16
+    spread = np.nanmax(q, axis=1) - np.nanmin(q, axis=1)
+    assert (spread > 0).any()  # the actions are told apart somewhere
+    acts = search.act_state(st)
+    assert mask[np.arange(st.batch_size), acts].all()
+    # given the true deal as its one "determinization", the value of the rule bot's own action is
+    # exactly the return of playing the game out with the rule bot in every seat (trick play has
+    # no chance): the rollout mechanics are checked against a plain self-play loop
+    cheat = PIMCSearch(_TrueDeal(k), AllFoursRuleAgent(), n_det=1, seed=0)
+    qc = cheat.q_values(st)
+    rule = AllFoursRuleAgent()
+    first = rule.act(k.observe(st, st.current_player), mask)
+    seat = st.current_player.astype(np.intp)
+    game = st.copy()
+    ret = np.zeros(game.batch_size)
+    ar = np.arange(game.batch_size)
+    rng = np.random.default_rng(0)
+    a = first
+    while not game.done.all():
+        k.step(game, a, rng)
+        ret += game.rewards[ar, seat]
+        a = rule.act(k.observe(game, game.current_player), k.legal_actions(game))
+    assert np.allclose(qc[ar, first], ret)
+    assert np.abs(ret).max() > 0
+
+
+class _TrueDeal:
+    """A kernel whose determinize() returns the true state (for testing the rollouts only)."""
+
+    def __init__(self, kernel):
+        self._k = kernel
+        self.options = kernel.options
+
+    def __getattr__(self, name):
+        return getattr(self._k, name)
+
+    def determinize(self, st, seat, rng):
+        return st.copy()
+
+
+def test_pimc_rejects_bad_settings():
+    with pytest.raises(ValueError, match="n_det"):
+        PIMCSearch(AllFoursKernel(), AllFoursRuleAgent(), n_det=0)
+    with pytest.raises(ValueError, match="episode='hand'"):
+        PIMCSearch(AllFoursKernel(episode="match"), AllFoursRuleAgent())
+
+
+def test_pimc_agent_plays_in_the_arena_and_refuses_observation_only_play():
+    import agents
+    from training.arena import play_duplicate
+
+    pimc = agents.load("all_fours/pimc", seed=0, n_det=2)
+    with pytest.raises(TypeError, match="act_state"):
+        pimc.act(np.zeros((1, 402), dtype=np.uint8), np.ones((1, 56), dtype=bool))
+    res = play_duplicate("all_fours", pimc, "random", n_deals=6, seed=1, batch=6)
+    assert res.n_deals == 6 and np.isfinite(res.mean_diff)
