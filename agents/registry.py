@@ -235,9 +235,10 @@ def _shipped(game: str, folder: str) -> Factory:
             mine = layout_version(envs.kernel(game, **env_options))
             if mine != agent.meta["obs_layout_version"]:
                 raise ValueError(
-                    f"{game}/{folder} was trained with env options {agent.meta['env_options']} "
-                    f"(observation layout {agent.meta['obs_layout_version']}); the options {env_options} "
-                    f"give layout {mine}: train an agent for them with `cardzoo train {game} -o ...`"
+                    f"the shipped agent {game}/ppo (agents/shipped/{folder}) was trained with env options "
+                    f"{agent.meta['env_options']} (observation layout {agent.meta['obs_layout_version']}); the options "
+                    f"{env_options} give layout {mine}: use {game}/rule, or train an agent for them with "
+                    f"`cardzoo train {game} -o ...`"
                 )
         return agent
 

@@ -47,6 +47,8 @@ def test_missing_checkpoint_path_is_named(tmp_path, capsys):
     missing = tmp_path / "gone.zip"
     assert main(["train", "all_fours", "--resume", str(missing)]) == 2
     assert str(missing) in capsys.readouterr().err
+    assert main(["train", "all_fours", "--privileged-critic", "--init-from", str(tmp_path / "no_agent")]) == 2
+    assert str(tmp_path / "no_agent") in capsys.readouterr().err
 
 
 def test_terminal_play_rejects_bad_input_and_finishes():

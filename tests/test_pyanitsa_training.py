@@ -154,3 +154,30 @@ def test_study_and_lengths_commands_run_small(tmp_path, capsys):
     assert main(["lengths", "--games", "50", "--out", str(tmp_path), "--only", "12"]) == 0
     out = capsys.readouterr().out
     assert "| 4 | variant 2 | winner_first | 50 |" in out and (tmp_path / "game_lengths.png").exists()
+
+
+def test_terminal_play_hides_how_opponents_order_their_pot():
+    """An opponent's ORDER moves (the order of its pile's bottom, RULES.md §7) are not printed."""
+    said = []
+
+    def read(prompt):  # Enter plays a forced FLIP; when ordering a pot, the first card offered
+        return "" if "[1]" not in said[-1] else "0"
+
+    play(
+        "pyanitsa", "unused", "pyanitsa/rule", seed=2,
+        env_options={**CHOOSE, "tie_mode": "down_up"}, read=read, write=said.append,
+    )
+    moves = [line for line in said if line.startswith("player_1 ")]
+    assert any("puts a card face down" in line for line in moves)
+    assert not any("ORDER(" in line for line in moves)
+
+
+def test_agents_of_another_game_are_refused_up_front(capsys):
+    from training.cli import main
+
+    assert main(["arena", "all_fours", "all_fours/rule", "avinas/rule", "--deals", "5"]) == 2
+    assert "plays avinas, not all_fours" in capsys.readouterr().err
+    assert main(["arena", "all_fours", "random", "agents/shipped/pyanitsa_ppo", "--deals", "5"]) == 2
+    assert "trained for pyanitsa, not all_fours" in capsys.readouterr().err
+    assert main(["lengths", "--games", "10", "--only", "99"]) == 2
+    assert "0..14" in capsys.readouterr().err

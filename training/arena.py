@@ -210,8 +210,16 @@ class RoundRobinResult:
 # --------------------------------------------------------------------- play
 
 
-def _resolve(agent, env_options: dict) -> Agent:
-    return load(agent, **env_options) if isinstance(agent, str) else agent
+def _resolve(agent, env_options: dict, game: str) -> Agent:
+    from .common import check_agent_game
+
+    if isinstance(agent, str):
+        check_agent_game(None, game, agent)
+        loaded = load(agent, **env_options)
+        check_agent_game(loaded, game, agent)
+        return loaded
+    check_agent_game(agent, game, getattr(agent, "name", type(agent).__name__))
+    return agent
 
 
 def _agent_name(agent, given: str | None) -> str:
@@ -343,7 +351,7 @@ def play_duplicate(
         raise ValueError(f"batch must be >= 1, got {batch!r}")
     n_deals, batch = int(n_deals), int(batch)
     kernel = envs.kernel(game, **env_options)
-    a, b = _resolve(agent_a, env_options), _resolve(agent_b, env_options)
+    a, b = _resolve(agent_a, env_options, game), _resolve(agent_b, env_options, game)
     sides = _sides(kernel)
     k = len(sides)
     max_steps = (kernel.max_episode_steps or 100_000) + 1
@@ -424,7 +432,7 @@ def round_robin(
     names = list(agents)
     if len(names) < 2:
         raise ValueError(f"round_robin needs at least 2 agents, got {names}")
-    resolved = {nm: _resolve(ag, env_options) for nm, ag in agents.items()}
+    resolved = {nm: _resolve(ag, env_options, game) for nm, ag in agents.items()}
     K = len(names)
     pairs = []
     for i, j in itertools.combinations(range(K), 2):

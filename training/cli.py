@@ -28,7 +28,7 @@ def _parse_options(pairs: list[str] | None) -> dict:
     out = {}
     for p in pairs or []:
         if "=" not in p:
-            raise SystemExit(f"error: env option {p!r} must look like name=value (e.g. episode=match)")
+            raise ValueError(f"env option {p!r} must look like name=value (e.g. episode=match)")
         k, v = p.split("=", 1)
         try:
             out[k] = json.loads(v)
@@ -64,6 +64,13 @@ def cmd_lengths(args) -> int:
 
     settings = pyanitsa_lengths.SETTINGS
     if args.only:
+        n = len(settings)
+        bad = [i for i in args.only if not 0 <= i < n]
+        if bad or len(set(args.only)) != len(args.only):
+            listing = "; ".join(
+                f"{i}: {s['n_players']} players, {s['objective']}, {s['collect_order']}" for i, s in enumerate(settings)
+            )
+            raise ValueError(f"--only takes distinct setting indices 0..{n - 1}, got {args.only}; settings: {listing}")
         settings = [settings[i] for i in args.only]
     rows = pyanitsa_lengths.run_all(args.games, args.out, settings, seed=args.seed)
     print(pyanitsa_lengths.markdown(rows))
@@ -121,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = sub.add_parser("lengths", help="P'yanitsa game-length study: battles per game for 2/3/4 players and collect orders")
     g.add_argument("--games", type=int, default=1_000_000, help="games per setting (default 1,000,000)")
     g.add_argument("--out", default="runs/pyanitsa_lengths", help="output folder (default runs/pyanitsa_lengths)")
-    g.add_argument("--only", type=int, nargs="+", help="indices of the settings to run (default all)")
+    g.add_argument("--only", type=int, nargs="+", help="indices 0-14 of the settings to run (default all; a bad index lists them)")
     g.add_argument("--seed", type=int, default=0)
     g.set_defaults(fn=cmd_lengths)
 

@@ -38,6 +38,9 @@ def cmd_train(args, parse_options) -> int:
         resume=args.resume,
         env_options=parse_options(args.option),
         skip_forced=args.skip_forced,
+        privileged_critic=args.privileged_critic,
+        init_from=args.init_from,
+        critic_warmup_steps=args.critic_warmup,
     )
     summary = train(cfg)
     con = Console(width=max(Console().width, 110))
@@ -77,7 +80,7 @@ def cmd_arena(args, parse_options) -> int:
     loaded = {}
     for i, name in enumerate(args.agents):
         key = name if name not in loaded else f"{name}#{i}"
-        loaded[key] = resolve_agent(name, env_options, seed=args.seed + i)
+        loaded[key] = resolve_agent(name, env_options, seed=args.seed + i, game=args.game)
     con = Console(width=max(Console().width, 110))
     if len(loaded) == 2:
         (na, a), (nb, b) = loaded.items()
@@ -117,6 +120,12 @@ def add_commands(sub, games, parse_options) -> None:
     t.add_argument("--resume", default=None, help="resume from a checkpoint model .zip")
     t.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     t.add_argument("--skip-forced", action="store_true", help="the env plays decisions with one legal action itself (e.g. P'yanitsa's FLIP)")
+    t.add_argument(
+        "--privileged-critic", action="store_true",
+        help="the critic also sees the hidden cards (kernel global_state); the actor still sees only its observation",
+    )
+    t.add_argument("--init-from", default=None, help="start the actor from a saved agent (path), instead of behaviour cloning")
+    t.add_argument("--critic-warmup", type=int, default=0, help="steps during which only the critic learns (e.g. after --init-from)")
     t.set_defaults(fn=lambda a: cmd_train(a, parse_options))
 
     a = sub.add_parser("arena", help="duplicate-deal evaluation of agents, with CIs and ratings")
@@ -128,26 +137,29 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     a.set_defaults(fn=lambda a_: cmd_arena(a_, parse_options))
 
-    p = sub.add_parser("play", help="play seat 0 in the terminal with an AI partner against two AI opponents")
+    p = sub.add_parser(
+        "play", help="play seat 0 in the terminal against AI players (with an AI partner in partnership games)"
+    )
     p.add_argument("game", choices=games)
-    p.add_argument("--partner", default=None, help="partner agent (default: GAME/ppo)")
-    p.add_argument("--opponents", default=None, help="opponents' agent (default: GAME/ppo)")
+    p.add_argument("--partner", default=None, help="partner agent (default: GAME/ppo if shipped and fitting the options, else GAME/rule)")
+    p.add_argument("--opponents", default=None, help="opponents' agent (same default as --partner)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
-    p.set_defaults(fn=lambda a_: cmd_play(_default_ai(a_), parse_options))
+    p.set_defaults(fn=lambda a_: cmd_play(_default_ai(a_, parse_options), parse_options))
 
 
-def _default_ai(args):
+def _default_ai(args, parse_options):
     """Fill in the AI names: the shipped trained agent if it loads, else the rule bot."""
     import agents
 
     default = f"{args.game}/rule"
     if f"{args.game}/ppo" in agents.available():
         try:
-            agents.load(f"{args.game}/ppo")
+            # with the game's options: a shipped agent trained for other options does not fit
+            agents.load(f"{args.game}/ppo", **parse_options(args.option))
             default = f"{args.game}/ppo"
         except (ValueError, OSError) as e:
-            print(f"note: {args.game}/ppo cannot be loaded ({e}); playing with {default}")
+            print(f"note: {args.game}/ppo does not fit these options ({e}); playing with {default}")
     args.partner = args.partner or default
     args.opponents = args.opponents or default
     return args

@@ -64,7 +64,7 @@ def play(
     teams = env.metadata["teams"]
     n = len(env.possible_agents)
     mates = set() if teams is None else {env.agent_name_mapping[a] for a in teams[0]} - {0}
-    bots = {seat: resolve_agent(partner if seat in mates else opponents, env_options, seed) for seat in range(1, n)}
+    bots = {seat: resolve_agent(partner if seat in mates else opponents, env_options, seed, game=game) for seat in range(1, n)}
     env.reset(seed=seed)
     if teams is None:
         write(f"You are player_0 of {n} players, each for themselves; the others are played by {opponents}.")
@@ -100,7 +100,7 @@ def play(
                 a = int(bot.act(obs["observation"][None], obs["action_mask"][None])[0])
             if announce is None:
                 public = env.unwrapped.kernel.action_is_public(env.unwrapped.game_state, 0, a)
-                write(f"{agent} plays {env.action_name(a)}" if public else f"{agent} plays a card face down")
+                write(f"{agent} plays {env.action_name(a)}" if public else f"{agent} puts a card face down")
         state = env.unwrapped.game_state
         if announce is not None:  # the game says what seat 0 may learn from this action
             snapshot = state.copy()

@@ -64,7 +64,7 @@ class SingleSeatEnv(gymnasium.Env):
         missing = [s for s in range(n) if s != seat and s not in names]
         if missing:
             raise ValueError(f"no agent named for seats {missing}; pass others={{seat: name}}")
-        self.bots = {s: resolve_agent(name, env_options, seed) for s, name in names.items()}
+        self.bots = {s: resolve_agent(name, env_options, seed, game=game) for s, name in names.items()}
         space = self.aec.observation_space(self.aec.possible_agents[seat])
         self.observation_space = space["observation"]
         self.action_space = self.aec.action_space(self.aec.possible_agents[seat])

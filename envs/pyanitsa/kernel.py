@@ -614,6 +614,12 @@ class PyanitsaKernel(Kernel):
         """Text table of game ``b``: ``view`` None/seat = public (+ that seat's pot while it orders), ``"all"`` = every pile."""
         return _render.render(self, st, b, view)
 
+    def action_is_public(self, st: PyanitsaState, b: int, action: int) -> bool:
+        """``FLIP`` is public; ``ORDER(card)`` (``winner_chooses``) is not: the order in which a
+        winner stacks the pot under its pile is hidden from the others (§7), and with
+        ``tie_mode="down_up"`` the pot holds face-down cards."""
+        return int(action) == self.FLIP
+
     def info(self, st: PyanitsaState, b: int = 0) -> dict:
         """Public facts: battles, pile sizes, last battle winner; at the end losers, draw, truncation reason."""
         out = {
