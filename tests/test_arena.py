@@ -143,6 +143,9 @@ def test_synthetic_game_known_difference_and_win_rate(monkeypatch):
     assert set(np.unique(r.deal_win).tolist()) == {0.75, 1.0}
     assert r.win_rate == pytest.approx(r.deal_win.mean())
     assert (r.win_rate, *r.win_ci) == pytest.approx(mean_ci(r.deal_win))
+    # a win rate's CI stays inside [0, 1]: 4 deals, mostly sure wins, would reach past 1 unclipped
+    few = play_duplicate("coin", _Always(1), _Always(0), n_deals=4, seed=5, batch=4)
+    assert mean_ci(few.deal_win)[2] > 1 and few.win_ci[1] == 1.0 and few.win_ci[0] == mean_ci(few.deal_win)[1]
     assert r.n_hands == 600 and r.n_deals == 300
     # the luck of a deal is deck[0] % 3 - 1: recompute the deals and the expected win share
     decks = np.random.default_rng(5).permuted(np.tile(np.arange(5), (300, 1)), axis=1)

@@ -375,6 +375,7 @@ def play_duplicate(
         bar.close()
     m, lo, hi = mean_ci(diffs)
     wr, wlo, whi = mean_ci(wins)
+    wlo, whi = max(0.0, wlo), min(1.0, whi)  # a rate: the normal approximation can leave [0, 1]
     return DuplicateResult(
         game=game,
         agent_a=_agent_name(agent_a, name_a),
