@@ -13,7 +13,6 @@ Regenerate after an intended rules or observation change, and review the diff::
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -21,6 +20,8 @@ import numpy as np
 
 from envs import aluette_v0
 from envs.aluette.constants import SIGNALS
+
+from .env_util import check_golden
 
 GOLDEN = Path(__file__).parent / "golden" / "aluette_seed0.txt"
 OPTIONS = {"episode": "match", "match_deals": 2, "surrender": True}
@@ -69,17 +70,7 @@ def update() -> None:
 
 
 def test_golden_playthrough():
-    text = generate()
-    assert text == generate(), "the seeded playthrough is not deterministic"
-    if os.environ.get("CARDZOO_UPDATE_GOLDEN") == "1":
-        update()
-    expected = GOLDEN.read_text()
-    if text != expected:
-        import difflib
-
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), "golden", "now", n=1))
-        raise AssertionError("Aluette playthrough differs from tests/golden/aluette_seed0.txt "
-                             "(regenerate with `python -m tests.test_aluette_golden --update` if intended):\n" + diff[:4000])
+    check_golden(generate, GOLDEN, "tests.test_aluette_golden")
 
 
 if __name__ == "__main__":

@@ -13,13 +13,14 @@ Regenerate after an intended rules or observation change, and review the diff::
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from envs import avinas_v0
+
+from .env_util import check_golden
 
 GOLDEN = Path(__file__).parent / "golden" / "avinas_seed0.txt"
 
@@ -76,19 +77,7 @@ def update() -> None:
 
 
 def test_golden_playthrough():
-    text = generate()
-    assert text == generate(), "the seeded playthrough is not deterministic"
-    if os.environ.get("CARDZOO_UPDATE_GOLDEN") == "1":
-        update()
-    expected = GOLDEN.read_text()
-    if text != expected:
-        import difflib
-
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), "golden", "now", n=1))
-        raise AssertionError(
-            "Avinas playthrough differs from tests/golden/avinas_seed0.txt "
-            "(regenerate with `python -m tests.test_avinas_golden --update` if intended):\n" + diff[:4000]
-        )
+    check_golden(generate, GOLDEN, "tests.test_avinas_golden")
 
 
 if __name__ == "__main__":
