@@ -231,3 +231,28 @@ def test_tables_render():
     text = console.export_text()
     assert "all_fours/rule" in text and "random" in text and f"{r.mean_diff:+.3f}" in text
     assert json.loads(json.dumps(r.to_dict()))["n_hands"] == 40
+
+
+def test_by_category_splits_avinas_deals_into_sevens_and_no_sevens():
+    """Avinas results split by kind of deal: the kinds are those of the stacked deals (checked
+    against the kernel's own ``game`` field), and the split recombines to the overall mean."""
+    from envs.avinas.constants import NO_SEVENS
+
+    r = play_duplicate("avinas", "avinas/rule", "random", 120, seed=3, batch=50)
+    assert r.categories == ("sevens", "no_sevens")
+    k = envs.kernel("avinas")
+    hooks = arena._deal_hooks(k, np.random.default_rng(3), 120)
+    st = k.init(np.random.default_rng(0), 120, **hooks)
+    assert np.array_equal(r.deal_category, (st.game == NO_SEVENS).astype(np.int64))
+    split = r.by_category()
+    assert set(split) == {"sevens", "no_sevens"}
+    n = [split[c]["n_deals"] for c in r.categories]
+    assert sum(n) == 120 and min(n) > 10
+    recombined = sum(split[c]["mean_diff"] * split[c]["n_deals"] for c in r.categories) / 120
+    assert recombined == pytest.approx(r.mean_diff)
+    assert r.to_dict()["by_category"]["sevens"]["n_deals"] == n[0]
+
+
+def test_by_category_is_empty_for_games_with_one_kind_of_deal():
+    r = play_duplicate("all_fours", "random", "random", 4, seed=0)
+    assert r.deal_category is None and r.by_category() == {} and r.to_dict()["by_category"] == {}

@@ -137,6 +137,9 @@ class DuplicateResult:
         seed, env_options: what reproduces the run.
         deal_diff, deal_win: ``float64[n_deals]`` per-deal averages over the seatings (the
             paired observations of the CIs; not part of :meth:`to_dict`).
+        categories, deal_category: the game's kinds of deal (``Kernel.DEAL_CATEGORIES``, e.g.
+            Avinas' sevens and no-sevens games) and ``int64[n_deals]`` the kind of each deal's
+            first deal; ``()`` and ``None`` for games with one kind. See :meth:`by_category`.
     """
 
     game: str
@@ -153,6 +156,28 @@ class DuplicateResult:
     env_options: dict
     deal_diff: np.ndarray = dataclasses.field(repr=False)
     deal_win: np.ndarray = dataclasses.field(repr=False)
+    categories: tuple[str, ...] = ()
+    deal_category: np.ndarray | None = dataclasses.field(default=None, repr=False)
+
+    def by_category(self) -> dict[str, dict[str, Any]]:
+        """Results per kind of deal: ``{name: {"n_deals", "mean_diff", "diff_ci", "win_rate",
+        "win_ci"}}`` over the deals of that kind (empty for games with one kind of deal; a kind
+        with fewer than 2 deals gets NaN intervals)."""
+        out: dict[str, dict[str, Any]] = {}
+        if self.deal_category is None:
+            return out
+        for i, name in enumerate(self.categories):
+            sel = self.deal_category == i
+            m, lo, hi = mean_ci(self.deal_diff[sel]) if sel.sum() > 1 else (float("nan"),) * 3
+            w, wlo, whi = mean_ci(self.deal_win[sel]) if sel.sum() > 1 else (float("nan"),) * 3
+            out[name] = {
+                "n_deals": int(sel.sum()),
+                "mean_diff": m,
+                "diff_ci": [lo, hi],
+                "win_rate": w,
+                "win_ci": [max(0.0, wlo), min(1.0, whi)],
+            }
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serializable summary (no per-deal arrays)."""
@@ -169,6 +194,7 @@ class DuplicateResult:
             "truncated": self.truncated,
             "seed": self.seed,
             "env_options": dict(self.env_options),
+            "by_category": self.by_category(),
         }
 
 
@@ -246,7 +272,8 @@ def _sides(kernel) -> list[list[int]]:
 def _play_chunk(kernel, agents: tuple[Agent, Agent], hooks: dict, n: int, step_seed, max_steps: int):
     """Play ``n`` deals once per side (seating ``o`` = agent A on side ``o``, B on the others).
 
-    Returns ``(side_returns float64[k seatings, n, k sides], truncated games)``."""
+    Returns ``(side_returns float64[k seatings, n, k sides], truncated games, deal kinds int64[n]
+    or None)``."""
     sides = _sides(kernel)
     k = len(sides)
     P = kernel.num_players
@@ -257,6 +284,8 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], hooks: dict, n: int, step_s
     # seating o: deals from an identically seeded generator (used only if the kernel lacks deal hooks)
     states = [kernel.init(np.random.default_rng([*np.atleast_1d(step_seed), 1]), n, **hooks) for _ in range(k)]
     returns = np.zeros((k, n, P), dtype=np.float64)
+    # the same deal in every seating; kernels without kinds of deal (or duck-typed ones) give None
+    category = kernel.deal_category(states[0]) if getattr(kernel, "DEAL_CATEGORIES", ()) else None
     for ag in agents:
         ag.reset()
     for _ in range(max_steps):
@@ -307,7 +336,7 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], hooks: dict, n: int, step_s
             raise RuntimeError(f"games still running after {max_steps} steps; the kernel's max_episode_steps is wrong")
     side_ret = np.stack([returns[:, :, seats].mean(axis=2) for seats in sides], axis=2)  # [k, n, k]
     truncated = int(sum(st.truncated.sum() for st in states))
-    return side_ret, truncated
+    return side_ret, truncated, category
 
 
 def play_duplicate(
@@ -359,14 +388,18 @@ def play_duplicate(
     hooks_all = _deal_hooks(kernel, deal_rng, n_deals)
     diffs = np.empty(n_deals)
     wins = np.empty(n_deals)
+    kinds = tuple(getattr(kernel, "DEAL_CATEGORIES", ()))
+    categories = np.zeros(n_deals, dtype=np.int64) if kinds else None
     truncated = 0
     bar = _progress(n_deals, f"{_agent_name(agent_a, name_a)} vs {_agent_name(agent_b, name_b)}", progress)
     try:
         for c, start in enumerate(range(0, n_deals, batch)):
             stop = min(start + batch, n_deals)
             hooks = {h: v[start:stop] for h, v in hooks_all.items()}
-            side_ret, tr = _play_chunk(kernel, (a, b), hooks, stop - start, [seed, c], max_steps)
+            side_ret, tr, cat = _play_chunk(kernel, (a, b), hooks, stop - start, [seed, c], max_steps)
             truncated += tr
+            if categories is not None:
+                categories[start:stop] = cat
             d, w = _pair_outcomes(side_ret, kernel.zero_sum)
             diffs[start:stop] = d
             wins[start:stop] = w
@@ -391,6 +424,8 @@ def play_duplicate(
         env_options=env_options,
         deal_diff=diffs,
         deal_win=wins,
+        categories=kinds,
+        deal_category=categories,
     )
 
 
@@ -495,6 +530,25 @@ def results_table(results, title: str = "Duplicate evaluation"):
     return t
 
 
+def category_table(r: DuplicateResult):
+    """``rich.table.Table`` of one result split by kind of deal (:meth:`DuplicateResult.by_category`)."""
+    from rich.table import Table
+
+    t = Table(title=f"{r.agent_a} vs {r.agent_b} by kind of deal")
+    for col in ("deal", "deals", "mean diff / hand (A-B)", "95% CI", "A win rate", "95% CI"):
+        t.add_column(col, justify="left" if col == "deal" else "right")
+    for name, c in r.by_category().items():
+        t.add_row(
+            name,
+            str(c["n_deals"]),
+            f"{c['mean_diff']:+.3f}",
+            f"[{c['diff_ci'][0]:+.3f}, {c['diff_ci'][1]:+.3f}]",
+            f"{c['win_rate']:.3f}",
+            f"[{c['win_ci'][0]:.3f}, {c['win_ci'][1]:.3f}]",
+        )
+    return t
+
+
 def ratings_table(rr: RoundRobinResult, title: str = "Bradley-Terry ratings (Elo scale)"):
     """``rich.table.Table`` of the round-robin ratings, best first."""
     from rich.table import Table
@@ -519,3 +573,6 @@ def print_results(results, console=None) -> None:
         console.print(results_table(results.pairs))
     else:
         console.print(results_table(results))
+        for r in [results] if isinstance(results, DuplicateResult) else results:
+            if r.by_category():
+                console.print(category_table(r))

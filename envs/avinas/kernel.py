@@ -387,6 +387,13 @@ class AvinasKernel(Kernel):
         done = st.done
         return np.where(done, _ZERO, lo), np.where(done, _ZERO, hi)
 
+    DEAL_CATEGORIES = ("sevens", "no_sevens")
+
+    def deal_category(self, st: AvinasState) -> np.ndarray:
+        """``int64[B]``: 0 for a sevens game, 1 for a no-sevens game (RULES.md §3.3: decided by the
+        exposed key cards of the deal, before any decision)."""
+        return (st.game == NO_SEVENS).astype(np.int64)
+
     def legal_actions(self, st: AvinasState) -> np.ndarray:
         """Action mask ``bool[B, 83]`` of the player to act (§4, §5); all False in finished games."""
         lo, hi = self.legal_words(st)

@@ -307,6 +307,16 @@ class Kernel(ABC):
             f"({self.action_name(0)}, ...) and {[self.action_name(a) for a in range(self.deck.n, self.num_actions)]}"
         )
 
+    # ---- evaluation --------------------------------------------------------------
+    #: names of the kinds of deal :meth:`deal_category` tells apart (empty: the game has one kind)
+    DEAL_CATEGORIES: ClassVar[tuple[str, ...]] = ()
+
+    def deal_category(self, state: BatchState) -> np.ndarray | None:
+        """``int64[B]`` index into ``DEAL_CATEGORIES`` of each game's current deal (e.g. Avinas'
+        sevens and no-sevens games), decided by the deal itself so that evaluations can report
+        results per kind of deal; ``None`` (the default) for games with one kind of deal."""
+        return None
+
     # ---- hidden information views (B index ``b``) ----------------------------
     @abstractmethod
     def hands(self, state: BatchState, b: int = 0) -> list[list[int]]:
