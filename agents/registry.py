@@ -8,6 +8,8 @@ Built-in names:
 * ``"all_fours/rule"``: :class:`~agents.all_fours_rule.AllFoursRuleAgent`.
 * ``"all_fours/pimc"``: :class:`~agents.search.PIMCAgent`, PIMC search (32 determinizations,
   rule-bot rollouts); it reads the game state, so it plays in the arena, not from observations.
+  ``"all_fours/pimc-bids"``: the same search for the bidding decisions only (stand/beg, give
+  one/run), the rule bot's card play elsewhere.
 * ``"ottocento/random"``, ``"ottocento/rule"``: the same for Ottocento
   (:class:`~agents.ottocento_rule.OttocentoRuleAgent`).
 * ``"avinas/random"``, ``"avinas/rule"``: the same for Avinas
@@ -159,19 +161,26 @@ def _all_fours_rule(**env_options) -> Agent:
     return AllFoursRuleAgent(**env_options)
 
 
-def _all_fours_pimc(seed=None, n_det: int = 32, **env_options) -> Agent:
+def _all_fours_pimc(seed=None, n_det: int = 32, search: str = "all", **env_options) -> Agent:
     import envs
 
     from .all_fours_rule import AllFoursRuleAgent
     from .search import PIMCAgent
 
-    return PIMCAgent(envs.kernel("all_fours", **env_options), AllFoursRuleAgent(**env_options), n_det=n_det, seed=seed)
+    return PIMCAgent(
+        envs.kernel("all_fours", **env_options), AllFoursRuleAgent(**env_options), n_det=n_det, seed=seed, search=search
+    )
+
+
+def _all_fours_pimc_bids(seed=None, n_det: int = 32, **env_options) -> Agent:
+    return _all_fours_pimc(seed=seed, n_det=n_det, search="phase", **env_options)
 
 
 register("random", _random)
 register("all_fours/random", _game_random("all_fours"))
 register("all_fours/rule", _all_fours_rule)
 register("all_fours/pimc", _all_fours_pimc)
+register("all_fours/pimc-bids", _all_fours_pimc_bids)
 
 
 def _ottocento_rule(**env_options) -> Agent:

@@ -4,8 +4,9 @@ For each game where the seat to act has a choice, the search draws ``n_det`` det
 (the cards that seat cannot see dealt again at random, :meth:`envs.core.kernel.Kernel.determinize`),
 plays every legal action in each of them, finishes the episode with a rollout agent in every
 seat (e.g. the rule bot), and scores each action by the acting seat's mean return over the
-determinizations (the same samples for every action: common random numbers). It is the
-search teacher of :mod:`training.expert_iteration`, and a strong baseline in its own right.
+determinizations (the same samples for every action: common random numbers). It is a
+baseline for the trained agents and a candidate teacher for expert iteration (distilling its
+choices into a policy network).
 
 Unlike the observation-only agents of :mod:`agents.base`, a search agent reads the game
 state, so it is called as ``act_state(kernel, state)``; what it may know is guaranteed by
@@ -32,14 +33,23 @@ class PIMCSearch:
         n_det: determinizations per decision (>= 1).
         seed: seeds the determinizations and the chance inside rollouts.
         max_rows: rollouts run at once (memory bound; a larger batch is split).
+        search: ``"all"`` searches every decision with a choice; ``"phase"`` searches only the
+            decisions that offer a non-card action (All Fours: stand/beg, give one/run) and plays
+            the rollout agent's move elsewhere (card play).
 
     Raises:
-        ValueError: ``n_det < 1``, or a kernel in match mode (a rollout must end with the deal).
+        ValueError: ``n_det < 1``, an unknown ``search``, or a kernel in match mode (a rollout
+        must end with the deal).
     """
 
-    def __init__(self, kernel, rollout: Agent, n_det: int = 16, seed=None, max_rows: int = 65536) -> None:
+    SEARCH_MODES = ("all", "phase")
+
+    def __init__(self, kernel, rollout: Agent, n_det: int = 16, seed=None, max_rows: int = 65536, search: str = "all") -> None:
         if int(n_det) < 1:
             raise ValueError(f"n_det must be >= 1, got {n_det!r}")
+        if search not in self.SEARCH_MODES:
+            raise ValueError(f"search must be one of {self.SEARCH_MODES}, got {search!r}")
+        self.search = search
         if getattr(kernel, "options", {}).get("episode", "hand") != "hand":
             raise ValueError("PIMC search needs episode='hand' (each rollout plays the deal to its end)")
         self.kernel = kernel
@@ -47,7 +57,7 @@ class PIMCSearch:
         self.n_det = int(n_det)
         self.max_rows = int(max_rows)
         self.rng = np.random.default_rng(seed)
-        self.name = f"pimc{self.n_det}({getattr(rollout, 'name', 'rollout')})"
+        self.name = f"pimc{self.n_det}{'' if search == 'all' else '-' + search}({getattr(rollout, 'name', 'rollout')})"
 
     def q_values(self, state) -> np.ndarray:
         """Mean return of each legal action for the seat to act, ``float64[B, A]`` (NaN where illegal).
@@ -102,13 +112,27 @@ class PIMCSearch:
                 cur, idx, cur_seats = cur.take(keep), idx[keep], cur_seats[keep]
         return ret
 
+    def searched(self, mask: np.ndarray) -> np.ndarray:
+        """``bool[B]``: which decisions (legal masks ``bool[B, A]``) this search decides."""
+        choice = mask.sum(axis=1) > 1
+        if self.search == "phase":
+            choice &= mask[:, self.kernel.deck.n :].any(axis=1)
+        return choice
+
     def act_state(self, state) -> np.ndarray:
-        """Best action per game by :meth:`q_values` (``int64[B]``); the only legal action where
-        there is one (no search), 0 in finished games."""
-        mask = self.kernel.legal_actions(state)
+        """Best action per game by :meth:`q_values` (``int64[B]``) where :meth:`searched`; the
+        rollout agent's move at other decisions with a choice; the only legal action where there
+        is one; 0 in finished games."""
+        k = self.kernel
+        mask = k.legal_actions(state)
         n_legal = mask.sum(axis=1)
         out = mask.argmax(axis=1).astype(np.int64)
-        choose = np.flatnonzero(n_legal > 1)
+        search = self.searched(mask)
+        other = np.flatnonzero((n_legal > 1) & ~search)
+        if other.size:
+            sub = state.take(other)
+            out[other] = self.rollout.act(k.observe(sub, sub.current_player), mask[other])
+        choose = np.flatnonzero(search)
         if choose.size:
             q = self.q_values(state.take(choose))
             out[choose] = np.nanargmax(np.where(np.isnan(q), -np.inf, q), axis=1)
@@ -124,8 +148,8 @@ class PIMCAgent(Agent):
 
     needs_state = True
 
-    def __init__(self, kernel, rollout: Agent, n_det: int = 32, seed=None) -> None:
-        self.search = PIMCSearch(kernel, rollout, n_det=n_det, seed=seed)
+    def __init__(self, kernel, rollout: Agent, n_det: int = 32, seed=None, search: str = "all") -> None:
+        self.search = PIMCSearch(kernel, rollout, n_det=n_det, seed=seed, search=search)
         self.name = self.search.name
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:

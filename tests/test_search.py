@@ -140,6 +140,29 @@ def test_pimc_rejects_bad_settings():
         PIMCSearch(AllFoursKernel(), AllFoursRuleAgent(), n_det=0)
     with pytest.raises(ValueError, match="episode='hand'"):
         PIMCSearch(AllFoursKernel(episode="match"), AllFoursRuleAgent())
+    with pytest.raises(ValueError, match="search must be one of .*'phase'.*got 'bids'"):
+        PIMCSearch(AllFoursKernel(), AllFoursRuleAgent(), search="bids")
+
+
+def test_phase_search_decides_bids_and_leaves_card_play_to_the_rollout_agent():
+    """``search="phase"``: only decisions with a non-card action (stand/beg, give one/run) are
+    searched; at card-play decisions the move is exactly the rollout agent's."""
+    k = AllFoursKernel()
+    rule = AllFoursRuleAgent()
+    st = k.init(np.random.default_rng(8), 200)  # every game starts at the eldest hand's stand/beg
+    search = PIMCSearch(k, rule, n_det=2, seed=0, search="phase")
+    mask = k.legal_actions(st)
+    assert search.searched(mask).all() and mask[:, k.deck.n :].any(axis=1).all()
+    acts = search.act_state(st)
+    assert (acts >= k.deck.n).all() and mask[np.arange(200), acts].all()
+    _, mid = _midgame(n=200)
+    mmask = k.legal_actions(mid)
+    cards_only = ~mmask[:, k.deck.n :].any(axis=1)
+    play = np.flatnonzero(cards_only & (mmask.sum(axis=1) > 1))
+    assert play.size > 20 and not search.searched(mmask[play]).any()
+    sub = mid.take(play)
+    expected = rule.act(k.observe(sub, sub.current_player), mmask[play])
+    assert np.array_equal(search.act_state(sub), expected)
 
 
 def test_pimc_agent_plays_in_the_arena_and_refuses_observation_only_play():
