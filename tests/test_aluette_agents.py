@@ -161,3 +161,54 @@ def test_action_is_public():
     assert not k.action_is_public(st, 0, card)  # a discard
     assert not k.action_is_public(st, 0, 50)  # a partner-only signal
     assert envs.kernel("aluette", signal_visibility="public").action_is_public(st, 0, 50)
+
+
+def test_silent_wrapper_sends_nothing_and_otherwise_plays_the_wrapped_agents_move():
+    from agents.silent import Silent
+
+    k = envs.kernel("aluette")
+    rule = AluetteRuleAgent()
+    silent = Silent.aluette(rule)
+    st = k.init(np.random.default_rng(4), 300)
+    rng = np.random.default_rng(5)
+    saw_signal_round = differed_elsewhere = 0
+    for _ in range(60):
+        live = np.flatnonzero(~st.done)
+        if live.size == 0:
+            break
+        obs, mask = k.observe(st, st.current_player), k.legal_actions(st)
+        a = silent.act(obs[live], mask[live])
+        assert mask[live, a].all()
+        assert not ((a >= 50) & (a < 60)).any()  # never a signal
+        signal_round = mask[live, 50:60].any(axis=1)
+        saw_signal_round += int(signal_round.sum())
+        plain = ~mask[live, 50:61].any(axis=1)
+        assert np.array_equal(a[plain], rule.act(obs[live][plain], mask[live][plain]))  # same move elsewhere
+        differed_elsewhere += int(plain.sum())
+        acts = np.zeros(st.batch_size, dtype=np.int64)
+        acts[live] = a
+        k.step(st, acts, rng, active=~st.done)
+    assert saw_signal_round > 100 and differed_elsewhere > 1000
+
+
+def test_silent_rule_bot_plays_exactly_like_the_rule_bot_without_signals():
+    """Two silent rule bots against the rule bot that neither sends nor reads signals: nobody
+    signals, so both teams play the same way and every duplicate deal is exactly even."""
+    from agents.silent import Silent
+
+    r = play_duplicate("aluette", Silent.aluette(AluetteRuleAgent()), AluetteRuleAgent(use_signals=False), 200, seed=2)
+    assert r.mean_diff == 0.0 and (r.deal_diff == 0).all()
+
+
+def test_signal_study_rows():
+    from training.aluette_signals import study
+
+    rows = study(AluetteRuleAgent(), AluetteRuleAgent(use_signals=False), 60, seed=1)
+    assert [(r["agent_a"], r["agent_b"], r["table"]) for r in rows] == [
+        ("trained (on)", "trained (off), silent", "channel on"),
+        ("trained (on)", "aluette/rule", "channel on"),
+        ("trained (off), silent", "aluette/rule", "channel on"),
+        ("trained (off)", "aluette/rule", "channel off"),
+    ]
+    assert rows[3]["env_options"] == {"signals": "off"}
+    assert rows[1]["mean_diff"] == 0.0  # the rule bot against itself
