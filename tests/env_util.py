@@ -37,3 +37,61 @@ def check_golden(generate, path, module: str) -> None:
             f"playthrough differs from tests/golden/{path.name} "
             f"(regenerate with `python -m {module} --update` if intended):\n" + diff[:4000]
         )
+
+
+def check_hidden_information(kernel, permute_hidden, *, batch=64, steps=160, every=8, offset=3, seed=2024,
+                             render_every=8, others_notice=True):
+    """Play ``batch`` random games of ``kernel``; every ``every`` steps and for every seat, move the
+    cards that seat cannot see (``permute_hidden(state, b, seat, rng) -> bool``: whether anything
+    moved in game ``b``) and assert that nothing the seat is shown changes: its observation, its
+    own action mask, the public ``info``, its ansi render (every ``render_every``-th game) and,
+    where the kernel has one, its ``table_view``. With ``others_notice`` the next seat's
+    observation must change (the cards really moved). Finished games are skipped.
+
+    Returns ``(checks, moved)``: seat checks made and games in which hidden cards moved.
+    """
+    import numpy as np
+
+    k = kernel
+    rng = np.random.default_rng(seed)
+    st = k.init(rng, batch)
+    try:
+        has_view = hasattr(k, "table_view") and k.table_view(st, 0, 0) is not None
+    except NotImplementedError:
+        has_view = False
+    checks = moved = 0
+    for step in range(steps):
+        if step % every == offset:
+            live = np.flatnonzero(~st.done)
+            shown = live[::render_every]
+            for seat in range(k.num_players):
+
+                def seen(s):
+                    return (
+                        k.observe(s, seat),
+                        k.legal_actions(s)[st.current_player == seat],
+                        [k.info(s, b) for b in live],
+                        [k.render(s, b, view=seat) for b in shown],
+                        [k.table_view(s, b, seat) for b in shown] if has_view else None,
+                    )
+
+                before = seen(st)
+                other = st.copy()
+                for b in live:
+                    moved += bool(permute_hidden(other, b, seat, rng))
+                after = seen(other)
+                assert np.array_equal(after[0], before[0]), f"seat {seat}'s observation reveals hidden cards"
+                assert np.array_equal(after[1], before[1]), f"seat {seat}'s action mask reveals hidden cards"
+                assert after[2] == before[2], "info reveals hidden cards"
+                assert after[3] == before[3], f"seat {seat}'s render reveals hidden cards"
+                assert after[4] == before[4], f"seat {seat}'s table view reveals hidden cards"
+                if others_notice:
+                    nxt = (seat + 1) % k.num_players
+                    assert not np.array_equal(k.observe(other, nxt), k.observe(st, nxt)), "no hidden card moved"
+                checks += 1
+        mask = k.legal_actions(st)
+        u = rng.random(mask.shape)
+        u[~mask] = -1
+        k.step(st, u.argmax(axis=1), rng)
+        k.reset_done(st, rng)
+    return checks, moved

@@ -15,7 +15,7 @@ from envs.ottocento.constants import DECLARE, PASS
 from envs.ottocento.kernel import OttocentoKernel
 
 from .ottocento_util import cid, make_deck
-from .env_util import random_steps
+from .env_util import check_hidden_information, random_steps
 
 P = [f"player_{i}" for i in range(4)]
 
@@ -253,31 +253,10 @@ def permute_hidden(st, b, seat, rng) -> bool:
 
 
 def test_observation_depends_only_on_public_information_and_own_hand():
-    k = OttocentoKernel()
-    rng = np.random.default_rng(2024)
-    B = 48
-    st = k.init(rng, B)
-    checked = changed = 0
-    for step in range(140):
-        if step % 7 == 2:
-            for seat in range(4):
-                obs = k.observe(st, seat)
-                legal = k.legal_actions(st)
-                info = [k.info(st, b) for b in range(B) if not st.done[b]]
-                renders = [k.render(st, b, view=seat) for b in range(0, B, 8) if not st.done[b]]
-                other = st.copy()
-                for b in range(B):
-                    if not st.done[b]:
-                        changed += permute_hidden(other, b, seat, rng)
-                assert np.array_equal(k.observe(other, seat), obs)
-                mine = st.current_player == seat
-                assert np.array_equal(k.legal_actions(other)[mine], legal[mine])
-                assert [k.info(other, b) for b in range(B) if not st.done[b]] == info
-                assert [k.render(other, b, view=seat) for b in range(0, B, 8) if not st.done[b]] == renders
-                checked += 1
-        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
-        k.reset_done(st, rng)
-    assert checked == 80 and changed > 0.5 * checked * B
+    checked, changed = check_hidden_information(
+        OttocentoKernel(), permute_hidden, batch=48, steps=140, every=7, offset=2, others_notice=False
+    )
+    assert checked == 80 and changed > 0.5 * checked * 48
 
 
 def test_dealer_discards_are_hidden_from_the_others():
