@@ -31,3 +31,113 @@ def check_view(view, num_players: int):
     if isinstance(view, (int, np.integer)) and not isinstance(view, (bool, np.bool_)) and 0 <= view < num_players:
         return int(view)
     raise ValueError(f"render view {view!r} is not valid; valid: None (public), 'all', or a seat 0..{num_players - 1}")
+
+
+# ---------------------------------------------------------------------------- table views
+# Helpers shared by the games' ``table_view`` (the structured seat view of ``Kernel.table_view``,
+# used by the web table): every game returns the same keys, built by :func:`table_view_dict`.
+
+#: phase key of a finished episode
+OVER = "over"
+
+
+def check_seat(seat, num_players: int) -> int:
+    """``seat`` as an int in ``0..num_players-1``; ``ValueError`` naming the valid seats otherwise."""
+    if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < num_players:
+        return int(seat)
+    raise ValueError(f"seat {seat!r} is not valid; valid seats: 0..{num_players - 1}")
+
+
+def check_game(state, b) -> int:
+    """``b`` as an int game index of ``state``; ``ValueError`` naming the valid range otherwise."""
+    n = state.batch_size
+    if isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)) and 0 <= b < n:
+        return int(b)
+    raise ValueError(f"game index b={b!r} is not valid; the state holds games 0..{n - 1}")
+
+
+def seat_name(seat: int) -> str:
+    """``"S2"``: how rules, renders and facts name a seat."""
+    return f"S{int(seat)}"
+
+
+def num_text(x) -> str:
+    """A number as short text: ``3``, ``-2``, ``12.5`` (no trailing ``.0``)."""
+    return f"{float(x):g}" if isinstance(x, (float, np.floating)) else str(int(x))
+
+
+def fact(key: str, value) -> dict:
+    """One public fact ``{"key": key, "value": str}`` (numbers become text)."""
+    return {"key": key, "value": value if isinstance(value, str) else num_text(value)}
+
+
+def score_line(key: str, values) -> dict:
+    """One score or summary line ``{"key": key, "values": [str, ...]}`` (numbers become text)."""
+    return {"key": key, "values": [v if isinstance(v, str) else num_text(v) for v in values]}
+
+
+def team_result(totals) -> str:
+    """``"team_0_wins"``, ``"team_1_wins"`` or ``"draw"`` from per-team totals (higher wins)."""
+    a, b = (float(x) for x in totals)
+    return "team_0_wins" if a > b else "team_1_wins" if b > a else "draw"
+
+
+def trick_in_order(trick_card, leader: int, n_in_trick: int, hidden_seat: int | None = None) -> list[dict]:
+    """The current trick in play order as ``[{"seat", "card"}]``: ``n_in_trick`` cards from
+    ``leader`` on, the next seat being ``seat + 1``; ``trick_card`` holds each seat's card
+    (``-1`` none). The card of ``hidden_seat`` (a face-down card) is ``None``."""
+    n_seats = len(trick_card)
+    out = []
+    for i in range(int(n_in_trick)):
+        s = (int(leader) + i) % n_seats
+        c = int(trick_card[s])
+        out.append({"seat": s, "card": None if s == hidden_seat else c})
+    return out
+
+
+def last_trick_winner(winner) -> dict:
+    """``last_trick`` of a game whose state keeps the winner of the last completed trick but not its
+    cards: ``{"cards": [], "winner": winner}`` (``None`` for a trick nobody won)."""
+    return {"cards": [], "winner": None if winner is None or int(winner) < 0 else int(winner)}
+
+
+def summary_dict(key: str, lines: list[dict], result: str) -> dict:
+    """A deal summary ``{"key", "lines": [{"key", "values"}], "result"}`` (see ``Kernel.table_view``)."""
+    return {"key": key, "lines": lines, "result": result}
+
+
+def table_view_dict(
+    *, hand, hand_sizes, exposed, trick, last_trick, to_act, dealer, phase, facts, scores, teams, summary
+) -> dict:
+    """The seat view of ``Kernel.table_view`` with every required key, as plain JSON types."""
+    return _plain(
+        {
+            "hand": list(hand),
+            "hand_sizes": list(hand_sizes),
+            "exposed": [list(e) for e in exposed],
+            "trick": trick,
+            "last_trick": last_trick,
+            "to_act": to_act,
+            "dealer": dealer,
+            "phase": phase,
+            "facts": facts,
+            "scores": scores,
+            "teams": teams,
+            "summary": summary,
+        }
+    )
+
+
+def _plain(x):
+    """Numpy scalars to Python ints/floats/bools, tuples to lists, recursively."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating,)):
+        return float(x)
+    return x
