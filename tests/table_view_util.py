@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 import re
 
-KEYS = {"hand", "hand_sizes", "exposed", "trick", "last_trick", "to_act", "dealer", "phase", "facts", "scores", "teams", "summary"}
+import numpy as np
+
+KEYS = {"hand", "hand_sizes", "exposed", "trick", "last_trick", "to_act", "dealer", "phase", "facts", "scores", "teams",
+        "summary"}
 SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -77,3 +80,56 @@ def line_values(lines: list[dict], key: str) -> list[str]:
     """``values`` of the line named ``key`` (exactly one)."""
     (found,) = [line["values"] for line in lines if line["key"] == key]
     return found
+
+
+def random_step(kernel, st, rng) -> None:
+    """One uniformly random legal action in every game of the batch."""
+    mask = kernel.legal_actions(st)
+    u = rng.random(mask.shape)
+    u[~mask] = -1
+    kernel.step(st, u.argmax(1), rng)
+
+
+def sweep_views(kernel, st, rng, steps: int, allowed) -> tuple[set[str], int]:
+    """Random play for ``steps`` steps, checking (:func:`check_view`, ``allowed(st, b, seat)``) every
+    seat's view of two games before each step, of the games that have just ended (before they are
+    dealt again) and of the games just dealt. Returns the phases seen and the number of views checked."""
+    B = st.batch_size
+    phases: set[str] = set()
+    checked = 0
+
+    def check(games):
+        nonlocal checked
+        for b in games:
+            for seat in range(kernel.num_players):
+                phases.add(check_view(kernel, st, int(b), seat, allowed(st, int(b), seat))["phase"])
+                checked += 1
+
+    for step in range(steps):
+        check([step % B, (7 * step + 3) % B])
+        random_step(kernel, st, rng)
+        check(np.flatnonzero(st.done))
+        check(kernel.reset_done(st, rng))
+    return phases, checked
+
+
+def permutation_sweep(kernel, st, rng, *, steps: int, every: int, permute, live_only: bool = False) -> tuple[int, int]:
+    """Random play for ``steps`` steps; every ``every`` steps and for every seat, ``permute(other, b,
+    seat, rng)`` changes what ``seat`` cannot know in a copy of the state (returns True if it changed
+    anything) and every game's view of ``seat`` must be identical in the copy (only the games still
+    running with ``live_only``). Returns (views compared, views whose hidden information changed)."""
+    B = st.batch_size
+    checked = changed = 0
+    for step in range(steps):
+        if step % every == every // 2:
+            for seat in range(kernel.num_players):
+                games = [b for b in range(B) if not (live_only and st.done[b])]
+                views = [kernel.table_view(st, b, seat) for b in games]
+                other = st.copy()
+                for b in games:
+                    changed += bool(permute(other, b, seat, rng))
+                assert [kernel.table_view(other, b, seat) for b in games] == views
+                checked += len(games)
+        random_step(kernel, st, rng)
+        kernel.reset_done(st, rng)
+    return checked, changed

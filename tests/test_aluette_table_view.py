@@ -13,8 +13,8 @@ import pytest
 from envs.aluette.kernel import AluetteKernel
 from envs.core.cards import mask_to_cards
 
-from .aluette_util import cid, ids, make_deck, new_env, play, sequence_deal
-from .table_view_util import check_view, fact_values, line_values
+from .aluette_util import cid, make_deck, new_env, play, sequence_deal
+from .table_view_util import check_view, fact_values, line_values, permutation_sweep, random_step, sweep_views
 from .test_aluette_env import permute_hidden, scramble_opponent_signals
 
 TALON = "KCo KCu KCl KSw NCo NCu NCl NSw JCo JCu JCl JSw"
@@ -23,7 +23,7 @@ QUIET = {"chant": False, "signals": "off"}
 
 def allowed(st, b: int, seat: int) -> set[int]:
     """Card ids ``seat`` may see (§7): its hand, its own chant cards and discards, every card played."""
-    out = set(mask_to_cards(st.hands[b, seat])) | set(mask_to_cards(st.received[b, seat])) | set(mask_to_cards(st.discarded[b, seat]))
+    out = set(mask_to_cards(st.hands[b, seat] | st.received[b, seat] | st.discarded[b, seat]))
     for s in range(4):
         out |= set(mask_to_cards(st.played[b, s]))
     return out
@@ -145,32 +145,12 @@ def test_bad_seat_raises():
 OPTIONS = [{}, {"signals": "free", "episode": "match", "surrender": True, "signal_intercept": 0.3}]
 
 
-def _random_step(k, st, rng):
-    mask = k.legal_actions(st)
-    u = rng.random(mask.shape)
-    u[~mask] = -1
-    k.step(st, u.argmax(1), rng)
-
-
 @pytest.mark.parametrize("options", OPTIONS, ids=["default", "variants"])
 def test_views_fit_the_contract_and_show_only_what_the_seat_may_see(options):
     k = AluetteKernel(**options)
     rng = np.random.default_rng(21)
-    B = 32
-    st = k.init(rng, B)
-    phases = set()
-    checked = 0
-    for step in range(200):
-        for b in (step % B, (3 * step + 5) % B):
-            for seat in range(4):
-                phases.add(check_view(k, st, b, seat, allowed(st, b, seat))["phase"])
-                checked += 1
-        _random_step(k, st, rng)
-        for b in np.flatnonzero(st.done):
-            for seat in range(4):
-                phases.add(check_view(k, st, b, seat, allowed(st, b, seat))["phase"])
-        k.reset_done(st, rng)
-    assert checked == 200 * 8 and {"chant_vote", "signals", "play", "over"} <= phases
+    phases, checked = sweep_views(k, k.init(rng, 32), rng, 200, allowed)
+    assert checked > 200 * 8 and {"chant_vote", "signals", "play", "over"} <= phases
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=["default", "variants"])
@@ -178,20 +158,13 @@ def test_view_depends_only_on_what_the_seat_may_know(options):
     k = AluetteKernel(**options)
     rng = np.random.default_rng(2024)
     B = 48
-    st = k.init(rng, B)
-    checked = moved = 0
-    for step in range(150):
-        if step % 10 == 3:
-            for seat in range(4):
-                views = [k.table_view(st, b, seat) for b in range(B)]
-                other = st.copy()
-                for b in range(B):
-                    moved += permute_hidden(other, b, seat, rng)
-                    scramble_opponent_signals(other, b, seat, rng)
-                assert [k.table_view(other, b, seat) for b in range(B)] == views
-                checked += B
-        _random_step(k, st, rng)
-        k.reset_done(st, rng)
+
+    def permute(other, b, seat, rng):
+        moved = permute_hidden(other, b, seat, rng)
+        scramble_opponent_signals(other, b, seat, rng)
+        return moved
+
+    checked, moved = permutation_sweep(k, k.init(rng, B), rng, steps=150, every=10, permute=permute)
     assert checked == 15 * 4 * B and moved > 0.9 * checked
 
 
@@ -206,13 +179,14 @@ def test_summary_points_are_the_rewards_of_the_deal(options):
         if st.done.all():
             break
         before = st.deals.copy()
-        _random_step(k, st, rng)
+        random_step(k, st, rng)
         for b in np.flatnonzero(st.deals > before):
             for seat in range(4):
                 s = k.table_view(st, b, seat)["summary"]
                 pts = [int(x) for x in line_values(s["lines"], "points")]
                 assert float(st.rewards[b, seat]) == (pts[0] - pts[1]) * (1 if seat % 2 == 0 else -1)
-                assert s["result"] == ("team_0_wins" if pts[0] > pts[1] else "team_1_wins" if pts[1] > pts[0] else "nobody_scores")
+                result = "team_0_wins" if pts[0] > pts[1] else "team_1_wins" if pts[1] > pts[0] else "nobody_scores"
+                assert s["result"] == result
                 if st.done[b]:  # the deal is still on the table: its tricks per player
                     per = line_values(s["lines"], "tricks_per_player")
                     assert sum(int(x.split()[1]) for team in per for x in team.split(", ")) == int(st.won[b].sum())

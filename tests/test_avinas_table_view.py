@@ -13,8 +13,8 @@ from envs.avinas.constants import FACEDOWN, KNOCK, SIG_NOT_VALUABLE, SIG_VALUABL
 from envs.avinas.kernel import AvinasKernel
 from envs.core.cards import mask_to_cards
 
-from .avinas_util import P, act, cid, craft, ids, make_deck, new_env, play
-from .table_view_util import check_view, fact_values, line_values
+from .avinas_util import act, cid, craft, ids, make_deck, new_env, play
+from .table_view_util import check_view, fact_values, line_values, permutation_sweep, random_step, sweep_views
 from .test_avinas_env import E1_KEY, permute_hidden
 
 E5_HANDS = {2: "AS TD 9C 8C KC 7S 8D", 3: "9H AC TC", 0: "JS AD KD", 1: "7D 9D TS"}
@@ -29,7 +29,8 @@ def allowed(st, b: int, seat: int) -> set[int]:
     for s in range(4):
         out |= set(mask_to_cards(st.played[b, s]))
     fd = int(st.fd_seat[b])
-    if fd >= 0 and fd != seat and not (int(st.exposed[b]) | (int(st.dealer_seen[b]) if int(st.dealer[b]) == seat else 0)) >> int(st.trick_card[b, fd]) & 1:
+    seen = int(st.exposed[b]) | (int(st.dealer_seen[b]) if int(st.dealer[b]) == seat else 0)
+    if fd >= 0 and fd != seat and not seen >> int(st.trick_card[b, fd]) & 1:
         out.discard(int(st.trick_card[b, fd]))
     return out
 
@@ -122,32 +123,12 @@ OPTIONS = [
 ]
 
 
-def _random_step(k, st, rng):
-    mask = k.legal_actions(st)
-    u = rng.random(mask.shape)
-    u[~mask] = -1
-    k.step(st, u.argmax(1), rng)
-
-
 @pytest.mark.parametrize("options", OPTIONS, ids=["match", "variants"])
 def test_views_fit_the_contract_and_show_only_what_the_seat_may_see(options):
     k = AvinasKernel(**options)
     rng = np.random.default_rng(9)
-    B = 32
-    st = k.init(rng, B)
-    phases = set()
-    checked = 0
-    for step in range(150):
-        for b in (step % B, (5 * step + 1) % B):
-            for seat in range(4):
-                phases.add(check_view(k, st, b, seat, allowed(st, b, seat))["phase"])
-                checked += 1
-        _random_step(k, st, rng)
-        for b in np.flatnonzero(st.done):
-            for seat in range(4):
-                phases.add(check_view(k, st, b, seat, allowed(st, b, seat))["phase"])
-        k.reset_done(st, rng)
-    assert checked == 150 * 8 and {"play", "over"} <= phases and phases & {"knocks", "calls"}
+    phases, checked = sweep_views(k, k.init(rng, 32), rng, 150, allowed)
+    assert checked > 150 * 8 and {"play", "over"} <= phases and phases & {"knocks", "calls"}
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=["match", "variants"])
@@ -155,21 +136,15 @@ def test_view_depends_only_on_what_the_seat_may_know(options):
     k = AvinasKernel(**options)
     rng = np.random.default_rng(2024)
     B = 48
-    st = k.init(rng, B)
-    checked = changed = fd_seen = 0
-    for step in range(200):
-        if step % 5 == 2:
-            for seat in range(4):
-                views = [k.table_view(st, b, seat) for b in range(B)]
-                other = st.copy()
-                for b in range(B):
-                    changed += permute_hidden(other, b, seat, rng)
-                    fd_seen += int(st.fd_seat[b]) >= 0
-                assert [k.table_view(other, b, seat) for b in range(B)] == views
-                checked += B
-        _random_step(k, st, rng)
-        k.reset_done(st, rng)
-    assert checked == 40 * 4 * B and changed > 0.8 * checked and fd_seen > 0
+    face_down = 0
+
+    def permute(other, b, seat, rng):
+        nonlocal face_down
+        face_down += int(other.fd_seat[b]) >= 0 and int(other.fd_seat[b]) != seat
+        return permute_hidden(other, b, seat, rng)
+
+    checked, changed = permutation_sweep(k, k.init(rng, B), rng, steps=200, every=5, permute=permute)
+    assert checked == 40 * 4 * B and changed > 0.8 * checked and face_down > 0
 
 
 def test_deal_summary_matches_the_rewards():
@@ -180,7 +155,7 @@ def test_deal_summary_matches_the_rewards():
     seen = set()
     while not st.done.all():
         was = st.done.copy()
-        _random_step(k, st, rng)
+        random_step(k, st, rng)
         for b in np.flatnonzero(st.done & ~was):
             if st.truncated[b]:  # too many throw-ins: nothing scored
                 assert k.table_view(st, b, 0)["summary"] is None
@@ -214,7 +189,7 @@ def test_match_summary_of_each_deal_matches_its_reward():
         if st.done.all():
             break
         before = st.deals.copy()
-        _random_step(k, st, rng)
+        random_step(k, st, rng)
         for b in np.flatnonzero(st.deals > before):
             s = k.table_view(st, b, 3)["summary"]
             pen = [int(x) for x in s["lines"][-1]["values"]]

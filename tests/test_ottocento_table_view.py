@@ -10,16 +10,17 @@ import numpy as np
 import pytest
 
 from envs import ottocento_v0
-from envs.core.cards import mask_to_cards, random_set_bit
+from envs.core.cards import mask_to_cards
 from envs.core.kernel import Kernel
 from envs.ottocento.constants import DECLARE, OVER, PASS
 from envs.ottocento.kernel import OttocentoKernel
 
 from .ottocento_util import cid, ids, make_deck
-from .table_view_util import check_view, fact_values, line_values
+from .table_view_util import check_view, fact_values, line_values, permutation_sweep, random_step, sweep_views
 from .test_ottocento_env import permute_hidden
 
 E6 = "ANG WOR MOO T16 T15 T13 BEG MAT KS QS JS AS KC KD AC"
+E6_SHOWN = "S1 203: AS JS QS KS AC KC KD BEG T13 T15 T16 MOO WOR ANG MAT"  # the declaration fact, cards in id order
 
 
 def allowed(st, b: int, seat: int) -> set[int]:
@@ -51,7 +52,7 @@ def test_stacked_deal_declarations_discards_and_a_trick():
     for seat in range(4):
         v = check_view(k, st, 0, seat, allowed(st, 0, seat))
         assert v["exposed"] == [[], e6, [], []]
-        assert fact_values(v, "declaration") == ["S1 203: AS JS QS KS AC KC KD BEG T13 T15 T16 MOO WOR ANG MAT"]
+        assert fact_values(v, "declaration") == [E6_SHOWN]
         assert fact_values(v, "discards") == (["6S 9S"] if seat == 0 else [])  # §3.5: the dealer alone
         assert v["scores"] == [
             {"key": "card_points", "values": ["0", "0"]},
@@ -67,9 +68,9 @@ def test_stacked_deal_declarations_discards_and_a_trick():
     env.step(cid("8S"))
     v = check_view(k, st, 0, 0, allowed(st, 0, 0))
     assert v["phase"] == "declarations" and v["to_act"] == 0  # the dealer has three jacks
-    assert v["trick"] == [{"seat": 1, "card": cid("KS")}, {"seat": 2, "card": cid("7S")}, {"seat": 3, "card": cid("8S")}]
+    assert v["trick"] == [{"seat": s, "card": cid(c)} for s, c in ((1, "KS"), (2, "7S"), (3, "8S"))]
     assert fact_values(v, "suit_to_follow") == ["swords"]
-    assert fact_values(v, "declaration") == ["S1 203: AS JS QS KS AC KC KD BEG T13 T15 T16 MOO WOR ANG MAT", "S2 pass", "S3 14: QB QC QD"]
+    assert fact_values(v, "declaration") == [E6_SHOWN, "S2 pass", "S3 14: QB QC QD"]
     assert v["exposed"][3] == ids("QB QC QD") and cid("KS") not in v["exposed"][1]
     env.step(PASS)
     env.step(cid("T7"))  # void in swords after the discard: a trump, which wins
@@ -93,27 +94,12 @@ def test_bad_seat_or_game_index_raise_and_the_default_names_the_game():
         Kernel.table_view(k, st, 0, 0)
 
 
-@pytest.mark.parametrize("options", [{}, {"match_target": 300, "declaration_mode": "auto_all", "matto_rule": "captured"}])
+@pytest.mark.parametrize("options", [{}, {"match_target": 300, "declaration_mode": "auto_all", "matto_rule": "captured"}],
+                         ids=["deal", "match-variants"])
 def test_views_fit_the_contract_and_show_only_what_the_seat_may_see(options):
     k = OttocentoKernel(**options)
     rng = np.random.default_rng(7)
-    B = 24
-    st = k.init(rng, B)
-    checked = 0
-    phases = set()
-
-    def check(games):
-        nonlocal checked
-        for b in games:
-            for seat in range(4):
-                phases.add(check_view(k, st, b, seat, allowed(st, b, seat))["phase"])
-                checked += 1
-
-    for step in range(200):
-        check([step % B, (7 * step + 3) % B])
-        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
-        check(np.flatnonzero(st.done))  # the deal just scored (over)
-        check(k.reset_done(st, rng))  # the next deal (discard)
+    phases, checked = sweep_views(k, k.init(rng, 24), rng, 200, allowed)
     assert checked > 200 * 2 * 4 and {"discard", "play", "over"} <= phases
 
 
@@ -122,19 +108,7 @@ def test_view_depends_only_on_what_the_seat_may_know():
     rng = np.random.default_rng(2024)
     B = 32
     st = k.init(rng, B)
-    checked = changed = 0
-    for step in range(140):
-        if step % 7 == 2:
-            for seat in range(4):
-                live = [b for b in range(B) if not st.done[b]]
-                views = [k.table_view(st, b, seat) for b in live]
-                other = st.copy()
-                for b in live:
-                    changed += permute_hidden(other, b, seat, rng)
-                assert [k.table_view(other, b, seat) for b in live] == views
-                checked += len(live)
-        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
-        k.reset_done(st, rng)
+    checked, changed = permutation_sweep(k, st, rng, steps=140, every=7, permute=permute_hidden, live_only=True)
     assert checked > 0.9 * 80 * B and changed > 0.5 * checked
 
 
@@ -143,14 +117,14 @@ def test_the_dealers_discards_reach_only_the_dealer_until_the_deal_is_scored():
     rng = np.random.default_rng(3)
     st = k.init(rng, 8)
     for _ in range(2):
-        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
+        random_step(k, st, rng)
     for b in range(8):
         disc = " ".join(k.deck.names[c] for c in mask_to_cards(st.discards[b]))
         assert fact_values(k.table_view(st, b, 0), "discards") == [disc]
         for seat in (1, 2, 3):
             assert fact_values(k.table_view(st, b, seat), "discards") == []
     while not st.done.all():
-        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
+        random_step(k, st, rng)
     for b in range(8):  # §7: at the end the discards are revealed
         assert len({fact_values(k.table_view(st, b, seat), "discards")[0] for seat in range(4)}) == 1
 
@@ -165,7 +139,7 @@ def test_summary_adds_up_to_the_reward_of_the_deal(reward):
         assert k.table_view(st, b, 0)["summary"] is None
     while not st.done.all():
         was = st.done.copy()
-        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
+        random_step(k, st, rng)
         for b in np.flatnonzero(st.done & ~was):
             for seat in range(4):
                 v = k.table_view(st, b, seat)
@@ -196,7 +170,7 @@ def test_match_summary_of_each_deal_matches_its_reward_and_lasts_through_trick_o
         if st.done.all():
             break
         before = st.deals_played.copy()
-        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
+        random_step(k, st, rng)
         for b in range(B):
             v = k.table_view(st, b, 1)
             if st.deals_played[b] > before[b]:

@@ -6,16 +6,16 @@ from ..core.cards import SPANISH48, mask_to_cards, popcount
 from ..core.render import (
     box,
     cards_str,
-    check_game,
-    check_seat,
     check_view,
     fact,
     last_trick_winner,
     score_line,
     seat_name,
+    seat_view,
     summary_dict,
-    table_view_dict,
+    summary_due,
     trick_in_order,
+    view_args,
 )
 from . import constants as _c
 from .constants import NUM_SIGNALS, NUM_TRICKS, PHASE_NAMES, SIGNALS
@@ -116,8 +116,7 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
 
     Raises ``ValueError`` for a seat outside 0..3 or a game index outside the batch.
     """
-    b = check_game(st, b)
-    seat = check_seat(seat, 4)
+    b, seat = view_args(kernel, st, b, seat)
     phase = int(st.phase[b])
     done = bool(st.done[b])
     dealer = int(st.dealer[b])
@@ -125,7 +124,9 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
     tricks_done = int(st.tricks_done[b])
     order = [(dealer + 1 + i) % 4 for i in range(4)]
     facts = []
-    votes = [f"{seat_name(s)} " + ("accepted" if int(st.votes[b, s]) == 1 else "refused") for s in order if int(st.votes[b, s]) >= 0]
+    votes = [
+        f"{seat_name(s)} " + ("accepted" if int(st.votes[b, s]) == 1 else "refused") for s in order if int(st.votes[b, s]) >= 0
+    ]
     if votes:
         facts.append(fact("chant_votes", ", ".join(votes)))
     if st.chanted[b]:
@@ -168,11 +169,12 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
             facts.append(fact("match_target", kernel.target))
     scores = [score_line("match_score", [int(st.score[b, t]) for t in range(2)])]
     summary = None
-    if int(st.deals[b]) > 0 and (phase == _c.OVER or (kernel.match and tricks_done == 0)):
+    if summary_due(int(st.deals[b]), phase == _c.OVER, kernel.match, tricks_done):
         pts = [int(st.points[b, t]) for t in range(2)]
         lines = []
         if phase == _c.OVER:  # the scored deal is still on the table (a match deals the next one at once)
-            lines.append(score_line("tricks_per_player", [", ".join(f"{seat_name(s)} {int(st.won[b, s])}" for s in team) for team in kernel.teams]))
+            per_team = [", ".join(f"{seat_name(s)} {int(st.won[b, s])}" for s in team) for team in kernel.teams]
+            lines.append(score_line("tricks_per_player", per_team))
         lines.append(score_line("points", pts))
         w = int(st.deal_winner[b])
         facts.append(fact("deal_winner", seat_name(w) if w >= 0 else "nobody"))
@@ -185,17 +187,13 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
     if tricks_done > 0:
         r = int(st.results[b, tricks_done - 1])
         last = last_trick_winner(None if r == _SPOILED else r)
-    return table_view_dict(
-        hand=mask_to_cards(st.hands[b, seat]),
-        hand_sizes=[int(popcount(st.hands[b, s])) for s in range(4)],
+    return seat_view(
+        kernel, st, b, seat,
         exposed=[[] for _ in range(4)],
         trick=trick_in_order(st.trick_card[b], leader, int(st.n_in_trick[b])),
         last_trick=last,
-        to_act=None if done else int(st.current_player[b]),
-        dealer=dealer,
         phase=PHASE_KEYS[phase],
         facts=facts,
         scores=scores,
-        teams=[list(t) for t in kernel.teams],
         summary=summary,
     )

@@ -6,16 +6,16 @@ from ..core.cards import FRENCH32, mask_to_cards, popcount
 from ..core.render import (
     box,
     cards_str,
-    check_game,
-    check_seat,
     check_view,
     fact,
     last_trick_winner,
     score_line,
     seat_name,
+    seat_view,
     summary_dict,
-    table_view_dict,
+    summary_due,
     trick_in_order,
+    view_args,
 )
 from .constants import (
     CALLING,
@@ -137,8 +137,7 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
 
     Raises ``ValueError`` for a seat outside 0..3 or a game index outside the batch.
     """
-    b = check_game(st, b)
-    seat = check_seat(seat, 4)
+    b, seat = view_args(kernel, st, b, seat)
     phase = int(st.phase[b])
     done = bool(st.done[b])
     dealer = int(st.dealer[b])
@@ -159,7 +158,8 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
         facts.append(fact("stake", 2 ** len(knocks)))
     else:
         order = [(dealer + 1 + i) % 4 for i in range(4)]
-        calls = [f"{seat_name(s)} " + ("pass" if int(st.calls[b, s]) == 0 else str(int(st.calls[b, s]))) for s in order if int(st.calls[b, s]) >= 0]
+        acted = [s for s in order if int(st.calls[b, s]) >= 0]
+        calls = [f"{seat_name(s)} " + ("pass" if int(st.calls[b, s]) == 0 else str(int(st.calls[b, s]))) for s in acted]
         if calls:
             facts.append(fact("calls", ", ".join(calls)))
         if int(st.high_call[b]) > 0:
@@ -192,7 +192,7 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
     ]
     summary = None
     loser = int(st.last_loser[b])
-    if loser >= 0 and (phase == OVER or (kernel.match and tricks_done == 0)):
+    if summary_due(int(loser >= 0), phase == OVER, kernel.match, tricks_done):
         pen = [0, 0]
         pen[loser] = int(st.last_penalty[b])
         lines = []
@@ -215,17 +215,13 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
         if s == fd and s != seat and int(st.trick_card[b, s]) >= 0:
             held |= 1 << int(st.trick_card[b, s])
         exposed.append(mask_to_cards(held & seen))
-    return table_view_dict(
-        hand=mask_to_cards(hand),
-        hand_sizes=[int(popcount(st.hands[b, s])) for s in range(4)],
+    return seat_view(
+        kernel, st, b, seat,
         exposed=exposed,
         trick=trick_in_order(st.trick_card[b], leader, int(st.n_in_trick[b]), hidden_seat=fd if fd != seat else None),
         last_trick=last_trick_winner(leader) if tricks_done > 0 else None,
-        to_act=None if done else int(st.current_player[b]),
-        dealer=dealer,
         phase=PHASE_KEYS[phase],
         facts=facts,
         scores=scores,
-        teams=[list(t) for t in kernel.teams],
         summary=summary,
     )

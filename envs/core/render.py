@@ -41,19 +41,16 @@ def check_view(view, num_players: int):
 OVER = "over"
 
 
-def check_seat(seat, num_players: int) -> int:
-    """``seat`` as an int in ``0..num_players-1``; ``ValueError`` naming the valid seats otherwise."""
-    if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < num_players:
-        return int(seat)
-    raise ValueError(f"seat {seat!r} is not valid; valid seats: 0..{num_players - 1}")
-
-
-def check_game(state, b) -> int:
-    """``b`` as an int game index of ``state``; ``ValueError`` naming the valid range otherwise."""
+def view_args(kernel, state, b, seat) -> tuple[int, int]:
+    """Validate ``table_view``'s game index and seat: ``(b, seat)`` as ints, or ``ValueError`` naming
+    what was wrong and the valid range."""
     n = state.batch_size
-    if isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)) and 0 <= b < n:
-        return int(b)
-    raise ValueError(f"game index b={b!r} is not valid; the state holds games 0..{n - 1}")
+    if not (isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)) and 0 <= b < n):
+        raise ValueError(f"game index b={b!r} is not valid; the state holds games 0..{n - 1}")
+    p = kernel.num_players
+    if not (isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < p):
+        raise ValueError(f"seat {seat!r} is not valid; valid seats: 0..{p - 1}")
+    return int(b), int(seat)
 
 
 def seat_name(seat: int) -> str:
@@ -106,23 +103,33 @@ def summary_dict(key: str, lines: list[dict], result: str) -> dict:
     return {"key": key, "lines": lines, "result": result}
 
 
-def table_view_dict(
-    *, hand, hand_sizes, exposed, trick, last_trick, to_act, dealer, phase, facts, scores, teams, summary
-) -> dict:
-    """The seat view of ``Kernel.table_view`` with every required key, as plain JSON types."""
+def summary_due(deals_scored: int, over: bool, match: bool, tricks_done: int) -> bool:
+    """Whether a seat view shows the last scored deal's summary: at the end of the episode, and in a
+    match (where the next deal is dealt at once) until the next deal's first trick is complete, so
+    that a player whose first turn comes late in trick 1 still sees it."""
+    return deals_scored > 0 and (over or (match and tricks_done == 0))
+
+
+def seat_view(kernel, state, b: int, seat: int, *, exposed, trick, last_trick, phase, facts, scores, summary) -> dict:
+    """The seat view of ``Kernel.table_view`` with every required key, as plain JSON types.
+
+    ``hand`` (``kernel.hands()[seat]``, card ids in id order: suit, then rank), ``hand_sizes``,
+    ``to_act`` (``None`` once the episode is over), ``dealer`` (``state.dealer``) and ``teams`` are
+    filled in here; the game gives the rest."""
+    hands = kernel.hands(state, b)
     return _plain(
         {
-            "hand": list(hand),
-            "hand_sizes": list(hand_sizes),
+            "hand": list(hands[seat]),
+            "hand_sizes": [len(h) for h in hands],
             "exposed": [list(e) for e in exposed],
             "trick": trick,
             "last_trick": last_trick,
-            "to_act": to_act,
-            "dealer": dealer,
+            "to_act": None if state.done[b] else int(state.current_player[b]),
+            "dealer": int(state.dealer[b]),
             "phase": phase,
             "facts": facts,
             "scores": scores,
-            "teams": teams,
+            "teams": None if kernel.teams is None else [list(t) for t in kernel.teams],
             "summary": summary,
         }
     )

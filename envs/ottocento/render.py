@@ -6,17 +6,17 @@ from ..core.cards import TAROCCO62, mask_to_cards, popcount
 from ..core.render import (
     box,
     cards_str,
-    check_game,
-    check_seat,
     check_view,
     fact,
     last_trick_winner,
     score_line,
     seat_name,
+    seat_view,
     summary_dict,
-    table_view_dict,
+    summary_due,
     team_result,
     trick_in_order,
+    view_args,
 )
 from .constants import DECLARING, DISCARD, LED_NAMES, MAT, OVER, PHASE_NAMES, PLAY
 from .scoring import card_points_half
@@ -102,8 +102,7 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
 
     Raises ``ValueError`` for a seat outside 0..3 or a game index outside the batch.
     """
-    b = check_game(st, b)
-    seat = check_seat(seat, 4)
+    b, seat = view_args(kernel, st, b, seat)
     names = TAROCCO62.names
     phase = int(st.phase[b])
     done = bool(st.done[b])
@@ -150,7 +149,7 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
             [score_line("declarations", decl), score_line("match_score", [st.score[b, t] / 2 for t in range(2)])],
             f"team_{w}_wins" if w >= 0 else "draw",
         )
-    elif int(st.deals_played[b]) > 0 and (phase == OVER or (kernel.match and tricks_done == 0)):
+    elif summary_due(int(st.deals_played[b]), phase == OVER, kernel.match, tricks_done):
         r = kernel.deal_result(st, b)
         summary = summary_dict(
             "deal_result",
@@ -168,17 +167,13 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
             facts.append(fact("matto_gift", names[int(st.gift[b])]))
         if int(st.discards_to[b]) >= 0:
             facts.append(fact("discards_to_team", "AB"[int(st.discards_to[b])]))
-    return table_view_dict(
-        hand=mask_to_cards(st.hands[b, seat]),
-        hand_sizes=[int(popcount(st.hands[b, s])) for s in range(4)],
+    return seat_view(
+        kernel, st, b, seat,
         exposed=[mask_to_cards(st.hands[b, s] & st.shown[b, s]) for s in range(4)],
         trick=trick_in_order(st.trick_card[b], leader, int(st.n_in_trick[b])),
         last_trick=last_trick_winner(leader) if tricks_done > 0 else None,
-        to_act=None if done else int(st.current_player[b]),
-        dealer=dealer,
         phase=PHASE_KEYS[phase],
         facts=facts,
         scores=scores,
-        teams=[list(t) for t in kernel.teams],
         summary=summary,
     )
