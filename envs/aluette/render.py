@@ -182,7 +182,7 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
         result = "team_0_wins" if pts[0] > pts[1] else "team_1_wins" if pts[1] > pts[0] else "nobody_scores"
         summary = summary_dict("deal_result", lines, result)
     if done and kernel.match:
-        facts.append(fact("match_result", ("running", "team_0_wins", "team_1_wins", "draw")[int(st.winner[b]) + 1]))
+        facts.append(fact("match_result", ("running", "team A wins", "team B wins", "draw")[int(st.winner[b]) + 1]))
     last = None
     if tricks_done > 0:
         r = int(st.results[b, tricks_done - 1])

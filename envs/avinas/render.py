@@ -174,7 +174,7 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
         facts.append(fact("face_down_lead", seat_name(fd)))
         sig = int(st.signal[b])
         if sig >= 0 and seat == (fd + 2) % 4:
-            facts.append(fact("facedown_signal", "valuable" if sig else "not_valuable"))
+            facts.append(fact("facedown_signal", "valuable" if sig else "not valuable"))
     hand = int(st.hands[b, seat])
     if seat == (dealer + 2) % 4 and hand & int(st.dealer_seen[b]):
         facts.append(fact("seen_by_dealer", cards_str(FRENCH32, mask_to_cards(hand & int(st.dealer_seen[b])))))

@@ -82,7 +82,7 @@ def render(kernel, st, b: int = 0, view=None) -> str:
 #: phase keys of :func:`table_view` (snake_case, translated by the web front end)
 PHASE_KEYS = {DISCARD: "discard", DECLARING: "declarations", PLAY: "play", OVER: "over"}
 SUIT_WORDS = ("swords", "batons", "cups", "coins", "trumps")
-MATTO_FATE = ("kept_by_its_team", "returned_for_a_gift_card", "stayed_with_the_opponents")
+MATTO_FATE = ("kept by its team", "returned for a gift card", "stayed with the opponents")
 
 
 def table_view(kernel, st, b: int, seat: int) -> dict:
