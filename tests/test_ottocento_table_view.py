@@ -181,3 +181,19 @@ def test_match_summary_of_each_deal_matches_its_reward_and_lasts_through_trick_o
             elif st.deals_played[b] > 0 and not st.done[b]:
                 assert (v["summary"] is not None) == (int(st.tricks_done[b]) == 0)
     assert scored >= B
+
+
+def test_a_match_won_by_a_declaration_has_its_own_summary():
+    env = ottocento_v0.env(match_target=150, declarations_win_immediately=True)
+    env.reset(seed=0, options={"deck": make_deck({1: E6}, dealer=0), "dealer": 0})
+    env.step(cid("6S"))
+    env.step(cid("9S"))
+    env.step(DECLARE)  # 203 >= 150: the match ends at once (§11.5)
+    v = check_view(env.kernel, env.game_state, 0, 2, allowed(env.game_state, 0, 2))
+    assert v["phase"] == "over" and v["to_act"] is None
+    assert v["summary"] == {
+        "key": "match_won_by_declarations",
+        "lines": [{"key": "declarations", "values": ["0", "203"]}, {"key": "match_score", "values": ["0", "203"]}],
+        "result": "team_1_wins",
+    }
+    assert env.rewards["player_1"] == 1.0
