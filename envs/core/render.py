@@ -1,4 +1,5 @@
-"""Text rendering helpers shared by the games' ``ansi`` renderers."""
+"""Rendering helpers shared by the games: the ``ansi`` text renderers and the structured seat views
+(``Kernel.table_view``) of the web table."""
 
 from __future__ import annotations
 
@@ -35,10 +36,7 @@ def check_view(view, num_players: int):
 
 # ---------------------------------------------------------------------------- table views
 # Helpers shared by the games' ``table_view`` (the structured seat view of ``Kernel.table_view``,
-# used by the web table): every game returns the same keys, built by :func:`table_view_dict`.
-
-#: phase key of a finished episode
-OVER = "over"
+# used by the web table): every game returns the same keys, built by :func:`seat_view`.
 
 
 def view_args(kernel, state, b, seat) -> tuple[int, int]:
