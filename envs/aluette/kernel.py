@@ -752,6 +752,11 @@ class AluetteKernel(Kernel):
         """Text table of game ``b``: ``view`` None = public, a seat = that seat's view, ``"all"`` = every hand."""
         return _render.render(self, st, b, view)
 
+    def table_view(self, st: AluetteState, b: int, seat: int) -> dict:
+        """What ``seat`` sees at the table in game ``b`` as JSON-able data (``Kernel.table_view``, §7);
+        see :func:`envs.aluette.render.table_view`."""
+        return _render.table_view(self, st, b, seat)
+
     def info(self, st: AluetteState, b: int = 0) -> dict:
         """Public facts: phase, dealer, the last deal's winner seat, points and mordienne, the match score
         and result, and the partnership draw's seat map (``agent_seat[i]`` = seat now taken by the

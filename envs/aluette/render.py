@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 from ..core.cards import SPANISH48, mask_to_cards, popcount
-from ..core.render import box, cards_str, check_view
-from .constants import NUM_SIGNALS, PHASE_NAMES, SIGNALS
+from ..core.render import (
+    box,
+    cards_str,
+    check_view,
+    fact,
+    last_trick_winner,
+    score_line,
+    seat_name,
+    seat_view,
+    summary_dict,
+    summary_due,
+    trick_in_order,
+    view_args,
+)
+from . import constants as _c
+from .constants import NUM_SIGNALS, NUM_TRICKS, PHASE_NAMES, SIGNALS
 
 TEAM = ("A", "B")
 VOTE = {-1: "", 0: "refused chant", 1: "accepted chant"}
@@ -69,3 +83,117 @@ def render(kernel, st, b: int = 0, view=None) -> str:
                      + (" (truncated)" if st.truncated[b] else ""))
     title = "Aluette" + ("" if view is None else f" - view of S{view}" if view != "all" else " - all hands")
     return box(title, lines)
+
+
+#: phase keys of :func:`table_view` (snake_case, translated by the web front end)
+PHASE_KEYS = {
+    _c.VOTE: "chant_vote",
+    _c.DISCARD: "chant_discard",
+    _c.SIGNAL: "signals",
+    _c.OFFER: "surrender_offer",
+    _c.ANSWER: "surrender_answer",
+    _c.PLAY: "play",
+    _c.OVER: "over",
+}
+_SPOILED = 4  # ``results`` value of a spoiled trick
+
+
+def table_view(kernel, st, b: int, seat: int) -> dict:
+    """What ``seat`` sees of game ``b`` (``Kernel.table_view``; RULES.md §7 decides what is public).
+
+    Shown: ``seat``'s hand (15 cards while it discards in the chant); every hand size; no exposed
+    cards (Aluette never shows a held card); the current trick in play order; the last completed
+    trick's winner (``None`` when spoiled; its cards are not kept in the state, so
+    ``last_trick["cards"]`` is empty); facts: chant votes, whether the chant happened and its two
+    recipients, ``seat``'s own talon cards and chant discards, the signals ``seat`` sent and those it
+    received (exactly its observation: its partner's, everyone's with ``"public"``, an opponent's
+    only if caught), the surrender offer and answer, trick number and leader, every trick's result
+    in order, spoiled tricks, tricks per player; scores per team: the match score. ``summary`` once
+    a deal is scored (in a match, until the next deal's first trick is complete): tricks per player
+    by team (while that deal is on the table) and the deal's points per team, with the deal winner
+    and mordienne as facts. Never shown: other hands, other chant cards or discards, the unused
+    talon, a signal ``seat`` did not observe.
+
+    Raises ``ValueError`` for a seat outside 0..3 or a game index outside the batch.
+    """
+    b, seat = view_args(kernel, st, b, seat)
+    phase = int(st.phase[b])
+    done = bool(st.done[b])
+    dealer = int(st.dealer[b])
+    leader = int(st.leader[b])
+    tricks_done = int(st.tricks_done[b])
+    order = [(dealer + 1 + i) % 4 for i in range(4)]
+    facts = []
+    votes = [
+        f"{seat_name(s)} " + ("accepted" if int(st.votes[b, s]) == 1 else "refused") for s in order if int(st.votes[b, s]) >= 0
+    ]
+    if votes:
+        facts.append(fact("chant_votes", ", ".join(votes)))
+    if st.chanted[b]:
+        second = (dealer + kernel.second_offset) % 4
+        facts.append(fact("chant", "yes"))
+        facts.append(fact("chant_recipients", f"{seat_name(order[0])}, {seat_name(second)}"))
+        if int(st.received[b, seat]):
+            facts.append(fact("talon_received", cards_str(SPANISH48, mask_to_cards(st.received[b, seat]))))
+        if int(st.discarded[b, seat]):
+            facts.append(fact("discarded", cards_str(SPANISH48, mask_to_cards(st.discarded[b, seat]))))
+    elif (st.votes[b] == 0).any():
+        facts.append(fact("chant", "no"))
+    heard = int(st.heard[b, seat])
+    mine = _signals(heard, seat)
+    if mine:
+        facts.append(fact("signals_sent", ", ".join(mine)))
+    for s in order:
+        got = _signals(heard, s) if s != seat else []
+        if got:
+            facts.append(fact("signals_received", f"{seat_name(s)}: {', '.join(got)}"))
+    offerer = int(st.offerer[b])
+    if offerer >= 0:
+        facts.append(fact("surrender_offered_by", seat_name(offerer)))
+        facts.append(fact("surrender", "accepted" if st.accepted[b] else "refused" if st.refused[b] else "pending"))
+    if phase == _c.PLAY:
+        facts.append(fact("trick_number", f"{tricks_done + 1}/{NUM_TRICKS}"))
+        facts.append(fact("leader", seat_name(leader)))
+    results = [int(r) for r in st.results[b, :tricks_done]]
+    if results:
+        facts.append(fact("trick_results", ", ".join("spoiled" if r == _SPOILED else seat_name(r) for r in results)))
+        facts.append(fact("tricks_per_player", ", ".join(f"{seat_name(s)} {int(st.won[b, s])}" for s in range(4))))
+        spoiled = results.count(_SPOILED)
+        if spoiled:
+            facts.append(fact("spoiled_tricks", spoiled))
+    if kernel.match:
+        total = kernel.options["match_deals"] if kernel.target is None else None
+        n = int(st.deals[b]) + (0 if done else 1)
+        facts.append(fact("deal_number", f"{n}/{total}" if total else n))
+        if kernel.target is not None:
+            facts.append(fact("match_target", kernel.target))
+    scores = [score_line("match_score", [int(st.score[b, t]) for t in range(2)])]
+    summary = None
+    if summary_due(int(st.deals[b]), phase == _c.OVER, kernel.match, tricks_done):
+        pts = [int(st.points[b, t]) for t in range(2)]
+        lines = []
+        if phase == _c.OVER:  # the scored deal is still on the table (a match deals the next one at once)
+            per_team = [", ".join(f"{seat_name(s)} {int(st.won[b, s])}" for s in team) for team in kernel.teams]
+            lines.append(score_line("tricks_per_player", per_team))
+        lines.append(score_line("points", pts))
+        w = int(st.deal_winner[b])
+        facts.append(fact("deal_winner", seat_name(w) if w >= 0 else "nobody"))
+        facts.append(fact("mordienne", "yes" if st.mordienne[b] else "no"))
+        result = "team_0_wins" if pts[0] > pts[1] else "team_1_wins" if pts[1] > pts[0] else "nobody_scores"
+        summary = summary_dict("deal_result", lines, result)
+    if done and kernel.match:
+        facts.append(fact("match_result", ("running", "team A wins", "team B wins", "draw")[int(st.winner[b]) + 1]))
+    last = None
+    if tricks_done > 0:
+        r = int(st.results[b, tricks_done - 1])
+        last = last_trick_winner(None if r == _SPOILED else r)
+    return seat_view(
+        kernel, st, b, seat,
+        exposed=[[] for _ in range(4)],
+        trick=trick_in_order(st.trick_card[b], leader, int(st.n_in_trick[b])),
+        last_trick=last,
+        phase=PHASE_KEYS[phase],
+        facts=facts,
+        scores=scores,
+        summary=summary,
+    )

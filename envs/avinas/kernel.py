@@ -700,6 +700,19 @@ class AvinasKernel(Kernel):
         """Text table of game ``b``: ``view`` None = public, a seat = that seat's view, ``"all"`` = everything."""
         return _render.render(self, st, b, view)
 
+    def table_view(self, st: AvinasState, b: int, seat: int) -> dict:
+        """What ``seat`` sees at the table in game ``b`` as JSON-able data (``Kernel.table_view``, §7);
+        see :func:`envs.avinas.render.table_view`."""
+        return _render.table_view(self, st, b, seat)
+
+    def action_is_public(self, st: AvinasState, b: int, action: int) -> bool:
+        """Whether the other seats see which ``action`` the seat to act takes (§7): not a face-down
+        lead ``FD_<card>`` (§5: its card stays hidden until the trick is complete, so front ends and
+        logs must not name it) and not a ``"free"`` valuable signal (§11.3: for the partner alone);
+        every other action is public."""
+        a = int(action)
+        return not (FACEDOWN <= a < FACEDOWN + NUM_CARDS or a in (SIG_VALUABLE, SIG_NOT_VALUABLE))
+
     def info(self, st: AvinasState, b: int = 0) -> dict:
         """Public facts (end of the episode): game, declarer, trump, calls, knocks, card points,
         the last deal's loser and penalty, whether its declarer lied or stopped, rams, pips, winner."""

@@ -331,6 +331,12 @@ class Kernel(ABC):
         """Text table of game ``b``: ``view=None`` public only, a seat adds that seat's hand,
         ``"all"`` shows every hand (debugging). ``ValueError`` for another view."""
 
+    def table_view(self, state: BatchState, b: int, seat: int) -> dict:
+        """What `seat` sees at the table in game `b`, as plain JSON-able data (ints, strs, None, lists, dicts).
+        Only what `seat` may see: its own hand, public cards and facts; never other hands, the talon/stock,
+        face-down cards or another seat's private knowledge. Default raises NotImplementedError."""
+        raise NotImplementedError(f"{self.name} has no table_view(); the web table needs it")
+
     def action_is_public(self, state: BatchState, b: int, action: int) -> bool:
         """Whether the other seats see which ``action`` the seat to act in game ``b`` takes now
         (before it is applied). Default True; a game with face-down moves (a discard) returns False,

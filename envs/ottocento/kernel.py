@@ -631,6 +631,11 @@ class OttocentoKernel(Kernel):
         """Text table of game ``b``: ``view`` None = public, a seat = that seat's view, ``"all"`` = every hand."""
         return _render.render(self, st, b, view)
 
+    def table_view(self, st: OttocentoState, b: int, seat: int) -> dict:
+        """What ``seat`` sees at the table in game ``b`` as JSON-able data (``Kernel.table_view``, §7);
+        see :func:`envs.ottocento.render.table_view`."""
+        return _render.table_view(self, st, b, seat)
+
     def info(self, st: OttocentoState, b: int = 0) -> dict:
         """Public facts for ``infos``; once the deal is scored everything is revealed (§7), in points."""
         out = {

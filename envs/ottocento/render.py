@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 from ..core.cards import TAROCCO62, mask_to_cards, popcount
-from ..core.render import box, cards_str, check_view
-from .constants import LED_NAMES, PHASE_NAMES
+from ..core.render import (
+    box,
+    cards_str,
+    check_view,
+    fact,
+    last_trick_winner,
+    score_line,
+    seat_name,
+    seat_view,
+    summary_dict,
+    summary_due,
+    team_result,
+    trick_in_order,
+    view_args,
+)
+from .constants import DECLARING, DISCARD, LED_NAMES, MAT, OVER, PHASE_NAMES, PLAY
 from .scoring import card_points_half
 
 TEAM = ("A", "B")
@@ -63,3 +77,103 @@ def render(kernel, st, b: int = 0, view=None) -> str:
         lines.append("episode over: " + (f"team {TEAM[w]} wins" if w >= 0 else "draw") + (" (truncated)" if st.truncated[b] else ""))
     title = "Ottocento" + ("" if view is None else f" - view of S{view}" if view != "all" else " - all hands")
     return box(title, lines)
+
+
+#: phase keys of :func:`table_view` (snake_case, translated by the web front end)
+PHASE_KEYS = {DISCARD: "discard", DECLARING: "declarations", PLAY: "play", OVER: "over"}
+SUIT_WORDS = ("swords", "batons", "cups", "coins", "trumps")
+MATTO_FATE = ("kept by its team", "returned for a gift card", "stayed with the opponents")
+
+
+def table_view(kernel, st, b: int, seat: int) -> dict:
+    """What ``seat`` sees of game ``b`` (``Kernel.table_view``; RULES.md §7 decides what is public).
+
+    Shown: ``seat``'s hand; every hand size; the declared cards still held (``exposed``, §4.1); the
+    current trick in play order; the winner of the last completed trick (the state keeps no record
+    of its cards, so ``last_trick["cards"]`` is empty); facts: trick number, leader, suit to follow,
+    every declaration decision with its points and cards, who played the Matto and who won its
+    trick, the dealer's two discards (to the dealer only, to everyone once the deal is scored, §3.5);
+    running scores per team: card points won in tricks so far, declarations, tricks won (and the
+    match score in match mode). ``summary`` once a deal is scored (and, in match mode, until trick 1
+    of the next deal is complete): card points, captured combinations, declarations, last trick and
+    total per team (§6), with the Matto settlement and where the discards went as facts.
+    Never shown: other hands (except declared cards), the discards before the end (except to the
+    dealer), each hand's undeclared worth, who holds the Matto before it is played.
+
+    Raises ``ValueError`` for a seat outside 0..3 or a game index outside the batch.
+    """
+    b, seat = view_args(kernel, st, b, seat)
+    names = TAROCCO62.names
+    phase = int(st.phase[b])
+    done = bool(st.done[b])
+    dealer = int(st.dealer[b])
+    tricks_done = int(st.tricks_done[b])
+    leader = int(st.leader[b])
+    facts = []
+    if phase in (DECLARING, PLAY):
+        facts.append(fact("trick_number", f"{tricks_done + 1}/15"))
+        facts.append(fact("leader", seat_name(leader)))
+        led = int(st.led[b])
+        if led >= 0:
+            facts.append(fact("suit_to_follow", SUIT_WORDS[led]))
+    for s in range(4):
+        if st.declared[b, s]:
+            shown = cards_str(TAROCCO62, mask_to_cards(st.shown[b, s]))
+            facts.append(fact("declaration", f"{seat_name(s)} {int(st.decl_points[b, s])}: {shown}"))
+        elif st.decided[b, s]:
+            facts.append(fact("declaration", f"{seat_name(s)} pass"))
+    mat_by = [s for s in range(4) if (int(st.played[b, s]) >> MAT) & 1]
+    if mat_by:
+        facts.append(fact("matto_played_by", seat_name(mat_by[0])))
+        if int(st.matto_winner[b]) >= 0:
+            facts.append(fact("matto_trick_won_by", seat_name(int(st.matto_winner[b]))))
+    if int(st.discards[b]) and (seat == dealer or phase == OVER):
+        facts.append(fact("discards", cards_str(TAROCCO62, mask_to_cards(st.discards[b]))))
+    if kernel.match:
+        facts.append(fact("match_target", kernel.options["match_target"]))
+        facts.append(fact("deals_played", int(st.deals_played[b])))
+    scores = [
+        score_line("card_points", [card_points_half(st.piles[b, t]) / 2 for t in range(2)]),
+        score_line("declarations", [int(st.decl_points[b, t]) + int(st.decl_points[b, t + 2]) for t in range(2)]),
+        score_line("tricks_won", [int(st.tricks_won[b, t]) for t in range(2)]),
+    ]
+    if kernel.match:
+        scores.append(score_line("match_score", [st.score[b, t] / 2 for t in range(2)]))
+    summary = None
+    ended_by_declaration = done and not st.truncated[b] and tricks_done < 15
+    if ended_by_declaration:  # §11.5 declarations_win_immediately: the match ends before the deal is played
+        decl = [int(st.decl_points[b, t]) + int(st.decl_points[b, t + 2]) for t in range(2)]
+        w = int(st.winner[b])
+        summary = summary_dict(
+            "match_won_by_declarations",
+            [score_line("declarations", decl), score_line("match_score", [st.score[b, t] / 2 for t in range(2)])],
+            f"team_{w}_wins" if w >= 0 else "draw",
+        )
+    elif summary_due(int(st.deals_played[b]), phase == OVER, kernel.match, tricks_done):
+        r = kernel.deal_result(st, b)
+        summary = summary_dict(
+            "deal_result",
+            [
+                score_line("card_points", r["card_points"]),
+                score_line("captured_combinations", r["captured_combinations"]),
+                score_line("declarations", r["declarations_team"]),
+                score_line("last_trick", r["last_trick"]),
+                score_line("total", r["totals"]),
+            ],
+            team_result(r["totals"]),
+        )
+        facts.append(fact("matto", MATTO_FATE[int(st.matto_fate[b])]))
+        if int(st.gift[b]) >= 0:
+            facts.append(fact("matto_gift", names[int(st.gift[b])]))
+        if int(st.discards_to[b]) >= 0:
+            facts.append(fact("discards_to_team", "AB"[int(st.discards_to[b])]))
+    return seat_view(
+        kernel, st, b, seat,
+        exposed=[mask_to_cards(st.hands[b, s] & st.shown[b, s]) for s in range(4)],
+        trick=trick_in_order(st.trick_card[b], leader, int(st.n_in_trick[b])),
+        last_trick=last_trick_winner(leader) if tricks_done > 0 else None,
+        phase=PHASE_KEYS[phase],
+        facts=facts,
+        scores=scores,
+        summary=summary,
+    )
