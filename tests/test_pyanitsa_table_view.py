@@ -99,9 +99,9 @@ def test_view_is_json_and_unchanged_when_hidden_pile_cards_move(options):
     rng = np.random.default_rng(5)
     st = k.init(rng, 1)
     moved = 0
-    for _ in range(300):
+    for _ in range(400):
         if st.done[0]:
-            break
+            st = k.init(rng, 1)
         views = [k.table_view(st, 0, s) for s in range(k.num_players)]
         for v in views:
             assert json.loads(json.dumps(v)) == v
@@ -110,4 +110,4 @@ def test_view_is_json_and_unchanged_when_hidden_pile_cards_move(options):
         assert [k.table_view(st2, 0, s) for s in range(k.num_players)] == views
         legal = np.flatnonzero(k.legal_actions(st)[0])
         k.step(st, np.array([rng.choice(legal)]), rng)
-    assert moved > 50
+    assert moved > 100
