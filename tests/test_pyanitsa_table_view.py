@@ -110,4 +110,4 @@ def test_view_is_json_and_unchanged_when_hidden_pile_cards_move(options):
         assert [k.table_view(st2, 0, s) for s in range(k.num_players)] == views
         legal = np.flatnonzero(k.legal_actions(st)[0])
         k.step(st, np.array([rng.choice(legal)]), rng)
-    assert moved > 100
+    assert moved > 40  # with winner_chooses most of a pile soon has an order its owner fixed
