@@ -108,8 +108,8 @@ def run(
     seed: int = 0,
     base_url: str | None = None,
 ) -> dict:
-    """Run the load test; returns ``{"clients", "games", "moves", "finished", "wall_s", "move_ms":
-    {"p50", "p95", "max"}, "create_ms": {...}, "errors": [str]}``.
+    """Run the load test; returns ``{"clients", "games", "per_game": {game: {"moves", "move_ms"}}, "moves",
+    "finished", "wall_s", "move_ms": {"p50", "p95", "max"}, "create_ms": {...}, "errors": [str]}``.
 
     ``base_url``: test a server already running on this machine (``http://127.0.0.1:PORT``; only
     loopback addresses); ``None`` starts one. ``ValueError`` for a bad argument.
@@ -164,9 +164,14 @@ def run(
         a = np.asarray(xs) * 1000
         return {"p50": float(np.percentile(a, 50)), "p95": float(np.percentile(a, 95)), "max": float(a.max())}
 
+    per_game = {
+        g: {"moves": len(ms := [m for r in results.values() if r["game"] == g for m in r["moves"]]), "move_ms": stats(ms)}
+        for g in games
+    }
     return {
         "clients": clients,
         "games": games,
+        "per_game": per_game,
         "moves": len(moves),
         "finished": sum(r["finished"] for r in results.values()),
         "wall_s": wall,
@@ -187,7 +192,8 @@ def format_report(res: dict) -> str:
         f"({res['moves'] / max(res['wall_s'], 1e-9):.0f} moves/s), {res['finished']} deals played to the end",
         f"move latency (the person's move + the AI seats' replies): {ms(res['move_ms'])}",
         f"open a table (deal + AI moves up to the person's turn): {ms(res['create_ms'])}",
-        f"errors: {len(res['errors'])}",
     ]
+    lines += [f"  {g}: {d['moves']} moves, {ms(d['move_ms'])}" for g, d in res["per_game"].items()]
+    lines.append(f"errors: {len(res['errors'])}")
     lines += [f"  {e}" for e in res["errors"][:20]]
     return "\n".join(lines)
