@@ -203,7 +203,10 @@ class Table:
         legal = self.env.legal_actions()
         if action not in legal:
             k = self.kernel
-            what = k.action_name(action) if 0 <= action < k.num_actions else f"{action} (out of range 0..{k.num_actions - 1})"
+            if 0 <= action < k.num_actions:
+                what = k.action_name(action)
+            else:
+                what = f"{action} (out of range 0..{k.num_actions - 1})"
             names = ", ".join(f"{a} {k.action_name(a)}" for a in legal)
             raise BadRequest(f"illegal action {what}; legal actions: {names}")
         self._apply(0, action)
@@ -248,8 +251,7 @@ class TableManager:
     Args:
         max_tables: open tables at most; creating one more raises :class:`TooManyTables` (503)
             once idle tables have been dropped.
-        idle_seconds: a table not used for this long is dropped (checked when tables are created
-            and listed).
+        idle_seconds: a table not used for this long is dropped (checked whenever a table is created).
         clock: time source (``time.monotonic``; tests pass a fake one).
     """
 
