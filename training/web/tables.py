@@ -66,7 +66,7 @@ class BadRequest(TableError):
 
 
 class NotFound(TableError):
-    """No table (or game) of that id: 404."""
+    """No table of that id: 404."""
 
     status = 404
 
@@ -102,7 +102,7 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
     option the kernel refuses (the message lists the valid values).
     """
     if game not in envs.GAMES:
-        raise NotFound(f"unknown game {game!r}; games: {sorted(envs.GAMES)}")
+        raise BadRequest(f"unknown game {game!r}; games: {sorted(envs.GAMES)}")
     spec = envs.kernel(game).OPTIONS
     out = {}
     if "episode" in spec and spec["episode"].choices:
@@ -336,8 +336,8 @@ class TableManager:
         """Open a table of ``game`` and deal its first episode (AI seats play up to seat 0's turn).
 
         ``partner`` plays seat 0's partners (team games; unused otherwise), ``opponents`` every
-        other seat; ``None`` takes :meth:`default_agent`. Raises :class:`NotFound` for an unknown
-        game, :class:`BadRequest` for a bad player count, option or agent name, and
+        other seat; ``None`` takes :meth:`default_agent`. Raises :class:`BadRequest` for an unknown
+        game, a bad player count, option or agent name, and
         :class:`TooManyTables` when ``max_tables`` tables are open.
         """
         opts = game_options(game, options, players)
