@@ -312,3 +312,33 @@ def test_ai_moves_are_logged_face_down_when_seat_0_does_not_see_them(client):
     dealer = v["dealer"]
     assert [e["text"] for e in v["log"] if e["seat"] == dealer][:2] == ["face_down", "face_down"]
     assert all(e["text"] != "face_down" for e in v["log"] if e["seat"] != dealer)
+
+
+@pytest.mark.parametrize("game", ["all_fours", "ottocento", "avinas", "aluette"])
+def test_the_last_trick_shows_its_cards_as_seat_0_saw_them_played(client, game):
+    """The last completed trick comes with its cards (from the kernel, or from the table's record
+    of the moves where the kernel keeps only the winner): one per seat, in play order, each the
+    card that seat was logged playing (face-down ones stay hidden), and the winner among them."""
+    out = open_table(client, game, seed=5)
+    tid, v = out["table_id"], out["view"]
+    seen_tricks = 0
+    for _ in range(step_bound(game)):
+        lt = v["last_trick"]
+        if lt is not None:
+            cards = lt["cards"]
+            assert len(cards) == 4, lt
+            assert len({c["seat"] for c in cards}) == 4
+            assert lt["winner"] is None or lt["winner"] in {c["seat"] for c in cards}
+            logged = [(e["seat"], e["text"]) for e in v["log"]]
+            for c in cards:
+                if c["card"]["id"] is None:
+                    assert c["seat"] != 0  # only another seat's card can be face down to seat 0
+                else:
+                    assert any(s == c["seat"] and c["card"]["code"] in t for s, t in logged), (c, logged)
+            seen_tricks += 1
+        if v["done"]:
+            break
+        r = client.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]})
+        assert r.status_code == 200, r.text
+        v = r.json()
+    assert seen_tricks >= 3

@@ -166,6 +166,7 @@ class Table:
         self._seed = seed
         self._counted = False
         self._max_steps = self.kernel.max_episode_steps or 1_000_000
+        self.completed_trick: list[dict] | None = None
 
     # ------------------------------------------------------------------ state
     @property
@@ -185,6 +186,7 @@ class Table:
         self.env.reset(seed=self._seed)
         self._seed = None
         self.log = []
+        self.completed_trick = None
         self._counted = False
         self.returns = np.array([self.env.rewards[a] for a in self.env.possible_agents], dtype=float)
         self._advance()
@@ -237,12 +239,33 @@ class Table:
         seen = seat == 0 or k.action_is_public(st, 0, action)
         announce = getattr(k, "announce", None)  # a game that tells each seat what it learns (Aluette)
         before = st.copy() if not seen and announce is not None else None
+        trick = self._trick_seen_by_seat0()
         env.step(action)
+        self._note_completed_trick(trick, seat, action, seen)
         if before is not None:
             name = k.action_name(action)
             seen = any(name in line.split() for line in announce(before, env.game_state, action, seat, 0))
         self.log.append(LogEntry(seat, int(action), bool(seen)))
         self.returns += [env.rewards[a] for a in env.possible_agents]
+
+
+    def _trick_seen_by_seat0(self) -> list[dict] | None:
+        try:
+            return self.kernel.table_view(self.env.game_state, 0, 0)["trick"]
+        except NotImplementedError:
+            return None
+
+    def _note_completed_trick(self, trick: list[dict] | None, seat: int, action: int, seen: bool) -> None:
+        """Keep the cards of a trick that ``action`` completed, as seat 0 saw them (face-down cards
+        stay ``None``), for views whose kernel keeps only the last trick's winner."""
+        from .views import action_card
+
+        card = action_card(self.kernel, action)
+        if trick is None or card is None:
+            return
+        after = self._trick_seen_by_seat0()
+        if after is not None and len(after) < len(trick) + 1:
+            self.completed_trick = [*trick, {"seat": seat, "card": card if seen else None}]
 
 
 class TableManager:

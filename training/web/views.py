@@ -138,7 +138,8 @@ def table_view_json(table: Table) -> dict:
     v["exposed"] = [_cards(deck, cards) for cards in v["exposed"]]
     v["trick"] = _played(deck, v["trick"])
     if v["last_trick"] is not None:
-        v["last_trick"] = {"cards": _played(deck, v["last_trick"]["cards"]), "winner": v["last_trick"]["winner"]}
+        cards = v["last_trick"]["cards"] or table.completed_trick or []  # kernels that keep only the winner
+        v["last_trick"] = {"cards": _played(deck, cards), "winner": v["last_trick"]["winner"]}
     done = table.done
     your_turn = not done and table.to_act == 0
     legal = env.legal_actions() if your_turn else []
