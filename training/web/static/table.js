@@ -71,21 +71,37 @@ function actionLabel(name) {
   return t("key", name);
 }
 
-/** A fact value: card codes become mini cards, known keys are translated, the rest shown as is. */
-function valueNode(value) {
+/** A fact or score value: card codes become mini cards, seats (S0..S3) become seat names, known
+ *  words (yes, no, suit names, signals, ...) are translated, the rest is shown as it is. */
+function valueNode(value, key) {
   const span = el("span", { class: "value" });
   const text = value == null ? "" : String(value);
-  if (has("key", text)) {
-    span.textContent = t("key", text);
+  if (has("value", text)) {
+    span.textContent = t("value", text);
     return span;
   }
-  const parts = text.split(/(\s+|,\s*)/);
-  for (const p of parts) {
-    if (isCardCode(p, view.pack)) span.append(miniCard(p, view.pack));
-    else if (p && /^[a-z][a-z0-9_]*$/.test(p) && has("key", p)) span.append(t("key", p));
+  if (view.pack === "french" && /^[CDHS]$/.test(text)) {
+    span.textContent = t("value", { C: "clubs", D: "diamonds", H: "hearts", S: "spades" }[text]);
+    return span;
+  }
+  if (/^[AB]$/.test(text) && /team/.test(key || "") && view.teams) {
+    span.textContent = teamName(text === "A" ? 0 : 1);
+    return span;
+  }
+  for (const p of text.split(/(\s+|,\s*|:\s*)/)) {
+    let m;
+    if (!p) continue;
+    if ((m = /^S(\d)$/.exec(p))) span.append(el("span", { class: "seat-ref", text: seatName(Number(m[1])) }));
+    else if (isCardCode(p, view.pack)) span.append(miniCard(p, view.pack));
+    else if (has("value", p)) span.append(t("value", p));
     else span.append(p);
   }
   return span;
+}
+
+function teamName(i) {
+  const members = (view.teams || [])[i] || [];
+  return members.includes(view.seat) ? ui("your_team") : ui("their_team");
 }
 
 /** Column headers for per-team or per-seat values. */
@@ -108,6 +124,8 @@ function resultText(result) {
     return mine ? ui("your_team_wins") : ui("their_team_wins");
   }
   if ((m = /^seat_(\d+)_(wins|loses)$/.exec(result))) return ui("seat_" + m[2], { who: seatName(Number(m[1])) });
+  if ((m = /^seats_([\d_]+)_lose$/.exec(result)))
+    return ui("seats_lose", { who: m[1].split("_").map((x) => seatName(Number(x))).join(" " + ui("and") + " ") });
   return t("key", result);
 }
 
@@ -196,7 +214,7 @@ function drawFacts() {
   const facts = view.facts || [];
   if (!facts.length) dl.append(el("p", { class: "muted", text: ui("no_facts") }));
   for (const f of facts) {
-    dl.append(el("dt", { text: t("key", f.key) }), el("dd", {}, valueNode(f.value)));
+    dl.append(el("dt", { text: t("key", f.key) }), el("dd", {}, valueNode(f.value, f.key)));
   }
 }
 
@@ -209,7 +227,7 @@ function valuesTable(rows, id) {
   const body = el("tbody");
   for (const r of rows) {
     const tr = el("tr", {}, el("th", { scope: "row", text: r.label !== undefined ? r.label : t("key", r.key) }));
-    for (const v of r.values || []) tr.append(el("td", {}, valueNode(v)));
+    for (const v of r.values || []) tr.append(el("td", {}, valueNode(v, r.key)));
     body.append(tr);
   }
   table.append(body);
