@@ -150,16 +150,11 @@ def add_commands(sub, games, parse_options) -> None:
 
 def _default_ai(args, parse_options):
     """Fill in the AI names: the shipped trained agent if it loads, else the rule bot."""
-    import agents
+    from .common import default_agent
 
-    default = f"{args.game}/rule"
-    if f"{args.game}/ppo" in agents.available():
-        try:
-            # with the game's options: a shipped agent trained for other options does not fit
-            agents.load(f"{args.game}/ppo", **parse_options(args.option))
-            default = f"{args.game}/ppo"
-        except (ValueError, OSError) as e:
-            print(f"note: {args.game}/ppo does not fit these options ({e}); playing with {default}")
+    default, note = default_agent(args.game, parse_options(args.option))
+    if note:
+        print(f"note: {note}; playing with {default}")
     args.partner = args.partner or default
     args.opponents = args.opponents or default
     return args

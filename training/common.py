@@ -35,3 +35,31 @@ def resolve_agent(name: str, env_options: dict | None = None, seed: int | None =
     if game is not None:
         check_agent_game(agent, game, name)
     return agent
+
+
+def agent_action(agent, env) -> int:
+    """The action ``agent`` takes for the seat to act in ``env`` (a reset AEC env, ``B = 1``).
+
+    A search agent (``needs_state``, e.g. ``all_fours/pimc``) reads the game state; every other
+    agent acts on the seat's observation and action mask. Returns an ``int`` action id.
+    """
+    if getattr(agent, "needs_state", False):
+        return int(agent.act_state(env.unwrapped.game_state)[0])
+    obs = env.observe(env.agent_selection)
+    return int(agent.act(obs["observation"][None], obs["action_mask"][None])[0])
+
+
+def default_agent(game: str, env_options: dict | None = None) -> tuple[str, str | None]:
+    """The AI that plays ``game`` by default: ``"<game>/ppo"`` when a trained agent is shipped and
+    fits ``env_options`` (its observation layout), else ``"<game>/rule"``.
+
+    Returns ``(name, note)``; ``note`` says why the shipped agent was not taken (``None`` otherwise).
+    """
+    ppo = f"{game}/ppo"
+    if ppo in agents.available():
+        try:
+            agents.load(ppo, **dict(env_options or {}))
+            return ppo, None
+        except (ValueError, OSError) as e:
+            return f"{game}/rule", f"{ppo} does not fit these options ({e})"
+    return f"{game}/rule", None

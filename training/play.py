@@ -19,7 +19,7 @@ import numpy as np
 
 import envs
 
-from .common import resolve_agent
+from .common import agent_action, resolve_agent
 
 
 def _choose(env, legal: list[int], read: Callable[[str], str], write: Callable[[str], None]) -> int | None:
@@ -93,11 +93,7 @@ def play(
                 write("bye")
                 return None
         else:
-            bot = bots[seat]
-            if getattr(bot, "needs_state", False):  # a search agent reads the game state (agents/search.py)
-                a = int(bot.act_state(env.unwrapped.game_state)[0])
-            else:
-                a = int(bot.act(obs["observation"][None], obs["action_mask"][None])[0])
+            a = agent_action(bots[seat], env)
             if announce is None:
                 public = env.unwrapped.kernel.action_is_public(env.unwrapped.game_state, 0, a)
                 write(f"{agent} plays {env.action_name(a)}" if public else f"{agent} puts a card face down")

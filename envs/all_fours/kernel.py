@@ -99,6 +99,9 @@ class AllFoursState(BatchState):
     * ``voids``: ``uint8[B, 4]`` suits each seat has shown it lacks this deal (bit ``s`` = suit ``s``;
       public: not following a trump lead shows no trumps, playing a plain card of another suit to
       a plain lead shows no card of the suit led, §5). Used by search (:meth:`AllFoursKernel.determinize`).
+    * ``last_trick``: ``int8[B, 4]`` card each seat played to the last completed trick of this deal
+      (-1 none yet); ``last_leader``, ``last_winner``: ``int8[B]`` its leader and winner (-1 none).
+      Public (§7); read by :meth:`AllFoursKernel.table_view`.
     """
 
     hands: np.ndarray
@@ -132,6 +135,9 @@ class AllFoursState(BatchState):
     redeals: np.ndarray
     hands_played: np.ndarray
     voids: np.ndarray
+    last_trick: np.ndarray
+    last_leader: np.ndarray
+    last_winner: np.ndarray
 
 
 class AllFoursKernel(Kernel):
@@ -276,6 +282,9 @@ class AllFoursKernel(Kernel):
             redeals=z(np.int16),
             hands_played=z(np.int16),
             voids=z(np.uint8, 4),
+            last_trick=np.full((B, 4), -1, dtype=np.int8),
+            last_leader=np.full(B, -1, dtype=np.int8),
+            last_winner=np.full(B, -1, dtype=np.int8),
         )
         if dealer is None:
             dealer = self.options["first_dealer"]
@@ -314,6 +323,9 @@ class AllFoursKernel(Kernel):
         st.trick_card[idx] = -1
         st.led_suit[idx] = -1
         st.trick_winner[idx] = -1
+        st.last_trick[idx] = -1
+        st.last_leader[idx] = -1
+        st.last_winner[idx] = -1
         st.n_in_trick[idx] = 0
         st.tricks_done[idx] = 0
         st.runs[idx] = 0
@@ -570,6 +582,9 @@ class AllFoursKernel(Kernel):
         team = win % 2
         st.captured[t, team] |= st.trick[t]
         st.game_value[t, team] += GAME_VALUE[st.trick_card[t] % 13].sum(axis=1, dtype=np.int16)
+        st.last_trick[t] = st.trick_card[t]
+        st.last_leader[t] = st.leader[t]
+        st.last_winner[t] = win
         st.leader[t] = win
         st.trick[t] = 0
         st.trick_card[t] = -1
@@ -719,6 +734,11 @@ class AllFoursKernel(Kernel):
     def render(self, st: AllFoursState, b: int = 0, view=None) -> str:
         """Text table of game ``b``: ``view`` None = public, a seat = that seat's view, ``"all"`` = every hand."""
         return _render.render(self, st, b, view)
+
+    def table_view(self, st: AllFoursState, b: int, seat: int) -> dict:
+        """What ``seat`` sees in game ``b`` as JSON-able data (contract: :meth:`Kernel.table_view`;
+        details: :func:`envs.all_fours.render.table_view`)."""
+        return _render.table_view(self, st, b, self.check_seat(seat))
 
     def info(self, st: AllFoursState, b: int = 0) -> dict:
         """Public facts: phase, dealer, trump, match score, and the last hand's items and reason for truncation."""

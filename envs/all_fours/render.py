@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from ..core.cards import FRENCH52, mask_to_cards, popcount
 from ..core.render import box, cards_str, check_view
-from .constants import ITEM_NAMES, PHASE_NAMES
+from .constants import BEG_DECISION, DEALER_DECISION, FIRST_KICK, ITEM_NAMES, PHASE_NAMES, PLAY, RUN_KICKS
 
 TEAM = ("A", "B")
+#: ``table_view`` phase keys by phase index (§4, §5)
+PHASE_KEYS = ("stand_or_beg", "give_one_or_run", "play", "over")
 
 
 def render(kernel, st, b: int = 0, view=None) -> str:
@@ -47,3 +49,105 @@ def render(kernel, st, b: int = 0, view=None) -> str:
         lines.append("episode over" + (f": team {TEAM[w]} wins the match" if w >= 0 else "") + (" (truncated)" if st.truncated[b] else ""))
     title = "All Fours" + ("" if view is None else f" - view of S{view}" if view != "all" else " - all hands")
     return box(title, lines)
+
+
+def _trick(cards, leader: int) -> list[dict]:
+    """``[{"seat", "card"}]`` of the cards in ``cards`` (card per seat, -1 none) in play order from ``leader``."""
+    order = [(leader + i) % 4 for i in range(4)]
+    return [{"seat": s, "card": int(cards[s])} for s in order if int(cards[s]) >= 0]
+
+
+def _summary(kernel, st, b: int) -> dict:
+    """The scored hand (§6): High, Low, Jack or Hang jack, Game per team, the kicks and give-one
+    points, the hand's total; ``result`` names the winning team of the hand (or of the match)."""
+    o = kernel.options
+    items = [int(t) for t in st.items[b]]
+    hang = bool(st.hang[b])
+    worth = (1, 1, o["hang_jack_points"] if hang else o["jack_points"], o["game_points"])
+    keys = ("high", "low", "hang_jack" if hang else "jack", "game")
+    lines = []
+    made = [0, 0]
+    for key, team, pts in zip(keys, items, worth):
+        vals = [0, 0]
+        if team >= 0:
+            vals[team] = pts
+            made[team] += pts
+        lines.append({"key": key, "values": [str(v) for v in vals]})
+    points = [int(p) for p in st.points[b]]
+    # kicks and give-one count when they happen (§6); in a match the count stops at the target
+    lines.append({"key": "kicks_and_give_one", "values": [str(max(points[t] - made[t], 0)) for t in range(2)]})
+    lines.append({"key": "game_value", "values": [str(int(v)) for v in st.game_value[b]]})
+    lines.append({"key": "hand_points", "values": [str(p) for p in points]})
+    if st.truncated[b]:
+        result = "truncated"
+    elif kernel.match and st.done[b] and int(st.winner[b]) >= 0:
+        result = f"team_{int(st.winner[b])}_wins_match"
+    elif points[0] != points[1]:
+        result = f"team_{int(points[1] > points[0])}_wins"
+    else:
+        result = "tie"
+    return {"key": "hand_result", "lines": lines, "result": result}
+
+
+def table_view(kernel, st, b: int, seat: int) -> dict:
+    """What ``seat`` sees at the table in game ``b`` (``Kernel.table_view`` contract), from public
+    facts only (§7) and ``seat``'s own hand.
+
+    ``phase``: ``stand_or_beg``, ``give_one_or_run``, ``play``, ``over``. ``facts``: ``trump`` (suit
+    letter), ``trump_card`` (the kick that made it), ``kicked`` (every card turned up this deal, in
+    turning order), ``beggar`` (``S1``...), ``begged`` / ``gave_one`` (``yes``/``no`` once decided),
+    ``runs``, ``tricks`` (done / hand size), ``led_suit`` and ``trick_winner`` during a trick,
+    ``target_score`` in a match. ``scores``: ``hand_points``,
+    ``game_value`` (captured so far) and ``match_score`` per team (``teams`` = [[0, 2], [1, 3]]).
+    ``summary``: :func:`_summary` once a hand has been scored (at the end of the episode, or in a match
+    until the first card of the next hand). ``last_trick``: the last completed trick of this deal.
+    """
+    d = int(st.dealer[b])
+    phase = int(st.phase[b])
+    done = bool(st.done[b])
+    names = FRENCH52.names
+    runs = int(st.runs[b])
+    turned = [int(st.stock[b, p]) for p in (FIRST_KICK,) + RUN_KICKS[:runs]]  # in turning order (§3, §4)
+    if min(turned) < 0:  # a determinized copy (search) forgets stock positions: id order then
+        turned = mask_to_cards(st.kicked[b])
+    kicks = [names[c] for c in turned]
+    facts = [
+        {"key": "trump", "value": FRENCH52.suit_names[int(st.trump[b])]},
+        {"key": "trump_card", "value": kicks[-1]},
+        {"key": "kicked", "value": " ".join(kicks)},
+        {"key": "beggar", "value": f"S{(d + 1) % 4}"},
+    ]
+    if phase != BEG_DECISION or done:
+        facts.append({"key": "begged", "value": "yes" if st.begged[b] else "no"})
+    if st.begged[b] and (phase != DEALER_DECISION or done):
+        facts.append({"key": "gave_one", "value": "yes" if st.gave_one[b] else "no"})
+    facts.append({"key": "runs", "value": str(runs)})
+    facts.append({"key": "tricks", "value": f"{int(st.tricks_done[b])}/{int(st.hand_size[b])}"})
+    if phase == PLAY and int(st.led_suit[b]) >= 0:
+        facts.append({"key": "led_suit", "value": FRENCH52.suit_names[int(st.led_suit[b])]})
+        facts.append({"key": "trick_winner", "value": f"S{int(st.trick_winner[b])}"})
+    if kernel.match:
+        facts.append({"key": "target_score", "value": str(kernel.target)})
+    scores = [
+        {"key": "hand_points", "values": [str(int(v)) for v in st.points[b]]},
+        {"key": "game_value", "values": [str(int(v)) for v in st.game_value[b]]},
+        {"key": "match_score", "values": [str(int(v)) for v in st.score[b]]},
+    ]
+    lw = int(st.last_winner[b])
+    last = None if lw < 0 else {"cards": _trick(st.last_trick[b], int(st.last_leader[b])), "winner": lw}
+    fresh = int(st.tricks_done[b]) == 0 and int(st.n_in_trick[b]) == 0
+    scored = int(st.items[b].max()) >= 0 or done
+    return {
+        "hand": mask_to_cards(st.hands[b, seat]),
+        "hand_sizes": [int(n) for n in popcount(st.hands[b])],
+        "exposed": [[] for _ in range(4)],
+        "trick": _trick(st.trick_card[b], int(st.leader[b])) if phase == PLAY else [],
+        "last_trick": last,
+        "to_act": None if done else int(st.current_player[b]),
+        "dealer": d,
+        "phase": PHASE_KEYS[phase],
+        "facts": facts,
+        "scores": scores,
+        "teams": [list(t) for t in kernel.teams],
+        "summary": _summary(kernel, st, b) if scored and (done or (kernel.match and fresh)) else None,
+    }

@@ -135,6 +135,9 @@ class SingleGame:
         team = win % 2
         st.captured[0, team] = st.captured.item(team) | trick
         st.game_value[0, team] += sum(_GAME[c % 13] for c in st.trick_card[0].tolist())
+        st.last_trick[0] = st.trick_card[0]
+        st.last_leader[0] = st.leader[0]
+        st.last_winner[0] = win
         st.leader[0] = win
         st.current_player[0] = win
         st.trick[0] = 0

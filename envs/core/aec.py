@@ -236,6 +236,13 @@ class KernelAECEnv(AECEnv):
         self._require_reset("known_cards")
         return dict(zip(self.possible_agents, self.kernel.known_cards(self._st, 0)))
 
+    def table_view(self, seat: int = 0) -> dict:
+        """The kernel's :meth:`~envs.core.kernel.Kernel.table_view` of ``seat`` in this game: what
+        that seat sees at the table, as JSON-able data. ``RuntimeError`` before ``reset``,
+        ``ValueError`` for a bad seat, ``NotImplementedError`` for a game without one."""
+        self._require_reset("table_view()")
+        return self.kernel.table_view(self._st, 0, seat)
+
     @property
     def game_state(self):
         """The kernel state (``B = 1``) for tests and search; mutate at your own risk."""

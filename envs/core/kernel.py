@@ -321,6 +321,38 @@ class Kernel(ABC):
         """Text table of game ``b``: ``view=None`` public only, a seat adds that seat's hand,
         ``"all"`` shows every hand (debugging). ``ValueError`` for another view."""
 
+    def table_view(self, state: BatchState, b: int, seat: int) -> dict:
+        """What ``seat`` sees at the table in game ``b``, as plain JSON-able data (ints, strs, None,
+        lists, dicts) for front ends such as the web table (``training/web``).
+
+        Only what ``seat`` may see (the game's ``RULES.md`` §7 Information): its own hand, public
+        cards and facts; never other hands, the talon/stock, face-down cards or another seat's
+        private knowledge. Keys (all present; ``None`` / ``[]`` where the game has no such thing):
+
+        * ``hand``: ``list[int]`` card ids (``self.deck``) held by ``seat``, sorted by suit then rank;
+        * ``hand_sizes``: ``list[int]`` cards held per seat; ``exposed``: ``list[list[int]]`` per seat,
+          held cards that are face up / publicly known;
+        * ``trick``: ``[{"seat": int, "card": int | None}]`` the current trick in play order
+          (``None`` = face down); ``last_trick``: ``{"cards": [...], "winner": int | None}`` or ``None``;
+        * ``to_act``: ``int | None`` (``None`` once the episode is over); ``dealer``: ``int | None``;
+          ``phase``: a snake_case key such as ``"play"`` or ``"over"``;
+        * ``facts``: ``[{"key": str, "value": str}]`` public facts (card codes as ``self.deck`` names them);
+        * ``scores``: ``[{"key": str, "values": list[str]}]`` per team (``teams`` order) or per seat;
+        * ``teams``: ``self.teams``;
+        * ``summary``: ``None``, or once a deal/hand has been scored ``{"key": str, "lines":
+          [{"key": str, "values": list[str]}], "result": str}``, the breakdown the rules define.
+
+        ``seat`` must be in ``[0, num_players)`` (``ValueError`` otherwise). The default raises
+        ``NotImplementedError`` naming the game; games implement it next to their text renderer.
+        """
+        raise NotImplementedError(f"{self.name} has no table_view() yet (envs/{self.name}/render.py)")
+
+    def check_seat(self, seat) -> int:
+        """``seat`` as an int if it is a seat of this game, else ``ValueError`` naming the valid seats."""
+        if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < self.num_players:
+            return int(seat)
+        raise ValueError(f"seat {seat!r} is not valid for {self.name}; valid seats: 0..{self.num_players - 1}")
+
     def action_is_public(self, state: BatchState, b: int, action: int) -> bool:
         """Whether the other seats see which ``action`` the seat to act in game ``b`` takes now
         (before it is applied). Default True; a game with face-down moves (a discard) returns False,

@@ -614,6 +614,12 @@ class PyanitsaKernel(Kernel):
         """Text table of game ``b``: ``view`` None/seat = public (+ that seat's pot while it orders), ``"all"`` = every pile."""
         return _render.render(self, st, b, view)
 
+    def table_view(self, st: PyanitsaState, b: int, seat: int) -> dict:
+        """What ``seat`` sees in game ``b`` as JSON-able data (contract: :meth:`Kernel.table_view`;
+        details: :func:`envs.pyanitsa.render.table_view`): pile sizes, the last battle, the pot
+        while ``seat`` orders it; never a pile's content."""
+        return _render.table_view(self, st, b, self.check_seat(seat))
+
     def action_is_public(self, st: PyanitsaState, b: int, action: int) -> bool:
         """``FLIP`` is public; ``ORDER(card)`` (``winner_chooses``) is not: the order in which a
         winner stacks the pot under its pile is hidden from the others (§7), and with

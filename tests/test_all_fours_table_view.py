@@ -1,0 +1,137 @@
+"""All Fours ``table_view``: exact values in stacked deals, JSON round trip, hidden information."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from envs import all_fours_v0
+from envs.all_fours.kernel import AllFoursKernel
+
+from .all_fours_util import cid, ids, item_points_oracle, make_deck, new_env, play, play_out
+from .test_all_fours_env import permute_hidden
+
+# dealer S3, beggar S0 (us). Trumps will be hearts; S0 holds AH and 2H, S2 holds JH.
+HANDS = {
+    0: "AH 2H 3C 4C 5C 6C",
+    1: "KS 7C 8C 9C 2D 3D",
+    2: "JH 4D 5D 6D 7D 8D",
+    3: "QS 2S 3S 4S 5S 9D",
+}
+
+
+def fact(view, key):
+    found = [f["value"] for f in view["facts"] if f["key"] == key]
+    return found[0] if found else None
+
+
+def score(view, key):
+    return [s["values"] for s in view["scores"] if s["key"] == key][0]
+
+
+def test_view_at_the_stand_or_beg_decision():
+    env = new_env(make_deck(3, HANDS, kicks="6H"), dealer=3)  # a kicked six scores 2 for the dealer's team (§3)
+    v = env.unwrapped.table_view(0)
+    assert v["hand"] == sorted(ids("AH 2H 3C 4C 5C 6C"))
+    assert v["hand"] == ids("3C 4C 5C 6C 2H AH")  # clubs before hearts, low rank first
+    assert v["hand_sizes"] == [6, 6, 6, 6]
+    assert v["exposed"] == [[], [], [], []]
+    assert v["trick"] == [] and v["last_trick"] is None
+    assert (v["to_act"], v["dealer"], v["phase"]) == (0, 3, "stand_or_beg")
+    assert fact(v, "trump") == "H" and fact(v, "trump_card") == "6H" and fact(v, "kicked") == "6H"
+    assert fact(v, "beggar") == "S0" and fact(v, "begged") is None and fact(v, "runs") == "0"
+    assert fact(v, "tricks") == "0/6"
+    assert score(v, "hand_points") == ["0", "2"] and score(v, "match_score") == ["0", "2"]
+    assert v["teams"] == [[0, 2], [1, 3]] and v["summary"] is None
+    # another seat sees its own hand and nothing of seat 0's
+    v1 = env.unwrapped.table_view(1)
+    assert v1["hand"] == sorted(ids(HANDS[1])) and v1["to_act"] == 0
+
+
+def test_view_during_a_trick_and_after_it():
+    env = new_env(make_deck(3, HANDS, kicks="6H"), dealer=3)
+    play(env, "S0:STAND S0:3C S1:7C S2:4D")
+    v = env.unwrapped.table_view(3)
+    assert v["phase"] == "play" and v["to_act"] == 3
+    assert v["trick"] == [{"seat": 0, "card": cid("3C")}, {"seat": 1, "card": cid("7C")}, {"seat": 2, "card": cid("4D")}]
+    assert v["hand_sizes"] == [5, 5, 5, 6]
+    assert fact(v, "begged") == "no" and fact(v, "gave_one") is None
+    assert fact(v, "led_suit") == "C" and fact(v, "trick_winner") == "S1"
+    play(env, "S3:9D")  # S1 wins with 7C and leads
+    v = env.unwrapped.table_view(0)
+    assert v["trick"] == [] and v["to_act"] == 1
+    assert v["last_trick"] == {
+        "cards": [{"seat": 0, "card": cid("3C")}, {"seat": 1, "card": cid("7C")}, {"seat": 2, "card": cid("4D")},
+                  {"seat": 3, "card": cid("9D")}],
+        "winner": 1,
+    }
+    assert fact(v, "tricks") == "1/6" and score(v, "game_value") == ["0", "0"]
+
+
+def test_run_of_the_pack_lists_the_kicks_in_turning_order():
+    # RULES.md §10 example 3: dealer S3, kicks 4S, AS (same suit, set aside, B +1), 6H (B +2, hearts)
+    env = new_env(make_deck(3, {}, kicks="4S AS 6H"), dealer=3)
+    play(env, "S0:BEG")
+    v = env.unwrapped.table_view(0)
+    assert v["phase"] == "give_one_or_run" and v["to_act"] == 3 and fact(v, "begged") == "yes"
+    play(env, "S3:RUN")
+    v = env.unwrapped.table_view(0)
+    assert fact(v, "kicked") == "4S AS 6H" and fact(v, "trump_card") == "6H" and fact(v, "trump") == "H"
+    assert fact(v, "gave_one") == "no" and fact(v, "runs") == "2" and fact(v, "tricks") == "0/12"
+    assert v["hand_sizes"] == [12, 12, 12, 12] and score(v, "hand_points") == ["0", "3"]
+
+
+def test_summary_at_the_end_of_the_hand_matches_the_scoring_rules():
+    env = new_env(make_deck(3, HANDS, kicks="6H"), dealer=3)
+    play(env, "S0:STAND")
+    play_out(env)
+    st = env.unwrapped.game_state
+    v = env.unwrapped.table_view(0)
+    assert v["phase"] == "over" and v["to_act"] is None and v["hand"] == [] and v["trick"] == []
+    lines = {line["key"]: [int(x) for x in line["values"]] for line in v["summary"]["lines"]}
+    # High AH and Low 2H are S0's (team A); JH held by S2 (team A)
+    assert lines["high"] == [1, 0] and lines["low"] == [1, 0]
+    oracle = item_points_oracle(st.dealt[0], st.captured[0], trump=2)
+    jack = lines.get("jack", lines.get("hang_jack"))
+    assert [lines["high"][t] + lines["low"][t] + jack[t] + lines["game"][t] for t in range(2)] == oracle
+    assert lines["kicks_and_give_one"] == [0, 2]
+    assert lines["hand_points"] == [int(st.points[0, 0]), int(st.points[0, 1])]
+    assert lines["hand_points"] == [oracle[0], oracle[1] + 2]
+    a, b = lines["hand_points"]
+    assert v["summary"]["result"] == ("team_0_wins" if a > b else "team_1_wins" if b > a else "tie")
+    assert v["summary"]["key"] == "hand_result"
+
+
+@pytest.mark.parametrize("options", [{}, {"episode": "match"}])
+def test_view_is_json_and_hides_every_card_the_seat_cannot_see(options):
+    k = AllFoursKernel(**options)
+    rng = np.random.default_rng(11)
+    env = all_fours_v0.env(**options)
+    moved = checked = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        for _ in range(60):
+            if env.game_state.done[0]:
+                break
+            for seat in range(4):
+                v = k.table_view(env.game_state, 0, seat)
+                assert json.loads(json.dumps(v)) == v
+                other = env.game_state.copy()
+                moved += permute_hidden(other, 0, seat, rng)
+                assert k.table_view(other, 0, seat) == v
+                if seat == 0:  # the hidden cards did move: another seat's view sees it
+                    if k.table_view(other, 0, 1)["hand"] != k.table_view(env.game_state, 0, 1)["hand"]:
+                        checked += 1
+            env.step(int(rng.choice(env.legal_actions())))
+    assert moved > 100 and checked > 50
+
+
+def test_bad_seat_raises_naming_the_valid_seats():
+    env = new_env(make_deck(3, HANDS, kicks="6H"), dealer=3)
+    for bad in (4, -1, "0", True):
+        with pytest.raises(ValueError, match="valid seats: 0..3"):
+            env.unwrapped.table_view(bad)
+    with pytest.raises(RuntimeError, match="reset"):
+        all_fours_v0.env().table_view(0)

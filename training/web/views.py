@@ -1,0 +1,171 @@
+"""The View JSON of a table: what the person at seat 0 sees, ready for the browser.
+
+:func:`table_view_json` takes the game's ``Kernel.table_view`` for seat 0 (only what seat 0 may
+see; a generic view where a game has none yet), replaces card ids with card dicts
+(:func:`card_dict`) and adds the table's seats, the legal moves, the move log (another seat's
+move that seat 0 does not see is ``"face_down"``), returns, running totals and the env's text
+render from seat 0.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from envs.core.cards import DECKS
+
+from .tables import GAME_NAMES, Table
+
+__all__ = ["action_card", "card_dict", "generic_view", "seat_roles", "table_view_json"]
+
+_SUITS = {
+    "french": {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"},
+    "spanish": {"Co": "coins", "Cu": "cups", "Cl": "clubs", "Sw": "swords"},
+    "tarocco": {"S": "swords", "B": "batons", "C": "cups", "D": "coins"},
+}
+_RANKS = {"A": "Ace", "K": "King", "Q": "Queen", "N": "Knight", "J": "Jack"}
+_TAROCCO = {"BEG": "Bégato", "MOO": "Moon", "SUN": "Sun", "WOR": "World", "ANG": "Angel", "MAT": "Matto"}
+#: where the next seat in turn sits, seen from a seat (play anticlockwise: on the right)
+_NEXT_ON = {"all_fours": "right", "ottocento": "right"}
+_FACE_DOWN = {"id": None, "code": None, "rank": None, "suit": None, "pack": None, "label": "face down"}
+
+
+def pack_of(deck) -> str:
+    """``"french"``, ``"spanish"`` or ``"tarocco"`` for a :class:`envs.core.cards.Deck`."""
+    return deck.name.rstrip("0123456789")
+
+
+@lru_cache(maxsize=None)
+def _card(deck_name: str, card: int) -> tuple:
+    deck = DECKS[deck_name]
+    pack = pack_of(deck)
+    code = deck.names[card]
+    s = int(deck.suit[card])
+    if s >= 0:
+        rank = deck.rank_names[int(deck.rank[card])]
+        suit = _SUITS[pack][deck.suit_names[s]]
+        label = f"{_RANKS.get(rank, rank)} of {suit}"
+    elif code.startswith("MO") and code[2:].isdigit():
+        rank, suit, label = code, "trumps", f"Moor {code[2:]}"
+    elif code.startswith("T") and code[1:].isdigit():
+        rank, suit, label = code[1:], "trumps", f"Trump {code[1:]}"
+    else:
+        rank, suit, label = code, (None if code == "MAT" else "trumps"), _TAROCCO.get(code, code)
+    return card, code, rank, suit, pack, label
+
+
+def card_dict(deck, card: int | None) -> dict:
+    """``{"id", "code", "rank", "suit", "pack", "label"}`` of card id ``card`` of ``deck`` (e.g. id 34
+    of french52: ``"10H"``, rank ``"10"``, suit ``"hearts"``, label ``"10 of hearts"``); ``None`` gives
+    the face-down card (``id``, ``code``, ``rank``, ``suit`` all ``None``; ``pack`` for its back)."""
+    if card is None:
+        return {**_FACE_DOWN, "pack": pack_of(deck)}
+    return dict(zip(("id", "code", "rank", "suit", "pack", "label"), _card(deck.name, int(card))))
+
+
+def action_card(kernel, action: int) -> int | None:
+    """The card an action plays or places: the card id for actions ``0..deck.n-1``; for a later
+    action whose name ends in a card code (Avinas ``FD_AS``: that card face down) that card; else ``None``."""
+    deck = kernel.deck
+    if action < deck.n:
+        return action
+    last = kernel.action_name(action).replace("(", "_").replace(")", "").split("_")[-1]
+    try:
+        return deck.card_id(last) if last else None
+    except ValueError:
+        return None
+
+
+def generic_view(kernel, state, seat: int) -> dict:
+    """The fallback for a game without ``table_view``: ``seat``'s hand, public hand sizes, the seat
+    to act and the dealer; nothing else (no exposed cards, trick, facts or scores)."""
+    hands = kernel.hands(state, 0)
+    done = bool(state.done[0])
+    dealer = getattr(state, "dealer", None)
+    return {
+        "hand": sorted(hands[seat]),
+        "hand_sizes": [len(h) for h in hands],
+        "exposed": [[] for _ in hands],
+        "trick": [],
+        "last_trick": None,
+        "to_act": None if done else int(state.current_player[0]),
+        "dealer": None if dealer is None else int(dealer[0]),
+        "phase": "over" if done else "play",
+        "facts": [],
+        "scores": [],
+        "teams": kernel.teams,
+        "summary": None,
+    }
+
+
+def seat_roles(game: str, num_players: int, teams) -> list[str]:
+    """Role of each seat seen from seat 0: ``you``, ``partner`` (team games), ``left``, ``right``,
+    ``across``. The next seat in turn sits on the right in games played anticlockwise."""
+    nxt = _NEXT_ON.get(game, "left")
+    other = "left" if nxt == "right" else "right"
+    if num_players == 2:
+        return ["you", "across"]
+    if num_players == 3:
+        return ["you", nxt, other]
+    mates = set() if teams is None else set(next(t for t in teams if 0 in t))
+    return ["you", nxt, "partner" if 2 in mates else "across", other]
+
+
+def _cards(deck, cards) -> list[dict]:
+    return [card_dict(deck, c) for c in cards]
+
+
+def _played(deck, entries) -> list[dict]:
+    return [{"seat": e["seat"], "card": card_dict(deck, e["card"])} for e in entries]
+
+
+def table_view_json(table: Table) -> dict:
+    """The View JSON of ``table`` for its person at seat 0 (see the module docstring and the
+    API in :mod:`training.web.app`). Call it holding ``table.lock``."""
+    env, k = table.env, table.kernel
+    st = env.game_state
+    deck = k.deck
+    try:
+        v = k.table_view(st, 0, 0)
+    except NotImplementedError:
+        v = generic_view(k, st, 0)
+    v = dict(v)
+    v["hand"] = _cards(deck, v["hand"])
+    v["exposed"] = [_cards(deck, cards) for cards in v["exposed"]]
+    v["trick"] = _played(deck, v["trick"])
+    if v["last_trick"] is not None:
+        v["last_trick"] = {"cards": _played(deck, v["last_trick"]["cards"]), "winner": v["last_trick"]["winner"]}
+    done = table.done
+    your_turn = not done and table.to_act == 0
+    legal = env.legal_actions() if your_turn else []
+    roles = seat_roles(table.game, table.num_players, k.teams)
+    team_of = {s: i for i, t in enumerate(k.teams or []) for s in t}
+    v.update(
+        {
+            "table_id": table.id,
+            "game": table.game,
+            "game_name": GAME_NAMES.get(table.game, table.game),
+            "seat": 0,
+            "num_players": table.num_players,
+            "pack": pack_of(deck),
+            "seats": [
+                {
+                    "seat": s,
+                    "role": roles[s],
+                    "agent": None if s == 0 else table.seat_agents[s][0],
+                    "team": team_of.get(s),
+                }
+                for s in range(table.num_players)
+            ],
+            "legal": [
+                {"action": a, "name": k.action_name(a), "card": None if (c := action_card(k, a)) is None else card_dict(deck, c)}
+                for a in legal
+            ],
+            "your_turn": your_turn,
+            "done": done,
+            "log": [{"seat": e.seat, "text": k.action_name(e.action) if e.seen else "face_down"} for e in table.log],
+            "returns": [float(r) for r in table.returns] if done else None,
+            "totals": [float(t) for t in table.totals],
+            "text": env.render(),
+        }
+    )
+    return v
