@@ -218,24 +218,24 @@ def test_play_two_games_languages_and_settings(server, driver, tmp_path: Path):
     _wait_table_ready(drv)
     assert drv.find_element(By.ID, "home-link").text == "Meja kartu cardzoo"
     assert "Babak selesai" in drv.find_element(By.ID, "turn").text
-    labels = [c.get_attribute("aria-label") for c in drv.find_elements(By.CSS_SELECTOR, "#summary, #last-trick .card")]
+    labels = [c.get_attribute("aria-label") for c in drv.find_elements(By.CSS_SELECTOR, "#log .mini-card")]
     assert any(re.search(r"(koin|piala|pedang|tongkat)", x or "") for x in labels)
-
-    # A display setting: large cards, kept after a reload.
-    small = drv.execute_script("return document.querySelector('.card').getBoundingClientRect().width")
-    Select(drv.find_element(By.ID, "set-size")).select_by_value("L")
-    assert drv.execute_script("return document.documentElement.dataset.size") == "L"
-    drv.refresh()
-    _wait_table_ready(drv)
-    assert drv.execute_script("return document.documentElement.dataset.size") == "L"
-    assert Select(drv.find_element(By.ID, "set-size")).first_selected_option.get_attribute("value") == "L"
-    assert drv.execute_script("return document.querySelector('.card').getBoundingClientRect().width") > small
 
     # A new deal at the same table: the summary goes away and the person has cards again.
     drv.find_element(By.ID, "new-deal").click()
     _wait(drv, lambda d: _body(d, "done") == "0" and _body(d, "busy") == "0", "a new deal")
     assert not drv.find_element(By.ID, "summary").is_displayed()
     assert drv.find_elements(By.CSS_SELECTOR, "#hand button.card")
+
+    # A display setting: large cards, kept after a reload.
+    small = drv.execute_script("return document.querySelector('#hand .card').getBoundingClientRect().width")
+    Select(drv.find_element(By.ID, "set-size")).select_by_value("L")
+    assert drv.execute_script("return document.documentElement.dataset.size") == "L"
+    drv.refresh()
+    _wait_table_ready(drv)
+    assert drv.execute_script("return document.documentElement.dataset.size") == "L"
+    assert Select(drv.find_element(By.ID, "set-size")).first_selected_option.get_attribute("value") == "L"
+    assert drv.execute_script("return document.querySelector('#hand .card').getBoundingClientRect().width") > small
 
     # P'yanitsa with 3 players: three seats, each alone, and the FLIP button (in Indonesian).
     drv.get(server + "/table.html?game=pyanitsa&players=3&opponents=pyanitsa/random")

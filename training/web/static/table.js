@@ -41,10 +41,8 @@ function seatInfo(seat) {
 function seatName(seat) {
   const info = seatInfo(seat);
   const role = info.role || "opponent";
-  if (role === "opponent" || role === "across") {
-    const same = (view.seats || []).filter((s) => s.role === role).length;
-    if (same > 1 || role === "across") return ui("role_" + role) + " " + ui("seat_n", { n: seat });
-  }
+  const same = (view.seats || []).filter((s) => s.role === role).length;
+  if (same > 1) return ui("role_" + role) + " " + ui("seat_n", { n: seat });
   return ui("role_" + role);
 }
 
