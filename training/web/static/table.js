@@ -108,10 +108,10 @@ function columns(n) {
   if (teams && n === teams.length) {
     return teams.map((members, i) => {
       const mine = members.includes(view.seat);
-      return (mine ? ui("your_team") : ui("their_team")) + " (" + members.map(seatName).join(", ") + ")";
+      return { text: mine ? ui("your_team") : ui("their_team"), title: members.map(seatName).join(", ") };
     });
   }
-  return Array.from({ length: n }, (_, i) => seatName(i));
+  return Array.from({ length: n }, (_, i) => ({ text: seatName(i), title: "" }));
 }
 
 function resultText(result) {
@@ -220,7 +220,7 @@ function valuesTable(rows, id) {
   const table = el("table", { class: "score-table", id });
   const n = Math.max(0, ...rows.map((r) => (r.values || []).length));
   const head = el("tr", {}, el("th", { text: "" }));
-  for (const c of columns(n)) head.append(el("th", { scope: "col", text: c }));
+  for (const c of columns(n)) head.append(el("th", { scope: "col", text: c.text, title: c.title || null }));
   table.append(el("thead", {}, head));
   const body = el("tbody");
   for (const r of rows) {
@@ -317,6 +317,7 @@ function drawHandAndMoves() {
     }
   }
   document.getElementById("moves").hidden = !cardEls.length && !buttonEls.length;
+  document.getElementById("hand-panel").hidden = !(view.hand || []).length && !!view.done;
   moveEls = [...handEls, ...cardEls, ...buttonEls];
   if (selected >= moveEls.length) selected = 0;
   markSelected(usedKeyboard);
