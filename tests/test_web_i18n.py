@@ -104,9 +104,9 @@ def _view_keys(game, options, episodes, max_steps):
 
 SETTINGS = [
     ("all_fours", {}, 6, 400),
-    ("ottocento", {}, 3, 400),
-    ("avinas", {}, 6, 400),
-    ("aluette", {}, 6, 400),
+    ("ottocento", {}, 6, 400),
+    ("avinas", {}, 20, 400),
+    ("aluette", {}, 12, 400),
     ("pyanitsa", {"n_players": 4, "objective": "first_out_loses", "collect_order": "winner_chooses"}, 4, 400),
     ("pyanitsa", {"n_players": 2}, 1, 1500),
 ]

@@ -1,6 +1,6 @@
 """Screenshot of the web card table for the README (``training/web/screenshot.png``).
 
-    python -m training.web.screenshot [--game ottocento] [--moves 12] [--lang en] [--theme felt]
+    python -m training.web.screenshot [--game all_fours] [--moves 2] [--lang en] [--theme felt]
                                       [--size M] [--seed 3] [--out training/web/screenshot.png]
 
 Starts the app with uvicorn on a free local port, opens a table in headless chromium
@@ -52,7 +52,12 @@ def chromium(width: int = 1280, height: int = 1000):
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={width},{height}"):
         opts.add_argument(arg)
-    return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
+    drv = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
+    # --window-size counts the window's frame: grow the window until the page itself is width x height
+    inner = drv.execute_script("return [window.innerWidth, window.innerHeight]")
+    size = drv.get_window_size()
+    drv.set_window_size(size["width"] + width - inner[0], size["height"] + height - inner[1])
+    return drv
 
 
 def _wait(drv, cond, timeout=30):
@@ -63,8 +68,8 @@ def _wait(drv, cond, timeout=30):
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--game", default="ottocento")
-    p.add_argument("--moves", type=int, default=12)
+    p.add_argument("--game", default="all_fours")
+    p.add_argument("--moves", type=int, default=2)
     p.add_argument("--lang", default="en", choices=["en", "id"])
     p.add_argument("--theme", default="felt", choices=["felt", "dark", "light"])
     p.add_argument("--contrast", default="normal", choices=["normal", "high"])
@@ -72,7 +77,7 @@ def main(argv=None) -> None:
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--players", type=int, default=None)
     p.add_argument("--width", type=int, default=1280)
-    p.add_argument("--height", type=int, default=1000)
+    p.add_argument("--height", type=int, default=900)
     p.add_argument("--out", default="training/web/screenshot.png")
     a = p.parse_args(argv)
     base, srv = start_server()

@@ -123,7 +123,10 @@ export function miniCard(code, pack) {
     r.textContent = p.rank;
     span.append(r, svgIcon(p.icon, "mini-icon"));
   } else {
-    span.textContent = p.kind === "fool" ? "Matto" : p.rank === "T" ? "T" + p.num : code;
+    span.append(svgIcon(p.icon, "mini-icon"));
+    const r = document.createElement("span");
+    r.textContent = p.kind === "fool" ? "Matto" : p.num;
+    span.append(r);
   }
   return span;
 }

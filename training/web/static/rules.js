@@ -1,7 +1,7 @@
 // Rules page: /rules.html?game=ID shows the game's RULES.md rendered by the server (/api/rules/{game}).
 // The rules text itself exists in English only (a note says so in Indonesian).
 
-import { api, initPage, showError } from "./common.js";
+import { api, el, initPage, showError } from "./common.js";
 import { ui } from "./i18n.js";
 
 const game = new URLSearchParams(location.search).get("game") || "";
@@ -11,7 +11,7 @@ function render() {
 }
 
 async function main() {
-  await initPage(render);
+  await initPage(render, [el("a", { href: "/", id: "games-link", "data-i18n": "games_title" })]);
   document.getElementById("play-link").href = "/table.html?game=" + encodeURIComponent(game);
   render();
   try {
