@@ -14,6 +14,7 @@ function agentLabel(name) {
 
 function agentSelect(id, labelKey, agents, value, onChange) {
   const sel = el("select", { id });
+  sel.append(el("option", { value: "", text: ui("agent_default") }));
   for (const a of agents) sel.append(el("option", { value: a, text: agentLabel(a) }));
   sel.value = value;
   sel.addEventListener("change", () => onChange(sel.value));
@@ -48,6 +49,13 @@ function render() {
       sel.addEventListener("change", () => (c.players = Number(sel.value)));
       form.append(el("label", { class: "field" }, el("span", { text: ui("players") }), sel));
     }
+    if (g.id === "pyanitsa") {
+      // The only decision in P'yanitsa: the winner of a battle orders the won cards (collect_order).
+      const box = el("input", { type: "checkbox", id: "order-" + g.id });
+      box.checked = !!c.winnerChooses;
+      box.addEventListener("change", () => (c.winnerChooses = box.checked));
+      form.append(el("label", { class: "check" }, box, el("span", { text: " " + ui("winner_chooses") })));
+    }
     const agents = g.agents || [];
     if (agents.length) {
       if (g.teams)
@@ -61,6 +69,7 @@ function render() {
       if (p.min !== p.max) q.set("players", String(c.players));
       if (g.teams && c.partner) q.set("partner", c.partner);
       if (c.opponents) q.set("opponents", c.opponents);
+      if (c.winnerChooses) q.set("opt.collect_order", "winner_chooses");
       location.href = "/table.html?" + q.toString();
     });
     const rules = el("a", { class: "button", href: "/rules.html?game=" + encodeURIComponent(g.id), text: ui("rules") });
@@ -77,7 +86,7 @@ async function main() {
     games = data.games || [];
     for (const g of games) {
       const p = g.players || { default: 4 };
-      chosen[g.id] = { players: p.default, partner: g.default_agent, opponents: g.default_agent };
+      chosen[g.id] = { players: p.default, partner: "", opponents: "" }; // "": the server's default AI
     }
   } catch (e) {
     showError(e.message);

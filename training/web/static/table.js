@@ -162,7 +162,8 @@ function drawSeats() {
     box.classList.toggle("acting", view.to_act === s && !view.done);
     box.dataset.seat = String(s);
     const count = (view.hand_sizes || [])[s];
-    if (s !== view.seat && count != null) {
+    const faceDown = s !== view.seat || !(view.hand || []).length; // P'yanitsa: your own pile is face down too
+    if (faceDown && count != null && count > 0) {
       const backs = el("div", { class: "backs", "aria-label": ui("cards_held", { n: count }), role: "img" });
       for (let i = 0; i < Math.min(count, 8); i++) backs.append(cardElement(null, { pack: view.pack, small: true }));
       backs.append(el("span", { class: "count", text: ui("cards_held", { n: count }) }));
@@ -316,8 +317,9 @@ function drawHandAndMoves() {
       buttonEls.push(b);
     }
   }
+  if (cardEls.length) moveCards.prepend(el("span", { class: "move-caption", text: ui("choose_card") }));
   document.getElementById("moves").hidden = !cardEls.length && !buttonEls.length;
-  document.getElementById("hand-panel").hidden = !(view.hand || []).length && !!view.done;
+  document.getElementById("hand-panel").hidden = !(view.hand || []).length;
   moveEls = [...handEls, ...cardEls, ...buttonEls];
   if (selected >= moveEls.length) selected = 0;
   markSelected(usedKeyboard);
@@ -446,6 +448,17 @@ async function openTable() {
   for (const k of ["partner", "opponents"]) body[k] = params.get(k) || null;
   body.players = params.get("players") ? Number(params.get("players")) : null;
   body.seed = params.get("seed") ? Number(params.get("seed")) : null;
+  // Env options as opt.NAME=VALUE (a JSON value, else the string), e.g. opt.collect_order=winner_chooses
+  const options = {};
+  for (const [k, v] of params) {
+    if (!k.startsWith("opt.")) continue;
+    try {
+      options[k.slice(4)] = JSON.parse(v);
+    } catch (e) {
+      options[k.slice(4)] = v;
+    }
+  }
+  if (Object.keys(options).length) body.options = options;
   const data = await api("POST", "/api/tables", body);
   tableId = data.table_id;
   view = data.view;
