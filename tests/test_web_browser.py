@@ -245,6 +245,13 @@ def test_play_two_games_languages_and_settings(server, driver, tmp_path: Path):
     assert "Buka kartu" in drv.find_element(By.ID, "move-buttons").text
     drv.save_screenshot(str(tmp_path / "pyanitsa_id.png"))
 
+    # An unknown view key falls back to the key with "_" replaced by " ".
+    fallback = drv.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "import('/static/i18n.js').then((m) => done([m.t('key', 'some_new_fact'), m.t('key', 'trump')]));"
+    )
+    assert fallback == ["some new fact", "Truf"]
+
     # Rules page, and back to English.
     drv.get(server + "/rules.html?game=ottocento")
     _wait(drv, lambda d: "Ottocento" in d.find_element(By.ID, "rules").text, "the Ottocento rules")
