@@ -71,3 +71,18 @@ def random_batch_play(kernel, batch: int, rng, max_steps: int = 100_000, check=N
             check(st, kernel)
     assert st.done.all()
     return st, total
+
+
+def random_positions(kernel, rng, steps: int, restart: bool = False):
+    """Yield the state (``B = 1``, the same object, stepped in place) before each of ``steps``
+    uniformly random legal moves. A finished game ends the walk, or with ``restart`` a new one is dealt."""
+    from envs.core.cards import random_set_bit
+
+    st = kernel.init(rng, 1)
+    for _ in range(steps):
+        if st.done[0]:
+            if not restart:
+                return
+            st = kernel.init(rng, 1)
+        yield st
+        kernel.step(st, random_set_bit(kernel.legal_bitboard(st), rng), rng)

@@ -11,7 +11,7 @@ import pytest
 from envs.core.cards import FRENCH36
 from envs.pyanitsa.kernel import PyanitsaKernel
 
-from .pyanitsa_util import flip_battle, new_env
+from .pyanitsa_util import flip_battle, new_env, random_positions
 from .test_pyanitsa_env import _permute_hidden
 
 FLIP = 36
@@ -96,18 +96,12 @@ def test_the_pot_is_shown_to_the_seat_ordering_it_only():
 )
 def test_view_is_json_and_unchanged_when_hidden_pile_cards_move(options):
     k = PyanitsaKernel(**options)
-    rng = np.random.default_rng(5)
-    st = k.init(rng, 1)
     moved = 0
-    for _ in range(400):
-        if st.done[0]:
-            st = k.init(rng, 1)
+    rng = np.random.default_rng(5)
+    for st in random_positions(k, rng, 400, restart=True):
         views = [k.table_view(st, 0, s) for s in range(k.num_players)]
-        for v in views:
-            assert json.loads(json.dumps(v)) == v
+        assert all(json.loads(json.dumps(v)) == v for v in views)
         st2 = _permute_hidden(k, st, rng)
         moved += not np.array_equal(k.linear_piles(st2), k.linear_piles(st))
         assert [k.table_view(st2, 0, s) for s in range(k.num_players)] == views
-        legal = np.flatnonzero(k.legal_actions(st)[0])
-        k.step(st, np.array([rng.choice(legal)]), rng)
     assert moved > 40  # with winner_chooses most of a pile soon has an order its owner fixed

@@ -1,4 +1,4 @@
-"""The ``cardzoo`` command line: train, arena, play, bench, demo.
+"""The ``cardzoo`` command line: train, arena, play, bench, demo, serve, bench-web.
 
 Run ``cardzoo --help`` or ``cardzoo COMMAND --help``. Heavy imports (torch, sb3) happen
 inside the commands that need them, so ``cardzoo bench`` starts fast.
@@ -110,6 +110,26 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    """Run the web card table (``training/web``) until interrupted."""
+    from .web.app import serve
+
+    serve(args.host, args.port, open_browser=not args.no_browser)
+    return 0
+
+
+def cmd_bench_web(args) -> int:
+    """Load test of the web card table; exit code 1 if any client saw an error."""
+    from .web import loadtest
+
+    res = loadtest.run(clients=args.clients, games=args.games, max_moves=args.moves, seconds=args.seconds, seed=args.seed)
+    print(loadtest.format_report(res))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=2)
+    return 1 if res["errors"] else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     import envs
 
@@ -137,6 +157,21 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     d.set_defaults(fn=cmd_demo)
+
+    w = sub.add_parser("serve", help="the web card table: play in a browser against AI players")
+    w.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    w.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    w.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    w.set_defaults(fn=cmd_serve)
+
+    lw = sub.add_parser("bench-web", help="load test of the web card table: simulated players at once")
+    lw.add_argument("--clients", type=int, default=50, help="simulated players (default 50)")
+    lw.add_argument("--games", nargs="+", choices=games, help="games, round robin over the clients (default all)")
+    lw.add_argument("--moves", type=int, default=300, help="moves per client at most (default 300)")
+    lw.add_argument("--seconds", type=float, default=120.0, help="wall-clock limit of the run (default 120)")
+    lw.add_argument("--seed", type=int, default=0)
+    lw.add_argument("--json", default=None, help="also write the results as JSON to this file")
+    lw.set_defaults(fn=cmd_bench_web)
 
     from . import commands
 

@@ -93,7 +93,7 @@ def create_app(manager: TableManager | None = None) -> FastAPI:
     """The FastAPI app; ``manager`` holds the tables (a new :class:`TableManager` by default) and
     is reachable as ``app.state.manager``."""
     app = FastAPI(title="cardzoo card table", docs_url="/api/docs", openapi_url="/api/openapi.json", redoc_url=None)
-    app.state.manager = manager or TableManager()
+    app.state.manager = manager if manager is not None else TableManager()
 
     @app.exception_handler(TableError)
     async def _table_error(request: Request, exc: TableError):

@@ -28,7 +28,7 @@ import numpy as np
 import agents
 import envs
 
-from ..common import agent_action, default_agent
+from ..common import agent_action
 
 __all__ = [
     "BadRequest",
@@ -273,12 +273,17 @@ class TableManager:
         return [n for n in agents.available() if n.startswith(game + "/")] + ["random"]
 
     def default_agent(self, game: str, options: dict) -> str:
-        """``"<game>/ppo"`` when shipped and fitting ``options``, else ``"<game>/rule"`` (cached)."""
+        """``"<game>/ppo"`` when shipped and fitting ``options``, else ``"<game>/rule"`` (the rule of
+        :func:`training.common.default_agent`; the loaded agent stays cached for the tables)."""
         key = (game, json.dumps(options, sort_keys=True))
-        with self._load_lock:
-            if key not in self._defaults:
-                self._defaults[key] = default_agent(game, options)[0]
-            return self._defaults[key]
+        if key not in self._defaults:
+            ppo = f"{game}/ppo"
+            try:
+                self._agent(game, ppo, options, None)
+                self._defaults[key] = ppo
+            except BadRequest:  # not shipped, or trained for other options
+                self._defaults[key] = f"{game}/rule"
+        return self._defaults[key]
 
     def games(self) -> list[dict]:
         """Metadata of every game: id, name, players (min/max/default), teams, pack, agents, default agent."""

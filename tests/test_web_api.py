@@ -1,0 +1,314 @@
+"""The web card table's HTTP API (training/web/app.py) for every game: games, tables, moves, errors,
+whole episodes, new deals, table isolation and locking, caps and idle expiry, rules pages."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import agents
+import envs
+from envs.core.cards import DECKS
+from training.cli import main
+
+from .web_util import VIEW_KEYS, has_table_view, make_client, manager, open_table, step_bound
+
+GAMES = list(envs.GAMES)
+
+
+@pytest.fixture(scope="module")
+def client():
+    return make_client()
+
+
+def test_games_lists_every_game_with_its_players_agents_and_pack(client):
+    r = client.get("/api/games")
+    assert r.status_code == 200
+    games = {g["id"]: g for g in r.json()["games"]}
+    assert list(games) == GAMES
+    af = games["all_fours"]
+    assert af["name"] == "All Fours" and af["players"] == {"min": 4, "max": 4, "default": 4} and af["teams"] is True
+    assert af["pack"] == "french" and af["default_agent"] == "all_fours/ppo"
+    assert {"all_fours/ppo", "all_fours/rule", "all_fours/random", "random"} <= set(af["agents"])
+    assert games["pyanitsa"]["players"] == {"min": 2, "max": 4, "default": 2} and games["pyanitsa"]["teams"] is False
+    assert games["ottocento"]["pack"] == "tarocco" and games["aluette"]["pack"] == "spanish"
+    assert games["ottocento"]["default_agent"] == "ottocento/rule"  # no trained agent shipped
+    for g in games.values():
+        assert g["default_agent"] in g["agents"]
+        assert all(n == "random" or (n.startswith(g["id"] + "/") and n in agents.available()) for n in g["agents"])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_new_table_shows_seat_0_its_hand_and_legal_moves(client, game):
+    out = open_table(client, game, seed=3)
+    v = out["view"]
+    assert set(v) == VIEW_KEYS and v["table_id"] == out["table_id"] and len(out["table_id"]) >= 20
+    k = envs.kernel(game)
+    deck = k.deck
+    assert (v["game"], v["seat"], v["num_players"]) == (game, 0, k.num_players)
+    assert [s["role"] for s in v["seats"]][0] == "you" and v["seats"][0]["agent"] is None
+    assert all(s["agent"] in manager(client).agent_names(game) for s in v["seats"][1:])
+    table = manager(client).get(out["table_id"])
+    assert [c["id"] for c in v["hand"]] == sorted(k.hands(table.env.game_state, 0)[0])
+    for c in v["hand"]:
+        assert c["code"] == deck.names[c["id"]] and c["pack"] == v["pack"]
+    assert v["your_turn"] is (not v["done"]) and v["to_act"] == (None if v["done"] else 0)
+    assert [m["action"] for m in v["legal"]] == table.env.legal_actions()
+    for m in v["legal"]:
+        assert m["name"] == k.action_name(m["action"])
+        if m["card"] is not None:
+            assert m["card"]["code"] == deck.names[m["card"]["id"]] and m["card"]["code"] in m["name"]
+    assert v["returns"] is None and v["totals"] == [0.0] * k.num_players and isinstance(v["text"], str)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_illegal_move_is_400_naming_it_and_the_legal_ones_and_changes_nothing(client, game):
+    tid = open_table(client, game, seed=5)["table_id"]
+    before = client.get(f"/api/tables/{tid}").json()
+    k = envs.kernel(game)
+    legal = [m["action"] for m in before["legal"]]
+    bad = next(a for a in range(k.num_actions) if a not in legal)
+    r = client.post(f"/api/tables/{tid}/move", json={"action": bad})
+    assert r.status_code == 400
+    msg = r.json()["detail"]
+    assert f"illegal action {k.action_name(bad)}" in msg and all(k.action_name(a) in msg for a in legal)
+    r = client.post(f"/api/tables/{tid}/move", json={"action": 10_000})
+    assert r.status_code == 400 and "out of range" in r.json()["detail"]
+    assert client.get(f"/api/tables/{tid}").json() == before
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_move_when_not_your_turn_or_over_is_409_and_changes_nothing(client, game):
+    tid = open_table(client, game, seed=7)["table_id"]
+    table = manager(client).get(tid)
+    with table.lock:  # seat 0 moves outside the API until another seat is to act
+        for _ in range(100):
+            if table.done or table.to_act != 0:
+                break
+            table.env.step(table.env.legal_actions()[0])
+    if not table.done:
+        before = client.get(f"/api/tables/{tid}").json()
+        assert before["your_turn"] is False and before["legal"] == []
+        r = client.post(f"/api/tables/{tid}/move", json={"action": 0})
+        assert r.status_code == 409 and f"not your turn: player_{table.to_act} is to act" in r.json()["detail"]
+        assert client.get(f"/api/tables/{tid}").json() == before
+    with table.lock:
+        table._advance()
+        while not table.done:
+            table.move(table.env.legal_actions()[0])
+    before = client.get(f"/api/tables/{tid}").json()
+    r = client.post(f"/api/tables/{tid}/move", json={"action": 0})
+    assert r.status_code == 409 and "the episode is over" in r.json()["detail"]
+    assert client.get(f"/api/tables/{tid}").json() == before
+
+
+def test_unknown_table_is_404_everywhere(client):
+    for method, path, body in [
+        ("get", "/api/tables/nope", None),
+        ("post", "/api/tables/nope/move", {"action": 0}),
+        ("post", "/api/tables/nope/new", None),
+        ("delete", "/api/tables/nope", None),
+    ]:
+        r = client.request(method.upper(), path, json=body)
+        assert r.status_code == 404 and "no table 'nope'" in r.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({"action": "x"}, "action"),
+        ({"action": 1.5}, "action"),
+        ({"action": True}, "action"),
+        ({"action": "3"}, "action"),
+        ({}, "action: Field required"),
+        ({"action": 1, "extra": 2}, "extra"),
+        (None, "Field required"),
+    ],
+)
+def test_malformed_move_body_is_422_with_a_message(client, body, words):
+    tid = open_table(client, "all_fours", seed=1)["table_id"]
+    before = client.get(f"/api/tables/{tid}").json()
+    r = client.post(f"/api/tables/{tid}/move", json=body)
+    assert r.status_code == 422
+    assert isinstance(r.json()["detail"], str) and words in r.json()["detail"]
+    r = client.post(f"/api/tables/{tid}/move", content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 422 and "malformed request" in r.json()["detail"]
+    assert client.get(f"/api/tables/{tid}").json() == before
+
+
+@pytest.mark.parametrize(
+    "body, status, words",
+    [
+        ({"game": "all_fours", "opponents": "nobody"}, 400, "unknown agent 'nobody' for all_fours; valid agents"),
+        ({"game": "all_fours", "partner": "/etc/passwd"}, 400, "unknown agent '/etc/passwd'"),
+        ({"game": "all_fours", "opponents": "agents/shipped/all_fours_ppo"}, 400, "unknown agent"),
+        ({"game": "all_fours", "opponents": "agents/shipped/all_fours_ppo/agent.json"}, 400, "unknown agent"),
+        ({"game": "all_fours", "opponents": "avinas/rule"}, 400, "all_fours/rule"),
+        ({"game": "pyanitsa", "partner": "nobody"}, 400, "unknown agent"),
+        ({"game": "chess"}, 404, "unknown game 'chess'; games: ['all_fours'"),
+        ({"game": "all_fours", "players": 3}, 400, "all_fours is played by 4 players, not 3"),
+        ({"game": "pyanitsa", "players": 5}, 400, "pyanitsa is played by 2 to 4 players, not 5"),
+        ({"game": "all_fours", "options": {"target_score": 0}}, 400, "target_score"),
+        ({"game": "all_fours", "options": {"colour": 1}}, 400, "unknown option"),
+        ({"game": "all_fours", "seed": -1}, 422, "seed"),
+        ({"game": "all_fours", "players": "4"}, 422, "players"),
+        ({"players": 4}, 422, "game: Field required"),
+    ],
+)
+def test_bad_new_table_requests_are_clear_errors(client, body, status, words):
+    n = len(manager(client))
+    r = client.post("/api/tables", json=body)
+    assert r.status_code == status and words in r.json()["detail"], r.json()
+    assert len(manager(client)) == n
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_whole_episode_to_the_end_then_a_new_deal(client, game):
+    players = 3 if game == "pyanitsa" else None
+    out = open_table(client, game, seed=11, players=players)
+    tid, v = out["table_id"], out["view"]
+    bound = step_bound(game)
+    moves = 0
+    while not v["done"]:
+        assert moves < bound and v["your_turn"] and v["legal"]
+        r = client.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]})
+        assert r.status_code == 200, r.text
+        v = r.json()
+        moves += 1
+    assert v["to_act"] is None and v["legal"] == [] and v["your_turn"] is False and v["phase"] == "over"
+    assert sum(1 for e in v["log"] if e["seat"] == 0) == moves
+    k = envs.kernel(game, **({} if players is None else {"n_players": players}))
+    assert len(v["returns"]) == k.num_players and v["totals"] == v["returns"]
+    if k.zero_sum:
+        assert sum(v["returns"]) == pytest.approx(0.0, abs=1e-6)
+    if has_table_view(game):
+        assert v["summary"] is not None and v["summary"]["lines"] and v["summary"]["result"]
+    if k.teams is not None:
+        for team in k.teams:
+            assert len({v["returns"][s] for s in team}) == 1  # partners share the result
+    first = v
+    r = client.post(f"/api/tables/{tid}/new")
+    assert r.status_code == 200
+    v = r.json()
+    assert v["table_id"] == tid and v["totals"] == first["totals"]
+    assert v["done"] or (v["your_turn"] and v["returns"] is None)
+    assert sum(1 for e in v["log"] if e["seat"] == 0) == 0
+    assert v["text"] != first["text"]
+
+
+def test_delete_closes_the_table(client):
+    tid = open_table(client, "avinas", seed=2)["table_id"]
+    assert client.delete(f"/api/tables/{tid}").status_code == 204
+    assert client.get(f"/api/tables/{tid}").status_code == 404
+
+
+def test_tables_are_isolated(client):
+    a = open_table(client, "all_fours", seed=21)
+    b = open_table(client, "all_fours", seed=21)
+    assert a["table_id"] != b["table_id"]
+    assert {**a["view"], "table_id": None} == {**b["view"], "table_id": None}  # same seed, same deal
+    before = client.get(f"/api/tables/{b['table_id']}").json()
+    v = a["view"]
+    for _ in range(5):
+        if v["done"]:
+            break
+        v = client.post(f"/api/tables/{a['table_id']}/move", json={"action": v["legal"][-1]["action"]}).json()
+    client.post(f"/api/tables/{a['table_id']}/new")
+    assert client.get(f"/api/tables/{b['table_id']}").json() == before
+    assert client.get(f"/api/tables/{a['table_id']}").json() != before
+
+
+def test_concurrent_moves_on_one_table_apply_exactly_one(client):
+    out = open_table(client, "all_fours", seed=4)
+    tid, v = out["table_id"], out["view"]
+    a = v["legal"][0]["action"]
+    codes = []
+    barrier = threading.Barrier(8)
+
+    def go():
+        barrier.wait()
+        codes.append(client.post(f"/api/tables/{tid}/move", json={"action": a}).status_code)
+
+    threads = [threading.Thread(target=go) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert codes.count(200) == 1 and all(c in (400, 409) for c in codes if c != 200), codes
+    v = client.get(f"/api/tables/{tid}").json()
+    assert [e["text"] for e in v["log"] if e["seat"] == 0] == [envs.kernel("all_fours").action_name(a)]
+
+
+def test_table_cap_is_503_and_idle_tables_expire():
+    now = [0.0]
+    c = make_client(max_tables=2, idle_seconds=60, clock=lambda: now[0])
+    t1 = open_table(c, "pyanitsa", seed=1)["table_id"]
+    open_table(c, "pyanitsa", seed=2)
+    r = c.post("/api/tables", json={"game": "pyanitsa"})
+    assert r.status_code == 503 and "too many open tables (2 of 2)" in r.json()["detail"]
+    now[0] = 30.0
+    assert c.get(f"/api/tables/{t1}").status_code == 200  # used: its idle clock restarts
+    now[0] = 80.0  # the second table has been idle 80 s, the first 50 s
+    t3 = open_table(c, "pyanitsa", seed=3)["table_id"]
+    assert c.get(f"/api/tables/{t1}").status_code == 200 and c.get(f"/api/tables/{t3}").status_code == 200
+    assert len(manager(c)) == 2
+
+
+def test_agents_chosen_by_name_play_their_seats(client):
+    v = open_table(client, "all_fours", seed=8, partner="all_fours/rule", opponents="random")["view"]
+    assert [s["agent"] for s in v["seats"]] == [None, "random", "all_fours/rule", "random"]
+    assert [s["team"] for s in v["seats"]] == [0, 1, 0, 1]
+    assert [s["role"] for s in v["seats"]] == ["you", "right", "partner", "left"]
+    v = open_table(client, "pyanitsa", players=4, opponents="pyanitsa/rule")["view"]
+    assert [s["role"] for s in v["seats"]] == ["you", "left", "across", "right"]
+    assert [s["team"] for s in v["seats"]] == [None] * 4 and v["teams"] is None
+
+
+def test_same_seed_same_game_and_card_dicts_are_complete(client):
+    a = open_table(client, "ottocento", seed=9)["view"]
+    b = open_table(client, "ottocento", seed=9)["view"]
+    assert a["hand"] == b["hand"] and a["log"] == b["log"]
+    suits = {c["suit"] for c in a["hand"]}
+    assert suits <= {"swords", "batons", "cups", "coins", "trumps", None}
+    mat = DECKS["tarocco62"].card_id("MAT")
+    from training.web.views import card_dict
+
+    assert card_dict(DECKS["tarocco62"], mat) == {"id": 61, "code": "MAT", "rank": "MAT", "suit": None,
+                                                  "pack": "tarocco", "label": "Matto"}
+    assert card_dict(DECKS["french52"], 34)["label"] == "10 of hearts"
+    assert card_dict(DECKS["spanish48"], DECKS["spanish48"].card_id("3Co"))["suit"] == "coins"
+    assert card_dict(DECKS["french52"], None)["id"] is None
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_rules_page_is_the_rendered_rules(client, game):
+    r = client.get(f"/api/rules/{game}")
+    assert r.status_code == 200
+    html = r.json()["html"]
+    assert r.json()["game"] == game and html.startswith("<h1>") and "<table>" in html and "<h2>" in html
+
+
+def test_unknown_rules_and_front_end(client):
+    r = client.get("/api/rules/chess")
+    assert r.status_code == 404 and "games: ['all_fours'" in r.json()["detail"]
+    r = client.get("/")
+    assert r.status_code == 200 and "<html" in r.text.lower()
+
+
+def test_cli_serve_and_bench_web_arguments(capsys):
+    assert main(["serve", "--port", "70000", "--no-browser"]) == 2
+    assert "--port must be 0..65535" in capsys.readouterr().err
+    assert main(["bench-web", "--clients", "0"]) == 2
+    assert "clients" in capsys.readouterr().err
+
+
+def test_ai_moves_are_logged_face_down_when_seat_0_does_not_see_them(client):
+    # Ottocento: the dealer discards two cards face down (§3.5); find a deal with an AI dealer
+    for seed in range(20):
+        v = open_table(client, "ottocento", seed=seed)["view"]
+        if v["dealer"] != 0:
+            break
+    dealer = v["dealer"]
+    assert [e["text"] for e in v["log"] if e["seat"] == dealer][:2] == ["face_down", "face_down"]
+    assert all(e["text"] != "face_down" for e in v["log"] if e["seat"] != dealer)

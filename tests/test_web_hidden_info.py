@@ -1,0 +1,153 @@
+"""Hidden information through the web API: no answer ever shows seat 0 a card it may not see.
+
+For every game whole episodes are played through the API and every answer is checked:
+
+1. Every card in the JSON (a card dict's ``id``, or a card code anywhere in a string: facts, log,
+   text) is one seat 0 may know. That set is derived from the env, not from the view: seat 0's hand
+   and every card set of seat 0's observation (the env tests prove the observation holds only what
+   the seat may know: cards played, turned up, declared, exposed, its own discards, the pot it
+   orders...), at the time of the answer or earlier (seat 0 remembers), the cards of the moves
+   the table logged as seen by seat 0, and card names in the env's public ``info``.
+2. A twin table whose state differs only in cards hidden from seat 0 (the env tests' own
+   ``permute_hidden``: other hands, talon, stock, face-down cards, pile order) gives the very
+   same answer.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import threading
+
+import numpy as np
+import pytest
+
+import envs
+from training.web.views import action_card
+
+from . import test_aluette_env, test_all_fours_env, test_avinas_env, test_ottocento_env
+from .test_pyanitsa_env import _permute_hidden as pyanitsa_permute
+from .web_util import make_client, manager, open_table, step_bound
+
+PERMUTE = {
+    "all_fours": test_all_fours_env.permute_hidden,
+    "ottocento": test_ottocento_env.permute_hidden,
+    "avinas": test_avinas_env.permute_hidden,
+    "aluette": test_aluette_env.permute_hidden,
+}
+CASES = [
+    ("all_fours", {}),
+    ("ottocento", {}),
+    ("avinas", {}),
+    ("aluette", {}),
+    ("pyanitsa", {}),
+    ("pyanitsa", {"players": 3, "options": {"collect_order": "winner_chooses", "tie_mode": "down_up", "max_battles": 150}}),
+]
+
+
+def known_to_seat_0(table) -> set[int]:
+    """Cards seat 0 may know now, from the env (see the module docstring), not from any view."""
+    k = table.kernel
+    st = table.env.game_state
+    n = k.deck.n
+    known = set(k.hands(st, 0)[0])
+    obs = k.observe(st, 0)[0]
+    for e in k.obs_layout.entries:
+        if e.stop - e.start == n and e.high == 1:  # a card set
+            known |= set(np.flatnonzero(obs[e.start : e.stop]).tolist())
+    for entry in table.log:
+        if entry.seen and (c := action_card(k, entry.action)) is not None:
+            known.add(c)
+    known |= cards_named(k.info(st, 0), k.deck)
+    return known
+
+
+def cards_named(obj, deck) -> set[int]:
+    """Card ids in a JSON value: card dicts' ids, and card codes (exact, as tokens) in strings."""
+    out = set()
+    if isinstance(obj, dict):
+        if {"id", "code", "label"} <= set(obj):
+            if obj["id"] is not None:
+                assert obj["code"] == deck.names[obj["id"]]
+                out.add(obj["id"])
+            else:
+                assert obj["code"] is None and obj["rank"] is None and obj["suit"] is None
+            return out
+        for key, value in obj.items():
+            if key != "table_id":  # random text
+                out |= cards_named(value, deck)
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            out |= cards_named(x, deck)
+    elif isinstance(obj, str):
+        names = set(deck.names)
+        out |= {deck.card_id(t) for t in re.split(r"[^0-9A-Za-z]+", obj) if t in names}
+    return out
+
+
+def twin(client, table, game, rng):
+    """A second table in the same position but with the cards hidden from seat 0 shuffled; returns
+    ``(its id, whether a card moved)`` (``None`` id when the game's shuffle could not be applied)."""
+    t2 = copy.copy(table)
+    t2.env = copy.deepcopy(table.env)
+    t2.kernel = t2.env.unwrapped.kernel
+    t2.lock = threading.Lock()
+    t2.log = list(table.log)
+    t2.returns, t2.totals = table.returns.copy(), table.totals.copy()
+    t2.id = "twin-" + table.id
+    env, k = t2.env, t2.kernel
+    st = env.game_state
+    if game == "pyanitsa":
+        new = pyanitsa_permute(k, st, rng)
+        moved = not np.array_equal(k.linear_piles(new), k.linear_piles(st))
+        env._st = new
+    else:
+        moved = PERMUTE[game](st, 0, 0, rng)
+        if not moved:  # nothing to move (or Ottocento's Matto among the discards: no consistent shuffle)
+            return None, False
+    env._single = k.single_game(env._st)
+    env._legal = None
+    manager(client)._tables[t2.id] = t2
+    return t2.id, moved
+
+
+@pytest.mark.parametrize("game, body", CASES, ids=[f"{g}{'-' + str(b['players']) if b else ''}" for g, b in CASES])
+def test_no_answer_shows_a_card_seat_0_may_not_see(game, body):
+    client = make_client()
+    rng = np.random.default_rng(2026)
+    opts = dict(body.get("options", {}))
+    if "players" in body:
+        opts["n_players"] = body["players"]
+    deck = envs.kernel(game, **opts).deck
+    bound = step_bound(game, **opts)
+    answers = moved = 0
+    for seed in range(3):
+        out = open_table(client, game, seed=seed, **body)
+        tid = out["table_id"]
+        table = manager(client).get(tid)
+        known = known_to_seat_0(table)
+        view = out["view"]
+        for step in range(bound + 2):
+            leaked = cards_named(view, deck) - known
+            assert not leaked, f"{game} step {step}: {[deck.names[c] for c in leaked]} shown to seat 0"
+            answers += 1
+            if not view["done"]:
+                tid2, m = twin(client, table, game, rng)
+                if tid2 is not None:
+                    a, b = client.get(f"/api/tables/{tid}").json(), client.get(f"/api/tables/{tid2}").json()
+                    assert {**b, "table_id": tid} == a, f"{game} step {step}: the answer depends on hidden cards"
+                    moved += m
+                    client.delete(f"/api/tables/{tid2}")
+            if view["done"]:
+                break
+            legal = view["legal"]
+            r = client.post(f"/api/tables/{tid}/move", json={"action": legal[int(rng.integers(len(legal)))]["action"]})
+            assert r.status_code == 200, r.text
+            view = r.json()
+            known |= known_to_seat_0(table)
+        assert view["done"]
+        r = client.post(f"/api/tables/{tid}/new")
+        known = known_to_seat_0(table)  # a new deal: only what seat 0 sees of it
+        leaked = cards_named(r.json(), deck) - known
+        assert not leaked, f"{game} new deal: {[deck.names[c] for c in leaked]} shown to seat 0"
+    assert answers > 20 and moved > 10

@@ -1,0 +1,28 @@
+"""A small load test of the web card table: a real uvicorn server on 127.0.0.1 and 10 simulated
+players at once (training/web/loadtest.py; ``cardzoo bench-web`` runs the full one)."""
+
+from __future__ import annotations
+
+import pytest
+
+import envs
+from training.web import loadtest
+
+
+def test_ten_clients_play_at_once_without_errors():
+    res = loadtest.run(clients=10, max_moves=6, seconds=120.0, seed=3)
+    assert res["errors"] == [], loadtest.format_report(res)
+    assert res["clients"] == 10 and res["games"] == list(envs.GAMES)
+    assert res["moves"] >= 10  # at least one move per client (no deal of these seeds ends while dealing)
+    assert res["move_ms"]["p50"] is not None and res["move_ms"]["p50"] <= res["move_ms"]["p95"] <= res["move_ms"]["max"]
+    text = loadtest.format_report(res)
+    assert "move latency" in text and "errors: 0" in text
+
+
+def test_only_loopback_servers_and_valid_arguments():
+    with pytest.raises(ValueError, match="loopback"):
+        loadtest.run(clients=1, base_url="http://example.com:80")
+    with pytest.raises(ValueError, match="unknown game"):
+        loadtest.run(clients=1, games=["chess"])
+    with pytest.raises(ValueError, match="clients"):
+        loadtest.run(clients=0)
