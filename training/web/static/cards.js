@@ -34,7 +34,7 @@ const ICONS = {
     '<path class="c-fill" d="M37 94 29 24C27 9 39 3 49 6c10 3 13 11 13 21l4 67z"/>' +
     '<circle class="c-line" cx="39" cy="40" r="4"/><circle class="c-line" cx="55" cy="58" r="4"/><circle class="c-line" cx="42" cy="74" r="4"/>',
   // Tarocco trump symbols.
-  moon: '<path d="M62 8a42 42 0 1 0 0 84 34 34 0 1 1 0-84z"/>',
+  moon: '<path d="M70 6A44 44 0 1 0 70 94A50 50 0 0 1 70 6z"/>',
   sun:
     '<circle cx="50" cy="50" r="22"/>' +
     '<path d="M50 4v16M50 80v16M4 50h16M80 50h16M17 17l11 11M72 72l11 11M83 17 72 28M28 72 17 83" stroke-width="7" stroke-linecap="round" fill="none" class="stroke-cur"/>',
