@@ -27,20 +27,21 @@ def _free_port() -> int:
 
 
 def start_server():
-    """(base URL, uvicorn.Server) of the app running in a daemon thread on 127.0.0.1."""
+    """(base URL, uvicorn.Server, its thread) of the app running in a daemon thread on 127.0.0.1."""
     import uvicorn
 
     from training.web.app import create_app
 
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
-    threading.Thread(target=srv.run, daemon=True).start()
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
     deadline = time.monotonic() + 30
     while not srv.started:
         if time.monotonic() > deadline:
             raise RuntimeError("uvicorn did not start within 30 s")
         time.sleep(0.05)
-    return f"http://127.0.0.1:{port}", srv
+    return f"http://127.0.0.1:{port}", srv, thread
 
 
 def chromium(width: int = 1280, height: int = 1000):
@@ -80,7 +81,7 @@ def main(argv=None) -> None:
     p.add_argument("--height", type=int, default=900)
     p.add_argument("--out", default="training/web/screenshot.png")
     a = p.parse_args(argv)
-    base, srv = start_server()
+    base, srv, thread = start_server()
     drv = chromium(a.width, a.height)
     try:
         drv.get(base + "/")
@@ -108,6 +109,7 @@ def main(argv=None) -> None:
     finally:
         drv.quit()
         srv.should_exit = True
+        thread.join(timeout=10)
 
 
 if __name__ == "__main__":
