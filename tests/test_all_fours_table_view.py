@@ -55,7 +55,9 @@ def test_view_during_a_trick_and_after_it():
     play(env, "S0:STAND S0:3C S1:7C S2:4D")
     v = env.unwrapped.table_view(3)
     assert v["phase"] == "play" and v["to_act"] == 3
-    assert v["trick"] == [{"seat": 0, "card": cid("3C")}, {"seat": 1, "card": cid("7C")}, {"seat": 2, "card": cid("4D")}]
+    assert v["trick"] == [
+        {"seat": 0, "card": cid("3C")}, {"seat": 1, "card": cid("7C")}, {"seat": 2, "card": cid("4D")},
+    ]
     assert v["hand_sizes"] == [5, 5, 5, 6]
     assert fact(v, "begged") == "no" and fact(v, "gave_one") is None
     assert fact(v, "led_suit") == "C" and fact(v, "trick_winner") == "S1"

@@ -146,7 +146,7 @@ def test_malformed_move_body_is_422_with_a_message(client, body, words):
         ({"game": "all_fours", "opponents": "agents/shipped/all_fours_ppo/agent.json"}, 400, "unknown agent"),
         ({"game": "all_fours", "opponents": "avinas/rule"}, 400, "all_fours/rule"),
         ({"game": "pyanitsa", "partner": "nobody"}, 400, "unknown agent"),
-        ({"game": "chess"}, 404, "unknown game 'chess'; games: ['all_fours'"),
+        ({"game": "chess"}, 400, "unknown game 'chess'; games: ['all_fours'"),
         ({"game": "all_fours", "players": 3}, 400, "all_fours is played by 4 players, not 3"),
         ({"game": "pyanitsa", "players": 5}, 400, "pyanitsa is played by 2 to 4 players, not 5"),
         ({"game": "all_fours", "options": {"target_score": 0}}, 400, "target_score"),

@@ -41,7 +41,8 @@ CASES = [
     ("avinas", {}),
     ("aluette", {}),
     ("pyanitsa", {}),
-    ("pyanitsa", {"players": 3, "options": {"collect_order": "winner_chooses", "tie_mode": "down_up", "max_battles": 150}}),
+    ("pyanitsa", {"players": 3, "options": {"collect_order": "winner_chooses", "tie_mode": "down_up",
+                                             "max_battles": 150}}),
 ]
 
 

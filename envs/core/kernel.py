@@ -349,7 +349,7 @@ class Kernel(ABC):
 
     def check_seat(self, seat) -> int:
         """``seat`` as an int if it is a seat of this game, else ``ValueError`` naming the valid seats."""
-        if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < self.num_players:
+        if _is_int(seat) and 0 <= seat < self.num_players:
             return int(seat)
         raise ValueError(f"seat {seat!r} is not valid for {self.name}; valid seats: 0..{self.num_players - 1}")
 

@@ -83,7 +83,8 @@ def _summary(kernel, st, b: int) -> dict:
         result = "draw"
     else:
         placing = ["loser" if s in losers else "safe" for s in range(P)]
-        result = ("seat_" if len(losers) == 1 else "seats_") + "_".join(map(str, losers)) + ("_loses" if len(losers) == 1 else "_lose")
+        who = "_".join(map(str, losers))
+        result = f"seat_{who}_loses" if len(losers) == 1 else f"seats_{who}_lose"
     return {
         "key": "game_result",
         "lines": [{"key": "placing", "values": placing}, {"key": "cards", "values": [str(int(n)) for n in st.size[b]]}],

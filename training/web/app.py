@@ -10,7 +10,7 @@ with a 4xx/5xx status, and changes nothing):
                                          "options"}`` (all but ``game`` optional) -> 201
                                          ``{"table_id", "view"}``; the person is seat 0. 400: bad player
                                          count, option or agent name (only registry names of the game and
-                                         ``"random"``); 404: unknown game; 503: too many open tables.
+                                         ``"random"``) or unknown game; 503: too many open tables.
 ``GET /api/tables/{id}``                 the View (:func:`training.web.views.table_view_json`); 404 unknown
 ``POST /api/tables/{id}/move``           body ``{"action": int}``: the person's move, then the AI seats'
                                          up to the person's next turn -> View. 400 illegal (the message

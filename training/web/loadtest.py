@@ -55,7 +55,9 @@ def _start_server(port: int, ready_seconds: float):
     raise RuntimeError(f"the server did not answer within {ready_seconds:g} s")
 
 
-def _client(i: int, base: str, game: str, zero_sum: bool, seed: int, max_moves: int, deadline: float, out: dict) -> None:
+def _client(
+    i: int, base: str, game: str, zero_sum: bool, seed: int, max_moves: int, deadline: float, out: dict
+) -> None:
     """One simulated player: open a table, play random legal moves, check the table, close it."""
     import httpx
 
@@ -136,7 +138,8 @@ def run(
         threads = [
             threading.Thread(
                 target=_client,
-                args=(i, base_url, g := games[i % len(games)], envs.kernel(g).zero_sum, seed + i, max_moves, deadline, results),
+                args=(i, base_url, g := games[i % len(games)], envs.kernel(g).zero_sum, seed + i, max_moves, deadline,
+                      results),
                 daemon=True,
             )
             for i in range(clients)
@@ -164,10 +167,8 @@ def run(
         a = np.asarray(xs) * 1000
         return {"p50": float(np.percentile(a, 50)), "p95": float(np.percentile(a, 95)), "max": float(a.max())}
 
-    per_game = {
-        g: {"moves": len(ms := [m for r in results.values() if r["game"] == g for m in r["moves"]]), "move_ms": stats(ms)}
-        for g in games
-    }
+    by_game = {g: [m for r in results.values() if r["game"] == g for m in r["moves"]] for g in games}
+    per_game = {g: {"moves": len(ms), "move_ms": stats(ms)} for g, ms in by_game.items()}
     return {
         "clients": clients,
         "games": games,

@@ -66,7 +66,7 @@ class BadRequest(TableError):
 
 
 class NotFound(TableError):
-    """No table (or game) of that id: 404."""
+    """No table of that id: 404."""
 
     status = 404
 
@@ -102,7 +102,7 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
     option the kernel refuses (the message lists the valid values).
     """
     if game not in envs.GAMES:
-        raise NotFound(f"unknown game {game!r}; games: {sorted(envs.GAMES)}")
+        raise BadRequest(f"unknown game {game!r}; games: {sorted(envs.GAMES)}")
     spec = envs.kernel(game).OPTIONS
     out = {}
     if "episode" in spec and spec["episode"].choices:
@@ -203,7 +203,10 @@ class Table:
         legal = self.env.legal_actions()
         if action not in legal:
             k = self.kernel
-            what = k.action_name(action) if 0 <= action < k.num_actions else f"{action} (out of range 0..{k.num_actions - 1})"
+            if 0 <= action < k.num_actions:
+                what = k.action_name(action)
+            else:
+                what = f"{action} (out of range 0..{k.num_actions - 1})"
             names = ", ".join(f"{a} {k.action_name(a)}" for a in legal)
             raise BadRequest(f"illegal action {what}; legal actions: {names}")
         self._apply(0, action)
@@ -248,8 +251,7 @@ class TableManager:
     Args:
         max_tables: open tables at most; creating one more raises :class:`TooManyTables` (503)
             once idle tables have been dropped.
-        idle_seconds: a table not used for this long is dropped (checked when tables are created
-            and listed).
+        idle_seconds: a table not used for this long is dropped (checked whenever a table is created).
         clock: time source (``time.monotonic``; tests pass a fake one).
     """
 
@@ -334,8 +336,8 @@ class TableManager:
         """Open a table of ``game`` and deal its first episode (AI seats play up to seat 0's turn).
 
         ``partner`` plays seat 0's partners (team games; unused otherwise), ``opponents`` every
-        other seat; ``None`` takes :meth:`default_agent`. Raises :class:`NotFound` for an unknown
-        game, :class:`BadRequest` for a bad player count, option or agent name, and
+        other seat; ``None`` takes :meth:`default_agent`. Raises :class:`BadRequest` for an unknown
+        game, a bad player count, option or agent name, and
         :class:`TooManyTables` when ``max_tables`` tables are open.
         """
         opts = game_options(game, options, players)

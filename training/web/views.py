@@ -75,6 +75,11 @@ def action_card(kernel, action: int) -> int | None:
         return None
 
 
+def _action_card_dict(kernel, action: int) -> dict | None:
+    c = action_card(kernel, action)
+    return None if c is None else card_dict(kernel.deck, c)
+
+
 def generic_view(kernel, state, seat: int) -> dict:
     """The fallback for a game without ``table_view``: ``seat``'s hand, public hand sizes, the seat
     to act and the dealer; nothing else (no exposed cards, trick, facts or scores)."""
@@ -156,10 +161,7 @@ def table_view_json(table: Table) -> dict:
                 }
                 for s in range(table.num_players)
             ],
-            "legal": [
-                {"action": a, "name": k.action_name(a), "card": None if (c := action_card(k, a)) is None else card_dict(deck, c)}
-                for a in legal
-            ],
+            "legal": [{"action": a, "name": k.action_name(a), "card": _action_card_dict(k, a)} for a in legal],
             "your_turn": your_turn,
             "done": done,
             "log": [{"seat": e.seat, "text": k.action_name(e.action) if e.seen else "face_down"} for e in table.log],
