@@ -82,12 +82,17 @@ function valueNode(value, key) {
     span.textContent = t("value", { C: "clubs", D: "diamonds", H: "hearts", S: "spades" }[text]);
     return span;
   }
-  if (/^[AB]$/.test(text) && /team/.test(key || "") && view.teams) {
-    span.textContent = teamName(text === "A" ? 0 : 1);
+  let m;
+  if ((m = /^([AB])( \(clean\))?$/.exec(text)) && /team|winner/.test(key || "") && view.teams) {
+    span.textContent = teamName(m[1] === "A" ? 0 : 1) + (m[2] ? " (" + t("value", "clean") + ")" : "");
+    return span;
+  }
+  if ((m = /^team ([AB]) wins$/.exec(text)) && view.teams) {
+    const mine = (view.teams[m[1] === "A" ? 0 : 1] || []).includes(view.seat);
+    span.textContent = mine ? ui("your_team_wins") : ui("their_team_wins");
     return span;
   }
   for (const p of text.split(/(\s+|,\s*|:\s*)/)) {
-    let m;
     if (!p) continue;
     if ((m = /^S(\d)$/.exec(p))) span.append(el("span", { class: "seat-ref", text: seatName(Number(m[1])) }));
     else if (isCardCode(p, view.pack)) span.append(miniCard(p, view.pack));
