@@ -102,7 +102,7 @@ def test_summary_at_the_end_of_the_hand_matches_the_scoring_rules():
     assert lines["hand_points"] == [int(st.points[0, 0]), int(st.points[0, 1])]
     assert lines["hand_points"] == [oracle[0], oracle[1] + 2]
     a, b = lines["hand_points"]
-    assert v["summary"]["result"] == ("team_0_wins" if a > b else "team_1_wins" if b > a else "tie")
+    assert v["summary"]["result"] == ("team_0_wins" if a > b else "team_1_wins" if b > a else "draw")
     assert v["summary"]["key"] == "hand_result"
 
 

@@ -85,7 +85,7 @@ def _summary(kernel, st, b: int) -> dict:
     elif points[0] != points[1]:
         result = f"team_{int(points[1] > points[0])}_wins"
     else:
-        result = "tie"
+        result = "draw"
     return {"key": "hand_result", "lines": lines, "result": result}
 
 

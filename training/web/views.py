@@ -97,7 +97,7 @@ def generic_view(kernel, state, seat: int) -> dict:
         "phase": "over" if done else "play",
         "facts": [],
         "scores": [],
-        "teams": kernel.teams,
+        "teams": None if kernel.teams is None else [list(t) for t in kernel.teams],
         "summary": None,
     }
 
