@@ -77,6 +77,7 @@ def driver(server):
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"):
         opts.add_argument(arg)
     drv = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
@@ -257,4 +258,7 @@ def test_play_two_games_languages_and_settings(server, driver, tmp_path: Path):
     _wait(drv, lambda d: "Ottocento" in d.find_element(By.ID, "rules").text, "the Ottocento rules")
     Select(drv.find_element(By.ID, "set-lang")).select_by_value("en")
     _wait(drv, lambda d: d.find_element(By.ID, "home-link").text == "cardzoo card table", "English text")
+    # No script error or failed request anywhere on the way.
+    errors = [e["message"] for e in drv.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
     assert time.monotonic() - started < 240
