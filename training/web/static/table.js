@@ -195,6 +195,22 @@ function drawTrick() {
     c.setAttribute("aria-label", seatName(play.seat) + ": " + cardName(play.card, view.pack));
     slot.append(c);
   }
+  const label = trick.querySelector(".trick-label");
+  label.textContent = ui("current_trick");
+  const lt0 = view.last_trick;
+  if (!(view.trick || []).length && lt0 && lt0.cards && lt0.cards.length) {
+    // Nothing played to this trick yet: show the last one, faded, where each card was played.
+    for (const play of lt0.cards) {
+      const c = cardElement(play.card, { pack: view.pack });
+      c.classList.add("previous");
+      if (lt0.winner === play.seat) c.classList.add("winner");
+      c.setAttribute("aria-label", ui("last_trick") + ", " + seatName(play.seat) + ": " + cardName(play.card, view.pack));
+      trick.querySelector(".slot.pos-" + position(play.seat)).append(c);
+    }
+    label.textContent =
+      ui("last_trick") + " — " + (lt0.winner == null ? ui("nobody_won") : ui("won_by", { who: seatName(lt0.winner) }));
+    trick.classList.add("showing-last");
+  } else trick.classList.remove("showing-last");
   trick.classList.toggle("empty", !(view.trick || []).length);
   const last = document.getElementById("last-trick");
   last.innerHTML = "";
