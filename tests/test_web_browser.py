@@ -10,7 +10,7 @@ reload), opens a 3-player P'yanitsa table and a rules page, and saves a screensh
 
 Without chromium/chromedriver the test is skipped, unless the environment variable ``CI`` is
 ``"true"``: then it fails, because CI installs the browser (``.ci/run``). Every wait has a timeout
-and each deal a move cap, so the test is bounded in time (about a minute here).
+and each deal a move cap, so the test is bounded in time (about 15 s here).
 """
 
 from __future__ import annotations
