@@ -1,0 +1,528 @@
+// The card table: /table.html?game=ID[&players=N&partner=AGENT&opponents=AGENT&seed=S][&table=TABLE_ID]
+// Creates (or reopens) a table through the API, draws the view the server sends, and plays the
+// person's moves: legal cards are enabled buttons in the hand, other moves are buttons below the
+// table. Keyboard: arrow keys move the selection over the legal moves, Enter or Space plays it.
+
+import { api, el, initPage, showError } from "./common.js";
+import { cardElement, cardName, isCardCode, miniCard } from "./cards.js";
+import { has, t, ui } from "./i18n.js";
+
+const params = new URLSearchParams(location.search);
+const game = params.get("game") || "all_fours";
+let tableId = params.get("table");
+let view = null;
+let busy = false;
+let seq = 0;
+let selected = 0; // index into moveEls
+let moveEls = [];
+let usedKeyboard = false;
+
+// ------------------------------------------------------------------ seats and names
+
+const POSITIONS = ["bottom", "right", "top", "left"];
+
+/** Screen position of `seat`: you at the bottom, partner across, opponents left and right. */
+function position(seat) {
+  const info = (view.seats || []).find((s) => s.seat === seat) || {};
+  const byRole = { you: "bottom", partner: "top", across: "top", left: "left", right: "right" };
+  if (byRole[info.role]) return byRole[info.role];
+  const n = view.num_players || 4;
+  const rel = (seat - (view.seat || 0) + n) % n;
+  if (n === 2) return rel === 0 ? "bottom" : "top";
+  if (n === 3) return ["bottom", "right", "left"][rel];
+  return POSITIONS[rel];
+}
+
+function seatInfo(seat) {
+  return (view.seats || []).find((s) => s.seat === seat) || { seat, role: seat === view.seat ? "you" : "opponent" };
+}
+
+/** "You", "Partner", "Left opponent", ... ; several plain opponents get their seat number. */
+function seatName(seat) {
+  const info = seatInfo(seat);
+  const role = info.role || "opponent";
+  const same = (view.seats || []).filter((s) => s.role === role).length;
+  if (same > 1) return ui("role_" + role) + " " + ui("seat_n", { n: seat });
+  return ui("role_" + role);
+}
+
+function agentName(name) {
+  if (!name) return "";
+  const kind = name.includes("/") ? name.split("/").pop() : name;
+  return t("ui", "agent_" + kind, kind);
+}
+
+// ------------------------------------------------------------------ text helpers
+
+/** Translate an action name the env uses (STAND, CALL_3, FD_AS, ORDER(KS), accept_chant, QC, ...). */
+function actionLabel(name) {
+  if (name == null) return "";
+  const pack = view.pack;
+  if (has("action", name)) return t("action", name);
+  let m;
+  if ((m = /^CALL_(\d+)$/.exec(name))) return t("action", "CALL_n").replace("{n}", m[1]);
+  if ((m = /^DECLARE_([CDHS])$/.exec(name)))
+    return t("action", "DECLARE_suit").replace("{suit}", t("card", "suit_" + { C: "clubs", D: "diamonds", H: "hearts", S: "spades" }[m[1]]));
+  if ((m = /^FD_(.+)$/.exec(name))) return t("action", "FD_card").replace("{card}", cardName({ code: m[1] }, pack));
+  if ((m = /^ORDER\((.+)\)$/.exec(name))) return t("action", "ORDER_card").replace("{card}", cardName({ code: m[1] }, pack));
+  if (isCardCode(name, pack)) return cardName({ code: name }, pack);
+  return t("key", name);
+}
+
+/** A fact or score value: card codes become mini cards, seats (S0..S3) become seat names, known
+ *  words (yes, no, suit names, signals, ...) are translated, the rest is shown as it is. */
+function valueNode(value, key) {
+  const span = el("span", { class: "value" });
+  const text = value == null ? "" : String(value);
+  if (has("value", text)) {
+    span.textContent = t("value", text);
+    return span;
+  }
+  if (view.pack === "french" && /^[CDHS]$/.test(text)) {
+    span.textContent = t("value", { C: "clubs", D: "diamonds", H: "hearts", S: "spades" }[text]);
+    return span;
+  }
+  let m;
+  if ((m = /^([AB])( \(clean\))?$/.exec(text)) && /team|winner/.test(key || "") && view.teams) {
+    span.textContent = teamName(m[1] === "A" ? 0 : 1) + (m[2] ? " (" + t("value", "clean") + ")" : "");
+    return span;
+  }
+  if ((m = /^team ([AB]) wins$/.exec(text)) && view.teams) {
+    const mine = (view.teams[m[1] === "A" ? 0 : 1] || []).includes(view.seat);
+    span.textContent = mine ? ui("your_team_wins") : ui("their_team_wins");
+    return span;
+  }
+  for (const p of text.split(/(\s+|,\s*|:\s*)/)) {
+    if (!p) continue;
+    if ((m = /^S(\d)$/.exec(p))) span.append(el("span", { class: "seat-ref", text: seatName(Number(m[1])) }));
+    else if (isCardCode(p, view.pack)) span.append(miniCard(p, view.pack));
+    else if (has("value", p)) span.append(t("value", p));
+    else span.append(p);
+  }
+  return span;
+}
+
+function teamName(i) {
+  const members = (view.teams || [])[i] || [];
+  return members.includes(view.seat) ? ui("your_team") : ui("their_team");
+}
+
+/** Column headers for per-team or per-seat values. */
+function columns(n) {
+  const teams = view.teams;
+  if (teams && n === teams.length) {
+    return teams.map((members, i) => {
+      const mine = members.includes(view.seat);
+      return { text: mine ? ui("your_team") : ui("their_team"), title: members.map(seatName).join(", ") };
+    });
+  }
+  return Array.from({ length: n }, (_, i) => ({ text: seatName(i), title: "" }));
+}
+
+function resultText(result) {
+  if (result == null) return "";
+  let m;
+  if ((m = /^team_(\d+)_wins$/.exec(result)) && view.teams) {
+    const mine = (view.teams[Number(m[1])] || []).includes(view.seat);
+    return mine ? ui("your_team_wins") : ui("their_team_wins");
+  }
+  if ((m = /^seat_(\d+)_(wins|loses)$/.exec(result))) return ui("seat_" + m[2], { who: seatName(Number(m[1])) });
+  if ((m = /^seats_([\d_]+)_lose$/.exec(result)))
+    return ui("seats_lose", { who: m[1].split("_").map((x) => seatName(Number(x))).join(" " + ui("and") + " ") });
+  return t("key", result);
+}
+
+// ------------------------------------------------------------------ drawing
+
+function legalByCard() {
+  const map = new Map();
+  for (const mv of view.legal || []) {
+    if (mv.card && mv.card.id != null) {
+      if (!map.has(mv.card.id)) map.set(mv.card.id, []);
+      map.get(mv.card.id).push(mv);
+    }
+  }
+  return map;
+}
+
+function drawSeats() {
+  for (const pos of ["top", "left", "right", "bottom"]) {
+    const box = document.getElementById("seat-" + pos);
+    box.innerHTML = "";
+    box.hidden = true;
+  }
+  const n = view.num_players || (view.seats || []).length;
+  for (let s = 0; s < n; s++) {
+    const pos = position(s);
+    const box = document.getElementById("seat-" + pos);
+    box.hidden = false;
+    const info = seatInfo(s);
+    const badges = el("span", { class: "badges" });
+    if (view.dealer === s) badges.append(el("span", { class: "badge dealer", text: ui("dealer") }));
+    if (view.to_act === s && !view.done) badges.append(el("span", { class: "badge to-act", text: ui("to_act") }));
+    const title = el("div", { class: "seat-title" }, el("strong", { text: seatName(s) }));
+    if (info.agent) title.append(el("span", { class: "agent", text: " · " + agentName(info.agent) }));
+    title.append(badges);
+    box.append(title);
+    box.classList.toggle("acting", view.to_act === s && !view.done);
+    box.dataset.seat = String(s);
+    const count = (view.hand_sizes || [])[s];
+    const faceDown = s !== view.seat || !(view.hand || []).length; // P'yanitsa: your own pile is face down too
+    if (faceDown && count != null && count > 0) {
+      const backs = el("div", { class: "backs", "aria-label": ui("cards_held", { n: count }), role: "img" });
+      for (let i = 0; i < Math.min(count, 8); i++) backs.append(cardElement(null, { pack: view.pack, small: true }));
+      backs.append(el("span", { class: "count", text: ui("cards_held", { n: count }) }));
+      box.append(backs);
+    } else if (count != null) {
+      box.append(el("div", { class: "count", text: ui("cards_held", { n: count }) }));
+    }
+    const exposed = (view.exposed || [])[s] || [];
+    if (exposed.length && s !== view.seat) {
+      const ex = el("div", { class: "exposed", role: "group", "aria-label": ui("exposed") });
+      ex.append(el("span", { class: "mini-label", text: ui("exposed") }));
+      for (const c of exposed) ex.append(cardElement(c, { pack: view.pack, small: true }));
+      box.append(ex);
+    }
+  }
+}
+
+function drawTrick() {
+  const trick = document.getElementById("trick");
+  for (const slot of trick.querySelectorAll(".slot")) slot.innerHTML = "";
+  for (const play of view.trick || []) {
+    const slot = trick.querySelector(".slot.pos-" + position(play.seat));
+    const c = cardElement(play.card, { pack: view.pack });
+    c.setAttribute("aria-label", seatName(play.seat) + ": " + cardName(play.card, view.pack));
+    slot.append(c);
+  }
+  const label = trick.querySelector(".trick-label");
+  label.textContent = ui("current_trick");
+  const lt0 = view.last_trick;
+  if (!(view.trick || []).length && lt0 && lt0.cards && lt0.cards.length) {
+    // Nothing played to this trick yet: show the last one, faded, where each card was played.
+    for (const play of lt0.cards) {
+      const c = cardElement(play.card, { pack: view.pack });
+      c.classList.add("previous");
+      if (lt0.winner === play.seat) c.classList.add("winner");
+      c.setAttribute("aria-label", ui("last_trick") + ", " + seatName(play.seat) + ": " + cardName(play.card, view.pack));
+      trick.querySelector(".slot.pos-" + position(play.seat)).append(c);
+    }
+    label.textContent =
+      ui("last_trick") + " — " + (lt0.winner == null ? ui("nobody_won") : ui("won_by", { who: seatName(lt0.winner) }));
+    trick.classList.add("showing-last");
+  } else trick.classList.remove("showing-last");
+  trick.classList.toggle("empty", !(view.trick || []).length);
+  const last = document.getElementById("last-trick");
+  last.innerHTML = "";
+  const lt = view.last_trick;
+  if (lt && lt.cards && lt.cards.length) {
+    for (const play of lt.cards) {
+      const fig = el("figure", { class: "lt-card" + (lt.winner === play.seat ? " winner" : "") });
+      fig.append(cardElement(play.card, { pack: view.pack, small: true }));
+      fig.append(el("figcaption", { text: seatName(play.seat) }));
+      last.append(fig);
+    }
+    last.append(
+      el("p", { class: "lt-winner", text: lt.winner == null ? ui("nobody_won") : ui("won_by", { who: seatName(lt.winner) }) })
+    );
+  } else last.append(el("p", { class: "muted", text: ui("none_yet") }));
+}
+
+function drawFacts() {
+  const dl = document.getElementById("facts");
+  dl.innerHTML = "";
+  const facts = view.facts || [];
+  if (!facts.length) dl.append(el("p", { class: "muted", text: ui("no_facts") }));
+  for (const f of facts) {
+    dl.append(el("dt", { text: t("key", f.key) }), el("dd", {}, valueNode(f.value, f.key)));
+  }
+}
+
+function valuesTable(rows, id) {
+  const table = el("table", { class: "score-table", id });
+  const n = Math.max(0, ...rows.map((r) => (r.values || []).length));
+  const head = el("tr", {}, el("th", { text: "" }));
+  for (const c of columns(n)) head.append(el("th", { scope: "col", text: c.text, title: c.title || null }));
+  table.append(el("thead", {}, head));
+  const body = el("tbody");
+  for (const r of rows) {
+    const tr = el("tr", {}, el("th", { scope: "row", text: r.label !== undefined ? r.label : t("key", r.key) }));
+    for (const v of r.values || []) tr.append(el("td", {}, valueNode(v, r.key)));
+    body.append(tr);
+  }
+  table.append(body);
+  return table;
+}
+
+function drawScores() {
+  const box = document.getElementById("scores");
+  box.innerHTML = "";
+  const rows = view.scores || [];
+  if (!rows.length) box.append(el("p", { class: "muted", text: ui("no_scores") }));
+  else box.append(valuesTable(rows));
+}
+
+function drawLog() {
+  const ol = document.getElementById("log");
+  ol.innerHTML = "";
+  for (const e of view.log || []) {
+    const li = el("li", {}, el("span", { class: "who", text: seatName(e.seat) + ": " }));
+    const text = e.text == null ? "" : String(e.text);
+    if (text === "face_down") li.append(t("key", "face_down"));
+    else if (isCardCode(text, view.pack)) li.append(miniCard(text, view.pack));
+    else li.append(actionLabel(text));
+    ol.append(li);
+  }
+  ol.scrollTop = ol.scrollHeight;
+}
+
+function moveButton(mv, extraClass) {
+  const b = el("button", { type: "button", class: "move " + (extraClass || ""), "data-action": String(mv.action) });
+  b.textContent = actionLabel(mv.name);
+  b.addEventListener("click", () => play(mv.action));
+  return b;
+}
+
+function drawHandAndMoves() {
+  const hand = document.getElementById("hand");
+  const moveCards = document.getElementById("move-cards");
+  const moveButtons = document.getElementById("move-buttons");
+  hand.innerHTML = "";
+  moveCards.innerHTML = "";
+  moveButtons.innerHTML = "";
+  const byCard = legalByCard();
+  const used = new Set();
+  const handEls = [];
+  const myExposed = new Set(((view.exposed || [])[view.seat] || []).map((c) => c.id));
+  for (const c of view.hand || []) {
+    const b = cardElement(c, { pack: view.pack, tag: "button" });
+    b.type = "button";
+    const moves = view.your_turn ? byCard.get(c.id) || [] : [];
+    if (myExposed.has(c.id)) {
+      b.classList.add("shown");
+      b.append(el("span", { class: "shown-badge", text: ui("shown") }));
+    }
+    if (moves.length) {
+      const mv = moves[0];
+      used.add(mv.action);
+      b.classList.add("legal");
+      b.dataset.action = String(mv.action);
+      b.setAttribute("aria-label", cardName(c, view.pack) + " — " + ui("playable"));
+      b.addEventListener("click", () => play(mv.action));
+      handEls.push(b);
+    } else {
+      b.disabled = true;
+      if (view.your_turn) b.classList.add("illegal");
+    }
+    hand.append(b);
+  }
+  const cardEls = [];
+  const buttonEls = [];
+  for (const mv of view.your_turn ? view.legal || [] : []) {
+    if (used.has(mv.action)) continue;
+    const inHand = mv.card && (view.hand || []).some((c) => c.id === mv.card.id);
+    if (mv.card && mv.card.code != null && !inHand) {
+      // A card move for a card that is not in the hand (e.g. P'yanitsa: order the pot).
+      const b = cardElement(mv.card, { pack: view.pack, tag: "button" });
+      b.type = "button";
+      b.classList.add("legal", "move");
+      b.dataset.action = String(mv.action);
+      b.setAttribute("aria-label", actionLabel(mv.name));
+      b.title = actionLabel(mv.name);
+      b.addEventListener("click", () => play(mv.action));
+      moveCards.append(b);
+      cardEls.push(b);
+    } else {
+      const b = moveButton(mv, mv.card ? "card-move" : "");
+      moveButtons.append(b);
+      buttonEls.push(b);
+    }
+  }
+  if (cardEls.length) moveCards.prepend(el("span", { class: "move-caption", text: ui("choose_card") }));
+  document.getElementById("moves").hidden = !cardEls.length && !buttonEls.length;
+  document.getElementById("hand-panel").hidden = !(view.hand || []).length;
+  moveEls = [...handEls, ...cardEls, ...buttonEls];
+  if (selected >= moveEls.length) selected = 0;
+  markSelected(usedKeyboard);
+}
+
+function markSelected(focus) {
+  moveEls.forEach((b, i) => b.classList.toggle("selected", i === selected));
+  if (focus && moveEls[selected]) moveEls[selected].focus();
+}
+
+function drawStatus() {
+  document.getElementById("game-name").textContent = view.game_name || game;
+  document.getElementById("phase").textContent = ui("phase") + ": " + t("key", view.phase || "play");
+  let turn;
+  if (view.done) turn = ui("deal_over");
+  else if (view.your_turn) turn = ui("your_turn");
+  else if (view.to_act != null) turn = ui("waiting_for", { who: seatName(view.to_act) });
+  else turn = "";
+  const tEl = document.getElementById("turn");
+  tEl.textContent = turn;
+  tEl.classList.toggle("mine", !!view.your_turn);
+  document.title = (view.game_name || game) + " — cardzoo";
+  document.getElementById("text").textContent = view.text || "";
+}
+
+function drawSummary() {
+  const box = document.getElementById("summary");
+  const s = view.summary;
+  if (!s && !view.done) {
+    box.hidden = true;
+    return;
+  }
+  const wasHidden = box.hidden;
+  box.hidden = false;
+  document.getElementById("summary-title").textContent = s ? t("key", s.key) : ui("deal_over");
+  document.getElementById("summary-result").textContent = s ? resultText(s.result) : "";
+  const table = document.getElementById("summary-table");
+  table.replaceWith(
+    s && s.lines && s.lines.length
+      ? Object.assign(valuesTable(s.lines, "summary-table"), { className: "summary-table" })
+      : el("table", { id: "summary-table", class: "summary-table", hidden: true })
+  );
+  const rows = [];
+  if (view.returns) rows.push({ label: ui("points_this_deal"), values: view.returns.map(fmtNum) });
+  if (view.totals) rows.push({ label: ui("running_total"), values: view.totals.map(fmtNum) });
+  const totals = document.getElementById("totals-table");
+  const nt = rows.length ? valuesTable(rows, "totals-table") : el("table", { id: "totals-table", hidden: true });
+  nt.className = "summary-table";
+  totals.replaceWith(nt);
+  document.getElementById("new-deal").hidden = !view.done;
+  if (wasHidden && view.done) box.scrollIntoView({ block: "nearest" });
+}
+
+function fmtNum(x) {
+  if (typeof x !== "number") return String(x);
+  return Number.isInteger(x) ? String(x) : x.toFixed(2);
+}
+
+function render() {
+  if (!view) return;
+  drawStatus();
+  drawSeats();
+  drawTrick();
+  drawFacts();
+  drawScores();
+  drawLog();
+  drawHandAndMoves();
+  drawSummary();
+  seq += 1;
+  document.body.dataset.seq = String(seq);
+  document.body.dataset.done = view.done ? "1" : "0";
+  document.body.dataset.yourTurn = view.your_turn ? "1" : "0";
+}
+
+// ------------------------------------------------------------------ playing
+
+function setBusy(b) {
+  busy = b;
+  document.body.dataset.busy = b ? "1" : "0";
+  document.getElementById("main").setAttribute("aria-busy", b ? "true" : "false");
+}
+
+async function play(action) {
+  if (busy || !view || !view.your_turn) return;
+  setBusy(true);
+  showError(null);
+  try {
+    view = await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/move", { action });
+  } catch (e) {
+    showError(e.message);
+    try {
+      view = await api("GET", "/api/tables/" + encodeURIComponent(tableId));
+    } catch (e2) {
+      /* keep the old view */
+    }
+  }
+  selected = 0;
+  render();
+  setBusy(false);
+}
+
+async function newDeal() {
+  if (busy) return;
+  setBusy(true);
+  showError(null);
+  try {
+    view = await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/new");
+  } catch (e) {
+    showError(e.message);
+  }
+  selected = 0;
+  render();
+  setBusy(false);
+}
+
+async function openTable() {
+  if (tableId) {
+    try {
+      view = await api("GET", "/api/tables/" + encodeURIComponent(tableId));
+      return;
+    } catch (e) {
+      if (e.status !== 404) throw e;
+    }
+  }
+  const body = { game };
+  for (const k of ["partner", "opponents"]) body[k] = params.get(k) || null;
+  body.players = params.get("players") ? Number(params.get("players")) : null;
+  body.seed = params.get("seed") ? Number(params.get("seed")) : null;
+  // Env options as opt.NAME=VALUE (a JSON value, else the string), e.g. opt.collect_order=winner_chooses
+  const options = {};
+  for (const [k, v] of params) {
+    if (!k.startsWith("opt.")) continue;
+    try {
+      options[k.slice(4)] = JSON.parse(v);
+    } catch (e) {
+      options[k.slice(4)] = v;
+    }
+  }
+  if (Object.keys(options).length) body.options = options;
+  const data = await api("POST", "/api/tables", body);
+  tableId = data.table_id;
+  view = data.view;
+  params.set("table", tableId);
+  history.replaceState(null, "", "/table.html?" + params.toString());
+}
+
+function onKey(e) {
+  const tag = (e.target && e.target.tagName) || "";
+  if (tag === "SELECT" || tag === "INPUT" || tag === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) return;
+  const onMove = e.target && e.target.dataset && e.target.dataset.action !== undefined;
+  const free = onMove || e.target === document.body || e.target === document.documentElement;
+  if (!moveEls.length) return;
+  if (["ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown"].includes(e.key)) {
+    if (!free) return;
+    e.preventDefault();
+    usedKeyboard = true;
+    const d = e.key === "ArrowLeft" || e.key === "ArrowUp" ? -1 : 1;
+    selected = (selected + d + moveEls.length) % moveEls.length;
+    markSelected(true);
+  } else if (e.key === "Enter" || e.key === " ") {
+    if (!free) return;
+    e.preventDefault();
+    usedKeyboard = true;
+    const idx = onMove ? moveEls.indexOf(e.target) : selected;
+    const target = moveEls[idx >= 0 ? idx : selected];
+    if (target) play(Number(target.dataset.action));
+  }
+}
+
+async function main() {
+  const rulesLink = el("a", { href: "/rules.html?game=" + encodeURIComponent(game), id: "rules-link", "data-i18n": "rules" });
+  const gamesLink = el("a", { href: "/", id: "games-link", "data-i18n": "games_title" });
+  await initPage(render, [gamesLink, rulesLink]);
+  document.getElementById("new-deal").addEventListener("click", newDeal);
+  document.addEventListener("keydown", onKey);
+  try {
+    await openTable();
+  } catch (e) {
+    showError(e.message);
+  }
+  render();
+  setBusy(false);
+}
+
+main();
