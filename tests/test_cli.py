@@ -102,6 +102,10 @@ def test_play_refuses_unknown_agent():
     (["arena", "all_fours", "random", "random", "--deals", "-3"], ["--deals"]),
     (["arena", "all_fours", "random", "random", "--json", "/nonexistent/dir/x.json"], ["/nonexistent/dir/x.json"]),
     (["demo", "all_fours", "--seed", "-1"], ["--seed"]),
+    (["train", "all_fours", "--lr", "-1"], ["learning_rate", "> 0.0", "-1"]),
+    (["train", "all_fours", "--clip-range", "2"], ["clip_range", "<= 1.0"]),
+    (["train", "all_fours", "--ent-coef", "-0.1"], ["ent_coef", ">= 0"]),
+    (["train", "all_fours", "--torch-threads", "0"], ["torch_threads"]),
 ])
 def test_cli_rejects_bad_arguments_up_front(argv, words, capsys):
     assert main(argv) == 2
@@ -115,3 +119,14 @@ def test_terminal_play_announces_trick_winners():
     play("all_fours", "all_fours/rule", "all_fours/rule", seed=3, read=lambda p: "0", write=said.append)
     wins = [x for x in said if x.startswith("-- trick ")]
     assert len(wins) in (6, 9, 12) and wins[0].startswith("-- trick 1 won by player_")
+
+
+def test_train_flags_default_to_the_train_config():
+    """The parser repeats TrainConfig's PPO defaults (to build without importing SB3): they agree."""
+    from training.cli import build_parser
+    from training.selfplay import TrainConfig
+
+    args = build_parser().parse_args(["train", "aluette"])
+    d = TrainConfig()
+    got = (args.n_steps, args.batch_size, args.lr, args.clip_range, args.ent_coef, args.torch_threads, args.steps, args.n_envs)
+    assert got == (d.n_steps, d.batch_size, d.learning_rate, d.clip_range, d.ent_coef, d.torch_threads, d.total_steps, d.n_envs)

@@ -41,6 +41,12 @@ def cmd_train(args, parse_options) -> int:
         privileged_critic=args.privileged_critic,
         init_from=args.init_from,
         critic_warmup_steps=args.critic_warmup,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        learning_rate=args.lr,
+        clip_range=args.clip_range,
+        ent_coef=args.ent_coef,
+        torch_threads=args.torch_threads,
     )
     summary = train(cfg)
     con = Console(width=max(Console().width, 110))
@@ -103,8 +109,21 @@ def cmd_play(args, parse_options) -> int:
     return main_play(args.game, args.partner, args.opponents, args.seed, parse_options(args.option))
 
 
+class _TRAIN_DEFAULTS:
+    n_steps = 64
+    batch_size = 4096
+    learning_rate = 1e-4
+    clip_range = 0.1
+    ent_coef = 0.003
+    torch_threads = 2
+
+
 def add_commands(sub, games, parse_options) -> None:
     """Register the train / arena / play sub-commands on ``sub``."""
+    # TrainConfig's defaults, repeated here so that building the parser does not import SB3
+    # (tests/test_cli.py checks that they agree)
+    d = _TRAIN_DEFAULTS
+
     t = sub.add_parser("train", help="self-play training with MaskablePPO, then evaluation")
     t.add_argument("game", choices=games)
     t.add_argument("--steps", type=int, default=2_000_000, help="PPO environment steps (default 2,000,000)")
@@ -126,6 +145,12 @@ def add_commands(sub, games, parse_options) -> None:
     )
     t.add_argument("--init-from", default=None, help="start the actor from a saved agent (path), instead of behaviour cloning")
     t.add_argument("--critic-warmup", type=int, default=0, help="steps during which only the critic learns (e.g. after --init-from)")
+    t.add_argument("--n-steps", type=int, default=d.n_steps, help=f"steps per game per rollout (default {d.n_steps})")
+    t.add_argument("--batch-size", type=int, default=d.batch_size, help=f"PPO minibatch size (default {d.batch_size})")
+    t.add_argument("--lr", type=float, default=d.learning_rate, help=f"learning rate (default {d.learning_rate})")
+    t.add_argument("--clip-range", type=float, default=d.clip_range, help=f"PPO clip range (default {d.clip_range})")
+    t.add_argument("--ent-coef", type=float, default=d.ent_coef, help=f"entropy bonus (default {d.ent_coef})")
+    t.add_argument("--torch-threads", type=int, default=d.torch_threads, help=f"torch threads (default {d.torch_threads})")
     t.set_defaults(fn=lambda a: cmd_train(a, parse_options))
 
     a = sub.add_parser("arena", help="duplicate-deal evaluation of agents, with CIs and ratings")

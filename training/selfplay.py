@@ -76,6 +76,14 @@ class TrainConfig:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive int, got {v!r}")
+        for name, lo, hi in (("learning_rate", 0.0, None), ("clip_range", 0.0, 1.0)):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or not (v > lo and (hi is None or v <= hi)):
+                raise ValueError(f"{name} must be a number > {lo}{'' if hi is None else f' and <= {hi}'}, got {v!r}")
+        if not isinstance(self.ent_coef, (int, float)) or self.ent_coef < 0:
+            raise ValueError(f"ent_coef must be a number >= 0, got {self.ent_coef!r}")
+        if not isinstance(self.torch_threads, int) or self.torch_threads < 1:
+            raise ValueError(f"torch_threads must be a positive int, got {self.torch_threads!r}")
         if self.bc_samples < 0 or self.bc_epochs < 1:
             raise ValueError(f"bc_samples must be >= 0 and bc_epochs >= 1, got {self.bc_samples}, {self.bc_epochs}")
         if self.eval_deals < 0:
