@@ -342,3 +342,23 @@ def test_the_last_trick_shows_its_cards_as_seat_0_saw_them_played(client, game):
         assert r.status_code == 200, r.text
         v = r.json()
     assert seen_tricks >= 3
+
+
+def test_refused_requests_load_no_agent_and_the_agent_cache_is_bounded(client):
+    from training.web.tables import TableManager
+
+    m = manager(client)
+    before = (len(m._shared), len(m._defaults))
+    for i in range(1, 6):
+        r = client.post("/api/tables", json={"game": "all_fours", "partner": "nope", "options": {"max_hands": i}})
+        assert r.status_code == 400 and "unknown agent 'nope'" in r.json()["detail"]
+    assert (len(m._shared), len(m._defaults)) == before
+    full = TableManager(max_tables=1)
+    full.create("all_fours", seed=1)
+    with pytest.raises(Exception, match="too many open tables"):
+        full.create("all_fours", options={"max_hands": 3})
+    assert not any('"max_hands": 3' in key[1] for key in full._shared)
+    fresh = TableManager()
+    for i in range(1, TableManager.MAX_CACHED + 9):
+        fresh._agent("all_fours", "all_fours/rule", {"max_hands": i}, None)
+    assert len(fresh._shared) == TableManager.MAX_CACHED

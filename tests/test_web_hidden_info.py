@@ -152,3 +152,29 @@ def test_no_answer_shows_a_card_seat_0_may_not_see(game, body):
         leaked = cards_named(r.json(), deck) - known
         assert not leaked, f"{game} new deal: {[deck.names[c] for c in leaked]} shown to seat 0"
     assert answers > 20 and moved > 10
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_aluette_opponents_uncaught_signals_leave_no_trace_in_the_log(seed):
+    """By default only partners see signals (Aluette RULES.md §4.5, §7): an opponent's signal must
+    not even show as a face-down entry, or seat 0 could count them (how many key cards they hold)."""
+    client = make_client()
+    out = open_table(client, "aluette", seed=seed)
+    tid, v = out["table_id"], out["view"]
+    table = manager(client).get(tid)
+    sent_by_opponents = 0
+    while True:
+        st = table.env.game_state
+        sent_by_opponents = max(sent_by_opponents, sum(bin(int(st.sent[0, s])).count("1") for s in (1, 3)))
+        for e in table.log:
+            assert not (e.seat in (1, 3) and 50 <= e.action < 60), "an opponent's unseen signal was logged"
+        for shown, e in zip(v["log"], table.log):
+            assert shown["seat"] == e.seat
+            if shown["text"] == "face_down":
+                assert e.seat != 0 and e.action < 48  # only a discard is face down
+        if v["done"]:
+            break
+        r = client.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]})
+        assert r.status_code == 200, r.text
+        v = r.json()
+    assert sent_by_opponents > 0  # they did signal: the check above had something to hide

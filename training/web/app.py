@@ -92,7 +92,7 @@ def _validation_message(exc: RequestValidationError) -> str:
 def create_app(manager: TableManager | None = None) -> FastAPI:
     """The FastAPI app; ``manager`` holds the tables (a new :class:`TableManager` by default) and
     is reachable as ``app.state.manager``."""
-    app = FastAPI(title="cardzoo card table", docs_url="/api/docs", openapi_url="/api/openapi.json", redoc_url=None)
+    app = FastAPI(title="cardzoo card table", docs_url=None, openapi_url="/api/openapi.json", redoc_url=None)
     app.state.manager = manager if manager is not None else TableManager()
 
     @app.exception_handler(TableError)

@@ -21,6 +21,7 @@ import json
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -242,10 +243,14 @@ class Table:
         trick = self._trick_seen_by_seat0()
         env.step(action)
         self._note_completed_trick(trick, seat, action, seen)
+        heard = True
         if before is not None:
             name = k.action_name(action)
-            seen = any(name in line.split() for line in announce(before, env.game_state, action, seat, 0))
-        self.log.append(LogEntry(seat, int(action), bool(seen)))
+            lines = announce(before, env.game_state, action, seat, 0)
+            seen = any(name in line.split() for line in lines)
+            heard = bool(lines)
+        if heard:  # a move seat 0 learns nothing of (an uncaught Aluette signal) is not logged at all
+            self.log.append(LogEntry(seat, int(action), bool(seen)))
         self.returns += [env.rewards[a] for a in env.possible_agents]
 
 
@@ -268,6 +273,11 @@ class Table:
             self.completed_trick = [*trick, {"seat": seat, "card": card if seen else None}]
 
 
+def _trim(cache: OrderedDict, size: int) -> None:
+    while len(cache) > size:
+        cache.popitem(last=False)
+
+
 class TableManager:
     """The open tables of a server.
 
@@ -277,6 +287,9 @@ class TableManager:
         idle_seconds: a table not used for this long is dropped (checked whenever a table is created).
         clock: time source (``time.monotonic``; tests pass a fake one).
     """
+
+    #: loaded agents (and default-agent answers) kept for reuse across tables
+    MAX_CACHED = 32
 
     def __init__(self, max_tables: int = 200, idle_seconds: float = 3600.0, clock=time.monotonic) -> None:
         if max_tables < 1:
@@ -288,9 +301,11 @@ class TableManager:
         self.clock = clock
         self._tables: dict[str, Table] = {}
         self._lock = threading.Lock()
-        self._shared: dict[tuple, tuple[Any, threading.Lock]] = {}
-        self._defaults: dict[tuple, str] = {}
-        self._load_lock = threading.Lock()
+        # loaded agents per (name, options) and default names per options; bounded (least
+        # recently used dropped) since every distinct options object would add an entry
+        self._shared: OrderedDict[tuple, tuple[Any, threading.Lock]] = OrderedDict()
+        self._defaults: OrderedDict[tuple, str] = OrderedDict()
+        self._load_lock = threading.RLock()
 
     # ------------------------------------------------------------------ games and agents
     def agent_names(self, game: str) -> list[str]:
@@ -301,14 +316,17 @@ class TableManager:
         """``"<game>/ppo"`` when shipped and fitting ``options``, else ``"<game>/rule"`` (the rule of
         :func:`training.common.default_agent`; the loaded agent stays cached for the tables)."""
         key = (game, json.dumps(options, sort_keys=True))
-        if key not in self._defaults:
-            ppo = f"{game}/ppo"
-            try:
-                self._agent(game, ppo, options, None)
-                self._defaults[key] = ppo
-            except BadRequest:  # not shipped, or trained for other options
-                self._defaults[key] = f"{game}/rule"
-        return self._defaults[key]
+        with self._load_lock:
+            if key not in self._defaults:
+                ppo = f"{game}/ppo"
+                try:
+                    self._agent(game, ppo, options, None)
+                    self._defaults[key] = ppo
+                except BadRequest:  # not shipped, or trained for other options
+                    self._defaults[key] = f"{game}/rule"
+                _trim(self._defaults, self.MAX_CACHED)
+            self._defaults.move_to_end(key)
+            return self._defaults[key]
 
     def games(self) -> list[dict]:
         """Metadata of every game: id, name, players (min/max/default), teams, pack, agents, default agent."""
@@ -344,9 +362,18 @@ class TableManager:
                     self._shared[key] = (agents.load(name, **options), threading.Lock())
                 except (ValueError, OSError) as e:
                     raise BadRequest(f"agent {name!r} cannot play {game} with these options: {e}") from None
+                _trim(self._shared, self.MAX_CACHED)
+            self._shared.move_to_end(key)
             return self._shared[key]
 
     # ------------------------------------------------------------------ tables
+    def _check_capacity(self) -> None:
+        if len(self._tables) >= self.max_tables:
+            raise TooManyTables(
+                f"too many open tables ({len(self._tables)} of {self.max_tables}); "
+                "close one with DELETE /api/tables/{id} or try again later"
+            )
+
     def create(
         self,
         game: str,
@@ -364,6 +391,11 @@ class TableManager:
         :class:`TooManyTables` when ``max_tables`` tables are open.
         """
         opts = game_options(game, options, players)
+        for name in (partner, opponents):  # names and capacity first: a refused request loads nothing
+            if name is not None and name not in self.agent_names(game):
+                raise BadRequest(f"unknown agent {name!r} for {game}; valid agents: {self.agent_names(game)}")
+        self.expire()
+        self._check_capacity()
         default = None
         names = {}
         for role, name in (("partner", partner), ("opponents", opponents)):
@@ -380,13 +412,8 @@ class TableManager:
             seat_agents[seat] = (name, agent, lock)
         if partner is not None:
             self._agent(game, partner, opts, None)  # validated even where no seat is a partner
-        self.expire()
         with self._lock:
-            if len(self._tables) >= self.max_tables:
-                raise TooManyTables(
-                    f"too many open tables ({len(self._tables)} of {self.max_tables}); "
-                    "close one with DELETE /api/tables/{id} or try again later"
-                )
+            self._check_capacity()
             table_id = secrets.token_urlsafe(16)
             table = Table(table_id, game, opts, seat_agents, seed)
             table.last_used = self.clock()

@@ -126,7 +126,10 @@ function resultText(result) {
     const mine = (view.teams[Number(m[1])] || []).includes(view.seat);
     return mine ? ui("your_team_wins") : ui("their_team_wins");
   }
-  if ((m = /^seat_(\d+)_(wins|loses)$/.exec(result))) return ui("seat_" + m[2], { who: seatName(Number(m[1])) });
+  if ((m = /^seat_(\d+)_(wins|loses)$/.exec(result))) {
+    if (Number(m[1]) === view.seat) return ui(m[2] === "wins" ? "you_win" : "you_lose");
+    return ui("seat_" + m[2], { who: seatName(Number(m[1])) });
+  }
   if ((m = /^seats_([\d_]+)_lose$/.exec(result)))
     return ui("seats_lose", { who: m[1].split("_").map((x) => seatName(Number(x))).join(" " + ui("and") + " ") });
   return t("key", result);
@@ -169,12 +172,12 @@ function drawSeats() {
     const count = (view.hand_sizes || [])[s];
     const faceDown = s !== view.seat || !(view.hand || []).length; // P'yanitsa: your own pile is face down too
     if (faceDown && count != null && count > 0) {
-      const backs = el("div", { class: "backs", "aria-label": ui("cards_held", { n: count }), role: "img" });
+      const backs = el("div", { class: "backs", "aria-label": ui(count === 1 ? "card_held" : "cards_held", { n: count }), role: "img" });
       for (let i = 0; i < Math.min(count, 8); i++) backs.append(cardElement(null, { pack: view.pack, small: true }));
-      backs.append(el("span", { class: "count", text: ui("cards_held", { n: count }) }));
+      backs.append(el("span", { class: "count", text: ui(count === 1 ? "card_held" : "cards_held", { n: count }) }));
       box.append(backs);
     } else if (count != null) {
-      box.append(el("div", { class: "count", text: ui("cards_held", { n: count }) }));
+      box.append(el("div", { class: "count", text: ui(count === 1 ? "card_held" : "cards_held", { n: count }) }));
     }
     const exposed = (view.exposed || [])[s] || [];
     if (exposed.length && s !== view.seat) {
