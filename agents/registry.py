@@ -11,10 +11,11 @@ Built-in names:
   ``"all_fours/pimc-bids"``: the same search for the bidding decisions only (stand/beg, give
   one/run), the rule bot's card play elsewhere.
 * ``"ottocento/random"``, ``"ottocento/rule"``: the same for Ottocento
-  (:class:`~agents.ottocento_rule.OttocentoRuleAgent`).
+  (:class:`~agents.ottocento_rule.OttocentoRuleAgent`); ``"ottocento/ppo"``: the shipped trained agent.
 * ``"avinas/random"``, ``"avinas/rule"``: the same for Avinas
   (:class:`~agents.avinas_rule.AvinasRuleAgent`).
-* ``"aluette/random"``, ``"aluette/rule"``: the same for Aluette (:class:`~agents.aluette_rule.AluetteRuleAgent`).
+* ``"aluette/random"``, ``"aluette/rule"``: the same for Aluette (:class:`~agents.aluette_rule.AluetteRuleAgent`);
+  ``"aluette/ppo"``: the shipped trained agent (signals on).
 * ``"pyanitsa/random"``, ``"pyanitsa/rule"`` (:class:`~agents.pyanitsa_rule.PyanitsaRuleAgent`),
   ``"pyanitsa/ppo"`` (shipped, ``collect_order="winner_chooses"``).
 
@@ -256,6 +257,8 @@ def _shipped(game: str, folder: str) -> Factory:
 
 
 register("all_fours/ppo", _shipped("all_fours", "all_fours_ppo"))
+register("ottocento/ppo", _shipped("ottocento", "ottocento_ppo"))
+register("aluette/ppo", _shipped("aluette", "aluette_ppo"))
 
 
 def _pyanitsa_ppo(seed=None, **env_options) -> Agent:

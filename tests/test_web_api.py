@@ -33,7 +33,7 @@ def test_games_lists_every_game_with_its_players_agents_and_pack(client):
     assert {"all_fours/ppo", "all_fours/rule", "all_fours/random", "random"} <= set(af["agents"])
     assert games["pyanitsa"]["players"] == {"min": 2, "max": 4, "default": 2} and games["pyanitsa"]["teams"] is False
     assert games["ottocento"]["pack"] == "tarocco" and games["aluette"]["pack"] == "spanish"
-    assert games["ottocento"]["default_agent"] == "ottocento/rule"  # no trained agent shipped
+    assert games["ottocento"]["default_agent"] == "ottocento/ppo" and games["aluette"]["default_agent"] == "aluette/ppo"
     for g in games.values():
         assert g["default_agent"] in g["agents"]
         assert all(n == "random" or (n.startswith(g["id"] + "/") and n in agents.available()) for n in g["agents"])
