@@ -90,3 +90,45 @@ def test_rule_beats_random_over_2000_duplicate_deals():
     r = play_duplicate("avinas", "avinas/rule", "avinas/random", 2000, seed=0, batch=1000)
     assert r.diff_ci[0] > 0 and r.win_ci[0] > 0.5
     assert r.truncated == 0
+
+
+@pytest.mark.parametrize("options", [{}, {"call_count": "suit"}])
+def test_honest_calls_mask_is_exactly_the_honesty_mask_legal_set(options):
+    """HonestCalls leaves, in a ``honesty="penalize"`` game, exactly the moves that
+    ``honesty="mask"`` makes legal (RULES.md §4.2), checked over random deals and random honest
+    play (after a dishonest call the mask variant has no such position to compare with)."""
+    from agents import RandomAgent
+    from agents.honest import HonestCalls
+
+    penalize, masked = AvinasKernel(**options), AvinasKernel(honesty="mask", **options)
+    wrapper = HonestCalls(RandomAgent(0), **options)
+    rng = np.random.default_rng(3)
+    st = penalize.init(rng, 600)
+    bids = 0
+    for _ in range(40):
+        live = ~st.done
+        obs, mask = penalize.observe(st, st.current_player), penalize.legal_actions(st)
+        honest = wrapper.honest_mask(obs, mask)
+        assert np.array_equal(honest[live], masked.legal_actions(st)[live])
+        bids += int(((st.phase == CALLING) | (st.phase == DECLARING))[live].sum())
+        penalize.step(st, wrapper.act(obs, mask), rng, active=live)  # random honest moves
+        penalize.reset_done(st, rng)
+    assert bids > 500
+
+
+def test_honest_calls_wrapper_never_lies_where_the_wrapped_agent_would():
+    from agents import RandomAgent
+    from agents.honest import HonestCalls
+
+    k = AvinasKernel()
+    liars = {}
+    for name, ag in (("random", RandomAgent(1)), ("honest random", HonestCalls(RandomAgent(1)))):
+        st = k.init(np.random.default_rng(9), 1500)
+        rng = np.random.default_rng(10)
+        while not st.done.all():
+            live = ~st.done
+            a = ag.act(k.observe(st, st.current_player), k.legal_actions(st))
+            k.step(st, a, rng, active=live)
+        nos = st.game == NO_SEVENS
+        liars[name] = int(st.lied[nos].sum())
+    assert liars["random"] > 50 and liars["honest random"] == 0
