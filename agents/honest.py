@@ -47,6 +47,8 @@ class HonestCalls(Agent):
         obs = np.asarray(observation)
         if obs.ndim == 1:
             obs = obs[None]
+        if obs.dtype.kind == "f" and obs.shape[0] and float(obs.max()) <= 1.0:  # a [0, 1]-scaled observation
+            obs = np.rint(obs * self.L.high())
         hand = obs[:, self.L["hand"]].astype(np.int64)  # [B, 32] 0/1
         counts = hand @ self.count_mask.T  # [B, 4] trumps held per candidate suit
         best = counts.max(axis=1)

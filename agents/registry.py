@@ -13,7 +13,8 @@ Built-in names:
 * ``"ottocento/random"``, ``"ottocento/rule"``: the same for Ottocento
   (:class:`~agents.ottocento_rule.OttocentoRuleAgent`); ``"ottocento/ppo"``: the shipped trained agent.
 * ``"avinas/random"``, ``"avinas/rule"``: the same for Avinas
-  (:class:`~agents.avinas_rule.AvinasRuleAgent`).
+  (:class:`~agents.avinas_rule.AvinasRuleAgent`); ``"avinas/ppo"``: the shipped trained agent
+  (trained with ``honesty="mask"``, kept honest by :class:`~agents.honest.HonestCalls`).
 * ``"aluette/random"``, ``"aluette/rule"``: the same for Aluette (:class:`~agents.aluette_rule.AluetteRuleAgent`);
   ``"aluette/ppo"``: the shipped trained agent (signals on).
 * ``"pyanitsa/random"``, ``"pyanitsa/rule"`` (:class:`~agents.pyanitsa_rule.PyanitsaRuleAgent`),
@@ -259,6 +260,19 @@ def _shipped(game: str, folder: str) -> Factory:
 register("all_fours/ppo", _shipped("all_fours", "all_fours_ppo"))
 register("ottocento/ppo", _shipped("ottocento", "ottocento_ppo"))
 register("aluette/ppo", _shipped("aluette", "aluette_ppo"))
+
+
+def _avinas_ppo(seed=None, **env_options) -> Agent:
+    """The shipped Avinas agent: its network was trained with ``honesty="mask"`` (a lie is not a
+    legal move there); :class:`~agents.honest.HonestCalls` keeps it to those moves in games with
+    the default ``honesty="penalize"``, so it plays exactly the decision problem it learned."""
+    from .honest import HonestCalls
+
+    options = {k: v for k, v in env_options.items() if k != "honesty"}
+    return HonestCalls(_shipped("avinas", "avinas_ppo")(seed=seed, **options), **options)
+
+
+register("avinas/ppo", _avinas_ppo)
 
 
 def _pyanitsa_ppo(seed=None, **env_options) -> Agent:
