@@ -257,6 +257,14 @@ def _shipped(game: str, folder: str) -> Factory:
     return factory
 
 
+def shipped_path(name: str) -> str | None:
+    """The folder of a shipped trained agent's network (``"all_fours/ppo"`` ->
+    ``agents/shipped/all_fours_ppo``), or ``None`` if ``name`` is not one."""
+    game, _, kind = name.partition("/")
+    path = os.path.join(SHIPPED, f"{game}_ppo")
+    return path if kind == "ppo" and name in _REGISTRY and os.path.isdir(path) else None
+
+
 register("all_fours/ppo", _shipped("all_fours", "all_fours_ppo"))
 register("ottocento/ppo", _shipped("ottocento", "ottocento_ppo"))
 register("aluette/ppo", _shipped("aluette", "aluette_ppo"))

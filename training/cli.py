@@ -1,4 +1,4 @@
-"""The ``cardzoo`` command line: train, arena, play, bench, demo, serve, bench-web.
+"""The ``cardzoo`` command line: train, arena, play, label, distil, bench, demo, serve, bench-web.
 
 Run ``cardzoo --help`` or ``cardzoo COMMAND --help``. Heavy imports (torch, sb3) happen
 inside the commands that need them, so ``cardzoo bench`` starts fast.

@@ -109,6 +109,33 @@ def cmd_play(args, parse_options) -> int:
     return main_play(args.game, args.partner, args.opponents, args.seed, parse_options(args.option))
 
 
+def cmd_label(args) -> int:
+    from .expert import label_positions
+
+    counts = label_positions(
+        args.game, args.policy, args.games, args.out, n_det=args.n_det, seed=args.seed, batch=args.batch,
+        opponent=args.opponent, rollout=args.rollout,
+    )
+    print(f"{counts['games']:,} deals: {counts['card_positions']:,} card positions labelled, "
+          f"{counts['bid_positions']:,} bid positions kept -> {args.out}")
+    return 0
+
+
+def cmd_distil(args) -> int:
+    from .expert import distil
+
+    s = distil(
+        args.init, args.labels, args.out, epochs=args.epochs, lr=args.lr, tau=args.tau, bid_weight=args.bid_weight,
+        batch_size=args.batch_size, seed=args.seed, torch_threads=args.torch_threads,
+    )
+    before, after = s["val_before"], s["history"][-1]
+    print(f"{s['card_positions']:,} card positions, {s['bid_positions']:,} bid positions, {s['seconds']:.0f} s")
+    print(f"held-out agreement with PIMC {before['agreement']:.3f} -> {after['val_agreement']:.3f}, "
+          f"regret {before['regret']:.4f} -> {after['val_regret']:.4f} (reward units per decision)")
+    print(f"agent written to {args.out}; evaluate: cardzoo arena {s['game']} {args.out} {s['game']}/rule --deals 2000")
+    return 0
+
+
 class _TRAIN_DEFAULTS:
     n_steps = 64
     batch_size = 4096
@@ -162,6 +189,31 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     a.set_defaults(fn=lambda a_: cmd_arena(a_, parse_options))
 
+    lb = sub.add_parser("label", help="expert iteration, step 1: label a policy's card-play positions with PIMC search")
+    lb.add_argument("game", choices=games)
+    lb.add_argument("out", help="label file to write (.npz)")
+    lb.add_argument("--policy", default=None, help="saved policy directory or shipped name that plays one team (default GAME/ppo)")
+    lb.add_argument("--games", type=int, default=10_000, help="deals to play (default 10,000; about 22 labels each)")
+    lb.add_argument("--n-det", type=int, default=32, help="PIMC determinizations per label (default 32)")
+    lb.add_argument("--batch", type=int, default=256, help="deals played at once (default 256)")
+    lb.add_argument("--opponent", default=None, help="the other team's agent (default GAME/rule)")
+    lb.add_argument("--rollout", default=None, help="the search's rollout agent (default GAME/rule)")
+    lb.add_argument("--seed", type=int, default=0)
+    lb.set_defaults(fn=lambda a_: cmd_label(_policy_default(a_)))
+
+    ds = sub.add_parser("distil", help="expert iteration, step 2: train a saved policy's card play on PIMC labels")
+    ds.add_argument("init", help="saved policy directory or shipped name to start from (e.g. all_fours/ppo)")
+    ds.add_argument("out", help="directory for the new agent")
+    ds.add_argument("--labels", nargs="+", required=True, help="label files from cardzoo label")
+    ds.add_argument("--epochs", type=int, default=3)
+    ds.add_argument("--lr", type=float, default=1e-4)
+    ds.add_argument("--tau", type=float, default=0.0, help="softmax temperature on PIMC values (0: PIMC's best card)")
+    ds.add_argument("--bid-weight", type=float, default=1.0, help="weight of the KL term that keeps the bids")
+    ds.add_argument("--batch-size", type=int, default=1024)
+    ds.add_argument("--seed", type=int, default=0)
+    ds.add_argument("--torch-threads", type=int, default=1)
+    ds.set_defaults(fn=cmd_distil)
+
     p = sub.add_parser(
         "play", help="play seat 0 in the terminal against AI players (with an AI partner in partnership games)"
     )
@@ -171,6 +223,11 @@ def add_commands(sub, games, parse_options) -> None:
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     p.set_defaults(fn=lambda a_: cmd_play(_default_ai(a_, parse_options), parse_options))
+
+
+def _policy_default(args):
+    args.policy = args.policy or f"{args.game}/ppo"
+    return args
 
 
 def _default_ai(args, parse_options):

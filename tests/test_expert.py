@@ -1,0 +1,118 @@
+"""Expert iteration (training/expert.py): PIMC labels of a policy's positions, distillation."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import agents
+from envs.all_fours.constants import NUM_CARDS
+from training import cli
+from training.expert import LABEL_KEYS, agreement_and_regret, distil, label_positions, load_labels
+
+
+@pytest.fixture(scope="module")
+def labels(tmp_path_factory):
+    out = tmp_path_factory.mktemp("labels") / "l.npz"
+    counts = label_positions("all_fours", "all_fours/ppo", 24, out, n_det=2, seed=5, batch=12, progress=False)
+    return out, counts
+
+
+def test_label_file_contents(labels):
+    out, counts = labels
+    d = load_labels([out])
+    assert counts == {"games": 24, "card_positions": len(d["obs"]), "bid_positions": len(d["bid_obs"])}
+    n = len(d["obs"])
+    assert n > 24 * 8  # about 22 card decisions with a choice per deal (both teams)
+    assert d["obs"].dtype == np.uint8 and d["obs"].shape == (n, 402)
+    assert d["mask"].shape == d["q"].shape == (n, 56)
+    # card positions: a choice between cards only; values exactly on the legal cards
+    assert (d["mask"].sum(axis=1) > 1).all() and not d["mask"][:, NUM_CARDS:].any()
+    assert np.array_equal(~np.isnan(d["q"]), d["mask"])
+    # All Fours hand rewards are whole points, so the mean over 2 determinizations is a multiple of 1/2
+    vals = d["q"][d["mask"]] * 2
+    assert np.allclose(vals, np.round(vals)) and np.abs(vals).max() <= 2 * 30
+    # bid positions: every one offers a non-card action and a choice
+    assert len(d["bid_obs"]) >= 24 and d["bid_mask"][:, NUM_CARDS:].any(axis=1).all()
+    assert (d["bid_mask"].sum(axis=1) > 1).all()
+
+
+def test_labels_are_reproducible(labels, tmp_path):
+    out, _ = labels
+    again = tmp_path / "again.npz"
+    label_positions("all_fours", "all_fours/ppo", 24, again, n_det=2, seed=5, batch=12, progress=False)
+    a, b = load_labels([out]), load_labels([again])
+    for key in LABEL_KEYS:
+        assert np.array_equal(a[key], b[key], equal_nan=True), key
+    other = tmp_path / "other.npz"
+    label_positions("all_fours", "all_fours/ppo", 12, other, n_det=2, seed=6, batch=12, progress=False)
+    assert not np.array_equal(load_labels([other])["obs"][:50], a["obs"][:50])
+
+
+def test_label_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="ottocento has no determinize"):
+        label_positions("ottocento", "ottocento/ppo", 4, tmp_path / "x.npz", progress=False)
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        label_positions("all_fours", "all_fours/ppo", 4, tmp_path / "nowhere" / "x.npz", progress=False)
+    with pytest.raises(ValueError, match="'all_fours/rule' is not a trained policy"):
+        label_positions("all_fours", "all_fours/rule", 4, tmp_path / "x.npz", progress=False)
+    with pytest.raises(ValueError, match="n_games and batch must be >= 1"):
+        label_positions("all_fours", "all_fours/ppo", 0, tmp_path / "x.npz", progress=False)
+    with pytest.raises(FileNotFoundError, match="no-such-agent"):
+        label_positions("all_fours", str(tmp_path / "no-such-agent"), 4, tmp_path / "x.npz", progress=False)
+    assert cli.main(["label", "all_fours", str(tmp_path / "none" / "x.npz")]) == 2
+
+
+def test_load_labels_errors(tmp_path, labels):
+    with pytest.raises(FileNotFoundError, match="missing.npz"):
+        load_labels([labels[0], tmp_path / "missing.npz"])
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, obs=np.zeros((2, 402), np.uint8))
+    with pytest.raises(ValueError, match=r"bad.npz is not a label file: it lacks \['mask'"):
+        load_labels([bad])
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="junk.npz"):
+        load_labels([junk])
+
+
+def _relabel_lowest_card(src, dst):
+    """The same positions with made-up values: the lowest legal card id is worth 1, others 0."""
+    d = load_labels([src])
+    q = np.where(d["mask"], 0.0, np.nan).astype(np.float32)
+    q[np.arange(len(q)), d["mask"].argmax(axis=1)] = 1.0
+    np.savez(dst, **{**d, "q": q})
+    return dst
+
+
+def test_distil_learns_the_labels_and_keeps_the_bids(labels, tmp_path):
+    data = _relabel_lowest_card(labels[0], tmp_path / "lowest.npz")
+    before = agents.load("all_fours/ppo")
+    d = load_labels([data])
+    agree0, regret0 = agreement_and_regret(before, d)
+    s = distil("all_fours/ppo", [data], tmp_path / "student", epochs=40, lr=3e-3, batch_size=128, progress=False)
+    after = agents.load(str(tmp_path / "student"))
+    agree1, regret1 = agreement_and_regret(after, d)
+    assert agree0 < 0.7 and agree1 > agree0 + 0.25  # it learned the made-up rule
+    assert regret1 == pytest.approx(1 - agree1)  # values are 1 for the target card, 0 otherwise
+    assert s["history"][-1]["val_agreement"] > s["val_before"]["agreement"]
+    # the bids are held by the KL term: the same greedy bid in nearly all bid positions
+    same = (before.act(d["bid_obs"], d["bid_mask"]) == after.act(d["bid_obs"], d["bid_mask"])).mean()
+    assert same >= 0.9
+    meta = json.loads((tmp_path / "student" / "agent.json").read_text())
+    assert meta["game"] == "all_fours" and meta["distillation"]["card_positions"] == len(d["obs"])
+    assert meta["distillation"]["epochs"] == 40 and meta["name"] == "all_fours/ppo"
+
+
+def test_distil_bad_input(labels, tmp_path):
+    with pytest.raises(ValueError, match="epochs >= 1"):
+        distil("all_fours/ppo", [labels[0]], tmp_path / "s", epochs=0, progress=False)
+    with pytest.raises(ValueError, match="lr > 0"):
+        distil("all_fours/ppo", [labels[0]], tmp_path / "s", lr=-1.0, progress=False)
+    with pytest.raises(FileNotFoundError, match="no-agent"):
+        distil(str(tmp_path / "no-agent"), [labels[0]], tmp_path / "s", progress=False)
+    with pytest.raises(ValueError, match="labels have observations of size 402 and 56 actions; aluette/ppo expects"):
+        distil("aluette/ppo", [labels[0]], tmp_path / "s", progress=False)
+    assert cli.main(["distil", "all_fours/ppo", str(tmp_path / "s"), "--labels", str(tmp_path / "none.npz")]) == 2
