@@ -10,7 +10,7 @@ import pytest
 import agents
 from envs.all_fours.constants import NUM_CARDS
 from training import cli
-from training.expert import LABEL_KEYS, agreement_and_regret, distil, label_positions, load_labels
+from training.expert import LABEL_KEYS, agreement_and_regret, distil, distillation_target, label_positions, load_labels
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +92,10 @@ def test_distil_learns_the_labels_and_keeps_the_bids(labels, tmp_path):
     before = agents.load("all_fours/ppo")
     d = load_labels([data])
     agree0, regret0 = agreement_and_regret(before, d)
-    s = distil("all_fours/ppo", [data], tmp_path / "student", epochs=40, lr=3e-3, batch_size=128, progress=False)
+    s = distil(
+        "all_fours/ppo", [data], tmp_path / "student", epochs=40, lr=3e-3, tau=0.0, batch_size=128,
+        reference="all_fours/rule", progress=False,
+    )
     after = agents.load(str(tmp_path / "student"))
     agree1, regret1 = agreement_and_regret(after, d)
     assert agree0 < 0.7 and agree1 > agree0 + 0.25  # it learned the made-up rule
@@ -104,11 +107,35 @@ def test_distil_learns_the_labels_and_keeps_the_bids(labels, tmp_path):
     meta = json.loads((tmp_path / "student" / "agent.json").read_text())
     assert meta["game"] == "all_fours" and meta["distillation"]["card_positions"] == len(d["obs"])
     assert meta["distillation"]["epochs"] == 40 and meta["name"] == "all_fours/ppo"
+    ref = meta["distillation"]["reference"]
+    assert ref["agent"] == "all_fours/rule" and 0 < ref["agreement"] < 1
+    assert (tmp_path / "student" / "distillation.png").stat().st_size > 10_000
+
+
+def test_distillation_target_exact_values():
+    q = np.array([[1.0, 0.9, np.nan], [0.5, 0.5, 0.2]])
+    mask = np.array([[True, True, False], [True, True, True]])
+    hard = distillation_target(q, mask, tau=0.0)
+    assert hard.tolist() == [[1, 0, 0], [1, 0, 0]]  # a tie goes to the lowest action id
+    e = np.e
+    soft = distillation_target(q, mask, tau=0.1)
+    assert soft[0] == pytest.approx([e / (e + 1), 1 / (e + 1), 0.0])  # exp(10) : exp(9)
+    assert soft[1] == pytest.approx(np.array([1, 1, np.exp(-3)]) / (2 + np.exp(-3)))
+    log_p = np.log(np.array([[0.2, 0.8, 1e-9], [0.5, 0.25, 0.25]]))
+    reg = distillation_target(q, mask, tau=0.1, prior=1.0, log_p_start=log_p)
+    assert reg[0] == pytest.approx([0.2 * e / (0.2 * e + 0.8), 0.8 / (0.2 * e + 0.8), 0.0])  # 0.4046, 0.5954
+    half = distillation_target(q, mask, tau=0.1, prior=0.5, log_p_start=log_p)
+    w = np.array([np.sqrt(0.2) * e, np.sqrt(0.8), 0.0])
+    assert half[0] == pytest.approx(w / w.sum())
+    with pytest.raises(ValueError, match="log_p_start"):
+        distillation_target(q, mask, tau=0.1, prior=1.0)
 
 
 def test_distil_bad_input(labels, tmp_path):
     with pytest.raises(ValueError, match="epochs >= 1"):
         distil("all_fours/ppo", [labels[0]], tmp_path / "s", epochs=0, progress=False)
+    with pytest.raises(ValueError, match="prior=-1"):
+        distil("all_fours/ppo", [labels[0]], tmp_path / "s", prior=-1.0, progress=False)
     with pytest.raises(ValueError, match="lr > 0"):
         distil("all_fours/ppo", [labels[0]], tmp_path / "s", lr=-1.0, progress=False)
     with pytest.raises(FileNotFoundError, match="no-agent"):

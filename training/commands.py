@@ -122,17 +122,24 @@ def cmd_label(args) -> int:
 
 
 def cmd_distil(args) -> int:
-    from .expert import distil
+    from agents.policy import read_meta
 
+    from .expert import _policy_dir, distil
+
+    reference = args.reference or f"{read_meta(_policy_dir(args.init))['game']}/rule"
     s = distil(
-        args.init, args.labels, args.out, epochs=args.epochs, lr=args.lr, tau=args.tau, bid_weight=args.bid_weight,
+        args.init, args.labels, args.out, epochs=args.epochs, lr=args.lr, tau=args.tau, prior=args.prior, bid_weight=args.bid_weight,
         batch_size=args.batch_size, seed=args.seed, torch_threads=args.torch_threads,
+        reference=None if reference == "none" else reference,
     )
     before, after = s["val_before"], s["history"][-1]
     print(f"{s['card_positions']:,} card positions, {s['bid_positions']:,} bid positions, {s['seconds']:.0f} s")
     print(f"held-out agreement with PIMC {before['agreement']:.3f} -> {after['val_agreement']:.3f}, "
           f"regret {before['regret']:.4f} -> {after['val_regret']:.4f} (reward units per decision)")
-    print(f"agent written to {args.out}; evaluate: cardzoo arena {s['game']} {args.out} {s['game']}/rule --deals 2000")
+    if s["reference"]:
+        r = s["reference"]
+        print(f"{r['agent']} on the same positions: agreement {r['agreement']:.3f}, regret {r['regret']:.4f}")
+    print(f"agent written to {args.out} (with distillation.png); evaluate: cardzoo arena {s['game']} {args.out} {s['game']}/rule --deals 2000")
     return 0
 
 
@@ -205,9 +212,14 @@ def add_commands(sub, games, parse_options) -> None:
     ds.add_argument("init", help="saved policy directory or shipped name to start from (e.g. all_fours/ppo)")
     ds.add_argument("out", help="directory for the new agent")
     ds.add_argument("--labels", nargs="+", required=True, help="label files from cardzoo label")
-    ds.add_argument("--epochs", type=int, default=3)
-    ds.add_argument("--lr", type=float, default=1e-4)
-    ds.add_argument("--tau", type=float, default=0.0, help="softmax temperature on PIMC values (0: PIMC's best card)")
+    ds.add_argument("--epochs", type=int, default=4, help="passes over the labels (default 4)")
+    ds.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
+    ds.add_argument("--tau", type=float, default=0.05, help="temperature on PIMC values, reward units (default 0.05; 0: PIMC's best card)")
+    ds.add_argument(
+        "--prior", type=float, default=0.25,
+        help="target proportional to p_start(a)**prior * exp(q(a) / tau) (default 0.25; 0: a softmax of the values alone)",
+    )
+    ds.add_argument("--reference", default=None, help="agent whose held-out agreement/regret is shown for comparison (default GAME/rule; 'none': skip)")
     ds.add_argument("--bid-weight", type=float, default=1.0, help="weight of the KL term that keeps the bids")
     ds.add_argument("--batch-size", type=int, default=1024)
     ds.add_argument("--seed", type=int, default=0)

@@ -10,9 +10,12 @@ Two steps, each a function and a ``cardzoo`` command:
    offering a non-card action, e.g. All Fours stand/beg, give one/run) it records observation
    and mask only.
 2. :func:`distil` (``cardzoo distil``) starts from the saved policy and trains its actor with
-   cross-entropy towards PIMC's best card (``tau = 0``) or a softmax of the action values
-   (``tau > 0``, in the game's reward units), while a KL term keeps its bids where they were
-   (the bids are the starting policy's own: search did not improve them, see the README).
+   cross-entropy towards ``p_start(a)**prior * exp(q(a) / tau)`` over the legal cards (a
+   KL-regularised improvement of the starting policy by the search's values: with a small
+   ``tau`` it moves to PIMC's best card where the values are clearly apart and keeps its own
+   choice among near-equal ones, where the 32-determinization values are mostly noise), while
+   a KL term keeps its bids where they were (the bids are the starting policy's own: search
+   did not improve them, see the README). ``tau = 0`` is PIMC's best card (a hard label).
 
 Label files are ``.npz`` with ``obs`` ``uint8[N, D]``, ``mask`` ``bool[N, A]``, ``q``
 ``float32[N, A]`` (NaN where illegal), ``bid_obs`` ``uint8[M, D]``, ``bid_mask`` ``bool[M, A]``.
@@ -36,7 +39,7 @@ import envs
 from agents.policy import load_policy_agent, save_policy_agent
 from agents.search import PIMCSearch
 
-__all__ = ["label_positions", "load_labels", "distil", "LABEL_KEYS"]
+__all__ = ["label_positions", "load_labels", "distil", "distillation_target", "agreement_and_regret", "LABEL_KEYS"]
 
 LABEL_KEYS = ("obs", "mask", "q", "bid_obs", "bid_mask")
 
@@ -214,29 +217,61 @@ def agreement_and_regret(policy_agent, labels: dict[str, np.ndarray], rows=None)
     return float((a == best).mean()), float((q.max(axis=1) - q[np.arange(len(rows)), a]).mean())
 
 
+def distillation_target(q: np.ndarray, mask: np.ndarray, tau: float, prior: float = 0.0, log_p_start=None) -> np.ndarray:
+    """Target distribution ``float64[N, A]`` over the legal actions of ``mask`` (``bool[N, A]``).
+
+    ``tau == 0``: one-hot on the best value of ``q`` (``[N, A]``, NaN or anything where illegal;
+    ties go to the lowest action id). ``tau > 0``: proportional to
+    ``p_start(a)**prior * exp(q(a) / tau)`` on the legal actions (``log_p_start`` ``[N, A]``: the
+    starting policy's log-probabilities, needed when ``prior > 0``), 0 elsewhere.
+    """
+    q = np.where(mask, q, -np.inf).astype(np.float64)
+    target = np.zeros(q.shape)
+    if tau == 0:
+        target[np.arange(len(q)), q.argmax(axis=1)] = 1.0
+        return target
+    z = q / tau
+    if prior > 0:
+        if log_p_start is None:
+            raise ValueError("prior > 0 needs the starting policy's log-probabilities log_p_start")
+        z = z + prior * np.where(mask, log_p_start, 0.0)
+    z = z - z.max(axis=1, keepdims=True)
+    target = np.where(mask, np.exp(z), 0.0)
+    return target / target.sum(axis=1, keepdims=True)
+
+
 def distil(
     init: str,
     files,
     out,
     *,
-    epochs: int = 3,
-    lr: float = 1e-4,
-    tau: float = 0.0,
+    epochs: int = 4,
+    lr: float = 1e-3,
+    tau: float = 0.05,
+    prior: float = 0.25,
     bid_weight: float = 1.0,
     batch_size: int = 1024,
     seed: int = 0,
     val_fraction: float = 0.1,
+    reference: str | None = None,
     torch_threads: int = 1,
     progress: bool = True,
 ) -> dict:
     """Train the actor of saved policy ``init`` on PIMC labels; save the result to ``out``.
 
     Loss per minibatch: cross-entropy between the policy on ``batch_size`` card positions and
-    the target (PIMC's best legal card if ``tau == 0``, else ``softmax(q / tau)`` over the legal
-    cards), plus ``bid_weight`` times ``KL(start policy || policy)`` on ``batch_size / 2`` bid
-    positions. Only the actor (policy MLP and action head) changes; the critic is left as it
+    the target (PIMC's best legal card if ``tau == 0``, else proportional to
+    ``p_start(a)**prior * exp(q(a) / tau)`` over the legal cards, ``q`` in reward units; see
+    :func:`distillation_target`), plus ``bid_weight`` times ``KL(start policy || policy)`` on
+    ``batch_size / 2`` bid positions. Only the actor (policy MLP and action head) changes; the critic is left as it
     was. ``val_fraction`` of the card positions are held out to report agreement and regret
-    (:func:`agreement_and_regret`) before and after each epoch.
+    (:func:`agreement_and_regret`) before and after each epoch, and those of ``reference`` (an
+    agent name, e.g. the rule bot) for comparison. The regret is measured with held-out PIMC
+    values, whose noise does not depend on the agent's choice, so differences in regret between
+    agents are unbiased estimates of how much value they give up per decision. A plot of both
+    per epoch is written to ``out/distillation.png``.
+
+    The defaults are the recipe of the shipped ``all_fours/ppo`` (README, All Fours).
 
     Returns a summary dict (positions, before/after agreement and regret, seconds) that is also
     stored in the saved agent's ``agent.json`` under ``"distillation"``.
@@ -248,10 +283,11 @@ def distil(
     import torch
     from tqdm import tqdm
 
-    if epochs < 1 or batch_size < 2 or not lr > 0 or tau < 0 or bid_weight < 0 or not 0 < val_fraction < 1:
+    if epochs < 1 or batch_size < 2 or not lr > 0 or tau < 0 or prior < 0 or bid_weight < 0 or not 0 < val_fraction < 1:
         raise ValueError(
-            f"need epochs >= 1, batch_size >= 2, lr > 0, tau >= 0, bid_weight >= 0, 0 < val_fraction < 1; got "
-            f"epochs={epochs}, batch_size={batch_size}, lr={lr}, tau={tau}, bid_weight={bid_weight}, val_fraction={val_fraction}"
+            "need epochs >= 1, batch_size >= 2, lr > 0, tau >= 0, prior >= 0, bid_weight >= 0, 0 < val_fraction < 1; got "
+            f"epochs={epochs}, batch_size={batch_size}, lr={lr}, tau={tau}, prior={prior}, bid_weight={bid_weight}, "
+            f"val_fraction={val_fraction}"
         )
     torch.set_num_threads(int(torch_threads))
     labels = load_labels(files)
@@ -271,7 +307,6 @@ def distil(
     perm = rng.permutation(len(labels["obs"]))
     n_val = max(1, int(len(perm) * val_fraction))
     val, train_rows = perm[:n_val], perm[n_val:]
-    q = np.where(np.isnan(labels["q"]), -np.inf, labels["q"])
     before = agreement_and_regret(agent, labels, val)
     params = [*policy.mlp_extractor.policy_net.parameters(), *policy.action_net.parameters()]
     opt = torch.optim.Adam(params, lr=lr)
@@ -284,13 +319,11 @@ def distil(
         rng.shuffle(train_rows)
         for i in range(n_batches):
             rows = train_rows[i * batch_size : (i + 1) * batch_size]
-            qq = q[rows]
-            if tau == 0:
-                target = np.zeros_like(qq)
-                target[np.arange(len(rows)), qq.argmax(axis=1)] = 1.0
-            else:
-                z = np.exp((qq - qq.max(axis=1, keepdims=True)) / tau)
-                target = z / z.sum(axis=1, keepdims=True)
+            log_p = None
+            if tau > 0 and prior > 0:
+                with torch.no_grad():
+                    log_p = torch.log_softmax(_actor_logits(start, scale, labels["obs"][rows], labels["mask"][rows]), dim=1).numpy()
+            target = distillation_target(labels["q"][rows], labels["mask"][rows], tau, prior, log_p)
             logp = torch.log_softmax(_actor_logits(policy, scale, labels["obs"][rows], labels["mask"][rows]), dim=1)
             loss = -(torch.as_tensor(target, dtype=torch.float32) * logp).sum(dim=1).mean()
             b = rng.integers(0, len(labels["bid_obs"]), size=batch_size // 2)
@@ -309,20 +342,28 @@ def distil(
         bar.set_postfix(agree=f"{agree:.3f}", regret=f"{regret:.4f}")
     bar.close()
     policy.set_training_mode(False)
+    ref = None
+    if reference is not None:
+        ref_agent = agents.load(reference)
+        agree, regret = agreement_and_regret(ref_agent, labels, val)
+        ref = {"agent": reference, "agreement": agree, "regret": regret}
     summary = {
         "game": game,
         "init": str(init),
         "label_files": [str(f) for f in files],
         "card_positions": int(len(labels["obs"])),
         "bid_positions": int(len(labels["bid_obs"])),
+        "val_positions": int(n_val),
         "epochs": epochs,
         "lr": lr,
         "tau": tau,
+        "prior": prior,
         "bid_weight": bid_weight,
         "batch_size": batch_size,
         "seed": seed,
         "val_before": {"agreement": before[0], "regret": before[1]},
         "history": history,
+        "reference": ref,
         "seconds": round(time.time() - t0, 1),
     }
     meta = agent.meta
@@ -333,4 +374,36 @@ def distil(
         out, policy, game=game, env_options=meta["env_options"], kernel=envs.kernel(game, **meta["env_options"]),
         net_arch=meta["net_arch"], activation=meta["activation"], extra=extra,
     )
+    plot_distillation(summary, Path(out) / "distillation.png")
     return summary
+
+
+def plot_distillation(summary: dict, path) -> None:
+    """Held-out agreement with PIMC and regret per epoch (epoch 0: the starting policy), with the
+    reference agent's as a dashed line; written to ``path`` (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    epochs = [0] + [h["epoch"] for h in summary["history"]]
+    series = {
+        "regret (PIMC value lost per decision)": [summary["val_before"]["regret"]] + [h["val_regret"] for h in summary["history"]],
+        "agreement with PIMC's best card": [summary["val_before"]["agreement"]] + [h["val_agreement"] for h in summary["history"]],
+    }
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for ax, (label, ys), key in zip(axes, series.items(), ("regret", "agreement")):
+        ax.plot(epochs, ys, marker="o", label="policy being distilled")
+        if summary.get("reference"):
+            ax.axhline(summary["reference"][key], ls="--", color="gray", label=summary["reference"]["agent"])
+        ax.set_xlabel("epoch")
+        ax.set_title(label, fontsize=10)
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    fig.suptitle(
+        f"{summary['game']}: distillation on {summary['card_positions']:,} PIMC-labelled card positions "
+        f"(held-out {summary['val_positions']:,})", fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
