@@ -385,6 +385,7 @@ def plot_distillation(summary: dict, path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     epochs = [0] + [h["epoch"] for h in summary["history"]]
     series = {
@@ -397,6 +398,7 @@ def plot_distillation(summary: dict, path) -> None:
         if summary.get("reference"):
             ax.axhline(summary["reference"][key], ls="--", color="gray", label=summary["reference"]["agent"])
         ax.set_xlabel("epoch")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(label, fontsize=10)
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
