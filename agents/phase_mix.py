@@ -1,7 +1,7 @@
 """An agent that plays the bids of one agent and the cards of another.
 
-A diagnostic for trick-taking agents: pairing ``PhaseMix(A, B)`` against an opponent, next to
-``PhaseMix(B, A)``, tells whether an agent wins or loses its points in the bidding or in the
+A diagnostic for trick-taking agents: pairing ``PhaseMix(A, B, game)`` against an opponent,
+next to ``PhaseMix(B, A, game)``, tells whether an agent wins or loses its points in the bidding or in the
 card play (README, All Fours: the PPO agent's bids were better than the rule bot's and its card
 play worse, which is what the expert iteration of :mod:`training.expert` then fixed).
 
@@ -25,18 +25,30 @@ class PhaseMix(Agent):
     Args:
         bids: the :class:`~agents.base.Agent` asked at decisions offering a non-card action.
         cards: the agent asked at every other decision.
-        n_cards: how many leading action ids are cards (the kernel's ``deck.n``; All Fours 52).
+        game: the game (a name of :data:`envs.GAMES`); its kernel says which action ids are
+            cards (ids below ``deck.n``: All Fours 52) and the action count.
         name: display name (default ``"<bids> bids + <cards> cards"``).
+        **env_options: options of the game (they may change its action count).
 
     ``act(observation uint8[B, D], action_mask bool[B, A]) -> int64[B]``; each agent sees only
-    its rows, with their full masks. Raises ``ValueError`` if ``n_cards`` is not in
-    ``1 .. A - 1``.
+    its rows, with their full masks.
+
+    Raises:
+        TypeError: ``bids`` or ``cards`` is not an :class:`~agents.base.Agent` (load names with
+            :func:`agents.load` first).
+        ValueError: an unknown game or options; at :meth:`act`, masks whose width is not the
+            game's action count.
     """
 
-    def __init__(self, bids: Agent, cards: Agent, n_cards: int, name: str | None = None) -> None:
-        if int(n_cards) < 1:
-            raise ValueError(f"n_cards must be >= 1, got {n_cards!r}")
-        self.bids, self.cards, self.n_cards = bids, cards, int(n_cards)
+    def __init__(self, bids: Agent, cards: Agent, game: str, name: str | None = None, **env_options) -> None:
+        import envs
+
+        for role, agent in (("bids", bids), ("cards", cards)):
+            if not isinstance(agent, Agent):
+                raise TypeError(f"{role} must be an Agent (e.g. agents.load({agent!r})), got {type(agent).__name__}")
+        kernel = envs.kernel(game, **env_options)
+        self.bids, self.cards, self.game = bids, cards, game
+        self.n_cards, self.num_actions = int(kernel.deck.n), int(kernel.num_actions)
         self.name = name or f"{getattr(bids, 'name', 'agent')} bids + {getattr(cards, 'name', 'agent')} cards"
 
     def reset(self) -> None:
@@ -47,8 +59,8 @@ class PhaseMix(Agent):
         obs = np.asarray(observation)
         obs = obs[None] if obs.ndim == 1 else obs
         mask = as_mask(action_mask)
-        if not self.n_cards < mask.shape[1]:
-            raise ValueError(f"n_cards={self.n_cards} leaves no bid actions in masks of {mask.shape[1]} actions")
+        if mask.shape[1] != self.num_actions:
+            raise ValueError(f"{self.game} has {self.num_actions} actions, got action masks of width {mask.shape[1]}")
         out = np.zeros(mask.shape[0], dtype=np.int64)
         is_bid = mask[:, self.n_cards :].any(axis=1)
         for rows, agent in ((np.flatnonzero(is_bid), self.bids), (np.flatnonzero(~is_bid), self.cards)):

@@ -106,7 +106,7 @@ def test_distil_learns_the_labels_and_keeps_the_bids(labels, tmp_path):
     assert same >= 0.9
     meta = json.loads((tmp_path / "student" / "agent.json").read_text())
     assert meta["game"] == "all_fours" and meta["distillation"]["card_positions"] == len(d["obs"])
-    assert meta["distillation"]["epochs"] == 40 and meta["name"] == "all_fours/ppo"
+    assert meta["distillation"]["epochs"] == 40 and meta["name"] == "student"
     ref = meta["distillation"]["reference"]
     assert ref["agent"] == "all_fours/rule" and 0 < ref["agreement"] < 1
     assert (tmp_path / "student" / "distillation.png").stat().st_size > 10_000
@@ -143,3 +143,106 @@ def test_distil_bad_input(labels, tmp_path):
     with pytest.raises(ValueError, match="labels have observations of size 402 and 56 actions; aluette/ppo expects"):
         distil("aluette/ppo", [labels[0]], tmp_path / "s", progress=False)
     assert cli.main(["distil", "all_fours/ppo", str(tmp_path / "s"), "--labels", str(tmp_path / "none.npz")]) == 2
+
+
+def test_label_output_is_checked_first_and_written_atomically(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match=r"'noext' must be named \*.npz"):
+        label_positions("all_fours", "all_fours/ppo", 4, "noext", progress=False)
+    (tmp_path / "adir.npz").mkdir()
+    with pytest.raises(ValueError, match="it is a folder"):
+        label_positions("all_fours", "all_fours/ppo", 4, tmp_path / "adir.npz", progress=False)
+    with pytest.raises(ValueError, match="seed must be >= 0"):
+        label_positions("all_fours", "all_fours/ppo", 4, tmp_path / "x.npz", seed=-1, progress=False)
+    with pytest.raises(ValueError, match="'aluette/rule' plays aluette, not all_fours"):
+        label_positions("all_fours", "all_fours/ppo", 4, tmp_path / "x.npz", opponent="aluette/rule", progress=False)
+    with pytest.raises(ValueError, match="trained for aluette"):
+        label_positions("all_fours", "all_fours/ppo", 4, tmp_path / "x.npz", rollout="agents/shipped/aluette_ppo", progress=False)
+    with pytest.raises(ValueError, match="rollout agent 'all_fours/pimc' searches the game state"):
+        label_positions("all_fours", "all_fours/ppo", 4, tmp_path / "x.npz", rollout="all_fours/pimc", progress=False)
+    # a save that dies half-way leaves the previous complete file in place
+    out = tmp_path / "l.npz"
+    label_positions("all_fours", "all_fours/ppo", 4, out, n_det=1, batch=4, progress=False)
+    before = load_labels([out])
+    import training.expert as ex
+
+    def broken_save(file, **arrays):
+        with open(file, "wb") as f:
+            f.write(b"PK half a zip")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ex.np, "savez_compressed", broken_save)
+    with pytest.raises(OSError, match="cannot write labels to .*l.npz: No space left on device"):
+        label_positions("all_fours", "all_fours/ppo", 4, out, n_det=1, batch=4, seed=9, progress=False)
+    after = load_labels([out])
+    assert np.array_equal(before["obs"], after["obs"])
+
+
+def test_load_labels_rejects_damaged_and_inconsistent_files(tmp_path, labels):
+    good = load_labels([labels[0]])
+    with pytest.raises(ValueError, match="is given twice"):
+        load_labels([labels[0], labels[0]])
+    raw = labels[0].read_bytes()
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(ValueError, match="cut.npz is not a readable .npz label file"):
+        load_labels([cut])
+    npy = tmp_path / "a.npy"
+    np.save(npy, np.zeros(3))
+    with pytest.raises(ValueError, match="a.npy is not a label file"):
+        load_labels([npy])
+    txt = tmp_path / "t.npz"
+    txt.write_text("hello")
+    with pytest.raises(ValueError, match="t.npz is not a readable label file"):
+        load_labels([txt])
+    for name, change, message in [
+        ("flat", {"obs": good["obs"][:, 0]}, "obs has shape"),
+        ("floatmask", {"mask": good["mask"].astype(np.float32)}, "mask and bid_mask must be boolean"),
+        ("nanq", {"q": np.full_like(good["q"], np.nan)}, "q has NaN or infinite values on legal cards"),
+        ("short", {"q": good["q"][:-1]}, "obs, mask and q disagree"),
+    ]:
+        f = tmp_path / f"{name}.npz"
+        np.savez(f, **{**good, **change})
+        with pytest.raises(ValueError, match=f"{name}.npz is not a valid label file: {message}"):
+            load_labels([f])
+    narrow = tmp_path / "narrow.npz"
+    np.savez(narrow, **{**good, "obs": good["obs"][:, :100], "bid_obs": good["bid_obs"][:, :100]})
+    with pytest.raises(ValueError, match="narrow.npz has observations of size 100 and 56 actions, .*l.npz has 402 and 56"):
+        load_labels([labels[0], narrow])
+
+
+def test_distil_checks_before_training(labels, tmp_path):
+    f = [labels[0]]
+    for kwargs, message in [
+        ({"tau": float("nan")}, "need finite numbers"),
+        ({"prior": float("inf")}, "need finite numbers"),
+        ({"bid_weight": float("nan")}, "need finite numbers"),
+        ({"torch_threads": 0}, "torch_threads must be >= 1"),
+        ({"seed": -1}, "seed >= 0"),
+        ({"reference": "aluette/rule"}, "'aluette/rule' plays aluette, not all_fours"),
+        ({"reference": str(tmp_path / "nope")}, "nope"),
+    ]:
+        with pytest.raises((ValueError, FileNotFoundError), match=message):
+            distil("all_fours/ppo", f, tmp_path / "s", progress=False, **kwargs)
+    assert not (tmp_path / "s").exists()  # nothing written
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ValueError, match="it is a file"):
+        distil("all_fours/ppo", f, tmp_path / "afile", progress=False)
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="busy is a folder with other files in it"):
+        distil("all_fours/ppo", f, tmp_path / "busy", progress=False)
+    distil("all_fours/ppo", f, tmp_path / "student0", epochs=1, progress=False)
+    distil("all_fours/ppo", f, tmp_path / "student0", epochs=1, progress=False)  # a saved agent may be replaced
+    with pytest.raises(ValueError, match="the starting agent's own folder"):
+        distil(str(tmp_path / "student0"), f, tmp_path / "student0", progress=False)
+
+
+def test_cli_reports_an_interrupt_without_a_traceback(monkeypatch, tmp_path, capsys):
+    import training.expert as ex
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ex, "label_positions", interrupted)
+    assert cli.main(["label", "all_fours", str(tmp_path / "x.npz")]) == 130
+    assert "cardzoo label: interrupted" in capsys.readouterr().err

@@ -44,7 +44,7 @@ def test_bids_go_to_one_agent_cards_to_the_other():
     is_bid = mask[:, 52:].any(axis=1)
     assert 0 < is_bid.sum() < len(mask)  # both kinds of decision in the sample
     rule, hi = agents.load("all_fours/rule"), _Const("hi")
-    a = PhaseMix(rule, hi, n_cards=k.deck.n).act(obs, mask)
+    a = PhaseMix(rule, hi, "all_fours").act(obs, mask)
     assert np.array_equal(a[is_bid], rule.act(obs[is_bid], mask[is_bid]))
     assert np.array_equal(a[~is_bid], 51 - mask[~is_bid, :52][:, ::-1].argmax(axis=1))
     assert hi.rows == (~is_bid).sum()
@@ -53,15 +53,20 @@ def test_bids_go_to_one_agent_cards_to_the_other():
 
 def test_mixing_an_agent_with_itself_changes_nothing():
     rule = agents.load("all_fours/rule")
-    same = PhaseMix(rule, rule, n_cards=52, name="rule+rule")
+    same = PhaseMix(rule, rule, "all_fours", name="rule+rule")
     r = play_duplicate("all_fours", same, "all_fours/rule", 300, seed=4)
     assert r.mean_diff == 0.0 and same.name == "rule+rule"
 
 
-def test_bad_n_cards():
+def test_bad_arguments():
     rule = agents.load("all_fours/rule")
-    with pytest.raises(ValueError, match="n_cards must be >= 1"):
-        PhaseMix(rule, rule, n_cards=0)
+    with pytest.raises(TypeError, match=r"bids must be an Agent \(e.g. agents.load\('all_fours/rule'\)\), got str"):
+        PhaseMix("all_fours/rule", rule, "all_fours")
+    with pytest.raises(TypeError, match="cards must be an Agent"):
+        PhaseMix(rule, None, "all_fours")
+    with pytest.raises(ValueError, match="chess"):
+        PhaseMix(rule, rule, "chess")
     _, obs, mask = _positions(20)
-    with pytest.raises(ValueError, match="n_cards=56 leaves no bid actions in masks of 56 actions"):
-        PhaseMix(rule, rule, n_cards=56).act(obs, mask)
+    with pytest.raises(ValueError, match="aluette has 65 actions, got action masks of width 56"):
+        PhaseMix(agents.load("random", seed=0), rule, "aluette").act(obs, mask)
+    assert PhaseMix(rule, rule, "aluette").n_cards == 48

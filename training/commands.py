@@ -196,19 +196,30 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     a.set_defaults(fn=lambda a_: cmd_arena(a_, parse_options))
 
-    lb = sub.add_parser("label", help="expert iteration, step 1: label a policy's card-play positions with PIMC search")
-    lb.add_argument("game", choices=games)
-    lb.add_argument("out", help="label file to write (.npz)")
+    lb = sub.add_parser(
+        "label", help="expert iteration, step 1: label a policy's card-play positions with PIMC search",
+        description="Play deals between a trained policy (one team) and an opponent; at every card decision with a "
+        "choice, store the observation and the PIMC search value of each legal card (README, All Fours: how the "
+        "shipped agent was made). Only games whose kernel can redeal hidden cards (determinize) can be labelled: "
+        "all_fours. About 45 labels per second per core; run one process per core with different seeds.",
+    )
+    lb.add_argument("game", choices=games, help="the game (all_fours)")
+    lb.add_argument("out", help="label file to write (a name ending in .npz); rewritten after every batch")
     lb.add_argument("--policy", default=None, help="saved policy directory or shipped name that plays one team (default GAME/ppo)")
     lb.add_argument("--games", type=int, default=10_000, help="deals to play (default 10,000; about 22 labels each)")
     lb.add_argument("--n-det", type=int, default=32, help="PIMC determinizations per label (default 32)")
     lb.add_argument("--batch", type=int, default=256, help="deals played at once (default 256)")
     lb.add_argument("--opponent", default=None, help="the other team's agent (default GAME/rule)")
     lb.add_argument("--rollout", default=None, help="the search's rollout agent (default GAME/rule)")
-    lb.add_argument("--seed", type=int, default=0)
+    lb.add_argument("--seed", type=int, default=0, help="seeds the deals, the policy's sampling and the search (default 0)")
     lb.set_defaults(fn=lambda a_: cmd_label(_policy_default(a_)))
 
-    ds = sub.add_parser("distil", help="expert iteration, step 2: train a saved policy's card play on PIMC labels")
+    ds = sub.add_parser(
+        "distil", help="expert iteration, step 2: train a saved policy's card play on PIMC labels",
+        description="Train the actor of a saved policy towards p_start(a)**prior * exp(q(a)/tau) over the legal cards "
+        "of labelled positions, keeping its bids by a KL term; prints held-out agreement and regret against the "
+        "search, and writes the new agent with distillation.png. The defaults are the shipped All Fours recipe.",
+    )
     ds.add_argument("init", help="saved policy directory or shipped name to start from (e.g. all_fours/ppo)")
     ds.add_argument("out", help="directory for the new agent")
     ds.add_argument("--labels", nargs="+", required=True, help="label files from cardzoo label")
@@ -220,10 +231,10 @@ def add_commands(sub, games, parse_options) -> None:
         help="target proportional to p_start(a)**prior * exp(q(a) / tau) (default 0.25; 0: a softmax of the values alone)",
     )
     ds.add_argument("--reference", default=None, help="agent whose held-out agreement/regret is shown for comparison (default GAME/rule; 'none': skip)")
-    ds.add_argument("--bid-weight", type=float, default=1.0, help="weight of the KL term that keeps the bids")
-    ds.add_argument("--batch-size", type=int, default=1024)
-    ds.add_argument("--seed", type=int, default=0)
-    ds.add_argument("--torch-threads", type=int, default=1)
+    ds.add_argument("--bid-weight", type=float, default=1.0, help="weight of the KL term that keeps the bids (default 1)")
+    ds.add_argument("--batch-size", type=int, default=1024, help="card positions per minibatch (default 1024)")
+    ds.add_argument("--seed", type=int, default=0, help="seeds the held-out split, the shuffling and torch (default 0)")
+    ds.add_argument("--torch-threads", type=int, default=1, help="torch threads (default 1)")
     ds.set_defaults(fn=cmd_distil)
 
     p = sub.add_parser(

@@ -12,7 +12,7 @@ def check_agent_game(agent, game: str, label) -> None:
     metadata names another game. Agents for every game (e.g. ``random``) pass."""
     prefix = label.split("/", 1)[0] if isinstance(label, str) else None
     if prefix in envs.GAMES and prefix != game:
-        raise ValueError(f"agent {label!r} plays {prefix}, not {game}; use a {game}/... agent (available: {agents.available()})")
+        raise ValueError(f"agent {label!r} plays {prefix}, not {game}; use an agent of {game} (available: {agents.available()})")
     meta_game = (getattr(agent, "meta", None) or {}).get("game")
     if meta_game and meta_game != game:
         raise ValueError(f"agent {label!r} was trained for {meta_game}, not {game}")

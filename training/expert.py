@@ -69,7 +69,9 @@ def label_positions(
         policy: saved policy directory (or registry name of one, e.g. ``"all_fours/ppo"``) that
             plays one team, sampling from its action distribution; the team is drawn per deal.
         n_games: deals to play (>= 1).
-        out: the ``.npz`` file, rewritten after every batch (a stopped run keeps what it labelled).
+        out: the label file (its name must end in ``.npz``), written after every batch through a
+            temporary file and a rename, so a run stopped at any moment leaves a loadable file
+            with the deals labelled so far.
         n_det: determinizations per labelled decision.
         seed: seeds the deals, the team draw, the policy's sampling and the search.
         batch: deals played at once.
@@ -80,61 +82,93 @@ def label_positions(
         counts ``{"games", "card_positions", "bid_positions"}``.
 
     Raises:
-        ValueError: a game without ``determinize``, ``n_games``/``batch``/``n_det`` < 1, or a
-        policy for another game; ``FileNotFoundError`` for a missing policy path or output folder.
+        ValueError: a game without ``determinize``, ``n_games``/``batch``/``n_det`` < 1, a
+        negative seed, an output name without ``.npz``, or a policy/opponent/rollout agent for
+        another game; ``FileNotFoundError`` / ``OSError`` for a missing policy path or an output
+        that cannot be written (checked before any deal is played).
     """
     from tqdm import tqdm
 
+    from .common import resolve_agent
+
     if n_games < 1 or batch < 1:
         raise ValueError(f"n_games and batch must be >= 1, got n_games={n_games}, batch={batch}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
     out = Path(out)
+    if out.suffix != ".npz":
+        raise ValueError(f"label file {str(out)!r} must be named *.npz (e.g. labels.npz)")
+    if out.is_dir():
+        raise ValueError(f"cannot write labels to {out}: it is a folder")
     if not out.resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write labels to {out}: its folder does not exist")
     kernel = envs.kernel(game)
     _check_labelling_kernel(kernel)
     pol = _load_policy(policy, game, deterministic=False, seed=seed)
-    opp = agents.load(opponent or f"{game}/rule")
-    search = PIMCSearch(kernel, agents.load(rollout or f"{game}/rule"), n_det=n_det, seed=seed)
+    opp = resolve_agent(opponent or f"{game}/rule", seed=seed, game=game)
+    roll = resolve_agent(rollout or f"{game}/rule", seed=seed, game=game)
+    for role, name, agent in (("opponent", opponent, opp), ("rollout", rollout, roll)):
+        if getattr(agent, "needs_state", False):
+            raise ValueError(f"{role} agent {name!r} searches the game state; it must act from observations (e.g. {game}/rule)")
+    search = PIMCSearch(kernel, roll, n_det=n_det, seed=seed)
+    _save_labels(out, {key: _stack([], kernel, key) for key in LABEL_KEYS})  # fails now if out is not writable
     rng = np.random.default_rng(seed)
     team_of = np.empty(kernel.num_players, dtype=np.int64)
     for t, seats in enumerate(kernel.teams):
         team_of[list(seats)] = t
-    n_cards = kernel.deck.n
     parts: dict[str, list[np.ndarray]] = {key: [] for key in LABEL_KEYS}
     played = 0
-    bar = tqdm(total=n_games, desc=f"labelling {game} (PIMC {n_det})", unit="deal", disable=not progress)
-    while played < n_games:
-        st = kernel.init(rng, batch)
-        policy_team = rng.integers(0, len(kernel.teams), size=batch)
-        while not st.done.all():
-            seat = st.current_player.astype(np.int64)
-            mask = kernel.legal_actions(st)
-            obs = kernel.observe(st, seat)
-            live = ~st.done
-            is_bid = mask[:, n_cards:].any(axis=1)
-            choice = live & (mask.sum(axis=1) > 1)
-            cards = np.flatnonzero(choice & ~is_bid)
-            bids = np.flatnonzero(choice & is_bid)
-            if cards.size:
-                parts["q"].append(search.q_values(st.take(cards)).astype(np.float32))
-                parts["obs"].append(obs[cards])
-                parts["mask"].append(mask[cards])
-            if bids.size:
-                parts["bid_obs"].append(obs[bids])
-                parts["bid_mask"].append(mask[bids])
-            actions = np.zeros(batch, dtype=np.int64)
-            mine = team_of[seat] == policy_team
-            for sel, agent in ((live & mine, pol), (live & ~mine, opp)):
-                rows = np.flatnonzero(sel)
-                if rows.size:
-                    actions[rows] = agent.act(obs[rows], mask[rows])
-            kernel.step(st, actions, rng)
-        played += batch
-        np.savez_compressed(out, **{key: _stack(parts[key], kernel, key) for key in LABEL_KEYS})
-        bar.update(batch)
-        bar.set_postfix(positions=sum(len(x) for x in parts["obs"]))
-    bar.close()
+    with tqdm(total=n_games, desc=f"labelling {game} (PIMC {n_det})", unit="deal", disable=not progress) as bar:
+        while played < n_games:
+            played += _label_batch(kernel, pol, opp, search, team_of, batch, rng, parts)
+            _save_labels(out, {key: _stack(parts[key], kernel, key) for key in LABEL_KEYS})
+            bar.update(batch)
+            bar.set_postfix(positions=sum(len(x) for x in parts["obs"]))
     return {"games": played, "card_positions": sum(len(x) for x in parts["obs"]), "bid_positions": sum(len(x) for x in parts["bid_obs"])}
+
+
+def _label_batch(kernel, pol, opp, search, team_of, batch, rng, parts) -> int:
+    """Play ``batch`` deals, appending labels to ``parts``; returns ``batch``."""
+    n_cards = kernel.deck.n
+    st = kernel.init(rng, batch)
+    policy_team = rng.integers(0, len(kernel.teams), size=batch)
+    while not st.done.all():
+        seat = st.current_player.astype(np.int64)
+        mask = kernel.legal_actions(st)
+        obs = kernel.observe(st, seat)
+        live = ~st.done
+        is_bid = mask[:, n_cards:].any(axis=1)
+        choice = live & (mask.sum(axis=1) > 1)
+        cards = np.flatnonzero(choice & ~is_bid)
+        bids = np.flatnonzero(choice & is_bid)
+        if cards.size:
+            parts["q"].append(search.q_values(st.take(cards)).astype(np.float32))
+            parts["obs"].append(obs[cards])
+            parts["mask"].append(mask[cards])
+        if bids.size:
+            parts["bid_obs"].append(obs[bids])
+            parts["bid_mask"].append(mask[bids])
+        actions = np.zeros(batch, dtype=np.int64)
+        mine = team_of[seat] == policy_team
+        for sel, agent in ((live & mine, pol), (live & ~mine, opp)):
+            rows = np.flatnonzero(sel)
+            if rows.size:
+                actions[rows] = agent.act(obs[rows], mask[rows])
+        kernel.step(st, actions, rng)
+    return batch
+
+
+def _save_labels(out: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` to ``out`` atomically (a temporary file in the same folder, then a rename)."""
+    import os
+
+    tmp = out.with_name(f".{out.name}.partial.npz")
+    try:
+        np.savez_compressed(tmp, **arrays)
+        os.replace(tmp, out)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise OSError(f"cannot write labels to {out}: {e.strerror or e}") from None
 
 
 def _stack(chunks: list[np.ndarray], kernel, key: str) -> np.ndarray:
@@ -167,33 +201,76 @@ def _policy_dir(name: str) -> str:
 def load_labels(files) -> dict[str, np.ndarray]:
     """Concatenate label files written by :func:`label_positions`.
 
-    Raises ``FileNotFoundError`` naming a missing file, ``ValueError`` naming a file that lacks
-    a key of :data:`LABEL_KEYS` or whose shapes disagree.
+    Raises ``FileNotFoundError`` naming a missing file, ``ValueError`` naming a file given twice,
+    one that is not a readable ``.npz`` (damaged, pickled, another format), lacks a key of
+    :data:`LABEL_KEYS`, has arrays of the wrong kind or shape, no value on a legal card, or
+    sizes that differ from the other files'.
     """
+    import zipfile
+    import zlib
+
     files = [Path(f) for f in files]
     if not files:
         raise ValueError("no label files given")
+    seen: set[Path] = set()
+    for f in files:
+        if f.resolve() in seen:
+            raise ValueError(f"label file {f} is given twice (its held-out positions would also be trained on)")
+        seen.add(f.resolve())
     data: dict[str, list[np.ndarray]] = {key: [] for key in LABEL_KEYS}
+    widths = None
     for f in files:
         if not f.is_file():
             raise FileNotFoundError(f"no label file at {f}")
         try:
             z = np.load(f, allow_pickle=False)
-        except (OSError, EOFError, ValueError) as e:
-            raise ValueError(f"{f} is not a readable .npz label file: {e}") from None
-        if not isinstance(z, np.lib.npyio.NpzFile):
-            raise ValueError(f"{f} is not a label file: a .npz archive with {list(LABEL_KEYS)} was expected")
-        with z:
-            missing = [key for key in LABEL_KEYS if key not in z.files]
-            if missing:
-                raise ValueError(f"{f} is not a label file: it lacks {missing}")
-            for key in LABEL_KEYS:
-                data[key].append(z[key])
-    out = {key: np.concatenate(v) for key, v in data.items()}
-    n, m = len(out["obs"]), len(out["bid_obs"])
-    if len(out["mask"]) != n or len(out["q"]) != n or len(out["bid_mask"]) != m:
-        raise ValueError(f"label files {[str(f) for f in files]} have inconsistent lengths")
-    return out
+            if not isinstance(z, np.lib.npyio.NpzFile):
+                raise ValueError(f"{f} is not a label file: a .npz archive with {list(LABEL_KEYS)} was expected")
+            with z:
+                missing = [key for key in LABEL_KEYS if key not in z.files]
+                if missing:
+                    raise ValueError(f"{f} is not a label file: it lacks {missing}")
+                arrays = {key: z[key] for key in LABEL_KEYS}
+        except (OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError) as e:
+            raise ValueError(f"{f} is not a readable .npz label file (damaged or another format): {e}") from None
+        except ValueError as e:
+            if str(f) in str(e):
+                raise
+            raise ValueError(f"{f} is not a readable label file: {e}") from None
+        _check_label_arrays(f, arrays)
+        w = (arrays["obs"].shape[1], arrays["mask"].shape[1])
+        if widths is not None and w != widths[0]:
+            raise ValueError(
+                f"{f} has observations of size {w[0]} and {w[1]} actions, {widths[1]} has {widths[0][0]} and {widths[0][1]}"
+            )
+        widths = widths or (w, f)
+        for key in LABEL_KEYS:
+            data[key].append(arrays[key])
+    return {key: np.concatenate(v) for key, v in data.items()}
+
+
+def _check_label_arrays(f: Path, a: dict[str, np.ndarray]) -> None:
+    """Raise ``ValueError`` naming ``f`` if its arrays are not labels of one game."""
+    problems = []
+    for key in LABEL_KEYS:
+        if a[key].ndim != 2:
+            problems.append(f"{key} has shape {a[key].shape}, expected 2-D")
+    if not problems:
+        n, m = len(a["obs"]), len(a["bid_obs"])
+        if a["mask"].dtype != bool or a["bid_mask"].dtype != bool:
+            problems.append("mask and bid_mask must be boolean")
+        if not np.issubdtype(a["obs"].dtype, np.integer) or not np.issubdtype(a["bid_obs"].dtype, np.integer):
+            problems.append("obs and bid_obs must be integer observations")
+        if not np.issubdtype(a["q"].dtype, np.floating):
+            problems.append("q must be floating point")
+        if a["mask"].shape != (n, a["q"].shape[1]) or a["q"].shape[0] != n:
+            problems.append(f"obs, mask and q disagree: {a['obs'].shape}, {a['mask'].shape}, {a['q'].shape}")
+        if a["bid_mask"].shape != (m, a["mask"].shape[1]) or a["bid_obs"].shape[1] != a["obs"].shape[1]:
+            problems.append(f"bid_obs/bid_mask {a['bid_obs'].shape}/{a['bid_mask'].shape} do not match obs/mask")
+        if not problems and np.issubdtype(a["q"].dtype, np.floating) and not np.isfinite(a["q"][a["mask"]]).all():
+            problems.append("q has NaN or infinite values on legal cards")
+    if problems:
+        raise ValueError(f"{f} is not a valid label file: " + "; ".join(problems))
 
 
 def _actor_logits(policy, scale, obs: np.ndarray, mask: np.ndarray):
@@ -283,16 +360,29 @@ def distil(
     import torch
     from tqdm import tqdm
 
-    if epochs < 1 or batch_size < 2 or not lr > 0 or tau < 0 or prior < 0 or bid_weight < 0 or not 0 < val_fraction < 1:
+    import math
+
+    finite = all(math.isfinite(x) for x in (lr, tau, prior, bid_weight, val_fraction))
+    if not finite or epochs < 1 or batch_size < 2 or not lr > 0 or tau < 0 or prior < 0 or bid_weight < 0 or not 0 < val_fraction < 1:
         raise ValueError(
-            "need epochs >= 1, batch_size >= 2, lr > 0, tau >= 0, prior >= 0, bid_weight >= 0, 0 < val_fraction < 1; got "
+            "need finite numbers with epochs >= 1, batch_size >= 2, lr > 0, tau >= 0, prior >= 0, bid_weight >= 0, "
+            "0 < val_fraction < 1; got "
             f"epochs={epochs}, batch_size={batch_size}, lr={lr}, tau={tau}, prior={prior}, bid_weight={bid_weight}, "
             f"val_fraction={val_fraction}"
         )
-    torch.set_num_threads(int(torch_threads))
+    if torch_threads < 1 or seed < 0:
+        raise ValueError(f"torch_threads must be >= 1 and seed >= 0, got torch_threads={torch_threads}, seed={seed}")
     labels = load_labels(files)
-    agent = load_policy_agent(_policy_dir(init))
+    init_dir = Path(_policy_dir(init))
+    agent = load_policy_agent(init_dir)
     game = agent.meta["game"]
+    _check_distil_out(Path(out), init_dir)
+    ref_agent = None
+    if reference is not None:
+        from .common import resolve_agent
+
+        ref_agent = resolve_agent(reference, agent.meta["env_options"], seed=seed, game=game)
+    torch.set_num_threads(int(torch_threads))
     if labels["obs"].shape[1] != agent.scale.shape[0] or labels["q"].shape[1] != agent.policy.action_space.n:
         raise ValueError(
             f"labels have observations of size {labels['obs'].shape[1]} and {labels['q'].shape[1]} actions; "
@@ -314,37 +404,35 @@ def distil(
     t0 = time.time()
     history = []
     n_batches = max(1, len(train_rows) // batch_size)
-    bar = tqdm(total=epochs * n_batches, desc=f"distilling into {game}", unit="batch", disable=not progress)
-    for epoch in range(epochs):
-        rng.shuffle(train_rows)
-        for i in range(n_batches):
-            rows = train_rows[i * batch_size : (i + 1) * batch_size]
-            log_p = None
-            if tau > 0 and prior > 0:
+    with tqdm(total=epochs * n_batches, desc=f"distilling into {game}", unit="batch", disable=not progress) as bar:
+        for epoch in range(epochs):
+            rng.shuffle(train_rows)
+            for i in range(n_batches):
+                rows = train_rows[i * batch_size : (i + 1) * batch_size]
+                log_p = None
+                if tau > 0 and prior > 0:
+                    with torch.no_grad():
+                        log_p = torch.log_softmax(_actor_logits(start, scale, labels["obs"][rows], labels["mask"][rows]), dim=1).numpy()
+                target = distillation_target(labels["q"][rows], labels["mask"][rows], tau, prior, log_p)
+                logp = torch.log_softmax(_actor_logits(policy, scale, labels["obs"][rows], labels["mask"][rows]), dim=1)
+                loss = -(torch.as_tensor(target, dtype=torch.float32) * logp).sum(dim=1).mean()
+                b = rng.integers(0, len(labels["bid_obs"]), size=batch_size // 2)
                 with torch.no_grad():
-                    log_p = torch.log_softmax(_actor_logits(start, scale, labels["obs"][rows], labels["mask"][rows]), dim=1).numpy()
-            target = distillation_target(labels["q"][rows], labels["mask"][rows], tau, prior, log_p)
-            logp = torch.log_softmax(_actor_logits(policy, scale, labels["obs"][rows], labels["mask"][rows]), dim=1)
-            loss = -(torch.as_tensor(target, dtype=torch.float32) * logp).sum(dim=1).mean()
-            b = rng.integers(0, len(labels["bid_obs"]), size=batch_size // 2)
-            with torch.no_grad():
-                p_start = torch.softmax(_actor_logits(start, scale, labels["bid_obs"][b], labels["bid_mask"][b]), dim=1)
-            logp_bid = torch.log_softmax(_actor_logits(policy, scale, labels["bid_obs"][b], labels["bid_mask"][b]), dim=1)
-            kl = (p_start * (torch.log(p_start + 1e-12) - logp_bid)).sum(dim=1).mean()
-            opt.zero_grad()
-            (loss + bid_weight * kl).backward()
-            opt.step()
-            bar.update(1)
-        policy.set_training_mode(False)
-        agree, regret = agreement_and_regret(agent, labels, val)
-        policy.set_training_mode(True)
-        history.append({"epoch": epoch + 1, "loss": loss.item(), "bid_kl": kl.item(), "val_agreement": agree, "val_regret": regret})
-        bar.set_postfix(agree=f"{agree:.3f}", regret=f"{regret:.4f}")
-    bar.close()
+                    p_start = torch.softmax(_actor_logits(start, scale, labels["bid_obs"][b], labels["bid_mask"][b]), dim=1)
+                logp_bid = torch.log_softmax(_actor_logits(policy, scale, labels["bid_obs"][b], labels["bid_mask"][b]), dim=1)
+                kl = (p_start * (torch.log(p_start + 1e-12) - logp_bid)).sum(dim=1).mean()
+                opt.zero_grad()
+                (loss + bid_weight * kl).backward()
+                opt.step()
+                bar.update(1)
+            policy.set_training_mode(False)
+            agree, regret = agreement_and_regret(agent, labels, val)
+            policy.set_training_mode(True)
+            history.append({"epoch": epoch + 1, "loss": loss.item(), "bid_kl": kl.item(), "val_agreement": agree, "val_regret": regret})
+            bar.set_postfix(agree=f"{agree:.3f}", regret=f"{regret:.4f}")
     policy.set_training_mode(False)
     ref = None
-    if reference is not None:
-        ref_agent = agents.load(reference)
+    if ref_agent is not None:
         agree, regret = agreement_and_regret(ref_agent, labels, val)
         ref = {"agent": reference, "agreement": agree, "regret": regret}
     summary = {
@@ -368,7 +456,7 @@ def distil(
     }
     meta = agent.meta
     extra = {key: meta[key] for key in ("training", "training_summary") if key in meta}
-    extra["name"] = meta.get("name", f"{game}/ppo")
+    extra["name"] = Path(out).name
     extra["distillation"] = summary
     save_policy_agent(
         out, policy, game=game, env_options=meta["env_options"], kernel=envs.kernel(game, **meta["env_options"]),
@@ -376,6 +464,19 @@ def distil(
     )
     plot_distillation(summary, Path(out) / "distillation.png")
     return summary
+
+
+def _check_distil_out(out: Path, init_dir: Path) -> None:
+    """Refuse an output that would clobber something: a file, the starting agent's own folder,
+    or a non-empty folder that is not a saved agent (a saved agent there is replaced)."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"cannot write the agent to {out}: it is a file, not a folder")
+    if out.resolve() == init_dir.resolve():
+        raise ValueError(f"{out} is the starting agent's own folder; write the distilled agent to a new folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / "agent.json").is_file():
+        raise ValueError(f"{out} is a folder with other files in it; give a new or empty folder (or a saved agent to replace)")
+    if not out.resolve().parent.is_dir():
+        raise FileNotFoundError(f"cannot write the agent to {out}: its folder does not exist")
 
 
 def plot_distillation(summary: dict, path) -> None:
