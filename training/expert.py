@@ -45,7 +45,9 @@ LABEL_KEYS = ("obs", "mask", "q", "bid_obs", "bid_mask")
 
 
 def _check_labelling_kernel(kernel) -> None:
-    if not hasattr(type(kernel), "determinize") or type(kernel).determinize is envs.core.kernel.Kernel.determinize:
+    from envs.core.kernel import Kernel
+
+    if type(kernel).determinize is Kernel.determinize:  # the base class's raises NotImplementedError
         raise ValueError(f"{kernel.name} has no determinize(): PIMC labels need a kernel that can redeal hidden cards")
 
 
