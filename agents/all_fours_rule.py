@@ -134,7 +134,7 @@ class AllFoursRuleAgent(Agent):
     name = "all_fours/rule"
 
     def __init__(self, params: dict | None = None, **env_options) -> None:
-        import envs  # agents -> envs is the allowed direction
+        from cardzoo import envs  # agents -> envs is the allowed direction
 
         self.kernel = envs.kernel("all_fours", **env_options)
         self.env_options = dict(env_options)
@@ -161,7 +161,7 @@ class AllFoursRuleAgent(Agent):
 
     # ------------------------------------------------------------------ interface
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`agents.base.Agent`."""
+        """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`."""
         mask = as_mask(action_mask)
         obs = np.asarray(observation)
         if obs.ndim == 1:

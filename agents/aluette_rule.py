@@ -55,8 +55,8 @@ class AluetteRuleAgent(Agent):
     name = "aluette/rule"
 
     def __init__(self, use_signals: bool = True, **env_options) -> None:
-        import envs  # agents -> envs is the allowed direction
-        from envs.aluette.constants import POWER, SIGNAL_BB
+        from cardzoo import envs  # agents -> envs is the allowed direction
+        from cardzoo.envs.aluette.constants import POWER, SIGNAL_BB
 
         self.kernel = envs.kernel("aluette", **env_options)
         self.env_options = dict(env_options)
@@ -77,7 +77,7 @@ class AluetteRuleAgent(Agent):
 
     # ------------------------------------------------------------------ interface
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`agents.base.Agent`."""
+        """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`."""
         mask = as_mask(action_mask)
         obs = np.asarray(observation)
         if obs.ndim == 1:

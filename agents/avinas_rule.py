@@ -59,8 +59,8 @@ class AvinasRuleAgent(Agent):
     name = "avinas/rule"
 
     def __init__(self, params: dict | None = None, **env_options) -> None:
-        import envs
-        from envs.avinas import constants as K
+        from cardzoo import envs
+        from cardzoo.envs.avinas import constants as K
 
         self.kernel = envs.kernel("avinas", **env_options)
         self.K = K
@@ -96,7 +96,7 @@ class AvinasRuleAgent(Agent):
         return obs.astype(np.int64)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`agents.base.Agent`."""
+        """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`."""
         K = self.K
         mask = as_mask(action_mask)
         obs = np.asarray(observation)

@@ -2,7 +2,7 @@
 
 An agent picks one action per game for a batch of games, from what the acting seat
 observes. The same object plays in the PettingZoo AEC env (``B = 1``), in the arena
-(:mod:`training.arena`), in training as an opponent, and against a person.
+(:mod:`cardzoo.training.arena`), in training as an opponent, and against a person.
 """
 
 from __future__ import annotations

@@ -21,15 +21,15 @@ class HonestCalls(Agent):
     """Wraps ``agent`` (an Avinas agent) so that its calls and its naming of trumps are honest.
 
     Args:
-        agent: the wrapped :class:`~agents.base.Agent`.
+        agent: the wrapped :class:`~cardzoo.agents.base.Agent`.
         **env_options: the Avinas options of the games (``call_count`` decides what a call counts).
 
     ``act(observation uint8[B, D], action_mask bool[B, 83]) -> int64[B]``.
     """
 
     def __init__(self, agent: Agent, **env_options) -> None:
-        import envs
-        from envs.avinas import constants as K
+        from cardzoo import envs
+        from cardzoo.envs.avinas import constants as K
 
         self.agent = agent
         self.K = K

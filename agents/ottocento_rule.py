@@ -146,8 +146,8 @@ class OttocentoRuleAgent(Agent):
     name = "ottocento/rule"
 
     def __init__(self, declare: str = "worth_it", params: dict | None = None, **env_options) -> None:
-        import envs  # agents -> envs is the allowed direction
-        from envs.ottocento.combos import combo_breakdown
+        from cardzoo import envs  # agents -> envs is the allowed direction
+        from cardzoo.envs.ottocento.combos import combo_breakdown
 
         if declare not in ("worth_it", "always"):
             raise ValueError(f"declare={declare!r} is not valid; valid values: ['worth_it', 'always']")
@@ -174,7 +174,7 @@ class OttocentoRuleAgent(Agent):
 
     # ------------------------------------------------------------------ interface
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`agents.base.Agent`."""
+        """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`."""
         mask = as_mask(action_mask)
         obs = np.asarray(observation)
         if obs.ndim == 1:

@@ -3,7 +3,7 @@
 A diagnostic for trick-taking agents: pairing ``PhaseMix(A, B, game)`` against an opponent,
 next to ``PhaseMix(B, A, game)``, tells whether an agent wins or loses its points in the bidding or in the
 card play (README, All Fours: the PPO agent's bids were better than the rule bot's and its card
-play worse, which is what the expert iteration of :mod:`training.expert` then fixed).
+play worse, which is what the expert iteration of :mod:`cardzoo.training.expert` then fixed).
 
 A **bid** is any decision that offers an action other than a card (action id ``>= n_cards``:
 All Fours stand/beg, give one/run; Ottocento, Avinas, Aluette: their calls and declarations);
@@ -23,7 +23,7 @@ class PhaseMix(Agent):
     """Bids by ``bids``, card play by ``cards``.
 
     Args:
-        bids: the :class:`~agents.base.Agent` asked at decisions offering a non-card action.
+        bids: the :class:`~cardzoo.agents.base.Agent` asked at decisions offering a non-card action.
         cards: the agent asked at every other decision.
         game: the game (a name of :data:`envs.GAMES`); its kernel says which action ids are
             cards (ids below ``deck.n``: All Fours 52) and the action count.
@@ -34,14 +34,14 @@ class PhaseMix(Agent):
     its rows, with their full masks.
 
     Raises:
-        TypeError: ``bids`` or ``cards`` is not an :class:`~agents.base.Agent` (load names with
-            :func:`agents.load` first).
+        TypeError: ``bids`` or ``cards`` is not an :class:`~cardzoo.agents.base.Agent` (load names with
+            :func:`cardzoo.agents.load` first).
         ValueError: an unknown game or options; at :meth:`act`, masks whose width is not the
             game's action count.
     """
 
     def __init__(self, bids: Agent, cards: Agent, game: str, name: str | None = None, **env_options) -> None:
-        import envs
+        from cardzoo import envs
 
         for role, agent in (("bids", bids), ("cards", cards)):
             if not isinstance(agent, Agent):

@@ -59,7 +59,7 @@ def _build_policy(obs_dim: int, num_actions: int, net_arch, activation: str):
 
 
 class PolicyAgent(Agent):
-    """An :class:`~agents.base.Agent` driven by a MaskablePPO actor network.
+    """An :class:`~cardzoo.agents.base.Agent` driven by a MaskablePPO actor network.
 
     Args:
         policy: a ``MaskableActorCriticPolicy`` (e.g. ``model.policy`` or a loaded one).
@@ -173,9 +173,12 @@ def load_policy_agent(path, deterministic: bool = True, seed=None, check_layout:
     """Load a saved agent directory as a :class:`PolicyAgent`.
 
     Raises ``FileNotFoundError`` (missing path) or ``ValueError`` (not a valid agent, corrupt
-    weights, or an observation layout that differs from the current env's), always naming ``path``.
+    weights, or an observation layout that differs from the current env's), always naming ``path``;
+    :class:`cardzoo.MissingExtraError` when the ``[train]`` extra (torch, sb3-contrib) is missing.
     """
-    import envs
+    from cardzoo import envs, require_extra
+
+    require_extra("train", f"the trained agent {str(path)!r}")
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 

@@ -39,7 +39,7 @@ class PyanitsaRuleAgent(Agent):
     name = "pyanitsa/rule"
 
     def __init__(self, direction: str | None = None, **env_options) -> None:
-        import envs
+        from cardzoo import envs
 
         k = envs.kernel("pyanitsa", **env_options)  # validates the options
         if direction is None:

@@ -2,27 +2,27 @@
 
 Built-in names:
 
-* ``"random"``: :class:`~agents.random_agent.RandomAgent` for any game (accepts ``seed=``;
+* ``"random"``: :class:`~cardzoo.agents.random_agent.RandomAgent` for any game (accepts ``seed=``;
   game options are accepted and unused, since it reads only the action mask).
 * ``"all_fours/random"``: the same, after validating the All Fours options it is given.
-* ``"all_fours/rule"``: :class:`~agents.all_fours_rule.AllFoursRuleAgent`.
-* ``"all_fours/pimc"``: :class:`~agents.search.PIMCAgent`, PIMC search (32 determinizations,
+* ``"all_fours/rule"``: :class:`~cardzoo.agents.all_fours_rule.AllFoursRuleAgent`.
+* ``"all_fours/pimc"``: :class:`~cardzoo.agents.search.PIMCAgent`, PIMC search (32 determinizations,
   rule-bot rollouts); it reads the game state, so it plays in the arena, not from observations.
   ``"all_fours/pimc-bids"``: the same search for the bidding decisions only (stand/beg, give
   one/run), the rule bot's card play elsewhere.
 * ``"ottocento/random"``, ``"ottocento/rule"``: the same for Ottocento
-  (:class:`~agents.ottocento_rule.OttocentoRuleAgent`); ``"ottocento/ppo"``: the shipped trained agent.
+  (:class:`~cardzoo.agents.ottocento_rule.OttocentoRuleAgent`); ``"ottocento/ppo"``: the shipped trained agent.
 * ``"avinas/random"``, ``"avinas/rule"``: the same for Avinas
-  (:class:`~agents.avinas_rule.AvinasRuleAgent`); ``"avinas/ppo"``: the shipped trained agent
-  (trained with ``honesty="mask"``, kept honest by :class:`~agents.honest.HonestCalls`).
-* ``"aluette/random"``, ``"aluette/rule"``: the same for Aluette (:class:`~agents.aluette_rule.AluetteRuleAgent`);
+  (:class:`~cardzoo.agents.avinas_rule.AvinasRuleAgent`); ``"avinas/ppo"``: the shipped trained agent
+  (trained with ``honesty="mask"``, kept honest by :class:`~cardzoo.agents.honest.HonestCalls`).
+* ``"aluette/random"``, ``"aluette/rule"``: the same for Aluette (:class:`~cardzoo.agents.aluette_rule.AluetteRuleAgent`);
   ``"aluette/ppo"``: the shipped trained agent (signals on).
-* ``"pyanitsa/random"``, ``"pyanitsa/rule"`` (:class:`~agents.pyanitsa_rule.PyanitsaRuleAgent`),
+* ``"pyanitsa/random"``, ``"pyanitsa/rule"`` (:class:`~cardzoo.agents.pyanitsa_rule.PyanitsaRuleAgent`),
   ``"pyanitsa/ppo"`` (shipped, ``collect_order="winner_chooses"``).
 
 Extension point: ``register("all_fours/ppo", factory)`` where ``factory(**env_options)``
-returns an :class:`~agents.base.Agent`. A name that is not registered but is an existing
-file or folder is loaded as a saved trained policy with ``agents.policy.load_policy_agent``
+returns an :class:`~cardzoo.agents.base.Agent`. A name that is not registered but is an existing
+file or folder is loaded as a saved trained policy with ``cardzoo.agents.policy.load_policy_agent``
 (imported lazily, so this module works without torch installed).
 """
 
@@ -75,7 +75,7 @@ def _looks_like_path(name: str) -> bool:
         return True
     if os.sep in name or "/" in name:
         # "all_fours/xyz" is a (mistyped) agent name, "runs/af/final" a path
-        from envs import GAMES
+        from cardzoo.envs import GAMES
 
         return name.split("/", 1)[0] not in GAMES
     return False
@@ -146,7 +146,7 @@ def _random(seed=None, **env_options) -> Agent:
 
 def _game_random(game: str) -> Factory:
     def factory(seed=None, **env_options) -> Agent:
-        import envs
+        from cardzoo import envs
 
         from .random_agent import RandomAgent
 
@@ -164,7 +164,7 @@ def _all_fours_rule(**env_options) -> Agent:
 
 
 def _all_fours_pimc(seed=None, n_det: int = 32, search: str = "all", **env_options) -> Agent:
-    import envs
+    from cardzoo import envs
 
     from .all_fours_rule import AllFoursRuleAgent
     from .search import PIMCAgent
@@ -236,7 +236,7 @@ def _shipped(game: str, folder: str) -> Factory:
     """
 
     def factory(seed=None, **env_options) -> Agent:
-        import envs
+        from cardzoo import envs
 
         from .policy import layout_version, load_policy_agent
 
@@ -272,7 +272,7 @@ register("aluette/ppo", _shipped("aluette", "aluette_ppo"))
 
 def _avinas_ppo(seed=None, **env_options) -> Agent:
     """The shipped Avinas agent: its network was trained with ``honesty="mask"`` (a lie is not a
-    legal move there); :class:`~agents.honest.HonestCalls` keeps it to those moves in games with
+    legal move there); :class:`~cardzoo.agents.honest.HonestCalls` keeps it to those moves in games with
     the default ``honesty="penalize"``, so it plays exactly the decision problem it learned."""
     from .honest import HonestCalls
 

@@ -1,14 +1,14 @@
 """Perfect Information Monte Carlo (PIMC) search over any kernel that can ``determinize``.
 
 For each game where the seat to act has a choice, the search draws ``n_det`` determinizations
-(the cards that seat cannot see dealt again at random, :meth:`envs.core.kernel.Kernel.determinize`),
+(the cards that seat cannot see dealt again at random, :meth:`cardzoo.envs.core.kernel.Kernel.determinize`),
 plays every legal action in each of them, finishes the episode with a rollout agent in every
 seat (e.g. the rule bot), and scores each action by the acting seat's mean return over the
 determinizations (the same samples for every action: common random numbers). It is a
 baseline for the trained agents and a candidate teacher for expert iteration (distilling its
 choices into a policy network).
 
-Unlike the observation-only agents of :mod:`agents.base`, a search agent reads the game
+Unlike the observation-only agents of :mod:`cardzoo.agents.base`, a search agent reads the game
 state, so it is called as ``act_state(kernel, state)``; what it may know is guaranteed by
 ``determinize`` (which keeps only the acting seat's information; tested by permuting hidden
 cards). Episodes must end with the deal (``episode="hand"``).
@@ -27,9 +27,9 @@ class PIMCSearch:
     """PIMC search with a rollout agent.
 
     Args:
-        kernel: a batched kernel with ``determinize`` (e.g. :class:`envs.all_fours.kernel.AllFoursKernel`)
+        kernel: a batched kernel with ``determinize`` (e.g. :class:`cardzoo.envs.all_fours.kernel.AllFoursKernel`)
             whose episodes end with the deal.
-        rollout: the :class:`~agents.base.Agent` that plays every seat in the rollouts.
+        rollout: the :class:`~cardzoo.agents.base.Agent` that plays every seat in the rollouts.
         n_det: determinizations per decision (>= 1).
         seed: seeds the determinizations and the chance inside rollouts.
         max_rows: rollouts run at once (memory bound; a larger batch is split).
@@ -140,7 +140,7 @@ class PIMCSearch:
 
 
 class PIMCAgent(Agent):
-    """:class:`PIMCSearch` as a named agent for the arena (``agents.load("all_fours/pimc")``).
+    """:class:`PIMCSearch` as a named agent for the arena (``cardzoo.agents.load("all_fours/pimc")``).
 
     It needs the game state (``needs_state = True``): the arena calls :meth:`act_state`;
     :meth:`act` (observation only) raises ``TypeError``.

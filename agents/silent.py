@@ -21,7 +21,7 @@ class Silent(Agent):
     """Wraps ``agent`` so that it never sends a signal.
 
     Args:
-        agent: the wrapped :class:`~agents.base.Agent`.
+        agent: the wrapped :class:`~cardzoo.agents.base.Agent`.
         signal_actions: the action ids of the signals (Aluette: 50-59, ``monsieur`` ... ``faible``).
         end_action: the action that closes the seat's signalling (Aluette: 60, ``end_signals``).
 
@@ -38,8 +38,8 @@ class Silent(Agent):
 
     @classmethod
     def aluette(cls, agent: Agent) -> "Silent":
-        """The wrapper with Aluette's signal actions (``envs.aluette.constants``)."""
-        from envs.aluette.constants import END_SIGNALS, NUM_SIGNALS, SIGNAL0
+        """The wrapper with Aluette's signal actions (``cardzoo.envs.aluette.constants``)."""
+        from cardzoo.envs.aluette.constants import END_SIGNALS, NUM_SIGNALS, SIGNAL0
 
         return cls(agent, np.arange(SIGNAL0, SIGNAL0 + NUM_SIGNALS), END_SIGNALS)
 

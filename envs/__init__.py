@@ -1,7 +1,9 @@
 """cardzoo environments: five traditional card games as PettingZoo AEC envs over batched kernels.
 
 ``GAMES`` maps a game name to its entry module name; :func:`make` builds an env by name,
-:func:`kernel` a batched kernel by name.
+:func:`kernel` a batched kernel by name. Each game's PettingZoo module is
+``cardzoo.envs.<game>_v0`` with ``env()`` and ``raw_env()`` (e.g. ``from cardzoo.envs import
+all_fours_v0``). Importing this package needs only numpy, gymnasium and pettingzoo.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ GAMES: dict[str, str] = {
 def _entry(game: str):
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; available games: {sorted(GAMES)}")
-    return importlib.import_module(f"envs.{GAMES[game]}")
+    return importlib.import_module(f"cardzoo.envs.{GAMES[game]}")
 
 
 def make(game: str, **options):
@@ -32,3 +34,10 @@ def make(game: str, **options):
 def kernel(game: str, **options):
     """The batched kernel of ``game`` built with ``options``."""
     return _entry(game).KERNEL(**options)
+
+
+def __getattr__(name: str):
+    """``cardzoo.envs.<game>_v0`` without importing it first (imported on first use)."""
+    if name in GAMES.values():
+        return importlib.import_module(f"cardzoo.envs.{name}")
+    raise AttributeError(f"module 'cardzoo.envs' has no attribute {name!r}")

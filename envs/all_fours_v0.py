@@ -8,7 +8,7 @@ then ``STAND`` 52, ``BEG`` 53, ``GIVE_ONE`` 54, ``RUN`` 55. Observation layout:
 
 Example::
 
-    from envs import all_fours_v0
+    from cardzoo.envs import all_fours_v0
     env = all_fours_v0.env(render_mode="ansi")
     env.reset(seed=0)
     for agent in env.agent_iter():
@@ -28,7 +28,7 @@ KERNEL = AllFoursKernel
 
 
 class AllFoursEnv(KernelAECEnv):
-    """All Fours AEC env; options are those of :class:`envs.all_fours.kernel.AllFoursKernel` (RULES.md §8)."""
+    """All Fours AEC env; options are those of :class:`cardzoo.envs.all_fours.kernel.AllFoursKernel` (RULES.md §8)."""
 
     kernel_cls = AllFoursKernel
     env_name = "all_fours_v0"
@@ -40,5 +40,5 @@ def raw_env(**options) -> AllFoursEnv:
 
 
 def env(**options) -> AllFoursEnv:
-    """Same as :func:`raw_env`: the env validates actions itself (see :mod:`envs.core.aec`)."""
+    """Same as :func:`raw_env`: the env validates actions itself (see :mod:`cardzoo.envs.core.aec`)."""
     return AllFoursEnv(**options)

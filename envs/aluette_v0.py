@@ -10,7 +10,7 @@ signals 50-59 (``monsieur`` ... ``faible``), ``end_signals`` 60, ``offer_surrend
 
 Example::
 
-    from envs import aluette_v0
+    from cardzoo.envs import aluette_v0
     env = aluette_v0.env(render_mode="ansi", signals="free")
     env.reset(seed=0)
     for agent in env.agent_iter():
@@ -30,7 +30,7 @@ KERNEL = AluetteKernel
 
 
 class AluetteEnv(KernelAECEnv):
-    """Aluette AEC env; options are those of :class:`envs.aluette.kernel.AluetteKernel` (RULES.md §8).
+    """Aluette AEC env; options are those of :class:`cardzoo.envs.aluette.kernel.AluetteKernel` (RULES.md §8).
 
     With ``partnership_draw=True`` every agent's ``infos`` after ``reset`` hold ``agent_seat``:
     the seat now taken by the agent who drew at seat ``i`` (RULES.md §3); the caller re-seats
@@ -54,5 +54,5 @@ def raw_env(**options) -> AluetteEnv:
 
 
 def env(**options) -> AluetteEnv:
-    """Same as :func:`raw_env`: the env validates actions itself (see :mod:`envs.core.aec`)."""
+    """Same as :func:`raw_env`: the env validates actions itself (see :mod:`cardzoo.envs.core.aec`)."""
     return AluetteEnv(**options)

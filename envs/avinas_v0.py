@@ -10,7 +10,7 @@ Actions ``Discrete(83)``: card ids 0-31 played face up (``8*suit + rank``, suits
 
 Example::
 
-    from envs import avinas_v0
+    from cardzoo.envs import avinas_v0
     env = avinas_v0.env(render_mode="ansi")
     env.reset(seed=0)
     for agent in env.agent_iter():
@@ -30,7 +30,7 @@ KERNEL = AvinasKernel
 
 
 class AvinasEnv(KernelAECEnv):
-    """Avinas AEC env; options are those of :class:`envs.avinas.kernel.AvinasKernel` (RULES.md §8)."""
+    """Avinas AEC env; options are those of :class:`cardzoo.envs.avinas.kernel.AvinasKernel` (RULES.md §8)."""
 
     kernel_cls = AvinasKernel
     env_name = "avinas_v0"
@@ -42,5 +42,5 @@ def raw_env(**options) -> AvinasEnv:
 
 
 def env(**options) -> AvinasEnv:
-    """Same as :func:`raw_env`: the env validates actions itself (see :mod:`envs.core.aec`)."""
+    """Same as :func:`raw_env`: the env validates actions itself (see :mod:`cardzoo.envs.core.aec`)."""
     return AvinasEnv(**options)

@@ -3,12 +3,12 @@
 Rules, options and decisions: ``envs/ottocento/RULES.md``. Four seats ``player_0`` ..
 ``player_3`` in playing order (anticlockwise); partners sit opposite (teams
 ``[player_0, player_2]``, ``[player_1, player_3]``). Actions ``Discrete(64)``: card ids 0-61
-(``envs.core.cards.TAROCCO62``), then ``DECLARE`` 62 and ``PASS`` 63. Observation layout:
+(``cardzoo.envs.core.cards.TAROCCO62``), then ``DECLARE`` 62 and ``PASS`` 63. Observation layout:
 ``raw_env().observation_layout()``.
 
 Example::
 
-    from envs import ottocento_v0
+    from cardzoo.envs import ottocento_v0
     env = ottocento_v0.env(render_mode="ansi")
     env.reset(seed=0)
     for agent in env.agent_iter():
@@ -28,7 +28,7 @@ KERNEL = OttocentoKernel
 
 
 class OttocentoEnv(KernelAECEnv):
-    """Ottocento AEC env; options are those of :class:`envs.ottocento.kernel.OttocentoKernel` (RULES.md §8)."""
+    """Ottocento AEC env; options are those of :class:`cardzoo.envs.ottocento.kernel.OttocentoKernel` (RULES.md §8)."""
 
     kernel_cls = OttocentoKernel
     env_name = "ottocento_v0"
@@ -40,5 +40,5 @@ def raw_env(**options) -> OttocentoEnv:
 
 
 def env(**options) -> OttocentoEnv:
-    """Same as :func:`raw_env`: the env validates actions itself (see :mod:`envs.core.aec`)."""
+    """Same as :func:`raw_env`: the env validates actions itself (see :mod:`cardzoo.envs.core.aec`)."""
     return OttocentoEnv(**options)

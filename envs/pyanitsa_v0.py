@@ -9,7 +9,7 @@ Observation layout: ``raw_env().observation_layout()``.
 
 Example::
 
-    from envs import pyanitsa_v0
+    from cardzoo.envs import pyanitsa_v0
     env = pyanitsa_v0.env(n_players=3, render_mode="ansi")
     env.reset(seed=0)
     for agent in env.agent_iter():
@@ -29,7 +29,7 @@ KERNEL = PyanitsaKernel
 
 
 class PyanitsaEnv(KernelAECEnv):
-    """P'yanitsa AEC env; options are those of :class:`envs.pyanitsa.kernel.PyanitsaKernel` (RULES.md §8)."""
+    """P'yanitsa AEC env; options are those of :class:`cardzoo.envs.pyanitsa.kernel.PyanitsaKernel` (RULES.md §8)."""
 
     kernel_cls = PyanitsaKernel
     env_name = "pyanitsa_v0"
@@ -41,5 +41,5 @@ def raw_env(**options) -> PyanitsaEnv:
 
 
 def env(**options) -> PyanitsaEnv:
-    """Same as :func:`raw_env`: the env validates actions itself (see :mod:`envs.core.aec`)."""
+    """Same as :func:`raw_env`: the env validates actions itself (see :mod:`cardzoo.envs.core.aec`)."""
     return PyanitsaEnv(**options)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import all_fours_v0
-from envs.core.cards import FRENCH52
+from cardzoo.envs import all_fours_v0
+from cardzoo.envs.core.cards import FRENCH52
 
 TEAM_A, TEAM_B = 0, 1
 SUITS = "CDHS"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import aluette_v0
-from envs.core.cards import SPANISH48
+from cardzoo.envs import aluette_v0
+from cardzoo.envs.core.cards import SPANISH48
 
 P = [f"player_{i}" for i in range(4)]
 #: RULES.md §2, written out again here: power by card name (named cards) or by rank letter

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import avinas_v0
-from envs.core.cards import FRENCH32
+from cardzoo.envs import avinas_v0
+from cardzoo.envs.core.cards import FRENCH32
 
 P = [f"player_{i}" for i in range(4)]
 #: RULES.md §2 card points by rank letter
@@ -126,7 +126,7 @@ def craft(env, *, game, trump, declarer, leader, hands: dict[int, str], tricks_d
     ``game``: "sevens" / "no_sevens"; ``hands``: seat -> names; the cards nobody holds are put
     into the played sets of seats round-robin so that every card is accounted for.
     """
-    from envs.avinas.constants import NO_SEVENS, PLAY, SEVENS
+    from cardzoo.envs.avinas.constants import NO_SEVENS, PLAY, SEVENS
 
     st = env.game_state
     held = {s: ids(h) for s, h in hands.items()}

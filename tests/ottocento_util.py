@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.cards import TAROCCO62, cards_to_mask, mask_to_cards
-from envs.ottocento.constants import PLAY
-from envs.ottocento.kernel import OttocentoKernel
+from cardzoo.envs.core.cards import TAROCCO62, cards_to_mask, mask_to_cards
+from cardzoo.envs.ottocento.constants import PLAY
+from cardzoo.envs.ottocento.kernel import OttocentoKernel
 
 
 def ids(names: str) -> list[int]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import pyanitsa_v0
-from envs.core.cards import FRENCH36
+from cardzoo.envs import pyanitsa_v0
+from cardzoo.envs.core.cards import FRENCH36
 
 
 def names(cards) -> list[str]:
@@ -57,7 +57,7 @@ def random_batch_play(kernel, batch: int, rng, max_steps: int = 100_000, check=N
 
     ``check(state, kernel)`` runs after every step. Returns the final state and the summed rewards.
     """
-    from envs.core.cards import random_set_bit
+    from cardzoo.envs.core.cards import random_set_bit
 
     st = kernel.init(rng, batch)
     total = np.zeros((batch, kernel.num_players))
@@ -76,7 +76,7 @@ def random_batch_play(kernel, batch: int, rng, max_steps: int = 100_000, check=N
 def random_positions(kernel, rng, steps: int, restart: bool = False):
     """Yield the state (``B = 1``, the same object, stepped in place) before each of ``steps``
     uniformly random legal moves. A finished game ends the walk, or with ``restart`` a new one is dealt."""
-    from envs.core.cards import random_set_bit
+    from cardzoo.envs.core.cards import random_set_bit
 
     st = kernel.init(rng, 1)
     for _ in range(steps):

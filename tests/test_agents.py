@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
-import envs
-from agents import Agent, RandomAgent
-from agents.all_fours_rule import AllFoursRuleAgent
-from envs.core.cards import FRENCH52
+from cardzoo import agents
+from cardzoo import envs
+from cardzoo.agents import Agent, RandomAgent
+from cardzoo.agents.all_fours_rule import AllFoursRuleAgent
+from cardzoo.envs.core.cards import FRENCH52
 
 BEG = 53
 C = FRENCH52.card_id

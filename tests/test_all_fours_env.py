@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from envs import all_fours_v0
-from envs.all_fours.constants import BEG_DECISION, PLAY
-from envs.all_fours.kernel import AllFoursKernel
-from envs.core.cards import random_set_bit
+from cardzoo.envs import all_fours_v0
+from cardzoo.envs.all_fours.constants import BEG_DECISION, PLAY
+from cardzoo.envs.all_fours.kernel import AllFoursKernel
+from cardzoo.envs.core.cards import random_set_bit
 
-from .all_fours_util import cards_of, cid, ids, make_deck, new_env, play, seat_positions
-from .env_util import check_hidden_information, random_steps
+from all_fours_util import cards_of, cid, ids, make_deck, new_env, play, seat_positions
+from env_util import check_hidden_information, random_steps
 
 P = [f"player_{i}" for i in range(4)]
 CARD_RE = re.compile(r"(?<![0-9A-Z])(?:10|[2-9JQKA])[CDHS](?![0-9A-Za-z])")

@@ -1,7 +1,7 @@
 """Every worked example of the All Fours rules (RULES.md §10, examples 1-12), with exact numbers.
 
 Each example is set up as a stacked deal (``reset(options={"deck", "dealer", "score"})``)
-and played through the public env ``envs.all_fours_v0.env`` with legal moves; the
+and played through the public env ``cardzoo.envs.all_fours_v0.env`` with legal moves; the
 assertions use the env's legal actions, rewards and kernel state (``env.game_state``,
 ``B = 1``). Facts of the spec are copied here as literals and cited as
 "RULES.md §10 example N"; hands not given by the spec are chosen so that the example's
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from envs.all_fours.constants import BEG_DECISION, DEALER_DECISION, GAME, HIGH, JACK, OVER, PLAY
+from cardzoo.envs.all_fours.constants import BEG_DECISION, DEALER_DECISION, GAME, HIGH, JACK, OVER, PLAY
 
-from .all_fours_util import (
+from all_fours_util import (
     KICK_TRINIDAD,
     TEAM_A,
     TEAM_B,

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from envs import all_fours_v0
+from cardzoo.envs import all_fours_v0
 
-from .env_util import check_golden
+from env_util import check_golden
 
 GOLDEN = Path(__file__).parent / "golden" / "all_fours_seed0.txt"
 SUITS = "CDHS"

@@ -12,8 +12,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from envs.all_fours.kernel import AllFoursKernel
-from envs.all_fours.single import SingleGame
+from cardzoo.envs.all_fours.kernel import AllFoursKernel
+from cardzoo.envs.all_fours.single import SingleGame
 
 OPTION_SETS = [
     {},

@@ -12,11 +12,11 @@ import time
 import numpy as np
 import pytest
 
-from envs.all_fours.constants import BEG, BEG_DECISION, DEALER_DECISION, GIVE_ONE, OVER, PLAY, RUN, STAND
-from envs.all_fours.kernel import AllFoursKernel
-from envs.core.cards import bit, popcount, random_set_bit
+from cardzoo.envs.all_fours.constants import BEG, BEG_DECISION, DEALER_DECISION, GIVE_ONE, OVER, PLAY, RUN, STAND
+from cardzoo.envs.all_fours.kernel import AllFoursKernel
+from cardzoo.envs.core.cards import bit, popcount, random_set_bit
 
-from .all_fours_util import GAME_VALUE, item_points_oracle, seat_positions
+from all_fours_util import GAME_VALUE, item_points_oracle, seat_positions
 
 U64 = np.uint64
 ALL = (1 << 52) - 1

@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from envs import all_fours_v0
-from envs.all_fours.kernel import AllFoursKernel
+from cardzoo.envs import all_fours_v0
+from cardzoo.envs.all_fours.kernel import AllFoursKernel
 
-from .all_fours_util import cid, ids, item_points_oracle, make_deck, new_env, play, play_out
-from .test_all_fours_env import permute_hidden
+from all_fours_util import cid, ids, item_points_oracle, make_deck, new_env, play, play_out
+from test_all_fours_env import permute_hidden
 
 # dealer S3, beggar S0 (us). Trumps will be hearts; S0 holds AH and 2H, S2 holds JH.
 HANDS = {

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
-import envs
-from agents import RandomAgent
-from agents.aluette_rule import AluetteRuleAgent
-from training.arena import play_duplicate
+from cardzoo import agents
+from cardzoo import envs
+from cardzoo.agents import RandomAgent
+from cardzoo.agents.aluette_rule import AluetteRuleAgent
+from cardzoo.training.arena import play_duplicate
 
-from .aluette_util import make_deck
+from aluette_util import make_deck
 
 
 def position(hands, script, dealer=3, **options):
@@ -112,7 +112,7 @@ def test_rule_agent_beats_random_over_2000_duplicate_deals():
 # ----------------------------------------------------------------------------- terminal play (RULES.md §7)
 @pytest.mark.parametrize("seed", range(4))
 def test_terminal_play_hides_opponents_signals_and_announces_tricks(seed):
-    from training.play import play
+    from cardzoo.training.play import play
 
     said = []
     returns = play("aluette", "aluette/rule", "aluette/rule", seed=seed, read=lambda p: "0", write=said.append)
@@ -164,7 +164,7 @@ def test_action_is_public():
 
 
 def test_silent_wrapper_sends_nothing_and_otherwise_plays_the_wrapped_agents_move():
-    from agents.silent import Silent
+    from cardzoo.agents.silent import Silent
 
     k = envs.kernel("aluette")
     rule = AluetteRuleAgent()
@@ -194,14 +194,14 @@ def test_silent_wrapper_sends_nothing_and_otherwise_plays_the_wrapped_agents_mov
 def test_silent_rule_bot_plays_exactly_like_the_rule_bot_without_signals():
     """Two silent rule bots against the rule bot that neither sends nor reads signals: nobody
     signals, so both teams play the same way and every duplicate deal is exactly even."""
-    from agents.silent import Silent
+    from cardzoo.agents.silent import Silent
 
     r = play_duplicate("aluette", Silent.aluette(AluetteRuleAgent()), AluetteRuleAgent(use_signals=False), 200, seed=2)
     assert r.mean_diff == 0.0 and (r.deal_diff == 0).all()
 
 
 def test_signal_study_rows():
-    from training.aluette_signals import study
+    from cardzoo.training.aluette_signals import study
 
     rows = study(AluetteRuleAgent(), AluetteRuleAgent(use_signals=False), 60, seed=1)
     assert [(r["agent_a"], r["agent_b"], r["table"]) for r in rows] == [

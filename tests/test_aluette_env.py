@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from envs import aluette_v0
-from envs.aluette.kernel import AluetteKernel
-from envs.core.cards import SPANISH48
+from cardzoo.envs import aluette_v0
+from cardzoo.envs.aluette.kernel import AluetteKernel
+from cardzoo.envs.core.cards import SPANISH48
 
-from .aluette_util import P, cards_of, cid, ids, make_deck, name, new_env, play
-from .env_util import check_hidden_information, random_steps
+from aluette_util import P, cards_of, cid, ids, make_deck, name, new_env, play
+from env_util import check_hidden_information, random_steps
 
 CARD_RE = re.compile(r"(?<![0-9A-Za-z])[A2-9JNK](?:Co|Cu|Cl|Sw)(?![0-9A-Za-z])")
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import aluette_v0
-from envs.aluette.constants import POWER
-from envs.core.cards import SPANISH48
+from cardzoo.envs import aluette_v0
+from cardzoo.envs.aluette.constants import POWER
+from cardzoo.envs.core.cards import SPANISH48
 
-from .aluette_util import (
+from aluette_util import (
     NAMED_POWER,
     P,
     cards_of,
@@ -213,7 +213,7 @@ def test_e9_refusal_stops_the_vote_and_the_talon_stays_unseen():
             assert not set(np.flatnonzero(o[lay[sl]]).tolist()) & talon
         assert o[lay["chant_refused"]].tolist() == [int((2 - s) % 4 == r) for r in range(4)]
     play(env, "S1:end_signals S2:end_signals S3:end_signals S0:end_signals")
-    from .aluette_util import play_out
+    from aluette_util import play_out
 
     play_out(env)
     assert not talon & {c for s in range(4) for c in cards_of(env.game_state.played[0, s])}
@@ -436,7 +436,7 @@ def test_e13_partnership_draw():
     assert env.infos["player_0"]["agent_seat"] == [0, 2, 3, 1]
     assert int(env.game_state.dealer[0]) == 0  # the 3Cu holder deals first
     # the draw always places the four cards, one per player
-    from envs.aluette.kernel import partnership_draw
+    from cardzoo.envs.aluette.kernel import partnership_draw
 
     rng = np.random.default_rng(0)
     maps = partnership_draw(np.array([rng.permutation(48) for _ in range(500)], dtype=np.int8))

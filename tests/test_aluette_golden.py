@@ -18,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from envs import aluette_v0
-from envs.aluette.constants import SIGNALS
+from cardzoo.envs import aluette_v0
+from cardzoo.envs.aluette.constants import SIGNALS
 
-from .env_util import check_golden
+from env_util import check_golden
 
 GOLDEN = Path(__file__).parent / "golden" / "aluette_seed0.txt"
 OPTIONS = {"episode": "match", "match_deals": 2, "surrender": True}

@@ -12,8 +12,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from envs.aluette.kernel import AluetteKernel
-from envs.aluette.single import SingleGame
+from cardzoo.envs.aluette.kernel import AluetteKernel
+from cardzoo.envs.aluette.single import SingleGame
 
 OPTION_SETS = [
     {},

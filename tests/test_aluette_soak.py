@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.aluette.kernel import AluetteKernel
-from envs.core.cards import SPANISH48, popcount
+from cardzoo.envs.aluette.kernel import AluetteKernel
+from cardzoo.envs.core.cards import SPANISH48, popcount
 
-from .aluette_util import SIGNAL_CARD, SIGNAL_NAMES, power
+from aluette_util import SIGNAL_CARD, SIGNAL_NAMES, power
 
 U64 = np.uint64
 ALL = (1 << 48) - 1

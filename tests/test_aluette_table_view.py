@@ -10,12 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.aluette.kernel import AluetteKernel
-from envs.core.cards import mask_to_cards
+from cardzoo.envs.aluette.kernel import AluetteKernel
+from cardzoo.envs.core.cards import mask_to_cards
 
-from .aluette_util import cid, make_deck, new_env, play, sequence_deal
-from .table_view_util import check_view, fact_values, line_values, permutation_sweep, random_step, sweep_views
-from .test_aluette_env import permute_hidden, scramble_opponent_signals
+from aluette_util import cid, make_deck, new_env, play, sequence_deal
+from table_view_util import check_view, fact_values, line_values, permutation_sweep, random_step, sweep_views
+from test_aluette_env import permute_hidden, scramble_opponent_signals
 
 TALON = "KCo KCu KCl KSw NCo NCu NCl NSw JCo JCu JCl JSw"
 QUIET = {"chant": False, "signals": "off"}

@@ -10,11 +10,11 @@ import math
 import numpy as np
 import pytest
 
-import envs
-from agents import Agent, RandomAgent
-from agents.all_fours_rule import AllFoursRuleAgent
-from training import arena
-from training.arena import bradley_terry, mean_ci, play_duplicate, round_robin
+from cardzoo import envs
+from cardzoo.agents import Agent, RandomAgent
+from cardzoo.agents.all_fours_rule import AllFoursRuleAgent
+from cardzoo.training import arena
+from cardzoo.training.arena import bradley_terry, mean_ci, play_duplicate, round_robin
 
 # ---------------------------------------------------------------- statistics
 
@@ -236,7 +236,7 @@ def test_tables_render():
 def test_by_category_splits_avinas_deals_into_sevens_and_no_sevens():
     """Avinas results split by kind of deal: the kinds are those of the stacked deals (checked
     against the kernel's own ``game`` field), and the split recombines to the overall mean."""
-    from envs.avinas.constants import NO_SEVENS
+    from cardzoo.envs.avinas.constants import NO_SEVENS
 
     r = play_duplicate("avinas", "avinas/rule", "random", 120, seed=3, batch=50)
     assert r.categories == ("sevens", "no_sevens")

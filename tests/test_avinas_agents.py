@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
-from envs.avinas.constants import CALLING, DECLARING, NO_SEVENS, STOP, STOPPING
-from envs.avinas.kernel import AvinasKernel
-from training.arena import play_duplicate
+from cardzoo import agents
+from cardzoo.envs.avinas.constants import CALLING, DECLARING, NO_SEVENS, STOP, STOPPING
+from cardzoo.envs.avinas.kernel import AvinasKernel
+from cardzoo.training.arena import play_duplicate
 
-from .avinas_util import act, craft, new_env
+from avinas_util import act, craft, new_env
 
 VARIANTS = [
     {},
@@ -26,7 +26,7 @@ def test_registered_names():
     with pytest.raises(ValueError, match="knock_back"):
         agents.load("avinas/random", knock_back="maybe")
     with pytest.raises(ValueError, match="params"):
-        from agents.avinas_rule import AvinasRuleAgent
+        from cardzoo.agents.avinas_rule import AvinasRuleAgent
 
         AvinasRuleAgent(params={"nope": 1})
 
@@ -72,7 +72,7 @@ def test_rule_agent_stops_when_the_win_is_locked_in():
 
 def test_rule_agent_calls_its_count_and_passes_weak_hands():
     bot = agents.load("avinas/rule")
-    from .avinas_util import make_deck
+    from avinas_util import make_deck
 
     strong = make_deck(3, hands={0: "QC QS JH AD 10D 9D KD 8C"}, key={1: "AC 9C", 2: "KS 8S", 3: "10C 9H"})
     env = new_env(strong, dealer=3)
@@ -97,8 +97,8 @@ def test_honest_calls_mask_is_exactly_the_honesty_mask_legal_set(options):
     """HonestCalls leaves, in a ``honesty="penalize"`` game, exactly the moves that
     ``honesty="mask"`` makes legal (RULES.md §4.2), checked over random deals and random honest
     play (after a dishonest call the mask variant has no such position to compare with)."""
-    from agents import RandomAgent
-    from agents.honest import HonestCalls
+    from cardzoo.agents import RandomAgent
+    from cardzoo.agents.honest import HonestCalls
 
     penalize, masked = AvinasKernel(**options), AvinasKernel(honesty="mask", **options)
     wrapper = HonestCalls(RandomAgent(0), **options)
@@ -117,8 +117,8 @@ def test_honest_calls_mask_is_exactly_the_honesty_mask_legal_set(options):
 
 
 def test_honest_calls_wrapper_never_lies_where_the_wrapped_agent_would():
-    from agents import RandomAgent
-    from agents.honest import HonestCalls
+    from cardzoo.agents import RandomAgent
+    from cardzoo.agents.honest import HonestCalls
 
     k = AvinasKernel()
     liars = {}

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from envs import avinas_v0
-from envs.avinas.kernel import AvinasKernel
+from cardzoo.envs import avinas_v0
+from cardzoo.envs.avinas.kernel import AvinasKernel
 
-from .avinas_util import P, act, cards_of, cid, craft, make_deck, name, new_env, obs_slice, play
-from .env_util import check_hidden_information, random_steps
+from avinas_util import P, act, cards_of, cid, craft, make_deck, name, new_env, obs_slice, play
+from env_util import check_hidden_information, random_steps
 
 CARD_RE = re.compile(r"(?<![0-9A-Z_])(?:10|[7-9JQKA])[CDHS](?![0-9A-Za-z])")
 E1_KEY = {1: "9S 7D", 2: "7C KH", 3: "AH TC", 0: "QD 8S"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.avinas.constants import CALLING, DECLARING, KNOCKING, NO_SEVENS, PLAY, SEVENS, STOPPING
+from cardzoo.envs.avinas.constants import CALLING, DECLARING, KNOCKING, NO_SEVENS, PLAY, SEVENS, STOPPING
 
-from .avinas_util import (
+from avinas_util import (
     P,
     act,
     cards_of,

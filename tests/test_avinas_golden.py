@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from envs import avinas_v0
+from cardzoo.envs import avinas_v0
 
-from .env_util import check_golden
+from env_util import check_golden
 
 GOLDEN = Path(__file__).parent / "golden" / "avinas_seed0.txt"
 

@@ -12,8 +12,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from envs.avinas.kernel import AvinasKernel
-from envs.avinas.single import SingleGame
+from cardzoo.envs.avinas.kernel import AvinasKernel
+from cardzoo.envs.avinas.single import SingleGame
 
 OPTION_SETS = [
     {},

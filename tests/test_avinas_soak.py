@@ -11,9 +11,9 @@ import time
 
 import numpy as np
 
-from envs.avinas.constants import CALLING, DECLARING, KNOCKING, OVER, PLAY, SIGNAL, STOPPING
-from envs.avinas.kernel import AvinasKernel
-from envs.core.cards import popcount
+from cardzoo.envs.avinas.constants import CALLING, DECLARING, KNOCKING, OVER, PLAY, SIGNAL, STOPPING
+from cardzoo.envs.avinas.kernel import AvinasKernel
+from cardzoo.envs.core.cards import popcount
 
 U64 = np.uint64
 ALL = (1 << 32) - 1

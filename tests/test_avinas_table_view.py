@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.avinas.constants import FACEDOWN, KNOCK, SIG_NOT_VALUABLE, SIG_VALUABLE
-from envs.avinas.kernel import AvinasKernel
-from envs.core.cards import mask_to_cards
+from cardzoo.envs.avinas.constants import FACEDOWN, KNOCK, SIG_NOT_VALUABLE, SIG_VALUABLE
+from cardzoo.envs.avinas.kernel import AvinasKernel
+from cardzoo.envs.core.cards import mask_to_cards
 
-from .avinas_util import act, cid, craft, ids, make_deck, new_env, play
-from .table_view_util import check_view, fact_values, line_values, permutation_sweep, random_step, sweep_views
-from .test_avinas_env import E1_KEY, permute_hidden
+from avinas_util import act, cid, craft, ids, make_deck, new_env, play
+from table_view_util import check_view, fact_values, line_values, permutation_sweep, random_step, sweep_views
+from test_avinas_env import E1_KEY, permute_hidden
 
 E5_HANDS = {2: "AS TD 9C 8C KC 7S 8D", 3: "9H AC TC", 0: "JS AD KD", 1: "7D 9D TS"}
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from training.cli import main
-from training.play import play
+from cardzoo.training.cli import main
+from cardzoo.training.play import play
 
 
 def test_bench_prints_a_table(capsys):
@@ -70,7 +70,7 @@ def test_terminal_play_rejects_bad_input_and_finishes():
 
 
 def _seed_where_player0_decides_first():
-    import envs
+    from cardzoo import envs
 
     for seed in range(100):
         env = envs.make("all_fours")
@@ -123,8 +123,8 @@ def test_terminal_play_announces_trick_winners():
 
 def test_train_flags_default_to_the_train_config():
     """The parser repeats TrainConfig's PPO defaults (to build without importing SB3): they agree."""
-    from training.cli import build_parser
-    from training.selfplay import TrainConfig
+    from cardzoo.training.cli import build_parser
+    from cardzoo.training.selfplay import TrainConfig
 
     args = build_parser().parse_args(["train", "aluette"])
     d = TrainConfig()

@@ -28,14 +28,14 @@ def test_ci_runs_the_readme_test_command_verbatim():
 
 
 def test_readme_layout_is_the_code_layout():
-    import envs
+    from cardzoo import envs
 
     for game in envs.GAMES:
         assert envs.make(game).unwrapped.observation_layout() in README, game
 
 
 def test_rules_documents_are_linked_and_self_contained():
-    import envs
+    from cardzoo import envs
 
     for game in envs.GAMES:
         rel = f"envs/{game}/RULES.md"

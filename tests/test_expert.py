@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-import agents
-from envs.all_fours.constants import NUM_CARDS
-from training import cli
-from training.expert import LABEL_KEYS, agreement_and_regret, distil, distillation_target, label_positions, load_labels
+from cardzoo import agents
+from cardzoo.envs.all_fours.constants import NUM_CARDS
+from cardzoo.training import cli
+from cardzoo.training.expert import LABEL_KEYS, agreement_and_regret, distil, distillation_target, label_positions, load_labels
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +163,7 @@ def test_label_output_is_checked_first_and_written_atomically(tmp_path, monkeypa
     out = tmp_path / "l.npz"
     label_positions("all_fours", "all_fours/ppo", 4, out, n_det=1, batch=4, progress=False)
     before = load_labels([out])
-    import training.expert as ex
+    import cardzoo.training.expert as ex
 
     def broken_save(file, **arrays):
         with open(file, "wb") as f:
@@ -238,7 +238,7 @@ def test_distil_checks_before_training(labels, tmp_path):
 
 
 def test_cli_reports_an_interrupt_without_a_traceback(monkeypatch, tmp_path, capsys):
-    import training.expert as ex
+    import cardzoo.training.expert as ex
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt

@@ -6,16 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
-import envs
-from agents.ottocento_rule import OttocentoRuleAgent
-from agents.random_agent import RandomAgent
-from envs.core.cards import random_set_bit
-from envs.ottocento.constants import DECLARE, PASS
-from training.arena import play_duplicate
-from training.play import play
+from cardzoo import agents
+from cardzoo import envs
+from cardzoo.agents.ottocento_rule import OttocentoRuleAgent
+from cardzoo.agents.random_agent import RandomAgent
+from cardzoo.envs.core.cards import random_set_bit
+from cardzoo.envs.ottocento.constants import DECLARE, PASS
+from cardzoo.training.arena import play_duplicate
+from cardzoo.training.play import play
 
-from .test_ottocento_env import permute_hidden
+from test_ottocento_env import permute_hidden
 
 
 def test_registered_names():
@@ -91,7 +91,7 @@ def test_terminal_play_shows_declarations_trick_and_score():
 
 
 def test_terminal_play_hides_the_dealers_discards():
-    from envs import ottocento_v0
+    from cardzoo.envs import ottocento_v0
 
     checked = 0
     for seed in range(6):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.cards import TAROCCO62, cards_to_mask, mask_to_cards
-from envs.ottocento.combos import SEQ_NAMES, SET_NAMES, combo_breakdown, combo_score, reference_breakdown
+from cardzoo.envs.core.cards import TAROCCO62, cards_to_mask, mask_to_cards
+from cardzoo.envs.ottocento.combos import SEQ_NAMES, SET_NAMES, combo_breakdown, combo_score, reference_breakdown
 
 
 def ids(names: str) -> list[int]:

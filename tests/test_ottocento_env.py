@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from envs import ottocento_v0
-from envs.core.cards import mask_to_cards, random_set_bit
-from envs.ottocento.constants import DECLARE, PASS
-from envs.ottocento.kernel import OttocentoKernel
+from cardzoo.envs import ottocento_v0
+from cardzoo.envs.core.cards import mask_to_cards, random_set_bit
+from cardzoo.envs.ottocento.constants import DECLARE, PASS
+from cardzoo.envs.ottocento.kernel import OttocentoKernel
 
-from .ottocento_util import cid, make_deck
-from .env_util import check_hidden_information, random_steps
+from ottocento_util import cid, make_deck
+from env_util import check_hidden_information, random_steps
 
 P = [f"player_{i}" for i in range(4)]
 
@@ -326,7 +326,7 @@ def test_state_vector_reveals_every_hand_and_the_discards():
 
 @pytest.mark.parametrize("packet", [1, 3, 15])
 def test_deal_packets_option_changes_only_the_mapping(packet):
-    from .ottocento_util import seat_positions
+    from ottocento_util import seat_positions
 
     env = ottocento_v0.env(deal_packets=packet)
     deck = np.random.default_rng(packet).permutation(62)

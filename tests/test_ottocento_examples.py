@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import ottocento_v0
-from envs.core.cards import mask_to_cards
-from envs.ottocento.combos import combo_score
-from envs.ottocento.constants import DECLARE, DECLARING, DISCARD, MAT, PASS, PLAY
-from envs.ottocento.kernel import OttocentoKernel
-from envs.ottocento.scoring import card_points_half, deal_totals, score_deal
+from cardzoo.envs import ottocento_v0
+from cardzoo.envs.core.cards import mask_to_cards
+from cardzoo.envs.ottocento.combos import combo_score
+from cardzoo.envs.ottocento.constants import DECLARE, DECLARING, DISCARD, MAT, PASS, PLAY
+from cardzoo.envs.ottocento.kernel import OttocentoKernel
+from cardzoo.envs.ottocento.scoring import card_points_half, deal_totals, score_deal
 
-from .ottocento_util import bb, cid, ids, legal_names, make_deck, names, play_trick, seat_positions, trick_state
+from ottocento_util import bb, cid, ids, legal_names, make_deck, names, play_trick, seat_positions, trick_state
 
 FILL = ["QS NS", "QB NB", "QC NC", "QD ND"]  # spare cards so hands are not emptied by the trick
 
@@ -232,7 +232,7 @@ def test_declare_or_pass_before_first_card_and_points_unconditional():
 
 
 def test_e6_shown_cards():
-    from envs.ottocento.combos import combo_breakdown
+    from cardzoo.envs.ottocento.combos import combo_breakdown
 
     shown = set(names(mask_to_cards(combo_breakdown(bb("ANG WOR MOO T16 T15 T13 BEG MAT KS QS JS AS KC KD AC")).shown)))
     assert shown == {"ANG", "WOR", "MOO", "T16", "T15", "T13", "BEG", "MAT", "KS", "QS", "JS", "AS", "KC", "KD", "AC"}

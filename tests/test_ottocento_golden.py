@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from envs import ottocento_v0
+from cardzoo.envs import ottocento_v0
 
-from .env_util import check_golden
+from env_util import check_golden
 
 GOLDEN = Path(__file__).parent / "golden" / "ottocento_seed0.txt"
 LED = ("S", "B", "C", "D", "trumps", "-")

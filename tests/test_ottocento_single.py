@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.ottocento.kernel import OttocentoKernel
-from envs.ottocento.single import SingleGame
+from cardzoo.envs.ottocento.kernel import OttocentoKernel
+from cardzoo.envs.ottocento.single import SingleGame
 
 
 @pytest.mark.parametrize(

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.cards import popcount, random_set_bit
-from envs.ottocento.combos import combo_score
-from envs.ottocento.constants import DECLARE, DECLARING, DISCARD, MAT, PLAY
-from envs.ottocento.kernel import OttocentoKernel
-from envs.ottocento.scoring import card_points_half
+from cardzoo.envs.core.cards import popcount, random_set_bit
+from cardzoo.envs.ottocento.combos import combo_score
+from cardzoo.envs.ottocento.constants import DECLARE, DECLARING, DISCARD, MAT, PLAY
+from cardzoo.envs.ottocento.kernel import OttocentoKernel
+from cardzoo.envs.ottocento.scoring import card_points_half
 
 ALL = np.uint64((1 << 62) - 1)
 MATB = np.uint64(1 << MAT)

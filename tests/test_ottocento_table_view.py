@@ -9,15 +9,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import ottocento_v0
-from envs.core.cards import mask_to_cards
-from envs.core.kernel import Kernel
-from envs.ottocento.constants import DECLARE, OVER, PASS
-from envs.ottocento.kernel import OttocentoKernel
+from cardzoo.envs import ottocento_v0
+from cardzoo.envs.core.cards import mask_to_cards
+from cardzoo.envs.core.kernel import Kernel
+from cardzoo.envs.ottocento.constants import DECLARE, OVER, PASS
+from cardzoo.envs.ottocento.kernel import OttocentoKernel
 
-from .ottocento_util import cid, ids, make_deck
-from .table_view_util import check_view, fact_values, line_values, permutation_sweep, random_step, sweep_views
-from .test_ottocento_env import permute_hidden
+from ottocento_util import cid, ids, make_deck
+from table_view_util import check_view, fact_values, line_values, permutation_sweep, random_step, sweep_views
+from test_ottocento_env import permute_hidden
 
 E6 = "ANG WOR MOO T16 T15 T13 BEG MAT KS QS JS AS KC KD AC"
 E6_SHOWN = "S1 203: AS JS QS KS AC KC KD BEG T13 T15 T16 MOO WOR ANG MAT"  # the declaration fact, cards in id order

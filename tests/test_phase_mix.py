@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
-import envs
-from agents.phase_mix import PhaseMix
-from training.arena import play_duplicate
+from cardzoo import agents
+from cardzoo import envs
+from cardzoo.agents.phase_mix import PhaseMix
+from cardzoo.training.arena import play_duplicate
 
 
 class _Const(agents.Agent):

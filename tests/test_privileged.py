@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-import agents
-from agents.policy import load_policy_agent
-from agents.random_agent import RandomAgent
-from training.privileged import PrivilegedCriticPolicy, actor_only, load_actor_into
-from training.selfplay import TrainConfig, train
-from training.vec_env import KernelVecEnv, OpponentPool
+from cardzoo import agents
+from cardzoo.agents.policy import load_policy_agent
+from cardzoo.agents.random_agent import RandomAgent
+from cardzoo.training.privileged import PrivilegedCriticPolicy, actor_only, load_actor_into
+from cardzoo.training.selfplay import TrainConfig, train
+from cardzoo.training.vec_env import KernelVecEnv, OpponentPool
 
 
 def _vec(privileged, n=16, seed=3):

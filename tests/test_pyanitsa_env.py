@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from envs import pyanitsa_v0
-from envs.core.cards import FRENCH36
-from envs.pyanitsa.kernel import PyanitsaKernel
+from cardzoo.envs import pyanitsa_v0
+from cardzoo.envs.core.cards import FRENCH36
+from cardzoo.envs.pyanitsa.kernel import PyanitsaKernel
 
-from .pyanitsa_util import flip_battle, new_env, piles, random_positions
+from pyanitsa_util import flip_battle, new_env, piles, random_positions
 
 CARD_RE = re.compile(r"(?<![0-9A-Z])(?:10|[2-9JQKA])[CDHS](?![0-9A-Za-z])")
 

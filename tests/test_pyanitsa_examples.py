@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.cards import FRENCH36
-from envs.pyanitsa.kernel import PyanitsaKernel
+from cardzoo.envs.core.cards import FRENCH36
+from cardzoo.envs.pyanitsa.kernel import PyanitsaKernel
 
-from .pyanitsa_util import final_rewards, flip_battle, new_env, piles, run_battles
+from pyanitsa_util import final_rewards, flip_battle, new_env, piles, run_battles
 
 
 # ----------------------------------------------------------------------------- 1. six over ace (§2 table)

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from envs.core.cards import random_set_bit
-from envs.pyanitsa.kernel import PyanitsaKernel
-from training import pyanitsa_lengths as L
+from cardzoo.envs.core.cards import random_set_bit
+from cardzoo.envs.pyanitsa.kernel import PyanitsaKernel
+from cardzoo.training import pyanitsa_lengths as L
 
 
 @pytest.mark.parametrize("options", [{}, {"n_players": 3, "collect_order": "seat_order"}, {"n_players": 4, "tie_mode": "down_up"}])

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.cards import popcount, random_set_bit
-from envs.pyanitsa.kernel import PyanitsaKernel
+from cardzoo.envs.core.cards import popcount, random_set_bit
+from cardzoo.envs.pyanitsa.kernel import PyanitsaKernel
 
 
 def _check_cards(k, st):

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from envs.core.cards import FRENCH36
-from envs.pyanitsa.kernel import PyanitsaKernel
+from cardzoo.envs.core.cards import FRENCH36
+from cardzoo.envs.pyanitsa.kernel import PyanitsaKernel
 
-from .pyanitsa_util import flip_battle, new_env, random_positions
-from .test_pyanitsa_env import _permute_hidden
+from pyanitsa_util import flip_battle, new_env, random_positions
+from test_pyanitsa_env import _permute_hidden
 
 FLIP = 36
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
-from training.arena import play_duplicate
-from training.play import play
-from training.vec_env import KernelVecEnv, OpponentPool
+from cardzoo import agents
+from cardzoo.training.arena import play_duplicate
+from cardzoo.training.play import play
+from cardzoo.training.vec_env import KernelVecEnv, OpponentPool
 
 CHOOSE = {"collect_order": "winner_chooses"}
 SHORT = {**CHOOSE, "objective": "first_out_loses"}  # short games keep these tests fast
@@ -75,7 +75,7 @@ def test_arena_default_rules_no_decision_is_exactly_null():
 
 
 def test_rule_agent_orders_by_strength():
-    from envs.core.cards import FRENCH36
+    from cardzoo.envs.core.cards import FRENCH36
 
     ag = agents.load("pyanitsa/rule", **CHOOSE)
     mask = np.zeros((1, 37), dtype=bool)
@@ -116,20 +116,20 @@ def test_terminal_play_without_teams(n_players):
 
 
 def test_cli_bench_and_lengths_run(capsys):
-    from training.cli import main
+    from cardzoo.training.cli import main
 
     assert main(["bench", "pyanitsa", "--batch", "64", "--seconds", "0.2"]) == 0
     assert "batched kernel" in capsys.readouterr().out
 
 
 def test_shipped_ppo_agent_loads_and_plays_legal_orders():
-    from agents.skip_forced import SkipForced
+    from cardzoo.agents.skip_forced import SkipForced
 
     ag = agents.load("pyanitsa/ppo", **CHOOSE)
     assert isinstance(ag, SkipForced) and ag.meta["env_options"] == CHOOSE
     with pytest.raises(ValueError, match="layout"):
         agents.load("pyanitsa/ppo", **CHOOSE, n_players=3)  # trained on the 2-player layout
-    import envs
+    from cardzoo import envs
 
     k = envs.kernel("pyanitsa", **CHOOSE)
     rng = np.random.default_rng(0)
@@ -143,8 +143,8 @@ def test_shipped_ppo_agent_loads_and_plays_legal_orders():
 
 
 def test_study_and_lengths_commands_run_small(tmp_path, capsys):
-    from training import pyanitsa_study
-    from training.cli import main
+    from cardzoo.training import pyanitsa_study
+    from cardzoo.training.cli import main
 
     opts = {**SHORT, "n_players": 3, "max_battles": 200}
     rows = pyanitsa_study.study(20, seed=1, ppo=None, env_options=opts)
@@ -173,7 +173,7 @@ def test_terminal_play_hides_how_opponents_order_their_pot():
 
 
 def test_agents_of_another_game_are_refused_up_front(capsys):
-    from training.cli import main
+    from cardzoo.training.cli import main
 
     assert main(["arena", "all_fours", "all_fours/rule", "avinas/rule", "--deals", "5"]) == 2
     assert "plays avinas, not all_fours" in capsys.readouterr().err

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.all_fours_rule import AllFoursRuleAgent
-from agents.search import PIMCSearch
-from envs.all_fours.constants import SUIT_BITS
-from envs.all_fours.kernel import AllFoursKernel
-from envs.core.cards import FRENCH52, popcount
+from cardzoo.agents.all_fours_rule import AllFoursRuleAgent
+from cardzoo.agents.search import PIMCSearch
+from cardzoo.envs.all_fours.constants import SUIT_BITS
+from cardzoo.envs.all_fours.kernel import AllFoursKernel
+from cardzoo.envs.core.cards import FRENCH52, popcount
 
 C = FRENCH52.card_id
 
@@ -166,8 +166,8 @@ def test_phase_search_decides_bids_and_leaves_card_play_to_the_rollout_agent():
 
 
 def test_pimc_agent_plays_in_the_arena_and_refuses_observation_only_play():
-    import agents
-    from training.arena import play_duplicate
+    from cardzoo import agents
+    from cardzoo.training.arena import play_duplicate
 
     pimc = agents.load("all_fours/pimc", seed=0, n_det=2)
     with pytest.raises(TypeError, match="act_state"):

@@ -8,10 +8,10 @@ import os
 
 import pytest
 
-import agents
-from agents.registry import SHIPPED
-from training.arena import play_duplicate
-from training.common import default_agent
+from cardzoo import agents
+from cardzoo.agents.registry import SHIPPED
+from cardzoo.training.arena import play_duplicate
+from cardzoo.training.common import default_agent
 
 #: registry name -> (shipped folder, env options it was trained for)
 SHIPPED_AGENTS = {

@@ -8,12 +8,12 @@ import gymnasium
 import numpy as np
 import pytest
 
-import agents
-from agents.base import Agent
-from agents.policy import load_policy_agent, save_policy_agent
-from training.selfplay import TrainConfig, make_pool, train
-from training.single_agent import SingleSeatEnv
-from training.vec_env import KernelVecEnv, OpponentPool
+from cardzoo import agents
+from cardzoo.agents.base import Agent
+from cardzoo.agents.policy import load_policy_agent, save_policy_agent
+from cardzoo.training.selfplay import TrainConfig, make_pool, train
+from cardzoo.training.single_agent import SingleSeatEnv
+from cardzoo.training.vec_env import KernelVecEnv, OpponentPool
 
 
 class LowestCardAgent(Agent):
@@ -152,14 +152,14 @@ def test_single_seat_env_plays_and_rejects_illegal_actions():
 def _small_policy(seed=0):
     import torch
 
-    from agents.policy import _build_policy
+    from cardzoo.agents.policy import _build_policy
 
     torch.manual_seed(seed)
     return _build_policy(402, 56, [32], "relu")
 
 
 def test_saved_agent_round_trip(tmp_path):
-    import envs
+    from cardzoo import envs
 
     k = envs.kernel("all_fours")
     policy = _small_policy()
@@ -170,7 +170,7 @@ def test_saved_agent_round_trip(tmp_path):
     rng = np.random.default_rng(0)
     st = k.init(rng, 64)
     obs, mask = k.observe(st, st.current_player), k.legal_actions(st)
-    from agents.policy import PolicyAgent
+    from cardzoo.agents.policy import PolicyAgent
 
     direct = PolicyAgent(policy, k.obs_layout.high())
     np.testing.assert_array_equal(loaded.act(obs, mask), direct.act(obs, mask))
@@ -192,7 +192,7 @@ def test_loading_bad_agents_fails_with_the_path(tmp_path):
     with pytest.raises(ValueError, match="notjson"):
         agents.load(str(notjson))
     # a valid agent.json with corrupt weights
-    import envs
+    from cardzoo import envs
 
     good = tmp_path / "good"
     save_policy_agent(good, _small_policy(), game="all_fours", env_options={}, kernel=envs.kernel("all_fours"), net_arch=[32], activation="relu")
@@ -245,8 +245,8 @@ def test_make_pool_has_random_and_rule():
 
 
 def test_behaviour_cloning_learns_the_teacher():
-    import envs
-    from training import imitation
+    from cardzoo import envs
+    from cardzoo.training import imitation
 
     teacher = agents.load("all_fours/rule")
     data = imitation.collect("all_fours", teacher, 60_000, seed=0, batch=256)
@@ -294,7 +294,7 @@ def test_single_seat_env_rejects_non_integer_actions_and_steps_after_the_end():
 
 
 def test_policy_agent_checks_shapes():
-    from agents.policy import PolicyAgent
+    from cardzoo.agents.policy import PolicyAgent
 
     agent = PolicyAgent(_small_policy(), np.ones(402))
     with pytest.raises(ValueError, match=r"\[B, 402\]"):

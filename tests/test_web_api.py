@@ -7,12 +7,12 @@ import threading
 
 import pytest
 
-import agents
-import envs
-from envs.core.cards import DECKS
-from training.cli import main
+from cardzoo import agents
+from cardzoo import envs
+from cardzoo.envs.core.cards import DECKS
+from cardzoo.training.cli import main
 
-from .web_util import VIEW_KEYS, has_table_view, make_client, manager, open_table, step_bound
+from web_util import VIEW_KEYS, has_table_view, make_client, manager, open_table, step_bound
 
 GAMES = list(envs.GAMES)
 
@@ -272,7 +272,7 @@ def test_same_seed_same_game_and_card_dicts_are_complete(client):
     suits = {c["suit"] for c in a["hand"]}
     assert suits <= {"swords", "batons", "cups", "coins", "trumps", None}
     mat = DECKS["tarocco62"].card_id("MAT")
-    from training.web.views import card_dict
+    from cardzoo.training.web.views import card_dict
 
     assert card_dict(DECKS["tarocco62"], mat) == {"id": 61, "code": "MAT", "rank": "MAT", "suit": None,
                                                   "pack": "tarocco", "label": "Matto"}
@@ -345,7 +345,7 @@ def test_the_last_trick_shows_its_cards_as_seat_0_saw_them_played(client, game):
 
 
 def test_refused_requests_load_no_agent_and_the_agent_cache_is_bounded(client):
-    from training.web.tables import TableManager
+    from cardzoo.training.web.tables import TableManager
 
     m = manager(client)
     before = (len(m._shared), len(m._defaults))

@@ -1,6 +1,6 @@
 """End-to-end test of the web card table in a real browser (issue 8).
 
-Starts the FastAPI app (``training.web.app.create_app``) with uvicorn on 127.0.0.1 at a free port in
+Starts the FastAPI app (``cardzoo.training.web.app.create_app``) with uvicorn on 127.0.0.1 at a free port in
 a background thread and drives Debian's chromium (``/usr/bin/chromium``) through
 ``/usr/bin/chromedriver`` with Selenium (headless). It opens the game list, plays a whole deal of
 All Fours and one of Aluette by clicking legal moves (one All Fours move by keyboard: arrow key,
@@ -54,7 +54,7 @@ def server():
     _require_browser()
     import uvicorn
 
-    from training.web.app import create_app
+    from cardzoo.training.web.app import create_app
 
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))

@@ -22,12 +22,12 @@ import threading
 import numpy as np
 import pytest
 
-import envs
-from training.web.views import action_card
+from cardzoo import envs
+from cardzoo.training.web.views import action_card
 
-from . import test_aluette_env, test_all_fours_env, test_avinas_env, test_ottocento_env
-from .test_pyanitsa_env import _permute_hidden as pyanitsa_permute
-from .web_util import make_client, manager, open_table, step_bound
+import test_aluette_env, test_all_fours_env, test_avinas_env, test_ottocento_env
+from test_pyanitsa_env import _permute_hidden as pyanitsa_permute
+from web_util import make_client, manager, open_table, step_bound
 
 PERMUTE = {
     "all_fours": test_all_fours_env.permute_hidden,

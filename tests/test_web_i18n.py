@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
+from cardzoo import envs
 
 WEB = Path(__file__).resolve().parent.parent / "training" / "web"
 SECTIONS = {"ui", "key", "value", "action", "card", "game"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-import envs
-from training.web import loadtest
+from cardzoo import envs
+from cardzoo.training.web import loadtest
 
 
 def test_ten_clients_play_at_once_without_errors():

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import warnings
 
-import envs
+from cardzoo import envs
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's note about httpx versions
     from fastapi.testclient import TestClient
 
-from training.web.app import create_app
-from training.web.tables import TableManager
+from cardzoo.training.web.app import create_app
+from cardzoo.training.web.tables import TableManager
 
 #: keys every View has (the kernel's table_view keys and the server's)
 VIEW_KEYS = {

@@ -2,15 +2,15 @@
 
 Two agents are trained with the same settings, one with the channel on (the default,
 ``signals="truthful"``) and one with it off (``signals="off"``). The off-agent then sits at the
-default table wrapped in :class:`agents.silent.Silent`: it sends no signal, and with a silent
+default table wrapped in :class:`cardzoo.agents.silent.Silent`: it sends no signal, and with a silent
 partner it receives none, which is exactly what it saw in training. Duplicate deals
-(:func:`training.arena.play_duplicate`) give:
+(:func:`cardzoo.training.arena.play_duplicate`) give:
 
 1. on-agent vs silent off-agent, channel on: what the channel is worth (points per deal, 95% CI);
 2. each of them vs the rule bot ``aluette/rule`` at the default table;
 3. the off-agent vs the rule bot with the channel off (its own game).
 
-Run: ``python -m training.aluette_signals --on PATH --off PATH --deals 2000 --out runs/aluette_signals``.
+Run: ``python -m cardzoo.training.aluette_signals --on PATH --off PATH --deals 2000 --out runs/aluette_signals``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import argparse
 import json
 from pathlib import Path
 
-import agents
-from agents.silent import Silent
+from cardzoo import agents
+from cardzoo.agents.silent import Silent
 
 from .arena import play_duplicate
 from .pyanitsa_study import markdown
@@ -30,7 +30,7 @@ def study(on, off, n_deals: int, seed: int = 0, progress: bool = False) -> list[
     """Rows (``DuplicateResult.to_dict()`` plus ``"table"``: the env options) of the comparison.
 
     Args:
-        on, off: agents (or names/paths for :func:`agents.load`) trained with the channel on / off.
+        on, off: agents (or names/paths for :func:`cardzoo.agents.load`) trained with the channel on / off.
         n_deals: duplicate deals per row; seed: fixes the deals (the same for every row).
     """
     on_ag = agents.load(on) if isinstance(on, str) else on

@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-import envs
-from agents import Agent, load
+from cardzoo import envs
+from cardzoo.agents import Agent, load
 
 __all__ = [
     "DuplicateResult",
@@ -355,7 +355,7 @@ def play_duplicate(
 
     Args:
         game: a name of :data:`envs.GAMES` (e.g. ``"all_fours"``).
-        agent_a, agent_b: :class:`~agents.Agent` objects, or names/paths for :func:`agents.load`
+        agent_a, agent_b: :class:`~agents.Agent` objects, or names/paths for :func:`cardzoo.agents.load`
             (loaded with ``env_options``). They may be the same object.
         n_deals: number of deals; each is played once per side (``2 * n_deals`` hands for a
             two-team game).

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import envs
-from envs.core.cards import random_set_bit
+from cardzoo import envs
+from cardzoo.envs.core.cards import random_set_bit
 
 
 @dataclass

@@ -82,7 +82,7 @@ def cmd_demo(args) -> int:
     """Play one hand with random legal actions, printing every move and the table after each trick."""
     import numpy as np
 
-    import envs
+    from cardzoo import envs
 
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
@@ -131,9 +131,12 @@ def cmd_bench_web(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import envs
+    from cardzoo import envs
+
+    import cardzoo
 
     p = argparse.ArgumentParser(prog="cardzoo", description="cardzoo: card-game environments, training and evaluation")
+    p.add_argument("--version", action="version", version=f"cardzoo {cardzoo.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     games = sorted(envs.GAMES)
 
@@ -180,9 +183,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; the exit status is 0 on success, 2 for bad input or a missing extra
+    (the message names the extra to install), 130 when interrupted."""
+    from cardzoo import MissingExtraError, extra_of
+
     args = build_parser().parse_args(argv)
     try:
         return int(args.fn(args) or 0)
+    except MissingExtraError as e:
+        print(f"cardzoo {args.command}: {e}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as e:
+        extra = extra_of(e.name or "")
+        if extra is None:
+            raise
+        print(f"cardzoo {args.command}: error: {MissingExtraError(extra, e.name, f'cardzoo {args.command}')}", file=sys.stderr)
+        return 2
     except (ValueError, OSError) as e:
         print(f"cardzoo {args.command}: error: {e}", file=sys.stderr)
         return 2

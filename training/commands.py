@@ -122,7 +122,7 @@ def cmd_label(args) -> int:
 
 
 def cmd_distil(args) -> int:
-    from agents.policy import read_meta
+    from cardzoo.agents.policy import read_meta
 
     from .expert import _policy_dir, distil
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import agents
-import envs
+from cardzoo import agents
+from cardzoo import envs
 
 
 def check_agent_game(agent, game: str, label) -> None:

@@ -5,7 +5,7 @@ Two steps, each a function and a ``cardzoo`` command:
 1. :func:`label_positions` (``cardzoo label``) plays deals between a saved policy (one team,
    sampling its actions) and an opponent agent (the other team), so the positions are the ones
    the policy meets. At every **card-play decision with a choice** it records the acting seat's
-   observation, action mask and the PIMC action values of :class:`agents.search.PIMCSearch`
+   observation, action mask and the PIMC action values of :class:`cardzoo.agents.search.PIMCSearch`
    (``n_det`` determinizations, the rollout agent in every seat). At every **bid** (a decision
    offering a non-card action, e.g. All Fours stand/beg, give one/run) it records observation
    and mask only.
@@ -34,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-import agents
-import envs
-from agents.policy import load_policy_agent, save_policy_agent
-from agents.search import PIMCSearch
+from cardzoo import agents
+from cardzoo import envs
+from cardzoo.agents.policy import load_policy_agent, save_policy_agent
+from cardzoo.agents.search import PIMCSearch
 
 __all__ = ["label_positions", "load_labels", "distil", "distillation_target", "agreement_and_regret", "LABEL_KEYS"]
 
@@ -45,7 +45,7 @@ LABEL_KEYS = ("obs", "mask", "q", "bid_obs", "bid_mask")
 
 
 def _check_labelling_kernel(kernel) -> None:
-    from envs.core.kernel import Kernel
+    from cardzoo.envs.core.kernel import Kernel
 
     if type(kernel).determinize is Kernel.determinize:  # the base class's raises NotImplementedError
         raise ValueError(f"{kernel.name} has no determinize(): PIMC labels need a kernel that can redeal hidden cards")

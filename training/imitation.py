@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import envs
+from cardzoo import envs
 
 
 @dataclass
@@ -90,8 +90,8 @@ def collect(game: str, teacher, n_samples: int, seed: int = 0, batch: int = 1024
 def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4, batch_size: int = 4096, lr: float = 1e-3, seed: int = 0) -> dict:
     """Fit ``policy`` (a MaskableActorCriticPolicy) to the demonstrations; returns accuracy and losses.
 
-    The observation is scaled by ``1 / obs_high`` as in :class:`~training.vec_env.KernelVecEnv`.
-    A policy with a perfect-information critic (:mod:`training.privileged`, wider input) gets the
+    The observation is scaled by ``1 / obs_high`` as in :class:`~cardzoo.training.vec_env.KernelVecEnv`.
+    A policy with a perfect-information critic (:mod:`cardzoo.training.privileged`, wider input) gets the
     observation zero-padded; only its actor is fitted then (the demonstrations hold no hidden state).
     """
     import torch

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-import envs
+from cardzoo import envs
 
 from .common import agent_action, resolve_agent
 

@@ -8,7 +8,7 @@ policy plays from what its seat may know, as every cardzoo agent does.
 
 How it is wired:
 
-* :class:`training.vec_env.KernelVecEnv` with ``privileged=True`` returns
+* :class:`cardzoo.training.vec_env.KernelVecEnv` with ``privileged=True`` returns
   ``[observation (D) | global_state (S) | one-hot acting seat (P)]``, each scaled to ``[0, 1]``.
 * :class:`PrivilegedCriticPolicy` is a ``MaskableActorCriticPolicy`` with separate feature
   extractors: the critic's sees everything, the actor's zeroes every feature past ``D``, so

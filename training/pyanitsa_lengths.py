@@ -1,7 +1,7 @@
 """Game-length science for P'yanitsa (``cardzoo lengths``; RULES.md §6, README "Game length").
 
 Plays many games per setting through the batched kernel with nobody deciding (every battle is
-resolved with :meth:`~envs.pyanitsa.kernel.PyanitsaKernel.play_battle`, the same rules as
+resolved with :meth:`~cardzoo.envs.pyanitsa.kernel.PyanitsaKernel.play_battle`, the same rules as
 stepping ``FLIP``) and reports the distribution of battles per game: mean, median, p90, p99,
 p99.9, max, the shares of cycles / cap truncations / draws, and the loser by seat. Exactly
 ``n_games`` games are started (finished slots are refilled until the quota is dealt, then the
@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-import envs
+from cardzoo import envs
 
 
 @dataclasses.dataclass

@@ -1,12 +1,12 @@
 """Does ordering the pot matter? P'yanitsa ``collect_order="winner_chooses"`` study (README).
 
 Each agent plays duplicate deals (every deal once per seat, the other seat(s) played by the
-uniformly random agent; :func:`training.arena.play_duplicate`) and the table reports its mean
+uniformly random agent; :func:`cardzoo.training.arena.play_duplicate`) and the table reports its mean
 return per game against random ordering with a 95% CI (normal approximation over deals) and
 its win rate. Random ordering against itself is 0 by construction, so a CI that excludes 0 is
 a measurable effect of the ordering policy.
 
-Run: ``python -m training.pyanitsa_study --deals 2000 --out runs/pyanitsa_study [--ppo PATH]``.
+Run: ``python -m cardzoo.training.pyanitsa_study --deals 2000 --out runs/pyanitsa_study [--ppo PATH]``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import argparse
 import json
 from pathlib import Path
 
-import agents
-from agents.pyanitsa_rule import PyanitsaRuleAgent
-from agents.skip_forced import SkipForced
+from cardzoo import agents
+from cardzoo.agents.pyanitsa_rule import PyanitsaRuleAgent
+from cardzoo.agents.skip_forced import SkipForced
 
 from .arena import play_duplicate
 

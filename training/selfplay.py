@@ -1,6 +1,6 @@
 """Self-play training with sb3-contrib's MaskablePPO (``cardzoo train GAME``).
 
-The learner's team plays in a :class:`~training.vec_env.KernelVecEnv` against an opponent
+The learner's team plays in a :class:`~cardzoo.training.vec_env.KernelVecEnv` against an opponent
 pool holding the random agent, the game's rule bot and snapshots of the learner taken every
 ``snapshot_every`` rollouts. At the end the policy is saved as a cardzoo agent
 (``OUT/agent``: weights + JSON), evaluated with duplicate deals against random and the rule
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-import agents
-import envs
-from agents.policy import PolicyAgent, save_policy_agent
+from cardzoo import agents
+from cardzoo import envs
+from cardzoo.agents.policy import PolicyAgent, save_policy_agent
 
 from .common import resolve_agent
 from .vec_env import KernelVecEnv, OpponentPool
@@ -214,7 +214,7 @@ def _activation(cfg: TrainConfig):
 
 def _acting_policy(cfg: TrainConfig, policy, copy_plain: bool = True):
     """``policy`` as a CPU policy that acts from the observation alone: the actor of a
-    perfect-information-critic policy (:func:`training.privileged.actor_only`, always a new
+    perfect-information-critic policy (:func:`cardzoo.training.privileged.actor_only`, always a new
     object), else ``policy`` itself or (``copy_plain``) a deep copy of it."""
     if cfg.privileged_critic:
         from .privileged import actor_only
@@ -243,7 +243,7 @@ def _save_agent(cfg: TrainConfig, policy, vec: KernelVecEnv, path: Path, extra: 
 
 
 def warm_start(cfg: TrainConfig, policy, kernel) -> dict:
-    """Behaviour-clone the teacher (default: the game's rule bot) into ``policy`` (see :mod:`training.imitation`)."""
+    """Behaviour-clone the teacher (default: the game's rule bot) into ``policy`` (see :mod:`cardzoo.training.imitation`)."""
     from . import imitation
 
     teacher_name = cfg.bc_teacher or _rule_name(cfg.game)
@@ -336,7 +336,7 @@ def train(cfg: TrainConfig) -> dict:
         start = 0
     bc_info = None
     if cfg.init_from and not cfg.resume:
-        from agents.policy import load_policy_agent
+        from cardzoo.agents.policy import load_policy_agent
 
         from .privileged import load_actor_into
 
@@ -383,7 +383,7 @@ def evaluate(cfg: TrainConfig, agent_dir: Path, out: Path) -> list[dict]:
     """Duplicate-deal evaluation of the saved agent against random and the rule bot.
 
     Writes ``evaluation.md`` / ``evaluation.json`` in ``out`` and returns the rows
-    (:meth:`training.arena.DuplicateResult.to_dict` plus ``opponent``).
+    (:meth:`cardzoo.training.arena.DuplicateResult.to_dict` plus ``opponent``).
     """
     from . import arena
 

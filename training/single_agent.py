@@ -14,7 +14,7 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 
-import envs
+from cardzoo import envs
 
 from .common import resolve_agent
 
@@ -25,8 +25,9 @@ class SingleSeatEnv(gymnasium.Env):
     Args:
         game: registry name.
         seat: the learning seat (0-based).
-        partner, opponents: agent names/paths for the partner seat and the other team (team games);
-            ``others`` (dict seat -> name) overrides per seat and is required for games without teams.
+        partner, opponents: agent names/paths for the partner seat and the other seats (the other
+            team, or every other player in a game without teams); ``others`` (dict seat -> name)
+            overrides per seat.
         seed: seed of the env and of seeded agents.
         render_mode: ``None`` or ``"ansi"`` (rendered from the learning seat's view).
         **env_options: the game's options.
@@ -55,11 +56,10 @@ class SingleSeatEnv(gymnasium.Env):
         self.render_mode = render_mode
         names = {}
         teams = self.aec.metadata["teams"]
-        if teams is not None:
-            mine = next(t for t in teams if self.aec.possible_agents[seat] in t)
-            for s, agent in enumerate(self.aec.possible_agents):
-                if s != seat:
-                    names[s] = partner if agent in mine else opponents
+        mine = next(t for t in teams if self.aec.possible_agents[seat] in t) if teams is not None else ()
+        for s, agent in enumerate(self.aec.possible_agents):
+            if s != seat:
+                names[s] = partner if agent in mine else opponents
         names.update(others or {})
         missing = [s for s in range(n) if s != seat and s not in names]
         if missing:

@@ -22,7 +22,7 @@ is played by the env itself, for the learner too, so PPO only sees real choices.
   ``infos[i]["terminal_observation"]`` holds the last observation; the returned observation
   is the first decision of the next game. ``infos[i]["episode_result"]`` gives the learner's
   return and the opponent's name; ``TimeLimit.truncated`` marks truncations.
-* ``privileged=True`` appends, for a perfect-information critic (:mod:`training.privileged`),
+* ``privileged=True`` appends, for a perfect-information critic (:mod:`cardzoo.training.privileged`),
   the kernel's ``global_state`` and a one-hot of the acting seat to every observation:
   ``float32[n_envs, D + S + P]``; the first ``D`` features are the seat's observation as above.
 """
@@ -36,7 +36,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-import envs
+from cardzoo import envs
 
 
 @dataclass

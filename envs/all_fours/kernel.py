@@ -6,7 +6,7 @@ play with the follow rules and both ``undertrump`` settings (§5), and scoring H
 Jack / Hang jack and Game in the counting order of §6, per hand or per match.
 
 State is a :class:`AllFoursState` of numpy arrays with a leading batch axis ``B``; every
-card set is a ``uint64`` bitboard over the 52 card ids of :data:`envs.core.cards.FRENCH52`
+card set is a ``uint64`` bitboard over the 52 card ids of :data:`cardzoo.envs.core.cards.FRENCH52`
 (``id = 13*suit + rank``, suits C D H S, ranks 2..A). The step path has no Python loop over
 the batch: games are grouped by phase and each group is advanced with array operations.
 """
@@ -708,7 +708,7 @@ class AllFoursKernel(Kernel):
         return out
 
     def single_game(self, st: AllFoursState):
-        """The B = 1 fast path (:class:`envs.all_fours.single.SingleGame`) used by the AEC env."""
+        """The B = 1 fast path (:class:`cardzoo.envs.all_fours.single.SingleGame`) used by the AEC env."""
         from .single import SingleGame
 
         return SingleGame(self, st)
@@ -737,7 +737,7 @@ class AllFoursKernel(Kernel):
 
     def table_view(self, st: AllFoursState, b: int, seat: int) -> dict:
         """What ``seat`` sees in game ``b`` as JSON-able data (contract: :meth:`Kernel.table_view`;
-        details: :func:`envs.all_fours.render.table_view`)."""
+        details: :func:`cardzoo.envs.all_fours.render.table_view`)."""
         return _render.table_view(self, st, b, self.check_seat(seat))
 
     def info(self, st: AllFoursState, b: int = 0) -> dict:

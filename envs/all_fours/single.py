@@ -3,7 +3,7 @@
 With one game, numpy's per-call overhead (about a microsecond a call) dominates: the
 batched kernel spends some 100 calls per agent step. :class:`SingleGame` does the frequent
 work — legal actions, playing a card, resolving a trick, and the observation — with Python
-ints on the same :class:`~envs.all_fours.kernel.AllFoursState` (``B = 1``), and hands
+ints on the same :class:`~cardzoo.envs.all_fours.kernel.AllFoursState` (``B = 1``), and hands
 everything else (decisions, runs, scoring a hand, dealing) to the batched kernel. The state
 stays the batched state, so rendering, ``state()``, copies and pickling are unchanged.
 

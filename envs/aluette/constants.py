@@ -1,7 +1,7 @@
 """Aluette constants and lookup tables: card powers, key cards, signals, action ids, phases
 (``RULES.md`` §2, §4, §8).
 
-Card ids are those of :data:`envs.core.cards.SPANISH48`: ``12*suit + rank``, suits
+Card ids are those of :data:`cardzoo.envs.core.cards.SPANISH48`: ``12*suit + rank``, suits
 Co Cu Cl Sw = 0..3, ranks A 2 3 4 5 6 7 8 9 J N K = 0..11 (so ``3Co`` = 2, ``3Cu`` = 14).
 """
 

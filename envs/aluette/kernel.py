@@ -7,7 +7,7 @@ tie for the highest power spoils the trick (§5), and scoring per player with "f
 the most tricks" and mordienne (§6), per deal or per match.
 
 State is an :class:`AluetteState` of numpy arrays with a leading batch axis ``B``; card sets
-are ``uint64`` bitboards over the 48 card ids of :data:`envs.core.cards.SPANISH48`
+are ``uint64`` bitboards over the 48 card ids of :data:`cardzoo.envs.core.cards.SPANISH48`
 (``12*suit + rank``). The step path has no Python loop over the batch: games are grouped by
 the kind of action they take and each group advances with array operations.
 """
@@ -725,7 +725,7 @@ class AluetteKernel(Kernel):
             self._deal_rewards(st, idx)
 
     def single_game(self, st: AluetteState):
-        """The B = 1 fast path (:class:`envs.aluette.single.SingleGame`) used by the AEC env."""
+        """The B = 1 fast path (:class:`cardzoo.envs.aluette.single.SingleGame`) used by the AEC env."""
         from .single import SingleGame
 
         return SingleGame(self, st)
@@ -754,7 +754,7 @@ class AluetteKernel(Kernel):
 
     def table_view(self, st: AluetteState, b: int, seat: int) -> dict:
         """What ``seat`` sees at the table in game ``b`` as JSON-able data (``Kernel.table_view``, §7);
-        see :func:`envs.aluette.render.table_view`."""
+        see :func:`cardzoo.envs.aluette.render.table_view`."""
         return _render.table_view(self, st, b, seat)
 
     def info(self, st: AluetteState, b: int = 0) -> dict:

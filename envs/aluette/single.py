@@ -2,7 +2,7 @@
 
 With one game numpy's per-call overhead dominates. :class:`SingleGame` computes the legal
 actions and the observation with Python ints on the same
-:class:`~envs.aluette.kernel.AluetteState` (``B = 1``), plays a card that does not complete a
+:class:`~cardzoo.envs.aluette.kernel.AluetteState` (``B = 1``), plays a card that does not complete a
 trick and records a signal that needs no chance draw, and hands every other step to the
 batched kernel. The state stays the batched state, so rendering, ``state()``, copies and
 pickling are unchanged. ``tests/test_aluette_single.py`` checks it against the batched kernel

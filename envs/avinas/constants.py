@@ -1,6 +1,6 @@
 """Avinas constants and lookup tables: card ids, trump order, points, actions, phases (``RULES.md`` §2-§5).
 
-Card ids are those of :data:`envs.core.cards.FRENCH32`: ``id = 8*suit + rank`` with suits
+Card ids are those of :data:`cardzoo.envs.core.cards.FRENCH32`: ``id = 8*suit + rank`` with suits
 C D H S = 0..3 and ranks 7 8 9 10 J Q K A = 0..7.
 """
 

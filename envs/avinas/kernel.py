@@ -7,7 +7,7 @@ trick play with the trick-1 trump lead and the trick-2 face-down lead and its on
 (§5), scoring in rams and pips and the match to ``pip_limit`` pips (§6).
 
 State is an :class:`AvinasState` of numpy arrays with a leading batch axis ``B``; card sets are
-``uint64`` bitboards over the 32 card ids of :data:`envs.core.cards.FRENCH32` (``8*suit + rank``,
+``uint64`` bitboards over the 32 card ids of :data:`cardzoo.envs.core.cards.FRENCH32` (``8*suit + rank``,
 suits C D H S, ranks 7 8 9 10 J Q K A). Games are grouped by phase and each group is advanced
 with array operations: no Python loop over the batch.
 """
@@ -671,7 +671,7 @@ class AvinasKernel(Kernel):
             st.phase[idx] = OVER
 
     def single_game(self, st: AvinasState):
-        """The B = 1 fast path (:class:`envs.avinas.single.SingleGame`) used by the AEC env."""
+        """The B = 1 fast path (:class:`cardzoo.envs.avinas.single.SingleGame`) used by the AEC env."""
         from .single import SingleGame
 
         return SingleGame(self, st)
@@ -702,7 +702,7 @@ class AvinasKernel(Kernel):
 
     def table_view(self, st: AvinasState, b: int, seat: int) -> dict:
         """What ``seat`` sees at the table in game ``b`` as JSON-able data (``Kernel.table_view``, §7);
-        see :func:`envs.avinas.render.table_view`."""
+        see :func:`cardzoo.envs.avinas.render.table_view`."""
         return _render.table_view(self, st, b, seat)
 
     def action_is_public(self, st: AvinasState, b: int, action: int) -> bool:

@@ -4,7 +4,7 @@ With one game numpy's per-call overhead dominates: the batched kernel spends som
 calls per agent step. :class:`SingleGame` does the frequent work — the legal actions, the
 observation, playing a card and resolving a trick (all but the last), a declarer's
 ``CONTINUE`` and a call that does not close the calling round — with Python ints on the same
-:class:`~envs.avinas.kernel.AvinasState` (``B = 1``), and hands everything else (knocks,
+:class:`~cardzoo.envs.avinas.kernel.AvinasState` (``B = 1``), and hands everything else (knocks,
 naming trumps, the last call, stopping, scoring, dealing) to the batched kernel. The state stays
 the batched state, so rendering, ``state()``, copies and pickling are unchanged.
 

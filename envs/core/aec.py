@@ -28,7 +28,7 @@ __all__ = ["KernelAECEnv"]
 
 
 class KernelAECEnv(AECEnv):
-    """PettingZoo AEC environment playing one game of a :class:`~envs.core.kernel.Kernel`.
+    """PettingZoo AEC environment playing one game of a :class:`~cardzoo.envs.core.kernel.Kernel`.
 
     Args:
         render_mode: ``None`` or ``"ansi"`` (``render()`` returns a string).
@@ -237,7 +237,7 @@ class KernelAECEnv(AECEnv):
         return dict(zip(self.possible_agents, self.kernel.known_cards(self._st, 0)))
 
     def table_view(self, seat: int = 0) -> dict:
-        """The kernel's :meth:`~envs.core.kernel.Kernel.table_view` of ``seat`` in this game: what
+        """The kernel's :meth:`~cardzoo.envs.core.kernel.Kernel.table_view` of ``seat`` in this game: what
         that seat sees at the table, as JSON-able data. ``RuntimeError`` before ``reset``,
         ``ValueError`` for a bad seat, ``NotImplementedError`` for a game without one."""
         self._require_reset("table_view()")

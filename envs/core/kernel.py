@@ -3,7 +3,7 @@
 A *kernel* holds the rules of one game and nothing else. Its state is a dataclass of
 numpy arrays whose first axis is the batch: ``B`` independent games advance in lockstep.
 The same kernel runs one game under the PettingZoo AEC adapter (``B = 1``,
-:mod:`envs.core.aec`) or thousands at once for training and benchmarks.
+:mod:`cardzoo.envs.core.aec`) or thousands at once for training and benchmarks.
 
 Contract (all arrays have a leading batch axis ``B``):
 

@@ -2,7 +2,7 @@
 
 ``RULES.md`` §4 (declarations) and §6 step 3 (captured combinations) score a card collection
 with the **same** function, :func:`combo_breakdown` / :func:`combo_score`. It works on
-``uint64`` bitboards of any shape (bit ``i`` = card id ``i`` of :data:`envs.core.cards.TAROCCO62`),
+``uint64`` bitboards of any shape (bit ``i`` = card id ``i`` of :data:`cardzoo.envs.core.cards.TAROCCO62`),
 with array operations only, so the end-of-deal scoring of ``B`` games needs no Python loop
 over the games. :func:`reference_breakdown` restates the same rules card by card over a list
 of ids (plain Python, written independently of the table tricks below); the tests check the

@@ -1,6 +1,6 @@
 """Ottocento constants and lookup tables: card ids, values, strengths, actions, phases (``RULES.md`` §2-§5, §7).
 
-Card ids are those of :data:`envs.core.cards.TAROCCO62`: ``10*suit + rank`` for the suits
+Card ids are those of :data:`cardzoo.envs.core.cards.TAROCCO62`: ``10*suit + rank`` for the suits
 S B C D (ranks A 6 7 8 9 10 J N Q K = 0..9), then 40 BEG, 41-44 MO1-MO4, 45-56 T5-T16,
 57 MOO, 58 SUN, 59 WOR, 60 ANG, 61 MAT.
 """

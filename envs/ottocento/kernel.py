@@ -4,10 +4,10 @@ Implements ``envs/ottocento/RULES.md`` (sections cited as §n): the deal of 15 c
 17 to the dealer (§3), the dealer's two discards (§3), declare-all-or-pass before each
 player's first card (§4), 15 tricks with follow suit / else trump / else anything, the Matto
 and the Moors tie (§5), and the end-of-deal scoring in the order of §6
-(:func:`envs.ottocento.scoring.score_deal`), per deal or per match (§8 ``match_target``).
+(:func:`cardzoo.envs.ottocento.scoring.score_deal`), per deal or per match (§8 ``match_target``).
 
 State is an :class:`OttocentoState` of numpy arrays with a leading batch axis ``B``; card
-sets are ``uint64`` bitboards over the 62 ids of :data:`envs.core.cards.TAROCCO62`. The
+sets are ``uint64`` bitboards over the 62 ids of :data:`cardzoo.envs.core.cards.TAROCCO62`. The
 step path has no Python loop over the batch: games are grouped by phase and each group is
 advanced with array operations.
 """
@@ -600,7 +600,7 @@ class OttocentoKernel(Kernel):
             st.phase[idx] = OVER
 
     def single_game(self, st: OttocentoState):
-        """The B = 1 fast path (:class:`envs.ottocento.single.SingleGame`) used by the AEC env."""
+        """The B = 1 fast path (:class:`cardzoo.envs.ottocento.single.SingleGame`) used by the AEC env."""
         from .single import SingleGame
 
         return SingleGame(self, st)
@@ -633,7 +633,7 @@ class OttocentoKernel(Kernel):
 
     def table_view(self, st: OttocentoState, b: int, seat: int) -> dict:
         """What ``seat`` sees at the table in game ``b`` as JSON-able data (``Kernel.table_view``, §7);
-        see :func:`envs.ottocento.render.table_view`."""
+        see :func:`cardzoo.envs.ottocento.render.table_view`."""
         return _render.table_view(self, st, b, seat)
 
     def info(self, st: OttocentoState, b: int = 0) -> dict:

@@ -3,7 +3,7 @@
 Observations are seat-relative: index 0 = me, 1 = next (my right, plays after me),
 2 = partner, 3 = previous. Teams are "mine" then "theirs". Values are small non-negative
 integers stored as ``uint8``; each slice's ``high`` bounds it (points are clipped there).
-Card sets are 62 entries each, in card-id order (:data:`envs.core.cards.TAROCCO62`).
+Card sets are 62 entries each, in card-id order (:data:`cardzoo.envs.core.cards.TAROCCO62`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The one-game (B = 1) fast path of the Ottocento kernel, used by the PettingZoo env.
 
 With one game numpy's per-call overhead dominates the batched kernel. :class:`SingleGame`
-does the frequent work with Python ints on the same :class:`~envs.ottocento.kernel.OttocentoState`
+does the frequent work with Python ints on the same :class:`~cardzoo.envs.ottocento.kernel.OttocentoState`
 (``B = 1``): the observation of any seat, the legal cards in trick play, and playing a card in
 tricks 2-15 (resolving the trick, except the deal's last card). Everything else — discards,
 declarations, trick 1 (where declarations are asked), the end of the deal and scoring — goes

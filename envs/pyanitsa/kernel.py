@@ -616,7 +616,7 @@ class PyanitsaKernel(Kernel):
 
     def table_view(self, st: PyanitsaState, b: int, seat: int) -> dict:
         """What ``seat`` sees in game ``b`` as JSON-able data (contract: :meth:`Kernel.table_view`;
-        details: :func:`envs.pyanitsa.render.table_view`): pile sizes, the last battle, the pot
+        details: :func:`cardzoo.envs.pyanitsa.render.table_view`): pile sizes, the last battle, the pot
         while ``seat`` orders it; never a pile's content."""
         return _render.table_view(self, st, b, self.check_seat(seat))
 

@@ -11,7 +11,7 @@ with a 4xx/5xx status, and changes nothing):
                                          ``{"table_id", "view"}``; the person is seat 0. 400: bad player
                                          count, option or agent name (only registry names of the game and
                                          ``"random"``) or unknown game; 503: too many open tables.
-``GET /api/tables/{id}``                 the View (:func:`training.web.views.table_view_json`); 404 unknown
+``GET /api/tables/{id}``                 the View (:func:`cardzoo.training.web.views.table_view_json`); 404 unknown
 ``POST /api/tables/{id}/move``           body ``{"action": int}``: the person's move, then the AI seats'
                                          up to the person's next turn -> View. 400 illegal (the message
                                          names the action and the legal ones); 409 not your turn or the
@@ -38,7 +38,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-import envs
+from cardzoo import envs
 
 from .tables import Table, TableError, TableManager
 from .views import table_view_json

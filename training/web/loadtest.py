@@ -11,19 +11,15 @@ bounded: moves per client, a wall-clock limit and HTTP timeouts.
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 
 __all__ = ["run", "format_report"]
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _free_port() -> int:
@@ -37,11 +33,9 @@ def _start_server(port: int, ready_seconds: float):
     answers (``RuntimeError`` after ``ready_seconds``). Returns the process."""
     import httpx
 
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "training.web.app:create_app", "--host", "127.0.0.1",
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "cardzoo.training.web.app:create_app", "--host", "127.0.0.1",
            "--port", str(port), "--log-level", "warning"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + ready_seconds
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -116,7 +110,7 @@ def run(
     ``base_url``: test a server already running on this machine (``http://127.0.0.1:PORT``; only
     loopback addresses); ``None`` starts one. ``ValueError`` for a bad argument.
     """
-    import envs
+    from cardzoo import envs
 
     if clients < 1 or max_moves < 1 or not seconds > 0:
         raise ValueError(f"clients and max_moves must be >= 1 and seconds > 0, got {clients}, {max_moves}, {seconds}")

@@ -1,6 +1,6 @@
 """Screenshot of the web card table for the README (``training/web/screenshot.png``).
 
-    python -m training.web.screenshot [--game all_fours] [--moves 2] [--lang en] [--theme felt]
+    python -m cardzoo.training.web.screenshot [--game all_fours] [--moves 2] [--lang en] [--theme felt]
                                       [--size M] [--seed 3] [--out training/web/screenshot.png]
 
 Starts the app with uvicorn on a free local port, opens a table in headless chromium
@@ -30,7 +30,7 @@ def start_server():
     """(base URL, uvicorn.Server, its thread) of the app running in a daemon thread on 127.0.0.1."""
     import uvicorn
 
-    from training.web.app import create_app
+    from cardzoo.training.web.app import create_app
 
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))

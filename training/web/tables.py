@@ -2,13 +2,13 @@
 
 A :class:`Table` holds a PettingZoo env (``B = 1``, ``render_view=0``), the AI agents of the
 other seats, this episode's move log and the running totals. The person's move is applied and
-then the AI seats play (:func:`training.common.agent_action`) until it is seat 0's turn again
+then the AI seats play (:func:`cardzoo.training.common.agent_action`) until it is seat 0's turn again
 or the episode ends; every table operation runs under the table's own lock, so one table is
 never changed by two requests at once while different tables proceed in parallel.
 
 A :class:`TableManager` creates tables with unguessable ids (``secrets.token_urlsafe``), caps
 the number of open tables, forgets tables idle for too long, and checks agent names against the
-registry (``agents.available()`` names of the game, plus ``"random"``; never a file path).
+registry (``cardzoo.agents.available()`` names of the game, plus ``"random"``; never a file path).
 
 Errors are :class:`TableError` subclasses carrying the HTTP status and a message that names what
 was wrong and what is valid; a failed operation changes nothing.
@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-import agents
-import envs
+from cardzoo import agents
+from cardzoo import envs
 
 from ..common import agent_action
 
@@ -314,7 +314,7 @@ class TableManager:
 
     def default_agent(self, game: str, options: dict) -> str:
         """``"<game>/ppo"`` when shipped and fitting ``options``, else ``"<game>/rule"`` (the rule of
-        :func:`training.common.default_agent`; the loaded agent stays cached for the tables)."""
+        :func:`cardzoo.training.common.default_agent`; the loaded agent stays cached for the tables)."""
         key = (game, json.dumps(options, sort_keys=True))
         with self._load_lock:
             if key not in self._defaults:

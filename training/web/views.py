@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from envs.core.cards import DECKS
+from cardzoo.envs.core.cards import DECKS
 
 from .tables import GAME_NAMES, Table
 
@@ -30,7 +30,7 @@ _FACE_DOWN = {"id": None, "code": None, "rank": None, "suit": None, "pack": None
 
 
 def pack_of(deck) -> str:
-    """``"french"``, ``"spanish"`` or ``"tarocco"`` for a :class:`envs.core.cards.Deck`."""
+    """``"french"``, ``"spanish"`` or ``"tarocco"`` for a :class:`cardzoo.envs.core.cards.Deck`."""
     return deck.name.rstrip("0123456789")
 
 
@@ -125,7 +125,7 @@ def _played(deck, entries) -> list[dict]:
 
 def table_view_json(table: Table) -> dict:
     """The View JSON of ``table`` for its person at seat 0 (see the module docstring and the
-    API in :mod:`training.web.app`). Call it holding ``table.lock``."""
+    API in :mod:`cardzoo.training.web.app`). Call it holding ``table.lock``."""
     env, k = table.env, table.kernel
     st = env.game_state
     deck = k.deck

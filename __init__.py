@@ -1,0 +1,119 @@
+"""cardzoo: five traditional card games as PettingZoo environments over batched kernels, with
+agents, training and evaluation.
+
+This file is the ``cardzoo`` package itself (pyproject maps the repository root to ``cardzoo``,
+so ``envs/``, ``agents/`` and ``training/`` install as ``cardzoo.envs``, ``cardzoo.agents`` and
+``cardzoo.training``). It exposes the entry points people reach for first::
+
+    import cardzoo
+    env = cardzoo.make("all_fours")                 # PettingZoo AEC env (cardzoo.envs.all_fours_v0)
+    k = cardzoo.kernel("all_fours")                 # the batched kernel
+    agent = cardzoo.load_agent("all_fours/rule")    # an agent by registry name or saved path
+    cardzoo.GAMES, cardzoo.__version__
+
+Importing ``cardzoo`` (or ``cardzoo.envs``) needs only numpy, gymnasium and pettingzoo: it never
+imports torch, stable-baselines3 or the web libraries. It also registers the single-seat Gymnasium
+envs ``cardzoo/<Game>-v0`` (see :data:`GYM_IDS`).
+"""
+
+from __future__ import annotations
+
+from importlib import metadata as _metadata
+
+try:
+    __version__: str = _metadata.version("cardzoo")
+except _metadata.PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0+unknown"
+
+#: extra -> the modules it provides (a missing one is reported by :func:`require_extra`)
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "train": ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "safetensors", "tqdm", "rich"),
+    "web": ("fastapi", "uvicorn", "starlette", "markdown_it"),
+    "test": ("pytest", "httpx", "selenium", "nbmake"),
+}
+
+
+class MissingExtraError(ImportError):
+    """A feature needs an optional dependency group (``pip install "cardzoo[EXTRA]"``) that is not
+    installed. ``extra`` names the group, ``module`` the missing module, ``feature`` what needed it."""
+
+    def __init__(self, extra: str, module: str, feature: str = ""):
+        self.extra, self.module, self.feature = extra, module, feature
+        what = f"{feature} needs" if feature else "this needs"
+        super().__init__(
+            f"{what} the [{extra}] extra (module {module!r} is not installed): pip install \"cardzoo[{extra}]\"",
+            name=module,
+        )
+
+
+def extra_of(module: str) -> str | None:
+    """The extra that provides ``module`` (a dotted name is looked up by its top level), or None."""
+    top = module.split(".", 1)[0]
+    return next((extra for extra, mods in EXTRAS.items() if top in mods), None)
+
+
+def require_extra(extra: str, feature: str = "") -> None:
+    """Raise :class:`MissingExtraError` unless every module of ``extra`` can be imported.
+
+    Example: ``require_extra("train", "cardzoo train")`` before a command that trains."""
+    import importlib.util
+
+    if extra not in EXTRAS:
+        raise ValueError(f"unknown extra {extra!r}; extras: {sorted(EXTRAS)}")
+    for mod in EXTRAS[extra]:
+        if importlib.util.find_spec(mod) is None:
+            raise MissingExtraError(extra, mod, feature)
+
+
+from .envs import GAMES, kernel, make  # noqa: E402  (after the helpers the subpackages use)
+
+#: game -> Gymnasium id of its single-seat env (:class:`cardzoo.training.single_agent.SingleSeatEnv`:
+#: one seat learns, named agents play the others). ``gymnasium.make(GYM_IDS[game], seat=0,
+#: partner="random", opponents="random", **game_options)`` after ``import cardzoo``.
+GYM_IDS: dict[str, str] = {
+    "all_fours": "cardzoo/AllFours-v0",
+    "aluette": "cardzoo/Aluette-v0",
+    "avinas": "cardzoo/Avinas-v0",
+    "ottocento": "cardzoo/Ottocento-v0",
+    "pyanitsa": "cardzoo/Pyanitsa-v0",
+}
+
+
+def register_gymnasium() -> None:
+    """Register :data:`GYM_IDS` with Gymnasium (done on ``import cardzoo``; calling it again is a
+    no-op). The entry point is imported only when an env is made."""
+    import gymnasium
+
+    for game, gym_id in GYM_IDS.items():
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(
+                id=gym_id,
+                entry_point="cardzoo.training.single_agent:SingleSeatEnv",
+                kwargs={"game": game},
+            )
+
+
+def load_agent(name: str, **options):
+    """An agent by registry name (``"all_fours/rule"``, ``"random"``, ...) or the path of a saved
+    agent; ``options`` are the game options (see :func:`cardzoo.agents.load`). Trained policies
+    need the ``[train]`` extra (:class:`MissingExtraError` names it). ``ValueError`` for an unknown
+    name, ``FileNotFoundError`` naming a missing path."""
+    from .agents import load
+
+    return load(name, **options)
+
+
+register_gymnasium()
+
+__all__ = [
+    "EXTRAS",
+    "GAMES",
+    "GYM_IDS",
+    "MissingExtraError",
+    "__version__",
+    "extra_of",
+    "kernel",
+    "load_agent",
+    "make",
+    "require_extra",
+]
