@@ -17,6 +17,7 @@ def _blocks():
 def test_readme_begins_with_the_two_commands():
     first, second = (b.strip() for b in _blocks()[:2])
     assert first.endswith("cardzoo train all_fours") and "pip install -q torch==2.13.0" in first
+    assert 'pip install -q -e ".[train]"' in first
     assert second.endswith("python -m pytest -q") and '".[test]"' in second
     assert README.index(first) < README.index("cardzoo is a multi-agent")
 
