@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         extra = extra_of(e.name or "")
         if extra is None:
             raise
-        print(f"cardzoo {args.command}: error: {MissingExtraError(extra, e.name, f'cardzoo {args.command}')}", file=sys.stderr)
+        print(f"cardzoo {args.command}: error: {MissingExtraError(extra, e.name)}", file=sys.stderr)
         return 2
     except (ValueError, OSError) as e:
         print(f"cardzoo {args.command}: error: {e}", file=sys.stderr)
