@@ -132,7 +132,9 @@ def test_readme_is_a_front_page():
 def test_readme_game_table_numbers_are_the_codes():
     """| [Game](envs/<game>/README.md) | players | actions | observation | episode | status |"""
     for game in cardzoo.GAMES:
-        row = next(x for x in README.splitlines() if x.startswith("| [") and f"](envs/{game}/README.md)" in x)
+        rows = [x for x in README.splitlines() if x.startswith("| [") and f"](envs/{game}/README.md)" in x]
+        assert len(rows) == 1, f"one row of the game table for {game}"
+        row = rows[0]
         cells = [c.strip() for c in row.strip("|").split("|")]
         env = cardzoo.make(game)
         seat = env.possible_agents[0]
@@ -171,6 +173,11 @@ def test_game_page_shows_what_the_code_prints(game):
     for name, start in rows.items():
         assert start in page, f"{game}: option {name} and its default"
     assert "](RULES.md)" in page
+    env = cardzoo.make(game)
+    n_actions = env.action_space(env.possible_agents[0]).n
+    size = env.observation_space(env.possible_agents[0])["observation"].shape[0]
+    assert f"`Discrete({n_actions})`" in page, f"{game}: action space"
+    assert f"uint8[{size}]" in page or f"D = {size} " in page, f"{game}: observation size"
 
 
 @pytest.mark.parametrize("rel", PAGES)
