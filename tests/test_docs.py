@@ -142,6 +142,9 @@ def test_readme_game_table_numbers_are_the_codes():
         assert re.match(r"\d+", cells[2]).group() == str(env.action_space(seat).n), (game, cells[2])
         size = env.observation_space(seat)["observation"].shape[0]
         assert re.match(r"[\d,]+", cells[3]).group().replace(",", "") == str(size), (game, cells[3])
+        for n in getattr(type(cardzoo.kernel(game)).OPTIONS.get("n_players"), "choices", ()):
+            other = cardzoo.make(game, n_players=n)
+            assert str(other.observation_space(other.possible_agents[0])["observation"].shape[0]) in cells[3], (game, n)
 
 
 def test_readme_quick_start_runs():
