@@ -1,17 +1,107 @@
-"""The README keeps its contract: the two commands first, CI runs the same test command, the
-observation layout shown is the one the code prints, and the rules documents are linked."""
+"""The documentation keeps its contract.
+
+- README.md is the front page: the two commands first (CI runs the same test command), at most
+  300 lines, a game table whose numbers are the code's, and a quick start that runs.
+- Each game's page (``envs/<game>/README.md``) shows what the code prints: the observation
+  layout, the action names and the options with their defaults; its Python examples run.
+- Every relative link of the README and the pages points to an existing file, the rules
+  documents are linked and self-contained, and no page uses the old top-level import names.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from pathlib import Path
+
+import pytest
+
+import cardzoo
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 
+#: the documentation pages beside the code (README.md links every one of them)
+PAGES = [
+    "envs/README.md",
+    *(f"envs/{game}/README.md" for game in sorted(cardzoo.GAMES)),
+    "agents/README.md",
+    "agents/shipped/README.md",
+    "training/README.md",
+    "training/BENCHMARKS.md",
+    "training/STUDIES.md",
+    "training/web/README.md",
+]
+
+#: action names per line in a game page's action block (the size of a suit of the game's pack)
+ACTIONS_PER_LINE = {"all_fours": 13, "aluette": 12, "avinas": 8, "ottocento": 10, "pyanitsa": 9}
+
+
+def _fenced(text: str) -> list[tuple[str, str]]:
+    """The fenced code blocks of a Markdown text, in order: (language, body with its final newline)."""
+    blocks, lang, body = [], None, []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("```"):
+            if lang is None:
+                lang, body = line[3:].strip(), []
+            else:
+                blocks.append((lang, "".join(body)))
+                lang = None
+        elif lang is not None:
+            body.append(line)
+    return blocks
+
 
 def _blocks():
-    return re.findall(r"```(?:bash)?\n(.*?)```", README, flags=re.S)
+    return [body for lang, body in _fenced(README) if lang in ("", "bash")]
+
+
+def _python_blocks(text: str) -> list[str]:
+    return [body for lang, body in _fenced(text) if lang == "python"]
+
+
+def _page(rel: str) -> str:
+    return (ROOT / rel).read_text()
+
+
+# ----------------------------------------------------------------------------- what pages print
+
+
+def option_value(value) -> str:
+    """An option value as the pages write it: strings in double quotes, the rest as Python."""
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def options_rows(game: str) -> dict[str, str]:
+    """option name -> the start of its row in the page's options table: ``| `name` | `default` |``."""
+    kernel_cls = type(cardzoo.kernel(game))
+    return {name: f"| `{name}` | `{option_value(opt.default)}` |" for name, opt in kernel_cls.OPTIONS.items()}
+
+
+def action_names_block(game: str) -> str:
+    """Every action id and name of ``game`` (default options), one suit's worth per line:
+    ``first-last  name name ...``."""
+    env = cardzoo.make(game).unwrapped
+    n = env.action_space(env.possible_agents[0]).n
+    per = ACTIONS_PER_LINE[game]
+    lines = []
+    for start in range(0, n, per):
+        ids = range(start, min(n, start + per))
+        lines.append(f"{start:>2}-{ids[-1]:<2}  " + " ".join(env.action_name(a) for a in ids))
+    return "\n".join(lines) + "\n"
+
+
+def players_of(game: str) -> str:
+    """The players column of the README's game table: ``4`` or ``2–4`` (the ``n_players`` option)."""
+    opts = type(cardzoo.kernel(game)).OPTIONS
+    if "n_players" in opts:
+        n = opts["n_players"].choices
+        return f"{min(n)}–{max(n)}"
+    return str(len(cardzoo.make(game).possible_agents))
+
+
+# ----------------------------------------------------------------------------- README
 
 
 def test_readme_begins_with_the_two_commands():
@@ -28,19 +118,137 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert line == _blocks()[1].strip()
 
 
-def test_readme_layout_is_the_code_layout():
-    from cardzoo import envs
+def test_readme_is_a_front_page():
+    assert len(README.splitlines()) <= 300
+    for rel in PAGES:
+        assert f"]({rel})" in README, rel
+    # the sections in the order of issue 14
+    heads = ["## Games", "## Quick start", "## Train", "## Evaluate", "## Play", "## Serve",
+             "## The environment contract", "## Benchmark", "## Documentation"]
+    at = [README.index(h) for h in heads]
+    assert at == sorted(at) and README.index("cardzoo is a multi-agent") < at[0]
 
-    for game in envs.GAMES:
-        assert envs.make(game).unwrapped.observation_layout() in README, game
+
+def test_readme_game_table_numbers_are_the_codes():
+    """| [Game](envs/<game>/README.md) | players | actions | observation | episode | status |"""
+    for game in cardzoo.GAMES:
+        rows = [x for x in README.splitlines() if x.startswith("| [") and f"](envs/{game}/README.md)" in x]
+        assert len(rows) == 1, f"one row of the game table for {game}"
+        row = rows[0]
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        env = cardzoo.make(game)
+        seat = env.possible_agents[0]
+        assert cells[1].split(",")[0] == players_of(game), (game, cells[1])
+        assert re.match(r"\d+", cells[2]).group() == str(env.action_space(seat).n), (game, cells[2])
+        size = env.observation_space(seat)["observation"].shape[0]
+        assert re.match(r"[\d,]+", cells[3]).group().replace(",", "") == str(size), (game, cells[3])
+        for n in getattr(type(cardzoo.kernel(game)).OPTIONS.get("n_players"), "choices", ()):
+            other = cardzoo.make(game, n_players=n)
+            assert str(other.observation_space(other.possible_agents[0])["observation"].shape[0]) in cells[3], (game, n)
+
+
+def test_readme_quick_start_runs():
+    """The Python block of "Quick start" runs as written; the agent's hand is zero-sum between teams."""
+    section = README[README.index("## Quick start") : README.index("## Train")]
+    (code,) = _python_blocks(section)
+    namespace: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md quick start", "exec"), namespace)
+    returns = namespace["returns"]
+    assert set(returns) == {"player_0", "player_1", "player_2", "player_3"}
+    assert returns["player_0"] == returns["player_2"] == -returns["player_1"] == -returns["player_3"]
+    assert str(returns) in out.getvalue()
+
+
+# ----------------------------------------------------------------------------- game pages
+
+
+@pytest.mark.parametrize("game", sorted(cardzoo.GAMES))
+def test_game_page_shows_what_the_code_prints(game):
+    page = _page(f"envs/{game}/README.md")
+    code_blocks = [body for lang, body in _fenced(page) if lang == ""]
+    assert cardzoo.make(game).unwrapped.observation_layout() + "\n" in code_blocks, f"{game}: layout"
+    assert action_names_block(game) in code_blocks, f"{game}: action names"
+    rows = options_rows(game)
+    table = {x.split("|")[1].strip() for x in page.splitlines() if x.startswith("| `")}
+    assert table == {f"`{name}`" for name in rows}, f"{game}: options listed"
+    for name, start in rows.items():
+        assert start in page, f"{game}: option {name} and its default"
+    assert "](RULES.md)" in page
+    env = cardzoo.make(game)
+    n_actions = env.action_space(env.possible_agents[0]).n
+    size = env.observation_space(env.possible_agents[0])["observation"].shape[0]
+    assert f"`Discrete({n_actions})`" in page, f"{game}: action space"
+    assert f"uint8[{size}]" in page or f"D = {size} " in page, f"{game}: observation size"
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_page_examples_run(rel):
+    """Every Python block of every page runs as written (each game page has at least one)."""
+    blocks = _python_blocks(_page(rel))
+    if rel.startswith("envs/"):
+        assert blocks, rel
+    for code in blocks:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(code, rel, "exec"), {})
+
+
+# ----------------------------------------------------------------------------- links and names
+
+
+def _markdown_files():
+    return [ROOT / "README.md", *(ROOT / rel for rel in PAGES), *(ROOT / "envs" / g / "RULES.md" for g in cardzoo.GAMES)]
+
+
+def _anchors(md: Path) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings: lower case, punctuation dropped, spaces to
+    hyphens, repeats numbered -1, -2, ..."""
+    text = md.read_text()
+    for _, body in _fenced(text):
+        text = text.replace(body, "")
+    seen: dict[str, int] = {}
+    out = set()
+    for title in re.findall(r"^#{1,6} +(.+?) *$", text, flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
+
+
+def test_relative_links_point_to_existing_files():
+    """Every relative link (and image) of the README and the pages names an existing file, and its
+    #anchor, if any, a heading of that file."""
+    missing = []
+    for md in _markdown_files():
+        text = md.read_text()
+        for _, body in _fenced(text):
+            text = text.replace(body, "")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            file = (md.parent / path) if path else md
+            if not file.exists():
+                missing.append(f"{md.relative_to(ROOT)} -> {target}")
+            elif anchor and file.suffix == ".md" and anchor not in _anchors(file):
+                missing.append(f"{md.relative_to(ROOT)} -> {target} (no such heading)")
+    assert missing == []
+
+
+def test_pages_use_the_package_names():
+    old = re.compile(r"^\s*(from|import)\s+(envs|agents|training)\b|python -m (envs|agents|training)\b|(?<![\w.])(envs|agents|training)\.(make|load|GAMES|arena)\b", re.M)
+    offenders = [f"{md.relative_to(ROOT)}: {m.group()}" for md in _markdown_files() for m in old.finditer(md.read_text())]
+    assert offenders == []
 
 
 def test_rules_documents_are_linked_and_self_contained():
-    from cardzoo import envs
-
-    for game in envs.GAMES:
+    for game in cardzoo.GAMES:
         rel = f"envs/{game}/RULES.md"
         assert f"]({rel})" in README
         text = (ROOT / rel).read_text()
         assert "../shared" not in text and "## 10. Worked examples" in text
+    for rel in PAGES:
+        assert "../shared" not in _page(rel), rel
     assert "../shared" not in README
