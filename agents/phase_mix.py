@@ -2,7 +2,7 @@
 
 A diagnostic for trick-taking agents: pairing ``PhaseMix(A, B, game)`` against an opponent,
 next to ``PhaseMix(B, A, game)``, tells whether an agent wins or loses its points in the bidding or in the
-card play (README, All Fours: the PPO agent's bids were better than the rule bot's and its card
+card play (agents/shipped/README.md, All Fours: the PPO agent's bids were better than the rule bot's and its card
 play worse, which is what the expert iteration of :mod:`cardzoo.training.expert` then fixed).
 
 A **bid** is any decision that offers an action other than a card (action id ``>= n_cards``:

@@ -10,7 +10,7 @@ places the pot cards in order of strength (six-over-ace ignored: A high, 6 low),
 * ``objective="last_holder_loses"`` (a player wants to get rid of cards): weakest first, so the
   cards most likely to lose come back soonest.
 
-``direction="strong_first"`` / ``"weak_first"`` overrides that. The README's ``winner_chooses``
+``direction="strong_first"`` / ``"weak_first"`` overrides that. The ``winner_chooses``
 study measures it: with two players and the default objective, weak-first wins 62% of games
 against random ordering (+0.25 per game, 95% CI +0.22 to +0.27); strong-first does worse than random. Whenever ``FLIP`` is the
 only legal action it takes it. Vectorized over the batch, no Python loop over games.

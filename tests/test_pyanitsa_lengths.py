@@ -1,4 +1,4 @@
-"""The game-length study code at a small number of games (README "Game length"; RULES.md §6)."""
+"""The game-length study code at a small number of games (training/STUDIES.md; RULES.md §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What is the Aluette signal channel worth to trained agents? (issue 4; README "Aluette").
+"""What is the Aluette signal channel worth to trained agents? (issue 4; training/STUDIES.md).
 
 Two agents are trained with the same settings, one with the channel on (the default,
 ``signals="truthful"``) and one with it off (``signals="off"``). The off-agent then sits at the

@@ -57,7 +57,7 @@ def cmd_bench(args) -> int:
 
 
 def cmd_lengths(args) -> int:
-    """P'yanitsa game-length study (README "Game length"): every setting, ``--games`` games each."""
+    """P'yanitsa game-length study (training/STUDIES.md): every setting, ``--games`` games each."""
     if args.games < 1:
         raise ValueError(f"--games must be >= 1, got {args.games}")
     from . import pyanitsa_lengths

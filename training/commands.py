@@ -199,7 +199,7 @@ def add_commands(sub, games, parse_options) -> None:
     lb = sub.add_parser(
         "label", help="expert iteration, step 1: label a policy's card-play positions with PIMC search",
         description="Play deals between a trained policy (one team) and an opponent; at every card decision with a "
-        "choice, store the observation and the PIMC search value of each legal card (README, All Fours: how the "
+        "choice, store the observation and the PIMC search value of each legal card (agents/shipped/README.md, All Fours: how the "
         "shipped agent was made). Only games whose kernel can redeal hidden cards (determinize) can be labelled: "
         "all_fours. About 45 labels per second per core; run one process per core with different seeds.",
     )

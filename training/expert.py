@@ -15,7 +15,7 @@ Two steps, each a function and a ``cardzoo`` command:
    ``tau`` it moves to PIMC's best card where the values are clearly apart and keeps its own
    choice among near-equal ones, where the 32-determinization values are mostly noise), while
    a KL term keeps its bids where they were (the bids are the starting policy's own: search
-   did not improve them, see the README). ``tau = 0`` is PIMC's best card (a hard label).
+   did not improve them, see agents/shipped/README.md). ``tau = 0`` is PIMC's best card (a hard label).
 
 Label files are ``.npz`` with ``obs`` ``uint8[N, D]``, ``mask`` ``bool[N, A]``, ``q``
 ``float32[N, A]`` (NaN where illegal), ``bid_obs`` ``uint8[M, D]``, ``bid_mask`` ``bool[M, A]``.
@@ -350,7 +350,7 @@ def distil(
     agents are unbiased estimates of how much value they give up per decision. A plot of both
     per epoch is written to ``out/distillation.png``.
 
-    The defaults are the recipe of the shipped ``all_fours/ppo`` (README, All Fours).
+    The defaults are the recipe of the shipped ``all_fours/ppo`` (agents/shipped/README.md, All Fours).
 
     Returns a summary dict (positions, before/after agreement and regret, seconds) that is also
     stored in the saved agent's ``agent.json`` under ``"distillation"``.

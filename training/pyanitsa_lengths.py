@@ -1,4 +1,4 @@
-"""Game-length science for P'yanitsa (``cardzoo lengths``; RULES.md §6, README "Game length").
+"""Game-length science for P'yanitsa (``cardzoo lengths``; RULES.md §6, training/STUDIES.md).
 
 Plays many games per setting through the batched kernel with nobody deciding (every battle is
 resolved with :meth:`~cardzoo.envs.pyanitsa.kernel.PyanitsaKernel.play_battle`, the same rules as
@@ -100,7 +100,7 @@ def run(n_games: int, batch: int = 4096, seed: int = 0, **options) -> LengthResu
     return LengthResult(dict(options), battles, outcome, losers, time.perf_counter() - t0)
 
 
-#: the settings of the README's table: 2/3/4 players, the fixed and random collect orders, both objectives
+#: the settings of the table of training/STUDIES.md: 2/3/4 players, the fixed and random collect orders, both objectives
 SETTINGS = [
     {"n_players": n, "collect_order": order, "objective": obj}
     for n in (2, 3, 4)

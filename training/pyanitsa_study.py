@@ -1,4 +1,4 @@
-"""Does ordering the pot matter? P'yanitsa ``collect_order="winner_chooses"`` study (README).
+"""Does ordering the pot matter? P'yanitsa ``collect_order="winner_chooses"`` study (training/STUDIES.md).
 
 Each agent plays duplicate deals (every deal once per seat, the other seat(s) played by the
 uniformly random agent; :func:`cardzoo.training.arena.play_duplicate`) and the table reports its mean
