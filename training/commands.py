@@ -79,6 +79,10 @@ def cmd_arena(args, parse_options) -> int:
     env_options = parse_options(args.option)
     if args.deals < 1:
         raise ValueError(f"--deals must be >= 1, got {args.deals}")
+    if args.batch < 1:
+        raise ValueError(f"--batch must be >= 1, got {args.batch}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
     if args.json and not Path(args.json).resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write --json {args.json}: its folder does not exist")
     if len(args.agents) < 2:
@@ -90,11 +94,13 @@ def cmd_arena(args, parse_options) -> int:
     con = Console(width=max(Console().width, 110))
     if len(loaded) == 2:
         (na, a), (nb, b) = loaded.items()
-        res = arena.play_duplicate(args.game, a, b, args.deals, seed=args.seed, env_options=env_options, progress=True, name_a=na, name_b=nb)
+        res = arena.play_duplicate(
+            args.game, a, b, args.deals, seed=args.seed, batch=args.batch, env_options=env_options, progress=True, name_a=na, name_b=nb
+        )
         arena.print_results([res], console=con)
         payload = res.to_dict()
     else:
-        rr = arena.round_robin(args.game, loaded, args.deals, seed=args.seed, env_options=env_options, progress=True)
+        rr = arena.round_robin(args.game, loaded, args.deals, seed=args.seed, batch=args.batch, env_options=env_options, progress=True)
         arena.print_results(rr, console=con)
         payload = rr.to_dict()
     if args.json:
@@ -194,6 +200,7 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--json", default=None, help="also write the results as JSON to this file")
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    a.add_argument("--batch", type=int, default=256, help="deals played at once (default 256); speed and memory only, results are the same for any batch")
     a.set_defaults(fn=lambda a_: cmd_arena(a_, parse_options))
 
     lb = sub.add_parser(
