@@ -622,3 +622,4 @@ def print_results(results, console=None) -> None:
         for r in [results] if isinstance(results, DuplicateResult) else results:
             if r.by_category():
                 console.print(category_table(r))
+    console.print("win rate: pairwise by the game's outcome (Kernel.outcome); null = what two equal agents score")

@@ -90,7 +90,7 @@ def cmd_arena(args, parse_options) -> int:
     loaded = {}
     for i, name in enumerate(args.agents):
         key = name if name not in loaded else f"{name}#{i}"
-        loaded[key] = resolve_agent(name, env_options, seed=args.seed + i, game=args.game)
+        loaded[key] = resolve_agent(name, env_options, seed=args.seed + i, game=args.game, exec_timeout=args.exec_timeout)
     con = Console(width=max(Console().width, 110))
     if len(loaded) == 2:
         (na, a), (nb, b) = loaded.items()
@@ -106,7 +106,10 @@ def cmd_arena(args, parse_options) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(payload, indent=2))
         con.print(f"JSON written to {args.json}")
-    return 0
+    faults = [f for r in ([res] if len(loaded) == 2 else rr.pairs) for f in r.faults]
+    for f in faults:
+        con.print(f"[red]fault:[/red] {f}", markup=True, highlight=False)
+    return 1 if faults else 0
 
 
 def cmd_play(args, parse_options) -> int:
@@ -201,6 +204,7 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("--json", default=None, help="also write the results as JSON to this file")
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     a.add_argument("--batch", type=int, default=256, help="deals played at once (default 256); speed and memory only, results are the same for any batch")
+    a.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")
     a.set_defaults(fn=lambda a_: cmd_arena(a_, parse_options))
 
     lb = sub.add_parser(
