@@ -380,6 +380,7 @@ def play_duplicate(
     progress: bool = False,
     name_a: str | None = None,
     name_b: str | None = None,
+    on_chunk=None,
 ) -> DuplicateResult:
     """Play ``n_deals`` duplicate deals of ``game`` between ``agent_a`` and ``agent_b``.
 
@@ -396,6 +397,7 @@ def play_duplicate(
         env_options: the game's options (``RULES.md`` §8), e.g. ``{"undertrump": "forbidden"}``.
         progress: show a progress bar (tqdm) over deals.
         name_a, name_b: names for the report (default: the agents' ``name``).
+        on_chunk: called with the number of deals of each finished chunk (e.g. an outer progress bar's ``update``).
 
     Returns:
         :class:`DuplicateResult` (mean difference per hand and win rate with 95% CIs).
@@ -440,6 +442,8 @@ def play_duplicate(
             wins[start:stop] = w
             own[start:stop] = o
             bar.update(stop - start)
+            if on_chunk is not None:
+                on_chunk(stop - start)
     finally:
         bar.close()
     m, lo, hi = mean_ci(diffs)

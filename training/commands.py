@@ -112,6 +112,26 @@ def cmd_arena(args, parse_options) -> int:
     return 1 if faults else 0
 
 
+def cmd_leaderboard(args, parse_options) -> int:
+    """Round robin on the cardzoo-bench v1 deal set (training/leaderboard.py); resumable."""
+    import time
+
+    from . import leaderboard
+
+    t = time.monotonic()
+    p = leaderboard.run_leaderboard(
+        args.game, args.agents, args.deals, args.out, seed=args.seed, batch=args.batch, env_options=parse_options(args.option),
+        n_boot=args.boot, exec_timeout=args.exec_timeout,
+    )
+    print(leaderboard.markdown(p))
+    out = Path(args.out)
+    print(f"written: {out / 'leaderboard.md'}, {out / 'leaderboard.json'}, {out / 'leaderboard.png'} ({time.monotonic() - t:.0f} s)")
+    faults = [f for r in p["pairs"] for f in r.get("faults", [])]
+    for f in faults:
+        print(f"fault: {f}")
+    return 1 if faults else 0
+
+
 def cmd_play(args, parse_options) -> int:
     from .play import main_play
 
@@ -207,6 +227,23 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")
     a.set_defaults(fn=lambda a_: cmd_arena(a_, parse_options))
 
+    lbd = sub.add_parser(
+        "leaderboard", help="round robin of a game's agents on the cardzoo-bench v1 deals: matrix, ratings, heatmap",
+        description="Every pair of agents plays duplicate deals of the published deal set cardzoo-bench v1 "
+        "(training/LEADERBOARD.md); writes leaderboard.md, leaderboard.json and leaderboard.png to --out. "
+        "Pairings are cached in OUT/pairs: run the same command again to resume.",
+    )
+    lbd.add_argument("game", choices=games)
+    lbd.add_argument("agents", nargs="*", help="agents: names, paths, entry points or exec:COMMAND (default: random, GAME/rule, GAME/ppo, GAME/pimc where they exist)")
+    lbd.add_argument("--deals", type=int, default=1000, help="deals per pairing (default 1000)")
+    lbd.add_argument("--seed", type=int, default=20261201, help="deal set seed (default 20261201: cardzoo-bench v1)")
+    lbd.add_argument("--out", default=None, help="output folder (default runs/leaderboard/GAME); cached pairings there are reused")
+    lbd.add_argument("--batch", type=int, default=256, help="deals played at once (default 256; speed only)")
+    lbd.add_argument("--boot", type=int, default=1000, help="bootstrap resamples for the rating CIs (default 1000)")
+    lbd.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")
+    lbd.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    lbd.set_defaults(fn=lambda a_: cmd_leaderboard(_leaderboard_out(a_), parse_options))
+
     lb = sub.add_parser(
         "label", help="expert iteration, step 1: label a policy's card-play positions with PIMC search",
         description="Play deals between a trained policy (one team) and an opponent; at every card decision with a "
@@ -257,6 +294,11 @@ def add_commands(sub, games, parse_options) -> None:
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     p.set_defaults(fn=lambda a_: cmd_play(_default_ai(a_, parse_options), parse_options))
+
+
+def _leaderboard_out(args):
+    args.out = args.out or str(Path("runs") / "leaderboard" / args.game)
+    return args
 
 
 def _policy_default(args):
