@@ -132,6 +132,28 @@ def cmd_leaderboard(args, parse_options) -> int:
     return 1 if faults else 0
 
 
+def cmd_exploit(args, parse_options) -> int:
+    """Best-response learner against a frozen agent; prints its edge with a CI (training/exploit.py)."""
+    from .exploit import exploit
+
+    game = args.game or args.agent.split("/", 1)[0]
+    from cardzoo import envs
+
+    if game not in envs.GAMES:
+        raise ValueError(f"cannot tell the game of {args.agent!r}: pass --game (one of {sorted(envs.GAMES)})")
+    r = exploit(game, args.agent, steps=args.steps, n_envs=args.n_envs, bc_samples=args.bc_samples, eval_deals=args.deals,
+                seed=args.seed, out=args.out, env_options=parse_options(args.option), torch_threads=args.torch_threads)
+    e = r["edge"]
+    print(f"{args.agent}: learner's edge after {r['steps']:,} steps ({r['seconds']:.0f} s): "
+          f"{e['mean_diff']:+.3f} [{e['diff_ci'][0]:+.3f}, {e['diff_ci'][1]:+.3f}] per hand, "
+          f"win rate {e['win_rate']:.3f} [{e['win_ci'][0]:.3f}, {e['win_ci'][1]:.3f}] over {e['n_deals']} fresh duplicate deals")
+    if r["start"] is not None:
+        s = r["start"]
+        print(f"the learner before training (rule-bot clone): {s['mean_diff']:+.3f} [{s['diff_ci'][0]:+.3f}, {s['diff_ci'][1]:+.3f}]; gain {r['gain']:+.3f}")
+    print(f"written: {Path(r['learner']).parent / 'exploit.json'}")
+    return 0
+
+
 def cmd_play(args, parse_options) -> int:
     from .play import main_play
 
@@ -243,6 +265,24 @@ def add_commands(sub, games, parse_options) -> None:
     lbd.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")
     lbd.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     lbd.set_defaults(fn=lambda a_: cmd_leaderboard(_leaderboard_out(a_), parse_options))
+
+    ex = sub.add_parser(
+        "exploit", help="exploitability proxy: train a best-response learner against a frozen agent, report its edge",
+        description="A MaskablePPO learner (started from a behaviour clone of the rule bot) trains for a fixed budget "
+        "against the frozen agent only, then plays it on fresh duplicate deals: its edge (mean score difference per "
+        "hand, 95%% CI) is a lower bound of the agent's exploitability for that budget (training/exploit.py).",
+    )
+    ex.add_argument("agent", help="the frozen agent: a name such as all_fours/ppo, or a saved-agent path (with --game)")
+    ex.add_argument("--game", default=None, help="the game (default: the agent name's prefix)")
+    ex.add_argument("--steps", type=int, default=100_000, help="learner's PPO steps (default 100,000)")
+    ex.add_argument("--n-envs", type=int, default=64, help="games in the training batch (default 64)")
+    ex.add_argument("--bc-samples", type=int, default=50_000, help="rule-bot behaviour-cloning samples to start from (default 50,000; 0: scratch)")
+    ex.add_argument("--deals", type=int, default=1000, help="fresh duplicate deals for the edge (default 1000)")
+    ex.add_argument("--seed", type=int, default=0)
+    ex.add_argument("--out", default=None, help="run folder (default runs/exploit/GAME_AGENT; never overwritten)")
+    ex.add_argument("--torch-threads", type=int, default=1, help="torch threads (default 1)")
+    ex.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    ex.set_defaults(fn=lambda a_: cmd_exploit(a_, parse_options))
 
     lb = sub.add_parser(
         "label", help="expert iteration, step 1: label a policy's card-play positions with PIMC search",
