@@ -180,3 +180,10 @@ def test_entry_point_agents(tmp_path, monkeypatch):
     assert np.array_equal(r.deal_diff, ref.deal_diff)
     with pytest.raises(ValueError, match="'broken' .* does not load: AttributeError"):
         agents.load("broken")
+
+
+def test_the_protocol_page_shows_the_shipped_example_bot():
+    page = (ROOT / "training" / "BOTS.md").read_text()
+    bot = (ROOT / "training" / "examples" / "lowest_bot.py").read_text()
+    assert f"```python\n{bot}```" in page
+    assert len([x for x in bot.splitlines() if x.strip() and not x.startswith(("#", '"""', "Run it"))]) <= 16
