@@ -159,3 +159,30 @@ def test_every_hand_of_an_all_fours_match_has_the_same_cards_in_both_seatings():
     two = _hand_decks(k, (low, rule), 100, seed=3, rng=np.random.default_rng(3))
     second = [np.array_equal(a[1], b[1]) for a, b in zip(one, two) if len(a) >= 2 and len(b) >= 2]
     assert (sum(second), len(second)) == (10, 96)
+
+
+# ---------------------------------------------------------------- outcomes
+
+
+def test_outcomes_declared_by_the_kernels():
+    af = envs.kernel("all_fours")
+    assert af.outcome(np.array([[2.0, -2.0, 2.0, -2.0], [0.0, 0.0, 0.0, 0.0], [-1.0, 1.0, -1.0, 1.0]])).tolist() == [
+        [1, -1, 1, -1], [0, 0, 0, 0], [-1, 1, -1, 1]]
+    py = envs.kernel("pyanitsa", n_players=4)
+    # one loser: the three others are safe and win; a dead battle: all draw; two losers (first_out_loses)
+    assert py.outcome(np.array([[1 / 3, -1.0, 1 / 3, 1 / 3], [0.0, 0.0, 0.0, 0.0], [1.0, -1.0, -1.0, 1.0]])).tolist() == [
+        [1, -1, 1, 1], [0, 0, 0, 0], [1, -1, -1, 1]]
+    assert af.null_win_rate == py.null_win_rate == 0.5
+
+
+def test_pairwise_win_rate_worked_example():
+    """P'yanitsa, 3 players: A sits in seat o in seating o, B in the two other seats. Deal 0: the
+    seat-1 player loses in every seating. Seating 0 (A safe): A beats the loser, ties the other
+    safe seat -> 3/4; seating 1 (A the loser) -> 0; seating 2 -> 3/4. Mean 1/2 = the null."""
+    ret = np.array([0.5, -1.0, 0.5])
+    side_ret = np.tile(ret, (3, 1, 1))  # [seating, deal, side]
+    side_out = np.sign(side_ret).astype(np.int8)
+    diff, win, own = arena._pair_outcomes(side_ret, side_out, zero_sum=True)
+    assert win.tolist() == [0.5] and diff.tolist() == [0.0]
+    assert own.tolist() == [[2 / 3, 0.0, 1 / 3]]
+    # the former rate ("A beats every other seat, ties half") gave 1/3 here: 1/2, 0, 1/2 over the seatings
