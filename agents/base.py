@@ -43,6 +43,14 @@ class Agent:
     def reset(self) -> None:
         """Forget any per-episode memory (default: none, a no-op)."""
 
+    def begin(self, kernel) -> None:
+        """Called by the arena before it plays, with the game's kernel (default: a no-op; an
+        ``exec:`` bot starts its process and says hello here)."""
+
+    def end_episodes(self, returns: np.ndarray) -> None:
+        """Called by the arena with the returns ``float[n, P]`` (per seat) of episodes that just
+        ended, one row per episode (default: a no-op; an ``exec:`` bot sends ``end`` messages)."""
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
 

@@ -66,8 +66,33 @@ def unregister(name: str) -> None:
 
 
 def available() -> list[str]:
-    """Sorted registered agent names."""
-    return sorted(_REGISTRY)
+    """Sorted agent names: the registered ones and those of installed packages' ``cardzoo.agents``
+    entry points (an ``exec:COMMAND`` agent is not listed: any command can be one)."""
+    from .external import entry_point_agents
+
+    return sorted(set(_REGISTRY) | set(entry_point_agents()))
+
+
+def _entry_point(name: str) -> Factory | None:
+    """The factory an installed package registers as ``name`` in the entry-point group
+    ``cardzoo.agents`` (``None`` if none does); its result is checked to be an agent."""
+    from .external import entry_point_agents
+
+    ep = entry_point_agents().get(name)
+    if ep is None:
+        return None
+
+    def factory(**env_options: Any) -> Agent:
+        try:
+            made = ep.load()
+        except Exception as e:  # noqa: BLE001 - a broken plugin can fail in many ways; name it
+            raise ValueError(f"agent {name!r} (entry point {ep.value!r} of group cardzoo.agents) does not load: {type(e).__name__}: {e}") from e
+        agent = made(**env_options) if not isinstance(made, Agent) else made
+        if not isinstance(agent, Agent) and not callable(getattr(agent, "act", None)):
+            raise ValueError(f"agent {name!r} (entry point {ep.value!r}) made {type(agent).__name__}, not an agent with act()")
+        return agent
+
+    return factory
 
 
 def _looks_like_path(name: str) -> bool:
@@ -99,6 +124,13 @@ def load(name: str, **env_options: Any) -> Agent:
     """
     if name in _REGISTRY:
         return _REGISTRY[name](**env_options)
+    if name.startswith("exec:"):
+        from .external import ExecAgent
+
+        return ExecAgent(name[len("exec:"):], name=name)
+    plugin = _entry_point(name)
+    if plugin is not None:
+        return plugin(**env_options)
     path = os.path.expanduser(name)
     if os.path.exists(path):
         return _load_path(path, env_options)
@@ -291,3 +323,14 @@ def _pyanitsa_ppo(seed=None, **env_options) -> Agent:
 
 
 register("pyanitsa/ppo", _pyanitsa_ppo)
+
+
+def _lowest(**env_options) -> Agent:
+    """:class:`~cardzoo.agents.lowest.LowestLegalAgent` for any game (reads only the action mask;
+    the game options callers pass are accepted and not needed)."""
+    from .lowest import LowestLegalAgent
+
+    return LowestLegalAgent()
+
+
+register("lowest", _lowest)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cardzoo import envs
+from cardzoo.envs.core import chance
 from cardzoo.agents import Agent, RandomAgent
 from cardzoo.agents.all_fours_rule import AllFoursRuleAgent
 from cardzoo.training import arena
@@ -90,7 +91,7 @@ class _CoinKernel:
     max_episode_steps = 2
 
     def init(self, rng, batch, deck=None):
-        deck = np.asarray(deck) if deck is not None else rng.permuted(np.tile(np.arange(5), (batch, 1)), axis=1)
+        deck = np.asarray(deck) if deck is not None else chance.uniform(rng, batch, (5,), kind="deal").argsort(axis=1)
         z = np.zeros(batch)
         return _CoinState(
             current_player=np.zeros(batch, np.int8),
@@ -122,6 +123,11 @@ class _CoinKernel:
     def action_name(self, a):
         return str(int(a))
 
+    def outcome(self, returns):
+        return np.sign(returns).astype(np.int8)
+
+    null_win_rate = 0.5
+
 
 class _Always(Agent):
     def __init__(self, action):
@@ -148,7 +154,7 @@ def test_synthetic_game_known_difference_and_win_rate(monkeypatch):
     assert mean_ci(few.deal_win)[2] > 1 and few.win_ci[1] == 1.0 and few.win_ci[0] == mean_ci(few.deal_win)[1]
     assert r.n_hands == 600 and r.n_deals == 300
     # the luck of a deal is deck[0] % 3 - 1: recompute the deals and the expected win share
-    decks = np.random.default_rng(5).permuted(np.tile(np.arange(5), (300, 1)), axis=1)
+    decks = chance.uniform(arena.deal_streams(5, 0, 300), 300, (5,), kind="deal").argsort(axis=1)
     expected = np.where(decks[:, 0] % 3 == 1, 1.0, 0.75)
     assert np.array_equal(r.deal_win, expected)
     # swapping the agents negates the difference
@@ -241,8 +247,7 @@ def test_by_category_splits_avinas_deals_into_sevens_and_no_sevens():
     r = play_duplicate("avinas", "avinas/rule", "random", 120, seed=3, batch=50)
     assert r.categories == ("sevens", "no_sevens")
     k = envs.kernel("avinas")
-    hooks = arena._deal_hooks(k, np.random.default_rng(3), 120)
-    st = k.init(np.random.default_rng(0), 120, **hooks)
+    st = k.init(arena.deal_streams(3, 0, 120), 120)
     assert np.array_equal(r.deal_category, (st.game == NO_SEVENS).astype(np.int64))
     split = r.by_category()
     assert set(split) == {"sevens", "no_sevens"}

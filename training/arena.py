@@ -6,22 +6,27 @@ as team A (seats 0, 2 in All Fours) and again with A as team B, on the same card
 games of a chunk advance together: at each step the games are grouped by which agent
 controls the seat to act, and each agent gets one batched ``act`` call.
 
-Deals come from ``seed`` alone: each deal is a stacked deck (a seeded shuffle) and a dealer
-given to the kernel's ``init`` hooks ``deck`` / ``dealer`` when the kernel has them, so deal
-``i`` does not depend on ``batch``. Chance inside ``step`` (e.g. All Fours' reshuffle after
-an exhausted pack) uses one generator per seating with the same seed, so two identical
-deterministic agents replay each deal identically and their difference is exactly 0. Two
-different agents can steer a deal into a different number of chance events, after which
-the two seatings of that deal no longer share their cards (rare in All Fours: only after an
-exhausted pack, or on later hands with ``episode="match"``).
+Exact duplicates: deal ``i`` of a run with ``seed`` owns its random streams, keyed
+``(seed, i)`` (:class:`cardzoo.envs.core.chance.RowStreams`), for the deal and for all chance
+during its episode: the first dealer, the shuffle of every hand of a match (``episode=
+"match"``), redeals (All Fours' exhausted pack, Avinas' throw-in) and chance during play
+(Aluette's intercepted signals, P'yanitsa's random collection order). Every seating of a
+deal gets fresh streams with the same keys, so both seatings see identical chance, and a
+deal's result does not depend on ``batch`` or on the other deals: results are bit-identical
+for any batch size (for agents whose action in a row depends only on that row). Each kind of
+chance has its own stream, so the k-th hand of a match gets the same cards in every seating
+even if one seating had a redeal or more chance during play.
 
 Results (per pairing, see :class:`DuplicateResult`):
 
 * ``mean_diff``: mean per hand of A's score minus B's score (for a zero-sum game this is
   A's return, e.g. All Fours' points difference with ``reward="score"``), averaged over the
   seatings of a deal; its 95% CI is a normal approximation over the per-deal averages.
-* ``win_rate``: share of hands where A's score beats B's (ties count half), with its CI
-  computed the same way.
+* ``win_rate``: A's pairwise win rate by the game's outcome (``Kernel.outcome``): each hand,
+  A's side against each of B's sides, better 1, equal 1/2, worse 0; with two sides the share
+  of hands A won, draws half. Its CI is computed the same way, and ``null_win_rate`` (1/2 in
+  every game, ``Kernel.null_win_rate``) is what two equal agents score; ``outcome_rates`` gives
+  the shares of A's hands won, drawn and lost.
 
 ``round_robin`` plays every pair of 3+ agents on the same deals and fits Bradley-Terry
 ratings (Elo scale) to the pairwise win counts, with bootstrap CIs over deals.
@@ -39,6 +44,8 @@ import numpy as np
 
 from cardzoo import envs
 from cardzoo.agents import Agent, load
+from cardzoo.agents.external import ExecAgent
+from cardzoo.envs.core.chance import RowStreams
 
 __all__ = [
     "DuplicateResult",
@@ -132,7 +139,15 @@ class DuplicateResult:
             (hands; matches with All Fours' ``episode="match"``).
         mean_diff, diff_ci: mean per hand of A's score minus B's (units of the game's reward)
             and its 95% CI ``(lo, hi)``.
-        win_rate, win_ci: share of hands A won (ties half) and its 95% CI.
+        win_rate, win_ci: A's pairwise win rate and its 95% CI: in each hand A's side is compared
+            with each of B's sides by the game's outcome (``Kernel.outcome``: better 1, equal 1/2,
+            worse 0), averaged over B's sides; with two sides, the share of hands A won, draws half.
+        null_win_rate: ``win_rate`` expected of two equal agents (``Kernel.null_win_rate``, 1/2).
+        outcome_rates: ``{"win", "draw", "loss"}`` shares of A's hands with that outcome (in
+            P'yanitsa with N players the win share of equal agents is (N-1)/N of decided games).
+        faults: messages of ``exec:`` bot faults during the run (``agents/external.py``); after a
+            fault the bot plays the lowest legal action for the rest of the run, so the deals from
+            the named one on do not measure the bot (empty for a clean run).
         truncated: games cut by a safety cap (their reward is 0).
         seed, env_options: what reproduces the run.
         deal_diff, deal_win: ``float64[n_deals]`` per-deal averages over the seatings (the
@@ -158,6 +173,9 @@ class DuplicateResult:
     deal_win: np.ndarray = dataclasses.field(repr=False)
     categories: tuple[str, ...] = ()
     deal_category: np.ndarray | None = dataclasses.field(default=None, repr=False)
+    null_win_rate: float = 0.5
+    outcome_rates: dict = dataclasses.field(default_factory=dict)
+    faults: list = dataclasses.field(default_factory=list)
 
     def by_category(self) -> dict[str, dict[str, Any]]:
         """Results per kind of deal: ``{name: {"n_deals", "mean_diff", "diff_ci", "win_rate",
@@ -191,6 +209,9 @@ class DuplicateResult:
             "diff_ci": [self.diff_ci[0], self.diff_ci[1]],
             "win_rate": self.win_rate,
             "win_ci": [self.win_ci[0], self.win_ci[1]],
+            "null_win_rate": self.null_win_rate,
+            "outcome_rates": dict(self.outcome_rates),
+            "faults": list(self.faults),
             "truncated": self.truncated,
             "seed": self.seed,
             "env_options": dict(self.env_options),
@@ -254,35 +275,31 @@ def _agent_name(agent, given: str | None) -> str:
     return agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
 
 
-def _deal_hooks(kernel, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
-    """Init hooks fixing ``n`` deals: stacked decks and dealers (whichever the kernel accepts)."""
-    hooks: dict[str, np.ndarray] = {}
-    init_hooks = getattr(kernel, "INIT_HOOKS", ())
-    if "deck" in init_hooks:
-        hooks["deck"] = rng.permuted(np.tile(np.arange(kernel.deck.n), (n, 1)), axis=1)
-    if "dealer" in init_hooks:
-        hooks["dealer"] = rng.integers(0, kernel.num_players, size=n)
-    return hooks
+def deal_streams(seed: int, start: int, stop: int) -> RowStreams:
+    """The random streams of deals ``start..stop-1`` of the deal set fixed by ``seed`` (keys ``(seed, i)``).
+
+    Fresh generators on every call: each seating of a deal replays the same chance from the start."""
+    return RowStreams.for_deals(seed, range(start, stop))
 
 
 def _sides(kernel) -> list[list[int]]:
     return [list(t) for t in kernel.teams] if kernel.teams else [[s] for s in range(kernel.num_players)]
 
 
-def _play_chunk(kernel, agents: tuple[Agent, Agent], hooks: dict, n: int, step_seed, max_steps: int):
-    """Play ``n`` deals once per side (seating ``o`` = agent A on side ``o``, B on the others).
+def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop: int, max_steps: int):
+    """Play deals ``start..stop-1`` once per side (seating ``o`` = agent A on side ``o``, B on the others).
 
-    Returns ``(side_returns float64[k seatings, n, k sides], truncated games, deal kinds int64[n]
-    or None)``."""
+    Returns ``(side_returns float64[k seatings, n, k sides], side_outcomes int8[k, n, k] (see
+    ``Kernel.outcome``), truncated games, deal kinds int64[n] or None)``."""
     sides = _sides(kernel)
     k = len(sides)
     P = kernel.num_players
     side_of = np.empty(P, dtype=np.int64)
     for i, seats in enumerate(sides):
         side_of[seats] = i
-    rngs = [np.random.default_rng(step_seed) for _ in range(k)]
-    # seating o: deals from an identically seeded generator (used only if the kernel lacks deal hooks)
-    states = [kernel.init(np.random.default_rng([*np.atleast_1d(step_seed), 1]), n, **hooks) for _ in range(k)]
+    n = stop - start
+    rngs = [deal_streams(seed, start, stop) for _ in range(k)]  # seating o: its own copy of the deals' streams
+    states = [kernel.init(rng, n) for rng in rngs]
     returns = np.zeros((k, n, P), dtype=np.float64)
     # the same deal in every seating; kernels without kinds of deal (or duck-typed ones) give None
     category = kernel.deal_category(states[0]) if getattr(kernel, "DEAL_CATEGORIES", ()) else None
@@ -309,7 +326,14 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], hooks: dict, n: int, step_s
                 continue
             mk = np.concatenate([masks[o][r] for o, r in enumerate(rows)])
             if getattr(ag, "needs_state", False):  # a search agent (agents/search.py) reads the state
-                a = np.concatenate([ag.act_state(st.take(r)) for st, r in zip(states, rows)]).astype(np.int64)
+                parts = []
+                for o, (st, r) in enumerate(zip(states, rows)):
+                    if r.size == 0:
+                        continue
+                    if isinstance(ag, ExecAgent):  # names the deal of each decision in fault messages
+                        ag.row_labels = [f"deal {start + int(i)}, seating {o}" for i in r]
+                    parts.append(ag.act_state(st.take(r)))
+                a = np.concatenate(parts).astype(np.int64)
             else:
                 ob = np.concatenate([obs[o][r] for o, r in enumerate(rows)])
                 a = np.asarray(ag.act(ob, mk), dtype=np.int64)
@@ -331,12 +355,18 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], hooks: dict, n: int, step_s
             if live[o].any():
                 kernel.step(st, acts[o], rngs[o])
                 returns[o] += st.rewards
+                ended = live[o] & st.done
+                if ended.any():
+                    for ag in agents:
+                        ag.end_episodes(returns[o][ended])
     else:
         if any((~st.done).any() for st in states):
             raise RuntimeError(f"games still running after {max_steps} steps; the kernel's max_episode_steps is wrong")
     side_ret = np.stack([returns[:, :, seats].mean(axis=2) for seats in sides], axis=2)  # [k, n, k]
+    out = kernel.outcome(returns)  # int8[k, n, P]
+    side_out = np.stack([out[:, :, seats[0]] for seats in sides], axis=2)  # [k, n, k]
     truncated = int(sum(st.truncated.sum() for st in states))
-    return side_ret, truncated, category
+    return side_ret, side_out, truncated, category
 
 
 def play_duplicate(
@@ -350,6 +380,7 @@ def play_duplicate(
     progress: bool = False,
     name_a: str | None = None,
     name_b: str | None = None,
+    on_chunk=None,
 ) -> DuplicateResult:
     """Play ``n_deals`` duplicate deals of ``game`` between ``agent_a`` and ``agent_b``.
 
@@ -359,12 +390,14 @@ def play_duplicate(
             (loaded with ``env_options``). They may be the same object.
         n_deals: number of deals; each is played once per side (``2 * n_deals`` hands for a
             two-team game).
-        seed: fixes the deals (and the chance inside ``step``); the same seed gives the same
-            deals whatever the agents.
-        batch: deals per chunk (the games of a chunk advance together: ``batch * sides`` games).
+        seed: fixes the deals and all chance of their episodes (deal ``i`` uses the streams
+            keyed ``(seed, i)``); the same seed gives the same deals whatever the agents.
+        batch: deals per chunk (the games of a chunk advance together: ``batch * sides`` games);
+            it changes speed and memory only, never the results.
         env_options: the game's options (``RULES.md`` §8), e.g. ``{"undertrump": "forbidden"}``.
         progress: show a progress bar (tqdm) over deals.
         name_a, name_b: names for the report (default: the agents' ``name``).
+        on_chunk: called with the number of deals of each finished chunk (e.g. an outer progress bar's ``update``).
 
     Returns:
         :class:`DuplicateResult` (mean difference per hand and win rate with 95% CIs).
@@ -379,31 +412,38 @@ def play_duplicate(
     if int(batch) < 1:
         raise ValueError(f"batch must be >= 1, got {batch!r}")
     n_deals, batch = int(n_deals), int(batch)
+    if int(seed) < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     kernel = envs.kernel(game, **env_options)
     a, b = _resolve(agent_a, env_options, game), _resolve(agent_b, env_options, game)
     sides = _sides(kernel)
     k = len(sides)
     max_steps = (kernel.max_episode_steps or 100_000) + 1
-    deal_rng = np.random.default_rng(seed)
-    hooks_all = _deal_hooks(kernel, deal_rng, n_deals)
     diffs = np.empty(n_deals)
     wins = np.empty(n_deals)
+    own = np.empty((n_deals, 3))
     kinds = tuple(getattr(kernel, "DEAL_CATEGORIES", ()))
     categories = np.zeros(n_deals, dtype=np.int64) if kinds else None
     truncated = 0
     bar = _progress(n_deals, f"{_agent_name(agent_a, name_a)} vs {_agent_name(agent_b, name_b)}", progress)
+    faults_before = [len(ag.faults) if isinstance(ag, ExecAgent) else 0 for ag in (a, b)]
+    for ag in (a, b) if a is not b else (a,):
+        if not (isinstance(ag, ExecAgent) and ag.kernel is not None and ag.kernel.name == kernel.name and ag.kernel.options == kernel.options and not ag.failed):
+            ag.begin(kernel)
     try:
-        for c, start in enumerate(range(0, n_deals, batch)):
+        for start in range(0, n_deals, batch):
             stop = min(start + batch, n_deals)
-            hooks = {h: v[start:stop] for h, v in hooks_all.items()}
-            side_ret, tr, cat = _play_chunk(kernel, (a, b), hooks, stop - start, [seed, c], max_steps)
+            side_ret, side_out, tr, cat = _play_chunk(kernel, (a, b), int(seed), start, stop, max_steps)
             truncated += tr
             if categories is not None:
                 categories[start:stop] = cat
-            d, w = _pair_outcomes(side_ret, kernel.zero_sum)
+            d, w, o = _pair_outcomes(side_ret, side_out, kernel.zero_sum)
             diffs[start:stop] = d
             wins[start:stop] = w
+            own[start:stop] = o
             bar.update(stop - start)
+            if on_chunk is not None:
+                on_chunk(stop - start)
     finally:
         bar.close()
     m, lo, hi = mean_ci(diffs)
@@ -424,21 +464,30 @@ def play_duplicate(
         env_options=env_options,
         deal_diff=diffs,
         deal_win=wins,
+        null_win_rate=float(kernel.null_win_rate),
+        faults=[f for ag, n in zip((a, b), faults_before) if isinstance(ag, ExecAgent) for f in ag.faults[n:]],
+        outcome_rates={"win": float(own[:, 0].mean()), "draw": float(own[:, 1].mean()), "loss": float(own[:, 2].mean())},
         categories=kinds,
         deal_category=categories,
     )
 
 
-def _pair_outcomes(side_ret: np.ndarray, zero_sum: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Per-deal score difference and win share of A from side returns ``[k seatings, n, k sides]``."""
+def _pair_outcomes(side_ret: np.ndarray, side_out: np.ndarray, zero_sum: bool):
+    """Per deal, from side returns and outcomes ``[k seatings, n, k sides]``: A's score difference
+    ``float64[n]``, A's pairwise win rate ``float64[n]`` (A's side against each of B's sides by
+    outcome: better 1, equal 1/2, worse 0) and the shares of A's hands won, drawn, lost ``float64[n, 3]``."""
     k = side_ret.shape[0]
     o = np.arange(k)
     r_a = side_ret[o, :, o]  # [k, n]: A's return in seating o
     others = np.stack([np.delete(side_ret[i], i, axis=1) for i in range(k)])  # [k, n, k-1]
     diff = r_a if zero_sum else r_a - others.mean(axis=2)
-    best_other = others.max(axis=2)
-    win = np.where(r_a > best_other, 1.0, np.where(r_a == best_other, 0.5, 0.0))
-    return diff.mean(axis=0), win.mean(axis=0)
+    o_a = side_out[o, :, o].astype(np.int64)  # [k, n]
+    o_others = np.stack([np.delete(side_out[i], i, axis=1) for i in range(k)]).astype(np.int64)  # [k, n, k-1]
+    win = (np.sign(o_a[:, :, None] - o_others) + 1.0).mean(axis=2) / 2.0
+    own = np.stack([(o_a == 1).mean(axis=0), (o_a == 0).mean(axis=0), (o_a == -1).mean(axis=0)], axis=1)
+    # rewards are float32 (e.g. P'yanitsa's 1/3): a sum that is 0 in exact arithmetic can be 3e-8
+    # off; round to 1e-6 so that equal agents give exactly 0 (far below any reward unit)
+    return np.round(diff.mean(axis=0), 6) + 0.0, win.mean(axis=0), own
 
 
 def _progress(total: int, desc: str, enabled: bool):
@@ -515,7 +564,7 @@ def results_table(results, title: str = "Duplicate evaluation"):
     from rich.table import Table
 
     t = Table(title=title)
-    for col in ("A", "B", "hands", "mean diff / hand (A-B)", "95% CI", "A win rate", "95% CI"):
+    for col in ("A", "B", "hands", "mean diff / hand (A-B)", "95% CI", "A win rate", "95% CI", "null"):
         t.add_column(col, justify="right" if col not in ("A", "B") else "left")
     for r in [results] if isinstance(results, DuplicateResult) else results:
         t.add_row(
@@ -526,6 +575,7 @@ def results_table(results, title: str = "Duplicate evaluation"):
             f"[{r.diff_ci[0]:+.3f}, {r.diff_ci[1]:+.3f}]",
             f"{r.win_rate:.3f}",
             f"[{r.win_ci[0]:.3f}, {r.win_ci[1]:.3f}]",
+            f"{r.null_win_rate:.3f}",
         )
     return t
 
@@ -576,3 +626,4 @@ def print_results(results, console=None) -> None:
         for r in [results] if isinstance(results, DuplicateResult) else results:
             if r.by_category():
                 console.print(category_table(r))
+    console.print("win rate: pairwise by the game's outcome (Kernel.outcome); null = what two equal agents score")

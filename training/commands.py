@@ -79,6 +79,10 @@ def cmd_arena(args, parse_options) -> int:
     env_options = parse_options(args.option)
     if args.deals < 1:
         raise ValueError(f"--deals must be >= 1, got {args.deals}")
+    if args.batch < 1:
+        raise ValueError(f"--batch must be >= 1, got {args.batch}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
     if args.json and not Path(args.json).resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write --json {args.json}: its folder does not exist")
     if len(args.agents) < 2:
@@ -86,20 +90,67 @@ def cmd_arena(args, parse_options) -> int:
     loaded = {}
     for i, name in enumerate(args.agents):
         key = name if name not in loaded else f"{name}#{i}"
-        loaded[key] = resolve_agent(name, env_options, seed=args.seed + i, game=args.game)
+        loaded[key] = resolve_agent(name, env_options, seed=args.seed + i, game=args.game, exec_timeout=args.exec_timeout)
     con = Console(width=max(Console().width, 110))
     if len(loaded) == 2:
         (na, a), (nb, b) = loaded.items()
-        res = arena.play_duplicate(args.game, a, b, args.deals, seed=args.seed, env_options=env_options, progress=True, name_a=na, name_b=nb)
+        res = arena.play_duplicate(
+            args.game, a, b, args.deals, seed=args.seed, batch=args.batch, env_options=env_options, progress=True, name_a=na, name_b=nb
+        )
         arena.print_results([res], console=con)
         payload = res.to_dict()
     else:
-        rr = arena.round_robin(args.game, loaded, args.deals, seed=args.seed, env_options=env_options, progress=True)
+        rr = arena.round_robin(args.game, loaded, args.deals, seed=args.seed, batch=args.batch, env_options=env_options, progress=True)
         arena.print_results(rr, console=con)
         payload = rr.to_dict()
     if args.json:
         Path(args.json).write_text(json.dumps(payload, indent=2))
         con.print(f"JSON written to {args.json}")
+    faults = [f for r in ([res] if len(loaded) == 2 else rr.pairs) for f in r.faults]
+    for f in faults:
+        con.print(f"[red]fault:[/red] {f}", markup=True, highlight=False)
+    return 1 if faults else 0
+
+
+def cmd_leaderboard(args, parse_options) -> int:
+    """Round robin on the cardzoo-bench v1 deal set (training/leaderboard.py); resumable."""
+    import time
+
+    from . import leaderboard
+
+    t = time.monotonic()
+    p = leaderboard.run_leaderboard(
+        args.game, args.agents, args.deals, args.out, seed=args.seed, batch=args.batch, env_options=parse_options(args.option),
+        n_boot=args.boot, exec_timeout=args.exec_timeout,
+    )
+    print(leaderboard.markdown(p))
+    out = Path(args.out)
+    print(f"written: {out / 'leaderboard.md'}, {out / 'leaderboard.json'}, {out / 'leaderboard.png'} ({time.monotonic() - t:.0f} s)")
+    faults = [f for r in p["pairs"] for f in r.get("faults", [])]
+    for f in faults:
+        print(f"fault: {f}")
+    return 1 if faults else 0
+
+
+def cmd_exploit(args, parse_options) -> int:
+    """Best-response learner against a frozen agent; prints its edge with a CI (training/exploit.py)."""
+    from .exploit import exploit
+
+    game = args.game or args.agent.split("/", 1)[0]
+    from cardzoo import envs
+
+    if game not in envs.GAMES:
+        raise ValueError(f"cannot tell the game of {args.agent!r}: pass --game (one of {sorted(envs.GAMES)})")
+    r = exploit(game, args.agent, steps=args.steps, n_envs=args.n_envs, bc_samples=args.bc_samples, eval_deals=args.deals,
+                seed=args.seed, out=args.out, env_options=parse_options(args.option), torch_threads=args.torch_threads)
+    e = r["edge"]
+    print(f"{args.agent}: learner's edge after {r['steps']:,} steps ({r['seconds']:.0f} s): "
+          f"{e['mean_diff']:+.3f} [{e['diff_ci'][0]:+.3f}, {e['diff_ci'][1]:+.3f}] per hand, "
+          f"win rate {e['win_rate']:.3f} [{e['win_ci'][0]:.3f}, {e['win_ci'][1]:.3f}] over {e['n_deals']} fresh duplicate deals")
+    if r["start"] is not None:
+        s = r["start"]
+        print(f"the learner before training (rule-bot clone): {s['mean_diff']:+.3f} [{s['diff_ci'][0]:+.3f}, {s['diff_ci'][1]:+.3f}]; gain {r['gain']:+.3f}")
+    print(f"written: {Path(r['learner']).parent / 'exploit.json'}")
     return 0
 
 
@@ -194,7 +245,44 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--json", default=None, help="also write the results as JSON to this file")
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    a.add_argument("--batch", type=int, default=256, help="deals played at once (default 256); speed and memory only, results are the same for any batch")
+    a.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")
     a.set_defaults(fn=lambda a_: cmd_arena(a_, parse_options))
+
+    lbd = sub.add_parser(
+        "leaderboard", help="round robin of a game's agents on the cardzoo-bench v1 deals: matrix, ratings, heatmap",
+        description="Every pair of agents plays duplicate deals of the published deal set cardzoo-bench v1 "
+        "(training/LEADERBOARD.md); writes leaderboard.md, leaderboard.json and leaderboard.png to --out. "
+        "Pairings are cached in OUT/pairs: run the same command again to resume.",
+    )
+    lbd.add_argument("game", choices=games)
+    lbd.add_argument("agents", nargs="*", help="agents: names, paths, entry points or exec:COMMAND (default: random, GAME/rule, GAME/ppo, GAME/pimc where they exist)")
+    lbd.add_argument("--deals", type=int, default=1000, help="deals per pairing (default 1000)")
+    lbd.add_argument("--seed", type=int, default=20261201, help="deal set seed (default 20261201: cardzoo-bench v1)")
+    lbd.add_argument("--out", default=None, help="output folder (default runs/leaderboard/GAME); cached pairings there are reused")
+    lbd.add_argument("--batch", type=int, default=256, help="deals played at once (default 256; speed only)")
+    lbd.add_argument("--boot", type=int, default=1000, help="bootstrap resamples for the rating CIs (default 1000)")
+    lbd.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")
+    lbd.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    lbd.set_defaults(fn=lambda a_: cmd_leaderboard(_leaderboard_out(a_), parse_options))
+
+    ex = sub.add_parser(
+        "exploit", help="exploitability proxy: train a best-response learner against a frozen agent, report its edge",
+        description="A MaskablePPO learner (started from a behaviour clone of the rule bot) trains for a fixed budget "
+        "against the frozen agent only, then plays it on fresh duplicate deals: its edge (mean score difference per "
+        "hand, 95%% CI) is a lower bound of the agent's exploitability for that budget (training/exploit.py).",
+    )
+    ex.add_argument("agent", help="the frozen agent: a name such as all_fours/ppo, or a saved-agent path (with --game)")
+    ex.add_argument("--game", default=None, help="the game (default: the agent name's prefix)")
+    ex.add_argument("--steps", type=int, default=100_000, help="learner's PPO steps (default 100,000)")
+    ex.add_argument("--n-envs", type=int, default=64, help="games in the training batch (default 64)")
+    ex.add_argument("--bc-samples", type=int, default=50_000, help="rule-bot behaviour-cloning samples to start from (default 50,000; 0: scratch)")
+    ex.add_argument("--deals", type=int, default=1000, help="fresh duplicate deals for the edge (default 1000)")
+    ex.add_argument("--seed", type=int, default=0)
+    ex.add_argument("--out", default=None, help="run folder (default runs/exploit/GAME_AGENT; never overwritten)")
+    ex.add_argument("--torch-threads", type=int, default=1, help="torch threads (default 1)")
+    ex.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    ex.set_defaults(fn=lambda a_: cmd_exploit(a_, parse_options))
 
     lb = sub.add_parser(
         "label", help="expert iteration, step 1: label a policy's card-play positions with PIMC search",
@@ -246,6 +334,11 @@ def add_commands(sub, games, parse_options) -> None:
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     p.set_defaults(fn=lambda a_: cmd_play(_default_ai(a_, parse_options), parse_options))
+
+
+def _leaderboard_out(args):
+    args.out = args.out or str(Path("runs") / "leaderboard" / args.game)
+    return args
 
 
 def _policy_default(args):

@@ -18,11 +18,13 @@ def check_agent_game(agent, game: str, label) -> None:
         raise ValueError(f"agent {label!r} was trained for {meta_game}, not {game}")
 
 
-def resolve_agent(name: str, env_options: dict | None = None, seed: int | None = None, game: str | None = None):
+def resolve_agent(name: str, env_options: dict | None = None, seed: int | None = None, game: str | None = None, exec_timeout: float | None = None):
     """Load an agent by registry name or path, passing what each kind needs.
 
     ``"random"`` gets ``seed``; other registered names get the env options (rule bots read the
-    observation layout from them); anything else is loaded as a saved policy path.
+    observation layout from them); ``"exec:COMMAND"`` is an external bot (``exec_timeout``
+    seconds per answer, default 10; ``agents/external.py``); anything else is loaded as a saved
+    policy path.
     With ``game``, an agent made for another game is refused (:func:`check_agent_game`).
     Raises ``ValueError`` / ``FileNotFoundError`` with the name or path in the message.
     """
@@ -31,6 +33,10 @@ def resolve_agent(name: str, env_options: dict | None = None, seed: int | None =
         check_agent_game(None, game, name)  # by name, before loading
     if name == "random":
         return agents.load("random", seed=seed)
+    if name.startswith("exec:"):
+        from cardzoo.agents.external import DEFAULT_TIMEOUT, ExecAgent
+
+        return ExecAgent(name[len("exec:"):], timeout=DEFAULT_TIMEOUT if exec_timeout is None else exec_timeout, name=name)
     agent = agents.load(name, **env_options) if name in agents.available() else agents.load(name)
     if game is not None:
         check_agent_game(agent, game, name)

@@ -282,8 +282,12 @@ def plot_curve(history: list[dict], path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def train(cfg: TrainConfig) -> dict:
-    """Run self-play training; returns a summary dict (paths, steps, seconds, throughput, evaluation)."""
+def train(cfg: TrainConfig, pool: OpponentPool | None = None, save_start: bool = False) -> dict:
+    """Run self-play training; returns a summary dict (paths, steps, seconds, throughput, evaluation).
+
+    ``pool``: the opponents instead of :func:`make_pool`'s (e.g. one frozen agent, for
+    ``cardzoo exploit``); ``save_start``: also save the policy before PPO (after any behaviour
+    cloning) as ``OUT/start_agent``."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -291,7 +295,7 @@ def train(cfg: TrainConfig) -> dict:
     torch.set_num_threads(cfg.torch_threads)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
-    pool = make_pool(cfg)
+    pool = make_pool(cfg) if pool is None else pool
     vec = KernelVecEnv(cfg.game, cfg.n_envs, pool, seed=cfg.seed, env_options=cfg.env_options, privileged=cfg.privileged_critic,
                        skip_forced=cfg.skip_forced)
     act = _activation(cfg)
@@ -343,6 +347,8 @@ def train(cfg: TrainConfig) -> dict:
         load_actor_into(model.policy, load_policy_agent(cfg.init_from).policy.state_dict(), vec.actor_dim)
     elif cfg.bc_samples and not cfg.resume:
         bc_info = warm_start(cfg, model.policy, vec.kernel)
+    if save_start:
+        _save_agent(cfg, model.policy, vec, out / "start_agent", {"steps": 0})
     history: list[dict] = []
     t0 = time.perf_counter()
     model.learn(

@@ -18,6 +18,7 @@ import dataclasses
 import numpy as np
 
 from ..core.cards import FRENCH52, bit, mask_to_cards, popcount, unpack_bits
+from ..core import chance
 from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
 from . import observation as _obs
 from . import render as _render
@@ -289,7 +290,7 @@ class AllFoursKernel(Kernel):
         if dealer is None:
             dealer = self.options["first_dealer"]
         if dealer is None:
-            st.dealer[:] = rng.integers(0, 4, size=B)
+            st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
         else:
             st.dealer[:] = _hook_ints("dealer", dealer, (B,), 0, 3)
         if score is not None:
@@ -303,8 +304,9 @@ class AllFoursKernel(Kernel):
         return st
 
     @staticmethod
-    def _shuffle(rng: np.random.Generator, n: int) -> np.ndarray:
-        return rng.random((n, 52), dtype=np.float32).argsort(axis=1).astype(np.int8)
+    def _shuffle(rng, idx: np.ndarray, kind: str = "deal") -> np.ndarray:
+        """Stock orders ``int8[len(idx), 52]`` for games ``idx`` (``rng``: see :mod:`~cardzoo.envs.core.chance`)."""
+        return chance.uniform(rng, idx, (52,), np.float32, kind).argsort(axis=1).astype(np.int8)
 
     def _new_deal(self, st: AllFoursState, idx: np.ndarray, rng, stock=None, new_hand: bool = True) -> None:
         """Shuffle (or use ``stock``), deal 6 cards each and kick, for games ``idx`` (§3).
@@ -314,7 +316,7 @@ class AllFoursKernel(Kernel):
         n = idx.size
         if n == 0:
             return
-        st.stock[idx] = self._shuffle(rng, n) if stock is None else stock
+        st.stock[idx] = self._shuffle(rng, idx, "deal" if new_hand else "redeal") if stock is None else stock
         for name in ("hands", "dealt", "played", "captured", "game_value"):
             getattr(st, name)[idx] = 0
         st.kicked[idx] = 0

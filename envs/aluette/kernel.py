@@ -19,6 +19,7 @@ import dataclasses
 import numpy as np
 
 from ..core.cards import SPANISH48, bit, mask_to_cards, popcount, unpack_bits
+from ..core import chance
 from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
 from . import observation as _obs
 from . import render as _render
@@ -327,14 +328,14 @@ class AluetteKernel(Kernel):
             draw_map=np.tile(np.arange(4, dtype=np.int8), (B, 1)),
         )
         if self.options["partnership_draw"]:
-            order = self._shuffle(rng, B) if draw_deck is None else _hook_deck("draw_deck", draw_deck, B)
+            order = self._shuffle(rng, np.arange(B), "dealer") if draw_deck is None else _hook_deck("draw_deck", draw_deck, B)
             st.draw_map[:] = partnership_draw(order)
         elif draw_deck is not None:
             raise ValueError("reset option draw_deck needs partnership_draw=True")
         if dealer is None:
             dealer = 0 if self.options["partnership_draw"] else self.options["first_dealer"]
         if isinstance(dealer, str) and dealer == "random":
-            st.dealer[:] = rng.integers(0, 4, size=B)
+            st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
         else:
             st.dealer[:] = _hook_ints("dealer", dealer, (B,), 0, 3)
         if score is not None:
@@ -344,15 +345,16 @@ class AluetteKernel(Kernel):
         return st
 
     @staticmethod
-    def _shuffle(rng: np.random.Generator, n: int) -> np.ndarray:
-        return rng.random((n, NUM_CARDS), dtype=np.float32).argsort(axis=1).astype(np.int8)
+    def _shuffle(rng, idx: np.ndarray, kind: str = "deal") -> np.ndarray:
+        """Pack orders ``int8[len(idx), NUM_CARDS]`` for games ``idx`` (``rng``: see :mod:`~cardzoo.envs.core.chance`)."""
+        return chance.uniform(rng, idx, (NUM_CARDS,), np.float32, kind).argsort(axis=1).astype(np.int8)
 
     def _new_deal(self, st: AluetteState, idx: np.ndarray, rng, stock=None) -> None:
         """Shuffle (or use ``stock``) and deal 9 cards each in threes, L P R D (§3); start the vote."""
         n = idx.size
         if n == 0:
             return
-        st.stock[idx] = self._shuffle(rng, n) if stock is None else stock
+        st.stock[idx] = self._shuffle(rng, idx) if stock is None else stock
         for name in ("played", "received", "discarded", "sent", "heard", "won", "res_word"):
             getattr(st, name)[idx] = 0
         st.votes[idx] = -1
@@ -554,7 +556,7 @@ class AluetteKernel(Kernel):
             st.heard[idx, (p + 1) % 4] |= b
             st.heard[idx, (p + 3) % 4] |= b
         elif self.intercept > 0:
-            catch = rng.random((idx.size, 2)) < self.intercept
+            catch = chance.uniform(rng, idx, (2,), np.float64, "play") < self.intercept
             st.heard[idx, (p + 1) % 4] |= np.where(catch[:, 0], b, _U64(0))
             st.heard[idx, (p + 3) % 4] |= np.where(catch[:, 1], b, _U64(0))
 

@@ -19,6 +19,7 @@ import dataclasses
 import numpy as np
 
 from ..core.cards import FRENCH32, bit, mask_to_cards, popcount, unpack_bits
+from ..core import chance
 from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
 from . import observation as _obs
 from . import render as _render
@@ -282,7 +283,7 @@ class AvinasKernel(Kernel):
         if dealer is None:
             dealer = self.options["first_dealer"]
         if isinstance(dealer, str):  # "random"
-            st.dealer[:] = rng.integers(0, 4, size=B)
+            st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
         else:
             st.dealer[:] = _hook_ints("dealer", dealer, (B,), 0, 3)
         if pips is not None:
@@ -297,14 +298,15 @@ class AvinasKernel(Kernel):
         self._new_deal(st, np.arange(B), rng, stock)
         return st
 
-    def _new_deal(self, st: AvinasState, idx: np.ndarray, rng, stock=None) -> None:
+    def _new_deal(self, st: AvinasState, idx: np.ndarray, rng, stock=None, kind: str = "deal") -> None:
         """Shuffle (or use ``stock``), deal 8 cards each in packets of 4, expose the key cards and
-        start the sevens game's knocks or the no-sevens game's calls (§3, §4)."""
+        start the sevens game's knocks or the no-sevens game's calls (§3, §4). ``kind``: the kind of
+        chance (:mod:`~cardzoo.envs.core.chance`), ``"redeal"`` after a throw-in."""
         n = idx.size
         if n == 0:
             return
         if stock is None:
-            stock = rng.random((n, 32), dtype=np.float32).argsort(axis=1).astype(np.int8)
+            stock = chance.uniform(rng, idx, (32,), np.float32, kind).argsort(axis=1).astype(np.int8)
         st.stock[idx] = stock
         d = st.dealer[idx].astype(np.intp)
         seats = (d[:, None] + 1 + np.arange(4)) % 4  # [n, 4]: seat of the k-th player from the dealer's left
@@ -488,7 +490,7 @@ class AvinasKernel(Kernel):
             self._truncate(st, th[cap])
             go = th[~cap]
             st.dealer[go] = (st.dealer[go] + 1) % 4
-            self._new_deal(st, go, rng)
+            self._new_deal(st, go, rng, kind="redeal")
 
     def _declare(self, st, idx, a, rng) -> None:
         t = (a - DECLARE).astype(np.intp)

@@ -8,7 +8,10 @@ The same kernel runs one game under the PettingZoo AEC adapter (``B = 1``,
 Contract (all arrays have a leading batch axis ``B``):
 
 * ``init(rng, batch, **hooks) -> State``: shuffle and deal ``batch`` games. All chance
-  comes from the ``numpy.random.Generator`` passed in, never from global numpy state.
+  comes from the ``rng`` passed in (to ``init`` and ``step``), never from global numpy state:
+  a ``numpy.random.Generator`` (one stream for the batch) or a
+  :class:`~cardzoo.envs.core.chance.RowStreams` (one stream per game, as the arena's
+  duplicate deals use). Kernels draw only through :mod:`cardzoo.envs.core.chance`.
 * ``legal_actions(state) -> bool[B, A]``: action mask of the player to act (all False in
   finished games).
 * ``step(state, actions: int[B], rng) -> None``: apply one action per game *in place*, then
@@ -23,6 +26,9 @@ Contract (all arrays have a leading batch axis ``B``):
 * ``state.copy()``: an independent deep copy, for search and tests.
 * ``reset_done(state, rng)``: deal fresh games in place wherever ``state.done`` is set
   (auto-reset for batched training).
+* ``outcome(returns) -> int8[..., P]``: win (+1), draw (0) or loss (-1) of each seat from its
+  episode return, equal for partners; ``null_win_rate``: what the arena's win rate of one
+  agent against an equal one is in expectation (see :meth:`Kernel.outcome`).
 
 The step path never loops in Python over the ``B`` games: loops over the few seats or
 tricks are fine.
@@ -36,6 +42,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from . import chance
 from .cards import Deck
 
 __all__ = ["BatchState", "Kernel", "Layout", "LayoutEntry", "Option", "bool_option", "check_options", "int_option"]
@@ -286,7 +293,7 @@ class Kernel(ABC):
         """Deal fresh games in place wherever ``state.done``; returns the reset indices ``int[k]``."""
         idx = np.flatnonzero(state.done)
         if idx.size:
-            state.put(idx, self.init(rng, idx.size))
+            state.put(idx, self.init(chance.take_rows(rng, idx), idx.size))
         return idx
 
     # ---- names ---------------------------------------------------------------
@@ -308,6 +315,50 @@ class Kernel(ABC):
         )
 
     # ---- evaluation --------------------------------------------------------------
+    def sides(self) -> list[list[int]]:
+        """The sides of the game: ``teams`` when it has partnerships, else one side per seat."""
+        return [list(t) for t in self.teams] if self.teams else [[s] for s in range(self.num_players)]
+
+    def outcome(self, returns: np.ndarray) -> np.ndarray:
+        """Win, draw or loss of each seat from its episode return.
+
+        Args:
+            returns: ``float[..., P]`` each seat's return over an episode (the sum of its rewards).
+
+        Returns:
+            ``int8[..., P]``: ``+1`` win, ``0`` draw, ``-1`` loss; partners get their side's outcome.
+
+        Default (every game with partnerships, and any game of two sides): a side's return is
+        the mean of its seats'; the side wins when its return is strictly above every other
+        side's, draws when it is tied for the top, and loses otherwise. So with two sides a
+        truncated episode (return 0 for all) or an equal score is a draw. A game whose result is
+        not "highest return wins" overrides this (P'yanitsa: safe / draw / loser).
+        """
+        r = np.asarray(returns, dtype=np.float64)
+        sides = self.sides()
+        side_r = np.stack([r[..., s].mean(axis=-1) for s in sides], axis=-1)
+        best = side_r.max(axis=-1, keepdims=True)
+        n_best = (side_r == best).sum(axis=-1, keepdims=True)
+        side_o = np.where(side_r < best, -1, np.where(n_best == 1, 1, 0)).astype(np.int8)
+        out = np.empty(r.shape, dtype=np.int8)
+        for i, s in enumerate(sides):
+            out[..., s] = side_o[..., i : i + 1]
+        return out
+
+    @property
+    def null_win_rate(self) -> float:
+        """Expected arena win rate of an agent against an equal agent: ``0.5`` in every game.
+
+        The arena's win rate of A is *pairwise*: in each hand A's side is compared with each
+        side of B by :meth:`outcome` (better 1, equal 1/2, worse 0), averaged over B's sides.
+        With equal agents the seats are exchangeable, so A is better than a given side exactly as
+        often as worse: the expectation is 1/2 whatever the number of seats, the draws or the
+        objective. (The plain share of hands A *wins* has a game-dependent null: in P'yanitsa
+        with ``N`` players and one loser it is ``(N-1)/N`` of the decided games; the arena
+        reports that share too, as ``outcome_rates``.)
+        """
+        return 0.5
+
     #: names of the kinds of deal :meth:`deal_category` tells apart (empty: the game has one kind)
     DEAL_CATEGORIES: ClassVar[tuple[str, ...]] = ()
 

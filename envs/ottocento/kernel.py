@@ -19,6 +19,7 @@ import dataclasses
 import numpy as np
 
 from ..core.cards import TAROCCO62, bit, mask_to_cards, popcount, unpack_bits
+from ..core import chance
 from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
 from . import observation as _obs
 from . import render as _render
@@ -309,7 +310,7 @@ class OttocentoKernel(Kernel):
         if dealer is None:
             dealer = self.options["dealer"]
         if isinstance(dealer, str):
-            st.dealer[:] = rng.integers(0, 4, size=B)
+            st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
         else:
             st.dealer[:] = _hook_ints("dealer", dealer, (B,), 0, 3)
         if score is not None:
@@ -330,7 +331,7 @@ class OttocentoKernel(Kernel):
         if n == 0:
             return
         if stock is None:
-            stock = rng.random((n, NUM_CARDS), dtype=np.float32).argsort(axis=1)
+            stock = chance.uniform(rng, idx, (NUM_CARDS,), np.float32, "deal").argsort(axis=1)
         stock = np.asarray(stock, dtype=np.int64)
         for name in ("hands", "dealt", "played", "piles", "shown", "decl_cards"):
             getattr(st, name)[idx] = 0

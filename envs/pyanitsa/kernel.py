@@ -20,6 +20,7 @@ import dataclasses
 import numpy as np
 
 from ..core.cards import FRENCH36, FRENCH52, bit, mask_to_cards, popcount, unpack_bits
+from ..core import chance
 from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
 from . import observation as _obs
 from . import render as _render
@@ -234,7 +235,7 @@ class PyanitsaKernel(Kernel):
                 st.in_play |= _U64(sum(1 << c for c in seq))
         else:
             if deck is None:
-                c = rng.random((B, C), dtype=np.float32).argsort(axis=1).astype(np.uint8)
+                c = chance.uniform(rng, B, (C,), np.float32, "deal").argsort(axis=1).astype(np.uint8)
             else:
                 c = self._check_order(deck, B)
             n = self.per_seat
@@ -503,7 +504,7 @@ class PyanitsaKernel(Kernel):
             seq = np.stack([Dr, Ur], axis=3).reshape(m, S * P * 2)
         valid = seq >= 0
         if order == "random":
-            keys = np.where(valid, rng.random(seq.shape), 2.0)
+            keys = np.where(valid, chance.uniform(rng, g, seq.shape[1:], np.float64, "play"), 2.0)
             perm = keys.argsort(axis=1, kind="stable")
             seq = np.take_along_axis(seq, perm, axis=1)
             valid = np.take_along_axis(valid, perm, axis=1)
@@ -536,6 +537,20 @@ class PyanitsaKernel(Kernel):
         st.known[g, w] += 1
 
     # ------------------------------------------------------------------ end of game (§6)
+    def outcome(self, returns: np.ndarray) -> np.ndarray:
+        """``int8[..., P]`` outcome of each seat from its return ``float[..., P]`` (§6):
+
+        * ``+1`` *win*: the seat is safe, someone else lost (return ``L/(N-L) > 0``);
+        * ``-1`` *loss*: the seat is a loser (return ``-1``);
+        * ``0`` *draw*: nobody lost (a dead battle or a truncation: every return 0).
+
+        With two players this is the usual win/loss. With ``N`` = 3 or 4 players and one loser,
+        ``N-1`` seats win; so the share of games one of ``N`` equal agents wins is ``(N-1)/N`` of
+        the decided games, while the arena's pairwise win rate (A compared with each other seat:
+        safe beats loser, equal fates tie) has the null ``1/2`` (:attr:`Kernel.null_win_rate`).
+        """
+        return np.sign(np.asarray(returns, dtype=np.float64)).astype(np.int8)
+
     def _check_end(self, st, g, size_after) -> np.ndarray:
         """Apply the objective to games ``g`` after their battle; returns ``bool[m]`` ended (rewards set)."""
         has = size_after > 0

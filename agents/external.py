@@ -1,0 +1,302 @@
+"""Bots from outside this package: the ``exec:`` JSON-lines protocol and the ``cardzoo.agents``
+entry-point group (``training/BOTS.md`` documents both for bot authors).
+
+``exec:COMMAND`` runs COMMAND (split into words as a POSIX shell would, :func:`shlex.split`; no
+shell runs) as a subprocess that reads one JSON object per line on stdin and writes one per line
+on stdout. Protocol 1:
+
+1. cardzoo sends ``{"type": "hello", "protocol": 1, "game": ..., "options": {...}, "num_actions":
+   A, "action_names": [...]}``; the bot answers ``{"type": "ready"}``.
+2. For each decision: ``{"type": "act", "seat": s, "observation": [ints], "action_mask": [0/1
+   ints], "legal_actions": [ids], "text": "..."}``; the bot answers ``{"action": id}``.
+3. At the end of each episode: ``{"type": "end", "rewards": [one float per seat]}``; no answer.
+
+Faults (invalid JSON, an illegal action, a crash, no answer within ``timeout`` seconds) never
+hang the caller: the message names the bot, the game and the decision (``"illegal"`` for an
+illegal action), the bot process is stopped, and every later decision of that bot in the run
+is the lowest legal action (the *fallback*). The arena lists the faults with its result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .base import Agent, first_legal
+
+__all__ = ["ENTRY_POINT_GROUP", "ExecAgent", "ExecBotError", "entry_point_agents", "text_view"]
+
+#: the Python entry-point group other installed packages register agents in
+ENTRY_POINT_GROUP = "cardzoo.agents"
+PROTOCOL = 1
+DEFAULT_TIMEOUT = 10.0
+
+
+class ExecBotError(RuntimeError):
+    """A fault of an ``exec:`` bot (invalid JSON, illegal action, crash, timeout)."""
+
+
+def text_view(kernel, state, b: int, seat: int) -> str:
+    """The per-seat text view of game ``b`` for ``seat`` sent in ``act`` messages.
+
+    The hook for the kernels' per-seat text view (DESIGN "Observations and actions"): when the
+    kernel has a ``text_observation(state, b, seat) -> str`` method it is used; until then the
+    text is empty (``""``). It must show only what ``seat`` may know, as the kernel's view does.
+    """
+    fn = getattr(kernel, "text_observation", None)  # the one optional member looked up: the text view hook
+    return "" if fn is None else str(fn(state, b, seat))
+
+
+def _json_options(options: dict) -> dict:
+    out = {}
+    for k, v in options.items():
+        out[k] = v.item() if isinstance(v, np.generic) else v
+    return out
+
+
+class ExecAgent(Agent):
+    """A bot in another process, any language, over the JSON-lines protocol (module docstring).
+
+    Args:
+        command: the command line (after ``exec:``), e.g. ``"python3 my_bot.py --level 2"``;
+            split with :func:`shlex.split`, run without a shell.
+        timeout: seconds the bot has for each answer (``ready`` and each ``action``); default 10.
+        name: name in tables (default ``"exec:" + command``).
+
+    It needs the game before it plays: :meth:`begin` (the arena calls it) starts the process and
+    says hello. It reads the game state through ``act_state`` (like search agents) only to build
+    the acting seat's observation, action mask and text view; nothing else is sent.
+
+    Raises ``ValueError`` for an empty command or a timeout that is not a positive number.
+    """
+
+    needs_state = True
+
+    def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT, name: str | None = None) -> None:
+        try:
+            argv = shlex.split(command)
+        except ValueError as e:
+            raise ValueError(f"exec: agent command {command!r} cannot be split into words: {e}") from None
+        if not argv:
+            raise ValueError("exec: agent needs a command after 'exec:', e.g. exec:python3 my_bot.py")
+        if not (isinstance(timeout, (int, float)) and np.isfinite(timeout) and timeout > 0):
+            raise ValueError(f"exec: agent timeout must be a positive number of seconds, got {timeout!r}")
+        self.command, self.argv, self.timeout = command, argv, float(timeout)
+        self.name = name or f"exec:{command}"
+        self.kernel = None
+        self.proc: subprocess.Popen | None = None
+        self.failed = False
+        self.faults: list[str] = []
+        self.decisions = 0
+        #: labels of the rows of the next ``act_state`` call (the arena sets e.g. "deal 17, seating 1")
+        self.row_labels: list[str] | None = None
+        self._buf = b""
+        self._err = None
+
+    # ---------------------------------------------------------------- process
+    def begin(self, kernel) -> None:
+        """Start the bot for ``kernel``'s game and exchange hello / ready (restarts a running bot)."""
+        self.close()
+        self.kernel, self.failed, self.decisions = kernel, False, 0
+        self._err = tempfile.TemporaryFile()
+        try:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err)
+        except OSError as e:
+            self._fault(f"could not start ({e})", where="start")
+            return
+        os.set_blocking(self.proc.stdin.fileno(), False)
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        self._buf = b""
+        hello = {
+            "type": "hello",
+            "protocol": PROTOCOL,
+            "game": kernel.name,
+            "options": _json_options(kernel.options),
+            "num_actions": int(kernel.num_actions),
+            "action_names": [kernel.action_name(a) for a in range(kernel.num_actions)],
+        }
+        try:
+            self._send(hello)
+            msg = self._receive("hello")
+            if not (isinstance(msg, dict) and msg.get("type") == "ready"):
+                raise ExecBotError(f'answered the hello with {msg!r}, expected {{"type": "ready"}}')
+        except ExecBotError as e:
+            self._fault(str(e), where="hello")
+
+    def close(self) -> None:
+        """Stop the bot process (closing its stdin first; killed if it has not exited after 1 s)."""
+        p, self.proc = self.proc, None
+        if p is not None:
+            try:
+                p.stdin.close()
+            except OSError:
+                pass
+            try:
+                p.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            p.stdout.close()
+        if self._err is not None:
+            self._err.close()
+            self._err = None
+
+    def __del__(self) -> None:  # pragma: no cover - interpreter shutdown order varies
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+    def _stderr_tail(self) -> str:
+        if self._err is None:
+            return ""
+        self._err.seek(0)
+        tail = self._err.read()[-400:].decode("utf-8", "replace").strip()
+        return f"; its stderr ends: {tail!r}" if tail else ""
+
+    def _dead(self, during: str) -> ExecBotError:
+        code = self.proc.poll() if self.proc is not None else None
+        if code is None:
+            try:
+                code = self.proc.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                code = None
+        return ExecBotError(f"crashed during {during} (exit status {code}){self._stderr_tail()}")
+
+    def _send(self, msg: dict) -> None:
+        data = (json.dumps(msg, separators=(",", ":")) + "\n").encode()
+        fd = self.proc.stdin.fileno()
+        deadline = time.monotonic() + self.timeout
+        while data:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ExecBotError(f"did not read its input within the timeout of {self.timeout:g} s")
+            _, w, _ = select.select([], [fd], [], left)
+            if not w:
+                continue
+            try:
+                n = os.write(fd, data)
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError):
+                raise self._dead(f"a {msg['type']} message") from None
+            data = data[n:]
+
+    def _receive(self, what: str) -> Any:
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + self.timeout
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ExecBotError(f"gave no answer to the {what} within the timeout of {self.timeout:g} s")
+            r, _, _ = select.select([fd], [], [], left)
+            if not r:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise self._dead(f"the {what}")
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        try:
+            return json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ExecBotError(f"sent invalid JSON for the {what}: {line[:200]!r} ({e})") from None
+
+    def _fault(self, message: str, where: str) -> None:
+        game = self.kernel.name if self.kernel is not None else "?"
+        text = f"bot {self.name!r}, game {game}, {where}: {message}; the bot is stopped and plays the lowest legal action from now on"
+        self.faults.append(text)
+        self.failed = True
+        warnings.warn(text, RuntimeWarning, stacklevel=3)
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.close()
+
+    # ---------------------------------------------------------------- acting
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        raise ValueError(
+            f"{self.name} reads the game state to know the seat to act: call act_state(state) "
+            "(the arena and the leaderboard do), after begin(kernel)"
+        )
+
+    def act_state(self, state) -> np.ndarray:
+        """``int64[B]``: the bot's action for the seat to act in each game of ``state`` (fallback:
+        the lowest legal action, after a fault). Needs :meth:`begin` first (``ValueError``)."""
+        if self.kernel is None:
+            raise ValueError(f"{self.name}: call begin(kernel) before act_state (the arena does)")
+        k = self.kernel
+        masks = k.legal_actions(state)
+        seats = state.current_player.astype(np.int64)
+        obs = k.observe(state, seats)
+        out = first_legal(masks)
+        labels = self.row_labels
+        self.row_labels = None
+        for b in range(state.batch_size):
+            if not masks[b].any():
+                continue
+            self.decisions += 1
+            if self.failed:
+                continue
+            legal = np.flatnonzero(masks[b])
+            where = f"decision {self.decisions} ({labels[b] + ', ' if labels else ''}seat {int(seats[b])}, legal {[k.action_name(int(a)) for a in legal]})"
+            try:
+                self._send({
+                    "type": "act",
+                    "seat": int(seats[b]),
+                    "observation": obs[b].astype(int).tolist(),
+                    "action_mask": masks[b].astype(int).tolist(),
+                    "legal_actions": legal.astype(int).tolist(),
+                    "text": text_view(k, state, b, int(seats[b])),
+                })
+                msg = self._receive("act message")
+                a = msg.get("action") if isinstance(msg, dict) else None
+                if not (isinstance(a, int) and not isinstance(a, bool)):
+                    raise ExecBotError(f'answered {msg!r}, expected {{"action": <int id>}}')
+                if not (0 <= a < k.num_actions and masks[b, a]):
+                    name = k.action_name(a) if 0 <= a < k.num_actions else "out of range"
+                    raise ExecBotError(f"played illegal action {a} ({name})")
+                out[b] = a
+            except ExecBotError as e:
+                self._fault(str(e), where=where)
+        return out
+
+    def end_episodes(self, returns: np.ndarray) -> None:
+        """Send ``{"type": "end", "rewards": [...]}`` for each finished episode (``float[n, P]``)."""
+        if self.failed or self.proc is None:
+            return
+        for r in np.asarray(returns, dtype=np.float64):
+            try:
+                self._send({"type": "end", "rewards": [float(x) for x in r]})
+            except ExecBotError as e:
+                self._fault(str(e), where="end of an episode")
+                return
+
+
+def entry_point_agents() -> dict:
+    """``{name: factory}`` of the agents other installed packages register in the entry-point group
+    ``cardzoo.agents`` (``[project.entry-points."cardzoo.agents"] my_bot = "my_pkg:make_agent"``).
+    A factory is called like the built-in ones, ``factory(**env_options)``, and returns an Agent."""
+    from importlib.metadata import entry_points
+
+    out = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        out[ep.name] = ep
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("agents/external.py is a library module; see training/BOTS.md")

@@ -1,0 +1,188 @@
+"""Exact duplicate deals (issue 17): every deal owns its random streams (seed, deal index), so
+results are bit-identical for any batch size, both seatings of a deal see the same chance (in
+every hand of a match too), and an agent against itself gives exactly 0 on every deal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cardzoo import envs
+from cardzoo.agents import load
+from cardzoo.envs.core import chance
+from cardzoo.envs.core.chance import RowStreams
+from cardzoo.training import arena
+from cardzoo.training.arena import play_duplicate
+
+# every game and every episode mode, with the options that add chance during play
+CASES = [
+    ("all_fours", {}),
+    ("all_fours", {"episode": "match", "target_score": 7}),
+    ("avinas", {}),
+    ("avinas", {"episode": "match"}),
+    ("aluette", {"signal_intercept": 0.5}),
+    ("aluette", {"episode": "match", "match_target": 3, "signal_intercept": 0.5}),
+    ("ottocento", {}),
+    ("pyanitsa", {}),
+    ("pyanitsa", {"n_players": 3, "collect_order": "random"}),
+    ("pyanitsa", {"n_players": 4}),
+]
+IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in o.items()) or 'default'}" for g, o in CASES]
+
+
+# ---------------------------------------------------------------- the streams
+
+
+def test_plain_generator_draws_are_unchanged():
+    """With one generator for the batch, the draws are exactly the old ``rng.random``/``integers``
+    calls, so seeded AEC episodes (and the golden playthroughs) are unchanged."""
+    a, b = np.random.default_rng(5), np.random.default_rng(5)
+    assert np.array_equal(chance.uniform(a, np.array([3, 7]), (4,), np.float32, "deal"), b.random((2, 4), dtype=np.float32))
+    assert np.array_equal(chance.integers(a, 6, 0, 4), b.integers(0, 4, size=6))
+    assert chance.take_rows(a, np.array([1])) is a
+
+
+def test_row_streams_are_per_row_and_per_kind():
+    s = RowStreams.for_deals(11, range(4))
+    got = chance.uniform(s, np.array([2, 0]), (3,), np.float64, "deal")
+    assert np.array_equal(got[0], np.random.default_rng([11, 2, chance._KIND_CODE["deal"]]).random(3))
+    assert np.array_equal(got[1], np.random.default_rng([11, 0, chance._KIND_CODE["deal"]]).random(3))
+    # a row's stream continues, whatever other rows drew in between; other kinds are separate streams
+    t = RowStreams.for_deals(11, range(4))
+    chance.uniform(t, np.array([1, 3]), (5,), np.float64, "play")
+    chance.uniform(t, np.array([0]), (3,), np.float64, "deal")
+    first = chance.uniform(t, np.array([2]), (3,), np.float64, "deal")
+    assert np.array_equal(first[0], got[0])
+    second = chance.uniform(s, np.array([2]), (3,), np.float64, "deal")[0]
+    g = np.random.default_rng([11, 2, chance._KIND_CODE["deal"]])
+    g.random(3)
+    assert np.array_equal(second, g.random(3))
+    # take() is a view: rows keep their keys and generators
+    sub = s.take(np.array([2]))
+    assert sub.keys == [(11, 2)] and sub.generator(0, "deal") is s.generator(2, "deal")
+    with pytest.raises(ValueError, match="unknown kind of chance 'shuffle'"):
+        s.generator(0, "shuffle")
+    with pytest.raises(ValueError, match="non-negative"):
+        RowStreams([(1, -2)])
+
+
+def test_a_deal_does_not_depend_on_the_other_deals():
+    k = envs.kernel("all_fours")
+    whole = k.init(arena.deal_streams(4, 0, 10), 10)
+    part = k.init(arena.deal_streams(4, 6, 9), 3)
+    assert np.array_equal(whole.stock[6:9], part.stock) and np.array_equal(whole.dealer[6:9], part.dealer)
+
+
+def test_reset_done_deals_from_the_rows_own_streams():
+    k = envs.kernel("avinas")
+    st = k.init(arena.deal_streams(2, 0, 5), 5)
+    fresh = k.init(arena.deal_streams(2, 0, 5), 5)
+    st.done[[1, 3]] = True
+    streams = arena.deal_streams(2, 0, 5)
+    k.reset_done(st, streams)
+    # the reset games are the first deals of rows 1 and 3's streams
+    assert np.array_equal(st.stock[[1, 3]], fresh.stock[[1, 3]])
+
+
+# ---------------------------------------------------------------- batch size
+
+
+@pytest.mark.parametrize("game,opts", CASES, ids=IDS)
+def test_results_are_bit_identical_for_any_batch(game, opts):
+    runs = [play_duplicate(game, f"{game}/rule", "lowest", 16, seed=21, batch=b, env_options=opts) for b in (1, 7, 64, 16)]
+    for r in runs[1:]:
+        assert np.array_equal(r.deal_diff, runs[0].deal_diff)
+        assert np.array_equal(r.deal_win, runs[0].deal_win)
+        assert (r.mean_diff, r.win_rate, r.truncated) == (runs[0].mean_diff, runs[0].win_rate, runs[0].truncated)
+    assert np.any(runs[0].deal_diff != 0) or game == "pyanitsa"  # the agents differ, so the deals show it
+
+
+@pytest.mark.parametrize("game,opts", [CASES[0], CASES[4]], ids=[IDS[0], IDS[4]])
+def test_batch_64_and_all_deals_over_more_than_64_deals(game, opts):
+    runs = [play_duplicate(game, f"{game}/rule", "lowest", 130, seed=8, batch=b, env_options=opts) for b in (1, 7, 64, 130)]
+    for r in runs[1:]:
+        assert np.array_equal(r.deal_diff, runs[0].deal_diff) and np.array_equal(r.deal_win, runs[0].deal_win)
+
+
+# ---------------------------------------------------------------- self-play is exactly 0
+
+
+@pytest.mark.parametrize("game,opts", CASES, ids=IDS)
+@pytest.mark.parametrize("who", ["rule", "lowest"])
+def test_an_agent_against_itself_gives_exactly_zero(game, opts, who):
+    name = f"{game}/rule" if who == "rule" else "lowest"
+    r = play_duplicate(game, load(name, **opts), load(name, **opts), 24, seed=5, batch=10, env_options=opts)
+    assert np.all(r.deal_diff == 0.0) and r.mean_diff == 0.0 and r.diff_ci == (0.0, 0.0)
+    assert np.all(r.deal_win == 0.5) and r.win_rate == 0.5 == r.null_win_rate
+
+
+# ---------------------------------------------------------------- every hand of a match is duplicated
+
+
+def _hand_decks(kernel, agents, n, seed, rng=None):
+    """Play deals ``0..n-1`` of ``seed`` with ``agents[0]`` on team A (seats 0, 2) and ``agents[1]``
+    on team B; return, per deal, the list of stock orders at the start of each hand."""
+    rng = arena.deal_streams(seed, 0, n) if rng is None else rng
+    st = kernel.init(rng, n)
+    decks = [[st.stock[i].copy()] for i in range(n)]
+    hands = st.hands_played.copy()
+    while not st.done.all():
+        cp = st.current_player.astype(np.int64)
+        obs, mask = kernel.observe(st, cp), kernel.legal_actions(st)
+        team_a = cp % 2 == 0
+        acts = np.where(team_a, agents[0].act(obs, mask), agents[1].act(obs, mask))
+        kernel.step(st, acts, rng)
+        new = (st.hands_played != hands) & ~st.done
+        for i in np.flatnonzero(new):
+            decks[i].append(st.stock[i].copy())
+        hands = st.hands_played.copy()
+    return decks
+
+
+HANDS_COMPARED = 246
+
+
+def test_every_hand_of_an_all_fours_match_has_the_same_cards_in_both_seatings():
+    """The issue's measurement: the 2nd hand of a match had the same cards in both seatings in 11
+    of 100 matches with one stream per batch; with a stream per deal (and per kind of chance) it
+    is 100 of 100, and so is every later hand both seatings reach."""
+    k = envs.kernel("all_fours", episode="match", target_score=7)
+    rule, low = load("all_fours/rule"), load("lowest")
+    one = _hand_decks(k, (rule, low), 100, seed=3)
+    two = _hand_decks(k, (low, rule), 100, seed=3)
+    assert sum(len(a) >= 2 and len(b) >= 2 for a, b in zip(one, two)) == 97  # 3 matches end after one hand
+    same = [all(np.array_equal(x, y) for x, y in zip(a, b)) for a, b in zip(one, two)]
+    assert all(same)
+    assert sum(min(len(a), len(b)) for a, b in zip(one, two)) == HANDS_COMPARED
+    # the old way, one generator per seating for the whole batch: the 2nd hands mostly differ
+    one = _hand_decks(k, (rule, low), 100, seed=3, rng=np.random.default_rng(3))
+    two = _hand_decks(k, (low, rule), 100, seed=3, rng=np.random.default_rng(3))
+    second = [np.array_equal(a[1], b[1]) for a, b in zip(one, two) if len(a) >= 2 and len(b) >= 2]
+    assert (sum(second), len(second)) == (10, 96)
+
+
+# ---------------------------------------------------------------- outcomes
+
+
+def test_outcomes_declared_by_the_kernels():
+    af = envs.kernel("all_fours")
+    assert af.outcome(np.array([[2.0, -2.0, 2.0, -2.0], [0.0, 0.0, 0.0, 0.0], [-1.0, 1.0, -1.0, 1.0]])).tolist() == [
+        [1, -1, 1, -1], [0, 0, 0, 0], [-1, 1, -1, 1]]
+    py = envs.kernel("pyanitsa", n_players=4)
+    # one loser: the three others are safe and win; a dead battle: all draw; two losers (first_out_loses)
+    assert py.outcome(np.array([[1 / 3, -1.0, 1 / 3, 1 / 3], [0.0, 0.0, 0.0, 0.0], [1.0, -1.0, -1.0, 1.0]])).tolist() == [
+        [1, -1, 1, 1], [0, 0, 0, 0], [1, -1, -1, 1]]
+    assert af.null_win_rate == py.null_win_rate == 0.5
+
+
+def test_pairwise_win_rate_worked_example():
+    """P'yanitsa, 3 players: A sits in seat o in seating o, B in the two other seats. Deal 0: the
+    seat-1 player loses in every seating. Seating 0 (A safe): A beats the loser, ties the other
+    safe seat -> 3/4; seating 1 (A the loser) -> 0; seating 2 -> 3/4. Mean 1/2 = the null."""
+    ret = np.array([0.5, -1.0, 0.5])
+    side_ret = np.tile(ret, (3, 1, 1))  # [seating, deal, side]
+    side_out = np.sign(side_ret).astype(np.int8)
+    diff, win, own = arena._pair_outcomes(side_ret, side_out, zero_sum=True)
+    assert win.tolist() == [0.5] and diff.tolist() == [0.0]
+    assert own.tolist() == [[2 / 3, 0.0, 1 / 3]]
+    # the former rate ("A beats every other seat, ties half") gave 1/3 here: 1/2, 0, 1/2 over the seatings

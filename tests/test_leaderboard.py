@@ -1,0 +1,107 @@
+"""Leaderboards on the cardzoo-bench v1 deal set (issue 17): outputs, exact agreement with the
+arena, resuming from the cached pairings, the published fingerprints."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cardzoo.training import arena, leaderboard
+from cardzoo.training.arena import play_duplicate
+from cardzoo.training.cli import main
+from cardzoo.training.leaderboard import BENCH_SEED, fingerprint, run_leaderboard
+
+# published in training/LEADERBOARD.md: deals 0..63 of cardzoo-bench v1 under default options
+FINGERPRINTS = {
+    "all_fours": "fad516b62c51c453",
+    "avinas": "f633b06ce6209ffe",
+    "aluette": "e677fdbc2e86c228",
+    "ottocento": "1b7000afd2be3209",
+    "pyanitsa": "fb874954c70f9b81",
+}
+
+
+@pytest.mark.parametrize("game", sorted(FINGERPRINTS))
+def test_bench_v1_fingerprints(game):
+    assert fingerprint(game) == FINGERPRINTS[game]
+    assert fingerprint(game, seed=BENCH_SEED + 1) != FINGERPRINTS[game]
+
+
+def test_a_larger_deal_set_extends_a_smaller_one():
+    small = play_duplicate("ottocento", "ottocento/rule", "lowest", 6, seed=BENCH_SEED)
+    large = play_duplicate("ottocento", "ottocento/rule", "lowest", 10, seed=BENCH_SEED, batch=3)
+    assert np.array_equal(large.deal_diff[:6], small.deal_diff)
+
+
+def test_leaderboard_outputs_match_the_arena_and_resume(tmp_path, monkeypatch):
+    names = ["lowest", "avinas/rule", "random"]
+    p = run_leaderboard("avinas", names, 12, tmp_path, n_boot=50, progress=False)
+    for f in ("leaderboard.md", "leaderboard.json", "leaderboard.png"):
+        assert (tmp_path / f).stat().st_size > 0
+    assert len(list((tmp_path / "pairs").glob("*.json"))) == 3
+    d = json.loads((tmp_path / "leaderboard.json").read_text())
+    assert d["benchmark"] == "cardzoo-bench v1" and d["seed"] == BENCH_SEED and d["n_deals"] == 12
+    assert d["deal_set"]["fingerprint"] == FINGERPRINTS["avinas"] and d["null_win_rate"] == 0.5
+    # a matrix cell is the arena's result for that pairing on the same deals
+    ref = play_duplicate("avinas", "avinas/rule", "lowest", 12, seed=BENCH_SEED)
+    cell = d["matrix"]["avinas/rule"]["lowest"]
+    assert cell["mean_diff"] == pytest.approx(ref.mean_diff, abs=1e-12) and cell["win_rate"] == pytest.approx(ref.win_rate, abs=1e-12)
+    assert d["matrix"]["lowest"]["avinas/rule"]["mean_diff"] == pytest.approx(-ref.mean_diff, abs=1e-12)
+    assert sum(r["rating"] for r in d["ratings"]) == pytest.approx(0.0, abs=1e-6)
+    assert all(r["ci"][0] <= r["rating"] <= r["ci"][1] for r in d["ratings"])
+    assert d["ratings"][0]["agent"] == "avinas/rule"
+    md = (tmp_path / "leaderboard.md").read_text()
+    assert "# avinas leaderboard (cardzoo-bench v1)" in md and f"{cell['mean_diff']:+.3f}" in md
+    # resume: nothing is replayed and the result is the same
+    monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: pytest.fail("a cached pairing was replayed"))
+    again = run_leaderboard("avinas", names, 12, tmp_path, n_boot=50, progress=False)
+    assert again["matrix"] == p["matrix"] and again["ratings"] == p["ratings"]
+    # another deal count in the same folder is refused, naming the folder
+    with pytest.raises(ValueError, match="use another --out folder"):
+        run_leaderboard("avinas", names, 13, tmp_path, n_boot=50, progress=False)
+
+
+def test_resume_after_an_interruption_plays_only_the_missing_pairings(tmp_path, monkeypatch):
+    names = ["lowest", "ottocento/rule", "random"]
+    real = arena.play_duplicate
+    calls = []
+
+    def interrupted(*a, **k):
+        calls.append((k["name_a"], k["name_b"]))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(arena, "play_duplicate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_leaderboard("ottocento", names, 5, tmp_path, n_boot=10, progress=False)
+    assert len(list((tmp_path / "pairs").glob("*.json"))) == 1
+    calls.clear()
+    monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: (calls.append((k["name_a"], k["name_b"])), real(*a, **k))[1])
+    run_leaderboard("ottocento", names, 5, tmp_path, n_boot=10, progress=False)
+    assert calls == [("lowest", "random"), ("ottocento/rule", "random")]
+
+
+def test_leaderboard_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="at least 2 agents"):
+        run_leaderboard("avinas", ["lowest"], 5, tmp_path, progress=False)
+    with pytest.raises(ValueError, match="must be different"):
+        run_leaderboard("avinas", ["lowest", "lowest"], 5, tmp_path, progress=False)
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        run_leaderboard("avinas", ["lowest", "nobody"], 5, tmp_path, progress=False)
+    assert leaderboard.default_agents("all_fours") == ["random", "all_fours/rule", "all_fours/ppo", "all_fours/pimc"]
+    assert leaderboard.default_agents("pyanitsa") == ["random", "pyanitsa/rule", "pyanitsa/ppo"]
+
+
+def test_cli_leaderboard_with_an_exec_bot(tmp_path, capsys):
+    bot = f"exec:{sys.executable} {Path(__file__).resolve().parent.parent / 'training' / 'examples' / 'lowest_bot.py'}"
+    out = tmp_path / "lb"
+    assert main(["leaderboard", "ottocento", bot, "ottocento/rule", "lowest", "--deals", "4", "--boot", "20", "--out", str(out)]) == 0
+    d = json.loads((out / "leaderboard.json").read_text())
+    # the exec: bot and the in-process lowest agent play identically: exactly 0 between them
+    assert d["matrix"][bot]["lowest"]["mean_diff"] == 0.0 and d["matrix"][bot]["lowest"]["win_rate"] == 0.5
+    assert "written:" in capsys.readouterr().out

@@ -1,0 +1,289 @@
+"""Leaderboards: a round robin of a game's agents on the published deal set "cardzoo-bench v1".
+
+``cardzoo leaderboard GAME [AGENTS...] --deals N --seed S --out DIR`` (``training/LEADERBOARD.md``
+documents the deal set and shows the leaderboards of the shipped agents). Every pair of agents
+plays :func:`cardzoo.training.arena.play_duplicate` on the same deals; each pairing's result is
+cached in ``DIR/pairs/`` as soon as it is done, so an interrupted run resumes where it stopped.
+The outputs are ``DIR/leaderboard.md``, ``leaderboard.json`` and ``leaderboard.png``: the
+head-to-head matrix (mean score difference per hand with its 95% CI, and the pairwise win rate)
+and Bradley-Terry ratings on the Elo scale with bootstrap 95% CIs.
+
+The deal set **cardzoo-bench v1** of a game: deal ``i`` (``i = 0 .. N-1``) is dealt and played
+with the random streams keyed ``(BENCH_SEED, i)`` (:class:`cardzoo.envs.core.chance.RowStreams`:
+``numpy.random.default_rng([BENCH_SEED, i, crc32(kind)])`` for each kind of chance), under the
+game's default options unless options are given. ``BENCH_SEED = 20261201``. A larger ``N``
+extends a smaller set (the first ``N`` deals are the same). :func:`fingerprint` hashes the
+first 64 deals so that a reader can check they play the same set (the values of v1 are in
+``training/LEADERBOARD.md`` and tested).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardzoo import agents as agent_registry
+from cardzoo import envs
+
+from . import arena
+
+__all__ = ["BENCH_NAME", "BENCH_SEED", "default_agents", "fingerprint", "run_leaderboard"]
+
+BENCH_NAME = "cardzoo-bench v1"
+BENCH_SEED = 20261201
+_FINGERPRINT_DEALS = 64
+
+
+def fingerprint(game: str, seed: int = BENCH_SEED, env_options: dict | None = None) -> str:
+    """First 16 hex digits of the SHA-256 of the full state (``Kernel.global_state``) of deals
+    ``0..63`` of the deal set ``seed`` right after the deal: equal fingerprints, equal deals."""
+    k = envs.kernel(game, **dict(env_options or {}))
+    st = k.init(arena.deal_streams(seed, 0, _FINGERPRINT_DEALS), _FINGERPRINT_DEALS)
+    return hashlib.sha256(np.ascontiguousarray(k.global_state(st)).tobytes()).hexdigest()[:16]
+
+
+def default_agents(game: str) -> list[str]:
+    """The game's registered agents for a leaderboard: ``random``, ``GAME/rule``, ``GAME/ppo`` and
+    ``GAME/pimc`` where they exist (in that order)."""
+    names = agent_registry.available()
+    return ["random"] + [f"{game}/{k}" for k in ("rule", "ppo", "pimc") if f"{game}/{k}" in names]
+
+
+def _slug(name: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
+    return (s[:40] + "-" + hashlib.sha1(name.encode()).hexdigest()[:8]) if len(s) > 40 or s != name else s
+
+
+def _pair_file(out: Path, a: str, b: str) -> Path:
+    return out / "pairs" / f"{_slug(a)}__vs__{_slug(b)}.json"
+
+
+def _write_json(path: Path, payload: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=1))
+    os.replace(tmp, path)
+
+
+def _load_pair(path: Path, meta: dict) -> dict | None:
+    if not path.exists():
+        return None
+    try:
+        d = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"cached pairing {path} is damaged ({e}); delete it to replay that pairing") from None
+    if d.get("meta") != meta:
+        raise ValueError(
+            f"{path} holds a pairing played with {d.get('meta')}, not {meta}: use another --out folder "
+            "(a leaderboard folder holds one game, deal set, deal count and option set)"
+        )
+    return d
+
+
+def run_leaderboard(
+    game: str,
+    agent_names: list[str] | None,
+    n_deals: int,
+    out,
+    seed: int = BENCH_SEED,
+    batch: int = 256,
+    env_options: dict | None = None,
+    n_boot: int = 1000,
+    exec_timeout: float | None = None,
+    progress: bool = True,
+) -> dict:
+    """Play (or resume) the round robin and write ``leaderboard.md/.json/.png`` to ``out``.
+
+    Args:
+        game: a name of ``envs.GAMES``.
+        agent_names: agents by registry name, path, entry-point name or ``exec:COMMAND`` (default
+            :func:`default_agents`); at least 2, all different.
+        n_deals: deals per pairing (each played once per side); seed: the deal set (default the
+            cardzoo-bench v1 seed); batch: deals played at once (speed only).
+        out: the folder (created); pairings already cached there are not replayed.
+        n_boot: bootstrap resamples of the deals for the rating CIs.
+
+    Returns the JSON payload written to ``leaderboard.json``.
+
+    Raises ``ValueError`` for bad arguments, an unknown agent, or a folder holding results of
+    another game / deal set / deal count / option set.
+    """
+    from tqdm.auto import tqdm
+
+    from .common import resolve_agent
+
+    env_options = dict(env_options or {})
+    envs.kernel(game, **env_options)  # bad game or options fail here
+    names = list(agent_names) if agent_names else default_agents(game)
+    if len(names) < 2:
+        raise ValueError(f"a leaderboard needs at least 2 agents, got {names}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"agents must be different, got {names}")
+    if int(n_deals) < 1 or int(batch) < 1 or int(seed) < 0 or int(n_boot) < 0:
+        raise ValueError(f"need deals >= 1, batch >= 1, seed >= 0 and n_boot >= 0; got {n_deals}, {batch}, {seed}, {n_boot}")
+    out = Path(out)
+    (out / "pairs").mkdir(parents=True, exist_ok=True)
+    meta = {"benchmark": BENCH_NAME if int(seed) == BENCH_SEED else f"custom deal set (seed {int(seed)})",
+            "game": game, "seed": int(seed), "n_deals": int(n_deals), "env_options": env_options}
+    pairs = list(itertools.combinations(range(len(names)), 2))
+    cached = {(i, j): _load_pair(_pair_file(out, names[i], names[j]), meta) for i, j in pairs}
+    todo = [p for p in pairs if cached[p] is None]
+    loaded: dict[int, Any] = {}
+
+    def agent(i):
+        if i not in loaded:
+            loaded[i] = resolve_agent(names[i], env_options, seed=int(seed) + i, game=game, exec_timeout=exec_timeout)
+        return loaded[i]
+
+    t0 = time.monotonic()
+    bar = tqdm(total=len(todo) * int(n_deals), desc=f"{game} leaderboard ({len(pairs) - len(todo)}/{len(pairs)} pairings cached)",
+               unit="deal", disable=not progress)
+    try:
+        for i, j in todo:
+            bar.set_postfix_str(f"{names[i]} vs {names[j]}")
+            r = arena.play_duplicate(game, agent(i), agent(j), n_deals, seed=seed, batch=batch, env_options=env_options,
+                                     name_a=names[i], name_b=names[j], on_chunk=bar.update)
+            d = {"meta": meta, "result": r.to_dict(), "deal_diff": r.deal_diff.tolist(), "deal_win": r.deal_win.tolist(),
+                 "seconds": time.monotonic() - t0}
+            _write_json(_pair_file(out, names[i], names[j]), d)
+            cached[(i, j)] = d
+            t0 = time.monotonic()
+    finally:
+        bar.close()
+        for ag in loaded.values():
+            close = getattr(ag, "close", None)  # exec: bots stop their process
+            if callable(close):
+                close()
+    payload = _summarize(game, names, cached, meta, int(n_boot), env_options)
+    _write_json(out / "leaderboard.json", payload)
+    (out / "leaderboard.md").write_text(markdown(payload))
+    plot(payload, out / "leaderboard.png")
+    return payload
+
+
+def _summarize(game, names, cached, meta, n_boot, env_options) -> dict:
+    K = len(names)
+    n = meta["n_deals"]
+    k = envs.kernel(game, **env_options)
+    sides = len(k.sides())
+    diff = {(i, j): np.asarray(d["deal_diff"]) for (i, j), d in cached.items()}
+    win = {(i, j): np.asarray(d["deal_win"]) for (i, j), d in cached.items()}
+
+    def wins(idx):
+        w = np.zeros((K, K))
+        for (i, j), dw in win.items():
+            won = float(dw[idx].sum()) * sides
+            w[i, j], w[j, i] = won, len(idx) * sides - won
+        return w
+
+    ratings = arena.bradley_terry(wins(np.arange(n)))
+    rng = np.random.default_rng([meta["seed"], 7919])
+    boots = np.array([arena.bradley_terry(wins(rng.integers(0, n, size=n))) for _ in range(n_boot)]) if n_boot else None
+    ci = np.percentile(boots, [2.5, 97.5], axis=0).T if n_boot else np.full((K, 2), np.nan)
+    matrix = {a: {} for a in names}
+    for (i, j), d in cached.items():
+        r = d["result"]
+        m, lo, hi = arena.mean_ci(diff[(i, j)]) if n > 1 else (float(diff[(i, j)].mean()), math.nan, math.nan)
+        matrix[names[i]][names[j]] = {"mean_diff": m, "diff_ci": [lo, hi], "win_rate": r["win_rate"], "win_ci": r["win_ci"]}
+        matrix[names[j]][names[i]] = {"mean_diff": -m if k.zero_sum else None, "diff_ci": [-hi, -lo] if k.zero_sum else None,
+                                      "win_rate": 1.0 - r["win_rate"], "win_ci": [1.0 - r["win_ci"][1], 1.0 - r["win_ci"][0]]}
+    order = np.argsort(-ratings)
+    return {
+        **meta,
+        "deal_set": {"name": meta["benchmark"], "seed": meta["seed"], "deals": f"0..{n - 1}",
+                     "fingerprint": fingerprint(game, meta["seed"], env_options),
+                     "definition": "deal i uses the random streams numpy.random.default_rng([seed, i, crc32(kind)]) "
+                                   "for kind in deal/redeal/dealer/play (cardzoo.envs.core.chance)"},
+        "null_win_rate": float(k.null_win_rate),
+        "agents": names,
+        "ratings": [{"rank": r + 1, "agent": names[i], "rating": float(ratings[i]), "ci": [float(ci[i, 0]), float(ci[i, 1])]}
+                    for r, i in enumerate(order)],
+        "matrix": matrix,
+        "pairs": [d["result"] for d in cached.values()],
+        "seconds": float(sum(d.get("seconds", 0.0) for d in cached.values())),
+        "cardzoo_version": _version(),
+    }
+
+
+def _version() -> str:
+    import cardzoo
+
+    return cardzoo.__version__
+
+
+def markdown(p: dict) -> str:
+    """``leaderboard.md`` text of a payload from :func:`run_leaderboard`."""
+    names = [r["agent"] for r in p["ratings"]]
+    opts = ", ".join(f"{k}={v}" for k, v in p["env_options"].items()) or "default options"
+    lines = [
+        f"# {p['game']} leaderboard ({p['deal_set']['name']})",
+        "",
+        f"{p['n_deals']} duplicate deals per pairing (deals {p['deal_set']['deals']} of seed {p['seed']}, "
+        f"fingerprint `{p['deal_set']['fingerprint']}`), {opts}; cardzoo {p['cardzoo_version']}.",
+        "",
+        "## Ratings (Bradley-Terry on pairwise win rates, Elo scale, mean 0; bootstrap 95% CI over deals)",
+        "",
+        "| rank | agent | rating | 95% CI |",
+        "|---:|---|---:|---:|",
+    ]
+    for r in p["ratings"]:
+        lines.append(f"| {r['rank']} | `{r['agent']}` | {r['rating']:+.0f} | [{r['ci'][0]:+.0f}, {r['ci'][1]:+.0f}] |")
+    lines += ["", "## Head to head: mean score difference per hand, row minus column (95% CI)", "",
+              "| | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---:|" * len(names)]
+    for a in names:
+        cells = []
+        for b in names:
+            c = p["matrix"][a].get(b)
+            cells.append("" if c is None or c["mean_diff"] is None else f"{c['mean_diff']:+.3f} [{c['diff_ci'][0]:+.3f}, {c['diff_ci'][1]:+.3f}]")
+        lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+    lines += ["", f"## Head to head: pairwise win rate of the row agent (null {p['null_win_rate']:.2f})", "",
+              "| | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---:|" * len(names)]
+    for a in names:
+        cells = []
+        for b in names:
+            c = p["matrix"][a].get(b)
+            cells.append("" if c is None else f"{c['win_rate']:.3f} [{c['win_ci'][0]:.3f}, {c['win_ci'][1]:.3f}]")
+        lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(p: dict, path) -> None:
+    """``leaderboard.png``: heatmap of the mean score difference (row minus column) with the CIs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [r["agent"] for r in p["ratings"]]
+    K = len(names)
+    m = np.full((K, K), np.nan)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            c = p["matrix"][a].get(b)
+            if c is not None and c["mean_diff"] is not None:
+                m[i, j] = c["mean_diff"]
+    lim = float(np.nanmax(np.abs(m))) if np.isfinite(m).any() else 1.0
+    fig, ax = plt.subplots(figsize=(1.9 * K + 2.5, 1.3 * K + 1.8))
+    im = ax.imshow(m, cmap="RdBu", vmin=-lim, vmax=lim)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            c = p["matrix"][a].get(b)
+            if c is not None and c["mean_diff"] is not None:
+                ax.text(j, i, f"{c['mean_diff']:+.3f}\n[{c['diff_ci'][0]:+.3f}, {c['diff_ci'][1]:+.3f}]",
+                        ha="center", va="center", fontsize=8, color="white" if abs(c["mean_diff"]) > 0.6 * lim else "black")
+    ax.set_xticks(range(K), [f"{n}" for n in names], rotation=30, ha="right")
+    ax.set_yticks(range(K), [f"{n} ({r['rating']:+.0f})" for n, r in zip(names, p["ratings"])])
+    ax.set_title(f"{p['game']}: mean score difference per hand, row minus column\n"
+                 f"{p['deal_set']['name']}, {p['n_deals']} deals per pairing (ratings in brackets)", fontsize=10)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
