@@ -68,7 +68,7 @@ def cmd_lengths(args) -> int:
         bad = [i for i in args.only if not 0 <= i < n]
         if bad or len(set(args.only)) != len(args.only):
             listing = "; ".join(
-                f"{i}: {s['n_players']} players, {s['objective']}, {s['collect_order']}" for i, s in enumerate(settings)
+                f"{i}: {s['num_players']} players, {s['objective']}, {s['collect_order']}" for i, s in enumerate(settings)
             )
             raise ValueError(f"--only takes distinct setting indices 0..{n - 1}, got {args.only}; settings: {listing}")
         settings = [settings[i] for i in args.only]
