@@ -31,6 +31,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "safetensors", "tqdm", "rich"),
     "web": ("fastapi", "uvicorn", "starlette", "markdown_it"),
     "test": ("pytest", "httpx", "selenium", "nbmake"),
+    "rllib": ("ray", "torch"),
 }
 
 

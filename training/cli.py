@@ -179,6 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
     from . import commands
 
     commands.add_commands(sub, games, _parse_options)
+
+    from . import rllib  # imports ray only when the command runs
+
+    r = sub.add_parser("train-rllib", help="RLlib PPO with action masking over the batched kernel ([rllib] extra)")
+    rllib.add_arguments(r, games)
+    r.set_defaults(fn=rllib.cmd_train_rllib)
     return p
 
 
