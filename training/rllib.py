@@ -85,7 +85,7 @@ class RLlibConfig:
     iterations: int = 10
     num_env_runners: int = 0
     num_envs_per_runner: int = 256
-    rollout_fragment_length: int = 32
+    rollout_fragment_length: int = 64
     minibatch_size: int = 4096
     num_epochs: int = 4
     lr: float = 1e-4
