@@ -244,6 +244,37 @@ def train(cfg: RLlibConfig, log=print) -> dict:
             "curve": str(out / "progress.csv")}
 
 
+def bench_sampling(cfg: RLlibConfig, rounds: int = 5, log=print) -> dict:
+    """Env steps/s of the env runners alone (no learning): each round every runner samples one
+    rollout (``num_envs_per_runner x rollout_fragment_length`` steps) in parallel; the first round
+    (warm-up) is not timed. Returns ``{"runners", "steps", "seconds", "steps_per_second"}``."""
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=max(cfg.num_env_runners, 1) + 1, include_dashboard=False, log_to_driver=False)
+    algo = build_algo_config(cfg).build_algo()
+    remote = cfg.num_env_runners > 0
+
+    def sample_round() -> int:
+        eps = algo.env_runner_group.foreach_env_runner(lambda r: r.sample(), local_env_runner=not remote)
+        return sum(len(e) for batch in eps for e in batch)
+
+    try:
+        sample_round()
+        steps, t0 = 0, time.perf_counter()
+        for i in range(rounds):
+            steps += sample_round()
+            secs = time.perf_counter() - t0
+            log(f"sampling round {i + 1}/{rounds}: {steps:,} env steps, {steps / secs:,.0f} steps/s")
+        secs = time.perf_counter() - t0
+    finally:
+        algo.stop()
+        if started:
+            ray.shutdown()
+    return {"runners": cfg.num_env_runners, "steps": steps, "seconds": secs, "steps_per_second": steps / secs}
+
+
 def main(argv=None) -> int:
     """``cardzoo train-rllib`` (also ``python -m cardzoo.training.rllib``)."""
     import argparse
@@ -271,6 +302,8 @@ def add_arguments(p, games) -> None:
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     p.add_argument("--out", default=None, help="output directory (default runs/GAME-rllib)")
+    p.add_argument("--bench-sampling", type=int, default=0, metavar="ROUNDS",
+                   help="only measure the env runners' sampling speed over ROUNDS rollouts (no training, no output)")
 
 
 def cmd_train_rllib(args) -> int:
@@ -290,6 +323,11 @@ def run_args(args) -> int:
         opponents=args.opponents or [], lr=args.lr, seed=args.seed, env_options=_parse_options(args.option),
         out=args.out or f"runs/{args.game}-rllib",
     )
+    if args.bench_sampling:
+        r = bench_sampling(cfg, args.bench_sampling)
+        print(f"{r['runners']} env runner(s): {r['steps']:,} env steps in {r['seconds']:.1f} s "
+              f"({r['steps_per_second']:,.0f} env steps/s, sampling only)")
+        return 0
     s = train(cfg)
     print(f"trained {s['steps']:,} env steps in {s['seconds']:.0f} s ({s['steps_per_second']:,.0f} env steps/s)")
     print(f"agent (weights + JSON):  {s['agent']}")
