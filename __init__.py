@@ -8,6 +8,7 @@ so ``envs/``, ``agents/`` and ``training/`` install as ``cardzoo.envs``, ``cardz
     import cardzoo
     env = cardzoo.make("all_fours")                 # PettingZoo AEC env (cardzoo.envs.all_fours_v0)
     k = cardzoo.kernel("all_fours")                 # the batched kernel
+    venv = cardzoo.make_vec("all_fours", 64)        # a gymnasium VectorEnv over the kernel
     agent = cardzoo.load_agent("all_fours/rule")    # an agent by registry name or saved path
     cardzoo.GAMES, cardzoo.__version__
 
@@ -30,6 +31,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "safetensors", "tqdm", "rich"),
     "web": ("fastapi", "uvicorn", "starlette", "markdown_it"),
     "test": ("pytest", "httpx", "selenium", "nbmake"),
+    "rllib": ("ray", "torch"),
 }
 
 
@@ -103,6 +105,63 @@ def load_agent(name: str, **options):
     return load(name, **options)
 
 
+def make_vec(
+    game: str,
+    num_envs: int = 8,
+    opponents="random",
+    *,
+    seed: int | None = None,
+    learner_side: int | None = None,
+    privileged: bool = False,
+    skip_forced: bool = False,
+    autoreset_mode: str = "NextStep",
+    **options,
+):
+    """A Gymnasium ``VectorEnv`` of ``num_envs`` games of ``game`` in lockstep over the batched kernel
+    (:class:`cardzoo.envs.core.vector.KernelVectorEnv`, documented in ``envs/core/README.md``).
+
+    The learner plays one side (a team, or one seat in a game without teams), drawn at every deal
+    unless ``learner_side`` fixes it; ``opponents`` play the others, in batch: an agent name or path
+    (``"random"``, seeded with ``seed``; ``"all_fours/rule"``, a saved agent's path: loaded with
+    ``cardzoo.load_agent``), an agent, an ``act(obs, mask)`` callable, or a list / dict (name -> one of those)
+    to draw one per deal uniformly. Observations ``float32[N, D]`` in ``[0, 1]``, actions ``int[N]``,
+    masks ``infos["action_mask"]`` (``bool[N, A]``); ``autoreset_mode`` ``"NextStep"`` (default)
+    or ``"SameStep"``. ``options`` are the game's options. ``ValueError`` for an unknown game,
+    option or agent name.
+
+    Example::
+
+        envs = cardzoo.make_vec("all_fours", num_envs=256, opponents="all_fours/rule", seed=0)
+        obs, infos = envs.reset()
+        obs, rew, term, trunc, infos = envs.step(infos["action_mask"].argmax(axis=1))
+    """
+    from .envs.core.vector import KernelVectorEnv, OpponentSet
+
+    k = kernel(game, **options)
+
+    def act_fn(x):
+        from .agents.base import Agent
+
+        if isinstance(x, str):
+            x = load_agent("random", seed=seed) if x == "random" else load_agent(x, **options)
+        if isinstance(x, Agent):
+            return x.act
+        if callable(x):
+            return x
+        raise ValueError(f"opponent {x!r} is not an agent name, an agent or an act(obs, mask) callable")
+
+    if isinstance(opponents, dict):
+        opp = OpponentSet({str(n): act_fn(a) for n, a in opponents.items()})
+    elif isinstance(opponents, (list, tuple)):
+        opp = OpponentSet({(a if isinstance(a, str) else f"opponent_{i}"): act_fn(a) for i, a in enumerate(opponents)})
+    else:
+        opp = OpponentSet({opponents if isinstance(opponents, str) else "opponent_0": act_fn(opponents)})
+    return KernelVectorEnv(
+        k, num_envs, opp, learner_side=learner_side, seed=seed, privileged=privileged, skip_forced=skip_forced,
+        autoreset_mode=autoreset_mode,
+    )
+
+
 register_gymnasium()
 
 __all__ = [
@@ -115,5 +174,6 @@ __all__ = [
     "kernel",
     "load_agent",
     "make",
+    "make_vec",
     "require_extra",
 ]

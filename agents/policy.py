@@ -186,6 +186,8 @@ def load_policy_agent(path, deterministic: bool = True, seed=None, check_layout:
     meta = read_meta(path)
     folder = path if path.is_dir() else path.parent
     try:
+        # saved options may use deprecated names (P'yanitsa's n_players): read them as today's names
+        meta["env_options"] = envs.kernel_class(meta["game"]).canonical_options(meta["env_options"])
         kernel = envs.kernel(meta["game"], **meta["env_options"])
     except ValueError as e:
         raise ValueError(f"{path}: its game/env options are not valid here: {e}") from None

@@ -36,6 +36,11 @@ def kernel(game: str, **options):
     return _entry(game).KERNEL(**options)
 
 
+def kernel_class(game: str):
+    """The kernel class of ``game`` (not built); ``ValueError`` for an unknown game."""
+    return _entry(game).KERNEL
+
+
 def __getattr__(name: str):
     """``cardzoo.envs.<game>_v0`` without importing it first (imported on first use)."""
     if name in GAMES.values():

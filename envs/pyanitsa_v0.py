@@ -1,7 +1,7 @@
 """P'yanitsa ("Drunkard") as a PettingZoo AEC environment.
 
 Rules, options and decisions: ``envs/pyanitsa/RULES.md``. Seats ``player_0`` ..
-``player_{n-1}`` (``n_players`` 2-4, default 2), each for themselves (``teams`` is ``None``).
+``player_{n-1}`` (``num_players`` 2-4, default 2), each for themselves (``teams`` is ``None``).
 Actions ``Discrete(C + 1)`` (``C`` = 36 or 52 cards): ``ORDER(card)`` for card ids
 ``0..C-1`` (only with ``collect_order="winner_chooses"``), then ``FLIP`` = ``C``. Piles are
 hidden from everyone (``hands`` is empty); they are seen only through ``state()``.
@@ -10,7 +10,7 @@ Observation layout: ``raw_env().observation_layout()``.
 Example::
 
     from cardzoo.envs import pyanitsa_v0
-    env = pyanitsa_v0.env(n_players=3, render_mode="ansi")
+    env = pyanitsa_v0.env(num_players=3, render_mode="ansi")
     env.reset(seed=0)
     for agent in env.agent_iter():
         obs, reward, termination, truncation, info = env.last()

@@ -44,8 +44,8 @@ def check_hidden_information(kernel, permute_hidden, *, batch=64, steps=160, eve
     """Play ``batch`` random games of ``kernel``; every ``every`` steps and for every seat, move the
     cards that seat cannot see (``permute_hidden(state, b, seat, rng) -> bool``: whether anything
     moved in game ``b``) and assert that nothing the seat is shown changes: its observation, its
-    own action mask, the public ``info``, its ansi render (every ``render_every``-th game) and,
-    where the kernel has one, its ``table_view``. With ``others_notice`` the next seat's
+    own action mask, the public ``info``, its ansi render and its text view (every
+    ``render_every``-th game) and, where the kernel has one, its ``table_view``. With ``others_notice`` the next seat's
     observation must change (the cards really moved). Finished games are skipped.
 
     Returns ``(checks, moved)``: seat checks made and games in which hidden cards moved.
@@ -73,6 +73,7 @@ def check_hidden_information(kernel, permute_hidden, *, batch=64, steps=160, eve
                         [k.info(s, b) for b in live],
                         [k.render(s, b, view=seat) for b in shown],
                         [k.table_view(s, b, seat) for b in shown] if has_view else None,
+                        [k.text_view(s, b, seat) for b in shown],
                     )
 
                 before = seen(st)
@@ -85,6 +86,7 @@ def check_hidden_information(kernel, permute_hidden, *, batch=64, steps=160, eve
                 assert after[2] == before[2], "info reveals hidden cards"
                 assert after[3] == before[3], f"seat {seat}'s render reveals hidden cards"
                 assert after[4] == before[4], f"seat {seat}'s table view reveals hidden cards"
+                assert after[5] == before[5], f"seat {seat}'s text view reveals hidden cards"
                 if others_notice:
                     nxt = (seat + 1) % k.num_players
                     assert not np.array_equal(k.observe(other, nxt), k.observe(st, nxt)), "no hidden card moved"

@@ -91,7 +91,7 @@ def test_render_mode_none_and_bad_view():
     with pytest.warns(UserWarning):
         assert env.render() is None
     with pytest.raises(ValueError, match="render_mode"):
-        all_fours_v0.env(render_mode="human")
+        all_fours_v0.env(render_mode="rgb_array")
     with pytest.raises(ValueError, match="seat 0..3"):
         all_fours_v0.env(render_mode="ansi", render_view=7)
 
@@ -309,7 +309,7 @@ def test_metadata():
     env = all_fours_v0.env()
     md = env.metadata
     assert md["name"] == "all_fours_v0"
-    assert md["render_modes"] == ["ansi"]
+    assert md["render_modes"] == ["ansi", "human"]
     assert md["zero_sum"] is True
     assert md["teams"] == [["player_0", "player_2"], ["player_1", "player_3"]]
     # per deal at most 2 decisions (default max_redeals 50) and 48 card plays

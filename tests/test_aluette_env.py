@@ -82,7 +82,7 @@ def test_render_mode_none_and_bad_view():
     with pytest.warns(UserWarning):
         assert env.render() is None
     with pytest.raises(ValueError, match="render_mode"):
-        aluette_v0.env(render_mode="human")
+        aluette_v0.env(render_mode="rgb_array")
     with pytest.raises(ValueError, match="seat 0..3"):
         aluette_v0.env(render_mode="ansi", render_view=7)
 
@@ -259,7 +259,7 @@ def test_off_turn_agents_get_an_all_zero_mask_and_observations_fit():
 def test_metadata():
     env = aluette_v0.env()
     md = env.metadata
-    assert md["name"] == "aluette_v0" and md["render_modes"] == ["ansi"] and md["zero_sum"] is True
+    assert md["name"] == "aluette_v0" and md["render_modes"] == ["ansi", "human"] and md["zero_sum"] is True
     assert md["teams"] == [["player_0", "player_2"], ["player_1", "player_3"]]
     assert md["max_episode_steps"] == 4 + 12 + 44 + 5 + 36
     assert aluette_v0.env(episode="match").metadata["max_episode_steps"] == 101 * 5

@@ -166,7 +166,7 @@ def test_spaces_masks_and_metadata():
         assert env.observation_space(a) is env.observation_space(a)
         assert env.action_space(a).n == 83
     md = env.metadata
-    assert md["name"] == "avinas_v0" and md["render_modes"] == ["ansi"] and md["zero_sum"] is True
+    assert md["name"] == "avinas_v0" and md["render_modes"] == ["ansi", "human"] and md["zero_sum"] is True
     assert md["teams"] == [["player_0", "player_2"], ["player_1", "player_3"]]
     # 4 calls per throw-in; a scored deal: 4 calls, 1 declaration, 32 cards, 7 stops, 7 signals
     assert md["max_episode_steps"] == 4 * 50 + 51

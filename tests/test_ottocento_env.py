@@ -65,7 +65,7 @@ def test_render_shows_only_the_viewers_hand_and_declarations():
     with pytest.warns(UserWarning):
         assert env.render() is None
     with pytest.raises(ValueError, match="render_mode"):
-        ottocento_v0.env(render_mode="human")
+        ottocento_v0.env(render_mode="rgb_array")
     with pytest.raises(ValueError, match="seat 0..3"):
         ottocento_v0.env(render_mode="ansi", render_view=7)
 

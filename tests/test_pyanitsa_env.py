@@ -33,10 +33,10 @@ def play_random(env, rng, max_steps=10**6):
     "options",
     [
         {},
-        {"n_players": 3, "tie_mode": "down_up", "runout": "forfeit"},
-        {"n_players": 4, "objective": "first_out_loses", "tie_players": "tied"},
+        {"num_players": 3, "tie_mode": "down_up", "runout": "forfeit"},
+        {"num_players": 4, "objective": "first_out_loses", "tie_players": "tied"},
         {"collect_order": "winner_chooses"},
-        {"n_players": 3, "deck": 52, "collect_order": "winner_chooses", "max_battles": 40},
+        {"num_players": 3, "deck": 52, "collect_order": "winner_chooses", "max_battles": 40},
     ],
     ids=["default", "3p-downup-forfeit", "4p-v2-tied", "chooses", "3p-52-chooses-cap"],
 )
@@ -47,7 +47,7 @@ def test_pettingzoo_api(options):
 
 def test_pettingzoo_seed_test():
     seed_test(lambda: pyanitsa_v0.env(), num_cycles=200)
-    seed_test(lambda: pyanitsa_v0.env(n_players=3, collect_order="winner_chooses"), num_cycles=200)
+    seed_test(lambda: pyanitsa_v0.env(num_players=3, collect_order="winner_chooses"), num_cycles=200)
 
 
 def test_seed_gives_the_same_deal_and_different_seeds_differ():
@@ -68,7 +68,7 @@ def test_seed_gives_the_same_deal_and_different_seeds_differ():
 @pytest.mark.parametrize("n, sizes", [(2, 18), (3, 12), (4, 9)])
 def test_deal_is_round_robin(n, sizes):
     order = np.random.default_rng(n).permutation(36)
-    env = pyanitsa_v0.env(n_players=n)
+    env = pyanitsa_v0.env(num_players=n)
     env.reset(options={"deck": order})
     got = env.unwrapped.kernel.piles(env.game_state, 0)
     for p in range(n):
@@ -76,7 +76,7 @@ def test_deal_is_round_robin(n, sizes):
 
 
 def test_52_cards_with_three_players_sets_one_card_aside():
-    k = PyanitsaKernel(n_players=3, deck=52)
+    k = PyanitsaKernel(num_players=3, deck=52)
     order = np.random.default_rng(0).permutation(52)
     st = k.init(np.random.default_rng(0), 1, deck=order)
     assert [len(p) for p in k.piles(st, 0)] == [17, 17, 17]
@@ -128,7 +128,7 @@ def test_render_mode_none_and_bad_view():
 
 # ----------------------------------------------------------------------------- copying
 @pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
-@pytest.mark.parametrize("options", [{"collect_order": "random", "n_players": 3}, {"collect_order": "winner_chooses"}])
+@pytest.mark.parametrize("options", [{"collect_order": "random", "num_players": 3}, {"collect_order": "winner_chooses"}])
 def test_copy_of_a_mid_game_env_continues_identically(clone, options):
     env = pyanitsa_v0.env(**options)
     env.reset(seed=21)
@@ -194,8 +194,8 @@ def test_step_before_reset_raises():
 @pytest.mark.parametrize(
     "options, valid",
     [
-        ({"n_players": 5}, "[2, 3, 4]"),
-        ({"n_players": "2"}, "[2, 3, 4]"),
+        ({"num_players": 5}, "[2, 3, 4]"),
+        ({"num_players": "2"}, "[2, 3, 4]"),
         ({"objective": "most_cards"}, "first_out_loses"),
         ({"tie_mode": "down"}, "down_up"),
         ({"tie_players": "some"}, "tied"),
@@ -248,7 +248,7 @@ def test_action_names_round_trip_and_errors():
 
 # ----------------------------------------------------------------------------- contract details
 def test_metadata_spaces_and_views():
-    env = pyanitsa_v0.env(n_players=3)
+    env = pyanitsa_v0.env(num_players=3)
     env.reset(seed=0)
     m = env.metadata
     assert m["name"] == "pyanitsa_v0" and "ansi" in m["render_modes"] and m["zero_sum"] is True
@@ -262,7 +262,7 @@ def test_metadata_spaces_and_views():
 
 
 def test_off_turn_agents_get_an_all_zero_mask_and_observations_fit_the_space():
-    env = pyanitsa_v0.env(n_players=4, collect_order="winner_chooses")
+    env = pyanitsa_v0.env(num_players=4, collect_order="winner_chooses")
     env.reset(seed=2)
     rng = np.random.default_rng(2)
     for _ in range(300):
@@ -276,7 +276,7 @@ def test_off_turn_agents_get_an_all_zero_mask_and_observations_fit_the_space():
 
 
 def test_out_players_stay_in_the_agent_list_and_get_the_final_reward():
-    env = new_env(["7S", "QH 8C", "9D 10S"], n_players=3)
+    env = new_env(["7S", "QH 8C", "9D 10S"], num_players=3)
     rng = np.random.default_rng(0)
     flip_battle(env)
     assert env.agents == env.possible_agents
@@ -287,7 +287,7 @@ def test_out_players_stay_in_the_agent_list_and_get_the_final_reward():
 
 
 def test_observation_is_seat_relative():
-    env = new_env(["KS 7C 8C", "9H QD"], n_players=2)
+    env = new_env(["KS 7C 8C", "9H QD"], num_players=2)
     flip_battle(env)
     lay = env.unwrapped.kernel.obs_layout
     o0 = env.observe("player_0")["observation"]
@@ -322,7 +322,7 @@ def _permute_hidden(k, st, rng, keep_known=True):
     return st2
 
 
-@pytest.mark.parametrize("options", [{}, {"n_players": 3, "tie_mode": "down_up"}, {"collect_order": "winner_chooses"}])
+@pytest.mark.parametrize("options", [{}, {"num_players": 3, "tie_mode": "down_up"}, {"collect_order": "winner_chooses"}])
 def test_observation_unchanged_when_hidden_pile_cards_move(options):
     k = PyanitsaKernel(**options)
     rng = np.random.default_rng(0)
@@ -336,6 +336,7 @@ def test_observation_unchanged_when_hidden_pile_cards_move(options):
             for v in range(k.num_players):
                 assert np.array_equal(k.observe(st, v), k.observe(st2, v))
                 assert k.render(st, 0, v) == k.render(st2, 0, v)
+                assert k.text_view(st, 0, v) == k.text_view(st2, 0, v)
             assert k.info(st, 0) == k.info(st2, 0)
     assert moved > 50
     # and the state vector does see the piles

@@ -25,7 +25,7 @@ from pyanitsa_util import final_rewards, flip_battle, new_env, piles, run_battle
     ],
 )
 def test_example1_six_over_ace_is_a_set_rule(cards, winners):
-    k = PyanitsaKernel(n_players=len(cards.split()))
+    k = PyanitsaKernel(num_players=len(cards.split()))
     ids = np.array([FRENCH36.card_id(c) for c in cards.split()])[None]
     key = k._keys(ids.astype(np.int16), np.ones_like(ids, dtype=bool))[0]
     top = [cards.split()[i] for i in np.flatnonzero(key == key.max())]
@@ -108,21 +108,21 @@ EX7 = ["KS 7C", "KH 9D", "8C AH"]
 
 
 def test_example7_everyone_in_the_tie_variant1():
-    env = new_env(EX7, n_players=3)
+    env = new_env(EX7, num_players=3)
     flip_battle(env)
     assert piles(env) == [[], [], ["8C", "KS", "KH", "AH", "7C", "9D"]]
     assert final_rewards(env) == [0.5, 0.5, -1.0]
 
 
 def test_example7_everyone_in_the_tie_variant2():
-    env = new_env(EX7, n_players=3, objective="first_out_loses")
+    env = new_env(EX7, num_players=3, objective="first_out_loses")
     flip_battle(env)
     assert final_rewards(env) == [-1.0, -1.0, 2.0]
     assert env.infos["player_2"]["losers"] == [0, 1]
 
 
 def test_example7_only_tied_players():
-    env = new_env(EX7, n_players=3, tie_players="tied")
+    env = new_env(EX7, num_players=3, tie_players="tied")
     flip_battle(env)
     assert piles(env) == [[], ["KH", "8C", "KS", "9D", "7C"], ["AH"]]
     assert not env.game_state.done[0]
@@ -138,7 +138,7 @@ def test_example8_six_over_ace_in_a_tie_step():
 
 # ----------------------------------------------------------------------------- 9. four players
 def test_example9_four_players():
-    env = new_env(["6S 7S", "6H 8H", "AD 9D", "KC 10C"], n_players=4, objective="first_out_loses")
+    env = new_env(["6S 7S", "6H 8H", "AD 9D", "KC 10C"], num_players=4, objective="first_out_loses")
     flip_battle(env)
     assert piles(env) == [[], [], [], ["KC", "6S", "6H", "AD", "10C", "7S", "8H", "9D"]]
     assert final_rewards(env) == [-1.0, -1.0, -1.0, 3.0]
@@ -147,7 +147,7 @@ def test_example9_four_players():
 # ----------------------------------------------------------------------------- 10. draws
 @pytest.mark.parametrize("position", [["9S", "9H"], ["6S", "6H", "AD", "KC"]])
 def test_example10_dead_battles_are_draws(position):
-    env = new_env(position, n_players=len(position))
+    env = new_env(position, num_players=len(position))
     flip_battle(env)
     st = env.game_state
     assert st.done[0] and st.draw[0] and not st.truncated[0]
@@ -158,14 +158,14 @@ def test_example10_dead_battles_are_draws(position):
 
 # ----------------------------------------------------------------------------- 11. variant 2, three players
 def test_example11_variant2_three_players():
-    env = new_env(["7S", "QH 8C", "9D 10S"], n_players=3, objective="first_out_loses")
+    env = new_env(["7S", "QH 8C", "9D 10S"], num_players=3, objective="first_out_loses")
     flip_battle(env)
     assert piles(env) == [[], ["8C", "QH", "9D", "7S"], ["10S"]]
     assert final_rewards(env) == [-1.0, 0.5, 0.5]
 
 
 def test_example11_variant1_out_player_is_skipped():
-    env = new_env(["7S", "QH 8C", "9D 10S"], n_players=3)
+    env = new_env(["7S", "QH 8C", "9D 10S"], num_players=3)
     flip_battle(env)
     assert not env.game_state.done[0]
     assert flip_battle(env) == ["player_1", "player_2"]
@@ -252,7 +252,7 @@ def test_decision_winner_chooses_skips_ordering_when_the_game_ends():
 
 
 def test_decision_untied_players_took_part_under_first_out_loses():
-    env = new_env(["KS 7C", "KH 9D", "8C"], n_players=3, tie_players="tied", objective="first_out_loses")
+    env = new_env(["KS 7C", "KH 9D", "8C"], num_players=3, tie_players="tied", objective="first_out_loses")
     flip_battle(env)
     assert piles(env) == [[], ["KH", "8C", "KS", "9D", "7C"], []]
     assert final_rewards(env) == [-1.0, 2.0, -1.0]
@@ -272,7 +272,7 @@ def test_decision_a_standing_ace_makes_a_new_six_win():
     ],
 )
 def test_decision_untied_contender_that_runs_out(runout, expected):
-    env = new_env(["KS 7C", "KH 9D", "QC"], n_players=3, runout=runout, objective="first_out_loses")
+    env = new_env(["KS 7C", "KH 9D", "QC"], num_players=3, runout=runout, objective="first_out_loses")
     flip_battle(env)
     assert piles(env) == expected
 

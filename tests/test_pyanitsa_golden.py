@@ -1,6 +1,6 @@
 """Golden playthrough of one seeded P'yanitsa game (``tests/golden/pyanitsa_seed0.txt``).
 
-The game: ``pyanitsa_v0.env(n_players=3, collect_order="winner_chooses", objective="first_out_loses")``, ``reset(seed=0)``,
+The game: ``pyanitsa_v0.env(num_players=3, collect_order="winner_chooses", objective="first_out_loses")``, ``reset(seed=0)``,
 each action drawn uniformly from the legal actions by ``numpy.random.default_rng(0)``. Every
 step records the agent, a summary decoded from that agent's observation (pile sizes me-first,
 last battle's face-up cards me-first, the pot it orders), the legal actions, the action and the
@@ -31,13 +31,13 @@ def _cards(env, vec) -> str:
 
 
 def generate() -> str:
-    env = pyanitsa_v0.env(n_players=3, collect_order="winner_chooses", objective="first_out_loses")
+    env = pyanitsa_v0.env(num_players=3, collect_order="winner_chooses", objective="first_out_loses")
     k = env.kernel
     lay = k.obs_layout
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     lines = [
-        "# P'yanitsa golden playthrough: pyanitsa_v0.env(n_players=3, collect_order='winner_chooses', objective='first_out_loses'), "
+        "# P'yanitsa golden playthrough: pyanitsa_v0.env(num_players=3, collect_order='winner_chooses', objective='first_out_loses'), "
         "reset(seed=0), actions rng=default_rng(0).choice(legal)",
         "# step agent | sizes (me first) | face up (me first) | pot | legal | action | rewards p0..p2",
     ]

@@ -12,7 +12,7 @@ from cardzoo.envs.pyanitsa.kernel import PyanitsaKernel
 from cardzoo.training import pyanitsa_lengths as L
 
 
-@pytest.mark.parametrize("options", [{}, {"n_players": 3, "collect_order": "seat_order"}, {"n_players": 4, "tie_mode": "down_up"}])
+@pytest.mark.parametrize("options", [{}, {"num_players": 3, "collect_order": "seat_order"}, {"num_players": 4, "tie_mode": "down_up"}])
 def test_play_battle_equals_flipping(options):
     k = PyanitsaKernel(**options)
     rng = np.random.default_rng(0)
@@ -32,7 +32,7 @@ def test_play_battle_equals_flipping(options):
 
 
 def test_run_counts_every_started_game_once():
-    r = L.run(1500, batch=256, seed=1, n_players=3, objective="first_out_loses")
+    r = L.run(1500, batch=256, seed=1, num_players=3, objective="first_out_loses")
     s = r.summary()
     assert s["games"] == 1500 and (r.battles >= 1).all()
     assert abs(sum(s["loser_by_seat"]) - r.losers[r.outcome == 0].sum() / (r.outcome == 0).sum()) < 1e-9
@@ -60,7 +60,7 @@ def test_winner_chooses_is_rejected():
 
 
 def test_run_all_writes_json_markdown_and_png(tmp_path):
-    rows = L.run_all(200, tmp_path, settings=[{"n_players": 4, "objective": "first_out_loses"}], log=lambda s: None)
+    rows = L.run_all(200, tmp_path, settings=[{"num_players": 4, "objective": "first_out_loses"}], log=lambda s: None)
     data = json.loads((tmp_path / "lengths.json").read_text())
     assert data[0]["games"] == 200 == sum(data[0]["counts"].values())
     assert (tmp_path / "game_lengths.png").stat().st_size > 1000

@@ -97,15 +97,15 @@ def test_soak_default_rules_10000_games():
 @pytest.mark.parametrize(
     "options, batch",
     [
-        ({"n_players": 3}, 500),
-        ({"n_players": 4, "objective": "first_out_loses"}, 800),
-        ({"n_players": 3, "tie_mode": "down_up", "runout": "forfeit", "tie_players": "tied"}, 500),
-        ({"n_players": 4, "tie_mode": "down_up", "collect_order": "random"}, 500),
+        ({"num_players": 3}, 500),
+        ({"num_players": 4, "objective": "first_out_loses"}, 800),
+        ({"num_players": 3, "tie_mode": "down_up", "runout": "forfeit", "tie_players": "tied"}, 500),
+        ({"num_players": 4, "tie_mode": "down_up", "collect_order": "random"}, 500),
         ({"collect_order": "seat_order"}, 400),
-        ({"collect_order": "winner_chooses", "n_players": 3}, 500),
+        ({"collect_order": "winner_chooses", "num_players": 3}, 500),
         ({"collect_order": "winner_chooses", "objective": "first_out_loses", "runout": "forfeit"}, 500),
-        ({"deck": 52, "n_players": 3, "six_beats_ace": False, "max_battles": 300}, 500),
-        ({"n_players": 2, "detect_cycles": False, "collect_order": "seat_order", "max_battles": 400}, 500),
+        ({"deck": 52, "num_players": 3, "six_beats_ace": False, "max_battles": 300}, 500),
+        ({"num_players": 2, "detect_cycles": False, "collect_order": "seat_order", "max_battles": 400}, 500),
     ],
 )
 def test_soak_options(options, batch):
@@ -123,7 +123,7 @@ def test_soak_options(options, batch):
 
 def test_batch_independence():
     """A game played inside a batch behaves exactly as the same game played alone (same actions)."""
-    k = PyanitsaKernel(n_players=3, collect_order="winner_chooses", tie_mode="down_up")
+    k = PyanitsaKernel(num_players=3, collect_order="winner_chooses", tie_mode="down_up")
     rng = np.random.default_rng(3)
     B = 16
     st = k.init(rng, B)

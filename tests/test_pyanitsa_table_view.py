@@ -70,7 +70,7 @@ def test_summary_of_a_draw_and_of_three_players_first_out():
     v = env.unwrapped.table_view(0)
     assert v["summary"]["result"] == "draw" and v["summary"]["lines"][0]["values"] == ["draw", "draw"]
     assert fact(v, "battle_winner") == "dead" and v["last_trick"]["winner"] is None
-    env = new_env(["KS 7C", "KH 9D", "8C AH"], n_players=3, objective="first_out_loses")  # §10 example 7
+    env = new_env(["KS 7C", "KH 9D", "8C AH"], num_players=3, objective="first_out_loses")  # §10 example 7
     flip_battle(env)
     v = env.unwrapped.table_view(2)
     assert v["summary"]["result"] == "seats_0_1_lose"
@@ -92,7 +92,7 @@ def test_the_pot_is_shown_to_the_seat_ordering_it_only():
 
 
 @pytest.mark.parametrize(
-    "options", [{}, {"n_players": 3, "tie_mode": "down_up"}, {"n_players": 4, "collect_order": "winner_chooses"}]
+    "options", [{}, {"num_players": 3, "tie_mode": "down_up"}, {"num_players": 4, "collect_order": "winner_chooses"}]
 )
 def test_view_is_json_and_unchanged_when_hidden_pile_cards_move(options):
     k = PyanitsaKernel(**options)

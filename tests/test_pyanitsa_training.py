@@ -21,11 +21,11 @@ def _pool():
     return pool
 
 
-@pytest.mark.parametrize("n_players", [2, 3])
-def test_vec_env_without_teams_trains_one_seat(n_players):
-    opts = {**SHORT, "n_players": n_players}
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_vec_env_without_teams_trains_one_seat(num_players):
+    opts = {**SHORT, "num_players": num_players}
     vec = KernelVecEnv("pyanitsa", 32, _pool(), seed=0, env_options=opts, skip_forced=True)
-    assert vec.sides == [[s] for s in range(n_players)]
+    assert vec.sides == [[s] for s in range(num_players)]
     obs = vec.reset()
     assert obs.shape == (32, vec.kernel.obs_layout.size) and obs.max() <= 1.0
     rng = np.random.default_rng(0)
@@ -42,10 +42,10 @@ def test_vec_env_without_teams_trains_one_seat(n_players):
         for i in np.flatnonzero(done):
             returns.append(infos[i]["episode_result"]["return"])
             assert rew[i] == pytest.approx(infos[i]["episode_result"]["return"] - (returns[-1] - rew[i]))
-    assert seats == set(range(n_players))
+    assert seats == set(range(num_players))
     assert len(returns) > 5
     # first_out_loses: -1 for a loser; L/(N-L) for the others (L = 1 or 2 losers)
-    allowed = {-1.0, 0.0} | {round(L / (n_players - L), 3) for L in range(1, n_players)}
+    allowed = {-1.0, 0.0} | {round(L / (num_players - L), 3) for L in range(1, num_players)}
     assert set(np.round(returns, 3)) <= allowed
 
 
@@ -57,11 +57,11 @@ def test_vec_env_without_skip_forced_sees_flips():
     vec.step(np.full(8, vec.kernel.FLIP))
 
 
-@pytest.mark.parametrize("n_players", [2, 3])
-def test_arena_seat_rotation_duplicates(n_players):
-    opts = {**SHORT, "n_players": n_players, "max_battles": 300}
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_arena_seat_rotation_duplicates(num_players):
+    opts = {**SHORT, "num_players": num_players, "max_battles": 300}
     r = play_duplicate("pyanitsa", "pyanitsa/rule", "random", n_deals=60, seed=1, env_options=opts, batch=32)
-    assert r.n_hands == 60 * n_players
+    assert r.n_hands == 60 * num_players
     assert -1.0 <= r.mean_diff <= 1.0 and r.diff_ci[0] <= r.mean_diff <= r.diff_ci[1]
     # an agent against itself: every deal replays identically in every seating -> zero-sum over seats
     same = play_duplicate("pyanitsa", "pyanitsa/rule", "pyanitsa/rule", n_deals=40, seed=2, env_options=opts)
@@ -89,12 +89,12 @@ def test_rule_agent_orders_by_strength():
     assert ag.act(np.zeros((1, 10)), flip)[0] == 36
     with pytest.raises(ValueError, match="direction"):
         agents.load("pyanitsa/rule", direction="sideways")
-    with pytest.raises(ValueError, match="n_players"):
-        agents.load("pyanitsa/rule", n_players=7)
+    with pytest.raises(ValueError, match="num_players"):
+        agents.load("pyanitsa/rule", num_players=7)
 
 
-@pytest.mark.parametrize("n_players", [2, 3, 4])
-def test_terminal_play_without_teams(n_players):
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_terminal_play_without_teams(num_players):
     said = []
     answers = iter(["hello", "ORDER(KS)"])
 
@@ -107,10 +107,10 @@ def test_terminal_play_without_teams(n_players):
 
     returns = play(
         "pyanitsa", "unused", "pyanitsa/rule", seed=3,
-        env_options={**CHOOSE, "n_players": n_players, "objective": "first_out_loses"}, read=read_any, write=said.append,
+        env_options={**CHOOSE, "num_players": num_players, "objective": "first_out_loses"}, read=read_any, write=said.append,
     )
     text = "\n".join(said)
-    assert f"of {n_players} players" in text and "'hello' is not a move" in text
+    assert f"of {num_players} players" in text and "'hello' is not a move" in text
     assert "-- battle 1 " in text and "game over" in text
     assert returns is not None and abs(sum(returns.values())) < 1e-6
 
@@ -128,7 +128,7 @@ def test_shipped_ppo_agent_loads_and_plays_legal_orders():
     ag = agents.load("pyanitsa/ppo", **CHOOSE)
     assert isinstance(ag, SkipForced) and ag.meta["env_options"] == CHOOSE
     with pytest.raises(ValueError, match="layout"):
-        agents.load("pyanitsa/ppo", **CHOOSE, n_players=3)  # trained on the 2-player layout
+        agents.load("pyanitsa/ppo", **CHOOSE, num_players=3)  # trained on the 2-player layout
     from cardzoo import envs
 
     k = envs.kernel("pyanitsa", **CHOOSE)
@@ -146,7 +146,7 @@ def test_study_and_lengths_commands_run_small(tmp_path, capsys):
     from cardzoo.training import pyanitsa_study
     from cardzoo.training.cli import main
 
-    opts = {**SHORT, "n_players": 3, "max_battles": 200}
+    opts = {**SHORT, "num_players": 3, "max_battles": 200}
     rows = pyanitsa_study.study(20, seed=1, ppo=None, env_options=opts)
     assert [r["agent_a"] for r in rows] == ["rule (weak first)", "rule (strong first)"]
     assert all(r["n_hands"] == 60 for r in rows)

@@ -178,7 +178,7 @@ def test_whole_episode_to_the_end_then_a_new_deal(client, game):
         moves += 1
     assert v["to_act"] is None and v["legal"] == [] and v["your_turn"] is False and v["phase"] == "over"
     assert sum(1 for e in v["log"] if e["seat"] == 0) == moves
-    k = envs.kernel(game, **({} if players is None else {"n_players": players}))
+    k = envs.kernel(game, **({} if players is None else {"num_players": players}))
     assert len(v["returns"]) == k.num_players and v["totals"] == v["returns"]
     if k.zero_sum:
         assert sum(v["returns"]) == pytest.approx(0.0, abs=1e-6)

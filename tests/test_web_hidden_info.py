@@ -118,7 +118,7 @@ def test_no_answer_shows_a_card_seat_0_may_not_see(game, body):
     rng = np.random.default_rng(2026)
     opts = dict(body.get("options", {}))
     if "players" in body:
-        opts["n_players"] = body["players"]
+        opts["num_players"] = body["players"]
     deck = envs.kernel(game, **opts).deck
     bound = step_bound(game, **opts)
     answers = moved = 0

@@ -107,8 +107,8 @@ SETTINGS = [
     ("ottocento", {}, 6, 400),
     ("avinas", {}, 20, 400),
     ("aluette", {}, 12, 400),
-    ("pyanitsa", {"n_players": 4, "objective": "first_out_loses", "collect_order": "winner_chooses"}, 4, 400),
-    ("pyanitsa", {"n_players": 2}, 1, 1500),
+    ("pyanitsa", {"num_players": 4, "objective": "first_out_loses", "collect_order": "winner_chooses"}, 4, 400),
+    ("pyanitsa", {"num_players": 2}, 1, 1500),
 ]
 
 

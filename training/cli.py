@@ -68,7 +68,7 @@ def cmd_lengths(args) -> int:
         bad = [i for i in args.only if not 0 <= i < n]
         if bad or len(set(args.only)) != len(args.only):
             listing = "; ".join(
-                f"{i}: {s['n_players']} players, {s['objective']}, {s['collect_order']}" for i, s in enumerate(settings)
+                f"{i}: {s['num_players']} players, {s['objective']}, {s['collect_order']}" for i, s in enumerate(settings)
             )
             raise ValueError(f"--only takes distinct setting indices 0..{n - 1}, got {args.only}; settings: {listing}")
         settings = [settings[i] for i in args.only]
@@ -179,6 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
     from . import commands
 
     commands.add_commands(sub, games, _parse_options)
+
+    from . import rllib  # imports ray only when the command runs
+
+    r = sub.add_parser("train-rllib", help="RLlib PPO with action masking over the batched kernel ([rllib] extra)")
+    rllib.add_arguments(r, games)
+    r.set_defaults(fn=rllib.cmd_train_rllib)
     return p
 
 

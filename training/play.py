@@ -4,7 +4,9 @@ In a team game (All Fours) the person's partners are played by the ``partner`` a
 the other team by ``opponents``; in a game without teams (P'yanitsa, 2-4 players) every other
 seat is played by ``opponents`` and ``partner`` is not used.
 
-The person sees only what seat 0 may see (the env's seat-0 render and observation), types a
+The person sees only what seat 0 may see (the env's per-seat text view,
+``env.unwrapped.text_observation("player_0")``: the seat-0 render, who is to act and the legal
+actions by name; names typed are read by ``action_from_text``), types a
 move by name (``10H``, ``beg``) or by its number in the list of legal moves (an empty line
 plays the move when only one is legal), and gets a clear message and another try on bad
 input. ``q`` quits.
@@ -37,12 +39,14 @@ def _choose(env, legal: list[int], read: Callable[[str], str], write: Callable[[
         if text.isdigit() and int(text) < len(legal):
             return legal[int(text)]
         try:
+            return env.unwrapped.action_from_text(env.agent_selection, text)
+        except ValueError:
+            pass
+        try:
             a = env.action_id(text)
         except ValueError:
             write(f"'{text}' is not a move. Type a move's name or its number: {', '.join(names)} (q quits)")
             continue
-        if a in legal:
-            return a
         write(f"{env.action_name(a)} is not legal now. Legal: {', '.join(names)}")
 
 
@@ -84,7 +88,7 @@ def play(
             continue
         seat = env.agent_name_mapping[agent]
         if seat == 0:
-            text = env.render()
+            text = env.unwrapped.text_observation(agent)
             if text != last_render:
                 write("\n" + text)
             legal = np.flatnonzero(obs["action_mask"]).tolist()

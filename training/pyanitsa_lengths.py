@@ -102,7 +102,7 @@ def run(n_games: int, batch: int = 4096, seed: int = 0, **options) -> LengthResu
 
 #: the settings of the table of training/STUDIES.md: 2/3/4 players, the fixed and random collect orders, both objectives
 SETTINGS = [
-    {"n_players": n, "collect_order": order, "objective": obj}
+    {"num_players": n, "collect_order": order, "objective": obj}
     for n in (2, 3, 4)
     for obj in ("last_holder_loses", "first_out_loses")
     for order in ("winner_first", "seat_order", "random")
@@ -121,7 +121,7 @@ def markdown(rows: list[dict]) -> str:
         obj = "variant 1" if o.get("objective", "last_holder_loses") == "last_holder_loses" else "variant 2"
         seats = " / ".join(f"{x:.3f}" for x in r["loser_by_seat"])
         lines.append(
-            f"| {o.get('n_players', 2)} | {obj} | {o.get('collect_order', 'winner_first')} | {r['games']:,} | {r['mean']:.1f} "
+            f"| {o.get('num_players', o.get('n_players', 2))} | {obj} | {o.get('collect_order', 'winner_first')} | {r['games']:,} | {r['mean']:.1f} "
             f"| {r['median']:.0f} | {r['p90']:.0f} | {r['p99']:.0f} | {r['p99.9']:.0f} | {r['max']} "
             f"| {100 * r['cycles']:.2f}% | {100 * r['capped']:.3f}% | {100 * r['draws']:.3f}% | {seats} |"
         )
@@ -144,7 +144,7 @@ def histogram(results: list[LengthResult], path, title: str = "P'yanitsa: battle
         o = r.options
         obj = "v1" if o.get("objective", "last_holder_loses") == "last_holder_loses" else "v2"
         order = o.get("collect_order", "winner_first")
-        key = (o.get("n_players", 2), obj)
+        key = (o.get("num_players", o.get("n_players", 2)), obj)
         color = colors.setdefault(key, f"C{len(colors)}")  # colour: players + objective; line style: order
         label = f"N={key[0]} {obj} {order} ({r.battles.size:,} games)"
         h, e = np.histogram(np.minimum(r.battles, bins[-1] - 1), bins=bins)

@@ -29,13 +29,17 @@ class SingleSeatEnv(gymnasium.Env):
             team, or every other player in a game without teams); ``others`` (dict seat -> name)
             overrides per seat.
         seed: seed of the env and of seeded agents.
-        render_mode: ``None`` or ``"ansi"`` (rendered from the learning seat's view).
+        render_mode: ``None``, ``"ansi"`` or ``"human"`` (rendered from the learning seat's view).
+        illegal_action: ``"raise"`` (default: ``ValueError`` naming the action and the legal ones) or
+            ``"lose"``: an illegal action ends the episode and the learning seat's side loses it
+            (reward ``-1``, ``info["illegal_action"]`` names it; see :mod:`cardzoo.envs.core.aec`), so
+            learners without action masks, and ``gymnasium.utils.env_checker.check_env``, can run it.
         **env_options: the game's options.
 
     Raises ``ValueError`` for a bad seat, agent name or option.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "human"]}
 
     def __init__(
         self,
@@ -46,9 +50,16 @@ class SingleSeatEnv(gymnasium.Env):
         others: dict | None = None,
         seed: int | None = None,
         render_mode: str | None = None,
+        illegal_action: str = "raise",
         **env_options,
     ) -> None:
-        self.aec = envs.make(game, render_mode=render_mode, render_view=seat if render_mode else None, **env_options)
+        self.aec = envs.make(
+            game,
+            render_mode=render_mode,
+            render_view=seat if isinstance(seat, int) and render_mode else None,
+            illegal_action=illegal_action,
+            **env_options,
+        )
         n = len(self.aec.possible_agents)
         if not (isinstance(seat, int) and 0 <= seat < n):
             raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")

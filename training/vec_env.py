@@ -1,6 +1,8 @@
 """Batched training environment: B games in lockstep, one learning team against an opponent pool.
 
-:class:`KernelVecEnv` is a stable-baselines3 ``VecEnv`` built directly on a game kernel.
+:class:`KernelVecEnv` is a stable-baselines3 ``VecEnv``: a thin adapter of the Gymnasium vector env
+:class:`cardzoo.envs.core.vector.KernelVectorEnv` (run in ``SAME_STEP`` autoreset mode), which
+holds the one implementation of the batched games, opponents, rewards and autoreset.
 Each of its ``n_envs`` slots is one game. In every game the learner plays both seats of one
 team (a shared policy over seat-relative observations); the other team is played by an
 opponent drawn from an :class:`OpponentPool` when the game is dealt, and the opponents'
@@ -33,10 +35,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
 from cardzoo import envs
+from cardzoo.envs.core.vector import KernelVectorEnv, OpponentSet
 
 
 @dataclass
@@ -48,8 +51,9 @@ class PoolEntry:
     weight: float
 
 
-class OpponentPool:
-    """Opponents to sample from, by weight.
+class OpponentPool(OpponentSet):
+    """Opponents to sample from, by weight (an :class:`~cardzoo.envs.core.vector.OpponentSet` whose
+    members change during training: snapshots are added, the oldest dropped).
 
     ``groups`` weight whole families: e.g. ``{"random": 0.1, "rule": 0.4, "snapshot": 0.5}``;
     an entry belongs to the family named by the part of its name before ``@`` (``"snapshot@40960"``),
@@ -85,6 +89,17 @@ class OpponentPool:
         """Indices of ``n`` opponents drawn by weight."""
         return rng.choice(len(self.entries), size=n, p=self.probabilities())
 
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def name(self, i: int) -> str:
+        """Name of entry ``i``."""
+        return self.entries[i].name
+
+    def act(self, i: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Actions of entry ``i``'s agent for ``obs`` ``uint8[n, D]`` and ``mask`` ``bool[n, A]``."""
+        return self.entries[i].agent.act(obs, mask)
+
 
 class KernelVecEnv(VecEnv):
     """``VecEnv`` of ``n_envs`` games of ``game`` for a learning team (see module docstring).
@@ -97,6 +112,9 @@ class KernelVecEnv(VecEnv):
         env_options: the game's options (RULES.md §8).
         privileged: append the perfect-information features for a critic (module docstring).
         skip_forced: play decisions with a single legal action automatically (default False).
+
+    The Gymnasium vector env is :attr:`venv`; ``kernel``, ``st`` (the kernel state), ``sides``,
+    ``learner_team``, ``opponent``, ``actor_dim`` and ``pool`` read through to it.
     """
 
     def __init__(
@@ -113,146 +131,62 @@ class KernelVecEnv(VecEnv):
             raise ValueError("the opponent pool is empty: add at least one opponent")
         self.game = game
         self.env_options = dict(env_options or {})
-        self.kernel = envs.kernel(game, **self.env_options)
-        k = self.kernel
-        self.sides = [list(t) for t in k.teams] if k.teams is not None else [[s] for s in range(k.num_players)]
-        self.skip_forced = bool(skip_forced)
-        self.pool = pool
-        self.rng = np.random.default_rng(seed)
-        self.scale = (1.0 / np.maximum(k.obs_layout.high(), 1.0)).astype(np.float32)
-        self.privileged = bool(privileged)
-        self.state_scale = (1.0 / np.maximum(k.state_layout.high(), 1.0)).astype(np.float32)
-        self.actor_dim = k.obs_layout.size
-        width = self.actor_dim + (k.state_layout.size + k.num_players if self.privileged else 0)
-        obs_space = spaces.Box(0.0, 1.0, (width,), np.float32)
+        self.venv = KernelVectorEnv(
+            envs.kernel(game, **self.env_options),
+            n_envs,
+            pool,
+            seed=seed,
+            privileged=privileged,
+            skip_forced=skip_forced,
+            autoreset_mode=AutoresetMode.SAME_STEP,
+        )
         self.render_mode = None
-        super().__init__(n_envs, obs_space, spaces.Discrete(k.num_actions))
-        self._team_of_seat = np.zeros(k.num_players, dtype=np.int64)
-        for t, seats in enumerate(self.sides):
-            self._team_of_seat[seats] = t
-        self._rep_seat = np.array([seats[0] for seats in self.sides])  # a seat whose reward is the side's
-        self._ar = np.arange(n_envs)
+        super().__init__(n_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._actions = None
-        self.st = None
-        self.learner_team = np.zeros(n_envs, dtype=np.int64)
-        self.opponent = np.zeros(n_envs, dtype=np.int64)
-        self.episode_return = np.zeros(n_envs, dtype=np.float64)
-        self.episode_len = np.zeros(n_envs, dtype=np.int64)
 
-    # ---------------------------------------------------------------- internals
-    def _learner_to_act(self) -> np.ndarray:
-        return self._team_of_seat[self.st.current_player.astype(np.int64)] == self.learner_team
-
-    def _draw(self, idx: np.ndarray) -> None:
-        self.learner_team[idx] = self.rng.integers(0, len(self.sides), size=idx.size)
-        self.opponent[idx] = self.pool.sample(self.rng, idx.size)
-
-    def _advance(self, rewards: np.ndarray) -> None:
-        """Play opponents' moves (batched per opponent) until the learner acts or the game ends."""
-        k, st = self.kernel, self.st
-        actions = np.zeros(self.num_envs, dtype=np.int64)
-        learner_seat = self._rep_seat[self.learner_team]
-        for _ in range(10_000):
-            opp = ~st.done & ~self._learner_to_act()
-            forced = None
-            if self.skip_forced:
-                mask = k.legal_actions(st)
-                forced = ~st.done & (mask.sum(axis=1) == 1)
-                opp |= forced
-            if not opp.any():
-                return
-            if forced is not None:
-                actions[forced] = mask[forced].argmax(axis=1)
-                chooser = opp & ~forced
-            else:
-                chooser = opp
-            if chooser.any():
-                obs = k.observe(st, st.current_player)
-                mask = k.legal_actions(st)
-                for j in np.unique(self.opponent[chooser]):
-                    g = chooser & (self.opponent == j)
-                    actions[g] = self.pool.entries[j].agent.act(obs[g], mask[g])
-            k.step(st, actions, self.rng, active=opp)
-            rewards += st.rewards[self._ar, learner_seat]
-        raise RuntimeError("opponents (and forced moves) moved 10,000 times in a row: the kernel never returned to the learner")
-
-    def _obs(self, seat=None) -> np.ndarray:
-        k, st = self.kernel, self.st
-        seat = st.current_player if seat is None else seat
-        obs = k.observe(st, seat).astype(np.float32) * self.scale
-        if not self.privileged:
-            return obs
-        onehot = np.zeros((self.num_envs, k.num_players), dtype=np.float32)
-        onehot[self._ar, np.asarray(seat, dtype=np.int64)] = 1.0
-        return np.concatenate([obs, k.global_state(st).astype(np.float32) * self.state_scale, onehot], axis=1)
-
-    def _fresh(self, idx: np.ndarray) -> None:
-        """Deal new games at ``idx`` (redealing any that end at once), draw seats/opponents, advance."""
-        k = self.kernel
-        if self.st is None:
-            self.st = k.init(self.rng, self.num_envs)
-        else:
-            self.st.put(idx, k.init(self.rng, idx.size))
-        self._draw(idx)
-        sink = np.zeros(self.num_envs)
-        for _ in range(100):
-            self._advance(sink)
-            if not self.st.done.any():
-                return
-            again = np.flatnonzero(self.st.done)
-            self.st.put(again, k.init(self.rng, again.size))
-            self._draw(again)
-        raise RuntimeError("could not deal a game that lasts until the learner's first decision")
+    # read-through views of the vector env's state
+    kernel = property(lambda self: self.venv.kernel)
+    st = property(lambda self: self.venv.st)
+    sides = property(lambda self: self.venv.sides)
+    learner_team = property(lambda self: self.venv.learner_team)
+    opponent = property(lambda self: self.venv.opponent)
+    actor_dim = property(lambda self: self.venv.actor_dim)
+    privileged = property(lambda self: self.venv.privileged)
+    skip_forced = property(lambda self: self.venv.skip_forced)
+    pool = property(lambda self: self.venv.opponents)
+    _rep_seat = property(lambda self: self.venv._rep_seat)
 
     # ---------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
-        if self._seeds[0] is not None:  # set by VecEnv.seed(seed)
-            self.rng = np.random.default_rng(self._seeds[0])
+        seed = self._seeds[0]  # set by VecEnv.seed(seed)
         self._reset_seeds()
-        self.st = None
-        self._fresh(self._ar)
-        self.episode_return[:] = 0
-        self.episode_len[:] = 0
-        return self._obs()
+        obs, _ = self.venv.reset(seed=seed)
+        return obs
 
     def action_masks(self) -> np.ndarray:
         """``bool[n_envs, A]`` legal actions of the learner's seat to act in each game."""
-        return self.kernel.legal_actions(self.st)
+        return self.venv.action_masks()
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
 
     def step_wait(self):
-        k, st = self.kernel, self.st
-        k.check_actions(st, self._actions)  # ValueError naming the action and the legal ones
-        rewards = np.zeros(self.num_envs, dtype=np.float64)
-        learner_seat = self._rep_seat[self.learner_team]
-        k.step(st, self._actions, self.rng)
-        rewards += st.rewards[self._ar, learner_seat]
-        self._advance(rewards)
-        self.episode_return += rewards
-        self.episode_len += 1
-        dones = st.done.copy()
+        obs, rewards, term, trunc, info = self.venv.step(self._actions)
+        dones = term | trunc
         infos: list[dict] = [{} for _ in range(self.num_envs)]
-        idx = np.flatnonzero(dones)
-        if idx.size:
-            term_obs = self._obs(learner_seat)
-            for i in idx:
-                trunc = bool(st.truncated[i])
-                infos[i] = {
-                    "terminal_observation": term_obs[i],
-                    "TimeLimit.truncated": trunc,
-                    "episode_result": {
-                        "return": float(self.episode_return[i]),
-                        "length": int(self.episode_len[i]),
-                        "opponent": self.pool.entries[self.opponent[i]].name,
-                        "truncated": trunc,
-                    },
-                }
-            self.episode_return[idx] = 0
-            self.episode_len[idx] = 0
-            self._fresh(idx)
-        return self._obs(), rewards.astype(np.float32), dones, infos
+        for i in np.flatnonzero(dones):
+            final = info["final_info"]
+            infos[i] = {
+                "terminal_observation": info["final_obs"][i],
+                "TimeLimit.truncated": bool(trunc[i]),
+                "episode_result": {
+                    "return": float(final["episode_return"][i]),
+                    "length": int(final["episode_length"][i]),
+                    "opponent": str(final["opponent"][i]),
+                    "truncated": bool(final["truncated"][i]),
+                },
+            }
+        return obs, rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
         pass

@@ -10,6 +10,19 @@ more per step than the rules themselves. What those wrappers check is checked he
 * an out-of-range, non-integer or illegal action raises ``ValueError`` naming the action
   and the legal actions, and leaves the game unchanged;
 * a bad option raises ``ValueError`` at construction, listing the valid values.
+
+PettingZoo classic conventions (see ``envs/core/README.md``):
+
+* ``render_mode="human"`` prints the ``ansi`` table (``render()`` returns ``None``);
+* ``illegal_action="lose"`` (default ``"raise"``): an in-range but illegal action ends the
+  episode at once and the offender's side loses it: the rewards of that step are
+  :meth:`Kernel.forfeit_rewards <cardzoo.envs.core.kernel.Kernel.forfeit_rewards>` (``-1`` for
+  every seat of the offender's side, the other seats share ``+1`` per offending seat, zero-sum),
+  rewards paid earlier in the episode stand, every agent is terminated and every agent's info
+  holds ``{"illegal_action": name, "offender": agent}``. Non-integer or out-of-range actions
+  still raise ``ValueError``: they are not actions of the game;
+* a per-seat text view: :meth:`KernelAECEnv.text_observation` and
+  :meth:`KernelAECEnv.action_from_text` (and :class:`TextObservationWrapper`).
 """
 
 from __future__ import annotations
@@ -20,20 +33,27 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import BaseWrapper
 
 from .kernel import Kernel
 from .render import check_view
 
-__all__ = ["KernelAECEnv"]
+__all__ = ["ILLEGAL_ACTION_MODES", "KernelAECEnv", "TextObservationWrapper"]
+
+#: values of the ``illegal_action`` option of every AEC env
+ILLEGAL_ACTION_MODES = ("raise", "lose")
 
 
 class KernelAECEnv(AECEnv):
     """PettingZoo AEC environment playing one game of a :class:`~cardzoo.envs.core.kernel.Kernel`.
 
     Args:
-        render_mode: ``None`` or ``"ansi"`` (``render()`` returns a string).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns a string) or ``"human"``
+            (``render()`` prints that string and returns ``None``).
         render_view: viewpoint of ``render()``: ``None`` public information only, a seat
             index to add that seat's hand, or ``"all"`` for every hand (debugging).
+        illegal_action: ``"raise"`` (default: ``ValueError``, the game unchanged) or ``"lose"``
+            (the offender's side loses the episode; see the module docstring).
         **options: the game's options (its ``RULES.md`` §8), validated by the kernel.
 
     Spaces: ``observation_space(agent)`` is ``Dict(observation=Box(uint8[D]),
@@ -47,12 +67,17 @@ class KernelAECEnv(AECEnv):
     kernel_cls: type[Kernel]
     env_name: str
 
-    def __init__(self, render_mode: str | None = None, render_view=None, **options: Any) -> None:
+    def __init__(
+        self, render_mode: str | None = None, render_view=None, illegal_action: str = "raise", **options: Any
+    ) -> None:
         super().__init__()
         self.kernel = self.kernel_cls(**options)
         k = self.kernel
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi'")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi', 'human'")
+        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action={illegal_action!r} is not valid; valid values: {list(ILLEGAL_ACTION_MODES)}")
+        self.illegal_action = illegal_action
         self.render_view = check_view(render_view, k.num_players)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(k.num_players)]
@@ -71,7 +96,7 @@ class KernelAECEnv(AECEnv):
         teams = None if k.teams is None else [[self.possible_agents[s] for s in t] for t in k.teams]
         self.metadata = {
             "name": self.env_name,
-            "render_modes": ["ansi"],
+            "render_modes": ["ansi", "human"],
             "is_parallelizable": False,
             "zero_sum": k.zero_sum,
             "teams": teams,
@@ -81,6 +106,7 @@ class KernelAECEnv(AECEnv):
         self._st = None
         self._single = None
         self._legal = None
+        self._forfeit = False
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -102,6 +128,7 @@ class KernelAECEnv(AECEnv):
                 f"reset options {sorted(options)} are not used by {self.env_name}; known: {list(self.kernel.INIT_HOOKS)}"
             )
         self._st = self.kernel.init(self._rng, 1, **hooks)
+        self._forfeit = False
         self._single = self.kernel.single_game(self._st)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -126,6 +153,9 @@ class KernelAECEnv(AECEnv):
                 self.terminations[a] = not trunc
                 self.truncations[a] = trunc
                 self.infos[a] = dict(info)
+
+    def _over(self) -> bool:
+        return bool(self._st.done.item(0)) or self._forfeit
 
     def _legal_mask(self) -> np.ndarray:
         if self._legal is None:
@@ -157,7 +187,7 @@ class KernelAECEnv(AECEnv):
         st = self._st
         seat = self.agent_name_mapping[agent]
         obs = self._single.observe(seat) if self._single is not None else self.kernel.observe(st, seat)[0]
-        if seat == st.current_player.item(0) and not st.done.item(0):
+        if seat == st.current_player.item(0) and not self._over():
             mask = self._legal_mask().astype(np.int8)  # a copy: callers may keep or modify it
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
@@ -165,7 +195,7 @@ class KernelAECEnv(AECEnv):
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the agent to act (empty once the episode is over)."""
-        if self._st is None or self._st.done[0]:
+        if self._st is None or self._over():
             return []
         return np.flatnonzero(self._legal_mask()).tolist()
 
@@ -186,6 +216,9 @@ class KernelAECEnv(AECEnv):
         if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
             raise ValueError(f"action must be an int action id, got {action!r}; legal: {self._legal_names()}")
         a = int(action)
+        if 0 <= a < self._num_actions and not self._legal_mask()[a] and self.illegal_action == "lose":
+            self._lose(agent, a)
+            return
         if not (0 <= a < self._num_actions) or not self._legal_mask()[a]:
             what = self.kernel.action_name(a) if 0 <= a < self._num_actions else f"{a} (out of range 0..{self._num_actions - 1})"
             raise ValueError(f"illegal action {what} for {agent}; legal: {self._legal_names()}")
@@ -197,6 +230,19 @@ class KernelAECEnv(AECEnv):
             self.kernel.step(st, np.array([a]), self._rng)
         self.rewards = dict(zip(self.possible_agents, st.rewards[0].tolist()))
         self._after_step()
+        self._accumulate_rewards()
+
+    def _lose(self, agent: str, action: int) -> None:
+        """``illegal_action="lose"``: ``agent`` forfeits the episode by ``action`` (module docstring)."""
+        self._cumulative_rewards[agent] = 0.0
+        self._forfeit = True
+        self._legal = None
+        pay = self.kernel.forfeit_rewards(self.agent_name_mapping[agent])
+        self.rewards = dict(zip(self.possible_agents, pay.tolist()))
+        info = {"illegal_action": self.kernel.action_name(action), "offender": agent}
+        for a in self.agents:
+            self.terminations[a] = True
+            self.infos[a] = dict(info)
         self._accumulate_rewards()
 
     def _legal_names(self) -> list[str]:
@@ -249,12 +295,83 @@ class KernelAECEnv(AECEnv):
         return self._st
 
     def render(self, view="default") -> str | None:
-        """With ``render_mode="ansi"``: the table as text from ``render_view`` (or ``view``)."""
+        """With ``render_mode="ansi"``: the table as text from ``render_view`` (or ``view``); with
+        ``render_mode="human"`` the same text is printed and ``None`` returned."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called with render_mode=None; pass render_mode='ansi'")
+            gymnasium.logger.warn("render() called with render_mode=None; pass render_mode='ansi' or 'human'")
             return None
         self._require_reset("render()")
-        return self.kernel.render(self._st, 0, self.render_view if view == "default" else view)
+        text = self.kernel.render(self._st, 0, self.render_view if view == "default" else view)
+        if self.render_mode == "human":
+            print(text, flush=True)
+            return None
+        return text
+
+    # ------------------------------------------------------------------ text view
+    def _seat_of(self, agent: str) -> int:
+        if agent not in self.agent_name_mapping:
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
+        return self.agent_name_mapping[agent]
+
+    def text_observation(self, agent: str) -> str:
+        """What ``agent`` may know, as text (:meth:`Kernel.text_view
+        <cardzoo.envs.core.kernel.Kernel.text_view>`): its hand, the trick, trump or contract, scores,
+        what was declared or signalled, who is to act and, when ``agent`` is to act, its legal actions
+        by name. Never another seat's hidden cards. ``RuntimeError`` before ``reset``, ``ValueError``
+        for an unknown agent."""
+        self._require_reset("text_observation()")
+        seat = self._seat_of(agent)
+        text = self.kernel.text_view(self._st, 0, seat)
+        if self._forfeit:  # the kernel's game goes on, but the episode was forfeited
+            text = text.rsplit("\n", 1)[0] + f"\nThe episode is over: {self.infos[agent]['offender']} played an illegal action."
+        return text
+
+    def action_from_text(self, agent: str, text: str) -> int:
+        """The action id that ``text`` names for ``agent`` (an action name as in
+        :meth:`text_observation`, case-insensitive, surrounding spaces ignored).
+
+        Raises ``ValueError`` if ``text`` names no action or one that is not legal now (the message
+        lists the legal action names), or if ``agent`` is not the agent to act."""
+        self._require_reset("action_from_text()")
+        seat = self._seat_of(agent)
+        legal = self._legal_names() if agent == self.agent_selection else []
+        if not legal:
+            raise ValueError(f"{agent} is not to act now (agent to act: {self.agent_selection}); no action is legal for it")
+        try:
+            a = self.kernel.action_id(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not an action; legal actions for {agent}: {legal}") from None
+        if not self._legal_mask()[a] or seat != self.agent_name_mapping[self.agent_selection]:
+            raise ValueError(f"{self.kernel.action_name(a)} is not legal now; legal actions for {agent}: {legal}")
+        return a
 
     def close(self) -> None:
         pass
+
+
+class TextObservationWrapper(BaseWrapper):
+    """PettingZoo wrapper adding the per-seat text view to every observation.
+
+    ``observe(agent)`` returns ``{"observation": uint8[D], "action_mask": int8[A], "text": str}``
+    where ``text`` is :meth:`KernelAECEnv.text_observation`; ``observation_space(agent)`` is the
+    env's ``Dict`` space with ``text=gymnasium.spaces.Text``. Everything else is the wrapped env's.
+    Example: ``TextObservationWrapper(cardzoo.make("all_fours"))``.
+    """
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        if not isinstance(env.unwrapped, KernelAECEnv):
+            raise ValueError(f"TextObservationWrapper wraps a cardzoo env, not {type(env.unwrapped).__name__}")
+        charset = "".join(chr(c) for c in range(32, 127)) + "\n"
+        self._text_space = spaces.Text(max_length=8192, charset=charset)
+        self._spaces = {
+            a: spaces.Dict({**env.observation_space(a).spaces, "text": self._text_space}) for a in env.possible_agents
+        }
+
+    def observation_space(self, agent):
+        return self._spaces[agent]
+
+    def observe(self, agent):
+        obs = dict(self.env.observe(agent))
+        obs["text"] = self.env.unwrapped.text_observation(agent)
+        return obs

@@ -243,9 +243,32 @@ class Kernel(ABC):
     OPTIONS: ClassVar[dict[str, Option]] = {}
     #: keyword test hooks that ``init`` accepts (passed from ``reset(options=...)``)
     INIT_HOOKS: ClassVar[tuple[str, ...]] = ()
+    #: deprecated option name -> its current name (accepted with a ``DeprecationWarning``)
+    DEPRECATED_OPTIONS: ClassVar[dict[str, str]] = {}
 
     def __init__(self, **options: Any) -> None:
-        self.options = check_options(self.OPTIONS, options)
+        self.options = check_options(self.OPTIONS, self.canonical_options(options, warn=True))
+
+    @classmethod
+    def canonical_options(cls, options: dict[str, Any], warn: bool = False) -> dict[str, Any]:
+        """``options`` with deprecated names (``DEPRECATED_OPTIONS``) replaced by their current names.
+
+        With ``warn`` each deprecated name found raises a ``DeprecationWarning``; readers of saved
+        options (e.g. a shipped ``agent.json``) call it without. ``ValueError`` if both a name and its
+        deprecated alias are given."""
+        out = dict(options)
+        for old, new in cls.DEPRECATED_OPTIONS.items():
+            if old in out:
+                if new in out:
+                    raise ValueError(f"options {old!r} and {new!r} name the same thing; pass only {new!r}")
+                if warn:
+                    import warnings
+
+                    warnings.warn(
+                        f"{cls.name} option {old!r} is deprecated; use {new!r}", DeprecationWarning, stacklevel=4
+                    )
+                out[new] = out.pop(old)
+        return out
 
     # ---- layouts -------------------------------------------------------------
     @property
@@ -407,6 +430,48 @@ class Kernel(ABC):
         ``NotImplementedError`` naming the game; games implement it next to their text renderer.
         """
         raise NotImplementedError(f"{self.name} has no table_view() yet (envs/{self.name}/render.py)")
+
+    def text_view(self, state: BatchState, b: int, seat: int) -> str:
+        """The situation of ``seat`` in game ``b`` as text, for people, protocols and language models.
+
+        Built once here from the game's pieces: the game's own seat render (:meth:`render` with
+        ``view=seat``: its hand, the trick, trump or contract, scores, what was declared or
+        signalled), then who is to act and, when ``seat`` is to act, its legal actions by name
+        (:meth:`action_name`). Shows only what ``seat`` may know (``RULES.md`` §7): it does not
+        change when cards hidden from ``seat`` are permuted. ``ValueError`` for a bad ``b`` or seat.
+        """
+        from .render import view_args
+
+        b, seat = view_args(self, state, b, seat)
+        lines = [f"You are S{seat} (player_{seat}) in {self.name}."]
+        if self.teams is not None:
+            mates = next(t for t in self.teams if seat in t)
+            lines[0] += " Your team: " + ", ".join(f"S{s}" for s in mates) + "."
+        lines.append(self.render(state, b, view=seat))
+        if state.done[b]:
+            lines.append("The episode is over.")
+        else:
+            actor = int(state.current_player[b])
+            if actor == seat:
+                legal = np.flatnonzero(self.legal_actions(state.take(np.array([b])))[0])
+                lines.append("You are to act. Legal actions: " + " ".join(self.action_name(int(a)) for a in legal))
+            else:
+                lines.append(f"S{actor} is to act.")
+        return "\n".join(lines)
+
+    def forfeit_rewards(self, seat: int) -> np.ndarray:
+        """``float32[P]`` rewards when ``seat`` forfeits the episode by an illegal action (the AEC
+        env's ``illegal_action="lose"``): every seat of the offender's side gets ``-1``, and the other
+        seats share ``+1`` per offending seat evenly, so the rewards sum to zero. Two teams of two:
+        ``-1`` for the offender and partner, ``+1`` for each opponent; P'yanitsa with ``N`` players:
+        ``-1`` for the offender, ``+1/(N-1)`` for each other player."""
+        seat = self.check_seat(seat)
+        side = next((t for t in self.teams if seat in t), [seat]) if self.teams is not None else [seat]
+        out = np.zeros(self.num_players, dtype=np.float32)
+        others = [s for s in range(self.num_players) if s not in side]
+        out[others] = len(side) / len(others)
+        out[list(side)] = -1.0
+        return out
 
     def check_seat(self, seat) -> int:
         """``seat`` as an int if it is a seat of this game, else ``ValueError`` naming the valid seats."""

@@ -85,7 +85,7 @@ class PyanitsaKernel(Kernel):
     ==================  ===========================================================  ======================
     option              values                                                       default
     ==================  ===========================================================  ======================
-    ``n_players``       2, 3, 4                                                      2
+    ``num_players``     2, 3, 4 (``n_players``: deprecated alias, warns)             2
     ``objective``       ``"last_holder_loses"``, ``"first_out_loses"``               ``"last_holder_loses"``
     ``tie_mode``        ``"face_up"``, ``"down_up"``                                 ``"face_up"``
     ``tie_players``     ``"all"``, ``"tied"``                                        ``"all"``
@@ -107,7 +107,7 @@ class PyanitsaKernel(Kernel):
     teams = None
     zero_sum = True
     OPTIONS = {
-        "n_players": Option(2, choices=(2, 3, 4)),
+        "num_players": Option(2, choices=(2, 3, 4)),
         "objective": Option("last_holder_loses", choices=("last_holder_loses", "first_out_loses")),
         "tie_mode": Option("face_up", choices=("face_up", "down_up")),
         "tie_players": Option("all", choices=("all", "tied")),
@@ -119,13 +119,14 @@ class PyanitsaKernel(Kernel):
         "detect_cycles": bool_option(True),
     }
     INIT_HOOKS = ("piles", "deck")
+    DEPRECATED_OPTIONS = {"n_players": "num_players"}  # PettingZoo classic envs say num_players
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
         o = self.options
         self.deck = FRENCH36 if o["deck"] == 36 else FRENCH52
         self.C = self.deck.n
-        self.num_players = int(o["n_players"])
+        self.num_players = int(o["num_players"])
         self.num_actions = self.C + 1
         self.FLIP = self.C
         self.n_ranks = 9 if o["deck"] == 36 else 13

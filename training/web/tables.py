@@ -97,7 +97,7 @@ class LogEntry:
 def game_options(game: str, options: dict | None = None, players: int | None = None) -> dict:
     """The env options of a web table of ``game``: one episode is one deal/hand where the game has
     an ``episode`` option (its non-``"match"`` value), then ``options`` on top, then ``players``
-    (the ``n_players`` option of games with a choice of players).
+    (the ``num_players`` option of games with a choice of players).
 
     Raises :class:`BadRequest` for an unknown game, a player count the game does not allow, or an
     option the kernel refuses (the message lists the valid values).
@@ -116,8 +116,8 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
         if not lo <= players <= hi:
             valid = f"{lo}" if lo == hi else f"{lo} to {hi}"
             raise BadRequest(f"{game} is played by {valid} players, not {players}")
-        if "n_players" in spec:
-            out["n_players"] = players
+        if "num_players" in spec:
+            out["num_players"] = players
     try:
         envs.kernel(game, **out)
     except (ValueError, TypeError) as e:
@@ -128,7 +128,7 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
 def player_range(game: str) -> tuple[int, int, int]:
     """``(min, max, default)`` number of players of ``game``."""
     k = envs.kernel(game)
-    opt = k.OPTIONS.get("n_players")
+    opt = k.OPTIONS.get("num_players")
     if opt is not None and opt.choices:
         return min(opt.choices), max(opt.choices), int(opt.default)
     return k.num_players, k.num_players, k.num_players

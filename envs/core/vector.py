@@ -1,0 +1,346 @@
+"""A Gymnasium ``VectorEnv`` over any batched kernel: ``N`` games in lockstep, one learning side.
+
+:class:`KernelVectorEnv` runs ``num_envs`` games of one kernel at once (one kernel state with
+batch axis ``N``; no Python env per game). In every game the learner plays one *side*: both
+seats of a team in a team game (a shared policy over seat-relative observations), one seat in a
+game without teams (P'yanitsa). The other side(s) are played by an opponent drawn from an
+:class:`OpponentSet` when the game is dealt; the opponents act in batch, grouped by opponent.
+``cardzoo.make_vec(game, num_envs, opponents=...)`` builds one with opponents named through the
+agents API (``cardzoo.agents``); this module itself takes opponents as callables, so that
+``cardzoo.envs`` never imports the agents (imports point training -> agents -> envs).
+
+Spaces (``single_*`` for one game, the plain names batched over ``N``):
+
+* observation: ``Box(0, 1, (D,), float32)``: the ``uint8`` observation of the learner's seat to act
+  divided by the layout's per-feature bounds; with ``privileged=True`` the kernel's
+  ``global_state`` (scaled the same way) and a one-hot of the acting seat are appended,
+  ``(D + S + P,)``, for a perfect-information critic. ``observation_space`` is
+  ``Box(0, 1, (N, D), float32)``.
+* action: ``Discrete(A)``; ``action_space`` is ``MultiDiscrete([A] * N)``.
+
+``step(actions)`` returns ``(obs float32[N, D], rewards float64[N], terminations bool[N],
+truncations bool[N], infos)``. The reward is what the kernel paid the learner's side between two
+learner decisions, summed (a deal that ends on an opponent's card still reaches the learner).
+``infos["action_mask"]`` is ``bool[N, A]``: the legal actions of the learner's seat to act (all
+True in a game whose episode has just ended: its next action is ignored, see below). When an
+episode ends, ``infos`` also holds ``episode_return`` (float), ``episode_length`` (learner
+decisions), ``opponent`` (its name) and ``truncated`` for that game, with Gymnasium's ``_key``
+masks marking the games they belong to.
+
+Autoreset (Gymnasium 1.x, ``metadata["autoreset_mode"]``):
+
+* ``AutoresetMode.NEXT_STEP`` (the default, Gymnasium's own default): the step that ends a game
+  returns its final observation (the learner's seat) with ``terminated``/``truncated`` set; the
+  next ``step`` ignores that game's action, deals a new game and returns its first observation
+  with reward 0 and both flags False.
+* ``AutoresetMode.SAME_STEP``: the step that ends a game returns the first observation of the
+  next game; the final observation is ``infos["final_obs"][i]`` and the final info
+  ``infos["final_info"]`` (used by the stable-baselines3 adapter
+  :class:`cardzoo.training.vec_env.KernelVecEnv`).
+
+The learner's side (unless fixed by ``learner_side``) and the opponent are drawn again at every
+deal, so the learner plays every seat. A deal that ends before the learner's first decision
+(e.g. an All Fours match won on the kick) is dealt again. Seeding: ``reset(seed=s)`` (or the
+constructor's ``seed``) seeds the one ``numpy.random.Generator`` that deals, draws sides and
+opponents; the same seed and actions give the same games. Opponents with their own generator
+are seeded by their owner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .kernel import Kernel
+
+__all__ = ["KernelVectorEnv", "OpponentSet"]
+
+ActFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class OpponentSet:
+    """The opponents a learner meets: named callables ``act(obs uint8[n, D], mask bool[n, A]) -> int[n]``
+    (an agent's bound ``act`` method), one drawn per game at each deal with probability
+    proportional to its weight.
+
+    Args:
+        opponents: one callable, a sequence of callables (named ``opponent_0`` ...), or a mapping
+            name -> callable.
+        weights: sampling weight per opponent (default equal); ``ValueError`` if one is negative,
+            all are zero, or their count differs from the opponents'.
+
+    Subclasses (e.g. :class:`cardzoo.training.vec_env.OpponentPool`, whose members change during
+    training) override :meth:`__len__`, :meth:`name`, :meth:`act` and :meth:`sample`.
+    """
+
+    def __init__(self, opponents: ActFn | Sequence[ActFn] | Mapping[str, ActFn], weights: Sequence[float] | None = None):
+        if isinstance(opponents, Mapping):
+            items = list(opponents.items())
+        elif callable(opponents):
+            items = [("opponent_0", opponents)]
+        else:
+            items = [(f"opponent_{i}", f) for i, f in enumerate(opponents)]
+        if not items:
+            raise ValueError("no opponents given: pass at least one act(obs, mask) callable")
+        bad = [n for n, f in items if not callable(f)]
+        if bad:
+            raise ValueError(f"opponents {bad} are not callables act(obs, mask) -> actions (pass an agent's .act)")
+        self._names = [str(n) for n, _ in items]
+        self._acts = [f for _, f in items]
+        w = np.ones(len(items)) if weights is None else np.asarray(weights, dtype=np.float64)
+        if w.shape != (len(items),) or (w < 0).any() or not w.sum() > 0:
+            raise ValueError(f"weights must be {len(items)} numbers >= 0 with a positive sum, got {weights!r}")
+        self._p = w / w.sum()
+
+    def __len__(self) -> int:
+        return len(self._acts)
+
+    def name(self, i: int) -> str:
+        """Name of opponent ``i``."""
+        return self._names[i]
+
+    def act(self, i: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Actions ``int[n]`` of opponent ``i`` for ``n`` decisions."""
+        return self._acts[i](obs, mask)
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Indices ``int64[n]`` of ``n`` opponents drawn by weight."""
+        return rng.choice(len(self._acts), size=n, p=self._p)
+
+
+class KernelVectorEnv(VectorEnv):
+    """``num_envs`` games of ``kernel`` for one learning side (see the module docstring).
+
+    Args:
+        kernel: the game's kernel (``cardzoo.envs.kernel(game, **options)``).
+        num_envs: games in the batch (``>= 1``).
+        opponents: an :class:`OpponentSet`, or what its constructor takes (callables).
+        learner_side: index into :attr:`sides` of the side the learner always plays; ``None``
+            (default) draws it at every deal.
+        seed: seed of the env's generator (``reset(seed=...)`` re-seeds it).
+        privileged: append the perfect-information critic features to the observation.
+        skip_forced: play decisions with exactly one legal action automatically (the learner's
+            too), so the learner only sees real choices.
+        autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default) or ``AutoresetMode.SAME_STEP``.
+
+    Raises ``ValueError`` for a bad ``num_envs``, ``learner_side``, ``autoreset_mode`` or opponents;
+    ``step`` raises ``ValueError`` for an illegal action (naming it and the legal ones) and
+    ``RuntimeError`` before ``reset``.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        num_envs: int,
+        opponents: OpponentSet | ActFn | Sequence[ActFn] | Mapping[str, ActFn],
+        *,
+        learner_side: int | None = None,
+        seed: int | None = None,
+        privileged: bool = False,
+        skip_forced: bool = False,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+    ) -> None:
+        if not isinstance(kernel, Kernel):
+            raise ValueError(f"kernel must be a cardzoo Kernel (cardzoo.envs.kernel(game)), got {kernel!r}")
+        if not (isinstance(num_envs, (int, np.integer)) and not isinstance(num_envs, bool) and num_envs >= 1):
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+        try:
+            mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            mode = None
+        if mode not in modes:
+            raise ValueError(f"autoreset_mode={autoreset_mode!r} is not supported; valid: {[m.value for m in modes]}")
+        self.kernel = k = kernel
+        self.sides = [list(t) for t in k.teams] if k.teams is not None else [[s] for s in range(k.num_players)]
+        if learner_side is not None and learner_side not in range(len(self.sides)):
+            raise ValueError(f"learner_side={learner_side!r} is not valid; valid: None or 0..{len(self.sides) - 1}")
+        self.learner_side = learner_side
+        self.opponents = opponents if isinstance(opponents, OpponentSet) else OpponentSet(opponents)
+        self.num_envs = int(num_envs)
+        self.privileged = bool(privileged)
+        self.skip_forced = bool(skip_forced)
+        self.autoreset_mode = mode
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        self.rng = np.random.default_rng(seed)
+        self.scale = (1.0 / np.maximum(k.obs_layout.high(), 1.0)).astype(np.float32)
+        self.state_scale = (1.0 / np.maximum(k.state_layout.high(), 1.0)).astype(np.float32)
+        self.actor_dim = k.obs_layout.size
+        width = self.actor_dim + (k.state_layout.size + k.num_players if self.privileged else 0)
+        self.single_observation_space = spaces.Box(0.0, 1.0, (width,), np.float32)
+        self.single_action_space = spaces.Discrete(k.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.render_mode = None
+        self._side_of_seat = np.zeros(k.num_players, dtype=np.int64)
+        for t, seats in enumerate(self.sides):
+            self._side_of_seat[seats] = t
+        self._rep_seat = np.array([seats[0] for seats in self.sides])  # a seat whose reward is the side's
+        self._ar = np.arange(self.num_envs)
+        self.st = None
+        self.learner_team = np.zeros(self.num_envs, dtype=np.int64)  # the learner's side per game
+        self.opponent = np.zeros(self.num_envs, dtype=np.int64)
+        self.episode_return = np.zeros(self.num_envs, dtype=np.float64)
+        self.episode_len = np.zeros(self.num_envs, dtype=np.int64)
+        self._pending = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: ended, reset on the next step
+
+    # ---------------------------------------------------------------- internals
+    def _learner_to_act(self) -> np.ndarray:
+        return self._side_of_seat[self.st.current_player.astype(np.int64)] == self.learner_team
+
+    def _draw(self, idx: np.ndarray) -> None:
+        if self.learner_side is None:
+            self.learner_team[idx] = self.rng.integers(0, len(self.sides), size=idx.size)
+        else:
+            self.learner_team[idx] = self.learner_side
+        self.opponent[idx] = self.opponents.sample(self.rng, idx.size)
+
+    def _advance(self, rewards: np.ndarray) -> None:
+        """Play opponents' moves (batched per opponent) until the learner acts or the game ends."""
+        k, st = self.kernel, self.st
+        actions = np.zeros(self.num_envs, dtype=np.int64)
+        learner_seat = self._rep_seat[self.learner_team]
+        for _ in range(10_000):
+            opp = ~st.done & ~self._learner_to_act()
+            forced = None
+            if self.skip_forced:
+                mask = k.legal_actions(st)
+                forced = ~st.done & (mask.sum(axis=1) == 1)
+                opp |= forced
+            if not opp.any():
+                return
+            if forced is not None:
+                actions[forced] = mask[forced].argmax(axis=1)
+                chooser = opp & ~forced
+            else:
+                chooser = opp
+            if chooser.any():
+                obs = k.observe(st, st.current_player)
+                mask = k.legal_actions(st)
+                for j in np.unique(self.opponent[chooser]):
+                    g = chooser & (self.opponent == j)
+                    actions[g] = self.opponents.act(int(j), obs[g], mask[g])
+            k.step(st, actions, self.rng, active=opp)
+            rewards += st.rewards[self._ar, learner_seat]
+        raise RuntimeError("opponents (and forced moves) moved 10,000 times in a row: the kernel never returned to the learner")
+
+    def _obs(self, seat=None) -> np.ndarray:
+        k, st = self.kernel, self.st
+        seat = st.current_player if seat is None else seat
+        obs = k.observe(st, seat).astype(np.float32) * self.scale
+        if not self.privileged:
+            return obs
+        onehot = np.zeros((self.num_envs, k.num_players), dtype=np.float32)
+        onehot[self._ar, np.asarray(seat, dtype=np.int64)] = 1.0
+        return np.concatenate([obs, k.global_state(st).astype(np.float32) * self.state_scale, onehot], axis=1)
+
+    def _fresh(self, idx: np.ndarray) -> None:
+        """Deal new games at ``idx`` (redealing any that end at once), draw sides/opponents, advance."""
+        k = self.kernel
+        if self.st is None:
+            self.st = k.init(self.rng, self.num_envs)
+        else:
+            self.st.put(idx, k.init(self.rng, idx.size))
+        self._draw(idx)
+        self.episode_return[idx] = 0
+        self.episode_len[idx] = 0
+        sink = np.zeros(self.num_envs)
+        for _ in range(100):
+            self._advance(sink)
+            if not self.st.done.any():
+                return
+            again = np.flatnonzero(self.st.done)
+            self.st.put(again, k.init(self.rng, again.size))
+            self._draw(again)
+        raise RuntimeError("could not deal a game that lasts until the learner's first decision")
+
+    def _masks(self) -> np.ndarray:
+        m = self.kernel.legal_actions(self.st)
+        m[self._pending] = True  # the action of a game waiting for its autoreset is ignored
+        return m
+
+    # ---------------------------------------------------------------- VectorEnv API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal ``num_envs`` new games; ``seed`` re-seeds the generator. ``options`` are not used
+        (``ValueError`` if given). Returns ``(obs float32[N, D], {"action_mask": bool[N, A]})``."""
+        if options:
+            raise ValueError(f"reset options {sorted(options)} are not used by KernelVectorEnv")
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+            self._np_random_seed = seed
+        self.st = None
+        self._pending[:] = False
+        self._fresh(self._ar)
+        return self._obs(), {"action_mask": self._masks(), "_action_mask": np.ones(self.num_envs, dtype=bool)}
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[N, A]``: ``infos["action_mask"]`` of the current step (``RuntimeError`` before ``reset``)."""
+        if self.st is None:
+            raise RuntimeError("action_masks() called before reset(): call reset() first")
+        return self._masks()
+
+    def step(self, actions):
+        """One learner action per game, ``int[N]`` (see the module docstring for what is returned)."""
+        if self.st is None:
+            raise RuntimeError("step() called before reset(): call reset() first")
+        k, st = self.kernel, self.st
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be an int array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}")
+        actions = actions.astype(np.int64)
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        pending = np.flatnonzero(self._pending)
+        if pending.size:  # NEXT_STEP: the games that ended last step start again, their actions ignored
+            self._fresh(pending)
+            self._pending[:] = False
+        moving = np.ones(self.num_envs, dtype=bool)
+        moving[pending] = False
+        if pending.size:
+            actions = actions.copy()
+            actions[pending] = k.legal_actions(st)[pending].argmax(axis=1)  # placeholders, not stepped
+        k.check_actions(st, actions)  # ValueError naming the action and the legal ones
+        learner_seat = self._rep_seat[self.learner_team]
+        k.step(st, actions, self.rng, active=moving if pending.size else None)
+        rewards += st.rewards[self._ar, learner_seat] * moving
+        self._advance(rewards)
+        self.episode_return += rewards
+        self.episode_len += moving
+        done = st.done.copy()
+        terminated = done & ~st.truncated
+        truncated = done & st.truncated
+        infos: dict[str, Any] = {}
+        idx = np.flatnonzero(done)
+        if idx.size == 0:
+            obs = self._obs()
+        else:
+            final = self._obs(learner_seat)
+            for i in idx:
+                info = {
+                    "episode_return": float(self.episode_return[i]),
+                    "episode_length": int(self.episode_len[i]),
+                    "opponent": self.opponents.name(int(self.opponent[i])),
+                    "truncated": bool(st.truncated[i]),
+                }
+                if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                    info = {"final_obs": final[i], "final_info": info}
+                infos = self._add_info(infos, info, int(i))
+            if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                self._fresh(idx)
+                obs = self._obs()
+            else:
+                self._pending[idx] = True
+                obs = self._obs()
+                obs[idx] = final[idx]
+        infos["action_mask"] = self._masks()
+        infos["_action_mask"] = np.ones(self.num_envs, dtype=bool)
+        return obs, rewards, terminated, truncated, infos
+
+    def close_extras(self, **kwargs) -> None:
+        pass

@@ -1,0 +1,260 @@
+"""PettingZoo / Gymnasium conventions and the per-seat text view, for every game (frame tests).
+
+* ``render_mode="human"`` prints the ansi table; PettingZoo's ``render_test`` and
+  ``performance_benchmark`` pass (``max_cycles_test`` does not apply: it needs a ``parallel_env``
+  and a ``max_cycles`` option, which turn-based card games have not).
+* ``illegal_action="lose"``: the offender's side loses the episode with zero-sum rewards.
+* ``SingleSeatEnv`` passes Gymnasium's and SB3's ``check_env`` under ``illegal_action="lose"``.
+* P'yanitsa's ``num_players`` (``n_players`` deprecated).
+* ``text_observation`` / ``action_from_text`` / ``TextObservationWrapper`` (hidden information:
+  ``env_util.check_hidden_information`` and the P'yanitsa pile test compare the text views too).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, performance_benchmark, render_test
+
+import cardzoo
+from cardzoo import envs
+from cardzoo.envs.core.aec import TextObservationWrapper
+
+GAMES = sorted(envs.GAMES)
+
+
+def _walk(env, seed: int, n: int) -> None:
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        if not env.legal_actions():
+            return
+        env.step(int(rng.choice(env.legal_actions())))
+
+
+# ----------------------------------------------------------------------------- rendering
+@pytest.mark.parametrize("game", GAMES)
+def test_render_test_and_human_mode_prints_the_ansi_table(game, capsys):
+    render_test(lambda **kw: envs.make(game, **kw))
+    capsys.readouterr()
+    human, ansi = envs.make(game, render_mode="human", render_view=0), envs.make(game, render_mode="ansi", render_view=0)
+    for e in (human, ansi):
+        e.reset(seed=3)
+        _walk(e, 3, 5)
+    assert human.render() is None
+    printed = capsys.readouterr().out
+    assert printed == ansi.render() + "\n" and "S0" in printed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_performance_benchmark_runs(game, capsys):
+    performance_benchmark(envs.make(game))  # 5 seconds of random play with resets
+    out = capsys.readouterr().out
+    assert "turns per second" in out and "Finished performance benchmark" in out
+
+
+def test_bad_render_mode_and_illegal_action_option_fail_at_construction():
+    with pytest.raises(ValueError, match=r"render_mode='rgb_array'.*None, 'ansi', 'human'"):
+        envs.make("avinas", render_mode="rgb_array")
+    with pytest.raises(ValueError, match=r"illegal_action='forfeit' is not valid; valid values: \['raise', 'lose'\]"):
+        envs.make("avinas", illegal_action="forfeit")
+
+
+# ----------------------------------------------------------------------------- illegal_action
+#: game -> options of the forfeit test (P'yanitsa with 3 players, to test the shares)
+FORFEIT = {"pyanitsa": {"num_players": 3}}
+
+
+def _first_illegal(env) -> int:
+    return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_illegal_action_lose_ends_the_episode_zero_sum(game):
+    opts = FORFEIT.get(game, {})
+    env = envs.make(game, illegal_action="lose", **opts)
+    env.reset(seed=5)
+    _walk(env, 5, 3)
+    offender = env.agent_selection
+    seat = env.agent_name_mapping[offender]
+    k = env.unwrapped.kernel
+    bad = _first_illegal(env)
+    before = env.game_state.copy()
+    paid = dict(env._cumulative_rewards)
+    env.step(bad)
+    if k.teams is not None:  # the offender's team -1 each, the other team +1 each
+        mine = next(t for t in k.teams if seat in t)
+        expected = {f"player_{s}": (-1.0 if s in mine else 1.0) for s in range(4)}
+    else:  # 3 players: -1 for the offender, +1/2 for each other player
+        expected = {f"player_{s}": (-1.0 if s == seat else 0.5) for s in range(3)}
+    assert env.rewards == expected and sum(env.rewards.values()) == 0
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    info = {"illegal_action": env.action_name(bad), "offender": offender}
+    assert all(env.infos[a] == info for a in env.possible_agents)
+    assert env.legal_actions() == []
+    assert all(not env.observe(a)["action_mask"].any() for a in env.possible_agents)
+    assert env.text_observation(offender).endswith(f"The episode is over: {offender} played an illegal action.")
+    # the game itself did not move, and every agent collects its reward through last()
+    assert all(np.array_equal(getattr(before, f), getattr(env.game_state, f)) for f in ("current_player", "done"))
+    returns = {}
+    for agent in env.agent_iter():
+        _, r, term, trunc, _ = env.last()
+        returns[agent] = r
+        assert term and not trunc
+        env.step(None)
+    assert env.agents == []
+    # last() gives each agent what it has not collected yet: the forfeit, plus any reward still pending
+    assert returns == {a: expected[a] + (0.0 if a == offender else paid[a]) for a in env.possible_agents}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_illegal_action_raise_is_the_default_and_leaves_the_game_unchanged(game):
+    env = envs.make(game)
+    env.reset(seed=5)
+    bad = _first_illegal(env)
+    state = env.state().copy()
+    with pytest.raises(ValueError, match=rf"illegal action {re.escape(env.action_name(bad))} for player_\d; legal: \["):
+        env.step(bad)
+    assert np.array_equal(env.state(), state) and not any(env.terminations.values())
+    lose = envs.make(game, illegal_action="lose")
+    lose.reset(seed=5)
+    with pytest.raises(ValueError, match="out of range"):  # not an action at all: still an error
+        lose.step(10_000)
+    with pytest.raises(ValueError, match="must be an int"):
+        lose.step("2C")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_pettingzoo_api_test_under_lose(game):
+    api_test(envs.make(game, illegal_action="lose"), num_cycles=60)
+
+
+# ----------------------------------------------------------------------------- single seat
+@pytest.mark.parametrize("game", GAMES)
+def test_single_seat_env_passes_gymnasium_and_sb3_check_env_under_lose(game):
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    from cardzoo.training.single_agent import SingleSeatEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # check_env's advice (e.g. on the Box's bounds)
+        check_env(gymnasium.make(cardzoo.GYM_IDS[game], illegal_action="lose").unwrapped)
+        sb3_check_env(SingleSeatEnv(game, illegal_action="lose"))
+    env = SingleSeatEnv(game, seat=1, illegal_action="lose")
+    obs, info = env.reset(seed=2)
+    bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, reward, term, trunc, info = env.step(bad)
+    assert (reward, term, trunc) == (-1.0, True, False)
+    assert info["illegal_action"] == env.aec.action_name(bad) and info["offender"] == "player_1"
+    with pytest.raises(ValueError, match="illegal action"):
+        raising = SingleSeatEnv(game, seat=1)
+        _, info = raising.reset(seed=2)
+        raising.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+
+
+# ----------------------------------------------------------------------------- num_players
+def test_pyanitsa_num_players_and_deprecated_n_players():
+    assert len(envs.make("pyanitsa", num_players=3).possible_agents) == 3
+    with pytest.warns(DeprecationWarning, match="option 'n_players' is deprecated; use 'num_players'"):
+        env = envs.make("pyanitsa", n_players=4)
+    assert env.unwrapped.kernel.options["num_players"] == 4 and len(env.possible_agents) == 4
+    with pytest.raises(ValueError, match="pass only 'num_players'"):
+        envs.make("pyanitsa", n_players=3, num_players=3)
+    with pytest.warns(DeprecationWarning):
+        agent = cardzoo.load_agent("pyanitsa/rule", n_players=3)
+    assert agent is not None
+
+
+def test_saved_agent_with_n_players_still_loads(tmp_path):
+    pytest.importorskip("torch")
+    import json
+
+    from cardzoo.agents.policy import load_policy_agent
+
+    src = envs.__file__.replace("envs/__init__.py", "agents/shipped/pyanitsa_ppo")
+    dst = tmp_path / "old"
+    shutil.copytree(src, dst)
+    meta = json.loads((dst / "agent.json").read_text())
+    meta["env_options"]["n_players"] = 2  # as agents saved before the rename say it
+    (dst / "agent.json").write_text(json.dumps(meta))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # reading a saved option name does not warn
+        agent = load_policy_agent(dst)
+    assert agent.meta["env_options"] == {"collect_order": "winner_chooses", "num_players": 2}
+
+
+# ----------------------------------------------------------------------------- text view
+@pytest.mark.parametrize("game", GAMES)
+def test_text_observation_names_the_legal_actions_and_reads_them_back(game):
+    env = envs.make(game)
+    env.reset(seed=7)
+    _walk(env, 7, 6)
+    agent = env.agent_selection
+    seat = env.agent_name_mapping[agent]
+    text = env.text_observation(agent)
+    names = [env.action_name(a) for a in env.legal_actions()]
+    assert text.startswith(f"You are S{seat} (player_{seat}) in {game}.")
+    assert text.splitlines()[-1] == "You are to act. Legal actions: " + " ".join(names)
+    assert env.unwrapped.kernel.render(env.game_state, 0, seat) in text  # the game's own seat render
+    for hand_card in env.hands[agent]:
+        assert env.unwrapped.kernel.deck.card_name(hand_card) in text
+    for a in env.legal_actions():
+        assert env.action_from_text(agent, f"  {env.action_name(a).lower()} ") == a
+    with pytest.raises(ValueError, match=r"'hello' is not an action; legal actions for player_\d: \["):
+        env.action_from_text(agent, "hello")
+    illegal = _first_illegal(env)
+    with pytest.raises(ValueError, match=rf"{re.escape(env.action_name(illegal))} is not legal now; legal actions"):
+        env.action_from_text(agent, env.action_name(illegal))
+    other = next(a for a in env.possible_agents if a != agent)
+    assert env.text_observation(other).splitlines()[-1] == f"S{seat} is to act."
+    with pytest.raises(ValueError, match=f"{other} is not to act now"):
+        env.action_from_text(other, names[0])
+    with pytest.raises(ValueError, match="unknown agent 'player_9'"):
+        env.text_observation("player_9")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_text_observation_wrapper_adds_the_text_and_passes_the_api_test(game):
+    env = TextObservationWrapper(envs.make(game))
+    api_test(env, num_cycles=40)
+    env.reset(seed=1)
+    agent = env.agent_selection
+    obs = env.observe(agent)
+    assert obs["text"] == env.unwrapped.text_observation(agent)
+    assert env.observation_space(agent).contains(obs) and set(obs) == {"observation", "action_mask", "text"}
+
+
+def test_text_observation_worked_example():
+    """All Fours, seed 0, before anyone has acted: S0 (the beggar) and S1 see their own hands only."""
+    env = envs.make("all_fours")
+    env.reset(seed=0)
+    table = """\
+-----------------------------------------------------------
+phase: beggar decides (stand/beg)   dealer: S3   beggar: S0
+trump: H   kicked: KH
+hand points A 0 - B 0   match score A 0 - B 0
+tricks 0/6
+"""
+    assert env.text_observation("player_0") == (
+        "You are S0 (player_0) in all_fours. Your team: S0, S2.\nAll Fours - view of S0\n" + table
+        + "*S0 (A)  trick:  ..   hand: 9C JD 6H 4S 6S 10S\n"
+        " S1 (B)  trick:  ..   hand: [6 cards]\n"
+        " S2 (A)  trick:  ..   hand: [6 cards]\n"
+        " S3 (B)  trick:  ..   hand: [6 cards]\n"
+        "You are to act. Legal actions: STAND BEG"
+    )
+    assert env.text_observation("player_1") == (
+        "You are S1 (player_1) in all_fours. Your team: S1, S3.\nAll Fours - view of S1\n" + table
+        + "*S0 (A)  trick:  ..   hand: [6 cards]\n"
+        " S1 (B)  trick:  ..   hand: 4C 8C 8D 9H QH 3S\n"
+        " S2 (A)  trick:  ..   hand: [6 cards]\n"
+        " S3 (B)  trick:  ..   hand: [6 cards]\n"
+        "S0 is to act."
+    )
+    assert env.action_from_text("player_0", "beg") == env.action_id("BEG")

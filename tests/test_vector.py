@@ -1,0 +1,187 @@
+"""The Gymnasium vector env over the batched kernel (``cardzoo.make_vec``, ``envs/core/vector.py``).
+
+Gymnasium 1.x ships no checker for vector envs (``gymnasium.utils.env_checker.check_env`` takes a
+single ``Env``), so the checks of its vector test-suite are written out here, for every game:
+batched spaces from ``batch_space``, reset/step types, shapes and dtypes in the spaces, seeding
+determinism, data not reused between steps, the autoreset modes, and Gymnasium's own vector
+wrappers running on it.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+import cardzoo
+from cardzoo import envs
+from cardzoo.envs.core.vector import KernelVectorEnv, OpponentSet
+
+GAMES = sorted(envs.GAMES)
+
+
+def _random_legal(mask: np.ndarray, rng) -> np.ndarray:
+    u = rng.random(mask.shape)
+    u[~mask] = -1
+    return u.argmax(axis=1)
+
+
+def _run(venv, steps: int, seed: int):
+    rng = np.random.default_rng(seed)
+    obs, info = venv.reset(seed=seed)
+    out = [(obs, None, None, None)]
+    for _ in range(steps):
+        obs, rew, term, trunc, info = venv.step(_random_legal(info["action_mask"], rng))
+        out.append((obs, rew, term, trunc))
+    return out
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_spaces_types_and_shapes(game):
+    n = 6
+    venv = cardzoo.make_vec(game, n, opponents="random", seed=1)
+    k = venv.kernel
+    D, A = k.obs_layout.size, k.num_actions
+    assert isinstance(venv, gymnasium.vector.VectorEnv) and venv.num_envs == n
+    assert venv.single_observation_space == gymnasium.spaces.Box(0.0, 1.0, (D,), np.float32)
+    assert venv.single_action_space == gymnasium.spaces.Discrete(A)
+    assert venv.observation_space == batch_space(venv.single_observation_space, n)
+    assert venv.action_space == gymnasium.spaces.MultiDiscrete([A] * n)
+    assert venv.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    obs, info = venv.reset()
+    assert obs.dtype == np.float32 and venv.observation_space.contains(obs)
+    assert info["action_mask"].shape == (n, A) and info["action_mask"].dtype == bool
+    np.testing.assert_array_equal(info["action_mask"], k.legal_actions(venv.st))
+    prev = obs
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        obs, rew, term, trunc, info = venv.step(_random_legal(info["action_mask"], rng))
+        assert venv.observation_space.contains(obs)
+        assert rew.shape == (n,) and rew.dtype == np.float64
+        assert term.shape == trunc.shape == (n,) and term.dtype == trunc.dtype == bool
+        assert not (term & trunc).any()
+        assert obs is not prev and not np.shares_memory(obs, prev)  # data not reused
+        assert info["action_mask"].any(axis=1).all()
+        prev = obs
+    venv.close()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_seeding_is_deterministic(game):
+    a = _run(cardzoo.make_vec(game, 8, opponents=f"{game}/rule", seed=0), 80, seed=5)
+    b = _run(cardzoo.make_vec(game, 8, opponents=f"{game}/rule", seed=0), 80, seed=5)
+    c = _run(cardzoo.make_vec(game, 8, opponents=f"{game}/rule", seed=0), 80, seed=6)
+    for x, y in zip(a, b):
+        for u, v in zip(x, y):
+            np.testing.assert_array_equal(u, v)
+    assert not all(np.array_equal(x[0], y[0]) for x, y in zip(a, c))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_next_step_autoreset(game):
+    n = 16
+    venv = cardzoo.make_vec(game, n, opponents="random", seed=3)
+    rng = np.random.default_rng(3)
+    obs, info = venv.reset(seed=3)
+    acc = np.zeros(n)
+    checked = 0
+    for _ in range(600):
+        obs, rew, term, trunc, info = venv.step(_random_legal(info["action_mask"], rng))
+        acc += rew
+        done = term | trunc
+        if not done.any():
+            continue
+        i = int(np.flatnonzero(done)[0])
+        k, st = venv.kernel, venv.st
+        seat = venv._rep_seat[venv.learner_team[i]]
+        # the final observation is the learner's view of the finished game
+        np.testing.assert_array_equal(obs[i], k.observe(st, seat)[i].astype(np.float32) * venv.scale)
+        assert info["_episode_return"][i] and info["episode_return"][i] == pytest.approx(acc[i])
+        assert info["opponent"][i] == "random" and info["episode_length"][i] >= 1
+        assert info["action_mask"][i].all()  # its next action is ignored
+        acc[done] = 0
+        # the next step ignores game i's action (here: the last action id, whatever it means) and deals anew
+        actions = _random_legal(info["action_mask"], rng)
+        actions[i] = k.num_actions - 1
+        actions[done] = k.num_actions - 1
+        obs, rew, term, trunc, info = venv.step(actions)
+        assert rew[i] == 0.0 and not term[i] and not trunc[i]
+        assert not info.get("_episode_return", np.zeros(n, bool))[i]
+        np.testing.assert_array_equal(info["action_mask"][i], k.legal_actions(venv.st)[i])
+        np.testing.assert_array_equal(obs[i], k.observe(venv.st, venv.st.current_player)[i].astype(np.float32) * venv.scale)
+        acc += np.where(done, 0.0, rew)
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3
+
+
+def test_same_step_autoreset_and_episode_returns_are_exact():
+    """P'yanitsa, 2 players: every finished game pays the learner -1, 0 (draw) or +1."""
+    n = 32
+    venv = cardzoo.make_vec("pyanitsa", n, opponents="random", seed=0, autoreset_mode="SameStep")
+    assert venv.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    rng = np.random.default_rng(0)
+    obs, info = venv.reset()
+    acc = np.zeros(n)
+    finals = 0
+    for _ in range(400):
+        obs, rew, term, trunc, info = venv.step(_random_legal(info["action_mask"], rng))
+        acc += rew
+        for i in np.flatnonzero(term | trunc):
+            assert info["_final_obs"][i] and venv.single_observation_space.contains(info["final_obs"][i])
+            assert info["final_info"]["episode_return"][i] == acc[i] and acc[i] in (-1.0, 0.0, 1.0)
+            assert not np.array_equal(info["final_obs"][i], obs[i])  # obs is the new game's first
+            acc[i] = 0
+            finals += 1
+    assert finals > 20
+
+
+def test_gymnasium_vector_wrappers_run_on_it():
+    venv = gymnasium.wrappers.vector.RecordEpisodeStatistics(cardzoo.make_vec("all_fours", 8, seed=0))
+    rng = np.random.default_rng(0)
+    obs, info = venv.reset(seed=0)
+    episodes = 0
+    for _ in range(200):
+        obs, rew, term, trunc, info = venv.step(_random_legal(info["action_mask"], rng))
+        if "episode" in info:
+            episodes += int(info["_episode"].sum())
+            assert (info["episode"]["l"][info["_episode"]] >= 1).all()
+    assert episodes > 10
+
+
+def test_learner_side_fixed_and_callable_opponents():
+    lowest = lambda obs, mask: mask.argmax(axis=1)  # noqa: E731  the first legal action
+    k = envs.kernel("all_fours")
+    venv = KernelVectorEnv(k, 8, {"lowest": lowest}, learner_side=1, seed=0)
+    obs, info = venv.reset()
+    for _ in range(50):
+        live = ~venv.st.done  # finished games wait for their autoreset
+        assert (venv.learner_team == 1).all() and np.isin(venv.st.current_player[live], [1, 3]).all()
+        obs, rew, term, trunc, info = venv.step(info["action_mask"].argmax(axis=1))
+    with pytest.raises(ValueError, match=r"learner_side=2 is not valid; valid: None or 0..1"):
+        KernelVectorEnv(k, 8, lowest, learner_side=2)
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        cardzoo.make_vec("chess", 4)
+    with pytest.raises(ValueError, match="num_envs must be an int >= 1, got 0"):
+        cardzoo.make_vec("avinas", 0)
+    with pytest.raises(ValueError, match=r"autoreset_mode='Disabled' is not supported; valid: \['NextStep', 'SameStep'\]"):
+        cardzoo.make_vec("avinas", 4, autoreset_mode="Disabled")
+    with pytest.raises(ValueError, match="opponent 3 is not an agent name"):
+        cardzoo.make_vec("avinas", 4, opponents=3)
+    with pytest.raises(ValueError, match="weights must be 2 numbers"):
+        OpponentSet([np.argmax, np.argmin], weights=[1.0])
+    venv = cardzoo.make_vec("all_fours", 4, seed=0)
+    with pytest.raises(RuntimeError, match="before reset"):
+        venv.step(np.zeros(4, dtype=np.int64))
+    obs, info = venv.reset()
+    bad = (~info["action_mask"]).argmax(axis=1)
+    with pytest.raises(ValueError, match="illegal"):
+        venv.step(bad)
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        venv.step(np.zeros(3, dtype=np.int64))
