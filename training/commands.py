@@ -85,7 +85,7 @@ def cmd_arena(args, parse_options) -> int:
     from rich.console import Console
 
     from . import arena
-    from .common import resolve_agent
+    from .common import seat_agent
 
     env_options = parse_options(args.option)
     if args.deals < 1:
@@ -95,10 +95,15 @@ def cmd_arena(args, parse_options) -> int:
     if len(args.agents) < 2:
         raise ValueError("arena needs at least two agents, e.g. cardzoo arena all_fours all_fours/rule random")
     loaded = {}
-    for i, name in enumerate(args.agents):
-        key = name if name not in loaded else f"{name}#{i}"
-        loaded[key] = resolve_agent(name, env_options, seed=args.seed + i, game=args.game)
     con = Console(width=max(Console().width, 110))
+    for i, name in enumerate(args.agents):
+        agent, seated, note = seat_agent(name, args.game, env_options, seed=args.seed + i, force=getattr(args, "force_agent", False))
+        if note:
+            print(f"note: {note}", flush=True)
+        if seated != name:
+            seated = f"{seated} (for {name})"
+        key = seated if seated not in loaded else f"{seated}#{i}"
+        loaded[key] = agent
     if len(loaded) == 2:
         (na, a), (nb, b) = loaded.items()
         res = arena.play_duplicate(args.game, a, b, args.deals, seed=args.seed, env_options=env_options, progress=True, name_a=na, name_b=nb)
@@ -117,7 +122,8 @@ def cmd_arena(args, parse_options) -> int:
 def cmd_play(args, parse_options) -> int:
     from .play import main_play
 
-    return main_play(args.game, args.partner, args.opponents, args.seed, parse_options(args.option))
+    return main_play(args.game, args.partner, args.opponents, args.seed, parse_options(args.option),
+                     force_agent=getattr(args, "force_agent", False))
 
 
 def cmd_label(args) -> int:
@@ -205,6 +211,10 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--json", default=None, help="also write the results as JSON to this file")
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    a.add_argument(
+        "--force-agent", action="store_true",
+        help="play a trained agent even where it was trained for other game options (default: the rule bot plays instead)",
+    )
     a.set_defaults(fn=lambda a_: cmd_arena(a_, parse_options))
 
     lb = sub.add_parser(
@@ -256,6 +266,10 @@ def add_commands(sub, games, parse_options) -> None:
     p.add_argument("--opponents", default=None, help="opponents' agent (same default as --partner)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    p.add_argument(
+        "--force-agent", action="store_true",
+        help="seat a trained agent even where it was trained for other game options (default: the rule bot plays instead)",
+    )
     p.set_defaults(fn=lambda a_: cmd_play(_default_ai(a_, parse_options), parse_options))
 
 
