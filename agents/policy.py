@@ -5,7 +5,8 @@ A saved agent is a directory holding
 * ``weights.safetensors``: the policy network's ``state_dict`` (tensors only; loading never
   unpickles Python objects);
 * ``agent.json``: metadata — ``format`` (``"cardzoo-policy"``), ``format_version``, ``game``,
-  ``env_options``, ``obs_layout_version`` (a hash of the observation layout the policy was
+  ``env_options``, ``game_options`` (every option of the game as trained, defaults included),
+  ``obs_layout_version`` (a hash of the observation layout the policy was
   trained on), ``obs_dim``, ``num_actions``, ``net_arch``, ``activation``, the training run
   (command, steps, seconds, seed) and evaluation results.
 
@@ -122,6 +123,7 @@ def save_policy_agent(path, policy, *, game: str, env_options: dict, kernel, net
         "format_version": FORMAT_VERSION,
         "game": game,
         "env_options": env_options,
+        "game_options": dict(kernel.options),  # every option, defaults included (agents/options.py)
         "obs_layout_version": layout_version(kernel),
         "obs_dim": int(kernel.obs_layout.size),
         "num_actions": int(kernel.num_actions),

@@ -151,6 +151,7 @@ def _load_path(path: str, env_options: dict) -> Agent:
         ) from e
     # a saved policy carries its own game options in its metadata; only seed= is passed on
     kwargs = {"seed": env_options["seed"]} if "seed" in env_options else {}
+    game_options = {k: v for k, v in env_options.items() if k != "seed"}
     try:
         agent = load_policy_agent(path, **kwargs)
     except (FileNotFoundError, ValueError) as e:
@@ -161,6 +162,13 @@ def _load_path(path: str, env_options: dict) -> Agent:
         raise ValueError(f"{path!r} is not a valid saved agent: {type(e).__name__}: {e}") from e
     if not isinstance(agent, Agent) and not callable(getattr(agent, "act", None)):
         raise ValueError(f"{path!r} did not load as an agent (got {type(agent).__name__})")
+    if game_options:  # the options of the games it is loaded for: warn if it learned others
+        from .options import warn_if_differs
+
+        try:
+            warn_if_differs(agent, agent.meta["game"], game_options, path, stacklevel=4)
+        except ValueError:
+            pass  # options of another game: the caller's game check names that
     return agent
 
 
@@ -260,11 +268,13 @@ register("pyanitsa/rule", _pyanitsa_rule)
 SHIPPED = os.path.join(os.path.dirname(__file__), "shipped")
 
 
-def _shipped(game: str, folder: str) -> Factory:
+def _shipped(game: str, folder: str, ignore: tuple = ()) -> Factory:
     """Factory of a trained agent shipped in ``agents/shipped/<folder>``.
 
     The env options given are checked against the observation layout the agent was trained
-    on (a different layout, e.g. another ``target_score``, raises ``ValueError``).
+    on (a different layout, e.g. another ``target_score``, raises ``ValueError``), then against
+    the options it was trained for (others warn, :class:`~cardzoo.agents.options.OptionsMismatchWarning`;
+    ``ignore``: options its wrapper makes fit).
     """
 
     def factory(seed=None, **env_options) -> Agent:
@@ -283,6 +293,11 @@ def _shipped(game: str, folder: str) -> Factory:
                     f"{env_options} give layout {mine}: use {game}/rule, or train an agent for them with "
                     f"`cardzoo train {game} -o ...`"
                 )
+        agent.options_ignored = tuple(ignore)
+        if env_options:
+            from .options import warn_if_differs
+
+            warn_if_differs(agent, game, env_options, f"{game}/ppo", stacklevel=3)
         return agent
 
     factory.__doc__ = f"The shipped trained {game} agent in agents/shipped/{folder}."
@@ -309,7 +324,9 @@ def _avinas_ppo(seed=None, **env_options) -> Agent:
     from .honest import HonestCalls
 
     options = {k: v for k, v in env_options.items() if k != "honesty"}
-    return HonestCalls(_shipped("avinas", "avinas_ppo")(seed=seed, **options), **options)
+    agent = HonestCalls(_shipped("avinas", "avinas_ppo", ignore=("honesty",))(seed=seed, **options), **options)
+    agent.options_ignored = ("honesty",)  # HonestCalls makes "penalize" games the "mask" problem it learned
+    return agent
 
 
 register("avinas/ppo", _avinas_ppo)

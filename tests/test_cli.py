@@ -122,11 +122,19 @@ def test_terminal_play_announces_trick_winners():
 
 
 def test_train_flags_default_to_the_train_config():
-    """The parser repeats TrainConfig's PPO defaults (to build without importing SB3): they agree."""
+    """Every train flag's default is read from TrainConfig (training/config.py, no SB3 import): they agree."""
     from cardzoo.training.cli import build_parser
-    from cardzoo.training.selfplay import TrainConfig
+    from cardzoo.training.config import TrainConfig
 
     args = build_parser().parse_args(["train", "aluette"])
     d = TrainConfig()
-    got = (args.n_steps, args.batch_size, args.lr, args.clip_range, args.ent_coef, args.torch_threads, args.steps, args.n_envs)
-    assert got == (d.n_steps, d.batch_size, d.learning_rate, d.clip_range, d.ent_coef, d.torch_threads, d.total_steps, d.n_envs)
+    got = (args.n_steps, args.batch_size, args.lr, args.clip_range, args.ent_coef, args.torch_threads, args.steps, args.n_envs,
+           args.bc_samples, args.bc_epochs, args.seed, args.snapshot_every, args.checkpoint_every, args.eval_deals,
+           args.critic_warmup, args.overwrite, args.resume)
+    assert got == (d.n_steps, d.batch_size, d.learning_rate, d.clip_range, d.ent_coef, d.torch_threads, d.total_steps, d.n_envs,
+                   d.bc_samples, d.bc_epochs, d.seed, d.snapshot_every, d.checkpoint_every, d.eval_deals,
+                   d.critic_warmup_steps, d.overwrite, d.resume)
+    assert args.eval_deals == 2000  # was 2000 on the command line but 1000 in TrainConfig
+    from cardzoo.training.commands import _opponent_weights
+
+    assert _opponent_weights(args.opponents) == d.opponents == {"random": 0.2, "rule": 0.5, "snapshot": 0.3}

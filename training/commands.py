@@ -21,7 +21,7 @@ def _opponent_weights(text: str) -> dict:
 def cmd_train(args, parse_options) -> int:
     from rich.console import Console
 
-    from .selfplay import TrainConfig, evaluation_table, train
+    from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, train
 
     cfg = TrainConfig(
         game=args.game,
@@ -36,6 +36,7 @@ def cmd_train(args, parse_options) -> int:
         eval_deals=args.eval_deals,
         out=args.out or f"runs/{args.game}",
         resume=args.resume,
+        overwrite=args.overwrite,
         env_options=parse_options(args.option),
         skip_forced=args.skip_forced,
         privileged_critic=args.privileged_critic,
@@ -48,7 +49,16 @@ def cmd_train(args, parse_options) -> int:
         ent_coef=args.ent_coef,
         torch_threads=args.torch_threads,
     )
-    summary = train(cfg)
+    try:
+        summary = train(cfg)
+    except TrainingInterrupted as e:
+        import sys
+
+        print(f"\ncardzoo train: interrupted after {e.steps:,} PPO steps; saved", file=sys.stderr)
+        print(f"  resumable model:  {e.model}", file=sys.stderr)
+        print(f"  agent so far:     {e.agent}", file=sys.stderr)
+        print(f"  continue with:    cardzoo train {args.game} --out {cfg.out} --resume {e.model}", file=sys.stderr)
+        return 130
     con = Console(width=max(Console().width, 110))
     if "evaluation" in summary:
         con.print(evaluation_table(summary["evaluation"], f"{args.game}: trained agent, duplicate deals"))
@@ -57,8 +67,9 @@ def cmd_train(args, parse_options) -> int:
         f"({summary['steps_per_second']:,.0f} env steps/s incl. opponents and updates; "
         "runs end on a whole rollout of n_envs x n_steps)",
         f"agent (weights + JSON):  {summary['agent']}",
-        f"learning curve:          {summary['curve']}",
     ]
+    if "curve" in summary:
+        lines.append(f"learning curve:          {summary['curve']}")
     if "evaluation" in summary:
         lines.append(f"evaluation table:        {Path(cfg.out) / 'evaluation.md'}")
     lines += [
@@ -74,7 +85,7 @@ def cmd_arena(args, parse_options) -> int:
     from rich.console import Console
 
     from . import arena
-    from .common import resolve_agent
+    from .common import seat_agent
 
     env_options = parse_options(args.option)
     if args.deals < 1:
@@ -88,10 +99,17 @@ def cmd_arena(args, parse_options) -> int:
     if len(args.agents) < 2:
         raise ValueError("arena needs at least two agents, e.g. cardzoo arena all_fours all_fours/rule random")
     loaded = {}
-    for i, name in enumerate(args.agents):
-        key = name if name not in loaded else f"{name}#{i}"
-        loaded[key] = resolve_agent(name, env_options, seed=args.seed + i, game=args.game, exec_timeout=args.exec_timeout)
     con = Console(width=max(Console().width, 110))
+    for i, name in enumerate(args.agents):
+        agent, seated, note = seat_agent(
+            name, args.game, env_options, seed=args.seed + i, force=args.force_agent, exec_timeout=args.exec_timeout
+        )
+        if note:
+            print(f"note: {note}", flush=True)
+        if seated != name:
+            seated = f"{seated} (for {name})"
+        key = seated if seated not in loaded else f"{seated}#{i}"
+        loaded[key] = agent
     if len(loaded) == 2:
         (na, a), (nb, b) = loaded.items()
         res = arena.play_duplicate(
@@ -157,7 +175,8 @@ def cmd_exploit(args, parse_options) -> int:
 def cmd_play(args, parse_options) -> int:
     from .play import main_play
 
-    return main_play(args.game, args.partner, args.opponents, args.seed, parse_options(args.option))
+    return main_play(args.game, args.partner, args.opponents, args.seed, parse_options(args.option),
+                     force_agent=getattr(args, "force_agent", False))
 
 
 def cmd_label(args) -> int:
@@ -194,34 +213,34 @@ def cmd_distil(args) -> int:
     return 0
 
 
-class _TRAIN_DEFAULTS:
-    n_steps = 64
-    batch_size = 4096
-    learning_rate = 1e-4
-    clip_range = 0.1
-    ent_coef = 0.003
-    torch_threads = 2
-
-
 def add_commands(sub, games, parse_options) -> None:
     """Register the train / arena / play sub-commands on ``sub``."""
-    # TrainConfig's defaults, repeated here so that building the parser does not import SB3
-    # (tests/test_cli.py checks that they agree)
-    d = _TRAIN_DEFAULTS
+    # every default comes from TrainConfig (training/config.py imports neither torch nor SB3)
+    from .config import TrainConfig
+
+    d = TrainConfig()
+    opp = ",".join(f"{k}={v:g}" for k, v in d.opponents.items())
 
     t = sub.add_parser("train", help="self-play training with MaskablePPO, then evaluation")
     t.add_argument("game", choices=games)
-    t.add_argument("--steps", type=int, default=2_000_000, help="PPO environment steps (default 2,000,000)")
-    t.add_argument("--bc-samples", type=int, default=500_000, help="rule-bot decisions to behaviour-clone first (0: start from scratch)")
-    t.add_argument("--bc-epochs", type=int, default=3, help="epochs of behaviour cloning (default 3)")
-    t.add_argument("--n-envs", type=int, default=256, help="games in lockstep (default 256)")
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--opponents", default="random=0.2,rule=0.5,snapshot=0.3", help="opponent-pool family weights")
-    t.add_argument("--snapshot-every", type=int, default=10, help="rollouts between learner snapshots into the pool")
-    t.add_argument("--checkpoint-every", type=int, default=1_000_000, help="steps between checkpoints")
-    t.add_argument("--eval-deals", type=int, default=2000, help="duplicate deals per evaluation pairing (0: skip)")
-    t.add_argument("--out", default=None, help="output directory (default runs/GAME)")
-    t.add_argument("--resume", default=None, help="resume from a checkpoint model .zip")
+    t.add_argument("--steps", type=int, default=d.total_steps, help=f"PPO environment steps (default {d.total_steps:,})")
+    t.add_argument(
+        "--bc-samples", type=int, default=d.bc_samples,
+        help=f"rule-bot decisions to behaviour-clone first (default {d.bc_samples:,}; 0: start from scratch)",
+    )
+    t.add_argument("--bc-epochs", type=int, default=d.bc_epochs, help=f"epochs of behaviour cloning (default {d.bc_epochs})")
+    t.add_argument("--n-envs", type=int, default=d.n_envs, help=f"games in lockstep (default {d.n_envs})")
+    t.add_argument("--seed", type=int, default=d.seed, help=f"seeds the deals, the network and the opponents (default {d.seed})")
+    t.add_argument("--opponents", default=opp, help=f"opponent-pool family weights (default {opp})")
+    t.add_argument(
+        "--snapshot-every", type=int, default=d.snapshot_every,
+        help=f"rollouts between learner snapshots into the pool (default {d.snapshot_every})",
+    )
+    t.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every, help=f"steps between checkpoints (default {d.checkpoint_every:,})")
+    t.add_argument("--eval-deals", type=int, default=d.eval_deals, help=f"duplicate deals per evaluation pairing (default {d.eval_deals}; 0: skip)")
+    t.add_argument("--out", default=None, help="output directory (default runs/GAME); must not hold an earlier run unless --resume or --overwrite")
+    t.add_argument("--resume", default=None, help="continue the run in --out from one of its model .zip files (OUT/checkpoints/model_N.zip or OUT/model.zip)")
+    t.add_argument("--overwrite", action="store_true", help="delete the earlier run's outputs in --out and start afresh")
     t.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     t.add_argument("--skip-forced", action="store_true", help="the env plays decisions with one legal action itself (e.g. P'yanitsa's FLIP)")
     t.add_argument(
@@ -229,7 +248,7 @@ def add_commands(sub, games, parse_options) -> None:
         help="the critic also sees the hidden cards (kernel global_state); the actor still sees only its observation",
     )
     t.add_argument("--init-from", default=None, help="start the actor from a saved agent (path), instead of behaviour cloning")
-    t.add_argument("--critic-warmup", type=int, default=0, help="steps during which only the critic learns (e.g. after --init-from)")
+    t.add_argument("--critic-warmup", type=int, default=d.critic_warmup_steps, help="steps during which only the critic learns (e.g. after --init-from)")
     t.add_argument("--n-steps", type=int, default=d.n_steps, help=f"steps per game per rollout (default {d.n_steps})")
     t.add_argument("--batch-size", type=int, default=d.batch_size, help=f"PPO minibatch size (default {d.batch_size})")
     t.add_argument("--lr", type=float, default=d.learning_rate, help=f"learning rate (default {d.learning_rate})")
@@ -247,6 +266,10 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     a.add_argument("--batch", type=int, default=256, help="deals played at once (default 256); speed and memory only, results are the same for any batch")
     a.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")
+    a.add_argument(
+        "--force-agent", action="store_true",
+        help="play a trained agent even where it was trained for other game options (default: the rule bot plays instead)",
+    )
     a.set_defaults(fn=lambda a_: cmd_arena(a_, parse_options))
 
     lbd = sub.add_parser(
@@ -333,6 +356,10 @@ def add_commands(sub, games, parse_options) -> None:
     p.add_argument("--opponents", default=None, help="opponents' agent (same default as --partner)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    p.add_argument(
+        "--force-agent", action="store_true",
+        help="seat a trained agent even where it was trained for other game options (default: the rule bot plays instead)",
+    )
     p.set_defaults(fn=lambda a_: cmd_play(_default_ai(a_, parse_options), parse_options))
 
 

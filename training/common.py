@@ -55,17 +55,59 @@ def agent_action(agent, env) -> int:
     return int(agent.act(obs["observation"][None], obs["action_mask"][None])[0])
 
 
+def seat_agent(
+    name: str, game: str, env_options: dict | None = None, seed: int | None = None, force: bool = False,
+    exec_timeout: float | None = None,
+):
+    """Load agent ``name`` to play ``game`` with ``env_options``, keeping trained agents to what they learned.
+
+    A trained agent (shipped or saved) whose ``agent.json`` records other game options
+    (:func:`cardzoo.agents.options.option_differences`) is replaced by the game's rule bot, unless
+    ``force``: then it is seated and an :class:`~cardzoo.agents.options.OptionsMismatchWarning` is
+    raised as a warning. Returns ``(agent, seated name, note)``; ``note`` says what was done and
+    why (``None`` when ``name`` was seated as it fits). Errors as :func:`resolve_agent`.
+    """
+    import warnings
+
+    from cardzoo.agents.options import OptionsMismatchWarning, describe, option_differences, warn_if_differs
+
+    env_options = dict(env_options or {})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OptionsMismatchWarning)  # decided (and said) below
+        agent = resolve_agent(name, env_options, seed=seed, game=game, exec_timeout=exec_timeout)
+    diff = option_differences(agent, game, env_options)
+    if not diff:
+        return agent, name, None
+    if force:
+        warn_if_differs(agent, game, env_options, name)
+        return agent, name, f"seating {name} although it was trained for other options ({describe(diff)})"
+    rule = f"{game}/rule"
+    note = (f"{name} was trained for other options ({describe(diff)}); seating {rule} instead "
+            f"(--force-agent seats {name} anyway)")
+    return resolve_agent(rule, env_options, seed=seed, game=game), rule, note
+
+
 def default_agent(game: str, env_options: dict | None = None) -> tuple[str, str | None]:
     """The AI that plays ``game`` by default: ``"<game>/ppo"`` when a trained agent is shipped and
-    fits ``env_options`` (its observation layout), else ``"<game>/rule"``.
+    was trained for ``env_options`` (its observation layout and its recorded game options,
+    :mod:`cardzoo.agents.options`), else ``"<game>/rule"``.
 
     Returns ``(name, note)``; ``note`` says why the shipped agent was not taken (``None`` otherwise).
     """
+    import warnings
+
+    from cardzoo.agents.options import OptionsMismatchWarning, describe, option_differences
+
     ppo = f"{game}/ppo"
     if ppo in agents.available():
         try:
-            agents.load(ppo, **dict(env_options or {}))
-            return ppo, None
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", OptionsMismatchWarning)
+                agent = agents.load(ppo, **dict(env_options or {}))
         except (ValueError, OSError) as e:
             return f"{game}/rule", f"{ppo} does not fit these options ({e})"
+        diff = option_differences(agent, game, env_options)
+        if diff:
+            return f"{game}/rule", f"{ppo} was trained for other options ({describe(diff)})"
+        return ppo, None
     return f"{game}/rule", None

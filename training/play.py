@@ -21,7 +21,7 @@ import numpy as np
 
 from cardzoo import envs
 
-from .common import agent_action, resolve_agent
+from .common import agent_action, seat_agent
 
 
 def _choose(env, legal: list[int], read: Callable[[str], str], write: Callable[[str], None]) -> int | None:
@@ -58,17 +58,29 @@ def play(
     env_options: dict | None = None,
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
+    force_agent: bool = False,
 ) -> dict | None:
     """Play one episode in the terminal; returns the final returns per agent (``None`` if the person quit).
 
-    Raises ``ValueError`` (unknown game or agent name, bad option) before the game starts.
+    A trained agent asked for that was trained for other game options is replaced by the rule bot
+    (a ``note:`` line says so) unless ``force_agent`` (:func:`cardzoo.training.common.seat_agent`);
+    the opening line names the agents seated. Raises ``ValueError`` (unknown game or agent name,
+    bad option) before the game starts.
     """
     env_options = dict(env_options or {})
     env = envs.make(game, render_mode="ansi", render_view=0, **env_options)
     teams = env.metadata["teams"]
     n = len(env.possible_agents)
     mates = set() if teams is None else {env.agent_name_mapping[a] for a in teams[0]} - {0}
-    bots = {seat: resolve_agent(partner if seat in mates else opponents, env_options, seed, game=game) for seat in range(1, n)}
+    bots, seated, notes = {}, {}, []
+    for seat in range(1, n):
+        wanted = partner if seat in mates else opponents
+        bots[seat], seated[wanted], note = seat_agent(wanted, game, env_options, seed, force=force_agent)
+        if note and note not in notes:
+            notes.append(note)
+    for note in notes:
+        write(f"note: {note}")
+    partner, opponents = seated.get(partner, partner), seated.get(opponents, opponents)
     env.reset(seed=seed)
     if teams is None:
         write(f"You are player_0 of {n} players, each for themselves; the others are played by {opponents}.")
@@ -128,9 +140,9 @@ def play(
     return returns
 
 
-def main_play(game: str, partner: str, opponents: str, seed, env_options) -> int:
+def main_play(game: str, partner: str, opponents: str, seed, env_options, force_agent: bool = False) -> int:
     """CLI wrapper of :func:`play` (exit code 0)."""
-    play(game, partner, opponents, seed, env_options, read=input, write=lambda s: print(s, flush=True))
+    play(game, partner, opponents, seed, env_options, read=input, write=lambda s: print(s, flush=True), force_agent=force_agent)
     return 0
 
 

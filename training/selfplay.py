@@ -15,7 +15,7 @@ import copy
 import json
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -25,81 +25,8 @@ from cardzoo import envs
 from cardzoo.agents.policy import PolicyAgent, save_policy_agent
 
 from .common import resolve_agent
+from .config import RUN_FILES, TrainConfig, check_out_folder  # noqa: F401  (TrainConfig is re-exported)
 from .vec_env import KernelVecEnv, OpponentPool
-
-
-@dataclass
-class TrainConfig:
-    """Options of a training run; the defaults are ``cardzoo train``'s (about 12 minutes on 2 cores).
-
-    ``bc_samples`` > 0 warm-starts the policy by behaviour cloning the rule bot (``bc_teacher``)
-    before self-play; the PPO settings (learning rate 1e-4, clip 0.1, entropy 0.003) suit
-    fine-tuning such a policy.
-    """
-
-    game: str = "all_fours"
-    total_steps: int = 2_000_000
-    n_envs: int = 256
-    n_steps: int = 64
-    batch_size: int = 4096
-    n_epochs: int = 4
-    learning_rate: float = 1e-4
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    ent_coef: float = 0.003
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    activation: str = "relu"
-    seed: int = 0
-    opponents: dict = field(default_factory=lambda: {"random": 0.2, "rule": 0.5, "snapshot": 0.3})
-    snapshot_every: int = 10
-    max_snapshots: int = 5
-    checkpoint_every: int = 1_000_000
-    eval_deals: int = 1000
-    out: str = "runs/all_fours"
-    resume: str | None = None
-    env_options: dict = field(default_factory=dict)
-    torch_threads: int = 2
-    bc_samples: int = 500_000
-    bc_epochs: int = 3
-    bc_teacher: str | None = None
-    clip_range: float = 0.1
-    privileged_critic: bool = False
-    init_from: str | None = None
-    critic_warmup_steps: int = 0
-    skip_forced: bool = False  # the env plays single-legal-action decisions itself (P'yanitsa's FLIP)
-
-    def validate(self) -> None:
-        """Raise ``ValueError`` naming any bad option."""
-        if self.game not in envs.GAMES:
-            raise ValueError(f"unknown game {self.game!r}; available: {sorted(envs.GAMES)}")
-        for name in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "checkpoint_every"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be a positive int, got {v!r}")
-        for name, lo, hi in (("learning_rate", 0.0, None), ("clip_range", 0.0, 1.0)):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or not (v > lo and (hi is None or v <= hi)):
-                raise ValueError(f"{name} must be a number > {lo}{'' if hi is None else f' and <= {hi}'}, got {v!r}")
-        if not isinstance(self.ent_coef, (int, float)) or self.ent_coef < 0:
-            raise ValueError(f"ent_coef must be a number >= 0, got {self.ent_coef!r}")
-        if not isinstance(self.torch_threads, int) or self.torch_threads < 1:
-            raise ValueError(f"torch_threads must be a positive int, got {self.torch_threads!r}")
-        if self.bc_samples < 0 or self.bc_epochs < 1:
-            raise ValueError(f"bc_samples must be >= 0 and bc_epochs >= 1, got {self.bc_samples}, {self.bc_epochs}")
-        if self.eval_deals < 0:
-            raise ValueError(f"eval_deals must be >= 0, got {self.eval_deals}")
-        unknown = set(self.opponents) - {"random", "rule", "snapshot"}
-        if unknown:
-            raise ValueError(f"unknown opponent families {sorted(unknown)}; valid: random, rule, snapshot")
-        if self.resume is not None and not Path(self.resume).is_file():
-            raise FileNotFoundError(
-                f"cannot resume: no checkpoint file at {self.resume} (expected a model .zip such as OUT/checkpoints/model_1000000.zip or OUT/model.zip)"
-            )
-        if self.init_from is not None and not Path(self.init_from).exists():
-            raise FileNotFoundError(f"cannot initialise from {self.init_from}: no saved agent there")
-        if not isinstance(self.critic_warmup_steps, int) or self.critic_warmup_steps < 0:
-            raise ValueError(f"critic_warmup_steps must be an int >= 0, got {self.critic_warmup_steps!r}")
-        envs.kernel(self.game, **self.env_options)  # validates the env options
 
 
 def _rule_name(game: str) -> str:
@@ -282,18 +209,53 @@ def plot_curve(history: list[dict], path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def train(cfg: TrainConfig, pool: OpponentPool | None = None, save_start: bool = False) -> dict:
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`train`, after the run was saved: ``model`` is a resumable SB3 model zip
+    (``--resume`` it), ``agent`` the agent so far (``None`` if interrupted before the model existed),
+    ``steps`` the PPO steps done."""
+
+    def __init__(self, model: Path | None, agent: Path | None, steps: int) -> None:
+        super().__init__(f"interrupted at {steps} steps")
+        self.model, self.agent, self.steps = model, agent, steps
+
+
+def train(cfg: TrainConfig, callback=None, pool: OpponentPool | None = None, save_start: bool = False) -> dict:
     """Run self-play training; returns a summary dict (paths, steps, seconds, throughput, evaluation).
 
     ``pool``: the opponents instead of :func:`make_pool`'s (e.g. one frozen agent, for
     ``cardzoo exploit``); ``save_start``: also save the policy before PPO (after any behaviour
-    cloning) as ``OUT/start_agent``."""
+    cloning) as ``OUT/start_agent``.
+
+    ``out`` must not hold an earlier run unless ``cfg.resume`` or ``cfg.overwrite`` is set
+    (:func:`cardzoo.training.config.check_out_folder`). Ctrl-C saves a resumable model and the agent
+    so far into ``out/checkpoints`` and raises :class:`TrainingInterrupted` naming them. A run that
+    fails before writing anything leaves no (empty) ``out`` folder behind. ``callback``: an extra
+    SB3 callback (tests use one to interrupt at a given step).
+    """
+    cfg.validate()
+    out = Path(cfg.out)
+    created = not out.exists()
+    if cfg.overwrite:
+        from .config import clear_run
+
+        clear_run(out)
+    try:
+        return _train(cfg, out, callback, pool, save_start)
+    except TrainingInterrupted:
+        raise
+    except BaseException:
+        if created and out.is_dir() and not any(p.is_file() for p in out.rglob("*")):
+            import shutil
+
+            shutil.rmtree(out)  # nothing of this run to keep
+        raise
+
+
+def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dict:
     import torch
     from sb3_contrib import MaskablePPO
 
-    cfg.validate()
     torch.set_num_threads(cfg.torch_threads)
-    out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     pool = make_pool(cfg) if pool is None else pool
     vec = KernelVecEnv(cfg.game, cfg.n_envs, pool, seed=cfg.seed, env_options=cfg.env_options, privileged=cfg.privileged_critic,
@@ -339,24 +301,30 @@ def train(cfg: TrainConfig, pool: OpponentPool | None = None, save_start: bool =
         )
         start = 0
     bc_info = None
-    if cfg.init_from and not cfg.resume:
-        from cardzoo.agents.policy import load_policy_agent
-
-        from .privileged import load_actor_into
-
-        load_actor_into(model.policy, load_policy_agent(cfg.init_from).policy.state_dict(), vec.actor_dim)
-    elif cfg.bc_samples and not cfg.resume:
-        bc_info = warm_start(cfg, model.policy, vec.kernel)
-    if save_start:
-        _save_agent(cfg, model.policy, vec, out / "start_agent", {"steps": 0})
     history: list[dict] = []
+    if cfg.resume and (out / "history.json").is_file():
+        history = [r for r in json.loads((out / "history.json").read_text()) if r.get("steps", 0) <= start]
     t0 = time.perf_counter()
-    model.learn(
-        total_timesteps=cfg.total_steps,
-        callback=_callback(cfg, vec, out, history, start),
-        reset_num_timesteps=cfg.resume is None,
-        tb_log_name="maskable_ppo",
-    )
+    try:
+        if cfg.init_from and not cfg.resume:
+            from cardzoo.agents.policy import load_policy_agent
+
+            from .privileged import load_actor_into
+
+            load_actor_into(model.policy, load_policy_agent(cfg.init_from).policy.state_dict(), vec.actor_dim)
+        elif cfg.bc_samples and not cfg.resume:
+            bc_info = warm_start(cfg, model.policy, vec.kernel)
+        if save_start:
+            _save_agent(cfg, model.policy, vec, out / "start_agent", {"steps": 0})
+        callbacks = [_callback(cfg, vec, out, history, start)] + ([callback] if callback is not None else [])
+        model.learn(
+            total_timesteps=cfg.total_steps,
+            callback=callbacks,
+            reset_num_timesteps=cfg.resume is None,
+            tb_log_name="maskable_ppo",
+        )
+    except KeyboardInterrupt:
+        raise _save_interrupted(cfg, model, vec, out, history, bc_info) from None
     seconds = time.perf_counter() - t0
     steps = int(model.num_timesteps) - start
     model.save(out / "model.zip")
@@ -374,7 +342,8 @@ def train(cfg: TrainConfig, pool: OpponentPool | None = None, save_start: bool =
     if bc_info is not None:
         summary["behaviour_cloning"] = bc_info
     summary["agent"] = str(agent_dir)
-    summary["curve"] = str(out / "learning_curve.png")
+    if history:
+        summary["curve"] = str(out / "learning_curve.png")
     if cfg.eval_deals > 0:
         summary["evaluation"] = evaluate(cfg, agent_dir, out)
         meta_file = agent_dir / "agent.json"
@@ -383,6 +352,31 @@ def train(cfg: TrainConfig, pool: OpponentPool | None = None, save_start: bool =
         meta_file.write_text(json.dumps(meta, indent=2, sort_keys=True))
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
+
+
+def _save_interrupted(cfg: TrainConfig, model, vec: KernelVecEnv, out: Path, history: list, bc_info) -> TrainingInterrupted:
+    """Save a resumable model, the agent so far and the history after Ctrl-C; the exception to raise."""
+    import signal
+
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not spoil the save
+    except ValueError:  # not the main thread: signals cannot be changed here
+        old = None
+    try:
+        steps = int(model.num_timesteps)
+        ck = out / "checkpoints"
+        ck.mkdir(parents=True, exist_ok=True)
+        model_path = ck / f"model_{steps}.zip"
+        model.save(model_path)
+        extra = {"steps": steps, "interrupted": True} | ({"behaviour_cloning": bc_info} if bc_info else {})
+        agent_path = _save_agent(cfg, model.policy, vec, ck / f"agent_{steps}", extra)
+        (out / "history.json").write_text(json.dumps(history, indent=1))
+        if history:
+            plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play")
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+    return TrainingInterrupted(model_path, agent_path, steps)
 
 
 def evaluate(cfg: TrainConfig, agent_dir: Path, out: Path) -> list[dict]:

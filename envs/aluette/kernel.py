@@ -452,6 +452,14 @@ class AluetteKernel(Kernel):
         out[st.done] = 0
         return out
 
+    def determinize(self, st: AluetteState, seat, rng: np.random.Generator) -> AluetteState:
+        """A copy of ``st`` with the cards ``seat`` cannot see dealt again uniformly among the deals
+        consistent with what it has seen, signals heard included (for PIMC search;
+        :mod:`cardzoo.envs.aluette.determinize`)."""
+        from .determinize import determinize
+
+        return determinize(self, st, seat, rng)
+
     def legal_actions(self, st: AluetteState) -> np.ndarray:
         """Action mask ``bool[B, 65]`` of the seat to act (§4, §5); all False in finished games."""
         return unpack_bits(self.legal_words(st), 64).reshape(st.batch_size, 128)[:, :NUM_ACTIONS].view(bool)

@@ -111,6 +111,9 @@ class AvinasState(BatchState):
       ``int16[B]`` rams or pips it received; ``last_game``: ``int8[B]`` its game type.
     * ``last_lied``, ``last_stopped``: ``bool[B]`` the last scored deal's declarer lied / stopped.
     * ``winner``: ``int8[B]`` match winner team (-1 none); ``clean``: ``bool[B]`` clean defeat (§6.4).
+    * ``voids``: ``uint8[B, 4]`` what each seat showed it lacks this deal (§5): bit ``s`` the plain
+      cards of suit ``s`` (not following it), bit 4 trumps (not following a trump or face-down
+      lead, or leading face down); read by :meth:`AvinasKernel.determinize`.
     """
 
     stock: np.ndarray
@@ -154,6 +157,7 @@ class AvinasState(BatchState):
     last_stopped: np.ndarray
     winner: np.ndarray
     clean: np.ndarray
+    voids: np.ndarray
 
 
 class AvinasKernel(Kernel):
@@ -278,7 +282,7 @@ class AvinasKernel(Kernel):
             lied=z(bool), stopped=z(bool), ram_balance=z(np.int16), pips=z(np.int16, 2), deals=z(np.int16),
             throw_ins=z(np.int16), last_loser=m1(), last_penalty=z(np.int16), last_game=m1(), last_lied=z(bool),
             last_stopped=z(bool), winner=m1(),
-            clean=z(bool),
+            clean=z(bool), voids=z(np.uint8, 4),
         )
         if dealer is None:
             dealer = self.options["first_dealer"]
@@ -315,7 +319,7 @@ class AvinasKernel(Kernel):
         hands[np.arange(n)[:, None], seats] = bb
         st.hands[idx] = hands
         st.dealt[idx] = hands
-        for name in ("played", "knocked", "points", "tricks_won", "lied", "stopped", "trick", "n_in_trick",
+        for name in ("played", "voids", "knocked", "points", "tricks_won", "lied", "stopped", "trick", "n_in_trick",
                      "tricks_done", "high_call", "n_calls", "knock_stage", "trick_best"):
             getattr(st, name)[idx] = 0
         for name in ("calls", "led", "trick_winner", "trick_card", "fd_seat", "signal"):
@@ -395,6 +399,13 @@ class AvinasKernel(Kernel):
         """``int64[B]``: 0 for a sevens game, 1 for a no-sevens game (RULES.md §3.3: decided by the
         exposed key cards of the deal, before any decision)."""
         return (st.game == NO_SEVENS).astype(np.int64)
+
+    def determinize(self, st: AvinasState, seat, rng: np.random.Generator) -> AvinasState:
+        """A copy of ``st`` with the cards ``seat`` cannot see dealt again uniformly among the deals
+        consistent with what it has seen (for PIMC search; :mod:`cardzoo.envs.avinas.determinize`)."""
+        from .determinize import determinize
+
+        return determinize(self, st, seat, rng)
 
     def legal_actions(self, st: AvinasState) -> np.ndarray:
         """Action mask ``bool[B, 83]`` of the player to act (§4, §5); all False in finished games."""
@@ -529,7 +540,15 @@ class AvinasKernel(Kernel):
         suit = card // 8
         n = st.n_in_trick[idx]
         first = n == 0
-        led = np.where(first, np.where(fd | (ts > 0), TRUMPS_LED, suit), st.led[idx])
+        old = st.led[idx]
+        # §5 shown voids: not following a trump (or face-down) lead shows no trump; not following a
+        # plain suit shows none of its plain cards; a face-down lead is only open to a leader without trumps
+        no_trump = (~first & (old == TRUMPS_LED) & (ts == 0)) | (first & fd)
+        no_plain = ~first & (old >= 0) & (old < TRUMPS_LED) & ((suit != old) | (ts > 0))
+        if no_trump.any() or no_plain.any():
+            v = np.where(no_trump, 1 << TRUMPS_LED, 0) | np.where(no_plain, np.left_shift(1, np.clip(old, 0, 3)), 0)
+            st.voids[idx, p] |= v.astype(np.uint8)
+        led = np.where(first, np.where(fd | (ts > 0), TRUMPS_LED, suit), old)
         st.led[idx] = led
         key = np.where(fd, 0, np.where(ts > 0, 20 + ts, np.where(suit == led, PLAIN_STRENGTH[card], 0)))
         best = st.trick_best[idx]

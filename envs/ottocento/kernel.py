@@ -105,6 +105,9 @@ class OttocentoState(BatchState):
       ``int32[B, 2]``; ``gift``, ``matto_fate``, ``discards_to``: ``int8[B]``.
     * ``score``: ``int32[B, 2]`` match score in half-points; ``winner``: ``int8[B]`` winning team
       (-1 none / draw); ``deals_played``: ``int16[B]``.
+    * ``voids``: ``uint8[B, 4]`` suits each seat showed it lacks this deal (bit ``s`` for suit
+      ``s`` 0-3, bit 4 trumps): not following the suit led, or not trumping then (§5); read by
+      :meth:`OttocentoKernel.determinize`.
     """
 
     hands: np.ndarray
@@ -145,6 +148,7 @@ class OttocentoState(BatchState):
     score: np.ndarray
     winner: np.ndarray
     deals_played: np.ndarray
+    voids: np.ndarray
 
 
 def _target_option() -> Option:
@@ -306,6 +310,7 @@ class OttocentoKernel(Kernel):
             score=z(np.int32, 2),
             winner=np.full(B, -1, dtype=np.int8),
             deals_played=z(np.int16),
+            voids=z(np.uint8, 4),
         )
         if dealer is None:
             dealer = self.options["dealer"]
@@ -336,6 +341,7 @@ class OttocentoKernel(Kernel):
         for name in ("hands", "dealt", "played", "piles", "shown", "decl_cards"):
             getattr(st, name)[idx] = 0
         st.discards[idx] = 0
+        st.voids[idx] = 0
         st.trick[idx] = 0
         st.trick_card[idx] = -1
         st.led[idx] = -1
@@ -381,6 +387,13 @@ class OttocentoKernel(Kernel):
         legal |= np.where(phase == DISCARD, hand & ~FORBIDDEN_DISCARDS_BB, _ZERO)
         legal |= np.where(phase == DECLARING, _DECISION_BITS, _ZERO)
         return np.where(st.done, _ZERO, legal)
+
+    def determinize(self, st: OttocentoState, seat, rng: np.random.Generator) -> OttocentoState:
+        """A copy of ``st`` with the cards ``seat`` cannot see dealt again uniformly among the deals
+        consistent with what it has seen (for PIMC search; :mod:`cardzoo.envs.ottocento.determinize`)."""
+        from .determinize import determinize
+
+        return determinize(self, st, seat, rng)
 
     def legal_actions(self, st: OttocentoState) -> np.ndarray:
         """Action mask ``bool[B, 64]`` of the player to act; all False in finished games."""
@@ -486,6 +499,12 @@ class OttocentoKernel(Kernel):
         suit = CARD_SUIT[card]
         n = st.n_in_trick[idx]
         led = st.led[idx]
+        # §5 shown voids: a card off the suit led (not the Matto) shows no card of it; not a trump either shows no trump
+        off = (led >= 0) & (card != MAT) & (suit != led)
+        if off.any():
+            no_trump = off & (suit != TRUMP_SUIT)
+            st.voids[idx, p] |= np.where(off, np.left_shift(1, np.maximum(led, 0)), 0).astype(np.uint8)
+            st.voids[idx, p] |= np.where(no_trump, 1 << TRUMP_SUIT, 0).astype(np.uint8)
         led = np.where((led < 0) & (card != MAT), suit, led)  # the Matto led: the next card sets the suit
         st.led[idx] = led
         key = BASE_KEY[card] + np.where((suit == led) & (suit >= 0) & (suit != TRUMP_SUIT), 20, 0)

@@ -283,6 +283,14 @@ class PyanitsaKernel(Kernel):
         out = np.where(st.phase == FLIP_PHASE, flip, np.where(st.phase == ORDER_PHASE, st.pot, _U64(0)))
         return np.where(st.done, _U64(0), out)
 
+    def determinize(self, st: PyanitsaState, seat, rng: np.random.Generator) -> PyanitsaState:
+        """A copy of ``st`` with the pile cards ``seat`` cannot know dealt again uniformly among the
+        arrangements consistent with what it has seen (for PIMC search;
+        :mod:`cardzoo.envs.pyanitsa.determinize`)."""
+        from .determinize import determinize
+
+        return determinize(self, st, seat, rng)
+
     def legal_actions(self, st: PyanitsaState) -> np.ndarray:
         """Action mask ``bool[B, C + 1]`` (§4): ``FLIP`` only, or the pot cards while ordering."""
         return unpack_bits(self.legal_bitboard(st)[:, None], self.num_actions)[:, 0].view(bool)

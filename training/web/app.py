@@ -7,10 +7,12 @@ with a 4xx/5xx status, and changes nothing):
 ``GET /api/games``                       ``{"games": [{"id", "name", "players": {"min", "max", "default"},
                                          "teams", "pack", "agents", "default_agent"}]}``
 ``POST /api/tables``                     body ``{"game", "players", "partner", "opponents", "seed",
-                                         "options"}`` (all but ``game`` optional) -> 201
+                                         "options", "force_agent"}`` (all but ``game`` optional) -> 201
                                          ``{"table_id", "view"}``; the person is seat 0. 400: bad player
                                          count, option or agent name (only registry names of the game and
-                                         ``"random"``) or unknown game; 503: too many open tables.
+                                         ``"random"``) or unknown game; 503: too many open tables. A trained
+                                         agent trained for other options is replaced by the rule bot unless
+                                         ``force_agent`` (the view's seats name the agents seated).
 ``GET /api/tables/{id}``                 the View (:func:`cardzoo.training.web.views.table_view_json`); 404 unknown
 ``POST /api/tables/{id}/move``           body ``{"action": int}``: the person's move, then the AI seats'
                                          up to the person's next turn -> View. 400 illegal (the message
@@ -60,6 +62,7 @@ class NewTable(BaseModel):
     opponents: str | None = None
     seed: StrictInt | None = Field(None, ge=0, le=2**63 - 1)
     options: dict[str, Any] | None = None
+    force_agent: bool = False  # seat a trained agent even for options it was not trained for
 
 
 class Move(BaseModel):
@@ -118,7 +121,8 @@ def create_app(manager: TableManager | None = None) -> FastAPI:
 
     @app.post("/api/tables", status_code=201)
     def new_table(body: NewTable):
-        t = mgr().create(body.game, body.players, body.partner, body.opponents, body.seed, body.options)
+        t = mgr().create(body.game, body.players, body.partner, body.opponents, body.seed, body.options,
+                           force_agent=body.force_agent)
         return {"table_id": t.id, "view": locked(t)}
 
     @app.get("/api/tables/{table_id}")

@@ -21,6 +21,7 @@ import json
 import secrets
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from typing import Any
 
@@ -28,6 +29,7 @@ import numpy as np
 
 from cardzoo import agents
 from cardzoo import envs
+from cardzoo.agents.options import OptionsMismatchWarning, option_differences
 
 from ..common import agent_action
 
@@ -320,9 +322,9 @@ class TableManager:
             if key not in self._defaults:
                 ppo = f"{game}/ppo"
                 try:
-                    self._agent(game, ppo, options, None)
-                    self._defaults[key] = ppo
-                except BadRequest:  # not shipped, or trained for other options
+                    fits = not option_differences(self._agent(game, ppo, options, None)[0], game, options)
+                    self._defaults[key] = ppo if fits else f"{game}/rule"
+                except BadRequest:  # not shipped, or another observation layout
                     self._defaults[key] = f"{game}/rule"
                 _trim(self._defaults, self.MAX_CACHED)
             self._defaults.move_to_end(key)
@@ -359,7 +361,9 @@ class TableManager:
         with self._load_lock:
             if key not in self._shared:
                 try:
-                    self._shared[key] = (agents.load(name, **options), threading.Lock())
+                    with warnings.catch_warnings():  # create() decides what to seat (option_differences)
+                        warnings.simplefilter("ignore", OptionsMismatchWarning)
+                        self._shared[key] = (agents.load(name, **options), threading.Lock())
                 except (ValueError, OSError) as e:
                     raise BadRequest(f"agent {name!r} cannot play {game} with these options: {e}") from None
                 _trim(self._shared, self.MAX_CACHED)
@@ -382,13 +386,16 @@ class TableManager:
         opponents: str | None = None,
         seed: int | None = None,
         options: dict | None = None,
+        force_agent: bool = False,
     ) -> Table:
         """Open a table of ``game`` and deal its first episode (AI seats play up to seat 0's turn).
 
         ``partner`` plays seat 0's partners (team games; unused otherwise), ``opponents`` every
         other seat; ``None`` takes :meth:`default_agent`. Raises :class:`BadRequest` for an unknown
         game, a bad player count, option or agent name, and
-        :class:`TooManyTables` when ``max_tables`` tables are open.
+        :class:`TooManyTables` when ``max_tables`` tables are open. A trained agent asked for that
+        was trained for other options is replaced by the rule bot unless ``force_agent``
+        (:mod:`cardzoo.agents.options`); the view's seats name the agents seated.
         """
         opts = game_options(game, options, players)
         for name in (partner, opponents):  # names and capacity first: a refused request loads nothing
@@ -402,6 +409,9 @@ class TableManager:
             if name is None:
                 default = default or self.default_agent(game, opts)
                 name = default
+            elif not force_agent and name.endswith("/ppo"):  # a trained agent: only for what it learned
+                if option_differences(self._agent(game, name, opts, None)[0], game, opts):
+                    name = f"{game}/rule"  # the table's seats name the agent seated
             names[role] = name
         k = envs.kernel(game, **opts)
         mates = set() if k.teams is None else set(next(t for t in k.teams if 0 in t)) - {0}

@@ -1,0 +1,85 @@
+"""The game options a trained agent learned, and where a game differs from them.
+
+A saved agent's ``agent.json`` holds ``game`` and ``env_options`` (the options given to its
+training run) and, since issue 16, ``game_options``: every option of the game with the value it
+was trained with (defaults included), so that a later change of a default is noticed too.
+
+:func:`option_differences` compares those with the options of the game at hand; options that
+do not change the decision problem (:data:`NOT_COMPARED`: who deals first, safety caps on the
+episode length) are left out, and an agent may list more in ``options_ignored`` (e.g. the shipped
+Avinas agent, trained with ``honesty="mask"``, is wrapped by
+:class:`~cardzoo.agents.honest.HonestCalls` to play ``honesty="penalize"`` games as well).
+
+Loading a trained agent for other options warns (:class:`OptionsMismatchWarning`); ``cardzoo
+play``, the web table and the arena seat the game's rule bot instead unless told to insist
+(:func:`cardzoo.training.common.seat_agent`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+__all__ = ["NOT_COMPARED", "OptionsMismatchWarning", "describe", "full_options", "option_differences", "trained_options", "warn_if_differs"]
+
+#: options that do not change what a good move is: the first dealer and caps on episode length
+NOT_COMPARED = frozenset({"first_dealer", "dealer", "max_redeals", "max_hands", "max_deals", "max_throw_ins", "max_battles"})
+
+
+class OptionsMismatchWarning(UserWarning):
+    """A trained agent is used for game options it was not trained for; ``differences`` maps
+    each differing option to ``(trained value, value here)``."""
+
+    def __init__(self, message: str, differences: dict[str, tuple[Any, Any]]) -> None:
+        super().__init__(message)
+        self.differences = differences
+
+
+def full_options(game: str, env_options: dict | None) -> dict:
+    """Every option of ``game`` with its value under ``env_options`` (defaults filled in);
+    ``ValueError`` names a bad option."""
+    from cardzoo import envs
+
+    return dict(envs.kernel(game, **dict(env_options or {})).options)
+
+
+def trained_options(agent) -> tuple[str, dict] | None:
+    """``(game, full options)`` a trained agent learned, from its ``meta`` (``None`` for agents
+    without training metadata, e.g. rule bots and random)."""
+    meta = getattr(agent, "meta", None)
+    if not isinstance(meta, dict) or "game" not in meta or "env_options" not in meta:
+        return None
+    if isinstance(meta.get("game_options"), dict):
+        return meta["game"], dict(meta["game_options"])
+    return meta["game"], full_options(meta["game"], meta["env_options"])
+
+
+def option_differences(agent, game: str, env_options: dict | None) -> dict[str, tuple[Any, Any]]:
+    """The options in which ``game`` played with ``env_options`` differs from what ``agent`` was
+    trained for: ``{name: (trained value, value here)}``, sorted by name; empty when it fits or
+    the agent has no training metadata. Options in :data:`NOT_COMPARED` and in the agent's
+    ``options_ignored`` are skipped."""
+    got = trained_options(agent)
+    if got is None or got[0] != game:
+        return {}
+    trained = got[1]
+    here = full_options(game, env_options)
+    skip = NOT_COMPARED | set(getattr(agent, "options_ignored", ()) or ())
+    return {k: (trained.get(k), here[k]) for k in sorted(here) if k not in skip and trained.get(k) != here[k]}
+
+
+def describe(differences: dict[str, tuple[Any, Any]]) -> str:
+    """``"undertrump: trained 'allowed', here 'forbidden'; ..."``."""
+    return "; ".join(f"{k}: trained {a!r}, here {b!r}" for k, (a, b) in differences.items())
+
+
+def warn_if_differs(agent, game: str, env_options: dict | None, label: str, stacklevel: int = 3) -> dict:
+    """Warn (:class:`OptionsMismatchWarning`, a ``UserWarning``) when ``agent`` (called ``label``)
+    was trained for other options than ``env_options``; returns :func:`option_differences`."""
+    diff = option_differences(agent, game, env_options)
+    if diff:
+        warnings.warn(
+            OptionsMismatchWarning(f"agent {label} was trained for other {game} options than these ({describe(diff)})", diff),
+            stacklevel=stacklevel,
+        )
+    return diff

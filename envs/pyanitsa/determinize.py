@@ -1,0 +1,110 @@
+"""P'yanitsa ``determinize`` (:meth:`cardzoo.envs.pyanitsa.kernel.PyanitsaKernel.determinize`).
+
+What a seat knows (``RULES.md`` §7): pile sizes, the last battle (its face-up cards, who showed
+them, how many cards went face down, its winner), and, with ``collect_order="winner_chooses"``,
+the bottom part of its own pile that it ordered itself and the pot it is ordering. Where the last
+battle's cards went is public too: under the winner's pile, in an order everyone can work out
+with ``"winner_first"`` / ``"seat_order"`` (so those face-up cards stay where they are), in an
+unknown order with ``"random"`` and, for the other seats, ``"winner_chooses"`` (then they are
+somewhere in the winner's bottom part or still in the pot). Hidden: every other pile position,
+the face-down cards, and the card set aside with 3 players and 52 cards.
+
+The copy deals those hidden cards again, uniformly among the arrangements consistent with that
+(:func:`cardzoo.envs.core.determinize.deal_unseen` over three places: the winner's bottom part
+with the pot, the other hidden positions, the set-aside card; then a random order within each).
+Earlier battles are not tracked (the state keeps only the last one), so a seat is taken to
+remember the last battle only, as its observation does. The cycle check's saved piles (§6) are
+cleared: they are a copy of hidden piles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.cards import bit, popcount
+from ..core.determinize import bits_to_ids, deal_unseen
+
+_U64 = np.uint64
+ORDER_PHASE = 1
+EMPTY = 255
+
+
+def determinize(k, st, seat, rng: np.random.Generator):
+    """A copy of ``st`` with what ``seat`` (int or ``int[B]``) cannot know dealt again (see module doc).
+
+    Kept: pile sizes, ``seat``'s own ordered bottom part, the pot while ``seat`` orders it, the
+    public placement of the last battle's face-up cards, every public field. Redealt: every other
+    pile position, the other seats' view of the pot, the set-aside card.
+    """
+    P, C = k.num_players, k.C
+    out = st.copy()
+    B = st.batch_size
+    ar = np.arange(B)
+    seat = np.broadcast_to(np.asarray(seat, dtype=np.intp), (B,))
+    j = np.arange(C)
+    size = st.size.astype(np.int64)
+    idx = (st.head.astype(np.int64)[:, :, None] + j) % C  # [B, P, C] buffer index of offset j (top = 0)
+    card = np.take_along_axis(st.piles, idx, axis=2).astype(np.int64)  # card at offset j
+    valid = j < size[:, :, None]
+    seat_axis = np.arange(P)[None, :, None]
+    hidden = valid & ~((seat_axis == seat[:, None, None]) & (j >= (size - st.known)[:, :, None]))
+    faceup = np.bitwise_or.reduce(st.face_up, axis=1)
+    is_fu = valid & ((bit(np.where(valid, card, 0)) & faceup[:, None, None]) != 0)
+    ordering = (st.phase == ORDER_PHASE) & (st.winner == seat)  # ``seat`` sees the pot it orders
+    pot_hidden = (st.pot != 0) & ~ordering
+    public_order = k.options["collect_order"] in ("winner_first", "seat_order")
+    if public_order:
+        hidden &= ~is_fu  # where the face-up cards went is public knowledge
+    n_coll = popcount(faceup).astype(np.int64) + st.n_down.astype(np.int64).sum(axis=1)
+    n_pot = popcount(st.pot).astype(np.int64)
+    w = st.winner.astype(np.int64)
+    grouped = (w >= 0) & (n_coll > 0) & ~public_order
+    bottom = (seat_axis == w[:, None, None]) & (j >= (size - (n_coll - n_pot)[:, None])[:, :, None])
+    in_g0 = hidden & bottom & grouped[:, None, None]
+    # the cards to deal: those at hidden positions, hidden pot cards, the set-aside card
+    cards_bits = np.where(hidden, bit(np.where(valid, card, 0)), _U64(0))
+    pile_hidden = np.bitwise_or.reduce(cards_bits.reshape(B, -1), axis=1)
+    deck_all = _U64((1 << C) - 1)
+    aside = deck_all & ~st.in_play
+    unseen = pile_hidden | np.where(pot_hidden, st.pot, _U64(0)) | aside
+    sizes = np.zeros((B, 3), dtype=np.int64)
+    sizes[:, 0] = in_g0.reshape(B, -1).sum(axis=1) + np.where(pot_hidden, n_pot, 0)
+    sizes[:, 1] = hidden.reshape(B, -1).sum(axis=1) - in_g0.reshape(B, -1).sum(axis=1)
+    sizes[:, 2] = popcount(aside)
+    known = np.zeros((B, 3), dtype=_U64)
+    fu_bound = grouped | pot_hidden  # the face-up cards are in the winner's bottom part or the pot
+    known[:, 0] = np.where(fu_bound, faceup & unseen, _U64(0))
+    forbidden = np.zeros((B, 3), dtype=_U64)
+    forbidden[:, 2] = faceup  # never set aside
+    deal, _ = deal_unseen(unseen, sizes, rng, n_cards=C, forbidden=forbidden, known=known)
+    # assign: hidden pile positions of group g (random order) <- cards of group g (random order)
+    grp = np.where(in_g0, 0, 1)
+    slot_key = np.where(hidden, grp + rng.random(hidden.shape), 9.0).reshape(B, -1)
+    slot_order = np.argsort(slot_key, axis=1, kind="stable")  # group-0 slots first, then group 1
+    member = np.stack([bits_to_ids(deal[:, g], C) for g in range(2)], axis=1)  # [B, 2, C]
+    # group-0 cards go to the pot first when the pot is hidden: take them out of the slot dealing
+    pot_cards = np.zeros(B, dtype=_U64)
+    if pot_hidden.any():
+        keys0 = np.where(member[:, 0], rng.random((B, C)), 9.0)
+        order0 = np.argsort(keys0, axis=1, kind="stable")
+        take = j[None, :] < np.where(pot_hidden, n_pot, 0)[:, None]
+        chosen = np.zeros((B, C), dtype=bool)
+        np.put_along_axis(chosen, order0, take, axis=1)
+        chosen &= member[:, 0]
+        pot_cards = np.bitwise_or.reduce(np.where(chosen, bit(j)[None, :], _U64(0)), axis=1)
+        member[:, 0] &= ~chosen
+    card_key = np.where(member[:, 0], rng.random((B, C)), np.where(member[:, 1], 1 + rng.random((B, C)), 9.0))
+    card_order = np.argsort(card_key, axis=1, kind="stable")
+    n_hidden = hidden.reshape(B, -1).sum(axis=1)
+    new = card.reshape(B, -1).copy()
+    r, i = np.nonzero(np.arange(P * C)[None, :] < n_hidden[:, None])
+    new[r, slot_order[r, i]] = card_order[r, i]
+    new = new.reshape(B, P, C)
+    pile = out.piles.copy()
+    np.put_along_axis(pile, idx, np.where(valid, new, np.take_along_axis(st.piles, idx, axis=2)).astype(pile.dtype), axis=2)
+    out.piles[:] = pile
+    out.pot[:] = np.where(pot_hidden, pot_cards, st.pot)
+    out.in_play[:] = deck_all & ~deal[:, 2]
+    out.saved[:] = EMPTY
+    out.saved_size[:] = 0
+    return out

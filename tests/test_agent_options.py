@@ -1,0 +1,129 @@
+"""Agents used outside what they learned (issue 16, item 3): agent.json records the game options,
+loading for others warns, play / arena / web table seat the rule bot unless told to insist."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+from cardzoo import agents
+from cardzoo.agents.options import OptionsMismatchWarning, option_differences
+from cardzoo.training.cli import main
+from cardzoo.training.common import default_agent, seat_agent
+from cardzoo.training.play import play
+
+SHIPPED = Path(agents.__file__).parent / "shipped"
+
+
+def test_shipped_agent_json_records_every_game_option():
+    from cardzoo import envs
+
+    for f in sorted(SHIPPED.rglob("agent.json")):
+        meta = json.loads(f.read_text())
+        full = dict(envs.kernel(meta["game"]).options)
+        assert sorted(meta["game_options"]) == sorted(full), f  # every option, defaults included
+    af = json.loads((SHIPPED / "all_fours_ppo" / "agent.json").read_text())["game_options"]
+    assert (af["undertrump"], af["episode"], af["target_score"], af["forbid_game_ending_give_one"]) == ("allowed", "hand", 14, False)
+    py = json.loads((SHIPPED / "pyanitsa_ppo" / "agent.json").read_text())["game_options"]
+    assert (py["collect_order"], py["objective"], py["n_players"], py["deck"]) == ("winner_chooses", "last_holder_loses", 2, 36)
+    al = json.loads((SHIPPED / "aluette_ppo" / "agent.json").read_text())["game_options"]
+    assert (al["signals"], al["signal_visibility"], al["chant"]) == ("truthful", "partner", True)
+    av = json.loads((SHIPPED / "avinas_ppo" / "agent.json").read_text())["game_options"]
+    assert av["honesty"] == "mask"
+
+
+def test_loading_for_other_options_warns_naming_them():
+    with pytest.warns(UserWarning, match=r"undertrump: trained 'allowed', here 'forbidden'") as rec:
+        agents.load("all_fours/ppo", undertrump="forbidden")
+    assert rec[0].message.differences == {"undertrump": ("allowed", "forbidden")}
+    with pytest.warns(OptionsMismatchWarning, match="collect_order: trained 'winner_chooses', here 'winner_first'"):
+        agents.load("pyanitsa/ppo", collect_order="winner_first")
+    with pytest.warns(OptionsMismatchWarning, match="signals: trained 'truthful', here 'free'"):
+        agents.load("aluette/ppo", signals="free")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        agents.load("all_fours/ppo")  # as trained
+        agents.load("all_fours/ppo", undertrump="allowed", first_dealer=2)  # the first dealer is not compared
+        agents.load("avinas/ppo", honesty="penalize")  # HonestCalls makes this the problem it learned
+        agents.load("pyanitsa/ppo", collect_order="winner_chooses")
+
+
+def test_a_saved_agent_records_its_options_and_warns(tmp_path):
+    import torch
+
+    from cardzoo import envs
+    from cardzoo.agents.policy import _build_policy, save_policy_agent
+
+    k = envs.kernel("all_fours", episode="match")
+    torch.manual_seed(0)
+    policy = _build_policy(k.obs_layout.size, k.num_actions, [8], "relu")
+    save_policy_agent(tmp_path / "a", policy, game="all_fours", env_options={"episode": "match"}, kernel=k, net_arch=[8], activation="relu")
+    meta = json.loads((tmp_path / "a" / "agent.json").read_text())
+    assert meta["game_options"]["episode"] == "match" and meta["game_options"]["undertrump"] == "allowed"
+    with pytest.warns(OptionsMismatchWarning, match="episode: trained 'match', here 'hand'"):
+        agents.load(str(tmp_path / "a"), episode="hand")
+    agent = agents.load(str(tmp_path / "a"))
+    assert option_differences(agent, "all_fours", {}) == {"episode": ("match", "hand")}
+    assert option_differences(agent, "all_fours", {"episode": "match"}) == {}
+    # seated by the arena / play machinery: the rule bot instead, or the agent when forced
+    seated, name, note = seat_agent(str(tmp_path / "a"), "all_fours", {})
+    assert name == "all_fours/rule" and type(seated).__name__ == "AllFoursRuleAgent"
+    assert note == (f"{tmp_path / 'a'} was trained for other options (episode: trained 'match', here 'hand'); "
+                    f"seating all_fours/rule instead (--force-agent seats {tmp_path / 'a'} anyway)")
+    with pytest.warns(OptionsMismatchWarning):
+        seated, name, note = seat_agent(str(tmp_path / "a"), "all_fours", {}, force=True)
+    assert name == str(tmp_path / "a") and seated.meta["game"] == "all_fours" and note.startswith("seating ")
+
+
+def test_default_agent_is_the_shipped_one_only_where_it_learned():
+    assert default_agent("all_fours", {}) == ("all_fours/ppo", None)
+    name, note = default_agent("all_fours", {"undertrump": "forbidden"})
+    assert name == "all_fours/rule" and "undertrump: trained 'allowed', here 'forbidden'" in note
+    name, note = default_agent("pyanitsa", {})  # the shipped agent learned winner_chooses only
+    assert name == "pyanitsa/rule" and "collect_order" in note
+    assert default_agent("pyanitsa", {"collect_order": "winner_chooses"}) == ("pyanitsa/ppo", None)
+    assert default_agent("avinas", {}) == ("avinas/ppo", None)
+
+
+def test_terminal_play_seats_the_rule_bot_unless_forced():
+    said = []
+    answers = iter(["q"])
+    play("all_fours", "all_fours/ppo", "all_fours/ppo", seed=1, env_options={"undertrump": "forbidden"},
+         read=lambda p: next(answers), write=said.append)
+    assert said[0].startswith("note: all_fours/ppo was trained for other options (undertrump: trained 'allowed', here 'forbidden')")
+    assert said[1].endswith("partner player_2 = all_fours/rule; opponents = all_fours/rule.")
+    said.clear()
+    answers = iter(["q"])
+    with pytest.warns(OptionsMismatchWarning):
+        play("all_fours", "all_fours/ppo", "all_fours/ppo", seed=1, env_options={"undertrump": "forbidden"},
+             read=lambda p: next(answers), write=said.append, force_agent=True)
+    assert said[0].startswith("note: seating all_fours/ppo although")
+    assert said[1].endswith("partner player_2 = all_fours/ppo; opponents = all_fours/ppo.")
+
+
+def test_arena_seats_the_rule_bot_unless_forced(tmp_path, capsys):
+    out = tmp_path / "a.json"
+    argv = ["arena", "all_fours", "all_fours/ppo", "random", "--deals", "3", "-o", "undertrump=forbidden", "--json", str(out)]
+    assert main(argv) == 0
+    said = capsys.readouterr().out
+    assert "note: all_fours/ppo was trained for other options" in said and "seating all_fours/rule instead" in said
+    assert json.loads(out.read_text())["agent_a"] == "all_fours/rule (for all_fours/ppo)"
+    with pytest.warns(OptionsMismatchWarning):
+        assert main(argv + ["--force-agent"]) == 0
+    assert json.loads(out.read_text())["agent_a"] == "all_fours/ppo"
+
+
+def test_web_table_seats_the_rule_bot_unless_forced():
+    from cardzoo.training.web.tables import TableManager
+
+    m = TableManager()
+    assert m.default_agent("pyanitsa", {"n_players": 2}) == "pyanitsa/rule"
+    t = m.create("all_fours", opponents="all_fours/ppo", partner="all_fours/ppo", seed=3, options={"undertrump": "forbidden"})
+    assert {s: v[0] for s, v in t.seat_agents.items()} == {1: "all_fours/rule", 2: "all_fours/rule", 3: "all_fours/rule"}
+    t = m.create("all_fours", opponents="all_fours/ppo", seed=3, options={"undertrump": "forbidden"}, force_agent=True)
+    assert t.seat_agents[1][0] == "all_fours/ppo"
+    t = m.create("all_fours", seed=3, options={"undertrump": "forbidden"})  # the default is the rule bot there
+    assert t.seat_agents[1][0] == "all_fours/rule"

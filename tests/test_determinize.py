@@ -1,0 +1,383 @@
+"""determinize(state, seat, rng) for every game (issue 16, item 1) and its shared frame
+(envs/core/determinize.py): consistent copies, independent of the hidden cards, uniform samples."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from cardzoo import agents, envs
+from cardzoo.envs.core.cards import bit, mask_to_cards, popcount
+from cardzoo.envs.core.determinize import deal_unseen
+
+GAMES = ["avinas", "ottocento", "aluette", "pyanitsa", "all_fours"]
+
+
+def _chi2_ok(counts: list[int], n: int) -> float:
+    """Chi-square statistic of ``counts`` against uniform; asserts it is below df + 6 sqrt(2 df)
+    (far in the tail: p < 1e-6 for these df), returns it."""
+    k = len(counts)
+    e = n / k
+    chi2 = sum((c - e) ** 2 / e for c in counts)
+    df = k - 1
+    assert chi2 < df + 6 * np.sqrt(2 * df), (chi2, df, counts)
+    return chi2
+
+
+# ---------------------------------------------------------------- the shared frame
+
+
+def test_deal_unseen_keeps_sizes_known_and_forbidden_cards():
+    rng = np.random.default_rng(0)
+    unseen = np.full(500, np.uint64(0b1111111111))  # cards 0..9
+    sizes = np.tile([3, 3, 4], (500, 1))
+    known = np.zeros((500, 3), dtype=np.uint64)
+    known[:, 2] = np.uint64(1 << 9)
+    forbidden = np.zeros((500, 3), dtype=np.uint64)
+    forbidden[:, 0] = np.uint64(0b111)  # destination 0 holds none of cards 0, 1, 2
+    deal, exact = deal_unseen(unseen, sizes, rng, n_cards=10, forbidden=forbidden, known=known)
+    assert exact.all()
+    assert (popcount(deal) == sizes).all()
+    assert (np.bitwise_or.reduce(deal, axis=1) == unseen).all()
+    assert ((deal[:, 2] >> np.uint64(9)) & np.uint64(1) == 1).all()
+    assert ((deal[:, 0] & np.uint64(0b111)) == 0).all()
+    with pytest.raises(ValueError, match="do not add up"):
+        deal_unseen(unseen[:1], np.array([[3, 3, 3]]), rng, n_cards=10)
+    with pytest.raises(ValueError, match="known cards"):
+        deal_unseen(unseen[:1], sizes[:1], rng, n_cards=10, known=np.array([[1 << 12, 0, 0]], dtype=np.uint64))
+
+
+def test_deal_unseen_is_uniform_over_the_consistent_deals():
+    """6 cards into sizes (2, 2, 2); destination 0 may not hold cards 0 or 1, destination 1 not
+    card 2; an accept test wants card 5 with card 3 or card 4. Of the 90 deals 10 are consistent
+    (brute force), and each is drawn about equally often."""
+    n = 30_000
+    unseen = np.full(n, np.uint64(0b111111))
+    sizes = np.tile([2, 2, 2], (n, 1))
+    forbidden = np.zeros((n, 3), dtype=np.uint64)
+    forbidden[:, 0] = np.uint64(0b11)
+    forbidden[:, 1] = np.uint64(0b100)
+
+    def accept(rows, deal):
+        return np.array([any(((int(d) >> 5) & 1) and ((int(d) >> 3) & 0b11) for d in row) for row in deal])
+
+    deal, exact = deal_unseen(unseen, sizes, np.random.default_rng(1), n_cards=6, forbidden=forbidden, accept=accept)
+    assert exact.all()
+    got = Counter(tuple(int(x) for x in row) for row in deal)
+    # brute force: every split of cards 0..5 into three pairs, filtered by the same constraints
+    consistent = set()
+    for perm in itertools.permutations(range(6)):
+        hands = tuple(sum(1 << c for c in perm[2 * i : 2 * i + 2]) for i in range(3))
+        if hands[0] & 0b11 or hands[1] & 0b100:
+            continue
+        if not any((h >> 5) & 1 and (h >> 3) & 0b11 for h in hands):
+            continue
+        consistent.add(hands)
+    assert set(got) == consistent and len(consistent) == 10
+    _chi2_ok([got[h] for h in sorted(consistent)], n)
+
+
+# ---------------------------------------------------------------- every game
+
+
+def _positions(game: str, opts: dict, n: int, plays: int, seed: int):
+    k = envs.kernel(game, **opts)
+    rule = agents.load(f"{game}/rule", **opts)
+    rng = np.random.default_rng(seed)
+    st = k.init(rng, n)
+    for _ in range(plays):
+        k.step(st, rule.act(k.observe(st, st.current_player), k.legal_actions(st)), rng)
+    return k, st.take(np.flatnonzero(~st.done))
+
+
+CASES = [
+    ("avinas", {}, 0), ("avinas", {}, 14), ("avinas", {"honesty": "mask"}, 3), ("avinas", {"trump_lead_rule": "every_lead"}, 17),
+    ("ottocento", {}, 0), ("ottocento", {}, 3), ("ottocento", {}, 30),
+    ("aluette", {}, 0), ("aluette", {}, 8), ("aluette", {}, 24), ("aluette", {"signal_visibility": "public"}, 30),
+    ("pyanitsa", {}, 41), ("pyanitsa", {"collect_order": "winner_chooses"}, 60),
+    ("pyanitsa", {"collect_order": "random", "n_players": 3, "deck": 52}, 80), ("pyanitsa", {"n_players": 4, "tie_mode": "down_up"}, 50),
+    ("all_fours", {}, 9),
+]
+
+
+@pytest.mark.parametrize("game,opts,plays", CASES)
+def test_determinize_depends_only_on_what_the_seat_knows(game, opts, plays):
+    """Any other consistent deal (here: a determinization itself) gives the same copy for the same
+    rng: nothing of the hidden cards reaches the result."""
+    k, st = _positions(game, opts, 120, plays, seed=plays)
+    seat = st.current_player.astype(np.intp)
+    other = k.determinize(st, seat, np.random.default_rng(5))
+    a = k.determinize(st, seat, np.random.default_rng(9))
+    b = k.determinize(other, seat, np.random.default_rng(9))
+    if game != "all_fours":  # All Fours keeps its original stock positions (tested in test_search.py)
+        for f in dataclasses.fields(a):
+            assert np.array_equal(getattr(a, f.name), getattr(b, f.name)), f.name
+    hidden_moved = any(not np.array_equal(getattr(other, f), getattr(st, f)) for f in ("hands", "piles") if hasattr(st, f))
+    assert hidden_moved
+
+
+@pytest.mark.parametrize("game,opts,plays", CASES)
+def test_determinized_states_are_consistent_and_play_on(game, opts, plays):
+    k, st = _positions(game, opts, 150, plays, seed=plays + 1)
+    seat = st.current_player.astype(np.intp)
+    d = k.determinize(st, seat, np.random.default_rng(3))
+    ar = np.arange(st.batch_size)
+    if hasattr(st, "hands"):
+        assert (d.hands[ar, seat] == st.hands[ar, seat]).all()  # own hand
+        assert (popcount(d.hands) == popcount(st.hands)).all()  # hand sizes
+        held = np.bitwise_or.reduce(d.hands, axis=1)
+        assert (popcount(held) == popcount(d.hands).sum(axis=1)).all()  # no card twice
+        assert ((held & np.bitwise_or.reduce(d.played, axis=1)) == 0).all()
+    assert (k.legal_actions(d) == k.legal_actions(st)).all()  # the seat's choices are the same
+    # the copy is a game that plays to its end with the rule bots
+    rule = agents.load(f"{game}/rule", **opts)
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        if d.done.all():
+            break
+        k.step(d, rule.act(k.observe(d, d.current_player), k.legal_actions(d)), rng)
+    assert d.done.all() or game == "pyanitsa"  # a P'yanitsa game may run for thousands of battles
+
+
+def test_avinas_constraints_hold():
+    k, st = _positions("avinas", {"trump_lead_rule": "every_lead"}, 400, 17, seed=2)
+    seat = st.current_player.astype(np.intp)
+    d = k.determinize(st, seat, np.random.default_rng(4))
+    from cardzoo.envs.avinas.determinize import _void_cards
+
+    voids = _void_cards(st.voids, st.trump)
+    assert (st.voids != 0).sum() > 100
+    assert ((d.hands & voids) == 0).all()  # shown voids respected
+    # exposed key cards stay with their holders; face-up played cards are unchanged
+    assert ((d.hands & st.exposed[:, None]) == (st.hands & st.exposed[:, None])).all()
+    fd = (st.fd_seat >= 0) & (st.fd_seat != seat) & (st.n_in_trick > 0)
+    assert fd.sum() > 5
+    same = ~fd
+    assert (d.played[same] == st.played[same]).all()
+    # the hidden face-down card is redealt: never a trump, never a card the seat has seen
+    f = np.flatnonzero(fd)
+    c = d.trick_card[f, st.fd_seat[f]]
+    from cardzoo.envs.avinas.constants import TRUMP_BB
+
+    assert ((bit(c) & TRUMP_BB[st.trump[f]]) == 0).all()
+    assert (d.trick_card[f, st.fd_seat[f]] != st.trick_card[f, st.fd_seat[f]]).any()
+
+
+def test_avinas_truthful_calls_hold_in_every_copy():
+    k, st = _positions("avinas", {"honesty": "mask"}, 400, 4, seed=1)
+    seat = st.current_player.astype(np.intp)
+    d = k.determinize(st, seat, np.random.default_rng(2))
+    counts = popcount(d.dealt[:, :, None] & k.count_bb[None, None, :]).max(axis=2)
+    assert (st.calls > 0).sum() > 100
+    assert ((st.calls <= 0) | (counts >= st.calls)).all()
+
+
+def test_ottocento_constraints_hold():
+    from cardzoo.envs.ottocento.combos import combo_breakdown
+    from cardzoo.envs.ottocento.constants import FORBIDDEN_DISCARDS_BB
+    from cardzoo.envs.ottocento.determinize import _void_cards
+
+    k, st = _positions("ottocento", {}, 400, 30, seed=7)
+    seat = st.current_player.astype(np.intp)
+    d = k.determinize(st, seat, np.random.default_rng(4))
+    assert (st.voids != 0).sum() > 100 and st.declared.sum() > 100
+    assert ((d.hands & _void_cards(st.voids)) == 0).all()
+    shown = st.shown & ~st.played
+    assert ((d.hands & shown) == shown).all()  # declared cards stay with their declarer
+    assert ((d.discards & FORBIDDEN_DISCARDS_BB) == 0).all() and (popcount(d.discards) == 2).all()
+    dealer = st.dealer == seat
+    assert (d.discards[dealer] == st.discards[dealer]).all()
+    b = combo_breakdown(d.hands | d.played, k.strict_skip)
+    assert ((~st.declared) | (b.total == st.decl_points)).all()  # declarations score what they said
+    assert (d.played == st.played).all() and (d.piles == st.piles).all()
+
+
+def test_aluette_truthful_signals_hold_and_unheard_ones_are_dropped():
+    from cardzoo.envs.aluette.constants import ACES_BB, KEY_BB, KEY_OR_ACE_BB
+
+    k, st = _positions("aluette", {}, 400, 24, seed=5)
+    seat = st.current_player.astype(np.intp)
+    d = k.determinize(st, seat, np.random.default_rng(6))
+    ar = np.arange(st.batch_size)
+    heard = st.heard[ar, seat]
+    checked = 0
+    for x in range(4):
+        other = x != seat
+        for s in range(10):
+            on = other & (((heard >> np.uint64(10 * x + s)) & np.uint64(1)) == 1)
+            held = d.hands[:, x] | d.played[:, x]
+            if s < 8:
+                assert ((held[on] & KEY_BB[s]) != 0).all()
+            elif s == 8:
+                assert ((held[on] & ACES_BB) != 0).all()
+            else:
+                assert ((d.hands[on, x] & KEY_OR_ACE_BB) == 0).all()
+            checked += int(on.sum())
+        # the copy keeps only signals the seat heard
+        assert ((d.heard[:, x] & ~(heard | (np.uint64(0x3FF) << (10 * seat).astype(np.uint64)))) == 0).all()
+    assert checked > 200
+
+
+def test_aluette_swapping_two_hidden_hands_changes_nothing():
+    """All Fours' test, for Aluette before the chant: the other hands and the talon order permuted."""
+    k = envs.kernel("aluette")
+    st = k.init(np.random.default_rng(3), 64)
+    seat = st.current_player.astype(np.intp)
+    ar = np.arange(64)
+    s1, s2 = (seat + 1) % 4, (seat + 2) % 4
+    other = st.copy()
+    other.hands[ar, s1], other.hands[ar, s2] = st.hands[ar, s2], st.hands[ar, s1]
+    other.dealt[ar, s1], other.dealt[ar, s2] = st.dealt[ar, s2], st.dealt[ar, s1]
+    other.stock[:, 36:] = st.stock[:, 36:][:, ::-1]
+    a = k.determinize(st, seat, np.random.default_rng(9))
+    b = k.determinize(other, seat, np.random.default_rng(9))
+    for f in dataclasses.fields(a):
+        assert np.array_equal(getattr(a, f.name), getattr(b, f.name)), f.name
+
+
+# ---------------------------------------------------------------- uniform over the consistent deals
+
+
+def _endgame(game, opts, plays, seed, pick):
+    """The first position (of 300 games played by the rule bots, looking from ``plays`` steps on) that ``pick`` wants."""
+    k = envs.kernel(game, **opts)
+    rule = agents.load(f"{game}/rule", **opts)
+    rng = np.random.default_rng(seed)
+    st = k.init(rng, 300)
+    for step in range(plays + 40):
+        if step >= plays:
+            rows = [b for b in range(st.batch_size) if not st.done[b] and pick(k, st, b)]
+            if rows:
+                return k, st.take(np.array(rows[:1]))
+        k.step(st, rule.act(k.observe(st, st.current_player), k.legal_actions(st)), rng)
+    raise AssertionError("no position of the wanted kind")
+
+
+def _sample(k, st, n, key):
+    many = st.take(np.zeros(n, dtype=np.intp))
+    d = k.determinize(many, many.current_player.astype(np.intp), np.random.default_rng(11))
+    return Counter(key(d, i) for i in range(n))
+
+
+def test_ottocento_samples_are_uniform_over_the_consistent_deals():
+    """Two tricks before the end, a non-dealer to play: the other hands (2 cards each) and the two
+    discards. Every consistent deal (voids, declared cards, discard rule, declaration scores) is
+    enumerated by brute force and each is drawn about equally often."""
+    from cardzoo.envs.ottocento.combos import combo_breakdown
+    from cardzoo.envs.ottocento.constants import FORBIDDEN_DISCARDS_BB, MAT_BIT, SUIT_BB
+
+    def pick(k, st, b):
+        return st.tricks_done[b] == 13 and st.n_in_trick[b] == 0 and st.dealer[b] != st.current_player[b]
+
+    k, st = _endgame("ottocento", {}, 4 * 13 + 4, 21, pick)
+    seat = int(st.current_player[0])
+    others = [(seat + i) % 4 for i in (1, 2, 3)]
+    got = _sample(k, st, 20_000, lambda d, i: tuple(int(d.hands[i, x]) for x in others) + (int(d.discards[i]),))
+    unseen = [c for c in range(62) if not (int(st.hands[0, seat]) >> c) & 1 and not (int(np.bitwise_or.reduce(st.played[0])) >> c) & 1]
+    sizes = [int(popcount(st.hands[0, x])) for x in others] + [2]
+    consistent = set()
+    for perm in itertools.permutations(unseen):
+        parts, i = [], 0
+        for s in sizes:
+            parts.append(sum(1 << c for c in perm[i : i + s]))
+            i += s
+        parts = tuple(parts)
+        if parts in consistent:
+            continue
+        ok = not (parts[3] & int(FORBIDDEN_DISCARDS_BB | MAT_BIT))
+        for j, x in enumerate(others):
+            v = int(st.voids[0, x])
+            for s in range(5):
+                if (v >> s) & 1 and parts[j] & int(SUIT_BB[s]):
+                    ok = False
+            shown = int(st.shown[0, x]) & ~int(st.played[0, x])
+            if parts[j] & shown != shown:
+                ok = False
+            if ok and st.declared[0, x]:
+                b = combo_breakdown(np.uint64(parts[j] | int(st.played[0, x])), k.strict_skip)
+                ok = int(b.total) == int(st.decl_points[0, x]) and int(b.shown) == int(st.shown[0, x])
+        if ok:
+            consistent.add(parts)
+    assert 3 <= len(consistent) <= 2520
+    assert set(got) == consistent
+    _chi2_ok([got[p] for p in sorted(consistent)], 20_000)
+
+
+def test_aluette_samples_are_uniform_over_the_consistent_deals():
+    """Late in the play with truthful signals heard: the other hands (1-2 cards each) and the dead
+    cards (talon); every consistent split is drawn about equally often."""
+    from cardzoo.envs.aluette.constants import ACES_BB, KEY_BB, KEY_OR_ACE_BB
+
+    def pick(k, st, b):
+        s = int(st.current_player[b])
+        return st.tricks_done[b] == 8 and st.n_in_trick[b] == 0 and int(st.heard[b, s]) != 0 and not st.chanted[b]
+
+    k, st = _endgame("aluette", {}, 4 + 4 * 8 + 12, 31, pick)
+    seat = int(st.current_player[0])
+    others = [(seat + i) % 4 for i in (1, 2, 3)]
+    got = _sample(k, st, 20_000, lambda d, i: tuple(int(d.hands[i, x]) for x in others))
+    n_cells = len(got)
+    heard = int(st.heard[0, seat])
+    unseen = int(np.uint64((1 << 48) - 1) & ~st.hands[0, seat] & ~np.bitwise_or.reduce(st.played[0]))
+    cards = mask_to_cards(unseen)
+    consistent = set()
+    for trio in itertools.permutations(cards, 3):  # one card each (the dead cards are the rest)
+        parts = tuple(1 << c for c in trio)
+        ok = True
+        for j, x in enumerate(others):
+            held = parts[j] | int(st.played[0, x])
+            for s in range(10):
+                if not (heard >> (10 * x + s)) & 1:
+                    continue
+                if s < 8 and not held & int(KEY_BB[s]):
+                    ok = False
+                if s == 8 and not held & int(ACES_BB):
+                    ok = False
+                if s == 9 and parts[j] & int(KEY_OR_ACE_BB):
+                    ok = False
+        if ok:
+            consistent.add(parts)
+    assert set(got) == consistent and n_cells == len(consistent) > 3
+    _chi2_ok([got[p] for p in sorted(consistent)], 20_000)
+
+
+def test_avinas_samples_are_uniform_over_the_consistent_deals():
+    """Two tricks before the end: the other hands (2 cards each) with their shown voids and
+    exposed cards; every consistent deal is drawn about equally often."""
+    from cardzoo.envs.avinas.determinize import _void_cards
+
+    def pick(k, st, b):
+        return st.tricks_done[b] == 6 and st.n_in_trick[b] == 0 and st.voids[b].any() and st.fd_seat[b] < 0
+
+    k, st = _endgame("avinas", {}, 20, 41, pick)
+    seat = int(st.current_player[0])
+    others = [(seat + i) % 4 for i in (1, 2, 3)]
+    got = _sample(k, st, 20_000, lambda d, i: tuple(int(d.hands[i, x]) for x in others))
+    unseen = mask_to_cards(int(np.uint64((1 << 32) - 1) & ~st.hands[0, seat] & ~np.bitwise_or.reduce(st.played[0])))
+    voids = _void_cards(st.voids[:1], st.trump[:1])[0]
+    visible = int(st.exposed[0]) | (int(st.dealer_seen[0]) if int(st.dealer[0]) == seat else 0)
+    consistent = set()
+    for perm in itertools.permutations(unseen):
+        parts = tuple(sum(1 << c for c in perm[2 * j : 2 * j + 2]) for j in range(3))
+        ok = all(not parts[j] & int(voids[x]) and parts[j] & visible == int(st.hands[0, x]) & visible for j, x in enumerate(others))
+        if ok:
+            consistent.add(parts)
+    assert set(got) == consistent and len(consistent) >= 3
+    _chi2_ok([got[p] for p in sorted(consistent)], 20_000)
+
+
+def test_pyanitsa_samples_are_uniform_over_the_consistent_arrangements():
+    """Each hidden card is equally likely at the top of the opponent's pile (all consistent
+    arrangements being equally likely, every hidden card has the same chance there)."""
+    k, st = _positions("pyanitsa", {}, 1, 30, seed=3)
+    seat = int(st.current_player[0])
+    opp = 1 - seat
+    got = _sample(k, st, 20_000, lambda d, i: int(d.piles[i, opp, d.head[i, opp]]))
+    faceup = int(np.bitwise_or.reduce(st.face_up[0]))
+    assert faceup and not set(got) & set(mask_to_cards(faceup))  # winner_first: the face-up cards' places are public
+    assert len(got) == 36 - popcount(np.uint64(faceup))
+    _chi2_ok(list(got.values()), 20_000)

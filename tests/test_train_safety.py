@@ -1,0 +1,131 @@
+"""Safe training runs (issue 16, item 5): --out never overwrites an earlier run, Ctrl-C saves a
+resumable checkpoint, the curve line only when a curve exists, no empty folder after a failure."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cardzoo.training.cli import main
+from cardzoo.training.config import TrainConfig, check_out_folder
+
+# the smallest run: 2 rollouts of 16 games x 8 steps, a tiny network, no evaluation
+TINY = ["--steps", "256", "--n-envs", "16", "--n-steps", "8", "--batch-size", "64", "--bc-samples", "0",
+        "--eval-deals", "0", "--torch-threads", "1", "--opponents", "random=1"]
+
+
+def _tiny_cfg(out, **kw) -> TrainConfig:
+    base = dict(game="all_fours", total_steps=256, n_envs=16, n_steps=8, batch_size=64, bc_samples=0, eval_deals=0,
+                torch_threads=1, opponents={"random": 1.0}, net_arch=[16], out=str(out))
+    return TrainConfig(**(base | kw))
+
+
+def test_out_folder_with_an_earlier_run_is_refused(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["train", "all_fours", "--out", str(out), *TINY]) == 0
+    first = capsys.readouterr().out
+    assert "agent (weights + JSON)" in first
+    weights = (out / "agent" / "weights.safetensors").read_bytes()
+    # a second run into the same folder: refused, naming the folder and both flags; nothing touched
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--seed", "5"]) == 2
+    err = capsys.readouterr().err
+    assert str(out) in err and "--resume" in err and "--overwrite" in err and "earlier run" in err
+    assert (out / "agent" / "weights.safetensors").read_bytes() == weights
+    # --overwrite starts afresh: one TensorBoard run only, new weights
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--seed", "5", "--overwrite"]) == 0
+    assert len(list((out / "tb").iterdir())) == 1
+    assert (out / "agent" / "weights.safetensors").read_bytes() != weights
+    # --resume continues from the model zip, the history keeps the earlier rows
+    rows = len(json.loads((out / "history.json").read_text()))
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--resume", str(out / "model.zip")]) == 0
+    meta = json.loads((out / "agent" / "agent.json").read_text())
+    assert meta["training"]["steps"] == 256
+    assert len(json.loads((out / "history.json").read_text())) >= rows
+
+
+def test_check_out_folder_cases(tmp_path):
+    check_out_folder(tmp_path / "missing")  # a new folder is fine
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("x")
+    check_out_folder(tmp_path / "other")  # unrelated files are fine
+    (tmp_path / "other" / "model.zip").write_text("x")
+    with pytest.raises(FileExistsError, match="model.zip"):
+        check_out_folder(tmp_path / "other")
+    check_out_folder(tmp_path / "other", overwrite=True)
+    check_out_folder(tmp_path / "other", resume="x.zip")
+    with pytest.raises(ValueError, match="exclude each other"):
+        check_out_folder(tmp_path / "other", resume="x.zip", overwrite=True)
+    with pytest.raises(NotADirectoryError, match="notes.txt"):
+        check_out_folder(tmp_path / "other" / "notes.txt")
+
+
+def _interrupt_at(n_calls: int):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Interrupt(BaseCallback):
+        def _on_step(self) -> bool:
+            if self.n_calls >= n_calls:
+                raise KeyboardInterrupt
+            return True
+
+    return Interrupt()
+
+
+def test_ctrl_c_saves_a_resumable_checkpoint_and_the_agent(tmp_path):
+    from cardzoo import agents
+    from cardzoo.training.selfplay import TrainingInterrupted, train
+
+    out = tmp_path / "run"
+    # one rollout (16 games x 8 steps = 128 steps), then interrupted at the 3rd step of the second
+    with pytest.raises(TrainingInterrupted) as e:
+        train(_tiny_cfg(out, total_steps=1024), callback=_interrupt_at(8 + 3))
+    steps = e.value.steps
+    assert steps == 128 + 3 * 16
+    assert e.value.model == out / "checkpoints" / f"model_{steps}.zip" and e.value.model.is_file()
+    assert e.value.agent == out / "checkpoints" / f"agent_{steps}"
+    meta = json.loads((e.value.agent / "agent.json").read_text())
+    assert meta["training"]["interrupted"] is True and meta["training"]["steps"] == steps
+    agents.load(str(e.value.agent))  # the agent so far plays
+    # and the run continues from the checkpoint
+    summary = train(_tiny_cfg(out, total_steps=256, resume=str(e.value.model)))
+    assert summary["steps"] >= 256 - steps
+
+
+def test_ctrl_c_on_the_command_line_exits_130_and_says_where(tmp_path, capsys, monkeypatch):
+    from cardzoo.training import selfplay
+
+    real = selfplay.train
+    monkeypatch.setattr(selfplay, "train", lambda cfg: real(cfg, callback=_interrupt_at(2)))
+    out = tmp_path / "run"
+    assert main(["train", "all_fours", "--out", str(out), *TINY]) == 130
+    err = capsys.readouterr().err
+    model = out / "checkpoints" / "model_32.zip"
+    assert "interrupted after 32 PPO steps" in err and str(model) in err and str(out / "checkpoints" / "agent_32") in err
+    assert f"--resume {model}" in err and model.is_file()
+
+
+def test_curve_line_only_when_a_curve_was_written(tmp_path, capsys):
+    # 128 steps = one rollout of 8 steps: no episode ends, so no history row and no curve
+    out = tmp_path / "short"
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--steps", "128"]) == 0
+    assert "learning curve" not in capsys.readouterr().out
+    assert not (out / "learning_curve.png").exists()
+    out = tmp_path / "long"
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--steps", "1024", "--n-steps", "32"]) == 0
+    said = capsys.readouterr().out
+    assert f"learning curve:          {out / 'learning_curve.png'}" in said and (out / "learning_curve.png").is_file()
+
+
+def test_failed_validation_leaves_no_folder(tmp_path, capsys):
+    out = tmp_path / "never"
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--lr", "-1"]) == 2
+    assert not out.exists()
+    # a failure after validation (here: an unreadable model zip to resume) also leaves nothing behind
+    bad = tmp_path / "bad.zip"
+    bad.write_text("not a zip")
+    from cardzoo.training.selfplay import train
+
+    with pytest.raises(Exception):
+        train(_tiny_cfg(out, resume=str(bad)))
+    assert not out.exists()

@@ -1,0 +1,129 @@
+"""``TrainConfig``: the options of ``cardzoo train`` and their defaults, in one place.
+
+This module imports neither torch nor stable-baselines3, so the command line reads its defaults
+from here (``cardzoo train --help`` shows them) without loading the training stack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cardzoo import envs
+
+@dataclass
+class TrainConfig:
+    """Options of a training run; the defaults are ``cardzoo train``'s (about 12 minutes on 2 cores).
+
+    ``bc_samples`` > 0 warm-starts the policy by behaviour cloning the rule bot (``bc_teacher``)
+    before self-play; the PPO settings (learning rate 1e-4, clip 0.1, entropy 0.003) suit
+    fine-tuning such a policy.
+    """
+
+    game: str = "all_fours"
+    total_steps: int = 2_000_000
+    n_envs: int = 256
+    n_steps: int = 64
+    batch_size: int = 4096
+    n_epochs: int = 4
+    learning_rate: float = 1e-4
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.003
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    activation: str = "relu"
+    seed: int = 0
+    opponents: dict = field(default_factory=lambda: {"random": 0.2, "rule": 0.5, "snapshot": 0.3})
+    snapshot_every: int = 10
+    max_snapshots: int = 5
+    checkpoint_every: int = 1_000_000
+    eval_deals: int = 2000
+    out: str = "runs/all_fours"
+    resume: str | None = None
+    env_options: dict = field(default_factory=dict)
+    torch_threads: int = 2
+    bc_samples: int = 500_000
+    bc_epochs: int = 3
+    bc_teacher: str | None = None
+    clip_range: float = 0.1
+    privileged_critic: bool = False
+    init_from: str | None = None
+    critic_warmup_steps: int = 0
+    skip_forced: bool = False  # the env plays single-legal-action decisions itself (P'yanitsa's FLIP)
+    overwrite: bool = False  # replace an earlier run's outputs in ``out`` (see check_out_folder)
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming any bad option."""
+        if self.game not in envs.GAMES:
+            raise ValueError(f"unknown game {self.game!r}; available: {sorted(envs.GAMES)}")
+        for name in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "checkpoint_every"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive int, got {v!r}")
+        for name, lo, hi in (("learning_rate", 0.0, None), ("clip_range", 0.0, 1.0)):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or not (v > lo and (hi is None or v <= hi)):
+                raise ValueError(f"{name} must be a number > {lo}{'' if hi is None else f' and <= {hi}'}, got {v!r}")
+        if not isinstance(self.ent_coef, (int, float)) or self.ent_coef < 0:
+            raise ValueError(f"ent_coef must be a number >= 0, got {self.ent_coef!r}")
+        if not isinstance(self.torch_threads, int) or self.torch_threads < 1:
+            raise ValueError(f"torch_threads must be a positive int, got {self.torch_threads!r}")
+        if self.bc_samples < 0 or self.bc_epochs < 1:
+            raise ValueError(f"bc_samples must be >= 0 and bc_epochs >= 1, got {self.bc_samples}, {self.bc_epochs}")
+        if self.eval_deals < 0:
+            raise ValueError(f"eval_deals must be >= 0, got {self.eval_deals}")
+        unknown = set(self.opponents) - {"random", "rule", "snapshot"}
+        if unknown:
+            raise ValueError(f"unknown opponent families {sorted(unknown)}; valid: random, rule, snapshot")
+        if self.resume is not None and not Path(self.resume).is_file():
+            raise FileNotFoundError(
+                f"cannot resume: no checkpoint file at {self.resume} (expected a model .zip such as OUT/checkpoints/model_1000000.zip or OUT/model.zip)"
+            )
+        if self.init_from is not None and not Path(self.init_from).exists():
+            raise FileNotFoundError(f"cannot initialise from {self.init_from}: no saved agent there")
+        if not isinstance(self.critic_warmup_steps, int) or self.critic_warmup_steps < 0:
+            raise ValueError(f"critic_warmup_steps must be an int >= 0, got {self.critic_warmup_steps!r}")
+        envs.kernel(self.game, **self.env_options)  # validates the env options
+        check_out_folder(Path(self.out), resume=self.resume, overwrite=self.overwrite)
+
+
+#: What a training run writes into its ``out`` folder; any of them marks an earlier run there.
+RUN_FILES = (
+    "agent", "model.zip", "history.json", "learning_curve.png", "evaluation.md", "evaluation.json",
+    "summary.json", "tb", "checkpoints",
+)
+
+
+def earlier_run(out: Path) -> list[str]:
+    """The names of :data:`RUN_FILES` present in ``out`` (empty if none, or if ``out`` does not exist)."""
+    return [name for name in RUN_FILES if (Path(out) / name).exists()]
+
+
+def check_out_folder(out: Path, resume: str | None = None, overwrite: bool = False) -> None:
+    """Refuse to train into a folder that holds an earlier run (README: a run never overwrites another).
+
+    ``out`` may be missing, empty or hold other files; if it holds any of :data:`RUN_FILES`, a
+    ``FileExistsError`` names the folder, what is there and the two ways on: ``--resume`` (continue
+    that run from one of its checkpoints) or ``--overwrite`` (delete its outputs and start afresh).
+    ``out`` must not be a file (``NotADirectoryError``); ``resume`` and ``overwrite`` exclude each other.
+    """
+    out = Path(out)
+    if resume is not None and overwrite:
+        raise ValueError("--resume and --overwrite exclude each other: resume continues the run in --out, overwrite deletes it")
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"--out {out} is a file, not a folder")
+    found = earlier_run(out)
+    if found and resume is None and not overwrite:
+        raise FileExistsError(
+            f"--out {out} holds an earlier run ({', '.join(found)}); give --resume {out}/checkpoints/model_N.zip "
+            f"(or {out}/model.zip) to continue it, --overwrite to delete it and start afresh, or another --out"
+        )
+
+
+def clear_run(out: Path) -> None:
+    """Delete an earlier run's outputs (:data:`RUN_FILES`) from ``out``, leaving other files alone."""
+    import shutil
+
+    for name in earlier_run(out):
+        p = Path(out) / name
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
