@@ -73,10 +73,12 @@ def _summary(kernel, st, b: int) -> dict:
             vals[team] = pts
             made[team] += pts
         lines.append({"key": key, "values": [str(v) for v in vals]})
-    points = [int(p) for p in st.points[b]]
+    # the scored hand's own points and Game values: a match deals the next hand at once, and its
+    # kick points must not be mixed into this hand's summary (issue 19)
+    points = [int(p) for p in st.last_points[b]]
     # kicks and give-one count when they happen (§6); in a match the count stops at the target
     lines.append({"key": "kicks_and_give_one", "values": [str(max(points[t] - made[t], 0)) for t in range(2)]})
-    lines.append({"key": "game_value", "values": [str(int(v)) for v in st.game_value[b]]})
+    lines.append({"key": "game_value", "values": [str(int(v)) for v in st.last_game_value[b]]})
     lines.append({"key": "hand_points", "values": [str(p) for p in points]})
     if st.truncated[b]:
         result = "truncated"
