@@ -104,6 +104,8 @@ class AllFoursState(BatchState):
       Public (§7); read by :meth:`AllFoursKernel.table_view`.
     * ``last_points``, ``last_game_value``: ``int16[B, 2]`` the hand points and Game values of the
       last scored hand, kept when a match deals the next hand (read by ``table_view``'s summary).
+    * ``last_high_low``: ``int8[B, 5]`` of the last scored hand: the High card and the seat dealt it,
+      the Low card and its seat, the seat dealt the jack of trumps (-1 none) (§6; ``table_view``).
     """
 
     hands: np.ndarray
@@ -142,6 +144,7 @@ class AllFoursState(BatchState):
     last_winner: np.ndarray
     last_points: np.ndarray
     last_game_value: np.ndarray
+    last_high_low: np.ndarray
 
 
 class AllFoursKernel(Kernel):
@@ -291,6 +294,7 @@ class AllFoursKernel(Kernel):
             last_winner=np.full(B, -1, dtype=np.int8),
             last_points=z(np.int16, 2),
             last_game_value=z(np.int16, 2),
+            last_high_low=np.full((B, 5), -1, dtype=np.int8),
         )
         if dealer is None:
             dealer = self.options["first_dealer"]
@@ -637,6 +641,17 @@ class AllFoursKernel(Kernel):
         self._credit(st, idx, game_team, one * self.options["game_points"])
         st.last_points[idx] = st.points[idx]
         st.last_game_value[idx] = st.game_value[idx]
+        base = 13 * trump
+        st.last_high_low[idx] = np.stack(
+            [
+                np.where(any_trump, base + hi.max(axis=1), -1),
+                np.where(any_trump, hi.argmax(axis=1), -1),
+                np.where(any_trump, base + lo.min(axis=1), -1),
+                np.where(any_trump, lo.argmin(axis=1), -1),
+                np.where(jack_dealt, held.argmax(axis=1), -1),
+            ],
+            axis=1,
+        )
         live = idx[~st.done[idx]]
         if not self.match:
             self._finish(st, live)
