@@ -71,10 +71,11 @@ def test_per_client_open_tables_and_tables_a_minute_are_429():
     assert r.status_code == 429 and r.json()["detail"] == (
         "you have 3 open tables (at most 3); close one (DELETE /api/tables/{id})"
     )
-    # closing by beacon (the page closes) frees a place
+    # closing by beacon (the page closes) frees a place; the table itself stays 10 s for a reload
     assert c.post(f"/api/tables/{ids[0]}/close").status_code == 204
-    assert c.get(f"/api/tables/{ids[0]}").status_code == 404
     ids.append(open_table(c, "pyanitsa", seed=7)["table_id"])
+    now[0] = 11.0
+    assert c.get(f"/api/tables/{ids[0]}").status_code == 404
     assert c.delete(f"/api/tables/{ids[1]}").status_code == 204
     ids.append(open_table(c, "pyanitsa", seed=8)["table_id"])  # the 5th this minute
     assert c.delete(f"/api/tables/{ids[2]}").status_code == 204
@@ -82,6 +83,18 @@ def test_per_client_open_tables_and_tables_a_minute_are_429():
     assert r.status_code == 429 and r.json()["detail"] == "too many new tables: at most 5 a minute; wait a little"
     now[0] = 61.0  # a minute later
     open_table(c, "pyanitsa", seed=9)
+
+
+def test_a_reload_within_the_grace_time_keeps_the_table():
+    now = [0.0]
+    c = make_client(clock=lambda: now[0])
+    tid = open_table(c, "pyanitsa", seed=1)["table_id"]
+    assert c.post(f"/api/tables/{tid}/close").status_code == 204
+    now[0] = 9.0
+    assert c.get(f"/api/tables/{tid}").status_code == 200  # the page came back: the close is called off
+    now[0] = 100.0
+    assert c.get(f"/api/tables/{tid}").status_code == 200
+    assert c.post("/api/tables/nope/close").status_code == 404
 
 
 def test_the_default_cap_is_30_tables_a_minute():

@@ -25,7 +25,8 @@ with a 4xx/5xx status, and changes nothing):
 ``GET /api/tables/{id}/hint``            ``{"action", "name"}``: the default agent's move for seat 0 now
                                          (loaded on first use); 409 when it is not seat 0's turn
 ``DELETE /api/tables/{id}``              close the table -> 204
-``POST /api/tables/{id}/close``          the same, for ``navigator.sendBeacon`` when the page closes -> 204
+``POST /api/tables/{id}/close``          the page closed (``navigator.sendBeacon``): the table goes after
+                                         ``CLOSE_GRACE`` (10 s) unless asked for again (a reload) -> 204
 ``GET /api/rules/{game}``                ``{"game", "html"}``: ``envs/<game>/RULES.md`` rendered (raw HTML in
                                          it is escaped); 404 unknown game, listing the games
 ``GET /api/howto/{game}?lang=en|id``     ``{"game", "lang", "html"}``: the short "How to play" page
@@ -262,7 +263,7 @@ def create_app(manager: TableManager | None = None) -> FastAPI:
 
     @app.post("/api/tables/{table_id}/close", status_code=204)
     def close_beacon(table_id: str):
-        mgr().delete(table_id)
+        mgr().close_soon(table_id)
         return Response(status_code=204)
 
     @app.get("/api/rules/{game}")

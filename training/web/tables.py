@@ -178,6 +178,9 @@ class Table:
         self.totals = np.zeros(self.num_players)
         self.episodes = 0
         self.last_used = time.monotonic()
+        #: when the page that showed it closed: the table goes after a grace time unless the page
+        #: comes back (a reload) and asks for it again
+        self.closing_since: float | None = None
         self._seed = seed
         self._counted = False
         self._max_steps = self.kernel.max_episode_steps or 1_000_000
@@ -476,7 +479,7 @@ class TableManager:
         self._opened[client] = recent
         if len(recent) >= self.per_minute:
             raise TooManyRequests(f"too many new tables: at most {self.per_minute} a minute; wait a little")
-        mine = sum(1 for o in self._owner.values() if o == client)
+        mine = sum(1 for i, o in self._owner.items() if o == client and self._tables[i].closing_since is None)
         if mine >= self.per_client:
             raise TooManyRequests(
                 f"you have {mine} open tables (at most {self.per_client}); close one (DELETE /api/tables/{{id}})"
@@ -541,8 +544,24 @@ class TableManager:
             raise
         return table
 
+    #: seconds a table stays after its page closed (:meth:`close_soon`), so that a reload finds it
+    CLOSE_GRACE = 10.0
+
+    def close_soon(self, table_id: str) -> None:
+        """The page of table ``table_id`` closed (``navigator.sendBeacon``): the table is dropped
+        :attr:`CLOSE_GRACE` seconds from now unless it is asked for again (a reload), and no longer
+        counts towards its client's open tables. :class:`NotFound` if there is none."""
+        self.expire()
+        with self._lock:
+            table = self._tables.get(table_id)
+            if table is None:
+                raise NotFound(f"no table {short(table_id)}")
+            table.closing_since = self.clock()
+
     def get(self, table_id: str) -> Table:
-        """The open table ``table_id`` (its idle clock restarts); :class:`NotFound` if there is none."""
+        """The open table ``table_id`` (its idle clock restarts, a pending close is called off);
+        :class:`NotFound` if there is none."""
+        self.expire()
         with self._lock:
             table = self._tables.get(table_id)
         if table is None:
@@ -550,6 +569,7 @@ class TableManager:
                 f"no table {short(table_id)} (unknown, closed, or dropped after {self.idle_seconds:g} s idle)"
             )
         table.last_used = self.clock()
+        table.closing_since = None
         return table
 
     def delete(self, table_id: str) -> None:
@@ -560,10 +580,16 @@ class TableManager:
                 raise NotFound(f"no table {short(table_id)}")
 
     def expire(self) -> int:
-        """Drop the tables idle for more than ``idle_seconds``; returns how many were dropped."""
+        """Drop the tables idle for more than ``idle_seconds`` and those closed by their page more
+        than :attr:`CLOSE_GRACE` seconds ago; returns how many were dropped."""
         now = self.clock()
         with self._lock:
-            old = [i for i, t in self._tables.items() if now - t.last_used > self.idle_seconds]
+            old = [
+                i
+                for i, t in self._tables.items()
+                if now - t.last_used > self.idle_seconds
+                or (t.closing_since is not None and now - t.closing_since > self.CLOSE_GRACE)
+            ]
             for i in old:
                 del self._tables[i]
                 self._owner.pop(i, None)
