@@ -56,7 +56,7 @@ def test_every_ui_key_the_pages_use_exists():
         used |= {"lang_" + x for x in ("en", "id")} | {"theme_" + x for x in ("felt", "dark", "light")}
         used |= {"contrast_" + x for x in ("normal", "high")} | {"size_" + x for x in "SML"}
         used |= {"grain_" + x for x in ("on", "off")} | {"warmth_" + x for x in ("neutral", "warm", "cool")}
-        used |= {"speed_" + x for x in ("slow", "normal", "fast", "instant")}
+        used |= {"speed_" + x for x in ("slow", "normal", "fast", "instant")} | {"auto_on", "auto_off"}
         used |= {"role_" + x for x in ("you", "partner", "left", "right", "across", "opponent")}
         used |= {"pack_" + x for x in ("french", "spanish", "tarocco")} | {"agent_" + x for x in ("ppo", "rule", "random")}
     assert len(used) > 50

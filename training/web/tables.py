@@ -627,10 +627,11 @@ MATCH = {
     "avinas": {"options": {"episode": "match"}, "length": "to 12 pips"},
     "aluette": {"options": {"episode": "match"}, "length": "5 deals"},
     "ottocento": {"options": {"match_target": 800}, "length": "to 800 points"},
-    "pyanitsa": {"options": {}, "length": "one game until a player is out"},
 }
+# P'yanitsa has no match: one game (until a single player holds every card) is its whole match
 
 
 def match_info(game: str) -> dict | None:
-    """``{"options", "length"}`` of a whole match of ``game`` at the web table (see :data:`MATCH`)."""
+    """``{"options", "length"}`` of a whole match of ``game`` at the web table (see :data:`MATCH`);
+    ``None`` for P'yanitsa, whose one game is already the whole match."""
     return MATCH.get(game)

@@ -82,7 +82,8 @@ export async function initPage(rerender, extraNav) {
   const [grainW, grainS] = select("set-grain", "grain", CHOICES.grain, settings.grain, (v) => "grain_" + v);
   const [warmW, warmS] = select("set-warmth", "warmth", CHOICES.warmth, settings.warmth, (v) => "warmth_" + v);
   const [speedW, speedS] = select("set-speed", "speed", CHOICES.speed, settings.speed, (v) => "speed_" + v);
-  controls.append(langW, themeW, conW, grainW, warmW, sizeW, speedW);
+  const [autoW, autoS] = select("set-auto", "auto_forced", CHOICES.auto, settings.auto, (v) => "auto_" + v);
+  controls.append(langW, themeW, conW, grainW, warmW, sizeW, speedW, autoW);
   header.append(nav, controls);
 
   const onChange = async () => {
@@ -95,6 +96,7 @@ export async function initPage(rerender, extraNav) {
       grain: grainS.value,
       warmth: warmS.value,
       speed: speedS.value,
+      auto: autoS.value,
     };
     saveSettings(settings);
     applySettings(settings);
@@ -104,7 +106,7 @@ export async function initPage(rerender, extraNav) {
       if (rerender) rerender();
     }
   };
-  for (const s of [langS, themeS, conS, sizeS, grainS, warmS, speedS]) s.addEventListener("change", onChange);
+  for (const s of [langS, themeS, conS, sizeS, grainS, warmS, speedS, autoS]) s.addEventListener("change", onChange);
   translatePage();
 }
 

@@ -9,7 +9,7 @@
 // An unknown view key falls back to the key with "_" replaced by " ".
 
 const STORE = "cardzoo.settings";
-const DEFAULTS = { lang: "en", contrast: "normal", size: "M", theme: "felt", grain: "on", warmth: "neutral", speed: "normal" };
+const DEFAULTS = { lang: "en", contrast: "normal", size: "M", theme: "felt", grain: "on", warmth: "neutral", speed: "normal", auto: "on" };
 export const CHOICES = {
   lang: ["en", "id"],
   contrast: ["normal", "high"],
@@ -18,6 +18,7 @@ export const CHOICES = {
   grain: ["on", "off"],
   warmth: ["neutral", "warm", "cool"],
   speed: ["slow", "normal", "fast", "instant"],
+  auto: ["on", "off"],
 };
 // milliseconds for one card to travel and for a completed trick to stay on the table, per speed
 export const PACE = {
