@@ -301,6 +301,15 @@ def test_whole_deals_of_every_game_at_desktop_and_phone_sizes(server, driver, tm
         drv.save_screenshot(str(tmp_path / f"all_fours_{size[0]}.png"))
     _inner_size(drv, *DESKTOP)
 
+    # A whole All Fours match to 14: the running match score is in the summary at the end.
+    _open(drv, server, "all_fours", "seed=12&opt.episode=match")
+    _play_deal(drv, check_layout=False)
+    view = _check_summary(drv)
+    score = next(r for r in view["scores"] if r["key"] == "match_score")["values"]
+    assert max(int(x) for x in score) >= 14
+    assert drv.find_element(By.ID, "totals-table").is_displayed()
+    assert "Match score" in drv.find_element(By.ID, "totals-table").text
+
     # A hint on demand: the default agent's move is marked.
     _open(drv, server, "aluette", "seed=11")
     _wait_table_ready(drv)

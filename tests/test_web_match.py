@@ -4,6 +4,7 @@ that hand, not the next hand's kick points, and a table can play a whole match."
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from cardzoo import envs
 
@@ -60,3 +61,31 @@ def test_the_reported_hand_high_low_game_to_the_opponents_is_their_win():
                     assert summary["result"] == "team_1_wins"
                     assert lines["hand_points"] == [int(x) for x in expected]
     assert found > 0
+
+
+@pytest.mark.parametrize(
+    "game,target", [("all_fours", "14"), ("avinas", "12"), ("aluette", "5"), ("ottocento", "800")]
+)
+def test_a_whole_match_at_the_table_with_a_running_score(game, target):
+    """The "whole match" options that /api/games offers play the match to its end at one table;
+    a deal's summary shows while the next deal has begun, and the match score runs on."""
+    from web_util import make_client, open_table
+
+    c = make_client()
+    match = {g["id"]: g["match"] for g in c.get("/api/games").json()["games"]}[game]
+    out = open_table(c, game, seed=2, partner="random", opponents="random", options=match["options"])
+    tid, v = out["table_id"], out["view"]
+    assert v["match"] is True
+    assert target in " ".join(f["value"] for f in v["facts"])  # target, pip limit or deal count shown
+    summaries_mid_match = 0
+    moves = 0
+    while not v["done"] and moves < 3000:
+        r = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]})
+        assert r.status_code == 200, r.text
+        v = r.json()
+        moves += 1
+        if v["summary"] is not None and not v["done"]:
+            summaries_mid_match += 1
+            assert v["summary"]["explain"]
+    assert v["done"] and summaries_mid_match > 0
+    assert any(s["key"] in ("match_score", "pips", "rams") for s in v["scores"])
