@@ -12,7 +12,7 @@ from cardzoo import envs
 from cardzoo.envs.core.cards import DECKS
 from cardzoo.training.cli import main
 
-from web_util import FRAMED_KEYS, VIEW_KEYS, has_table_view, make_client, manager, open_table, step_bound
+from web_util import FRAMED_KEYS, has_table_view, make_client, manager, open_table, step_bound
 
 GAMES = list(envs.GAMES)
 

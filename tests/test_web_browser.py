@@ -23,7 +23,6 @@ and each deal a move cap; the whole test takes about a minute here.
 from __future__ import annotations
 
 import os
-import re
 import socket
 import threading
 import time

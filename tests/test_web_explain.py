@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from cardzoo import envs
 from cardzoo.envs.core.cards import FRENCH52
 
@@ -38,7 +37,7 @@ def _by_key(summary) -> dict:
 def test_all_fours_high_low_jack_game_from_the_dealt_cards():
     seen = set()
     for seed in range(DEALS):
-        k, st, s = _finished("all_fours", seed)
+        _, st, s = _finished("all_fours", seed)
         if st.truncated[0]:
             continue
         ex, lines = _by_key(s), _lines(s)
@@ -113,7 +112,7 @@ def test_ottocento_combinations_and_card_points_add_up_to_the_summary():
 def test_avinas_target_outcome_and_the_rams_or_pips_written():
     kinds = set()
     for seed in range(DEALS * 2):
-        k, st, s = _finished("avinas", seed)
+        _, st, s = _finished("avinas", seed)
         if st.truncated[0]:
             continue
         ex, lines = _by_key(s), _lines(s)
@@ -142,7 +141,7 @@ def test_avinas_target_outcome_and_the_rams_or_pips_written():
 
 def test_aluette_tricks_per_player_spoiled_and_mordienne():
     for seed in range(DEALS):
-        k, st, s = _finished("aluette", seed)
+        _, st, s = _finished("aluette", seed)
         ex = _by_key(s)
         won = [int(st.won[0, p]) for p in range(4)]
         assert ex["al_tricks"] == [{"list": ", ".join(f"S{p} {won[p]}" for p in range(4))}]
@@ -163,7 +162,7 @@ def test_aluette_tricks_per_player_spoiled_and_mordienne():
 @pytest.mark.parametrize("objective", ["last_holder_loses", "first_out_loses"])
 def test_pyanitsa_who_lost_and_why(objective):
     for seed in range(DEALS // 4):
-        k, st, s = _finished("pyanitsa", seed, n_players=3, objective=objective)
+        _, st, s = _finished("pyanitsa", seed, n_players=3, objective=objective)
         ex = s["explain"]
         sizes = [int(n) for n in st.size[0]]
         if st.truncated[0] or st.draw[0]:

@@ -20,9 +20,9 @@ from ..core.render import (
     trick_in_order,
     view_args,
 )
+from .combos import SEQ_NAMES, SET_NAMES, combo_breakdown
 from .constants import DECLARING, DISCARD, LED_NAMES, MAT, OVER, PHASE_NAMES, PLAY
 from .scoring import card_points_half
-from .combos import SEQ_NAMES, SET_NAMES, combo_breakdown
 
 TEAM = ("A", "B")
 

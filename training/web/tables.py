@@ -454,7 +454,7 @@ class TableManager:
             self._shared.move_to_end(key)
             return self._shared[key]
 
-    def hint(self, table: "Table") -> int:
+    def hint(self, table: Table) -> int:
         """The action the game's default agent would take for seat 0 now (loaded on first use).
         :class:`Conflict` when it is not seat 0's turn."""
         if table.done or table.to_act != 0:

@@ -402,7 +402,8 @@ function drawHandAndMoves() {
     }
   }
   if (cardEls.length) moveCards.prepend(el("span", { class: "move-caption", text: ui("choose_card") }));
-  document.getElementById("moves").hidden = !cardEls.length && !buttonEls.length;
+  const previewing = view.your_turn && PREVIEW_KEYS.some((k) => fact(k) != null);
+  document.getElementById("moves").hidden = !cardEls.length && !buttonEls.length && !previewing;
   document.getElementById("hand-panel").hidden = !(view.hand || []).length;
   document.getElementById("hint-button").hidden = !view.your_turn || !!replay;
   if (!view.your_turn) document.getElementById("hint-text").textContent = "";
