@@ -33,6 +33,7 @@ def view_card_ids(view: dict, deck) -> set[int]:
     texts = [f["value"] for f in view["facts"]] + [v for line in view["scores"] for v in line["values"]]
     if view["summary"] is not None:
         texts += [v for line in view["summary"]["lines"] for v in line["values"]]
+        texts += [str(a) for e in view["summary"].get("explain", []) for a in e["args"].values()]
     for t in texts:
         ids |= text_card_ids(t, deck)
     return ids
@@ -63,7 +64,11 @@ def check_view(kernel, st, b: int, seat: int, allowed: set[int]) -> dict:
         assert set(line) == {"key", "values"} and SNAKE.match(line["key"])
         assert len(line["values"]) == len(kernel.teams) and all(isinstance(x, str) for x in line["values"])
     if v["summary"] is not None:
-        assert set(v["summary"]) == {"key", "lines", "result"} and SNAKE.match(v["summary"]["result"])
+        assert set(v["summary"]) in ({"key", "lines", "result"}, {"key", "lines", "result", "explain"})
+        assert SNAKE.match(v["summary"]["result"])
+        for e in v["summary"].get("explain", []):  # what scored and why, in game terms (issue 19)
+            assert set(e) == {"key", "args"} and SNAKE.match(e["key"])
+            assert all(SNAKE.match(k) and isinstance(x, (str, int, float)) for k, x in e["args"].items())
     for t in v["trick"]:
         assert set(t) == {"seat", "card"}
     leaked = view_card_ids(v, kernel.deck) - allowed

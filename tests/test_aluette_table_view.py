@@ -114,6 +114,12 @@ def test_e6_trick_results_spoiled_tricks_and_the_mordienne_summary():
                 {"key": "points", "values": ["0", "2"]},
             ],
             "result": "team_1_wins",
+            "explain": [  # S3 took tricks 6 to 9 and nothing before: mordienne, 2 points
+                {"key": "al_tricks", "args": {"list": "S0 1, S1 1, S2 1, S3 4"}},
+                {"key": "al_spoiled", "args": {"n": 2}},
+                {"key": "al_winner_detail", "args": {"seat": "S3", "team": "B", "points": 2, "n": 4}},
+                {"key": "al_mordienne_detail", "args": {"seat": "S3", "first": 6}},
+            ],
         }
         assert fact_values(v, "deal_winner") == ["S3"] and fact_values(v, "mordienne") == ["yes"]
         assert v["scores"] == [{"key": "match_score", "values": ["0", "2"]}]

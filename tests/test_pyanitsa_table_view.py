@@ -60,6 +60,7 @@ def test_a_tie_shows_every_face_up_card_and_the_face_down_count():
         "key": "game_result",
         "lines": [{"key": "placing", "values": ["loser", "safe"]}, {"key": "cards", "values": ["6", "0"]}],
         "result": "seat_0_loses",
+        "explain": [{"key": "py_last_holder", "args": {"seat": "S0", "n": 6}}],
     }
     assert "10C" not in json.dumps(v) and str(cid("10C")) not in [str(c["card"]) for c in v["trick"]]
 

@@ -12,7 +12,7 @@ from cardzoo import envs
 from cardzoo.envs.core.cards import DECKS
 from cardzoo.training.cli import main
 
-from web_util import VIEW_KEYS, has_table_view, make_client, manager, open_table, step_bound
+from web_util import FRAMED_KEYS, has_table_view, make_client, manager, open_table, step_bound
 
 GAMES = list(envs.GAMES)
 
@@ -43,7 +43,7 @@ def test_games_lists_every_game_with_its_players_agents_and_pack(client):
 def test_a_new_table_shows_seat_0_its_hand_and_legal_moves(client, game):
     out = open_table(client, game, seed=3)
     v = out["view"]
-    assert set(v) == VIEW_KEYS and v["table_id"] == out["table_id"] and len(out["table_id"]) >= 20
+    assert set(v) == FRAMED_KEYS and v["table_id"] == out["table_id"] and len(out["table_id"]) >= 20
     k = envs.kernel(game)
     deck = k.deck
     assert (v["game"], v["seat"], v["num_players"]) == (game, 0, k.num_players)

@@ -1,5 +1,10 @@
 """Hidden information through the web API: no answer ever shows seat 0 a card it may not see.
 
+Move answers carry the moves one by one (``frames``) and a finished deal can be replayed; both are
+scanned like every other answer. The replay does not reveal the other hands after the deal: every
+game's RULES.md makes public only the cards played (and declared, exposed or turned up), so the
+replay shows the deal exactly as seat 0 saw it.
+
 For every game whole episodes are played through the API and every answer is checked:
 
 1. Every card in the JSON (a card dict's ``id``, or a card code anywhere in a string: facts, log,
@@ -147,6 +152,10 @@ def test_no_answer_shows_a_card_seat_0_may_not_see(game, body):
             view = r.json()
             known |= known_to_seat_0(table)
         assert view["done"]
+        # the replay of the finished deal shows it from seat 0's view: nothing more than seat 0 saw
+        replay = client.get(f"/api/tables/{tid}/replay").json()
+        leaked = cards_named(replay, deck) - known
+        assert not leaked, f"{game} replay: {[deck.names[c] for c in leaked]} shown to seat 0"
         r = client.post(f"/api/tables/{tid}/new")
         known = known_to_seat_0(table)  # a new deal: only what seat 0 sees of it
         leaked = cards_named(r.json(), deck) - known

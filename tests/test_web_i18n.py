@@ -19,7 +19,7 @@ import pytest
 from cardzoo import envs
 
 WEB = Path(__file__).resolve().parent.parent / "training" / "web"
-SECTIONS = {"ui", "key", "value", "action", "card", "game"}
+SECTIONS = {"ui", "key", "value", "action", "card", "game", "explain"}
 PATTERNS = [r"team_\d+_wins", r"seat_\d+_(wins|loses)", r"seats_[\d_]+_lose"]
 
 
@@ -55,6 +55,8 @@ def test_every_ui_key_the_pages_use_exists():
         used |= {m for m in re.findall(r'"data-i18n": "(\w+)"', text)}
         used |= {"lang_" + x for x in ("en", "id")} | {"theme_" + x for x in ("felt", "dark", "light")}
         used |= {"contrast_" + x for x in ("normal", "high")} | {"size_" + x for x in "SML"}
+        used |= {"grain_" + x for x in ("on", "off")} | {"warmth_" + x for x in ("neutral", "warm", "cool")}
+        used |= {"speed_" + x for x in ("slow", "normal", "fast", "instant")} | {"auto_on", "auto_off"}
         used |= {"role_" + x for x in ("you", "partner", "left", "right", "across", "opponent")}
         used |= {"pack_" + x for x in ("french", "spanish", "tarocco")} | {"agent_" + x for x in ("ppo", "rule", "random")}
     assert len(used) > 50
@@ -96,6 +98,12 @@ def _view_keys(game, options, episodes, max_steps):
                 keys |= {f["key"] for f in v["facts"]} | {s["key"] for s in v["scores"]}
                 if v["summary"]:
                     keys |= {v["summary"]["key"], v["summary"]["result"]} | {x["key"] for x in v["summary"]["lines"]}
+                    explain = v["summary"].get("explain", [])
+                    keys |= {"explain:" + e["key"] for e in explain}
+                    for e in explain:  # every placeholder of the sentence is filled by the view
+                        text = _load("en")["explain"].get(e["key"], "")
+                        names = set(re.findall(r"\{(\w+)\}", text)) - {"A", "B"}
+                        assert names == set(e["args"]), (e, text)
             if any(env.terminations.values()) or any(env.truncations.values()):
                 break
             env.step(int(rng.choice(env.legal_actions())))
@@ -119,7 +127,10 @@ def test_every_key_a_table_view_sends_is_translated(game, options, episodes, max
         pytest.skip(f"{game} has no table_view on this branch yet")
     assert "play" in keys or "flip" in keys
     en, id_ = _load("en"), _load("id")
-    missing = sorted(
-        k for k in keys if not (k in en["key"] and k in id_["key"]) and not any(re.fullmatch(p, k) for p in PATTERNS)
-    )
+    def known(k):
+        if k.startswith("explain:"):
+            return k[8:] in en["explain"] and k[8:] in id_["explain"]
+        return (k in en["key"] and k in id_["key"]) or any(re.fullmatch(p, k) for p in PATTERNS)
+
+    missing = sorted(k for k in keys if not known(k))
     assert not missing, f"{game}: view keys without a translation in training/web/i18n: {missing}"

@@ -17,12 +17,16 @@ from cardzoo.training.web.tables import TableManager
 VIEW_KEYS = {
     "hand", "hand_sizes", "exposed", "trick", "last_trick", "to_act", "dealer", "phase", "facts", "scores",
     "teams", "summary", "table_id", "game", "game_name", "seat", "num_players", "pack", "seats", "legal",
-    "your_turn", "done", "log", "returns", "totals", "text",
+    "your_turn", "done", "log", "returns", "totals", "text", "match", "moves",
 }
+#: what a move, new-deal or new-table answer adds to the View: the moves it made, one by one
+FRAMED_KEYS = VIEW_KEYS | {"frames"}
 
 
 def make_client(**manager_args) -> TestClient:
-    """A test client on a new app with its own :class:`TableManager` (``manager_args``)."""
+    """A test client on a new app with its own :class:`TableManager` (``manager_args``). All of a
+    test's requests come from one client address, so the per-client limits are raised unless given."""
+    manager_args = {"per_client": 10_000, "per_minute": 10_000, **manager_args}
     return TestClient(create_app(TableManager(**manager_args)))
 
 

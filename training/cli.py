@@ -114,7 +114,7 @@ def cmd_serve(args) -> int:
     """Run the web card table (``training/web``) until interrupted."""
     from .web.app import serve
 
-    serve(args.host, args.port, open_browser=not args.no_browser)
+    serve(args.host, args.port, open_browser=not args.no_browser, agents_dir=args.agents_dir)
     return 0
 
 
@@ -165,6 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     w.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     w.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    w.add_argument(
+        "--agents-dir", default=None, metavar="DIR",
+        help="also offer the saved agents in DIR (its sub-folders with an agent.json) as AI players",
+    )
     w.set_defaults(fn=cmd_serve)
 
     lw = sub.add_parser("bench-web", help="load test of the web card table: simulated players at once")

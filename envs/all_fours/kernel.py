@@ -103,6 +103,10 @@ class AllFoursState(BatchState):
     * ``last_trick``: ``int8[B, 4]`` card each seat played to the last completed trick of this deal
       (-1 none yet); ``last_leader``, ``last_winner``: ``int8[B]`` its leader and winner (-1 none).
       Public (§7); read by :meth:`AllFoursKernel.table_view`.
+    * ``last_points``, ``last_game_value``: ``int16[B, 2]`` the hand points and Game values of the
+      last scored hand, kept when a match deals the next hand (read by ``table_view``'s summary).
+    * ``last_high_low``: ``int8[B, 5]`` of the last scored hand: the High card and the seat dealt it,
+      the Low card and its seat, the seat dealt the jack of trumps (-1 none) (§6; ``table_view``).
     """
 
     hands: np.ndarray
@@ -139,6 +143,9 @@ class AllFoursState(BatchState):
     last_trick: np.ndarray
     last_leader: np.ndarray
     last_winner: np.ndarray
+    last_points: np.ndarray
+    last_game_value: np.ndarray
+    last_high_low: np.ndarray
 
 
 class AllFoursKernel(Kernel):
@@ -286,6 +293,9 @@ class AllFoursKernel(Kernel):
             last_trick=np.full((B, 4), -1, dtype=np.int8),
             last_leader=np.full(B, -1, dtype=np.int8),
             last_winner=np.full(B, -1, dtype=np.int8),
+            last_points=z(np.int16, 2),
+            last_game_value=z(np.int16, 2),
+            last_high_low=np.full((B, 5), -1, dtype=np.int8),
         )
         if dealer is None:
             dealer = self.options["first_dealer"]
@@ -631,6 +641,19 @@ class AllFoursKernel(Kernel):
         self._credit(st, idx, low_team, one)
         self._credit(st, idx, jack_team, jack_pts.astype(np.int16))
         self._credit(st, idx, game_team, one * self.options["game_points"])
+        st.last_points[idx] = st.points[idx]
+        st.last_game_value[idx] = st.game_value[idx]
+        base = 13 * trump
+        st.last_high_low[idx] = np.stack(
+            [
+                np.where(any_trump, base + hi.max(axis=1), -1),
+                np.where(any_trump, hi.argmax(axis=1), -1),
+                np.where(any_trump, base + lo.min(axis=1), -1),
+                np.where(any_trump, lo.argmin(axis=1), -1),
+                np.where(jack_dealt, held.argmax(axis=1), -1),
+            ],
+            axis=1,
+        )
         live = idx[~st.done[idx]]
         if not self.match:
             self._finish(st, live)

@@ -73,10 +73,12 @@ def _summary(kernel, st, b: int) -> dict:
             vals[team] = pts
             made[team] += pts
         lines.append({"key": key, "values": [str(v) for v in vals]})
-    points = [int(p) for p in st.points[b]]
+    # the scored hand's own points and Game values: a match deals the next hand at once, and its
+    # kick points must not be mixed into this hand's summary (issue 19)
+    points = [int(p) for p in st.last_points[b]]
     # kicks and give-one count when they happen (§6); in a match the count stops at the target
     lines.append({"key": "kicks_and_give_one", "values": [str(max(points[t] - made[t], 0)) for t in range(2)]})
-    lines.append({"key": "game_value", "values": [str(int(v)) for v in st.game_value[b]]})
+    lines.append({"key": "game_value", "values": [str(int(v)) for v in st.last_game_value[b]]})
     lines.append({"key": "hand_points", "values": [str(p) for p in points]})
     if st.truncated[b]:
         result = "truncated"
@@ -86,7 +88,41 @@ def _summary(kernel, st, b: int) -> dict:
         result = f"team_{int(points[1] > points[0])}_wins"
     else:
         result = "draw"
-    return {"key": "hand_result", "lines": lines, "result": result}
+    return {"key": "hand_result", "lines": lines, "result": result, "explain": _explain(kernel, st, b, points, made)}
+
+
+def _explain(kernel, st, b: int, points: list[int], made: list[int]) -> list[dict]:
+    """What scored in the last scored hand and why (§6), read from the state: ``[{"key", "args"}]``
+    with ``args`` naming seats (``"S2"``), teams (``"A"``/``"B"``), cards (``"AH"``) and numbers.
+    Keys: ``af_high``/``af_low`` (card, seat, team), ``af_no_trump``, ``af_jack`` (seat, team),
+    ``af_hang_jack`` (seat, team, points), ``af_no_jack``, ``af_game`` (a, b, team, points),
+    ``af_game_tie`` (a, b), ``af_kicks`` (a, b)."""
+    o = kernel.options
+    names = FRENCH52.names
+    hc, hs, lc, ls, js = (int(x) for x in st.last_high_low[b])
+    out = []
+    if hc < 0:
+        out.append({"key": "af_no_trump", "args": {}})
+    else:
+        out.append({"key": "af_high", "args": {"card": names[hc], "seat": f"S{hs}", "team": TEAM[hs % 2]}})
+        out.append({"key": "af_low", "args": {"card": names[lc], "seat": f"S{ls}", "team": TEAM[ls % 2]}})
+    jack_team = int(st.items[b, 2])
+    if js < 0:
+        out.append({"key": "af_no_jack", "args": {}})
+    elif st.hang[b]:
+        out.append({"key": "af_hang_jack", "args": {"seat": f"S{js}", "team": TEAM[jack_team], "points": o["hang_jack_points"]}})
+    else:
+        out.append({"key": "af_jack", "args": {"seat": f"S{js}", "team": TEAM[jack_team], "points": o["jack_points"]}})
+    gv = [int(v) for v in st.last_game_value[b]]
+    game_team = int(st.items[b, 3])
+    if game_team >= 0:
+        out.append({"key": "af_game", "args": {"a": gv[0], "b": gv[1], "team": TEAM[game_team], "points": o["game_points"]}})
+    else:
+        out.append({"key": "af_game_tie", "args": {"a": gv[0], "b": gv[1]}})
+    kicks = [max(points[t] - made[t], 0) for t in range(2)]
+    if any(kicks):
+        out.append({"key": "af_kicks", "args": {"a": kicks[0], "b": kicks[1]}})
+    return out
 
 
 def table_view(kernel, st, b: int, seat: int) -> dict:

@@ -181,6 +181,7 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
         facts.append(fact("mordienne", "yes" if st.mordienne[b] else "no"))
         result = "team_0_wins" if pts[0] > pts[1] else "team_1_wins" if pts[1] > pts[0] else "nobody_scores"
         summary = summary_dict("deal_result", lines, result)
+        summary["explain"] = _explain(st, b, phase == _c.OVER)
     if done and kernel.match:
         facts.append(fact("match_result", ("running", "team A wins", "team B wins", "draw")[int(st.winner[b]) + 1]))
     last = None
@@ -197,3 +198,41 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
         scores=scores,
         summary=summary,
     )
+
+
+def _explain(st, b: int, on_table: bool) -> list[dict]:
+    """What decided the last scored deal (§6), from the state: ``[{"key", "args"}]``. Keys:
+    ``al_tricks`` (list: tricks per player, e.g. ``"S0 3, S1 2, S2 0, S3 1"``), ``al_spoiled`` (n),
+    ``al_winner`` (seat, team, points; ``al_winner_detail`` adds n: his tricks), ``al_mordienne``
+    (seat; ``al_mordienne_detail`` adds first: the trick from which he took every trick), ``al_surrender`` (team, points: an accepted surrender),
+    ``al_nobody`` (every trick spoiled). The per-trick lines need the deal on the table
+    (``on_table``); in a match they are left out once the next deal has begun."""
+    out = []
+    pts = [int(st.points[b, t]) for t in range(2)]
+    team = 0 if pts[0] > pts[1] else 1 if pts[1] > pts[0] else -1
+    tricks = int(st.tricks_done[b])
+    if on_table:
+        out.append({"key": "al_tricks", "args": {"list": ", ".join(f"{seat_name(s)} {int(st.won[b, s])}" for s in range(4))}})
+        spoiled = sum(1 for r in st.results[b, :tricks] if int(r) == _SPOILED)
+        if spoiled:
+            out.append({"key": "al_spoiled", "args": {"n": spoiled}})
+    w = int(st.deal_winner[b])
+    if w >= 0:
+        args = {"seat": seat_name(w), "team": "AB"[w % 2], "points": pts[w % 2]}
+        if on_table:
+            args["n"] = int(st.won[b, w])
+        out.append({"key": "al_winner_detail" if on_table else "al_winner", "args": args})
+        if st.mordienne[b]:
+            margs = {"seat": seat_name(w)}
+            if on_table:
+                res = [int(r) for r in st.results[b, :tricks]]
+                first = len(res)
+                while first > 0 and res[first - 1] == w:
+                    first -= 1
+                margs["first"] = first + 1
+            out.append({"key": "al_mordienne_detail" if on_table else "al_mordienne", "args": margs})
+    elif team >= 0:
+        out.append({"key": "al_surrender", "args": {"team": "AB"[team], "points": pts[team]}})
+    else:
+        out.append({"key": "al_nobody", "args": {}})
+    return out

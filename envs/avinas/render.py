@@ -201,6 +201,7 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
             lines.append(score_line("tricks_won", [int(st.tricks_won[b, t]) for t in range(2)]))
         lines.append(score_line("rams" if int(st.last_game[b]) == SEVENS else "pips", pen))
         summary = summary_dict("deal_result", lines, f"team_{1 - loser}_wins")
+        summary["explain"] = _explain(st, b, phase == OVER)
         if st.last_lied[b]:
             facts.append(fact("declarer_lied", "yes"))
         if st.last_stopped[b]:
@@ -225,3 +226,39 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
         scores=scores,
         summary=summary,
     )
+
+
+def _explain(st, b: int, on_table: bool) -> list[dict]:
+    """What decided the last scored deal (§6), from the state: ``[{"key", "args"}]``. Keys:
+    ``av_target_61`` / ``av_target_all`` (team, seat: the declarer; all eight tricks after his team
+    knocked), ``av_took`` (team, points, tricks), ``av_lied`` / ``av_stopped`` (seat),
+    ``av_rams`` (team, n, knocks) / ``av_pips`` (team, n) / ``av_pips_detail`` (team, n, points,
+    tricks: the loser's). The deal's
+    own lines need it on the table (``on_table``); in a match, once the next deal has begun, only
+    the rams or pips written are left."""
+    out = []
+    loser = int(st.last_loser[b])
+    pen = int(st.last_penalty[b])
+    sevens = int(st.last_game[b]) == SEVENS
+    knocks = int(st.knocked[b].sum()) if on_table else 0
+    if on_table:
+        decl = int(st.declarer[b])
+        dteam = decl % 2
+        decl_knock = bool(st.knocked[b, decl] or st.knocked[b, (decl + 2) % 4])
+        key = "av_target_all" if sevens and decl_knock else "av_target_61"
+        out.append({"key": key, "args": {"team": "AB"[dteam], "seat": seat_name(decl)}})
+        out.append(
+            {"key": "av_took", "args": {"team": "AB"[dteam], "points": int(st.points[b, dteam]), "tricks": int(st.tricks_won[b, dteam])}}
+        )
+        if st.last_lied[b]:
+            out.append({"key": "av_lied", "args": {"seat": seat_name(decl)}})
+        if st.last_stopped[b]:
+            out.append({"key": "av_stopped", "args": {"seat": seat_name(decl)}})
+    if sevens:
+        out.append({"key": "av_rams", "args": {"team": "AB"[loser], "n": pen, "knocks": knocks}})
+    else:
+        args = {"team": "AB"[loser], "n": pen}
+        if on_table:
+            args.update(points=int(st.points[b, loser]), tricks=int(st.tricks_won[b, loser]))
+        out.append({"key": "av_pips_detail" if on_table else "av_pips", "args": args})
+    return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.cards import TAROCCO62, mask_to_cards, popcount
 from ..core.render import (
     box,
@@ -18,6 +20,7 @@ from ..core.render import (
     trick_in_order,
     view_args,
 )
+from .combos import SEQ_NAMES, SET_NAMES, combo_breakdown
 from .constants import DECLARING, DISCARD, LED_NAMES, MAT, OVER, PHASE_NAMES, PLAY
 from .scoring import card_points_half
 
@@ -162,11 +165,27 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
             ],
             team_result(r["totals"]),
         )
+        summary["explain"] = _explain(kernel, st, b, r, phase == OVER)
         facts.append(fact("matto", MATTO_FATE[int(st.matto_fate[b])]))
         if int(st.gift[b]) >= 0:
             facts.append(fact("matto_gift", names[int(st.gift[b])]))
         if int(st.discards_to[b]) >= 0:
             facts.append(fact("discards_to_team", "AB"[int(st.discards_to[b])]))
+    if phase == DECLARING and not done and int(st.current_player[b]) == seat:
+        # what DECLARE would show and score (§4.1), by the kernel's own scorer: seat's own hand only
+        facts.append(fact("declare_preview_points", int(st.decl_value[b, seat])))
+        facts.append(fact("declare_preview_cards", cards_str(TAROCCO62, mask_to_cards(st.decl_cards[b, seat]))))
+        items, _ = combo_items(int(st.hands[b, seat]), kernel)
+        if sum(p for _, p in items) and items:
+            facts.append(fact("declare_preview_combos", ", ".join(f"{n} {p}" for n, p in items)))
+    if phase == DISCARD and not done and int(st.current_player[b]) == seat:
+        # §3.3: how many cards the dealer still discards, and which may not be discarded
+        held = int(st.hands[b, seat])
+        facts.append(fact("discards_left", 2 - int(popcount(np.uint64(int(st.discards[b]))))))
+        legal = set(int(a) for a in np.flatnonzero(kernel.legal_actions(st)[b]))
+        barred = [c for c in mask_to_cards(held) if c not in legal]
+        if barred:
+            facts.append(fact("may_not_discard", cards_str(TAROCCO62, barred)))
     return seat_view(
         kernel, st, b, seat,
         exposed=[mask_to_cards(st.hands[b, s] & st.shown[b, s]) for s in range(4)],
@@ -177,3 +196,78 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
         scores=scores,
         summary=summary,
     )
+
+
+def combo_items(cards: int, kernel) -> tuple[list[tuple[str, int]], int]:
+    """The scoring combinations of the collection ``cards`` (a bitboard) by the kernel's scorer
+    (:func:`~cardzoo.envs.ottocento.combos.combo_breakdown`, §4.4): ``([(name, points)], total)``,
+    the names from ``SET_NAMES``/``SEQ_NAMES`` and ``"sets doubled"`` / ``"sequences doubled"``
+    lines for the doublings (their points are the subtotal added again)."""
+    bd = combo_breakdown(np.uint64(cards), kernel.options["natural_skip_counts_as_gap"])
+    items = []
+    sets = [int(v) for v in bd.sets]
+    seqs = [int(v) for v in bd.seqs]
+    for name, v in zip(SET_NAMES, sets):
+        if v:
+            items.append((name, v))
+    if bool(bd.sets_doubled):
+        items.append(("sets doubled", sum(sets)))
+    for name, v in zip(SEQ_NAMES, seqs):
+        if v:
+            items.append((name if name[0].isupper() else f"{name} sequence", v))
+    if bool(bd.seqs_doubled):
+        items.append(("sequences doubled", sum(seqs)))
+    return items, int(bd.total)
+
+
+def _explain(kernel, st, b: int, r: dict, on_table: bool) -> list[dict]:
+    """What scored in the last scored deal and why (§6), from the state and the kernel's scorer:
+    ``[{"key", "args"}]``. Keys: ``oc_declared`` (seat, points, combos), ``oc_captured`` (team,
+    points, combos), ``oc_tricks_points`` (a, b: card points of the cards won in tricks),
+    ``oc_discards`` (team, points, cards), ``oc_matto`` (fate, a, b: the card-point change of the
+    settlement; ``oc_matto_gift`` adds gift: the card given in exchange), ``oc_last_trick`` (team, points). The card-point lines need the deal on the
+    table (``on_table``); in a match they are left out once the next deal has begun."""
+    out = []
+    for s in range(4):
+        pts = int(st.decl_points[b, s])
+        if not pts:
+            continue
+        hand = int(st.dealt[b, s]) & ~int(st.discards[b])
+        items, total = combo_items(hand, kernel)
+        if on_table and total == pts:
+            combos = ", ".join(f"{n} {p}" for n, p in items)
+            out.append({"key": "oc_declared", "args": {"seat": seat_name(s), "points": pts, "combos": combos}})
+        else:  # a match's next deal: the declared hand is no longer in the state
+            out.append({"key": "oc_declared_total", "args": {"seat": seat_name(s), "points": pts}})
+    for t in range(2):
+        items, total = combo_items(int(st.final_piles[b, t]), kernel)
+        if total:
+            out.append({"key": "oc_captured", "args": {"team": TEAM[t], "points": total, "combos": ", ".join(f"{n} {p}" for n, p in items)}})
+    if on_table:
+        tricks = [int(card_points_half(st.piles[b, t])) for t in range(2)]
+        out.append({"key": "oc_tricks_points", "args": {"a": _half(tricks[0]), "b": _half(tricks[1])}})
+        disc = int(st.discards[b])
+        dt = int(st.discards_to[b])
+        moved = [0, 0]
+        if disc and dt >= 0:
+            moved[dt] = int(card_points_half(np.uint64(disc)))
+            out.append(
+                {"key": "oc_discards", "args": {"team": TEAM[dt], "points": _half(moved[dt]), "cards": cards_str(TAROCCO62, mask_to_cards(disc))}}
+            )
+        final = [int(v) for v in st.res_cards[b]]
+        change = [final[t] - tricks[t] - moved[t] for t in range(2)]
+        gift = int(st.gift[b])
+        args = {"fate": MATTO_FATE[int(st.matto_fate[b])], "a": _half(change[0]), "b": _half(change[1])}
+        if gift >= 0:
+            args["gift"] = TAROCCO62.names[gift]
+        out.append({"key": "oc_matto_gift" if gift >= 0 else "oc_matto", "args": args})
+    last = [int(v) for v in r["last_trick"]]
+    for t in range(2):
+        if last[t]:
+            out.append({"key": "oc_last_trick", "args": {"team": TEAM[t], "points": last[t]}})
+    return out
+
+
+def _half(h: int):
+    """Half-points as points: an int when whole, else a float ending in .5."""
+    return h // 2 if h % 2 == 0 else h / 2

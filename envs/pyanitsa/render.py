@@ -85,10 +85,21 @@ def _summary(kernel, st, b: int) -> dict:
         placing = ["loser" if s in losers else "safe" for s in range(P)]
         who = "_".join(map(str, losers))
         result = f"seat_{who}_loses" if len(losers) == 1 else f"seats_{who}_lose"
+    # why (§6), from the state: py_last_holder (seat, n: the cards it holds), py_first_out (seats),
+    # py_dead_battle, py_truncated (reason)
+    if st.truncated[b]:
+        explain = [{"key": "py_truncated", "args": {"reason": result[len("truncated_"):]}}]
+    elif st.draw[b]:
+        explain = [{"key": "py_dead_battle", "args": {}}]
+    elif kernel.options["objective"] == "last_holder_loses":
+        explain = [{"key": "py_last_holder", "args": {"seat": f"S{s}", "n": int(st.size[b, s])}} for s in losers]
+    else:
+        explain = [{"key": "py_first_out", "args": {"seats": " ".join(f"S{s}" for s in losers)}}]
     return {
         "key": "game_result",
         "lines": [{"key": "placing", "values": placing}, {"key": "cards", "values": [str(int(n)) for n in st.size[b]]}],
         "result": result,
+        "explain": explain,
     }
 
 

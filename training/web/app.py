@@ -15,14 +15,32 @@ with a 4xx/5xx status, and changes nothing):
                                          ``force_agent`` (the view's seats name the agents seated).
 ``GET /api/tables/{id}``                 the View (:func:`cardzoo.training.web.views.table_view_json`); 404 unknown
 ``POST /api/tables/{id}/move``           body ``{"action": int}``: the person's move, then the AI seats'
-                                         up to the person's next turn -> View. 400 illegal (the message
+                                         up to the person's next turn -> View, with ``"frames"``: each
+                                         of these moves as seat 0 saw it (:func:`~.views.frames_json`),
+                                         for the browser to show one at a time. 400 illegal (the message
                                          names the action and the legal ones); 409 not your turn or the
                                          episode is over; 422 malformed body.
 ``POST /api/tables/{id}/new``            deal a new episode at the table (running totals kept) -> View
+                                         with ``"frames"`` (the AI moves before the person's first turn)
+``GET /api/tables/{id}/replay``          the finished episode move by move from seat 0's view:
+                                         ``{"initial": view, "frames": [...]}``; 409 while it is running
+``GET /api/tables/{id}/hint``            ``{"action", "name"}``: the default agent's move for seat 0 now
+                                         (loaded on first use); 409 when it is not seat 0's turn
 ``DELETE /api/tables/{id}``              close the table -> 204
+``POST /api/tables/{id}/close``          the page closed (``navigator.sendBeacon``): the table goes after
+                                         ``CLOSE_GRACE`` (10 s) unless asked for again (a reload) -> 204
 ``GET /api/rules/{game}``                ``{"game", "html"}``: ``envs/<game>/RULES.md`` rendered (raw HTML in
                                          it is escaped); 404 unknown game, listing the games
+``GET /api/howto/{game}?lang=en|id``     ``{"game", "lang", "html"}``: the short "How to play" page
+                                         (``training/web/howto/<game>.<lang>.md``); 404 unknown game,
+                                         400 unknown language, each listing the valid ones
 =======================================  ===================================================================
+
+Limits: a request body over :data:`MAX_BODY` bytes gets 413 (unread, never echoed); a client
+(its address) holds at most ``per_client`` open tables and opens at most ``per_minute`` a minute,
+else 429; tables idle for ``idle_seconds`` are dropped, and the page closes its table when it is
+closed. Error messages are cut to :data:`MAX_DETAIL` characters and quote input only briefly.
+Agents load lazily: ``/api/games`` loads none.
 
 The front end is served from ``training/web/static`` at ``/`` (``/index.html``, ``/table.html``,
 ``/rules.html``) and ``/static/...``, translations from ``training/web/i18n`` at ``/i18n/...``.
@@ -43,13 +61,64 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from cardzoo import envs
 
 from .tables import Table, TableError, TableManager
-from .views import table_view_json
+from .views import frames_json, table_view_json
 
-__all__ = ["create_app", "rules_html", "serve"]
+__all__ = ["MAX_BODY", "MAX_DETAIL", "create_app", "howto_html", "rules_html", "serve"]
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
 I18N = HERE / "i18n"
+HOWTO = HERE / "howto"
+#: largest request body accepted (bytes); a larger one gets 413
+MAX_BODY = 64 * 1024
+#: longest error message sent back (characters)
+MAX_DETAIL = 600
+#: languages of the "How to play" pages
+HOWTO_LANGS = ("en", "id")
+
+
+class BodyLimit:
+    """ASGI middleware: a request whose body exceeds ``limit`` bytes (by its Content-Length, or
+    while it streams in) is answered 413 without being read on or echoed."""
+
+    def __init__(self, app, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        too_big = JSONResponse(
+            {"detail": f"request body too large: at most {self.limit} bytes"}, status_code=413
+        )
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    if int(value) > self.limit:
+                        return await too_big(scope, receive, send)
+                except ValueError:
+                    return await JSONResponse({"detail": "bad Content-Length"}, status_code=400)(scope, receive, send)
+        # no (or a small) Content-Length: read the body here, counting
+        body = b""
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            if len(body) > self.limit:
+                return await too_big(scope, receive, send)
+            more = message.get("more_body", False)
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay, send)
 
 
 class NewTable(BaseModel):
@@ -73,13 +142,36 @@ class Move(BaseModel):
 
 
 @lru_cache(maxsize=None)
+def howto_html(game: str, lang: str) -> str:
+    """The "How to play" page of ``game`` in ``lang`` (``training/web/howto/<game>.<lang>.md``) as
+    HTML (raw HTML escaped). ``ValueError`` for an unknown game or language, naming the valid ones."""
+    from markdown_it import MarkdownIt
+
+    if game not in envs.GAMES:
+        raise ValueError(f"unknown game {_short(game)}; games: {sorted(envs.GAMES)}")
+    if lang not in HOWTO_LANGS:
+        raise ValueError(f"unknown language {_short(lang)}; languages: {list(HOWTO_LANGS)}")
+    text = (HOWTO / f"{game}.{lang}.md").read_text(encoding="utf-8")
+    return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+
+
+def _short(value, limit: int = 40) -> str:
+    r = repr(value)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def _detail(message: str) -> str:
+    return message if len(message) <= MAX_DETAIL else message[: MAX_DETAIL - 3] + "..."
+
+
+@lru_cache(maxsize=None)
 def rules_html(game: str) -> str:
     """``envs/<game>/RULES.md`` as HTML (CommonMark with tables; raw HTML escaped). ``ValueError``
     for an unknown game."""
     from markdown_it import MarkdownIt
 
     if game not in envs.GAMES:
-        raise ValueError(f"unknown game {game!r}; games: {sorted(envs.GAMES)}")
+        raise ValueError(f"unknown game {_short(game)}; games: {sorted(envs.GAMES)}")
     text = (Path(envs.__file__).parent / game / "RULES.md").read_text(encoding="utf-8")
     return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
 
@@ -97,14 +189,15 @@ def create_app(manager: TableManager | None = None) -> FastAPI:
     is reachable as ``app.state.manager``."""
     app = FastAPI(title="cardzoo card table", docs_url=None, openapi_url="/api/openapi.json", redoc_url=None)
     app.state.manager = manager if manager is not None else TableManager()
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
 
     @app.exception_handler(TableError)
     async def _table_error(request: Request, exc: TableError):
-        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+        return JSONResponse({"detail": _detail(str(exc))}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_body(request: Request, exc: RequestValidationError):
-        return JSONResponse({"detail": _validation_message(exc)}, status_code=422)
+        return JSONResponse({"detail": _detail(_validation_message(exc))}, status_code=422)
 
     def mgr() -> TableManager:
         return app.state.manager
@@ -119,11 +212,19 @@ def create_app(manager: TableManager | None = None) -> FastAPI:
     def games():
         return {"games": mgr().games()}
 
+    def with_frames(table: Table, op) -> dict:
+        with table.lock:
+            start = op(table)
+            view = table_view_json(table)
+            view["frames"] = frames_json(table, start or 0)
+            return view
+
     @app.post("/api/tables", status_code=201)
-    def new_table(body: NewTable):
-        t = mgr().create(body.game, body.players, body.partner, body.opponents, body.seed, body.options,
+    def new_table(body: NewTable, request: Request):
+        client = request.client.host if request.client else "local"
+        t = mgr().create(body.game, body.players, body.partner, body.opponents, body.seed, body.options, client=client,
                            force_agent=body.force_agent)
-        return {"table_id": t.id, "view": locked(t)}
+        return {"table_id": t.id, "view": with_frames(t, lambda t: 0)}
 
     @app.get("/api/tables/{table_id}")
     def get_table(table_id: str):
@@ -131,22 +232,59 @@ def create_app(manager: TableManager | None = None) -> FastAPI:
 
     @app.post("/api/tables/{table_id}/move")
     def move(table_id: str, body: Move):
-        return locked(mgr().get(table_id), lambda t: t.move(body.action))
+        return with_frames(mgr().get(table_id), lambda t: t.move(body.action))
 
     @app.post("/api/tables/{table_id}/new")
     def new_deal(table_id: str):
-        return locked(mgr().get(table_id), Table.deal)
+        def op(t):
+            t.deal()
+            return 0
+
+        return with_frames(mgr().get(table_id), op)
+
+    @app.get("/api/tables/{table_id}/replay")
+    def replay(table_id: str):
+        from .tables import Conflict
+        from .views import replay_initial
+
+        table = mgr().get(table_id)
+        with table.lock:
+            if not table.done:
+                raise Conflict("the replay is there once the deal is over")
+            return {"initial": replay_initial(table), "frames": frames_json(table, 0)}
+
+    @app.get("/api/tables/{table_id}/hint")
+    def hint(table_id: str):
+        table = mgr().get(table_id)
+        with table.lock:
+            a = mgr().hint(table)
+            return {"action": a, "name": table.kernel.action_name(a)}
 
     @app.delete("/api/tables/{table_id}", status_code=204)
     def close(table_id: str):
         mgr().delete(table_id)
         return Response(status_code=204)
 
+    @app.post("/api/tables/{table_id}/close", status_code=204)
+    def close_beacon(table_id: str):
+        mgr().close_soon(table_id)
+        return Response(status_code=204)
+
     @app.get("/api/rules/{game}")
     def rules(game: str):
         if game not in envs.GAMES:
-            return JSONResponse({"detail": f"unknown game {game!r}; games: {sorted(envs.GAMES)}"}, status_code=404)
+            return JSONResponse({"detail": f"unknown game {_short(game)}; games: {sorted(envs.GAMES)}"}, status_code=404)
         return {"game": game, "html": rules_html(game)}
+
+    @app.get("/api/howto/{game}")
+    def howto(game: str, lang: str = "en"):
+        if game not in envs.GAMES:
+            return JSONResponse({"detail": f"unknown game {_short(game)}; games: {sorted(envs.GAMES)}"}, status_code=404)
+        if lang not in HOWTO_LANGS:
+            return JSONResponse(
+                {"detail": f"unknown language {_short(lang)}; languages: {list(HOWTO_LANGS)}"}, status_code=400
+            )
+        return {"game": game, "lang": lang, "html": howto_html(game, lang)}
 
     if I18N.is_dir():
         app.mount("/i18n", StaticFiles(directory=I18N), name="i18n")
@@ -155,9 +293,10 @@ def create_app(manager: TableManager | None = None) -> FastAPI:
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True) -> None:
+def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True, agents_dir: str | None = None) -> None:
     """Run the web table with uvicorn on ``host:port`` (loopback by default), printing its URL and
-    opening it in a browser unless ``open_browser`` is False. Blocks until interrupted."""
+    opening it in a browser unless ``open_browser`` is False; ``agents_dir``: a folder whose saved
+    agents are offered too (:class:`TableManager`). Blocks until interrupted."""
     import threading
     import webbrowser
 
@@ -165,6 +304,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True) 
 
     if not 0 <= port <= 65535:
         raise ValueError(f"--port must be 0..65535, got {port}")
+    manager = TableManager(agents_dir=agents_dir)
+    if agents_dir is not None:
+        print(f"agents from {manager.agents_dir}: {sorted(manager._local) or 'none found'}", flush=True)
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     print(f"cardzoo card table at {url}  (Ctrl-C stops it)", flush=True)
@@ -172,4 +314,4 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True) 
         print(f"note: listening on {host}, reachable from other machines; there is no login", flush=True)
     if open_browser:
         threading.Timer(1.0, lambda: webbrowser.open(url)).start()
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(manager), host=host, port=port, log_level="warning")

@@ -28,12 +28,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def load_test_app():
+    """The app with the per-client limits raised: every simulated player comes from 127.0.0.1."""
+    from .app import create_app
+    from .tables import TableManager
+
+    return create_app(TableManager(per_client=10_000, per_minute=10_000))
+
+
 def _start_server(port: int, ready_seconds: float):
     """uvicorn with ``create_app`` on 127.0.0.1:``port`` in a subprocess; waits until ``/api/games``
     answers (``RuntimeError`` after ``ready_seconds``). Returns the process."""
     import httpx
 
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "cardzoo.training.web.app:create_app", "--host", "127.0.0.1",
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "cardzoo.training.web.loadtest:load_test_app", "--host", "127.0.0.1",
            "--port", str(port), "--log-level", "warning"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + ready_seconds
@@ -66,6 +74,7 @@ def _client(
             if r.status_code != 201:
                 raise RuntimeError(f"POST /api/tables -> {r.status_code} {r.text[:200]}")
             tid, view = r.json()["table_id"], r.json()["view"]
+            view.pop("frames", None)
             sent = 0
             while not view["done"] and sent < max_moves and time.monotonic() < deadline:
                 if not view["your_turn"] or not view["legal"]:
@@ -77,6 +86,7 @@ def _client(
                 if r.status_code != 200:
                     raise RuntimeError(f"move {a} -> {r.status_code} {r.text[:200]}")
                 view = r.json()
+                view.pop("frames", None)  # the moves of this answer one by one; GET has none
                 sent += 1
             mine = sum(1 for e in view["log"] if e["seat"] == 0)
             if mine != sent:

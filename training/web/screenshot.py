@@ -1,7 +1,10 @@
 """Screenshot of the web card table for the README (``training/web/screenshot.png``).
 
     python -m cardzoo.training.web.screenshot [--game all_fours] [--moves 2] [--lang en] [--theme felt]
-                                      [--size M] [--seed 3] [--out training/web/screenshot.png]
+                                      [--size M] [--seed 3] [--speed instant] [--width 1280 --height 900]
+                                      [--out training/web/screenshot.png]
+
+A phone-size picture: ``--width 390 --height 844 --out training/web/screenshot_phone.png``.
 
 Starts the app with uvicorn on a free local port, opens a table in headless chromium
 (``/usr/bin/chromium`` via ``/usr/bin/chromedriver``, Selenium), plays the person's first legal
@@ -76,6 +79,7 @@ def main(argv=None) -> None:
     p.add_argument("--contrast", default="normal", choices=["normal", "high"])
     p.add_argument("--size", default="M", choices=["S", "M", "L"])
     p.add_argument("--seed", type=int, default=3)
+    p.add_argument("--speed", default="instant", choices=["slow", "normal", "fast", "instant"])
     p.add_argument("--players", type=int, default=None)
     p.add_argument("--width", type=int, default=1280)
     p.add_argument("--height", type=int, default=900)
@@ -85,7 +89,7 @@ def main(argv=None) -> None:
     drv = chromium(a.width, a.height)
     try:
         drv.get(base + "/")
-        settings = {"lang": a.lang, "theme": a.theme, "contrast": a.contrast, "size": a.size}
+        settings = {"lang": a.lang, "theme": a.theme, "contrast": a.contrast, "size": a.size, "speed": a.speed}
         drv.execute_script("localStorage.setItem('cardzoo.settings', JSON.stringify(arguments[0]))", settings)
         url = f"{base}/table.html?game={a.game}&seed={a.seed}"
         if a.players:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import secrets
 import threading
 import time
@@ -42,6 +43,7 @@ __all__ = [
     "Table",
     "TableError",
     "TableManager",
+    "TooManyRequests",
     "TooManyTables",
     "game_options",
 ]
@@ -54,6 +56,12 @@ GAME_NAMES = {
     "aluette": "Aluette",
     "pyanitsa": "P'yanitsa",
 }
+
+
+def short(value, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters (error messages never echo large input)."""
+    r = repr(value)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
 class TableError(Exception):
@@ -86,6 +94,12 @@ class TooManyTables(TableError):
     status = 503
 
 
+class TooManyRequests(TableError):
+    """This client has too many open tables, or opened too many in the last minute: 429."""
+
+    status = 429
+
+
 @dataclasses.dataclass(frozen=True)
 class LogEntry:
     """One move of the episode: ``seat`` took ``action``; ``seen`` is whether seat 0 may know which
@@ -105,7 +119,7 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
     option the kernel refuses (the message lists the valid values).
     """
     if game not in envs.GAMES:
-        raise BadRequest(f"unknown game {game!r}; games: {sorted(envs.GAMES)}")
+        raise BadRequest(f"unknown game {short(game)}; games: {sorted(envs.GAMES)}")
     spec = envs.kernel(game).OPTIONS
     out = {}
     if "episode" in spec and spec["episode"].choices:
@@ -117,13 +131,13 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
         lo, hi, _ = player_range(game)
         if not lo <= players <= hi:
             valid = f"{lo}" if lo == hi else f"{lo} to {hi}"
-            raise BadRequest(f"{game} is played by {valid} players, not {players}")
+            raise BadRequest(f"{game} is played by {valid} players, not {short(players)}")
         if "num_players" in spec:
             out["num_players"] = players
     try:
         envs.kernel(game, **out)
     except (ValueError, TypeError) as e:
-        raise BadRequest(f"bad {game} options: {e}") from None
+        raise BadRequest(f"bad {game} options: {str(e)[:300]}") from None
     return out
 
 
@@ -166,10 +180,20 @@ class Table:
         self.totals = np.zeros(self.num_players)
         self.episodes = 0
         self.last_used = time.monotonic()
+        #: when the page that showed it closed: the table goes after a grace time unless the page
+        #: comes back (a reload) and asks for it again
+        self.closing_since: float | None = None
         self._seed = seed
         self._counted = False
         self._max_steps = self.kernel.max_episode_steps or 1_000_000
         self.completed_trick: list[dict] | None = None
+        #: this episode's moves for pacing and replay: ``(state after the move, seat, action, seen,
+        #: completed trick as seat 0 saw it or None)``; capped at :attr:`MAX_HISTORY` moves
+        self.history: list[tuple] = []
+        self.initial_state = None
+
+    #: moves of one episode kept for pacing and replay (a longer episode keeps its first ones)
+    MAX_HISTORY = 20_000
 
     # ------------------------------------------------------------------ state
     @property
@@ -190,12 +214,17 @@ class Table:
         self._seed = None
         self.log = []
         self.completed_trick = None
+        self.history = []
+        self.initial_state = self.env.game_state.copy()
         self._counted = False
         self.returns = np.array([self.env.rewards[a] for a in self.env.possible_agents], dtype=float)
         self._advance()
 
-    def move(self, action: int) -> None:
+    def move(self, action: int) -> int:
         """Apply the person's ``action`` at seat 0, then the AI seats' moves up to seat 0's next turn.
+
+        Returns the index in :attr:`history` of the person's move (the moves from there on are
+        the ones this call made, for the browser to show one at a time).
 
         Raises :class:`Conflict` when the episode is over or another seat is to act, and
         :class:`BadRequest` for an action that is not legal now (naming it and the legal ones);
@@ -206,7 +235,7 @@ class Table:
         if self.to_act != 0:
             raise Conflict(f"not your turn: player_{self.to_act} is to act")
         legal = self.env.legal_actions()
-        if action not in legal:
+        if not isinstance(action, (int, np.integer)) or action not in legal:
             k = self.kernel
             if 0 <= action < k.num_actions:
                 what = k.action_name(action)
@@ -214,8 +243,10 @@ class Table:
                 what = f"{action} (out of range 0..{k.num_actions - 1})"
             names = ", ".join(f"{a} {k.action_name(a)}" for a in legal)
             raise BadRequest(f"illegal action {what}; legal actions: {names}")
+        start = len(self.history)
         self._apply(0, action)
         self._advance()
+        return start
 
     def _advance(self) -> None:
         """AI seats play until seat 0 is to act or the episode ends (at most ``max_episode_steps``)."""
@@ -243,8 +274,10 @@ class Table:
         announce = getattr(k, "announce", None)  # a game that tells each seat what it learns (Aluette)
         before = st.copy() if not seen and announce is not None else None
         trick = self._trick_seen_by_seat0()
+        before_completed = self.completed_trick
         env.step(action)
         self._note_completed_trick(trick, seat, action, seen)
+        completed = self.completed_trick if self.completed_trick is not before_completed else None
         heard = True
         if before is not None:
             name = k.action_name(action)
@@ -253,6 +286,9 @@ class Table:
             heard = bool(lines)
         if heard:  # a move seat 0 learns nothing of (an uncaught Aluette signal) is not logged at all
             self.log.append(LogEntry(seat, int(action), bool(seen)))
+        if len(self.history) < self.MAX_HISTORY:
+            # a move seat 0 does not hear of is kept (its state changed) but named to nobody
+            self.history.append((env.game_state.copy(), seat, int(action), bool(seen) and heard, heard, completed))
         self.returns += [env.rewards[a] for a in env.possible_agents]
 
 
@@ -287,32 +323,64 @@ class TableManager:
         max_tables: open tables at most; creating one more raises :class:`TooManyTables` (503)
             once idle tables have been dropped.
         idle_seconds: a table not used for this long is dropped (checked whenever a table is created).
+        per_client: open tables at most per client (its address); one more raises
+            :class:`TooManyRequests` (429).
+        per_minute: tables one client may open in any 60 s; one more raises :class:`TooManyRequests`.
+        agents_dir: a folder of saved agents (sub-folders with an ``agent.json``), listed as
+            ``"local:<folder>"`` for the game their ``agent.json`` names; nothing outside it is ever
+            loaded, and a request names only such a listed name, never a path.
         clock: time source (``time.monotonic``; tests pass a fake one).
+
+    Agents load lazily: :meth:`games` loads none (the first ``/api/games`` answers at once); an
+    agent is loaded the first time a table needs it and then shared.
     """
 
     #: loaded agents (and default-agent answers) kept for reuse across tables
     MAX_CACHED = 32
 
-    def __init__(self, max_tables: int = 200, idle_seconds: float = 3600.0, clock=time.monotonic) -> None:
+    def __init__(
+        self,
+        max_tables: int = 200,
+        idle_seconds: float = 1200.0,
+        clock=time.monotonic,
+        per_client: int = 8,
+        per_minute: int = 30,
+        agents_dir: str | None = None,
+    ) -> None:
         if max_tables < 1:
             raise ValueError(f"max_tables must be >= 1, got {max_tables}")
         if not idle_seconds > 0:
             raise ValueError(f"idle_seconds must be > 0, got {idle_seconds}")
+        if per_client < 1 or per_minute < 1:
+            raise ValueError(f"per_client and per_minute must be >= 1, got {per_client} and {per_minute}")
         self.max_tables = max_tables
         self.idle_seconds = idle_seconds
+        self.per_client = per_client
+        self.per_minute = per_minute
         self.clock = clock
         self._tables: dict[str, Table] = {}
+        self._owner: dict[str, str] = {}
+        self._opened: dict[str, list[float]] = {}
         self._lock = threading.Lock()
         # loaded agents per (name, options) and default names per options; bounded (least
         # recently used dropped) since every distinct options object would add an entry
         self._shared: OrderedDict[tuple, tuple[Any, threading.Lock]] = OrderedDict()
         self._defaults: OrderedDict[tuple, str] = OrderedDict()
         self._load_lock = threading.RLock()
+        self.agents_dir = None
+        self._local: dict[str, tuple[str, str]] = {}  # "local:<folder>" -> (game, absolute folder)
+        if agents_dir is not None:
+            self.agents_dir = os.path.realpath(agents_dir)
+            if not os.path.isdir(self.agents_dir):
+                raise ValueError(f"--agents-dir {agents_dir!r} is not a folder")
+            self._local = scan_agents_dir(self.agents_dir)
 
     # ------------------------------------------------------------------ games and agents
     def agent_names(self, game: str) -> list[str]:
-        """Registry names that may play ``game``: its own (``"<game>/..."``) and ``"random"``."""
-        return [n for n in agents.available() if n.startswith(game + "/")] + ["random"]
+        """Names that may play ``game``: its registry names (``"<game>/..."``), the saved agents of
+        ``agents_dir`` for it (``"local:<folder>"``) and ``"random"``."""
+        local = [n for n, (g, _) in sorted(self._local.items()) if g == game]
+        return [n for n in agents.available() if n.startswith(game + "/")] + local + ["random"]
 
     def default_agent(self, game: str, options: dict) -> str:
         """``"<game>/ppo"`` when shipped and fitting ``options``, else ``"<game>/rule"`` (the rule of
@@ -330,8 +398,18 @@ class TableManager:
             self._defaults.move_to_end(key)
             return self._defaults[key]
 
+    def default_agent_name(self, game: str) -> str:
+        """The default agent for the game's default options without loading anything: the answer
+        of :meth:`default_agent` once known, else ``"<game>/ppo"`` when shipped, else ``"<game>/rule"``."""
+        key = (game, json.dumps(game_options(game), sort_keys=True))
+        with self._load_lock:
+            if key in self._defaults:
+                return self._defaults[key]
+        return f"{game}/ppo" if f"{game}/ppo" in agents.available() else f"{game}/rule"
+
     def games(self) -> list[dict]:
-        """Metadata of every game: id, name, players (min/max/default), teams, pack, agents, default agent."""
+        """Metadata of every game: id, name, players (min/max/default), teams, pack, agents, default
+        agent. Loads no agent."""
         out = []
         for game in envs.GAMES:
             k = envs.kernel(game)
@@ -344,31 +422,50 @@ class TableManager:
                     "teams": k.teams is not None,
                     "pack": k.deck.name.rstrip("0123456789"),
                     "agents": self.agent_names(game),
-                    "default_agent": self.default_agent(game, game_options(game)),
+                    "default_agent": self.default_agent_name(game),
+                    "match": match_info(game),
                 }
             )
         return out
 
+    def loaded_agents(self) -> list[str]:
+        """Names of the agents loaded so far (for tests and diagnostics)."""
+        with self._load_lock:
+            return [name for name, _ in self._shared]
+
     def _agent(self, game: str, name: str, options: dict, seed: int | None):
-        """``(agent, lock)`` for registry ``name``: a fresh seeded agent for the random ones (lock
+        """``(agent, lock)`` for ``name``: a fresh seeded agent for the random ones (lock
         ``None``), else one shared instance per (name, options) with its lock."""
         valid = self.agent_names(game)
         if not isinstance(name, str) or name not in valid:
-            raise BadRequest(f"unknown agent {name!r} for {game}; valid agents: {valid}")
+            raise BadRequest(f"unknown agent {short(name)} for {game}; valid agents: {valid}")
         if name == "random" or name.endswith("/random"):
             return agents.load(name, seed=seed), None
         key = (name, json.dumps(options, sort_keys=True))
         with self._load_lock:
             if key not in self._shared:
                 try:
-                    with warnings.catch_warnings():  # create() decides what to seat (option_differences)
-                        warnings.simplefilter("ignore", OptionsMismatchWarning)
-                        self._shared[key] = (agents.load(name, **options), threading.Lock())
+                    if name in self._local:  # a folder found under agents_dir, never a path from a request
+                        loaded = agents.load(self._local[name][1])
+                    else:
+                        with warnings.catch_warnings():  # create() decides what to seat (option_differences)
+                            warnings.simplefilter("ignore", OptionsMismatchWarning)
+                            loaded = agents.load(name, **options)
+                    self._shared[key] = (loaded, threading.Lock())
                 except (ValueError, OSError) as e:
-                    raise BadRequest(f"agent {name!r} cannot play {game} with these options: {e}") from None
+                    raise BadRequest(f"agent {name!r} cannot play {game} with these options: {str(e)[:300]}") from None
                 _trim(self._shared, self.MAX_CACHED)
             self._shared.move_to_end(key)
             return self._shared[key]
+
+    def hint(self, table: Table) -> int:
+        """The action the game's default agent would take for seat 0 now (loaded on first use).
+        :class:`Conflict` when it is not seat 0's turn."""
+        if table.done or table.to_act != 0:
+            raise Conflict("a hint is given only on your turn")
+        agent, lock = self._agent(table.game, self.default_agent(table.game, table.options), table.options, None)
+        with lock if lock is not None else threading.Lock():
+            return int(agent_action(agent, table.env))
 
     # ------------------------------------------------------------------ tables
     def _check_capacity(self) -> None:
@@ -376,6 +473,20 @@ class TableManager:
             raise TooManyTables(
                 f"too many open tables ({len(self._tables)} of {self.max_tables}); "
                 "close one with DELETE /api/tables/{id} or try again later"
+            )
+
+    def _check_client(self, client: str) -> None:
+        """:class:`TooManyRequests` when ``client`` holds ``per_client`` open tables or opened
+        ``per_minute`` in the last 60 s. Call holding ``self._lock``."""
+        now = self.clock()
+        recent = [t for t in self._opened.get(client, []) if now - t < 60.0]
+        self._opened[client] = recent
+        if len(recent) >= self.per_minute:
+            raise TooManyRequests(f"too many new tables: at most {self.per_minute} a minute; wait a little")
+        mine = sum(1 for i, o in self._owner.items() if o == client and self._tables[i].closing_since is None)
+        if mine >= self.per_client:
+            raise TooManyRequests(
+                f"you have {mine} open tables (at most {self.per_client}); close one (DELETE /api/tables/{{id}})"
             )
 
     def create(
@@ -387,21 +498,25 @@ class TableManager:
         seed: int | None = None,
         options: dict | None = None,
         force_agent: bool = False,
+        client: str = "local",
     ) -> Table:
-        """Open a table of ``game`` and deal its first episode (AI seats play up to seat 0's turn).
+        """Open a table of ``game`` for ``client`` and deal its first episode (AI seats play up to
+        seat 0's turn).
 
         ``partner`` plays seat 0's partners (team games; unused otherwise), ``opponents`` every
         other seat; ``None`` takes :meth:`default_agent`. Raises :class:`BadRequest` for an unknown
-        game, a bad player count, option or agent name, and
-        :class:`TooManyTables` when ``max_tables`` tables are open. A trained agent asked for that
-        was trained for other options is replaced by the rule bot unless ``force_agent``
-        (:mod:`cardzoo.agents.options`); the view's seats name the agents seated.
+        game, a bad player count, option or agent name, :class:`TooManyRequests` past the
+        per-client limits and :class:`TooManyTables` when ``max_tables`` tables are open. A trained
+        agent asked for that was trained for other options is replaced by the rule bot unless
+        ``force_agent`` (:mod:`cardzoo.agents.options`); the view's seats name the agents seated.
         """
         opts = game_options(game, options, players)
         for name in (partner, opponents):  # names and capacity first: a refused request loads nothing
             if name is not None and name not in self.agent_names(game):
-                raise BadRequest(f"unknown agent {name!r} for {game}; valid agents: {self.agent_names(game)}")
+                raise BadRequest(f"unknown agent {short(name)} for {game}; valid agents: {self.agent_names(game)}")
         self.expire()
+        with self._lock:
+            self._check_client(client)
         self._check_capacity()
         default = None
         names = {}
@@ -424,10 +539,13 @@ class TableManager:
             self._agent(game, partner, opts, None)  # validated even where no seat is a partner
         with self._lock:
             self._check_capacity()
+            self._check_client(client)
             table_id = secrets.token_urlsafe(16)
             table = Table(table_id, game, opts, seat_agents, seed)
             table.last_used = self.clock()
             self._tables[table_id] = table
+            self._owner[table_id] = client
+            self._opened.setdefault(client, []).append(self.clock())
         try:
             with table.lock:
                 table.deal()
@@ -436,30 +554,94 @@ class TableManager:
             raise
         return table
 
+    #: seconds a table stays after its page closed (:meth:`close_soon`), so that a reload finds it
+    CLOSE_GRACE = 10.0
+
+    def close_soon(self, table_id: str) -> None:
+        """The page of table ``table_id`` closed (``navigator.sendBeacon``): the table is dropped
+        :attr:`CLOSE_GRACE` seconds from now unless it is asked for again (a reload), and no longer
+        counts towards its client's open tables. :class:`NotFound` if there is none."""
+        self.expire()
+        with self._lock:
+            table = self._tables.get(table_id)
+            if table is None:
+                raise NotFound(f"no table {short(table_id)}")
+            table.closing_since = self.clock()
+
     def get(self, table_id: str) -> Table:
-        """The open table ``table_id`` (its idle clock restarts); :class:`NotFound` if there is none."""
+        """The open table ``table_id`` (its idle clock restarts, a pending close is called off);
+        :class:`NotFound` if there is none."""
+        self.expire()
         with self._lock:
             table = self._tables.get(table_id)
         if table is None:
-            raise NotFound(f"no table {table_id!r} (unknown, closed, or dropped after {self.idle_seconds:g} s idle)")
+            raise NotFound(
+                f"no table {short(table_id)} (unknown, closed, or dropped after {self.idle_seconds:g} s idle)"
+            )
         table.last_used = self.clock()
+        table.closing_since = None
         return table
 
     def delete(self, table_id: str) -> None:
         """Close table ``table_id``; :class:`NotFound` if there is none."""
         with self._lock:
+            self._owner.pop(table_id, None)
             if self._tables.pop(table_id, None) is None:
-                raise NotFound(f"no table {table_id!r}")
+                raise NotFound(f"no table {short(table_id)}")
 
     def expire(self) -> int:
-        """Drop the tables idle for more than ``idle_seconds``; returns how many were dropped."""
+        """Drop the tables idle for more than ``idle_seconds`` and those closed by their page more
+        than :attr:`CLOSE_GRACE` seconds ago; returns how many were dropped."""
         now = self.clock()
         with self._lock:
-            old = [i for i, t in self._tables.items() if now - t.last_used > self.idle_seconds]
+            old = [
+                i
+                for i, t in self._tables.items()
+                if now - t.last_used > self.idle_seconds
+                or (t.closing_since is not None and now - t.closing_since > self.CLOSE_GRACE)
+            ]
             for i in old:
                 del self._tables[i]
+                self._owner.pop(i, None)
         return len(old)
 
     def __len__(self) -> int:
         with self._lock:
             return len(self._tables)
+
+
+def scan_agents_dir(folder: str) -> dict[str, tuple[str, str]]:
+    """Saved agents directly under ``folder``: ``{"local:<name>": (game, absolute path)}`` for each
+    sub-folder holding an ``agent.json`` whose ``"game"`` is a cardzoo game (others are skipped).
+    Links that lead outside ``folder`` are skipped too."""
+    out = {}
+    root = os.path.realpath(folder)
+    for name in sorted(os.listdir(root)):
+        path = os.path.realpath(os.path.join(root, name))
+        if os.path.dirname(path) != root or not os.path.isfile(os.path.join(path, "agent.json")):
+            continue
+        try:
+            with open(os.path.join(path, "agent.json"), encoding="utf-8") as f:
+                game = json.load(f).get("game")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if game in envs.GAMES:
+            out[f"local:{name}"] = (game, path)
+    return out
+
+
+#: how a whole match of each game is played at the web table (the ``episode="match"`` option and
+#: the match length its RULES.md gives), shown as the table page's "whole match" choice
+MATCH = {
+    "all_fours": {"options": {"episode": "match"}, "length": "to 14 points"},
+    "avinas": {"options": {"episode": "match"}, "length": "to 12 pips"},
+    "aluette": {"options": {"episode": "match"}, "length": "5 deals"},
+    "ottocento": {"options": {"match_target": 800}, "length": "to 800 points"},
+}
+# P'yanitsa has no match: one game (until a single player holds every card) is its whole match
+
+
+def match_info(game: str) -> dict | None:
+    """``{"options", "length"}`` of a whole match of ``game`` at the web table (see :data:`MATCH`);
+    ``None`` for P'yanitsa, whose one game is already the whole match."""
+    return MATCH.get(game)

@@ -15,7 +15,7 @@ from cardzoo.envs.core.cards import DECKS
 
 from .tables import GAME_NAMES, Table
 
-__all__ = ["action_card", "card_dict", "generic_view", "seat_roles", "table_view_json"]
+__all__ = ["action_card", "card_dict", "frames_json", "generic_view", "seat_roles", "table_view_json"]
 
 _SUITS = {
     "french": {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"},
@@ -123,11 +123,9 @@ def _played(deck, entries) -> list[dict]:
     return [{"seat": e["seat"], "card": card_dict(deck, e["card"])} for e in entries]
 
 
-def table_view_json(table: Table) -> dict:
-    """The View JSON of ``table`` for its person at seat 0 (see the module docstring and the
-    API in :mod:`cardzoo.training.web.app`). Call it holding ``table.lock``."""
-    env, k = table.env, table.kernel
-    st = env.game_state
+def _seat0_view(k, st, completed) -> dict:
+    """``k.table_view`` of seat 0 (or :func:`generic_view`) with card ids made card dicts;
+    ``completed``: the cards of the last completed trick where the kernel keeps only its winner."""
     deck = k.deck
     try:
         v = k.table_view(st, 0, 0)
@@ -138,8 +136,60 @@ def table_view_json(table: Table) -> dict:
     v["exposed"] = [_cards(deck, cards) for cards in v["exposed"]]
     v["trick"] = _played(deck, v["trick"])
     if v["last_trick"] is not None:
-        cards = v["last_trick"]["cards"] or table.completed_trick or []  # kernels that keep only the winner
+        cards = v["last_trick"]["cards"] or completed or []  # kernels that keep only the winner
         v["last_trick"] = {"cards": _played(deck, cards), "winner": v["last_trick"]["winner"]}
+    return v
+
+
+#: keys of a frame's view (what the browser redraws between two moves)
+FRAME_KEYS = ("hand", "hand_sizes", "exposed", "trick", "last_trick", "to_act", "phase", "facts", "scores", "summary")
+
+
+def frames_json(table: Table, start: int = 0, stop: int | None = None) -> list[dict]:
+    """The moves ``table.history[start:stop]`` one by one, as seat 0 saw them: ``[{"seat", "text"
+    (the action's name, ``"face_down"`` for a move seat 0 does not see which it was, ``None`` for one
+    it does not hear of), "completed" (``{"cards", "winner"}`` when the move completed a trick, else
+    ``None``), "view" (the seat-0 view after the move, keys :data:`FRAME_KEYS`)}]``.
+
+    Built only from seat 0's ``table_view`` of each state, so a frame shows nothing seat 0 may not
+    see at that moment (no other hand, no face-down card). Call it holding ``table.lock``."""
+    k = table.kernel
+    out = []
+    completed_cards = None
+    for i, (st, seat, action, seen, heard, completed) in enumerate(table.history):
+        if completed is not None:
+            completed_cards = completed
+        if i < start or (stop is not None and i >= stop):
+            continue
+        v = _seat0_view(k, st, completed_cards)
+        frame_view = {key: v[key] for key in FRAME_KEYS}
+        done = bool(st.done[0])
+        frame_view["done"] = done
+        text = (k.action_name(action) if seen else "face_down") if heard else None
+        done_trick = None
+        if completed is not None and v["last_trick"] is not None:
+            done_trick = v["last_trick"]
+        out.append({"seat": seat, "text": text, "completed": done_trick, "view": frame_view})
+    return out
+
+
+def replay_initial(table: Table) -> dict:
+    """The seat-0 view at the start of the episode (before any move), keys :data:`FRAME_KEYS` and
+    ``done``, for the replay. The other hands are not revealed after the deal: each game's RULES.md
+    makes only played (and declared or exposed) cards public, so the replay shows what seat 0 saw."""
+    v = _seat0_view(table.kernel, table.initial_state, None)
+    out = {key: v[key] for key in FRAME_KEYS}
+    out["done"] = False
+    return out
+
+
+def table_view_json(table: Table) -> dict:
+    """The View JSON of ``table`` for its person at seat 0 (see the module docstring and the
+    API in :mod:`cardzoo.training.web.app`). Call it holding ``table.lock``."""
+    env, k = table.env, table.kernel
+    st = env.game_state
+    deck = k.deck
+    v = _seat0_view(k, st, table.completed_trick)
     done = table.done
     your_turn = not done and table.to_act == 0
     legal = env.legal_actions() if your_turn else []
@@ -168,6 +218,8 @@ def table_view_json(table: Table) -> dict:
             "log": [{"seat": e.seat, "text": k.action_name(e.action) if e.seen else "face_down"} for e in table.log],
             "returns": [float(r) for r in table.returns] if done else None,
             "totals": [float(t) for t in table.totals],
+            "match": bool(getattr(k, "match", False)),
+            "moves": len(table.history),
             "text": env.render(),
         }
     )

@@ -5,6 +5,11 @@ import { CHOICES, applySettings, loadLanguage, loadSettings, saveSettings, trans
 
 export let settings = loadSettings();
 
+/** The current settings (kept up to date when the person changes one). */
+export function currentSettings() {
+  return settings;
+}
+
 /** JSON request; throws Error(detail) with the server's {"detail": ...} message on a 4xx/5xx. */
 export async function api(method, url, body) {
   const opts = { method, headers: {} };
@@ -74,12 +79,25 @@ export async function initPage(rerender, extraNav) {
   const [themeW, themeS] = select("set-theme", "theme", CHOICES.theme, settings.theme, (v) => "theme_" + v);
   const [conW, conS] = select("set-contrast", "contrast", CHOICES.contrast, settings.contrast, (v) => "contrast_" + v);
   const [sizeW, sizeS] = select("set-size", "card_size", CHOICES.size, settings.size, (v) => "size_" + v);
-  controls.append(langW, themeW, conW, sizeW);
+  const [grainW, grainS] = select("set-grain", "grain", CHOICES.grain, settings.grain, (v) => "grain_" + v);
+  const [warmW, warmS] = select("set-warmth", "warmth", CHOICES.warmth, settings.warmth, (v) => "warmth_" + v);
+  const [speedW, speedS] = select("set-speed", "speed", CHOICES.speed, settings.speed, (v) => "speed_" + v);
+  const [autoW, autoS] = select("set-auto", "auto_forced", CHOICES.auto, settings.auto, (v) => "auto_" + v);
+  controls.append(langW, themeW, conW, grainW, warmW, sizeW, speedW, autoW);
   header.append(nav, controls);
 
   const onChange = async () => {
     const langChanged = langS.value !== settings.lang;
-    settings = { lang: langS.value, theme: themeS.value, contrast: conS.value, size: sizeS.value };
+    settings = {
+      lang: langS.value,
+      theme: themeS.value,
+      contrast: conS.value,
+      size: sizeS.value,
+      grain: grainS.value,
+      warmth: warmS.value,
+      speed: speedS.value,
+      auto: autoS.value,
+    };
     saveSettings(settings);
     applySettings(settings);
     if (langChanged) {
@@ -88,7 +106,7 @@ export async function initPage(rerender, extraNav) {
       if (rerender) rerender();
     }
   };
-  for (const s of [langS, themeS, conS, sizeS]) s.addEventListener("change", onChange);
+  for (const s of [langS, themeS, conS, sizeS, grainS, warmS, speedS, autoS]) s.addEventListener("change", onChange);
   translatePage();
 }
 

@@ -9,12 +9,23 @@
 // An unknown view key falls back to the key with "_" replaced by " ".
 
 const STORE = "cardzoo.settings";
-const DEFAULTS = { lang: "en", contrast: "normal", size: "M", theme: "felt" };
+const DEFAULTS = { lang: "en", contrast: "normal", size: "M", theme: "felt", grain: "on", warmth: "neutral", speed: "normal", auto: "on" };
 export const CHOICES = {
   lang: ["en", "id"],
   contrast: ["normal", "high"],
   size: ["S", "M", "L"],
   theme: ["felt", "dark", "light"],
+  grain: ["on", "off"],
+  warmth: ["neutral", "warm", "cool"],
+  speed: ["slow", "normal", "fast", "instant"],
+  auto: ["on", "off"],
+};
+// milliseconds for one card to travel and for a completed trick to stay on the table, per speed
+export const PACE = {
+  slow: { move: 900, trick: 1800 },
+  normal: { move: 450, trick: 1100 },
+  fast: { move: 180, trick: 450 },
+  instant: { move: 0, trick: 0 },
 };
 
 let dict = {};
@@ -42,6 +53,9 @@ export function applySettings(s) {
   root.dataset.theme = s.theme;
   root.dataset.contrast = s.contrast;
   root.dataset.size = s.size;
+  root.dataset.grain = s.grain;
+  root.dataset.warmth = s.warmth;
+  root.dataset.speed = s.speed;
 }
 
 async function fetchJson(url) {

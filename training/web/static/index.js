@@ -56,6 +56,15 @@ function render() {
       box.addEventListener("change", () => (c.winnerChooses = box.checked));
       form.append(el("label", { class: "check" }, box, el("span", { text: " " + ui("winner_chooses") })));
     }
+    if (g.match) {
+      // One deal, or a whole match as the game's rules define it (the match options of /api/games).
+      const sel = el("select", { id: "length-" + g.id });
+      sel.append(el("option", { value: "deal", text: ui("one_deal") }));
+      sel.append(el("option", { value: "match", text: ui("whole_match", { length: t("ui", "match_" + g.id, g.match.length) }) }));
+      sel.value = c.length || "deal";
+      sel.addEventListener("change", () => (c.length = sel.value));
+      form.append(el("label", { class: "field" }, el("span", { text: ui("length") }), sel));
+    }
     const agents = g.agents || [];
     if (agents.length) {
       if (g.teams)
@@ -70,9 +79,11 @@ function render() {
       if (g.teams && c.partner) q.set("partner", c.partner);
       if (c.opponents) q.set("opponents", c.opponents);
       if (c.winnerChooses) q.set("opt.collect_order", "winner_chooses");
+      if (c.length === "match" && g.match)
+        for (const [k, v] of Object.entries(g.match.options)) q.set("opt." + k, typeof v === "string" ? v : JSON.stringify(v));
       location.href = "/table.html?" + q.toString();
     });
-    const rules = el("a", { class: "button", href: "/rules.html?game=" + encodeURIComponent(g.id), text: ui("rules") });
+    const rules = el("a", { class: "button", href: "/rules.html?game=" + encodeURIComponent(g.id), text: ui("how_to_play") });
     li.append(el("div", { class: "actions" }, play, rules));
     list.append(li);
   }

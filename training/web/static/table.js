@@ -3,9 +3,14 @@
 // person's moves: legal cards are enabled buttons in the hand, other moves are buttons below the
 // table. Keyboard: arrow keys move the selection over the legal moves, Enter or Space plays it.
 
-import { api, el, initPage, showError } from "./common.js";
+// Pacing: a move's answer carries "frames" (each move as seat 0 saw it); they are shown one at a
+// time at the chosen speed, each new card travelling to the trick, and a completed trick stays on
+// the table with its winner marked before it is gathered. Forced moves (one legal move, e.g.
+// P'yanitsa's FLIP) are played for the person, at the same pace.
+
+import { api, currentSettings, el, initPage, showError } from "./common.js";
 import { cardElement, cardName, isCardCode, miniCard } from "./cards.js";
-import { has, t, ui } from "./i18n.js";
+import { PACE, has, t, ui } from "./i18n.js";
 
 const params = new URLSearchParams(location.search);
 const game = params.get("game") || "all_fours";
@@ -16,6 +21,17 @@ let seq = 0;
 let selected = 0; // index into moveEls
 let moveEls = [];
 let usedKeyboard = false;
+let holdTrick = null; // a completed trick shown with its winner while pacing
+let arrived = null; // seat whose card just arrived in the trick (animated)
+let replay = null; // {initial, frames, i} while replaying a finished deal
+let liveView = null; // the live view kept while replaying
+let hinted = null; // action the hint suggests
+
+function pace() {
+  return PACE[currentSettings().speed] || PACE.normal;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ------------------------------------------------------------------ seats and names
 
@@ -192,13 +208,31 @@ function drawSeats() {
 function drawTrick() {
   const trick = document.getElementById("trick");
   for (const slot of trick.querySelectorAll(".slot")) slot.innerHTML = "";
+  const label = trick.querySelector(".trick-label");
+  trick.dataset.completed = holdTrick ? "1" : "0";
+  if (holdTrick) {
+    // A trick just completed: every card stays where it was played, the winner's marked.
+    for (const play of holdTrick.cards || []) {
+      const c = cardElement(play.card, { pack: view.pack });
+      if (holdTrick.winner === play.seat) c.classList.add("winner");
+      if (arrived === play.seat) c.classList.add("arrive-" + position(play.seat));
+      c.setAttribute("aria-label", seatName(play.seat) + ": " + cardName(play.card, view.pack));
+      trick.querySelector(".slot.pos-" + position(play.seat)).append(c);
+    }
+    label.textContent =
+      holdTrick.winner == null ? ui("nobody_won") : ui("trick_won_by", { who: seatName(holdTrick.winner) });
+    trick.classList.add("showing-last", "completed");
+    trick.classList.remove("empty");
+    return;
+  }
+  trick.classList.remove("completed");
   for (const play of view.trick || []) {
     const slot = trick.querySelector(".slot.pos-" + position(play.seat));
     const c = cardElement(play.card, { pack: view.pack });
+    if (arrived === play.seat) c.classList.add("arrive-" + position(play.seat));
     c.setAttribute("aria-label", seatName(play.seat) + ": " + cardName(play.card, view.pack));
     slot.append(c);
   }
-  const label = trick.querySelector(".trick-label");
   label.textContent = ui("current_trick");
   const lt0 = view.last_trick;
   if (!(view.trick || []).length && lt0 && lt0.cards && lt0.cards.length) {
@@ -231,10 +265,28 @@ function drawTrick() {
   } else last.append(el("p", { class: "muted", text: ui("none_yet") }));
 }
 
+const PREVIEW_KEYS = ["declare_preview_points", "declare_preview_cards", "declare_preview_combos", "discards_left", "may_not_discard"];
+
+function fact(key) {
+  const f = (view.facts || []).find((x) => x.key === key);
+  return f ? f.value : null;
+}
+
+/** Ottocento's Declare preview and the dealer's discard help, above the move buttons. */
+function drawPreview() {
+  const box = document.getElementById("preview");
+  box.innerHTML = "";
+  const keys = PREVIEW_KEYS.filter((k) => fact(k) != null);
+  box.hidden = !keys.length || !view.your_turn;
+  for (const k of keys) {
+    box.append(el("div", { class: "preview-line", "data-key": k }, el("span", { class: "preview-key", text: t("key", k) + ": " }), valueNode(fact(k), k)));
+  }
+}
+
 function drawFacts() {
   const dl = document.getElementById("facts");
   dl.innerHTML = "";
-  const facts = view.facts || [];
+  const facts = (view.facts || []).filter((f) => !PREVIEW_KEYS.includes(f.key));
   if (!facts.length) dl.append(el("p", { class: "muted", text: ui("no_facts") }));
   for (const f of facts) {
     dl.append(el("dt", { text: t("key", f.key) }), el("dd", {}, valueNode(f.value, f.key)));
@@ -297,6 +349,7 @@ function drawHandAndMoves() {
   const used = new Set();
   const handEls = [];
   const myExposed = new Set(((view.exposed || [])[view.seat] || []).map((c) => c.id));
+  const barred = new Set(String(fact("may_not_discard") || "").split(/\s+/).filter(Boolean));
   for (const c of view.hand || []) {
     const b = cardElement(c, { pack: view.pack, tag: "button" });
     b.type = "button";
@@ -305,10 +358,16 @@ function drawHandAndMoves() {
       b.classList.add("shown");
       b.append(el("span", { class: "shown-badge", text: ui("shown") }));
     }
+    if (view.your_turn && barred.has(c.code)) {
+      b.classList.add("barred");
+      b.append(el("span", { class: "barred-badge", text: "✕" }));
+      b.title = t("key", "may_not_discard");
+    }
     if (moves.length) {
       const mv = moves[0];
       used.add(mv.action);
       b.classList.add("legal");
+      if (hinted === mv.action) b.classList.add("hinted");
       b.dataset.action = String(mv.action);
       b.setAttribute("aria-label", cardName(c, view.pack) + " — " + ui("playable"));
       b.addEventListener("click", () => play(mv.action));
@@ -337,13 +396,17 @@ function drawHandAndMoves() {
       cardEls.push(b);
     } else {
       const b = moveButton(mv, mv.card ? "card-move" : "");
+      if (hinted === mv.action) b.classList.add("hinted");
       moveButtons.append(b);
       buttonEls.push(b);
     }
   }
   if (cardEls.length) moveCards.prepend(el("span", { class: "move-caption", text: ui("choose_card") }));
-  document.getElementById("moves").hidden = !cardEls.length && !buttonEls.length;
+  const previewing = view.your_turn && PREVIEW_KEYS.some((k) => fact(k) != null);
+  document.getElementById("moves").hidden = !cardEls.length && !buttonEls.length && !previewing;
   document.getElementById("hand-panel").hidden = !(view.hand || []).length;
+  document.getElementById("hint-button").hidden = !view.your_turn || !!replay;
+  if (!view.your_turn) document.getElementById("hint-text").textContent = "";
   moveEls = [...handEls, ...cardEls, ...buttonEls];
   if (selected >= moveEls.length) selected = 0;
   markSelected(usedKeyboard);
@@ -386,15 +449,46 @@ function drawSummary() {
       ? Object.assign(valuesTable(s.lines, "summary-table"), { className: "summary-table" })
       : el("table", { id: "summary-table", class: "summary-table", hidden: true })
   );
-  const rows = [];
-  if (view.returns) rows.push({ label: ui("points_this_deal"), values: view.returns.map(fmtNum) });
-  if (view.totals) rows.push({ label: ui("running_total"), values: view.totals.map(fmtNum) });
+  // What scored and why, from the kernel's scoring (no training rewards on the table).
+  const ul = document.getElementById("explain");
+  ul.innerHTML = "";
+  const explain = (s && s.explain) || [];
+  for (const e of explain) ul.append(el("li", { "data-key": e.key }, explainNode(e)));
+  document.getElementById("explain-title").hidden = !explain.length;
+  ul.hidden = !explain.length;
+  // The running match score, where the game keeps one.
+  const rows = (view.scores || []).filter((r) => r.key === "match_score" || r.key === "pips" || r.key === "rams");
   const totals = document.getElementById("totals-table");
-  const nt = rows.length ? valuesTable(rows, "totals-table") : el("table", { id: "totals-table", hidden: true });
+  const nt = rows.length && view.match ? valuesTable(rows, "totals-table") : el("table", { id: "totals-table", hidden: true });
   nt.className = "summary-table";
   totals.replaceWith(nt);
-  document.getElementById("new-deal").hidden = !view.done;
+  document.getElementById("new-deal").hidden = !view.done || !!replay;
+  document.getElementById("replay-open").hidden = !view.done || !!replay;
   if (wasHidden && view.done) box.scrollIntoView({ block: "nearest" });
+}
+
+/** One explanation line: the sentence of explain.KEY with its {args} as seat names, team names,
+ *  mini cards or numbers; {A} and {B} are the two teams. */
+function explainNode(e) {
+  const span = el("span", { class: "explain-line" });
+  const text = t("explain", e.key, e.key);
+  const args = e.args || {};
+  for (const part of text.split(/(\{\w+\})/)) {
+    const m = /^\{(\w+)\}$/.exec(part);
+    if (!m) {
+      if (part) span.append(part);
+      continue;
+    }
+    const name = m[1];
+    if (name === "A" || name === "B") span.append(el("strong", { text: teamName(name === "A" ? 0 : 1) }));
+    else if (!(name in args)) span.append(part);
+    else if (name === "team") span.append(el("strong", { text: teamName(args.team === "A" ? 0 : 1) }));
+    else if (name === "seat") span.append(el("strong", { class: "seat-ref", text: seatName(Number(String(args.seat).slice(1))) }));
+    else if (name === "card" && isCardCode(String(args.card), view.pack)) span.append(miniCard(String(args.card), view.pack));
+    else if (typeof args[name] === "number") span.append(el("strong", { text: fmtNum(args[name]) }));
+    else span.append(valueNode(args[name], name));
+  }
+  return span;
 }
 
 function fmtNum(x) {
@@ -411,7 +505,9 @@ function render() {
   drawScores();
   drawLog();
   drawHandAndMoves();
+  drawPreview();
   drawSummary();
+  drawReplayBar();
   seq += 1;
   document.body.dataset.seq = String(seq);
   document.body.dataset.done = view.done ? "1" : "0";
@@ -426,19 +522,62 @@ function setBusy(b) {
   document.getElementById("main").setAttribute("aria-busy", b ? "true" : "false");
 }
 
+/** Show the moves of an answer one at a time, then its final view. */
+async function showFrames(final) {
+  const frames = final.frames || [];
+  delete final.frames;
+  const p = pace();
+  if (p.move > 0 && frames.length) {
+    const logged = frames.map((f) => f.text != null);
+    let logLen = (final.log || []).length - logged.filter(Boolean).length;
+    for (const f of frames) {
+      if (f.text != null) logLen += 1;
+      view = { ...final, ...f.view, your_turn: false, legal: [], log: (final.log || []).slice(0, logLen) };
+      if (!f.view.done) view.summary = null;
+      arrived = f.seat;
+      render();
+      await sleep(p.move);
+      if (f.completed && f.completed.cards && f.completed.cards.length) {
+        holdTrick = f.completed;
+        render();
+        await sleep(p.trick);
+        holdTrick = null;
+      }
+    }
+  }
+  arrived = null;
+  view = final;
+}
+
+function forcedMove() {
+  if (!view || !view.your_turn || currentSettings().auto === "off") return null;
+  const legal = view.legal || [];
+  return legal.length === 1 ? legal[0].action : null;
+}
+
 async function play(action) {
-  if (busy || !view || !view.your_turn) return;
+  if (busy || !view || !view.your_turn || replay) return;
   setBusy(true);
   showError(null);
-  try {
-    view = await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/move", { action });
-  } catch (e) {
-    showError(e.message);
+  hinted = null;
+  document.getElementById("hint-text").textContent = "";
+  let next = action;
+  while (next != null) {
     try {
-      view = await api("GET", "/api/tables/" + encodeURIComponent(tableId));
-    } catch (e2) {
-      /* keep the old view */
+      await showFrames(await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/move", { action: next }));
+    } catch (e) {
+      showError(e.message);
+      try {
+        view = await api("GET", "/api/tables/" + encodeURIComponent(tableId));
+      } catch (e2) {
+        /* keep the old view */
+      }
+      break;
     }
+    selected = 0;
+    render();
+    next = forcedMove();
+    if (next != null) await sleep(pace().move);
   }
   selected = 0;
   render();
@@ -450,13 +589,73 @@ async function newDeal() {
   setBusy(true);
   showError(null);
   try {
-    view = await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/new");
+    await showFrames(await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/new"));
   } catch (e) {
     showError(e.message);
   }
   selected = 0;
   render();
   setBusy(false);
+  const forced = forcedMove();
+  if (forced != null) play(forced);
+}
+
+async function showHint() {
+  if (busy || !view || !view.your_turn) return;
+  try {
+    const h = await api("GET", "/api/tables/" + encodeURIComponent(tableId) + "/hint");
+    hinted = h.action;
+    document.getElementById("hint-text").textContent = ui("hint_text", { move: actionLabel(h.name) });
+    render();
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+// ------------------------------------------------------------------ replay
+
+async function openReplay() {
+  if (busy || !view || !view.done) return;
+  try {
+    const r = await api("GET", "/api/tables/" + encodeURIComponent(tableId) + "/replay");
+    liveView = view;
+    replay = { initial: r.initial, frames: r.frames, i: 0 };
+    showReplayStep();
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+function showReplayStep() {
+  const f = replay.i === 0 ? { view: replay.initial, seat: null, text: null, completed: null } : replay.frames[replay.i - 1];
+  const logLen = replay.frames.slice(0, replay.i).filter((x) => x.text != null).length;
+  view = { ...liveView, ...f.view, your_turn: false, legal: [], log: (liveView.log || []).slice(0, logLen) };
+  if (replay.i < replay.frames.length) view.summary = null;
+  holdTrick = f.completed || null;
+  render();
+  holdTrick = null;
+}
+
+function stepReplay(d) {
+  if (!replay) return;
+  replay.i = Math.max(0, Math.min(replay.frames.length, replay.i + d));
+  showReplayStep();
+}
+
+function closeReplay() {
+  if (!replay) return;
+  replay = null;
+  view = liveView;
+  render();
+}
+
+function drawReplayBar() {
+  const bar = document.getElementById("replay-bar");
+  bar.hidden = !replay;
+  if (!replay) return;
+  document.getElementById("replay-step").textContent = ui("replay_step", { i: replay.i, n: replay.frames.length });
+  document.getElementById("replay-prev").disabled = replay.i === 0;
+  document.getElementById("replay-next").disabled = replay.i === replay.frames.length;
 }
 
 async function openTable() {
@@ -485,9 +684,9 @@ async function openTable() {
   if (Object.keys(options).length) body.options = options;
   const data = await api("POST", "/api/tables", body);
   tableId = data.table_id;
-  view = data.view;
   params.set("table", tableId);
   history.replaceState(null, "", "/table.html?" + params.toString());
+  await showFrames(data.view);
 }
 
 function onKey(e) {
@@ -514,11 +713,20 @@ function onKey(e) {
 }
 
 async function main() {
-  const rulesLink = el("a", { href: "/rules.html?game=" + encodeURIComponent(game), id: "rules-link", "data-i18n": "rules" });
+  const rulesLink = el("a", { href: "/rules.html?game=" + encodeURIComponent(game), id: "rules-link", "data-i18n": "how_to_play" });
   const gamesLink = el("a", { href: "/", id: "games-link", "data-i18n": "games_title" });
   await initPage(render, [gamesLink, rulesLink]);
   document.getElementById("new-deal").addEventListener("click", newDeal);
+  document.getElementById("hint-button").addEventListener("click", showHint);
+  document.getElementById("replay-open").addEventListener("click", openReplay);
+  document.getElementById("replay-prev").addEventListener("click", () => stepReplay(-1));
+  document.getElementById("replay-next").addEventListener("click", () => stepReplay(1));
+  document.getElementById("replay-close").addEventListener("click", closeReplay);
   document.addEventListener("keydown", onKey);
+  // The table closes when the page does (the server keeps it a few seconds for a reload).
+  window.addEventListener("pagehide", () => {
+    if (tableId && navigator.sendBeacon) navigator.sendBeacon("/api/tables/" + encodeURIComponent(tableId) + "/close");
+  });
   try {
     await openTable();
   } catch (e) {
@@ -526,6 +734,8 @@ async function main() {
   }
   render();
   setBusy(false);
+  const forced = forcedMove();
+  if (forced != null) play(forced);
 }
 
 main();

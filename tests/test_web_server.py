@@ -1,0 +1,196 @@
+"""The web table server's limits and services (issue 19): lazy agents, 413 for large bodies, 429 per
+client, closing by beacon, paced frames, replay, hint, your own agents (``--agents-dir``), the "How
+to play" pages."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from cardzoo import agents
+from cardzoo import envs
+from cardzoo.training.cli import build_parser
+from cardzoo.training.web.app import MAX_BODY
+from cardzoo.training.web.tables import TableManager
+
+from web_util import make_client, manager, open_table
+
+GAMES = list(envs.GAMES)
+
+
+def test_games_loads_no_agent(monkeypatch):
+    def refuse(*a, **k):
+        raise AssertionError("an agent was loaded for /api/games")
+
+    c = make_client()
+    monkeypatch.setattr(agents, "load", refuse)
+    r = c.get("/api/games")
+    assert r.status_code == 200
+    assert manager(c).loaded_agents() == []
+    by_id = {g["id"]: g for g in r.json()["games"]}
+    assert by_id["all_fours"]["default_agent"] == "all_fours/ppo"
+    assert by_id["all_fours"]["match"] == {"options": {"episode": "match"}, "length": "to 14 points"}
+    assert by_id["ottocento"]["match"]["options"] == {"match_target": 800}
+    monkeypatch.undo()
+    # the first table loads the agents it needs, and only those
+    open_table(c, "avinas", seed=1, partner="avinas/rule", opponents="random")
+    assert manager(c).loaded_agents() == ["avinas/rule"]
+
+
+def test_a_body_over_64_kb_is_413_and_not_echoed():
+    c = make_client()
+    big = "x" * (MAX_BODY + 1)
+    r = c.post("/api/tables", content=json.dumps({"game": big}), headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+    assert r.json() == {"detail": f"request body too large: at most {MAX_BODY} bytes"}
+    # just under the limit: read, refused as a bad game, and the error quotes only 40 characters of it
+    r = c.post("/api/tables", json={"game": "y" * (MAX_BODY - 100)})
+    assert r.status_code == 400
+    d = r.json()["detail"]
+    assert d.startswith("unknown game 'yyyyyyyyy") and "...; games: [" in d and len(d) < 200
+
+
+def test_streamed_body_without_length_is_413():
+    c = make_client()
+
+    def chunks():
+        for _ in range(20):
+            yield b"z" * 4096
+
+    r = c.post("/api/tables", content=chunks(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_per_client_open_tables_and_tables_a_minute_are_429():
+    now = [0.0]
+    c = make_client(per_client=3, per_minute=5, clock=lambda: now[0])
+    ids = [open_table(c, "pyanitsa", seed=i)["table_id"] for i in range(3)]
+    r = c.post("/api/tables", json={"game": "pyanitsa"})
+    assert r.status_code == 429 and r.json()["detail"] == (
+        "you have 3 open tables (at most 3); close one (DELETE /api/tables/{id})"
+    )
+    # closing by beacon (the page closes) frees a place; the table itself stays 10 s for a reload
+    assert c.post(f"/api/tables/{ids[0]}/close").status_code == 204
+    ids.append(open_table(c, "pyanitsa", seed=7)["table_id"])
+    now[0] = 11.0
+    assert c.get(f"/api/tables/{ids[0]}").status_code == 404
+    assert c.delete(f"/api/tables/{ids[1]}").status_code == 204
+    ids.append(open_table(c, "pyanitsa", seed=8)["table_id"])  # the 5th this minute
+    assert c.delete(f"/api/tables/{ids[2]}").status_code == 204
+    r = c.post("/api/tables", json={"game": "pyanitsa"})
+    assert r.status_code == 429 and r.json()["detail"] == "too many new tables: at most 5 a minute; wait a little"
+    now[0] = 61.0  # a minute later
+    open_table(c, "pyanitsa", seed=9)
+
+
+def test_a_reload_within_the_grace_time_keeps_the_table():
+    now = [0.0]
+    c = make_client(clock=lambda: now[0])
+    tid = open_table(c, "pyanitsa", seed=1)["table_id"]
+    assert c.post(f"/api/tables/{tid}/close").status_code == 204
+    now[0] = 9.0
+    assert c.get(f"/api/tables/{tid}").status_code == 200  # the page came back: the close is called off
+    now[0] = 100.0
+    assert c.get(f"/api/tables/{tid}").status_code == 200
+    assert c.post("/api/tables/nope/close").status_code == 404
+
+
+def test_the_default_cap_is_30_tables_a_minute():
+    m = TableManager(per_client=100)
+    for i in range(30):
+        m.create("pyanitsa", seed=i, opponents="random", client="a")
+    with pytest.raises(Exception, match="at most 30 a minute"):
+        m.create("pyanitsa", seed=99, opponents="random", client="a")
+    m.create("pyanitsa", seed=99, opponents="random", client="b")  # another client is not held back
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_frames_replay_the_ai_moves_one_by_one(game):
+    c = make_client()
+    out = open_table(c, game, seed=3, partner="random", opponents="random")
+    tid, v = out["table_id"], out["view"]
+    moves = 0
+    completed = 0
+    while not v["done"] and moves < 400:
+        r = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]})
+        assert r.status_code == 200, r.text
+        before = v
+        v = r.json()
+        frames = v["frames"]
+        assert frames and frames[0]["seat"] == 0  # the person's own move first
+        assert [f["seat"] for f in frames[1:]] == [f["seat"] for f in frames[1:] if f["seat"] != 0]
+        assert frames[-1]["view"]["to_act"] == v["to_act"] and frames[-1]["view"]["trick"] == v["trick"]
+        assert v["moves"] == before["moves"] + len(frames)
+        for f in frames:
+            if f["completed"] is not None:
+                completed += 1
+                assert f["completed"]["cards"], f
+        moves += 1
+    assert v["done"]
+    if game != "pyanitsa":
+        assert completed > 0
+    r = c.get(f"/api/tables/{tid}/replay")
+    assert r.status_code == 200
+    rep = r.json()
+    assert len(rep["frames"]) == v["moves"]
+    assert rep["frames"][-1]["view"]["summary"] == v["summary"]
+    assert rep["initial"]["to_act"] is not None
+    # the replay shows the person's own hand only: every other hand is a count
+    for f in rep["frames"]:
+        assert set(f["view"]) >= {"hand", "hand_sizes", "trick"}
+
+
+def test_replay_while_running_is_409_and_hint_is_a_legal_move():
+    c = make_client()
+    out = open_table(c, "all_fours", seed=4, partner="all_fours/rule", opponents="all_fours/rule")
+    tid, v = out["table_id"], out["view"]
+    r = c.get(f"/api/tables/{tid}/replay")
+    assert r.status_code == 409 and "once the deal is over" in r.json()["detail"]
+    r = c.get(f"/api/tables/{tid}/hint")
+    assert r.status_code == 200, r.text
+    h = r.json()
+    assert h["action"] in [m["action"] for m in v["legal"]]
+    assert h["name"] == envs.kernel("all_fours").action_name(h["action"])
+
+
+def test_agents_dir_lists_its_agents_and_nothing_else_loads(tmp_path):
+    src = agents.registry.shipped_path("aluette/ppo")
+    shutil.copytree(src, tmp_path / "mine")
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "agent.json").write_text("not json")
+    c = make_client(agents_dir=str(tmp_path))
+    games = {g["id"]: g for g in c.get("/api/games").json()["games"]}
+    assert "local:mine" in games["aluette"]["agents"]
+    assert not any(a.startswith("local:") for a in games["all_fours"]["agents"])
+    v = open_table(c, "aluette", seed=2, opponents="local:mine", partner="random")["view"]
+    assert [s["agent"] for s in v["seats"]][1] == "local:mine"
+    for bad in (str(tmp_path / "mine"), "local:../mine", "local:junk", "../" + src):
+        r = c.post("/api/tables", json={"game": "aluette", "opponents": bad})
+        assert r.status_code == 400 and "unknown agent" in r.json()["detail"]
+    with pytest.raises(ValueError, match="is not a folder"):
+        TableManager(agents_dir=str(tmp_path / "nope"))
+    args = build_parser().parse_args(["serve", "--agents-dir", str(tmp_path), "--no-browser"])
+    assert args.agents_dir == str(tmp_path)
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("lang", ["en", "id"])
+def test_howto_pages(game, lang):
+    c = make_client()
+    r = c.get(f"/api/howto/{game}?lang={lang}")
+    assert r.status_code == 200
+    d = r.json()
+    assert d["game"] == game and d["lang"] == lang
+    heads = {"en": ["Goal", "Set-up", "A turn", "Scoring and the end"], "id": ["Tujuan", "Persiapan", "Giliran", "Skor dan akhir"]}
+    for h in heads[lang]:
+        assert f"<h2>{h}" in d["html"], (game, lang, h)
+
+
+def test_howto_errors_name_the_valid_values():
+    c = make_client()
+    r = c.get("/api/howto/chess?lang=en")
+    assert r.status_code == 404 and r.json()["detail"].startswith("unknown game 'chess'; games: [")
+    r = c.get("/api/howto/aluette?lang=fr")
+    assert r.status_code == 400 and r.json()["detail"] == "unknown language 'fr'; languages: ['en', 'id']"
