@@ -49,9 +49,12 @@ def trained_options(agent) -> tuple[str, dict] | None:
     meta = getattr(agent, "meta", None)
     if not isinstance(meta, dict) or "game" not in meta or "env_options" not in meta:
         return None
+    from cardzoo import envs
+
+    canonical = envs.kernel_class(meta["game"]).canonical_options  # saved names may be deprecated ones
     if isinstance(meta.get("game_options"), dict):
-        return meta["game"], dict(meta["game_options"])
-    return meta["game"], full_options(meta["game"], meta["env_options"])
+        return meta["game"], canonical(dict(meta["game_options"]))
+    return meta["game"], full_options(meta["game"], canonical(dict(meta["env_options"])))
 
 
 def option_differences(agent, game: str, env_options: dict | None) -> dict[str, tuple[Any, Any]]:

@@ -28,7 +28,7 @@ def test_shipped_agent_json_records_every_game_option():
     af = json.loads((SHIPPED / "all_fours_ppo" / "agent.json").read_text())["game_options"]
     assert (af["undertrump"], af["episode"], af["target_score"], af["forbid_game_ending_give_one"]) == ("allowed", "hand", 14, False)
     py = json.loads((SHIPPED / "pyanitsa_ppo" / "agent.json").read_text())["game_options"]
-    assert (py["collect_order"], py["objective"], py["n_players"], py["deck"]) == ("winner_chooses", "last_holder_loses", 2, 36)
+    assert (py["collect_order"], py["objective"], py["num_players"], py["deck"]) == ("winner_chooses", "last_holder_loses", 2, 36)
     al = json.loads((SHIPPED / "aluette_ppo" / "agent.json").read_text())["game_options"]
     assert (al["signals"], al["signal_visibility"], al["chant"]) == ("truthful", "partner", True)
     av = json.loads((SHIPPED / "avinas_ppo" / "agent.json").read_text())["game_options"]
@@ -120,7 +120,7 @@ def test_web_table_seats_the_rule_bot_unless_forced():
     from cardzoo.training.web.tables import TableManager
 
     m = TableManager()
-    assert m.default_agent("pyanitsa", {"n_players": 2}) == "pyanitsa/rule"
+    assert m.default_agent("pyanitsa", {"num_players": 2}) == "pyanitsa/rule"
     t = m.create("all_fours", opponents="all_fours/ppo", partner="all_fours/ppo", seed=3, options={"undertrump": "forbidden"})
     assert {s: v[0] for s, v in t.seat_agents.items()} == {1: "all_fours/rule", 2: "all_fours/rule", 3: "all_fours/rule"}
     t = m.create("all_fours", opponents="all_fours/ppo", seed=3, options={"undertrump": "forbidden"}, force_agent=True)

@@ -99,7 +99,7 @@ CASES = [
     ("ottocento", {}, 0), ("ottocento", {}, 3), ("ottocento", {}, 30),
     ("aluette", {}, 0), ("aluette", {}, 8), ("aluette", {}, 24), ("aluette", {"signal_visibility": "public"}, 30),
     ("pyanitsa", {}, 41), ("pyanitsa", {"collect_order": "winner_chooses"}, 60),
-    ("pyanitsa", {"collect_order": "random", "n_players": 3, "deck": 52}, 80), ("pyanitsa", {"n_players": 4, "tie_mode": "down_up"}, 50),
+    ("pyanitsa", {"collect_order": "random", "num_players": 3, "deck": 52}, 80), ("pyanitsa", {"num_players": 4, "tie_mode": "down_up"}, 50),
     ("all_fours", {}, 9),
 ]
 

@@ -93,10 +93,10 @@ def action_names_block(game: str) -> str:
 
 
 def players_of(game: str) -> str:
-    """The players column of the README's game table: ``4`` or ``2–4`` (the ``n_players`` option)."""
+    """The players column of the README's game table: ``4`` or ``2–4`` (the ``num_players`` option)."""
     opts = type(cardzoo.kernel(game)).OPTIONS
-    if "n_players" in opts:
-        n = opts["n_players"].choices
+    if "num_players" in opts:
+        n = opts["num_players"].choices
         return f"{min(n)}–{max(n)}"
     return str(len(cardzoo.make(game).possible_agents))
 
@@ -142,8 +142,8 @@ def test_readme_game_table_numbers_are_the_codes():
         assert re.match(r"\d+", cells[2]).group() == str(env.action_space(seat).n), (game, cells[2])
         size = env.observation_space(seat)["observation"].shape[0]
         assert re.match(r"[\d,]+", cells[3]).group().replace(",", "") == str(size), (game, cells[3])
-        for n in getattr(type(cardzoo.kernel(game)).OPTIONS.get("n_players"), "choices", ()):
-            other = cardzoo.make(game, n_players=n)
+        for n in getattr(type(cardzoo.kernel(game)).OPTIONS.get("num_players"), "choices", ()):
+            other = cardzoo.make(game, num_players=n)
             assert str(other.observation_space(other.possible_agents[0])["observation"].shape[0]) in cells[3], (game, n)
 
 

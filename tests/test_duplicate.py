@@ -24,8 +24,8 @@ CASES = [
     ("aluette", {"episode": "match", "match_target": 3, "signal_intercept": 0.5}),
     ("ottocento", {}),
     ("pyanitsa", {}),
-    ("pyanitsa", {"n_players": 3, "collect_order": "random"}),
-    ("pyanitsa", {"n_players": 4}),
+    ("pyanitsa", {"num_players": 3, "collect_order": "random"}),
+    ("pyanitsa", {"num_players": 4}),
 ]
 IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in o.items()) or 'default'}" for g, o in CASES]
 
@@ -168,7 +168,7 @@ def test_outcomes_declared_by_the_kernels():
     af = envs.kernel("all_fours")
     assert af.outcome(np.array([[2.0, -2.0, 2.0, -2.0], [0.0, 0.0, 0.0, 0.0], [-1.0, 1.0, -1.0, 1.0]])).tolist() == [
         [1, -1, 1, -1], [0, 0, 0, 0], [-1, 1, -1, 1]]
-    py = envs.kernel("pyanitsa", n_players=4)
+    py = envs.kernel("pyanitsa", num_players=4)
     # one loser: the three others are safe and win; a dead battle: all draw; two losers (first_out_loses)
     assert py.outcome(np.array([[1 / 3, -1.0, 1 / 3, 1 / 3], [0.0, 0.0, 0.0, 0.0], [1.0, -1.0, -1.0, 1.0]])).tolist() == [
         [1, -1, 1, 1], [0, 0, 0, 0], [1, -1, -1, 1]]

@@ -20,7 +20,7 @@ from cardzoo.training.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 PY_BOT = f"exec:{sys.executable} {ROOT / 'training' / 'examples' / 'lowest_bot.py'}"
 SH_BOT = f"exec:bash {ROOT / 'training' / 'examples' / 'lowest_bot.sh'}"
-GAMES = [("all_fours", {}), ("avinas", {}), ("aluette", {}), ("ottocento", {}), ("pyanitsa", {"n_players": 3})]
+GAMES = [("all_fours", {}), ("avinas", {}), ("aluette", {}), ("ottocento", {}), ("pyanitsa", {"num_players": 3})]
 
 
 @pytest.mark.parametrize("game,opts", GAMES, ids=[g for g, _ in GAMES])

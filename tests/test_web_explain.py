@@ -162,7 +162,7 @@ def test_aluette_tricks_per_player_spoiled_and_mordienne():
 @pytest.mark.parametrize("objective", ["last_holder_loses", "first_out_loses"])
 def test_pyanitsa_who_lost_and_why(objective):
     for seed in range(DEALS // 4):
-        _, st, s = _finished("pyanitsa", seed, n_players=3, objective=objective)
+        _, st, s = _finished("pyanitsa", seed, num_players=3, objective=objective)
         ex = s["explain"]
         sizes = [int(n) for n in st.size[0]]
         if st.truncated[0] or st.draw[0]:
