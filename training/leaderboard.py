@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from cardzoo import agents as agent_registry
+from cardzoo.agents.external import ExecAgent
 from cardzoo import envs
 
 from . import arena
@@ -159,9 +160,8 @@ def run_leaderboard(
     finally:
         bar.close()
         for ag in loaded.values():
-            close = getattr(ag, "close", None)  # exec: bots stop their process
-            if callable(close):
-                close()
+            if isinstance(ag, ExecAgent):  # stop the bot's process
+                ag.close()
     payload = _summarize(game, names, cached, meta, int(n_boot), env_options)
     _write_json(out / "leaderboard.json", payload)
     (out / "leaderboard.md").write_text(markdown(payload))
