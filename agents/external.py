@@ -108,7 +108,7 @@ class ExecAgent(Agent):
         """Start the bot for ``kernel``'s game and exchange hello / ready (restarts a running bot)."""
         self.close()
         self.kernel, self.failed, self.decisions = kernel, False, 0
-        self._err = tempfile.TemporaryFile()
+        self._err = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the bot process; closed in close()
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err)
         except OSError as e:

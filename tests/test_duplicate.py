@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from cardzoo import envs
 from cardzoo.agents import load
 from cardzoo.envs.core import chance

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from cardzoo.training import arena, leaderboard
 from cardzoo.training.arena import play_duplicate
 from cardzoo.training.cli import main

@@ -30,10 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from cardzoo import agents as agent_registry
-from cardzoo.agents.external import ExecAgent
 from cardzoo import envs
+from cardzoo.agents.external import ExecAgent
 
 from . import arena
 
