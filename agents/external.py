@@ -154,7 +154,7 @@ class ExecAgent(Agent):
     def __del__(self) -> None:  # pragma: no cover - interpreter shutdown order varies
         try:
             self.close()
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001, S110 - nothing to report to at interpreter shutdown
             pass
 
     def _stderr_tail(self) -> str:
