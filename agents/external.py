@@ -108,7 +108,7 @@ class ExecAgent(Agent):
         """Start the bot for ``kernel``'s game and exchange hello / ready (restarts a running bot)."""
         self.close()
         self.kernel, self.failed, self.decisions = kernel, False, 0
-        self._err = tempfile.TemporaryFile()
+        self._err = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the bot process; closed in close()
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err)
         except OSError as e:
@@ -154,7 +154,7 @@ class ExecAgent(Agent):
     def __del__(self) -> None:  # pragma: no cover - interpreter shutdown order varies
         try:
             self.close()
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001, S110 - nothing to report to at interpreter shutdown
             pass
 
     def _stderr_tail(self) -> str:

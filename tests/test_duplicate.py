@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from cardzoo import envs
 from cardzoo.agents import load
 from cardzoo.envs.core import chance
@@ -186,3 +185,18 @@ def test_pairwise_win_rate_worked_example():
     assert win.tolist() == [0.5] and diff.tolist() == [0.0]
     assert own.tolist() == [[2 / 3, 0.0, 1 / 3]]
     # the former rate ("A beats every other seat, ties half") gave 1/3 here: 1/2, 0, 1/2 over the seatings
+
+
+def test_cli_batch_does_not_change_the_json(tmp_path, capsys):
+    from cardzoo.training.cli import main
+
+    outs = []
+    for b in ("3", "20"):
+        out = tmp_path / f"b{b}.json"
+        assert main(["arena", "aluette", "aluette/rule", "lowest", "--deals", "20", "--batch", b, "-o", "signal_intercept=0.5", "--json", str(out)]) == 0
+        outs.append(__import__("json").loads(out.read_text()))
+    assert outs[0] == outs[1]
+    assert {"mean_diff", "diff_ci", "win_rate", "win_ci", "null_win_rate", "outcome_rates", "faults"} <= set(outs[0])
+    text = capsys.readouterr().out
+    assert "null" in text and "0.500" in text
+    assert main(["arena", "aluette", "aluette/rule", "lowest", "--batch", "0"]) == 2

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from cardzoo import agents, envs
 from cardzoo.agents.external import ExecAgent
 from cardzoo.training.arena import play_duplicate

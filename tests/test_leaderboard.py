@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from cardzoo.training import arena, leaderboard
 from cardzoo.training.arena import play_duplicate
 from cardzoo.training.cli import main
@@ -105,3 +104,10 @@ def test_cli_leaderboard_with_an_exec_bot(tmp_path, capsys):
     # the exec: bot and the in-process lowest agent play identically: exactly 0 between them
     assert d["matrix"][bot]["lowest"]["mean_diff"] == 0.0 and d["matrix"][bot]["lowest"]["win_rate"] == 0.5
     assert "written:" in capsys.readouterr().out
+
+
+def test_the_leaderboard_page_publishes_the_fingerprints():
+    page = (Path(__file__).resolve().parent.parent / "training" / "LEADERBOARD.md").read_text()
+    for game, fp in FINGERPRINTS.items():
+        assert f"`{fp}`" in page, game
+    assert "numpy.random.default_rng([20261201, i, crc32(kind)])" in page

@@ -41,7 +41,6 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-
 from cardzoo import envs
 from cardzoo.agents import Agent, load
 from cardzoo.agents.external import ExecAgent

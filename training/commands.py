@@ -160,7 +160,8 @@ def cmd_exploit(args, parse_options) -> int:
     if game not in envs.GAMES:
         raise ValueError(f"cannot tell the game of {args.agent!r}: pass --game (one of {sorted(envs.GAMES)})")
     r = exploit(game, args.agent, steps=args.steps, n_envs=args.n_envs, bc_samples=args.bc_samples, eval_deals=args.deals,
-                seed=args.seed, out=args.out, env_options=parse_options(args.option), torch_threads=args.torch_threads)
+                seed=args.seed, out=args.out, env_options=parse_options(args.option), torch_threads=args.torch_threads,
+                skip_forced=args.skip_forced)
     e = r["edge"]
     print(f"{args.agent}: learner's edge after {r['steps']:,} steps ({r['seconds']:.0f} s): "
           f"{e['mean_diff']:+.3f} [{e['diff_ci'][0]:+.3f}, {e['diff_ci'][1]:+.3f}] per hand, "
@@ -299,7 +300,8 @@ def add_commands(sub, games, parse_options) -> None:
     ex.add_argument("--game", default=None, help="the game (default: the agent name's prefix)")
     ex.add_argument("--steps", type=int, default=100_000, help="learner's PPO steps (default 100,000)")
     ex.add_argument("--n-envs", type=int, default=64, help="games in the training batch (default 64)")
-    ex.add_argument("--bc-samples", type=int, default=50_000, help="rule-bot behaviour-cloning samples to start from (default 50,000; 0: scratch)")
+    ex.add_argument("--bc-samples", type=int, default=50_000, help="rule-bot behaviour-cloning samples to start from (default 50,000; 0: scratch, needed for P'yanitsa)")
+    ex.add_argument("--skip-forced", action="store_true", help="the training env plays decisions with one legal action itself (P'yanitsa's FLIP)")
     ex.add_argument("--deals", type=int, default=1000, help="fresh duplicate deals for the edge (default 1000)")
     ex.add_argument("--seed", type=int, default=0)
     ex.add_argument("--out", default=None, help="run folder (default runs/exploit/GAME_AGENT; never overwritten)")

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from cardzoo import agents as agent_registry
 from cardzoo import envs
+from cardzoo.agents.external import ExecAgent
 
 from . import arena
 
@@ -159,9 +159,8 @@ def run_leaderboard(
     finally:
         bar.close()
         for ag in loaded.values():
-            close = getattr(ag, "close", None)  # exec: bots stop their process
-            if callable(close):
-                close()
+            if isinstance(ag, ExecAgent):  # stop the bot's process
+                ag.close()
     payload = _summarize(game, names, cached, meta, int(n_boot), env_options)
     _write_json(out / "leaderboard.json", payload)
     (out / "leaderboard.md").write_text(markdown(payload))
@@ -226,8 +225,8 @@ def markdown(p: dict) -> str:
     lines = [
         f"# {p['game']} leaderboard ({p['deal_set']['name']})",
         "",
-        f"{p['n_deals']} duplicate deals per pairing (deals {p['deal_set']['deals']} of seed {p['seed']}, "
-        f"fingerprint `{p['deal_set']['fingerprint']}`), {opts}; cardzoo {p['cardzoo_version']}.",
+        (f"{p['n_deals']} duplicate deals per pairing (deals {p['deal_set']['deals']} of seed {p['seed']}, "
+         f"fingerprint `{p['deal_set']['fingerprint']}`), {opts}; cardzoo {p['cardzoo_version']}."),
         "",
         "## Ratings (Bradley-Terry on pairwise win rates, Elo scale, mean 0; bootstrap 95% CI over deals)",
         "",

@@ -26,7 +26,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["KINDS", "RowStreams", "integers", "uniform", "take_rows"]
+__all__ = ["KINDS", "RowStreams", "integers", "take_rows", "uniform"]
 
 #: the kinds of chance a kernel may draw, each its own stream within a row
 KINDS = ("deal", "redeal", "dealer", "play")
@@ -52,14 +52,14 @@ class RowStreams:
         self._gens: list[dict[str, np.random.Generator]] = [{} for _ in self.keys]
 
     @classmethod
-    def for_deals(cls, seed: int, deals) -> "RowStreams":
+    def for_deals(cls, seed: int, deals) -> RowStreams:
         """Streams for deals ``deals`` (``int[n]`` indices) of the deal set fixed by ``seed``: key ``(seed, deal)``."""
         return cls([(int(seed), int(d)) for d in np.asarray(deals).ravel()])
 
     def __len__(self) -> int:
         return len(self.keys)
 
-    def take(self, rows) -> "RowStreams":
+    def take(self, rows) -> RowStreams:
         """The streams of ``rows`` (``int[m]``), sharing generators with this object."""
         out = RowStreams.__new__(RowStreams)
         rows = np.asarray(rows, dtype=np.int64).ravel()
