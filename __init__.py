@@ -115,6 +115,7 @@ def make_vec(
     privileged: bool = False,
     skip_forced: bool = False,
     autoreset_mode: str = "NextStep",
+    illegal_action: str = "raise",
     **options,
 ):
     """A Gymnasium ``VectorEnv`` of ``num_envs`` games of ``game`` in lockstep over the batched kernel
@@ -126,7 +127,8 @@ def make_vec(
     ``cardzoo.load_agent``), an agent, an ``act(obs, mask)`` callable, or a list / dict (name -> one of those)
     to draw one per deal uniformly. Observations ``float32[N, D]`` in ``[0, 1]``, actions ``int[N]``,
     masks ``infos["action_mask"]`` (``bool[N, A]``); ``autoreset_mode`` ``"NextStep"`` (default)
-    or ``"SameStep"``. ``options`` are the game's options. ``ValueError`` for an unknown game,
+    or ``"SameStep"``; ``illegal_action`` ``"raise"`` (default) or ``"lose"`` (an illegal action
+    loses that game, reward -1). ``options`` are the game's options. ``ValueError`` for an unknown game,
     option or agent name.
 
     Example::
@@ -158,7 +160,7 @@ def make_vec(
         opp = OpponentSet({opponents if isinstance(opponents, str) else "opponent_0": act_fn(opponents)})
     return KernelVectorEnv(
         k, num_envs, opp, learner_side=learner_side, seed=seed, privileged=privileged, skip_forced=skip_forced,
-        autoreset_mode=autoreset_mode,
+        autoreset_mode=autoreset_mode, illegal_action=illegal_action,
     )
 
 

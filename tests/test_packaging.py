@@ -68,6 +68,9 @@ for game in cardzoo.GAMES:
 g = gymnasium.make("cardzoo/AllFours-v0", seat=0)
 g.reset(seed=0)
 cardzoo.load_agent("all_fours/rule")
+v = cardzoo.make_vec("all_fours", 4, opponents="all_fours/rule", seed=0)
+obs, info = v.reset()
+v.step(info["action_mask"].argmax(axis=1))
 heavy = sorted({m.split(".")[0] for m in sys.modules} & {"torch", "stable_baselines3", "sb3_contrib", "fastapi", "uvicorn", "starlette", "matplotlib", "tensorboard"})
 print("HEAVY", heavy)
 """

@@ -10,8 +10,20 @@ import json
 import numpy as np
 import pytest
 
-ray = pytest.importorskip("ray", reason="needs the [rllib] extra: pip install 'cardzoo[rllib]'")
-pytest.importorskip("ray.rllib")
+import importlib.util
+
+HAS_RAY = importlib.util.find_spec("ray") is not None
+needs_ray = pytest.mark.skipif(not HAS_RAY, reason="needs the [rllib] extra: pip install 'cardzoo[rllib]'")
+
+
+@pytest.mark.skipif(HAS_RAY, reason="ray is installed")
+def test_without_ray_the_command_names_the_extra(tmp_path, capsys):
+    from cardzoo.training.cli import main
+
+    assert main(["train-rllib", "avinas", "--iterations", "1", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "cardzoo train-rllib needs the [rllib] extra (module 'ray' is not installed)" in err
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +40,7 @@ def trained(tmp_path_factory):
     return cfg, out, summary, lines
 
 
+@needs_ray
 def test_two_iterations_log_and_save_where_cardzoo_train_does(trained):
     cfg, out, summary, lines = trained
     assert len(lines) == 2 and lines[0].startswith("iteration 1/2: ") and "steps/s" in lines[1] and "ETA" in lines[1]
@@ -43,6 +56,7 @@ def test_two_iterations_log_and_save_where_cardzoo_train_does(trained):
         train(RLlibConfig(game="avinas", out=str(out)))
 
 
+@needs_ray
 def test_exported_agent_plays_the_rllib_policy_and_the_arena_loads_it(trained):
     import torch
     from ray.rllib.core.columns import Columns

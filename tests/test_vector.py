@@ -185,3 +185,25 @@ def test_bad_input_is_named():
         venv.step(bad)
     with pytest.raises(ValueError, match=r"shape \(4,\)"):
         venv.step(np.zeros(3, dtype=np.int64))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_illegal_action_lose_ends_those_games_with_minus_one(game):
+    n = 8
+    venv = cardzoo.make_vec(game, n, opponents="random", seed=2, illegal_action="lose")
+    obs, info = venv.reset()
+    mask = info["action_mask"]
+    actions = mask.argmax(axis=1)
+    actions[:3] = (~mask[:3]).argmax(axis=1)  # an illegal action in games 0, 1, 2
+    assert not mask[np.arange(3), actions[:3]].any()
+    obs, rew, term, trunc, info = venv.step(actions)
+    np.testing.assert_array_equal(rew[:3], [-1.0, -1.0, -1.0])
+    assert term[:3].all() and not trunc[:3].any()
+    assert info["illegal_action"][:3].all() and info["episode_return"][:3].tolist() == [-1.0] * 3
+    assert not info["illegal_action"][3:][info["_illegal_action"][3:]].any()
+    obs, rew, term, trunc, info = venv.step(info["action_mask"].argmax(axis=1))  # games 0-2 dealt anew
+    assert rew[:3].tolist() == [0.0] * 3 and not (term[:3] | trunc[:3]).any()
+    with pytest.raises(ValueError, match=r"actions must be in 0\.\."):
+        venv.step(np.full(n, 10_000))
+    with pytest.raises(ValueError, match=r"illegal_action='x' is not valid"):
+        cardzoo.make_vec(game, 2, illegal_action="x")

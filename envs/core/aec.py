@@ -333,7 +333,7 @@ class KernelAECEnv(AECEnv):
         Raises ``ValueError`` if ``text`` names no action or one that is not legal now (the message
         lists the legal action names), or if ``agent`` is not the agent to act."""
         self._require_reset("action_from_text()")
-        seat = self._seat_of(agent)
+        self._seat_of(agent)  # ValueError for an unknown agent
         legal = self._legal_names() if agent == self.agent_selection else []
         if not legal:
             raise ValueError(f"{agent} is not to act now (agent to act: {self.agent_selection}); no action is legal for it")
@@ -341,7 +341,7 @@ class KernelAECEnv(AECEnv):
             a = self.kernel.action_id(text)
         except ValueError:
             raise ValueError(f"{text!r} is not an action; legal actions for {agent}: {legal}") from None
-        if not self._legal_mask()[a] or seat != self.agent_name_mapping[self.agent_selection]:
+        if not self._legal_mask()[a]:
             raise ValueError(f"{self.kernel.action_name(a)} is not legal now; legal actions for {agent}: {legal}")
         return a
 

@@ -24,8 +24,9 @@ learner decisions, summed (a deal that ends on an opponent's card still reaches 
 ``infos["action_mask"]`` is ``bool[N, A]``: the legal actions of the learner's seat to act (all
 True in a game whose episode has just ended: its next action is ignored, see below). When an
 episode ends, ``infos`` also holds ``episode_return`` (float), ``episode_length`` (learner
-decisions), ``opponent`` (its name) and ``truncated`` for that game, with Gymnasium's ``_key``
-masks marking the games they belong to.
+decisions), ``opponent`` (its name), ``truncated`` and ``illegal_action`` (lost by an illegal
+action under ``illegal_action="lose"``) for that game, with Gymnasium's ``_key`` masks marking the
+games they belong to.
 
 Autoreset (Gymnasium 1.x, ``metadata["autoreset_mode"]``):
 
@@ -127,6 +128,10 @@ class KernelVectorEnv(VectorEnv):
         skip_forced: play decisions with exactly one legal action automatically (the learner's
             too), so the learner only sees real choices.
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default) or ``AutoresetMode.SAME_STEP``.
+        illegal_action: ``"raise"`` (default: ``ValueError``) or ``"lose"``: as in the AEC env, an
+            illegal learner action ends that game at once with the learner's side losing it
+            (reward ``-1``, ``Kernel.forfeit_rewards``; ``infos["illegal_action"]`` is True for it),
+            so learners without masks can run.
 
     Raises ``ValueError`` for a bad ``num_envs``, ``learner_side``, ``autoreset_mode`` or opponents;
     ``step`` raises ``ValueError`` for an illegal action (naming it and the legal ones) and
@@ -146,6 +151,7 @@ class KernelVectorEnv(VectorEnv):
         privileged: bool = False,
         skip_forced: bool = False,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        illegal_action: str = "raise",
     ) -> None:
         if not isinstance(kernel, Kernel):
             raise ValueError(f"kernel must be a cardzoo Kernel (cardzoo.envs.kernel(game)), got {kernel!r}")
@@ -158,6 +164,9 @@ class KernelVectorEnv(VectorEnv):
             mode = None
         if mode not in modes:
             raise ValueError(f"autoreset_mode={autoreset_mode!r} is not supported; valid: {[m.value for m in modes]}")
+        if illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action={illegal_action!r} is not valid; valid values: ['raise', 'lose']")
+        self.illegal_action = illegal_action
         self.kernel = k = kernel
         self.sides = [list(t) for t in k.teams] if k.teams is not None else [[s] for s in range(k.num_players)]
         if learner_side is not None and learner_side not in range(len(self.sides)):
@@ -305,10 +314,24 @@ class KernelVectorEnv(VectorEnv):
         if pending.size:
             actions = actions.copy()
             actions[pending] = k.legal_actions(st)[pending].argmax(axis=1)  # placeholders, not stepped
-        k.check_actions(st, actions)  # ValueError naming the action and the legal ones
         learner_seat = self._rep_seat[self.learner_team]
-        k.step(st, actions, self.rng, active=moving if pending.size else None)
+        forfeit = np.zeros(self.num_envs, dtype=bool)
+        if self.illegal_action == "lose":
+            in_range = (actions >= 0) & (actions < k.num_actions)
+            if not in_range.all():
+                raise ValueError(f"actions must be in 0..{k.num_actions - 1}, got {actions[~in_range].tolist()}")
+            forfeit = moving & ~k.legal_actions(st)[self._ar, actions]
+            if forfeit.any():
+                moving &= ~forfeit
+                actions = actions.copy()
+                actions[forfeit] = k.legal_actions(st)[forfeit].argmax(axis=1)  # placeholders, not stepped
+        k.check_actions(st, actions)  # ValueError naming the action and the legal ones
+        k.step(st, actions, self.rng, active=moving if not moving.all() else None)
         rewards += st.rewards[self._ar, learner_seat] * moving
+        for i in np.flatnonzero(forfeit):  # the learner's side loses these games at once
+            rewards[i] += k.forfeit_rewards(int(st.current_player[i]))[learner_seat[i]]
+            st.done[i], st.truncated[i] = True, False
+        self.episode_len += forfeit
         self._advance(rewards)
         self.episode_return += rewards
         self.episode_len += moving
@@ -327,6 +350,7 @@ class KernelVectorEnv(VectorEnv):
                     "episode_length": int(self.episode_len[i]),
                     "opponent": self.opponents.name(int(self.opponent[i])),
                     "truncated": bool(st.truncated[i]),
+                    "illegal_action": bool(forfeit[i]),
                 }
                 if self.autoreset_mode == AutoresetMode.SAME_STEP:
                     info = {"final_obs": final[i], "final_info": info}
