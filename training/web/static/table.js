@@ -90,6 +90,17 @@ function actionLabel(name) {
 function valueNode(value, key) {
   const span = el("span", { class: "value" });
   const text = value == null ? "" : String(value);
+  if (key === "combos" || key === "declare_preview_combos") {
+    // "Kings 17, cups sequence 15, sequences doubled 32": each name translated whole
+    span.textContent = text
+      .split(", ")
+      .map((item) => {
+        const m = /^(.*) (-?[\d.]+)$/.exec(item);
+        return m ? t("value", m[1], m[1]) + " " + m[2] : item;
+      })
+      .join(", ");
+    return span;
+  }
   if (has("value", text)) {
     span.textContent = t("value", text);
     return span;
