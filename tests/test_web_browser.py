@@ -65,7 +65,8 @@ def server():
     from cardzoo.training.web.app import create_app
 
     port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    # as `cardzoo serve` runs it: the default agents load in the background from the start
+    srv = uvicorn.Server(uvicorn.Config(create_app(warm_up=True), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + WAIT_S

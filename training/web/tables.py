@@ -397,13 +397,20 @@ class TableManager:
             return self._defaults[key]
 
     def default_agent_name(self, game: str) -> str:
-        """The default agent for the game's default options without loading anything: the answer
-        of :meth:`default_agent` once known, else ``"<game>/ppo"`` when shipped, else ``"<game>/rule"``."""
+        """The default agent for the game's default options without loading anything (and without
+        waiting for a load in progress): the answer of :meth:`default_agent` once known, else
+        ``"<game>/ppo"`` when shipped, else ``"<game>/rule"``."""
         key = (game, json.dumps(game_options(game), sort_keys=True))
-        with self._load_lock:
-            if key in self._defaults:
-                return self._defaults[key]
+        known = self._defaults.get(key)  # a plain read: the load lock may be held for seconds
+        if known is not None:
+            return known
         return f"{game}/ppo" if f"{game}/ppo" in agents.available() else f"{game}/rule"
+
+    def warm_up(self) -> None:
+        """Load each game's default agent for its default options (run in a background thread
+        when the server starts; a game whose agent fails to load falls back as in :meth:`default_agent`)."""
+        for game in envs.GAMES:
+            self.default_agent(game, game_options(game))
 
     def games(self) -> list[dict]:
         """Metadata of every game: id, name, players (min/max/default), teams, pack, agents, default
