@@ -218,3 +218,21 @@ def test_warm_up_loads_each_default_agent_and_games_never_waits_for_it():
     assert sorted(m.loaded_agents()) == sorted(f"{g}/ppo" for g in envs.GAMES)
     c.get("/api/games")  # started once only
     assert not [t for t in threading.enumerate() if t.name == "agent-warm-up"]
+
+
+def test_a_long_episode_keeps_its_last_moves_for_pacing_and_replay(monkeypatch):
+    from cardzoo.training.web.tables import Table
+
+    monkeypatch.setattr(Table, "MAX_HISTORY", 40)
+    c = make_client()
+    out = open_table(c, "pyanitsa", seed=5, opponents="random")
+    tid, v = out["table_id"], out["view"]
+    while not v["done"]:
+        before = v["moves"]
+        v = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]}).json()
+        assert v["moves"] == before + len(v["frames"])  # each answer still carries all its moves
+    assert v["moves"] > 40
+    rep = c.get(f"/api/tables/{tid}/replay").json()
+    assert rep["first"] == v["moves"] - 40 and len(rep["frames"]) == 40
+    assert rep["frames"][-1]["view"]["summary"] == v["summary"]
+    assert len(manager(c).get(tid).history) == 40

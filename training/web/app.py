@@ -21,7 +21,9 @@ with a 4xx/5xx status, and changes nothing):
 ``POST /api/tables/{id}/new``            deal a new episode at the table (running totals kept) -> View
                                          with ``"frames"`` (the AI moves before the person's first turn)
 ``GET /api/tables/{id}/replay``          the finished episode move by move from seat 0's view:
-                                         ``{"initial": view, "frames": [...]}``; 409 while it is running
+                                         ``{"first", "initial": view, "frames": [...]}`` (the last
+                                         1,500 moves: ``first`` is the number of the first one, 0 unless
+                                         the episode was longer); 409 while it is running
 ``GET /api/tables/{id}/hint``            ``{"action", "name"}``: the default agent's move for seat 0 now
                                          (loaded on first use); 409 when it is not seat 0's turn
 ``DELETE /api/tables/{id}``              close the table -> 204
@@ -260,7 +262,7 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
         with table.lock:
             if not table.done:
                 raise Conflict("the replay is there once the deal is over")
-            return {"initial": replay_initial(table), "frames": frames_json(table, 0)}
+            return {"first": table.history_start, "initial": replay_initial(table), "frames": frames_json(table, 0)}
 
     @app.get("/api/tables/{table_id}/hint")
     def hint(table_id: str):

@@ -639,7 +639,9 @@ async function openReplay() {
 
 function showReplayStep() {
   const f = replay.i === 0 ? { view: replay.initial, seat: null, text: null, completed: null } : replay.frames[replay.i - 1];
-  const logLen = replay.frames.slice(0, replay.i).filter((x) => x.text != null).length;
+  // log entries up to this move: the live log less the moves still to come (a long episode's
+  // replay starts after its first moves)
+  const logLen = (liveView.log || []).length - replay.frames.slice(replay.i).filter((x) => x.text != null).length;
   view = { ...liveView, ...f.view, your_turn: false, legal: [], log: (liveView.log || []).slice(0, logLen) };
   if (replay.i < replay.frames.length) view.summary = null;
   holdTrick = f.completed || null;
