@@ -287,6 +287,9 @@ def test_whole_deals_of_every_game_at_desktop_and_phone_sizes(server, driver, tm
     assert len(drv.find_elements(By.CSS_SELECTOR, "#hand button.card")) >= 5  # seat 0's own hand only
     drv.find_element(By.ID, "replay-close").click()
     assert drv.find_element(By.ID, "new-deal").is_displayed()
+    # the table page offers the whole match too
+    match_link = drv.find_element(By.ID, "play-match")
+    assert match_link.text == "A whole match (to 14 points)" and "opt.episode=match" in match_link.get_attribute("href")
 
     # Every game, whole deals, instant speed, at desktop then phone size.
     _settings(drv, server, speed="instant")

@@ -26,6 +26,7 @@ let arrived = null; // seat whose card just arrived in the trick (animated)
 let replay = null; // {initial, frames, i} while replaying a finished deal
 let liveView = null; // the live view kept while replaying
 let hinted = null; // action the hint suggests
+let matchInfo = null; // {options, length} of a whole match of this game (from /api/games)
 
 function pace() {
   return PACE[currentSettings().speed] || PACE.normal;
@@ -475,6 +476,16 @@ function drawSummary() {
   totals.replaceWith(nt);
   document.getElementById("new-deal").hidden = !view.done || !!replay;
   document.getElementById("replay-open").hidden = !view.done || !!replay;
+  // After a single deal: the same table settings for a whole match (the game's rules define it).
+  const pm = document.getElementById("play-match");
+  pm.hidden = !view.done || !!replay || !!view.match || !matchInfo;
+  if (matchInfo) {
+    const q = new URLSearchParams(params);
+    q.delete("table");
+    for (const [k, v] of Object.entries(matchInfo.options)) q.set("opt." + k, typeof v === "string" ? v : JSON.stringify(v));
+    pm.href = "/table.html?" + q.toString();
+    pm.textContent = ui("whole_match", { length: t("ui", "match_" + game, matchInfo.length) });
+  }
   if (wasHidden && view.done) box.scrollIntoView({ block: "nearest" });
 }
 
@@ -744,6 +755,12 @@ async function main() {
     await openTable();
   } catch (e) {
     showError(e.message);
+  }
+  try {
+    const g = ((await api("GET", "/api/games")).games || []).find((x) => x.id === game);
+    matchInfo = g && g.match ? g.match : null;
+  } catch (e) {
+    matchInfo = null;
   }
   render();
   setBusy(false);
