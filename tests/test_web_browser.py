@@ -65,7 +65,8 @@ def server():
     from cardzoo.training.web.app import create_app
 
     port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    # as `cardzoo serve` runs it: the default agents load in the background from the start
+    srv = uvicorn.Server(uvicorn.Config(create_app(warm_up=True), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + WAIT_S
@@ -286,6 +287,9 @@ def test_whole_deals_of_every_game_at_desktop_and_phone_sizes(server, driver, tm
     assert len(drv.find_elements(By.CSS_SELECTOR, "#hand button.card")) >= 5  # seat 0's own hand only
     drv.find_element(By.ID, "replay-close").click()
     assert drv.find_element(By.ID, "new-deal").is_displayed()
+    # the table page offers the whole match too
+    match_link = drv.find_element(By.ID, "play-match")
+    assert match_link.text == "A whole match (to 14 points)" and "opt.episode=match" in match_link.get_attribute("href")
 
     # Every game, whole deals, instant speed, at desktop then phone size.
     _settings(drv, server, speed="instant")

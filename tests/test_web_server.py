@@ -194,3 +194,45 @@ def test_howto_errors_name_the_valid_values():
     assert r.status_code == 404 and r.json()["detail"].startswith("unknown game 'chess'; games: [")
     r = c.get("/api/howto/aluette?lang=fr")
     assert r.status_code == 400 and r.json()["detail"] == "unknown language 'fr'; languages: ['en', 'id']"
+
+
+def test_warm_up_loads_each_default_agent_and_games_never_waits_for_it():
+    m = TableManager()
+    m._load_lock.acquire()  # a load in progress elsewhere: /api/games must still answer
+    try:
+        assert [g["default_agent"] for g in m.games()] == [f"{g}/ppo" for g in envs.GAMES]
+    finally:
+        m._load_lock.release()
+    # `cardzoo serve` warms up after the first /api/games answer, in a background thread
+    import threading
+
+    from fastapi.testclient import TestClient
+
+    from cardzoo.training.web.app import create_app
+
+    c = TestClient(create_app(m, warm_up=True))
+    assert m.loaded_agents() == []
+    assert c.get("/api/games").status_code == 200
+    (thread,) = [t for t in threading.enumerate() if t.name == "agent-warm-up"]
+    thread.join(timeout=120)
+    assert sorted(m.loaded_agents()) == sorted(f"{g}/ppo" for g in envs.GAMES)
+    c.get("/api/games")  # started once only
+    assert not [t for t in threading.enumerate() if t.name == "agent-warm-up"]
+
+
+def test_a_long_episode_keeps_its_last_moves_for_pacing_and_replay(monkeypatch):
+    from cardzoo.training.web.tables import Table
+
+    monkeypatch.setattr(Table, "MAX_HISTORY", 40)
+    c = make_client()
+    out = open_table(c, "pyanitsa", seed=5, opponents="random")
+    tid, v = out["table_id"], out["view"]
+    while not v["done"]:
+        before = v["moves"]
+        v = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]}).json()
+        assert v["moves"] == before + len(v["frames"])  # each answer still carries all its moves
+    assert v["moves"] > 40
+    rep = c.get(f"/api/tables/{tid}/replay").json()
+    assert rep["first"] == v["moves"] - 40 and len(rep["frames"]) == 40
+    assert rep["frames"][-1]["view"]["summary"] == v["summary"]
+    assert len(manager(c).get(tid).history) == 40

@@ -23,7 +23,9 @@ with a 4xx/5xx status, and changes nothing):
 ``POST /api/tables/{id}/new``            deal a new episode at the table (running totals kept) -> View
                                          with ``"frames"`` (the AI moves before the person's first turn)
 ``GET /api/tables/{id}/replay``          the finished episode move by move from seat 0's view:
-                                         ``{"initial": view, "frames": [...]}``; 409 while it is running
+                                         ``{"first", "initial": view, "frames": [...]}`` (the last
+                                         1,500 moves: ``first`` is the number of the first one, 0 unless
+                                         the episode was longer); 409 while it is running
 ``GET /api/tables/{id}/hint``            ``{"action", "name"}``: the default agent's move for seat 0 now
                                          (loaded on first use); 409 when it is not seat 0's turn
 ``DELETE /api/tables/{id}``              close the table -> 204
@@ -52,7 +54,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import BackgroundTasks, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -184,10 +186,20 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "malformed request: " + "; ".join(parts)
 
 
-def create_app(manager: TableManager | None = None) -> FastAPI:
+def create_app(manager: TableManager | None = None, warm_up: bool = False) -> FastAPI:
     """The FastAPI app; ``manager`` holds the tables (a new :class:`TableManager` by default) and
-    is reachable as ``app.state.manager``."""
+    is reachable as ``app.state.manager``. ``warm_up``: once the first ``/api/games`` answer has been
+    sent, a background thread loads each game's default agent (:meth:`TableManager.warm_up`) while
+    the person chooses a game, so that the first table does not wait for it; nothing waits for that
+    thread (``/api/games`` itself never loads an agent)."""
+    import threading
+
     app = FastAPI(title="cardzoo card table", docs_url=None, openapi_url="/api/openapi.json", redoc_url=None)
+    warm = {"started": not warm_up}
+
+    def start_warm_up():
+        threading.Thread(target=app.state.manager.warm_up, name="agent-warm-up", daemon=True).start()
+
     app.state.manager = manager if manager is not None else TableManager()
     app.add_middleware(BodyLimit, limit=MAX_BODY)
 
@@ -209,7 +221,10 @@ def create_app(manager: TableManager | None = None) -> FastAPI:
             return table_view_json(table)
 
     @app.get("/api/games")
-    def games():
+    def games(background: BackgroundTasks):
+        if not warm["started"]:
+            warm["started"] = True
+            background.add_task(start_warm_up)  # after the answer has gone out
         return {"games": mgr().games()}
 
     def with_frames(table: Table, op) -> dict:
@@ -251,7 +266,7 @@ def create_app(manager: TableManager | None = None) -> FastAPI:
         with table.lock:
             if not table.done:
                 raise Conflict("the replay is there once the deal is over")
-            return {"initial": replay_initial(table), "frames": frames_json(table, 0)}
+            return {"first": table.history_start, "initial": replay_initial(table), "frames": frames_json(table, 0)}
 
     @app.get("/api/tables/{table_id}/hint")
     def hint(table_id: str):
@@ -314,4 +329,4 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True, 
         print(f"note: listening on {host}, reachable from other machines; there is no login", flush=True)
     if open_browser:
         threading.Timer(1.0, lambda: webbrowser.open(url)).start()
-    uvicorn.run(create_app(manager), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(manager, warm_up=True), host=host, port=port, log_level="warning")

@@ -33,7 +33,7 @@ def load_test_app():
     from .app import create_app
     from .tables import TableManager
 
-    return create_app(TableManager(per_client=10_000, per_minute=10_000))
+    return create_app(TableManager(per_client=10_000, per_minute=10_000), warm_up=True)
 
 
 def _start_server(port: int, ready_seconds: float):

@@ -188,12 +188,21 @@ class Table:
         self._max_steps = self.kernel.max_episode_steps or 1_000_000
         self.completed_trick: list[dict] | None = None
         #: this episode's moves for pacing and replay: ``(state after the move, seat, action, seen,
-        #: completed trick as seat 0 saw it or None)``; capped at :attr:`MAX_HISTORY` moves
+        #: completed trick as seat 0 saw it or None)``: the last :attr:`MAX_HISTORY` moves of the
+        #: episode; ``history[0]`` is move number ``history_start``, ``initial_state`` the state before it
         self.history: list[tuple] = []
+        self.history_start = 0
         self.initial_state = None
+        self.completed_before: list[dict] | None = None  # last completed trick before history[0]
 
-    #: moves of one episode kept for pacing and replay (a longer episode keeps its first ones)
-    MAX_HISTORY = 20_000
+    #: moves of one episode kept for pacing and replay (a longer episode keeps its last ones; about
+    #: 3-7 KB a move)
+    MAX_HISTORY = 1500
+
+    @property
+    def moves(self) -> int:
+        """Moves made in this episode so far."""
+        return self.history_start + len(self.history)
 
     # ------------------------------------------------------------------ state
     @property
@@ -215,6 +224,8 @@ class Table:
         self.log = []
         self.completed_trick = None
         self.history = []
+        self.history_start = 0
+        self.completed_before = None
         self.initial_state = self.env.game_state.copy()
         self._counted = False
         self.returns = np.array([self.env.rewards[a] for a in self.env.possible_agents], dtype=float)
@@ -223,8 +234,8 @@ class Table:
     def move(self, action: int) -> int:
         """Apply the person's ``action`` at seat 0, then the AI seats' moves up to seat 0's next turn.
 
-        Returns the index in :attr:`history` of the person's move (the moves from there on are
-        the ones this call made, for the browser to show one at a time).
+        Returns the number of the person's move in the episode (:attr:`moves` before the call; the
+        moves from there on are the ones this call made, for the browser to show one at a time).
 
         Raises :class:`Conflict` when the episode is over or another seat is to act, and
         :class:`BadRequest` for an action that is not legal now (naming it and the legal ones);
@@ -243,7 +254,7 @@ class Table:
                 what = f"{action} (out of range 0..{k.num_actions - 1})"
             names = ", ".join(f"{a} {k.action_name(a)}" for a in legal)
             raise BadRequest(f"illegal action {what}; legal actions: {names}")
-        start = len(self.history)
+        start = self.moves
         self._apply(0, action)
         self._advance()
         return start
@@ -286,9 +297,13 @@ class Table:
             heard = bool(lines)
         if heard:  # a move seat 0 learns nothing of (an uncaught Aluette signal) is not logged at all
             self.log.append(LogEntry(seat, int(action), bool(seen)))
-        if len(self.history) < self.MAX_HISTORY:
-            # a move seat 0 does not hear of is kept (its state changed) but named to nobody
-            self.history.append((env.game_state.copy(), seat, int(action), bool(seen) and heard, heard, completed))
+        # a move seat 0 does not hear of is kept (its state changed) but named to nobody
+        self.history.append((env.game_state.copy(), seat, int(action), bool(seen) and heard, heard, completed))
+        if len(self.history) > self.MAX_HISTORY:
+            first = self.history.pop(0)
+            self.initial_state = first[0]
+            self.completed_before = first[5] or self.completed_before
+            self.history_start += 1
         self.returns += [env.rewards[a] for a in env.possible_agents]
 
 
@@ -399,13 +414,20 @@ class TableManager:
             return self._defaults[key]
 
     def default_agent_name(self, game: str) -> str:
-        """The default agent for the game's default options without loading anything: the answer
-        of :meth:`default_agent` once known, else ``"<game>/ppo"`` when shipped, else ``"<game>/rule"``."""
+        """The default agent for the game's default options without loading anything (and without
+        waiting for a load in progress): the answer of :meth:`default_agent` once known, else
+        ``"<game>/ppo"`` when shipped, else ``"<game>/rule"``."""
         key = (game, json.dumps(game_options(game), sort_keys=True))
-        with self._load_lock:
-            if key in self._defaults:
-                return self._defaults[key]
+        known = self._defaults.get(key)  # a plain read: the load lock may be held for seconds
+        if known is not None:
+            return known
         return f"{game}/ppo" if f"{game}/ppo" in agents.available() else f"{game}/rule"
+
+    def warm_up(self) -> None:
+        """Load each game's default agent for its default options (run in a background thread
+        when the server starts; a game whose agent fails to load falls back as in :meth:`default_agent`)."""
+        for game in envs.GAMES:
+            self.default_agent(game, game_options(game))
 
     def games(self) -> list[dict]:
         """Metadata of every game: id, name, players (min/max/default), teams, pack, agents, default

@@ -146,7 +146,8 @@ FRAME_KEYS = ("hand", "hand_sizes", "exposed", "trick", "last_trick", "to_act", 
 
 
 def frames_json(table: Table, start: int = 0, stop: int | None = None) -> list[dict]:
-    """The moves ``table.history[start:stop]`` one by one, as seat 0 saw them: ``[{"seat", "text"
+    """The moves number ``start`` to ``stop`` (exclusive) of the episode that ``table.history``
+    still holds, one by one, as seat 0 saw them: ``[{"seat", "text"
     (the action's name, ``"face_down"`` for a move seat 0 does not see which it was, ``None`` for one
     it does not hear of), "completed" (``{"cards", "winner"}`` when the move completed a trick, else
     ``None``), "view" (the seat-0 view after the move, keys :data:`FRAME_KEYS`)}]``.
@@ -155,8 +156,8 @@ def frames_json(table: Table, start: int = 0, stop: int | None = None) -> list[d
     see at that moment (no other hand, no face-down card). Call it holding ``table.lock``."""
     k = table.kernel
     out = []
-    completed_cards = None
-    for i, (st, seat, action, seen, heard, completed) in enumerate(table.history):
+    completed_cards = table.completed_before
+    for i, (st, seat, action, seen, heard, completed) in enumerate(table.history, start=table.history_start):
         if completed is not None:
             completed_cards = completed
         if i < start or (stop is not None and i >= stop):
@@ -177,7 +178,7 @@ def replay_initial(table: Table) -> dict:
     """The seat-0 view at the start of the episode (before any move), keys :data:`FRAME_KEYS` and
     ``done``, for the replay. The other hands are not revealed after the deal: each game's RULES.md
     makes only played (and declared or exposed) cards public, so the replay shows what seat 0 saw."""
-    v = _seat0_view(table.kernel, table.initial_state, None)
+    v = _seat0_view(table.kernel, table.initial_state, table.completed_before)
     out = {key: v[key] for key in FRAME_KEYS}
     out["done"] = False
     return out
@@ -219,7 +220,7 @@ def table_view_json(table: Table) -> dict:
             "returns": [float(r) for r in table.returns] if done else None,
             "totals": [float(t) for t in table.totals],
             "match": bool(getattr(k, "match", False)),
-            "moves": len(table.history),
+            "moves": table.moves,
             "text": env.render(),
         }
     )

@@ -26,6 +26,7 @@ let arrived = null; // seat whose card just arrived in the trick (animated)
 let replay = null; // {initial, frames, i} while replaying a finished deal
 let liveView = null; // the live view kept while replaying
 let hinted = null; // action the hint suggests
+let matchInfo = null; // {options, length} of a whole match of this game (from /api/games)
 
 function pace() {
   return PACE[currentSettings().speed] || PACE.normal;
@@ -90,6 +91,17 @@ function actionLabel(name) {
 function valueNode(value, key) {
   const span = el("span", { class: "value" });
   const text = value == null ? "" : String(value);
+  if (key === "combos" || key === "declare_preview_combos") {
+    // "Kings 17, cups sequence 15, sequences doubled 32": each name translated whole
+    span.textContent = text
+      .split(", ")
+      .map((item) => {
+        const m = /^(.*) (-?[\d.]+)$/.exec(item);
+        return m ? t("value", m[1], m[1]) + " " + m[2] : item;
+      })
+      .join(", ");
+    return span;
+  }
   if (has("value", text)) {
     span.textContent = t("value", text);
     return span;
@@ -464,6 +476,16 @@ function drawSummary() {
   totals.replaceWith(nt);
   document.getElementById("new-deal").hidden = !view.done || !!replay;
   document.getElementById("replay-open").hidden = !view.done || !!replay;
+  // After a single deal: the same table settings for a whole match (the game's rules define it).
+  const pm = document.getElementById("play-match");
+  pm.hidden = !view.done || !!replay || !!view.match || !matchInfo;
+  if (matchInfo) {
+    const q = new URLSearchParams(params);
+    q.delete("table");
+    for (const [k, v] of Object.entries(matchInfo.options)) q.set("opt." + k, typeof v === "string" ? v : JSON.stringify(v));
+    pm.href = "/table.html?" + q.toString();
+    pm.textContent = ui("whole_match", { length: t("ui", "match_" + game, matchInfo.length) });
+  }
   if (wasHidden && view.done) box.scrollIntoView({ block: "nearest" });
 }
 
@@ -628,7 +650,9 @@ async function openReplay() {
 
 function showReplayStep() {
   const f = replay.i === 0 ? { view: replay.initial, seat: null, text: null, completed: null } : replay.frames[replay.i - 1];
-  const logLen = replay.frames.slice(0, replay.i).filter((x) => x.text != null).length;
+  // log entries up to this move: the live log less the moves still to come (a long episode's
+  // replay starts after its first moves)
+  const logLen = (liveView.log || []).length - replay.frames.slice(replay.i).filter((x) => x.text != null).length;
   view = { ...liveView, ...f.view, your_turn: false, legal: [], log: (liveView.log || []).slice(0, logLen) };
   if (replay.i < replay.frames.length) view.summary = null;
   holdTrick = f.completed || null;
@@ -731,6 +755,12 @@ async function main() {
     await openTable();
   } catch (e) {
     showError(e.message);
+  }
+  try {
+    const g = ((await api("GET", "/api/games")).games || []).find((x) => x.id === game);
+    matchInfo = g && g.match ? g.match : null;
+  } catch (e) {
+    matchInfo = null;
   }
   render();
   setBusy(false);
