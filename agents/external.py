@@ -47,14 +47,9 @@ class ExecBotError(RuntimeError):
 
 
 def text_view(kernel, state, b: int, seat: int) -> str:
-    """The per-seat text view of game ``b`` for ``seat`` sent in ``act`` messages.
-
-    The hook for the kernels' per-seat text view (DESIGN "Observations and actions"): when the
-    kernel has a ``text_observation(state, b, seat) -> str`` method it is used; until then the
-    text is empty (``""``). It must show only what ``seat`` may know, as the kernel's view does.
-    """
-    fn = getattr(kernel, "text_observation", None)  # the one optional member looked up: the text view hook
-    return "" if fn is None else str(fn(state, b, seat))
+    """The per-seat text view of game ``b`` for ``seat`` sent in ``act`` messages: the kernel's
+    :meth:`~cardzoo.envs.core.kernel.Kernel.text_view` (only what ``seat`` may know)."""
+    return kernel.text_view(state, b, seat)
 
 
 def _json_options(options: dict) -> dict:

@@ -70,7 +70,10 @@ def test_the_messages_follow_the_protocol(tmp_path):
     a = acts[0]
     assert set(a) == {"type", "seat", "observation", "action_mask", "legal_actions", "text"}
     assert len(a["observation"]) == k.obs_layout.size and len(a["action_mask"]) == k.num_actions
-    assert a["legal_actions"] == [i for i, v in enumerate(a["action_mask"]) if v] and a["text"] == ""
+    assert a["legal_actions"] == [i for i, v in enumerate(a["action_mask"]) if v]
+    # the per-seat text view: the seat, and its legal actions by name
+    assert a["text"].startswith(f"You are S{a['seat']} (player_{a['seat']}) in all_fours.")
+    assert all(k.action_name(x) in a["text"] for x in a["legal_actions"])
     assert {m["seat"] for m in acts} == {0, 1, 2, 3}  # both teams, both seatings
 
 
