@@ -171,6 +171,14 @@ class SingleGame:
         ts = _TS[int(st.trump[0])][card]
         suit = card >> 3
         n = int(st.n_in_trick[0])
+        old = int(st.led[0])
+        # §5 shown voids (as the batched kernel's _play): no trump shown by not following a trump or
+        # face-down lead (or by leading face down); no plain card of the suit led shown by not following it
+        v = (16 if (n > 0 and old == 4 and ts == 0) or (n == 0 and fd) else 0) | (
+            1 << old if n > 0 and 0 <= old < 4 and (suit != old or ts > 0) else 0
+        )
+        if v:
+            st.voids[0, p] = int(st.voids[0, p]) | v
         if n == 0:
             led = 4 if (fd or ts > 0) else suit
             st.led[0] = led
