@@ -187,5 +187,5 @@ def test_entry_point_agents(tmp_path, monkeypatch):
 def test_the_protocol_page_shows_the_shipped_example_bot():
     page = (ROOT / "training" / "BOTS.md").read_text()
     bot = (ROOT / "training" / "examples" / "lowest_bot.py").read_text()
-    assert f"```python\n{bot}```" in page
+    assert f"```python no-run\n{bot}```" in page
     assert len([x for x in bot.splitlines() if x.strip() and not x.startswith(("#", '"""', "Run it"))]) <= 16
