@@ -258,3 +258,20 @@ tricks 0/6
         "S0 is to act."
     )
     assert env.action_from_text("player_0", "beg") == env.action_id("BEG")
+
+
+@pytest.mark.parametrize("game", sorted(envs.GAMES))
+def test_step_and_last_after_the_episode_ended_raise_a_clear_error(game):
+    """Once every agent has left the episode, step() and last() say so (not a KeyError)."""
+    env = envs.make(game)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert env.agents == []
+    for call in (lambda: env.step(0), lambda: env.step(None), lambda: env.last()):
+        with pytest.raises(RuntimeError, match="after the episode ended.*reset"):
+            call()
+    env.reset(seed=4)
+    assert env.agents and env.last()[0]["action_mask"].any()

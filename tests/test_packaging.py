@@ -176,3 +176,25 @@ def test_wheel_installs_only_cardzoo(tmp_path):
         assert must in names, must
     assert any(n.endswith("licenses/LICENSE") for n in names)
     assert not any(n.startswith("cardzoo/tests/") or n.startswith("cardzoo/.") for n in names)
+
+
+def test_without_the_train_extra_the_rule_bot_is_the_default_and_the_arena_runs():
+    """No torch (and no tqdm): the default AI falls back to the rule bot, saying why, and the arena's
+    Python API plays rule bots without a progress bar."""
+    code = """
+import sys
+sys.modules["torch"] = None
+sys.modules["tqdm"] = None
+from cardzoo.training.common import default_agent
+from cardzoo.training.arena import play_duplicate, round_robin
+name, note = default_agent("all_fours")
+print("DEFAULT", name, "[train]" in note)
+r = play_duplicate("all_fours", "all_fours/rule", "random", 6, seed=1)
+print("ARENA", r.n_deals)
+rr = round_robin("all_fours", ["all_fours/rule", "random"], 4, seed=1)
+print("RR", sorted(rr.names))
+"""
+    out = _run(code)
+    assert out.returncode == 0, out.stderr
+    assert "DEFAULT all_fours/rule True" in out.stdout and "ARENA 6" in out.stdout
+    assert "RR ['all_fours/rule', 'random']" in out.stdout

@@ -489,10 +489,31 @@ def _pair_outcomes(side_ret: np.ndarray, side_out: np.ndarray, zero_sum: bool):
     return np.round(diff.mean(axis=0), 6) + 0.0, win.mean(axis=0), own
 
 
+class _NoProgress:
+    """Stands in for a progress bar when none is shown (so the arena needs no tqdm then)."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, *args, **kwargs) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
 def _progress(total: int, desc: str, enabled: bool):
+    if not enabled:
+        return _NoProgress()
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, unit="deal", disable=not enabled, leave=False)
+    return tqdm(total=total, desc=desc, unit="deal", leave=False)
 
 
 def round_robin(
@@ -505,14 +526,17 @@ def round_robin(
     progress: bool = False,
     n_boot: int = 500,
 ) -> RoundRobinResult:
-    """Every pair of ``agents`` (name -> Agent or loadable name) plays :func:`play_duplicate`
-    on the same ``n_deals`` deals; Bradley-Terry ratings are fitted to the pairwise win counts.
+    """Every pair of ``agents`` plays :func:`play_duplicate` on the same ``n_deals`` deals;
+    Bradley-Terry ratings are fitted to the pairwise win counts. ``agents``: a dict name -> Agent
+    or loadable name, or a list of loadable names (each its own key).
 
     The rating CIs are percentile intervals over ``n_boot`` bootstrap resamples of the deals
     (the same resampled deals for every pair, since every pair played the same deals).
     Raises ``ValueError`` with fewer than 2 agents.
     """
     env_options = dict(env_options or {})
+    if not isinstance(agents, dict):
+        agents = {str(a): a for a in agents}
     names = list(agents)
     if len(names) < 2:
         raise ValueError(f"round_robin needs at least 2 agents, got {names}")

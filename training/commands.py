@@ -379,6 +379,8 @@ def _default_ai(args, parse_options):
     """Fill in the AI names: the shipped trained agent if it loads, else the rule bot."""
     from .common import default_agent
 
+    if args.partner and args.opponents:  # both named: no default to load
+        return args
     default, note = default_agent(args.game, parse_options(args.option))
     if note:
         print(f"note: {note}; playing with {default}")

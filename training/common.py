@@ -92,6 +92,7 @@ def default_agent(game: str, env_options: dict | None = None) -> tuple[str, str 
     was trained for ``env_options`` (its observation layout and its recorded game options,
     :mod:`cardzoo.agents.options`), else ``"<game>/rule"``.
 
+    Also the rule bot when the ``[train]`` extra (torch) that trained agents need is missing.
     Returns ``(name, note)``; ``note`` says why the shipped agent was not taken (``None`` otherwise).
     """
     import warnings
@@ -104,6 +105,8 @@ def default_agent(game: str, env_options: dict | None = None) -> tuple[str, str 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", OptionsMismatchWarning)
                 agent = agents.load(ppo, **dict(env_options or {}))
+        except ImportError as e:  # cardzoo.MissingExtraError: trained agents need the [train] extra
+            return f"{game}/rule", str(e)
         except (ValueError, OSError) as e:
             return f"{game}/rule", f"{ppo} does not fit these options ({e})"
         diff = option_differences(agent, game, env_options)

@@ -167,9 +167,15 @@ class KernelAECEnv(AECEnv):
         if self._st is None:
             raise RuntimeError(f"{what} called before reset(): call env.reset() first")
 
+    def _require_live(self, what: str) -> None:
+        """``RuntimeError`` before ``reset`` and once every agent has left the episode."""
+        self._require_reset(what)
+        if not self.agents:
+            raise RuntimeError(f"{what} called after the episode ended (every agent is done): call env.reset() to deal again")
+
     def last(self, observe: bool = True):
-        """PettingZoo's ``last()``; ``RuntimeError`` before ``reset``."""
-        self._require_reset("last()")
+        """PettingZoo's ``last()``; ``RuntimeError`` before ``reset`` and after the episode ended."""
+        self._require_live("last()")
         return super().last(observe)
 
     def agent_iter(self, max_iter: int = 2**63):
@@ -202,11 +208,11 @@ class KernelAECEnv(AECEnv):
     def step(self, action) -> None:
         """Apply ``action`` (an int) for ``agent_selection``.
 
-        Raises ``RuntimeError`` before ``reset``; ``ValueError`` if the action is not an int in
-        ``[0, A)`` or not legal now (the message names it and lists the legal actions); the
-        game is unchanged in both cases.
+        Raises ``RuntimeError`` before ``reset`` and after the episode ended; ``ValueError`` if the
+        action is not an int in ``[0, A)`` or not legal now (the message names it and lists the legal
+        actions); the game is unchanged in both cases.
         """
-        self._require_reset("step()")
+        self._require_live("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

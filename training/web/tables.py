@@ -474,7 +474,7 @@ class TableManager:
                             warnings.simplefilter("ignore", OptionsMismatchWarning)
                             loaded = agents.load(name, **options)
                     self._shared[key] = (loaded, threading.Lock())
-                except (ValueError, OSError) as e:
+                except (ValueError, OSError, ImportError) as e:  # ImportError: a missing extra, named
                     raise BadRequest(f"agent {name!r} cannot play {game} with these options: {str(e)[:300]}") from None
                 _trim(self._shared, self.MAX_CACHED)
             self._shared.move_to_end(key)
