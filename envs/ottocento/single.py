@@ -84,6 +84,9 @@ class SingleGame:
         st.trick_card[0, p] = card
         suit = _CSUIT[card]
         led = int(st.led[0])
+        if led >= 0 and card != MAT and suit != led:  # §5 shown voids, as the batched kernel's _play
+            v = (1 << led) | (0 if suit == TRUMP_SUIT else 1 << TRUMP_SUIT)
+            st.voids[0, p] = int(st.voids[0, p]) | v
         if led < 0 and card != MAT:
             led = suit
         st.led[0] = led
