@@ -52,7 +52,7 @@ def test_labels_are_reproducible(labels, tmp_path):
 
 
 def test_label_bad_input(tmp_path):
-    with pytest.raises(ValueError, match="ottocento has no determinize"):
+    with pytest.raises(ValueError, match="all_fours only so far, not ottocento"):
         label_positions("ottocento", "ottocento/ppo", 4, tmp_path / "x.npz", progress=False)
     with pytest.raises(FileNotFoundError, match="nowhere"):
         label_positions("all_fours", "all_fours/ppo", 4, tmp_path / "nowhere" / "x.npz", progress=False)
