@@ -35,14 +35,15 @@ class PIMCSearch:
         max_rows: rollouts run at once (memory bound; a larger batch is split).
         search: ``"all"`` searches every decision with a choice; ``"phase"`` searches only the
             decisions that offer a non-card action (All Fours: stand/beg, give one/run) and plays
-            the rollout agent's move elsewhere (card play).
+            the rollout agent's move elsewhere (card play); ``"cards"`` the opposite: only
+            decisions between cards alone are searched.
 
     Raises:
         ValueError: ``n_det < 1``, an unknown ``search``, or a kernel in match mode (a rollout
         must end with the deal: ``episode="hand"``/``"deal"``, no ``match_target``).
     """
 
-    SEARCH_MODES = ("all", "phase")
+    SEARCH_MODES = ("all", "phase", "cards")
 
     def __init__(self, kernel, rollout: Agent, n_det: int = 16, seed=None, max_rows: int = 65536, search: str = "all") -> None:
         if int(n_det) < 1:
@@ -121,6 +122,8 @@ class PIMCSearch:
         choice = mask.sum(axis=1) > 1
         if self.search == "phase":
             choice &= mask[:, self.kernel.deck.n :].any(axis=1)
+        elif self.search == "cards":
+            choice &= ~mask[:, self.kernel.deck.n :].any(axis=1)
         return choice
 
     def act_state(self, state) -> np.ndarray:
