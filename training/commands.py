@@ -21,7 +21,7 @@ def _opponent_weights(text: str) -> dict:
 def cmd_train(args, parse_options) -> int:
     from rich.console import Console
 
-    from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, train
+    from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, next_step, train
 
     cfg = TrainConfig(
         game=args.game,
@@ -76,6 +76,8 @@ def cmd_train(args, parse_options) -> int:
         f"TensorBoard logs:        {Path(cfg.out) / 'tb'}",
         f"play against it:         cardzoo play {args.game} --partner {summary['agent']} --opponents {summary['agent']}",
     ]
+    if "evaluation" in summary:
+        lines.append(next_step(args.game, summary["evaluation"], summary["agent"], cfg.out))
     for line in lines:
         print(line)
     return 0
@@ -175,7 +177,10 @@ def add_commands(sub, games, parse_options) -> None:
         "--bc-samples", type=int, default=d.bc_samples,
         help=f"rule-bot decisions to behaviour-clone first (default {d.bc_samples:,}; 0: start from scratch)",
     )
-    t.add_argument("--bc-epochs", type=int, default=d.bc_epochs, help=f"epochs of behaviour cloning (default {d.bc_epochs})")
+    t.add_argument(
+        "--bc-epochs", type=int, default=d.bc_epochs,
+        help=f"most epochs of behaviour cloning (default {d.bc_epochs}); it stops once the held-out agreement stops rising",
+    )
     t.add_argument("--n-envs", type=int, default=d.n_envs, help=f"games in lockstep (default {d.n_envs})")
     t.add_argument("--seed", type=int, default=d.seed, help=f"seeds the deals, the network and the opponents (default {d.seed})")
     t.add_argument("--opponents", default=opp, help=f"opponent-pool family weights (default {opp})")
