@@ -191,15 +191,15 @@ def add_commands(sub, games, parse_options) -> None:
     t.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every, help=f"steps between checkpoints (default {d.checkpoint_every:,})")
     t.add_argument("--eval-deals", type=int, default=d.eval_deals, help=f"duplicate deals per evaluation pairing (default {d.eval_deals}; 0: skip)")
     t.add_argument("--out", default=None, help="output directory (default runs/GAME); must not hold an earlier run unless --resume or --overwrite")
-    t.add_argument("--resume", default=None, help="continue the run in --out from one of its model .zip files (OUT/checkpoints/model_N.zip or OUT/model.zip)")
-    t.add_argument("--overwrite", action="store_true", help="delete the earlier run's outputs in --out and start afresh")
+    t.add_argument("--resume", default=d.resume, help="continue the run in --out from one of its model .zip files (OUT/checkpoints/model_N.zip or OUT/model.zip)")
+    t.add_argument("--overwrite", action="store_true", default=d.overwrite, help="delete the earlier run's outputs in --out and start afresh")
     t.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
-    t.add_argument("--skip-forced", action="store_true", help="the env plays decisions with one legal action itself (e.g. P'yanitsa's FLIP)")
+    t.add_argument("--skip-forced", action="store_true", default=d.skip_forced, help="the env plays decisions with one legal action itself (e.g. P'yanitsa's FLIP)")
     t.add_argument(
-        "--privileged-critic", action="store_true",
+        "--privileged-critic", action="store_true", default=d.privileged_critic,
         help="the critic also sees the hidden cards (kernel global_state); the actor still sees only its observation",
     )
-    t.add_argument("--init-from", default=None, help="start the actor from a saved agent (path), instead of behaviour cloning")
+    t.add_argument("--init-from", default=d.init_from, help="start the actor from a saved agent (path), instead of behaviour cloning")
     t.add_argument("--critic-warmup", type=int, default=d.critic_warmup_steps, help="steps during which only the critic learns (e.g. after --init-from)")
     t.add_argument("--n-steps", type=int, default=d.n_steps, help=f"steps per game per rollout (default {d.n_steps})")
     t.add_argument("--batch-size", type=int, default=d.batch_size, help=f"PPO minibatch size (default {d.batch_size})")
