@@ -356,7 +356,11 @@ def _train(cfg: TrainConfig, out: Path, callback) -> dict:
     if history:
         summary["curve"] = str(out / "learning_curve.png")
     if cfg.eval_deals > 0:
-        summary["evaluation"] = evaluate(cfg, agent_dir, out)
+        try:
+            summary["evaluation"] = evaluate(cfg, agent_dir, out)
+        except KeyboardInterrupt:  # the run is saved already: say where
+            (out / "summary.json").write_text(json.dumps(summary, indent=2))
+            raise TrainingInterrupted(out / "model.zip", agent_dir, int(model.num_timesteps)) from None
         meta_file = agent_dir / "agent.json"
         meta = json.loads(meta_file.read_text())
         meta["evaluation"] = summary["evaluation"]
