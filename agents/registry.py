@@ -19,6 +19,8 @@ Built-in names:
   ``"aluette/ppo"``: the shipped trained agent (signals on).
 * ``"pyanitsa/random"``, ``"pyanitsa/rule"`` (:class:`~cardzoo.agents.pyanitsa_rule.PyanitsaRuleAgent`),
   ``"pyanitsa/ppo"`` (shipped, ``collect_order="winner_chooses"``).
+* ``"avinas/pimc"``, ``"ottocento/pimc"``, ``"aluette/pimc"``, ``"pyanitsa/pimc"``: PIMC search
+  (8 determinizations by default, the game's rule bot in the rollouts), like ``all_fours/pimc``.
 
 Extension point: ``register("all_fours/ppo", factory)`` where ``factory(**env_options)``
 returns an :class:`~cardzoo.agents.base.Agent`. A name that is not registered but is an existing
@@ -263,6 +265,24 @@ def _pyanitsa_rule(direction=None, **env_options) -> Agent:
 
 register("pyanitsa/random", _game_random("pyanitsa"))
 register("pyanitsa/rule", _pyanitsa_rule)
+
+
+def _game_pimc(game: str, rule: Factory) -> Factory:
+    def factory(seed=None, n_det: int = 8, search: str = "all", **env_options) -> Agent:
+        from cardzoo import envs
+
+        from .search import PIMCAgent
+
+        return PIMCAgent(envs.kernel(game, **env_options), rule(**env_options), n_det=n_det, seed=seed, search=search)
+
+    factory.__doc__ = (f"PIMC search for {game} (:class:`~cardzoo.agents.search.PIMCAgent`): ``n_det`` "
+                       f"determinizations (default 8), {game}/rule rollouts; it reads the game state.")
+    return factory
+
+
+# PIMC search for the other games (issue 16): their kernels' determinize(), rule-bot rollouts
+for _g, _rule in (("avinas", _avinas_rule), ("ottocento", _ottocento_rule), ("aluette", _aluette_rule), ("pyanitsa", _pyanitsa_rule)):
+    register(f"{_g}/pimc", _game_pimc(_g, _rule))
 
 
 SHIPPED = os.path.join(os.path.dirname(__file__), "shipped")

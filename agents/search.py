@@ -27,22 +27,23 @@ class PIMCSearch:
     """PIMC search with a rollout agent.
 
     Args:
-        kernel: a batched kernel with ``determinize`` (e.g. :class:`cardzoo.envs.all_fours.kernel.AllFoursKernel`)
-            whose episodes end with the deal.
+        kernel: a batched kernel with ``determinize`` (every game's kernel: All Fours, Avinas,
+            Ottocento, Aluette, P'yanitsa) whose episodes end with the deal (a P'yanitsa episode is the game).
         rollout: the :class:`~cardzoo.agents.base.Agent` that plays every seat in the rollouts.
         n_det: determinizations per decision (>= 1).
         seed: seeds the determinizations and the chance inside rollouts.
         max_rows: rollouts run at once (memory bound; a larger batch is split).
         search: ``"all"`` searches every decision with a choice; ``"phase"`` searches only the
             decisions that offer a non-card action (All Fours: stand/beg, give one/run) and plays
-            the rollout agent's move elsewhere (card play).
+            the rollout agent's move elsewhere (card play); ``"cards"`` the opposite: only
+            decisions between cards alone are searched.
 
     Raises:
         ValueError: ``n_det < 1``, an unknown ``search``, or a kernel in match mode (a rollout
-        must end with the deal).
+        must end with the deal: ``episode="hand"``/``"deal"``, no ``match_target``).
     """
 
-    SEARCH_MODES = ("all", "phase")
+    SEARCH_MODES = ("all", "phase", "cards")
 
     def __init__(self, kernel, rollout: Agent, n_det: int = 16, seed=None, max_rows: int = 65536, search: str = "all") -> None:
         if int(n_det) < 1:
@@ -50,8 +51,12 @@ class PIMCSearch:
         if search not in self.SEARCH_MODES:
             raise ValueError(f"search must be one of {self.SEARCH_MODES}, got {search!r}")
         self.search = search
-        if getattr(kernel, "options", {}).get("episode", "hand") != "hand":
-            raise ValueError("PIMC search needs episode='hand' (each rollout plays the deal to its end)")
+        opts = getattr(kernel, "options", {})
+        if opts.get("episode", "hand") not in ("hand", "deal") or opts.get("match_target") is not None:
+            raise ValueError(
+                "PIMC search needs episode='hand' (All Fours; 'deal' in Avinas and Aluette, no match_target in "
+                f"Ottocento and Aluette): each rollout plays the deal to its end; got {opts.get('episode')!r}"
+            )
         self.kernel = kernel
         self.rollout = rollout
         self.n_det = int(n_det)
@@ -117,6 +122,8 @@ class PIMCSearch:
         choice = mask.sum(axis=1) > 1
         if self.search == "phase":
             choice &= mask[:, self.kernel.deck.n :].any(axis=1)
+        elif self.search == "cards":
+            choice &= ~mask[:, self.kernel.deck.n :].any(axis=1)
         return choice
 
     def act_state(self, state) -> np.ndarray:

@@ -52,6 +52,8 @@ def test_labels_are_reproducible(labels, tmp_path):
 
 
 def test_label_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="all_fours only so far, not ottocento"):
+        label_positions("ottocento", "ottocento/ppo", 4, tmp_path / "x.npz", progress=False)
     with pytest.raises(ValueError, match="'ottocento/ppo' plays ottocento, not all_fours"):
         label_positions("all_fours", "ottocento/ppo", 4, tmp_path / "x.npz", progress=False)
     with pytest.raises(FileNotFoundError, match="nowhere"):

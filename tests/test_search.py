@@ -174,3 +174,44 @@ def test_pimc_agent_plays_in_the_arena_and_refuses_observation_only_play():
         pimc.act(np.zeros((1, 402), dtype=np.uint8), np.ones((1, 56), dtype=bool))
     res = play_duplicate("all_fours", pimc, "random", n_deals=6, seed=1, batch=6)
     assert res.n_deals == 6 and np.isfinite(res.mean_diff)
+
+
+@pytest.mark.parametrize("game", ["avinas", "ottocento", "aluette"])
+def test_pimc_of_every_game_plays_legal_moves_in_the_arena(game):
+    from cardzoo import agents
+    from cardzoo.training.arena import play_duplicate
+
+    pimc = agents.load(f"{game}/pimc", seed=0, n_det=2)
+    assert pimc.needs_state and pimc.name.startswith("pimc2(")
+    res = play_duplicate(game, pimc, f"{game}/rule", n_deals=2, seed=3, batch=2)
+    assert res.n_deals == 2 and np.isfinite(res.mean_diff)
+
+
+def test_pyanitsa_pimc_orders_the_pot_by_search():
+    """P'yanitsa's only choice is the order of a won pot (winner_chooses): q-values exist exactly for the pot cards."""
+    from cardzoo import agents, envs
+
+    opts = {"collect_order": "winner_chooses", "max_battles": 300}
+    k = envs.kernel("pyanitsa", **opts)
+    rule = agents.load("pyanitsa/rule", **opts)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 64)
+    for _ in range(40):
+        k.step(st, rule.act(k.observe(st, st.current_player), k.legal_actions(st)), rng)
+    order = np.flatnonzero((st.phase == 1) & ~st.done)
+    assert order.size > 3
+    sub = st.take(order)
+    pimc = agents.load("pyanitsa/pimc", seed=0, n_det=2, **opts)
+    q = pimc.search.q_values(sub)
+    mask = k.legal_actions(sub)
+    assert (np.isnan(q) == ~mask).all()
+    acts = pimc.act_state(sub)
+    assert mask[np.arange(order.size), acts].all()
+
+
+def test_pimc_refuses_match_episodes_of_every_game():
+    from cardzoo import agents
+
+    for game, opts in (("avinas", {"episode": "match"}), ("aluette", {"episode": "match"}), ("ottocento", {"match_target": 801})):
+        with pytest.raises(ValueError, match="episode='hand'"):
+            agents.load(f"{game}/pimc", **opts)

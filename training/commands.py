@@ -21,7 +21,7 @@ def _opponent_weights(text: str) -> dict:
 def cmd_train(args, parse_options) -> int:
     from rich.console import Console
 
-    from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, train
+    from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, next_step, train
 
     cfg = TrainConfig(
         game=args.game,
@@ -76,6 +76,8 @@ def cmd_train(args, parse_options) -> int:
         f"TensorBoard logs:        {Path(cfg.out) / 'tb'}",
         f"play against it:         cardzoo play {args.game} --partner {summary['agent']} --opponents {summary['agent']}",
     ]
+    if "evaluation" in summary:
+        lines.append(next_step(args.game, summary["evaluation"], summary["agent"], cfg.out))
     for line in lines:
         print(line)
     return 0
@@ -229,7 +231,10 @@ def add_commands(sub, games, parse_options) -> None:
         "--bc-samples", type=int, default=d.bc_samples,
         help=f"rule-bot decisions to behaviour-clone first (default {d.bc_samples:,}; 0: start from scratch)",
     )
-    t.add_argument("--bc-epochs", type=int, default=d.bc_epochs, help=f"epochs of behaviour cloning (default {d.bc_epochs})")
+    t.add_argument(
+        "--bc-epochs", type=int, default=d.bc_epochs,
+        help=f"most epochs of behaviour cloning (default {d.bc_epochs}); it stops once the held-out agreement stops rising",
+    )
     t.add_argument("--n-envs", type=int, default=d.n_envs, help=f"games in lockstep (default {d.n_envs})")
     t.add_argument("--seed", type=int, default=d.seed, help=f"seeds the deals, the network and the opponents (default {d.seed})")
     t.add_argument("--opponents", default=opp, help=f"opponent-pool family weights (default {opp})")
@@ -240,15 +245,15 @@ def add_commands(sub, games, parse_options) -> None:
     t.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every, help=f"steps between checkpoints (default {d.checkpoint_every:,})")
     t.add_argument("--eval-deals", type=int, default=d.eval_deals, help=f"duplicate deals per evaluation pairing (default {d.eval_deals}; 0: skip)")
     t.add_argument("--out", default=None, help="output directory (default runs/GAME); must not hold an earlier run unless --resume or --overwrite")
-    t.add_argument("--resume", default=None, help="continue the run in --out from one of its model .zip files (OUT/checkpoints/model_N.zip or OUT/model.zip)")
-    t.add_argument("--overwrite", action="store_true", help="delete the earlier run's outputs in --out and start afresh")
+    t.add_argument("--resume", default=d.resume, help="continue the run in --out from one of its model .zip files (OUT/checkpoints/model_N.zip or OUT/model.zip)")
+    t.add_argument("--overwrite", action="store_true", default=d.overwrite, help="delete the earlier run's outputs in --out and start afresh")
     t.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
-    t.add_argument("--skip-forced", action="store_true", help="the env plays decisions with one legal action itself (e.g. P'yanitsa's FLIP)")
+    t.add_argument("--skip-forced", action="store_true", default=d.skip_forced, help="the env plays decisions with one legal action itself (e.g. P'yanitsa's FLIP)")
     t.add_argument(
-        "--privileged-critic", action="store_true",
+        "--privileged-critic", action="store_true", default=d.privileged_critic,
         help="the critic also sees the hidden cards (kernel global_state); the actor still sees only its observation",
     )
-    t.add_argument("--init-from", default=None, help="start the actor from a saved agent (path), instead of behaviour cloning")
+    t.add_argument("--init-from", default=d.init_from, help="start the actor from a saved agent (path), instead of behaviour cloning")
     t.add_argument("--critic-warmup", type=int, default=d.critic_warmup_steps, help="steps during which only the critic learns (e.g. after --init-from)")
     t.add_argument("--n-steps", type=int, default=d.n_steps, help=f"steps per game per rollout (default {d.n_steps})")
     t.add_argument("--batch-size", type=int, default=d.batch_size, help=f"PPO minibatch size (default {d.batch_size})")

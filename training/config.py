@@ -43,7 +43,10 @@ class TrainConfig:
     env_options: dict = field(default_factory=dict)
     torch_threads: int = 2
     bc_samples: int = 500_000
-    bc_epochs: int = 3
+    bc_epochs: int = 30  # at most; cloning stops when the held-out agreement stops rising (bc_until_converged)
+    bc_until_converged: bool = True
+    bc_eval_deals: int = 500  # duplicate deals of the cloned policy against the rule bot before PPO (0: skip)
+    compare_shipped: bool = True  # the final evaluation also plays the shipped GAME/ppo where it fits
     bc_teacher: str | None = None
     clip_range: float = 0.1
     privileged_critic: bool = False

@@ -49,6 +49,9 @@ def _check_labelling_kernel(kernel) -> None:
 
     if type(kernel).determinize is Kernel.determinize:  # the base class's raises NotImplementedError
         raise ValueError(f"{kernel.name} has no determinize(): PIMC labels need a kernel that can redeal hidden cards")
+    if kernel.name != "all_fours":  # every game can determinize now; the labelling is All Fours' card play so far
+        raise ValueError(f"labels are made for all_fours only so far, not {kernel.name} (its card play and bids); "
+                         f"{kernel.name}/pimc plays the search in the arena")
 
 
 def label_positions(

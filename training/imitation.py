@@ -87,8 +87,13 @@ def collect(game: str, teacher, n_samples: int, seed: int = 0, batch: int = 1024
     )
 
 
-def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4, batch_size: int = 4096, lr: float = 1e-3, seed: int = 0) -> dict:
+def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4, batch_size: int = 4096, lr: float = 1e-3, seed: int = 0,
+             until_converged: bool = False, patience: int = 2, min_gain: float = 0.002) -> dict:
     """Fit ``policy`` (a MaskableActorCriticPolicy) to the demonstrations; returns accuracy and losses.
+
+    ``until_converged``: ``epochs`` is then a maximum: training stops once the held-out agreement
+    has not risen by ``min_gain`` for ``patience`` epochs, and the best epoch's weights are kept.
+    The result holds ``epochs`` (run) and ``steps`` (gradient steps) too.
 
     The observation is scaled by ``1 / obs_high`` as in :class:`~cardzoo.training.vec_env.KernelVecEnv`.
     A policy with a perfect-information critic (:mod:`cardzoo.training.privileged`, wider input) gets the
@@ -129,8 +134,22 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
 
     steps = epochs * max(1, len(tr) // batch_size)
     rng = np.random.default_rng(seed + 1)
+
+    def val_accuracy() -> float:
+        policy.set_training_mode(False)
+        with torch.no_grad():
+            logits, _ = forward(val)
+        policy.set_training_mode(True)
+        return float((logits.argmax(-1).numpy() == data.action[val]).mean())
+
+    import copy
+
+    best, best_state, stale, done_epochs, done_steps = -1.0, None, 0, 0, 0
     with tqdm(total=steps, desc="behaviour cloning", unit="batch") as bar:
         for _ in range(epochs):
+            if until_converged and stale >= patience:
+                break
+            done_epochs += 1
             perm = rng.permutation(tr)
             for b in range(0, len(perm) - batch_size + 1, batch_size):
                 rows = perm[b : b + batch_size]
@@ -143,9 +162,21 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
                 opt.step()
                 bar.set_postfix(ce=f"{ce.item():.3f}", value_mse=f"{vl.item():.2f}", refresh=False)
                 bar.update(1)
+                done_steps += 1
+            if until_converged:
+                acc_now = val_accuracy()
+                bar.set_postfix(val_agreement=f"{acc_now:.3f}", refresh=True)
+                if acc_now >= best + min_gain:
+                    best, best_state, stale = acc_now, copy.deepcopy(policy.state_dict()), 0
+                else:
+                    stale += 1
+                    if acc_now > best:
+                        best, best_state = acc_now, copy.deepcopy(policy.state_dict())
+    if until_converged and best_state is not None:
+        policy.load_state_dict(best_state)
     policy.set_training_mode(False)
     with torch.no_grad():
         logits, value = forward(val)
         acc = (logits.argmax(-1).numpy() == data.action[val]).mean()
         vmse = torch.nn.functional.mse_loss(value, torch.as_tensor(data.ret[val])).item()
-    return {"samples": int(n), "val_accuracy": float(acc), "val_value_mse": float(vmse)}
+    return {"samples": int(n), "val_accuracy": float(acc), "val_value_mse": float(vmse), "epochs": done_epochs, "steps": done_steps}

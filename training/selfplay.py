@@ -176,8 +176,25 @@ def warm_start(cfg: TrainConfig, policy, kernel) -> dict:
     teacher_name = cfg.bc_teacher or _rule_name(cfg.game)
     teacher = resolve_agent(teacher_name, cfg.env_options, seed=cfg.seed)
     data = imitation.collect(cfg.game, teacher, cfg.bc_samples, seed=cfg.seed + 99, env_options=cfg.env_options)
-    info = imitation.pretrain(policy, data, kernel.obs_layout.high(), epochs=cfg.bc_epochs, seed=cfg.seed)
-    return {"teacher": teacher_name, **info}
+    info = imitation.pretrain(policy, data, kernel.obs_layout.high(), epochs=cfg.bc_epochs, seed=cfg.seed,
+                              until_converged=cfg.bc_until_converged)
+    info = {"teacher": teacher_name, **info}
+    line = (f"behaviour cloning: {info['steps']:,} gradient steps ({info['epochs']} epochs"
+            f"{', until the held-out agreement stopped rising' if cfg.bc_until_converged else ''}), "
+            f"agreement with {teacher_name} {info['val_accuracy']:.3f} on held-out decisions")
+    if cfg.bc_eval_deals > 0 and cfg.eval_deals > 0 and _rule_name(cfg.game) in agents.available():
+        from . import arena
+
+        cloned = PolicyAgent(_acting_policy(cfg, policy), kernel.obs_layout.high(), deterministic=True, name="cloned")
+        rule = resolve_agent(_rule_name(cfg.game), cfg.env_options, seed=cfg.seed + 7)
+        res = arena.play_duplicate(cfg.game, cloned, rule, n_deals=cfg.bc_eval_deals, seed=cfg.seed + 777,
+                                   env_options=cfg.env_options, progress=False, name_a="cloned", name_b=_rule_name(cfg.game))
+        info["arena_vs_rule"] = {k: res.to_dict()[k] for k in ("n_hands", "mean_diff", "diff_ci", "win_rate", "win_ci")}
+        lo, hi = res.diff_ci if hasattr(res, "diff_ci") else info["arena_vs_rule"]["diff_ci"]
+        line += (f"; against {_rule_name(cfg.game)} over {cfg.bc_eval_deals} duplicate deals: "
+                 f"{res.mean_diff:+.3f} per episode [{lo:+.3f}, {hi:+.3f}], win rate {res.win_rate:.3f}")
+    print(line + "; PPO starts from it", flush=True)
+    return info
 
 
 def plot_curve(history: list[dict], path: Path, title: str) -> None:
@@ -345,7 +362,11 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
     if history:
         summary["curve"] = str(out / "learning_curve.png")
     if cfg.eval_deals > 0:
-        summary["evaluation"] = evaluate(cfg, agent_dir, out)
+        try:
+            summary["evaluation"] = evaluate(cfg, agent_dir, out)
+        except KeyboardInterrupt:  # the run is saved already: say where
+            (out / "summary.json").write_text(json.dumps(summary, indent=2))
+            raise TrainingInterrupted(out / "model.zip", agent_dir, int(model.num_timesteps)) from None
         meta_file = agent_dir / "agent.json"
         meta = json.loads(meta_file.read_text())
         meta["evaluation"] = summary["evaluation"]
@@ -389,7 +410,14 @@ def evaluate(cfg: TrainConfig, agent_dir: Path, out: Path) -> list[dict]:
 
     trained = resolve_agent(str(agent_dir))
     rows = []
-    for opp_name in ["random", _rule_name(cfg.game)]:
+    opponents = ["random", _rule_name(cfg.game)]
+    if cfg.compare_shipped:
+        from .common import default_agent
+
+        shipped, _ = default_agent(cfg.game, cfg.env_options)  # GAME/ppo where it was trained for these options
+        if shipped.endswith("/ppo"):
+            opponents.append(shipped)
+    for opp_name in opponents:
         if opp_name != "random" and opp_name not in agents.available():
             continue
         opp = resolve_agent(opp_name, cfg.env_options, seed=cfg.seed + 7)
@@ -401,6 +429,25 @@ def evaluate(cfg: TrainConfig, agent_dir: Path, out: Path) -> list[dict]:
     (out / "evaluation.json").write_text(json.dumps(rows, indent=2))
     (out / "evaluation.md").write_text(evaluation_markdown(rows))
     return rows
+
+
+def next_step(game: str, rows: list[dict], agent: str, out: str) -> str:
+    """One line saying what to do after a run, from its evaluation rows (see :func:`evaluate`):
+    the trained agent against the rule bot (and the shipped agent, where it was played)."""
+    by = {r["opponent"]: r for r in rows}
+    rule = by.get(_rule_name(game))
+    if rule is None:
+        return f"next: compare it with other agents, e.g. cardzoo arena {game} {agent} random --deals 2000"
+    lo, hi = rule["diff_ci"]
+    shipped = by.get(f"{game}/ppo")
+    if lo > 0:
+        if shipped is not None and shipped["diff_ci"][0] > 0:
+            return f"next: it beats the rule bot and the shipped agent: play it (cardzoo play {game} --opponents {agent}) or confirm on fresh seeds (cardzoo arena {game} {agent} {game}/ppo --seed 1)"
+        return f"next: it beats the rule bot: play it (cardzoo play {game} --opponents {agent}); to beat the shipped agent too, train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N)"
+    if hi < 0:
+        return (f"next: it loses to the rule bot ({rule['mean_diff']:+.3f} per episode): the behaviour-cloned start is printed above; "
+                f"train longer (--resume {out}/model.zip --steps N), or start PPO from a stronger agent (--init-from {game}/ppo's folder)")
+    return f"next: level with the rule bot (CI [{lo:+.3f}, {hi:+.3f}]): train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N) or evaluate on more deals (--eval-deals)"
 
 
 def evaluation_markdown(rows: list[dict]) -> str:

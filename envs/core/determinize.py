@@ -218,18 +218,33 @@ def deal_unseen(
         out[pending[ok]] = deal[ok]
         exact[pending[ok]] = True
         pending = pending[~ok]
-    # rows the rejection did not settle: exact samples by counting, the accept test by rejection
+    # rows the rejection did not settle: exact samples by counting (one table per distinct row, as
+    # search asks for many determinizations of one position), the accept test by rejection in batches
+    groups: dict[tuple, list[int]] = {}
+    for b in pending.tolist():
+        key = (int(rest[b]), tuple(rest_sizes[b].tolist()), tuple(int(f) for f in forbidden[b]), int(known[b].sum() % (1 << 62)))
+        groups.setdefault(key, []).append(b)
     still = []
-    for b in pending:
-        draw = _exact_sampler(int(rest[b]), rest_sizes[b].tolist(), [int(f) for f in forbidden[b]], n_cards, rng)
-        for _ in range(0 if draw is None else 20 * max_tries if accept is not None else 1):
-            deal = np.array([draw()], dtype=_U64) | known[b : b + 1]
-            if accept is None or bool(np.asarray(accept(np.array([b]), deal))[0]):
-                out[b] = deal[0]
-                exact[b] = True
+    for (r_bits, r_sizes, r_forb, _), rows in groups.items():
+        draw = _exact_sampler(r_bits, list(r_sizes), list(r_forb), n_cards, rng)
+        todo = list(rows)
+        per = 1 if accept is None else 16
+        for _ in range(0 if draw is None else 1 if accept is None else 20 * max_tries // per):
+            if not todo:
                 break
-        if not exact[b]:
-            still.append(b)
+            rep = np.repeat(np.array(todo, dtype=np.intp), per)
+            deal = np.array([draw() for _ in range(rep.size)], dtype=_U64) | known[rep]
+            ok = np.ones(rep.size, dtype=bool) if accept is None else np.asarray(accept(rep, deal), dtype=bool)
+            left = []
+            for i, b in enumerate(todo):
+                hit = np.flatnonzero(ok[i * per : (i + 1) * per])
+                if hit.size:
+                    out[b] = deal[i * per + hit[0]]
+                    exact[b] = True
+                else:
+                    left.append(b)
+            todo = left
+        still.extend(todo)
     pending = np.array(still, dtype=np.intp)
     if pending.size:
         out[pending] = _greedy(rest[pending], rest_sizes[pending], forbidden[pending], n_cards, rng) | known[pending]

@@ -1,0 +1,68 @@
+"""The main job's reporting (issue 16, item 4): behaviour cloning to convergence with its agreement
+and arena result printed before PPO, the final table against random / rule bot / shipped agent,
+and one line saying what to do next."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardzoo.training.config import TrainConfig
+from cardzoo.training.selfplay import next_step
+
+
+def _row(opp, mean, lo, hi):
+    return {"opponent": opp, "mean_diff": mean, "diff_ci": [lo, hi]}
+
+
+def test_next_step_says_what_to_do():
+    a, out = "runs/af/agent", "runs/af"
+    beats = [_row("random", 1.2, 1.1, 1.3), _row("all_fours/rule", 0.2, 0.1, 0.3), _row("all_fours/ppo", 0.1, -0.05, 0.25)]
+    assert next_step("all_fours", beats, a, out) == (
+        "next: it beats the rule bot: play it (cardzoo play all_fours --opponents runs/af/agent); to beat the shipped agent "
+        "too, train longer (cardzoo train all_fours --out runs/af --resume runs/af/model.zip --steps N)"
+    )
+    beats[2] = _row("all_fours/ppo", 0.1, 0.02, 0.2)
+    assert next_step("all_fours", beats, a, out).startswith("next: it beats the rule bot and the shipped agent")
+    loses = [_row("all_fours/rule", -0.344, -0.4, -0.29)]
+    assert next_step("all_fours", loses, a, out).startswith("next: it loses to the rule bot (-0.344 per episode)")
+    level = [_row("all_fours/rule", 0.01, -0.04, 0.06)]
+    assert next_step("all_fours", level, a, out).startswith("next: level with the rule bot (CI [-0.040, +0.060])")
+
+
+def test_behaviour_cloning_runs_to_convergence():
+    import torch
+
+    from cardzoo import agents, envs
+    from cardzoo.agents.policy import _build_policy
+    from cardzoo.training import imitation
+
+    data = imitation.collect("all_fours", agents.load("all_fours/rule"), 12_000, seed=0, batch=128)
+    torch.manual_seed(0)
+    policy = _build_policy(402, 56, [32], "relu")
+    info = imitation.pretrain(policy, data, envs.kernel("all_fours").obs_layout.high(), epochs=60, batch_size=1024,
+                              until_converged=True, patience=2)
+    n_train = len(data.action) - min(20_000, len(data.action) // 10)
+    assert 3 <= info["epochs"] < 60  # stopped by the held-out agreement, not by the cap
+    assert info["steps"] == info["epochs"] * (n_train // 1024)
+    chance = float(np.mean(1.0 / data.mask.sum(axis=1)))
+    assert info["val_accuracy"] > chance + 0.1
+
+
+def test_train_prints_cloning_result_and_compares_with_the_shipped_agent(tmp_path, capsys):
+    from cardzoo.training.cli import main
+
+    out = tmp_path / "run"
+    argv = ["train", "all_fours", "--out", str(out), "--steps", "256", "--n-envs", "16", "--n-steps", "8", "--batch-size", "64",
+            "--bc-samples", "3000", "--bc-epochs", "3", "--eval-deals", "12", "--torch-threads", "1"]
+    assert main(argv) == 0
+    said = capsys.readouterr().out
+    line = next(x for x in said.splitlines() if x.startswith("behaviour cloning:"))
+    assert "agreement with all_fours/rule" in line and "against all_fours/rule over 500 duplicate deals" in line
+    assert line.endswith("PPO starts from it")
+    assert "all_fours/ppo" in said  # the final table has the shipped agent's row
+    assert said.rstrip().splitlines()[-1].startswith("next: ")
+    import json
+
+    rows = json.loads((out / "evaluation.json").read_text())
+    assert [r["opponent"] for r in rows] == ["random", "all_fours/rule", "all_fours/ppo"]
+    assert TrainConfig().bc_until_converged and TrainConfig().bc_eval_deals == 500
