@@ -37,6 +37,8 @@ PAGES = [
     "training/BOTS.md",
     "training/RLLIB.md",
     "envs/core/README.md",
+    "agents/SEARCH.md",
+    "training/TRAIN_RUNS.md",
 ]
 
 #: action names per line in a game page's action block (the size of a suit of the game's pack)
