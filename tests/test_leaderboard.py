@@ -93,7 +93,7 @@ def test_leaderboard_bad_input(tmp_path):
     with pytest.raises(ValueError, match="unknown agent 'nobody'"):
         run_leaderboard("avinas", ["lowest", "nobody"], 5, tmp_path, progress=False)
     assert leaderboard.default_agents("all_fours") == ["random", "all_fours/rule", "all_fours/ppo", "all_fours/pimc"]
-    assert leaderboard.default_agents("pyanitsa") == ["random", "pyanitsa/rule", "pyanitsa/ppo"]
+    assert leaderboard.default_agents("pyanitsa") == ["random", "pyanitsa/rule", "pyanitsa/ppo", "pyanitsa/pimc"]
 
 
 def test_cli_leaderboard_with_an_exec_bot(tmp_path, capsys):
