@@ -1,0 +1,249 @@
+"""The compiled frame: one generic batch driver over a game's compiled single-game rules.
+
+A game writes its rules once, as numba ``@njit(cache=True)`` functions over **one** game (row
+``b`` of the batch arrays), in the order of its ``RULES.md`` sections. This module turns four
+of them into the batched kernel's hot path (:class:`Drivers`), and offers the B = 1 fast path
+the PettingZoo adapter uses (:class:`CompiledSingleGame`). There is no second implementation
+of any rule: the AEC env at B = 1 and the batch at B = 4096 run the same compiled functions.
+
+**State inside compiled code.** The kernel state stays the game's :class:`~cardzoo.envs.core.kernel.BatchState`
+dataclass of numpy arrays (leading axis ``B``). Compiled code sees the same arrays (no copy) as
+a namedtuple with the dataclass's field names, made once per state class by :func:`arrays_type`
+and filled by :meth:`Drivers.arrays` (``S.hands[b, p]`` in compiled code is ``st.hands[b, p]``).
+
+**The game's four compiled functions** (``S``: the arrays namedtuple, ``b``: the row, ``P``:
+the game's ``int64[K]`` option vector, built once by the kernel from its options):
+
+* ``step_one(S, b, action, P) -> int64``: apply a legal ``action`` to game ``b`` and advance
+  it to its next decision. Returns ``0``, or a positive *chance code* when the game needs
+  chance to go on (e.g. a new deal): the game then stops where the chance is needed.
+* ``deal_one(S, b, code, P) -> None``: go on after the chance of ``code`` was drawn into the
+  state (e.g. deal and kick from a freshly shuffled ``S.stock[b]``); it may not need chance again.
+* ``legal_one(S, b, P) -> uint64``: the legal actions of game ``b`` as a bitboard (bit ``a`` =
+  action ``a``; action spaces of at most 64 actions), ``0`` when the game is over.
+* ``observe_one(S, b, seat, P, out) -> None``: write ``seat``'s observation into ``out``
+  (``uint8[D]``, zeroed by the caller).
+
+**Chance stays outside compiled code.** Compiled code never draws random numbers: rows that
+return a chance code are collected and the kernel draws their chance in Python through
+:mod:`cardzoo.envs.core.chance` (in the order of the codes, rows ascending: the same calls the
+numpy kernels made), then :meth:`Drivers.deal` finishes them. So seeded games, goldens and the
+arena's exact duplicate deals are unchanged.
+
+**Validation stays outside compiled code.** Compiled functions trust their inputs (legal
+actions, seats in range); callers validate first (``Kernel.check_actions``, the AEC env).
+
+**Parallel.** ``Drivers(..., parallel=True)`` spreads the batch over the cores with numba's
+``prange`` (threads set by ``numba.set_num_threads``); the default runs on one core.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import hashlib
+import inspect
+import operator
+import types
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["CompiledSingleGame", "Drivers", "arrays_type"]
+
+
+def arrays_type(state_cls: type, name: str, module: str):
+    """A namedtuple class with the fields of dataclass ``state_cls``, in declaration order.
+
+    Define it at module level of the game (``Arrays = arrays_type(MyState, "Arrays", __name__)``)
+    so numba's on-disk cache finds it again."""
+    fields = [f.name for f in dataclasses.fields(state_cls)]
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = module
+    return cls
+
+
+# Driver templates. Each is specialized per game by :func:`_specialize`: its globals name the
+# game's compiled functions and its one closure cell holds a key (the game's module, the hash
+# of its rules source, the parallel flag). numba's on-disk cache keys a function by its bytecode
+# and its closure cells, so a changed rules file or another game never loads a stale driver.
+def _templates(_key):
+    def batch_step(S, actions, active, P, need):
+        _key  # noqa: B018  (part of the cache key)
+        for b in prange(actions.shape[0]):
+            for j in range(S.rewards.shape[1]):
+                S.rewards[b, j] = 0
+            need[b] = 0
+            if active[b] and not S.done[b]:
+                need[b] = step_one(S, b, actions[b], P)  # noqa: F821
+
+    def batch_deal(S, rows, code, P):
+        _key  # noqa: B018
+        for i in prange(rows.shape[0]):
+            deal_one(S, rows[i], code, P)  # noqa: F821
+
+    def batch_legal(S, P, out):
+        _key  # noqa: B018
+        for b in prange(out.shape[0]):
+            out[b] = legal_one(S, b, P)  # noqa: F821
+
+    def batch_observe(S, seats, P, out):
+        _key  # noqa: B018
+        for b in prange(out.shape[0]):
+            out[b, :] = 0
+            observe_one(S, b, seats[b], P, out[b])  # noqa: F821
+
+    def single_step(S, action, P):
+        _key  # noqa: B018
+        for j in range(S.rewards.shape[1]):
+            S.rewards[0, j] = 0
+        if S.done[0]:
+            return 0, legal_one(S, 0, P)  # noqa: F821
+        need = step_one(S, 0, action, P)  # noqa: F821
+        if need:
+            return need, np.uint64(0)
+        return 0, legal_one(S, 0, P)  # noqa: F821
+
+    def single_deal(S, code, P):
+        _key  # noqa: B018
+        deal_one(S, 0, code, P)  # noqa: F821
+        return legal_one(S, 0, P)  # noqa: F821
+
+    def observe_row(S, seat, P, out):
+        _key  # noqa: B018
+        out[:] = 0
+        observe_one(S, 0, seat, P, out)  # noqa: F821
+
+    return {f.__name__: f for f in (batch_step, batch_deal, batch_legal, batch_observe, single_step, single_deal, observe_row)}
+
+
+_TEMPLATES = _templates("")
+
+
+def _rules_hash(fn) -> str:
+    """sha256 of the source file that defines the compiled function ``fn``."""
+    path = inspect.getfile(fn.py_func)
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _specialize(name: str, module: str, callees: dict, key: str, parallel: bool = False):
+    """``@njit(cache=True)`` of template ``name`` calling the game's ``callees`` (a fresh function)."""
+    tmpl = _TEMPLATES[name]
+    g = {"np": np, "prange": prange, "__name__": module, **callees}
+    fn = types.FunctionType(tmpl.__code__, g, name, None, (types.CellType(key),))
+    fn.__qualname__ = f"compiled_{name}{'_parallel' if parallel else ''}"
+    fn.__module__ = module
+    return njit(cache=True, parallel=parallel)(fn)
+
+
+class Drivers:
+    """The batch drivers of one game, built from its compiled single-game functions.
+
+    Args:
+        arrays: the game's namedtuple class (:func:`arrays_type`).
+        step_one, deal_one, legal_one, observe_one: the game's ``@njit`` functions (module docstring).
+        parallel: spread the batch over cores with ``prange`` (default one core).
+
+    Each method takes the state dataclass, and arrays laid out as documented; all run compiled.
+    """
+
+    def __init__(self, arrays, step_one, deal_one, legal_one, observe_one, parallel: bool = False) -> None:
+        self.Arrays = arrays
+        self._get = operator.attrgetter(*arrays._fields)
+        self.parallel = bool(parallel)
+        self.step_one, self.deal_one, self.legal_one, self.observe_one = step_one, deal_one, legal_one, observe_one
+        module = step_one.py_func.__module__
+        callees = {"step_one": step_one, "deal_one": deal_one, "legal_one": legal_one, "observe_one": observe_one}
+        key = f"{module}:{_rules_hash(step_one)}:{self.parallel}"
+        make = lambda name, par=self.parallel: _specialize(name, module, callees, key, par)  # noqa: E731
+        self._step = make("batch_step")
+        self._deal = make("batch_deal")
+        self._legal = make("batch_legal")
+        self._observe = make("batch_observe")
+        self._single_step = make("single_step", False)
+        self._single_deal = make("single_deal", False)
+        self._observe_row = make("observe_row", False)
+
+    def arrays(self, st):
+        """The namedtuple of ``st``'s arrays (the same arrays, no copy)."""
+        return self.Arrays(*self._get(st))
+
+    def step(self, st, actions: np.ndarray, active: np.ndarray, P: np.ndarray) -> np.ndarray:
+        """Run ``step_one`` on every active live game; zero every game's rewards first.
+
+        ``actions``: ``int64[B]``, ``active``: ``bool[B]``. Returns ``int64[B]`` chance codes (0: none)."""
+        need = np.empty(actions.shape[0], dtype=np.int64)
+        self._step(self.arrays(st), actions, active, P, need)
+        return need
+
+    def deal(self, st, rows: np.ndarray, code: int, P: np.ndarray) -> None:
+        """Run ``deal_one(code)`` for games ``rows`` (``int64[n]``) after their chance was drawn."""
+        self._deal(self.arrays(st), rows, code, P)
+
+    def legal(self, st, P: np.ndarray) -> np.ndarray:
+        """``uint64[B]`` legal-action bitboards."""
+        out = np.empty(st.batch_size, dtype=np.uint64)
+        self._legal(self.arrays(st), P, out)
+        return out
+
+    def observe(self, st, seats: np.ndarray, P: np.ndarray, size: int) -> np.ndarray:
+        """``uint8[B, size]`` observations of ``seats`` (``int64[B]``)."""
+        out = np.empty((st.batch_size, size), dtype=np.uint8)
+        self._observe(self.arrays(st), seats, P, out)
+        return out
+
+
+_BITS = np.uint64(1) << np.arange(64, dtype=np.uint64)
+
+
+class CompiledSingleGame:
+    """The B = 1 fast path of a compiled kernel for the AEC env (``Kernel.single_game``).
+
+    One compiled call per step applies the action and computes the next action mask; chance
+    (a new deal) is drawn in Python by the kernel in between, exactly as in the batched step.
+    Behaves exactly like the batched methods on ``st`` (it runs the same compiled functions).
+
+    Args:
+        kernel: the game's kernel; it provides ``drivers`` (:class:`Drivers`), ``params``
+            (``int64[K]``), ``obs_layout`` and ``draw_chance(st, rows, code, rng)`` (draws the
+            chance of ``code`` for games ``rows`` into the state; ``deal_one`` goes on from there).
+        st: a state of one game (``ValueError`` otherwise).
+    """
+
+    def __init__(self, kernel, st) -> None:
+        if st.batch_size != 1:
+            raise ValueError(f"the single-game path runs one game; the state holds {st.batch_size}")
+        self.k = kernel
+        self.st = st
+        self.d = kernel.drivers
+        self.P = kernel.params
+        self.S = self.d.arrays(st)
+        self._size = kernel.obs_layout.size
+        self._bits = None
+        self._rows = np.zeros(1, dtype=np.int64)
+
+    def legal_bits(self) -> int:
+        """Legal actions of the seat to act as an int bitboard (0 once the game is over)."""
+        if self._bits is None:
+            self._bits = int(self.d.legal(self.st, self.P)[0])
+        return self._bits
+
+    def legal_mask(self) -> np.ndarray:
+        """``bool[A]`` action mask."""
+        bits = np.uint64(self.legal_bits())
+        return (bits & _BITS[: self.k.num_actions]) != 0
+
+    def step(self, action: int, rng) -> None:
+        """Apply a legal ``action`` (unchecked: the caller validates) and advance, exactly like ``kernel.step``."""
+        need, bits = self.d._single_step(self.S, action, self.P)
+        if need:
+            self.k.draw_chance(self.st, self._rows, int(need), rng)
+            bits = self.d._single_deal(self.S, need, self.P)
+        self._bits = int(bits)
+
+    def observe(self, seat: int) -> np.ndarray:
+        """``uint8[D]`` observation of ``seat``, identical to ``kernel.observe(st, seat)[0]``."""
+        out = np.empty(self._size, dtype=np.uint8)
+        self.d._observe_row(self.S, seat, self.P, out)
+        return out
