@@ -356,16 +356,17 @@ class AllFoursKernel(Kernel):
 
     # ------------------------------------------------------------------ step
     def step(self, st: AllFoursState, actions, rng: np.random.Generator, active=None) -> None:
-        """Apply ``actions`` (``int[B]``, legal for each live game: :meth:`check_actions` and the AEC env
-        validate legality) and advance to the next decision, compiled (:func:`rules.step_one`).
+        """Apply ``actions`` (``int[B]``, legal for each live game) and advance to the next decision,
+        compiled (:func:`rules.step_one`).
 
         ``active`` (``bool[B]``, optional): step only these games; the others are untouched
         (their rewards are zeroed). Rewards of the step land in ``st.rewards`` (zero unless a
         hand or match ended). Chance (a new hand's or a redeal's shuffle) is drawn here, in Python:
         first every redeal, then every new hand, rows ascending.
 
-        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape, or a
-        live game's action is not an action id ``0..55``.
+        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape, or an
+        active live game's action is not legal (the message names it and the legal actions): the
+        compiled rules only ever see legal actions.
         """
         B = st.batch_size
         acts = np.asarray(actions)
@@ -378,10 +379,7 @@ class AllFoursKernel(Kernel):
             act = np.asarray(active)
             if act.shape != (B,) or act.dtype != bool:
                 raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
-        live = act & ~st.done
-        if B and ((acts < 0) | (acts >= NUM_ACTIONS))[live].any():
-            bad = int(acts[np.flatnonzero(live & ((acts < 0) | (acts >= NUM_ACTIONS)))[0]])
-            raise ValueError(f"action {bad} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
+        self._check(st, acts, self.legal_bitboard(st), act & ~st.done)
         need = self.drivers.step(st, acts, act, self.params)
         if need.any():
             for code in (_rules.NEED_REDEAL, _rules.NEED_DEAL):  # the numpy kernel's order of chance
@@ -392,11 +390,12 @@ class AllFoursKernel(Kernel):
 
     def check_actions(self, st: AllFoursState, actions) -> None:
         """Raise ``ValueError`` if any live game's action is illegal (names the action and the legal ones)."""
-        actions = np.asarray(actions, dtype=np.int64)
-        legal = self.legal_bitboard(st)
+        self._check(st, np.asarray(actions, dtype=np.int64), self.legal_bitboard(st), ~st.done)
+
+    def _check(self, st: AllFoursState, actions: np.ndarray, legal: np.ndarray, live: np.ndarray) -> None:
         ok = (actions >= 0) & (actions < NUM_ACTIONS)
         ok &= (legal >> np.clip(actions, 0, 63).astype(_U64)) & _U64(1) == 1
-        bad = np.flatnonzero(~ok & ~st.done)
+        bad = np.flatnonzero(~ok & live)
         if bad.size:
             b = int(bad[0])
             a = int(actions[b])

@@ -56,13 +56,13 @@ _RUN_START = (25, 38)
 _RUN_KICK = (37, 50)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _bit(card):
     return _ONE << np.uint64(card)
 
 
 # ---------------------------------------------------------------------- scoring helpers (§6)
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _hand_rewards(S, b, P):
     """§6 Rewards: this hand's points difference (or the win sign) to both teams, zero-sum."""
     diff = np.float32(S.points[b, 0] - S.points[b, 1])
@@ -79,7 +79,7 @@ def _hand_rewards(S, b, P):
     S.rewards[b, 3] -= diff
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _finish(S, b, winner, P):
     """End the episode of game ``b`` (``winner``: team that won the match, -1 none) and pay it."""
     S.done[b] = True
@@ -89,7 +89,7 @@ def _finish(S, b, winner, P):
     _hand_rewards(S, b, P)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _truncate(S, b):
     """A safety cap (§6 Caps): the episode ends, reward 0 for this step."""
     S.done[b] = True
@@ -99,7 +99,7 @@ def _truncate(S, b):
         S.rewards[b, j] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _credit(S, b, team, pts, P):
     """Add ``pts`` to ``team`` (skipped when the game is over, ``team < 0`` or ``pts <= 0``); in a
     match a team reaching the target wins at once (§6 counting order)."""
@@ -112,7 +112,7 @@ def _credit(S, b, team, pts, P):
 
 
 # ---------------------------------------------------------------------- dealing and the kick (§3)
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _deal_cards(S, b, start, per_player, P):
     """Give ``per_player`` cards from stock position ``start`` to each player, beggar first, in packets (§3.2)."""
     packet = P[P_PACKET]
@@ -128,7 +128,7 @@ def _deal_cards(S, b, start, per_player, P):
         S.dealt[b, seat] |= bb
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _kick(S, b, pos, scores, P):
     """Turn the card at stock ``pos`` (out of play); its kick points go to the dealer's team
     when ``scores`` (§3.3, §4). Returns its suit."""
@@ -139,7 +139,7 @@ def _kick(S, b, pos, scores, P):
     return card // 13
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def deal_one(S, b, code, P):
     """Deal a hand from the freshly shuffled ``S.stock[b]`` and kick (§3).
 
@@ -183,7 +183,7 @@ def deal_one(S, b, code, P):
 
 
 # ---------------------------------------------------------------------- stand, beg, give one, run (§4)
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _start_play(S, b):
     S.phase[b] = PLAY
     beggar = (S.dealer[b] + 1) % 4
@@ -191,7 +191,7 @@ def _start_play(S, b):
     S.leader[b] = beggar
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _beggar(S, b, a):
     """§4 beggar's decision: STAND -> trick play with the kicked suit; BEG -> the dealer decides."""
     if a == STAND:
@@ -202,7 +202,7 @@ def _beggar(S, b, a):
         S.current_player[b] = S.dealer[b]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _run(S, b, P):
     """§4 run the pack: up to two runs of 3 cards each and a kick; exhaustion needs a redeal."""
     for k in range(2):
@@ -226,7 +226,7 @@ def _run(S, b, P):
     return NEED_REDEAL
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _dealer(S, b, a, P):
     """§4 dealer's decision: GIVE_ONE scores 1 for the beggar's team; RUN runs the pack."""
     if a == GIVE_ONE:
@@ -238,7 +238,7 @@ def _dealer(S, b, a, P):
 
 
 # ---------------------------------------------------------------------- trick play (§5)
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _play(S, b, card, P):
     """Play ``card`` for the seat to act (§5); resolve a full trick, and score a finished hand.
 
@@ -292,7 +292,7 @@ def _play(S, b, card, P):
 
 
 # ---------------------------------------------------------------------- scoring (§6)
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _score_hand(S, b, P):
     """Credit High, Low, Jack / Hang jack, Game in that order (§6), then end the episode or ask
     for the next hand's deal (match: the deal passes on, §1)."""
@@ -365,7 +365,7 @@ def _score_hand(S, b, P):
 
 
 # ---------------------------------------------------------------------- one step
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def step_one(S, b, action, P):
     """Apply the legal ``action`` of game ``b`` (live) and advance to its next decision (§4-§6).
 
@@ -383,7 +383,7 @@ def step_one(S, b, action, P):
 
 
 # ---------------------------------------------------------------------- legal actions (§4, §5)
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def legal_one(S, b, P):
     """Legal actions of the seat to act in game ``b`` as a ``uint64`` bitboard (0 when over)."""
     if S.done[b]:
@@ -417,13 +417,13 @@ def legal_one(S, b, P):
 
 
 # ---------------------------------------------------------------------- observation (§7)
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _write_set(out, off, bits):
     for i in range(52):
         out[off + i] = (bits >> np.uint64(i)) & _ONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _write_public(S, b, p, off, out, P):
     """The public slices of ``observation_layout`` from seat ``p``'s view (seats relative to ``p``)."""
     out[off + S.trump[b]] = 1
@@ -452,7 +452,7 @@ def _write_public(S, b, p, off, out, P):
     out[c + 8] = min(S.score[b, 1 - mine], P[P_SCORE_HIGH])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def observe_one(S, b, seat, P, out):
     """Seat ``seat``'s observation of game ``b`` into ``out`` (``uint8[D]``, zeroed), laid out as
     :func:`cardzoo.envs.all_fours.observation.observation_layout` (§7: only what the seat may know)."""
@@ -464,7 +464,7 @@ def observe_one(S, b, seat, P, out):
     _write_public(S, b, seat, 364, out, P)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def global_one(S, b, P, out):
     """Game ``b``'s perfect-information vector into ``out`` (``uint8[S]``, zeroed), laid out as
     :func:`cardzoo.envs.all_fours.observation.state_layout` (team A = "mine")."""
@@ -479,7 +479,7 @@ def global_one(S, b, P, out):
     _write_public(S, b, 0, 572, out, P)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def global_batch(S, P, out):
     """:func:`global_one` for every game (``out``: ``uint8[B, S]``)."""
     for b in range(out.shape[0]):

@@ -33,6 +33,11 @@ arena's exact duplicate deals are unchanged.
 **Validation stays outside compiled code.** Compiled functions trust their inputs (legal
 actions, seats in range); callers validate first (``Kernel.check_actions``, the AEC env).
 
+**No reference counting.** Drivers and rules compile with ``_nrt=False``: numba's reference
+counting of the ~40 state arrays on every field access cost more than the rules themselves
+(an atomic increment and decrement per access). So compiled rules must not allocate arrays
+(they write into the state and the caller's buffers only) and should be ``inline="always"``.
+
 **Parallel.** ``Drivers(..., parallel=True)`` spreads the batch over the cores with numba's
 ``prange`` (threads set by ``numba.set_num_threads``); the default runs on one core.
 """
@@ -134,7 +139,7 @@ def _specialize(name: str, module: str, callees: dict, key: str, parallel: bool 
     fn = types.FunctionType(tmpl.__code__, g, name, None, (types.CellType(key),))
     fn.__qualname__ = f"compiled_{name}{'_parallel' if parallel else ''}"
     fn.__module__ = module
-    return njit(cache=True, parallel=parallel)(fn)
+    return njit(cache=True, parallel=parallel, _nrt=False)(fn)
 
 
 class Drivers:
@@ -197,6 +202,16 @@ class Drivers:
 _BITS = np.uint64(1) << np.arange(64, dtype=np.uint64)
 
 
+#: (drivers id, (dtype, ndim) of each state array) -> the single-game entry points
+_ENTRIES: dict = {}
+
+
+def _entry(dispatcher, sig: tuple):
+    """The compiled entry point of ``dispatcher`` for argument types ``sig`` (compiled or loaded from cache)."""
+    dispatcher.compile(sig)
+    return dispatcher.overloads[sig].entry_point
+
+
 class CompiledSingleGame:
     """The B = 1 fast path of a compiled kernel for the AEC env (``Kernel.single_game``).
 
@@ -216,12 +231,31 @@ class CompiledSingleGame:
             raise ValueError(f"the single-game path runs one game; the state holds {st.batch_size}")
         self.k = kernel
         self.st = st
-        self.d = kernel.drivers
+        self.d = d = kernel.drivers
         self.P = kernel.params
-        self.S = self.d.arrays(st)
+        self.S = S = d.arrays(st)
         self._size = kernel.obs_layout.size
         self._bits = None
         self._rows = np.zeros(1, dtype=np.int64)
+        # numba's dispatcher spends ~18 us a call typing ~40 arrays; the compiled entry points of
+        # this state's exact types take ~0.4 us. They are bound here, for arrays numba would type
+        # as C-contiguous writeable arrays (always so for states made by the kernel); other
+        # states go through the dispatchers. The arrays are bound too: mutate them in place
+        # (a state whose arrays are replaced needs a new single_game).
+        self._step_fn, self._deal_fn, self._obs_fn = d._single_step, d._single_deal, d._observe_row
+        if all(a.flags.c_contiguous and a.flags.writeable and a.flags.aligned for a in S):
+            key = (id(d), tuple((a.dtype.char, a.ndim) for a in S))
+            eps = _ENTRIES.get(key)
+            if eps is None:
+                ts = d._single_step.typeof_pyval(S)
+                i64, p = d._single_step.typeof_pyval(0), d._single_step.typeof_pyval(self.P)
+                obs = d._observe_row.typeof_pyval(np.empty(self._size, dtype=np.uint8))
+                eps = _ENTRIES[key] = (
+                    _entry(d._single_step, (ts, i64, p)),
+                    _entry(d._single_deal, (ts, i64, p)),
+                    _entry(d._observe_row, (ts, i64, p, obs)),
+                )
+            self._step_fn, self._deal_fn, self._obs_fn = eps
 
     def legal_bits(self) -> int:
         """Legal actions of the seat to act as an int bitboard (0 once the game is over)."""
@@ -236,14 +270,14 @@ class CompiledSingleGame:
 
     def step(self, action: int, rng) -> None:
         """Apply a legal ``action`` (unchecked: the caller validates) and advance, exactly like ``kernel.step``."""
-        need, bits = self.d._single_step(self.S, action, self.P)
+        need, bits = self._step_fn(self.S, int(action), self.P)
         if need:
             self.k.draw_chance(self.st, self._rows, int(need), rng)
-            bits = self.d._single_deal(self.S, need, self.P)
+            bits = self._deal_fn(self.S, int(need), self.P)
         self._bits = int(bits)
 
     def observe(self, seat: int) -> np.ndarray:
         """``uint8[D]`` observation of ``seat``, identical to ``kernel.observe(st, seat)[0]``."""
         out = np.empty(self._size, dtype=np.uint8)
-        self.d._observe_row(self.S, seat, self.P, out)
+        self._obs_fn(self.S, int(seat), self.P, out)
         return out
