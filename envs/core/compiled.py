@@ -38,13 +38,17 @@ counting of the ~40 state arrays on every field access cost more than the rules 
 (an atomic increment and decrement per access). So compiled rules must not allocate arrays
 (they write into the state and the caller's buffers only) and should be ``inline="always"``.
 
-**Parallel.** ``Drivers(..., parallel=True)`` spreads the batch over the cores with numba's
-``prange`` (threads set by ``numba.set_num_threads``); the default runs on one core.
+**Parallel.** ``Drivers(..., parallel=True)`` spreads the batch over ``numba.get_num_threads()``
+threads (``numba.set_num_threads`` sets it), one contiguous chunk of games each; the compiled
+drivers release the GIL. The default runs on one core. (numba's ``prange`` was tried first: its
+parfor lowering dropped the writes that the inlined rules make through the state namedtuple,
+so the chunks are plain compiled loops run from a thread pool.)
 """
 
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import dataclasses
 import hashlib
 import inspect
@@ -52,7 +56,8 @@ import operator
 import types
 
 import numpy as np
-from numba import njit, prange
+import numba
+from numba import njit
 
 __all__ = ["CompiledSingleGame", "Drivers", "arrays_type"]
 
@@ -69,32 +74,32 @@ def arrays_type(state_cls: type, name: str, module: str):
 
 
 # Driver templates. Each is specialized per game by :func:`_specialize`: its globals name the
-# game's compiled functions and its one closure cell holds a key (the game's module, the hash
-# of its rules source, the parallel flag). numba's on-disk cache keys a function by its bytecode
+# game's compiled functions and its one closure cell holds a key (the game's module and the hash
+# of its rules source). numba's on-disk cache keys a function by its bytecode
 # and its closure cells, so a changed rules file or another game never loads a stale driver.
 def _templates(_key):
-    def batch_step(S, actions, active, P, need):
+    def batch_step(S, actions, active, P, need, lo, hi):
         _key  # noqa: B018  (part of the cache key)
-        for b in prange(actions.shape[0]):
+        for b in range(lo, hi):
             for j in range(S.rewards.shape[1]):
                 S.rewards[b, j] = 0
             need[b] = 0
             if active[b] and not S.done[b]:
                 need[b] = step_one(S, b, actions[b], P)  # noqa: F821
 
-    def batch_deal(S, rows, code, P):
+    def batch_deal(S, rows, code, P, lo, hi):
         _key  # noqa: B018
-        for i in prange(rows.shape[0]):
+        for i in range(lo, hi):
             deal_one(S, rows[i], code, P)  # noqa: F821
 
-    def batch_legal(S, P, out):
+    def batch_legal(S, P, out, lo, hi):
         _key  # noqa: B018
-        for b in prange(out.shape[0]):
+        for b in range(lo, hi):
             out[b] = legal_one(S, b, P)  # noqa: F821
 
-    def batch_observe(S, seats, P, out):
+    def batch_observe(S, seats, P, out, lo, hi):
         _key  # noqa: B018
-        for b in prange(out.shape[0]):
+        for b in range(lo, hi):
             out[b, :] = 0
             observe_one(S, b, seats[b], P, out[b])  # noqa: F821
 
@@ -132,14 +137,14 @@ def _rules_hash(fn) -> str:
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def _specialize(name: str, module: str, callees: dict, key: str, parallel: bool = False):
-    """``@njit(cache=True)`` of template ``name`` calling the game's ``callees`` (a fresh function)."""
+def _specialize(name: str, module: str, callees: dict, key: str):
+    """``@njit(cache=True, nogil=True)`` of template ``name`` calling the game's ``callees`` (a fresh function)."""
     tmpl = _TEMPLATES[name]
-    g = {"np": np, "prange": prange, "__name__": module, **callees}
+    g = {"np": np, "__name__": module, **callees}
     fn = types.FunctionType(tmpl.__code__, g, name, None, (types.CellType(key),))
-    fn.__qualname__ = f"compiled_{name}{'_parallel' if parallel else ''}"
+    fn.__qualname__ = f"compiled_{name}"
     fn.__module__ = module
-    return njit(cache=True, parallel=parallel, _nrt=False)(fn)
+    return njit(cache=True, nogil=True, _nrt=False)(fn)
 
 
 class Drivers:
@@ -148,7 +153,7 @@ class Drivers:
     Args:
         arrays: the game's namedtuple class (:func:`arrays_type`).
         step_one, deal_one, legal_one, observe_one: the game's ``@njit`` functions (module docstring).
-        parallel: spread the batch over cores with ``prange`` (default one core).
+        parallel: spread the batch over threads (default one core; module docstring).
 
     Each method takes the state dataclass, and arrays laid out as documented; all run compiled.
     """
@@ -160,15 +165,30 @@ class Drivers:
         self.step_one, self.deal_one, self.legal_one, self.observe_one = step_one, deal_one, legal_one, observe_one
         module = step_one.py_func.__module__
         callees = {"step_one": step_one, "deal_one": deal_one, "legal_one": legal_one, "observe_one": observe_one}
-        key = f"{module}:{_rules_hash(step_one)}:{self.parallel}"
-        make = lambda name, par=self.parallel: _specialize(name, module, callees, key, par)  # noqa: E731
+        key = f"{module}:{_rules_hash(step_one)}"
+        make = lambda name: _specialize(name, module, callees, key)  # noqa: E731
         self._step = make("batch_step")
         self._deal = make("batch_deal")
         self._legal = make("batch_legal")
         self._observe = make("batch_observe")
-        self._single_step = make("single_step", False)
-        self._single_deal = make("single_deal", False)
-        self._observe_row = make("observe_row", False)
+        self._single_step = make("single_step")
+        self._single_deal = make("single_deal")
+        self._observe_row = make("observe_row")
+        self._pool = None
+
+    def _run(self, fn, n: int, *args) -> None:
+        """``fn(*args, lo, hi)`` over ``[0, n)``: one call, or with ``parallel`` one chunk per thread
+        (the compiled drivers release the GIL)."""
+        threads = numba.get_num_threads() if self.parallel else 1
+        if threads <= 1 or n < 2 * threads:
+            fn(*args, 0, n)
+            return
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(threads)
+        bounds = np.linspace(0, n, threads + 1).astype(np.int64)
+        futures = [self._pool.submit(fn, *args, int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+        for f in futures:
+            f.result()
 
     def arrays(self, st):
         """The namedtuple of ``st``'s arrays (the same arrays, no copy)."""
@@ -179,23 +199,23 @@ class Drivers:
 
         ``actions``: ``int64[B]``, ``active``: ``bool[B]``. Returns ``int64[B]`` chance codes (0: none)."""
         need = np.empty(actions.shape[0], dtype=np.int64)
-        self._step(self.arrays(st), actions, active, P, need)
+        self._run(self._step, actions.shape[0], self.arrays(st), actions, active, P, need)
         return need
 
     def deal(self, st, rows: np.ndarray, code: int, P: np.ndarray) -> None:
         """Run ``deal_one(code)`` for games ``rows`` (``int64[n]``) after their chance was drawn."""
-        self._deal(self.arrays(st), rows, code, P)
+        self._run(self._deal, rows.shape[0], self.arrays(st), rows, code, P)
 
     def legal(self, st, P: np.ndarray) -> np.ndarray:
         """``uint64[B]`` legal-action bitboards."""
         out = np.empty(st.batch_size, dtype=np.uint64)
-        self._legal(self.arrays(st), P, out)
+        self._run(self._legal, out.shape[0], self.arrays(st), P, out)
         return out
 
     def observe(self, st, seats: np.ndarray, P: np.ndarray, size: int) -> np.ndarray:
         """``uint8[B, size]`` observations of ``seats`` (``int64[B]``)."""
         out = np.empty((st.batch_size, size), dtype=np.uint8)
-        self._observe(self.arrays(st), seats, P, out)
+        self._run(self._observe, out.shape[0], self.arrays(st), seats, P, out)
         return out
 
 
