@@ -330,9 +330,20 @@ class AllFoursKernel(Kernel):
         return st
 
     def set_parallel(self, parallel: bool = True) -> None:
-        """Run the batch drivers over all of numba's threads (``prange``; ``numba.set_num_threads``
-        sets how many) or, with ``False``, on one core (the default). Results are identical."""
+        """Run the batch drivers over numba's threads (``numba.set_num_threads`` sets how many; one
+        chunk of games each) or, with ``False``, on one core (the default). Results are identical."""
         self.drivers = _drivers(bool(parallel))
+
+    def __getstate__(self) -> dict:
+        # the compiled drivers are per process: pickle the flag, not the functions
+        state = dict(self.__dict__)
+        state["drivers"] = state["drivers"].parallel
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        state["drivers"] = _drivers(state["drivers"])
+        self.__dict__.update(state)
 
     @staticmethod
     def _shuffle(rng, idx: np.ndarray, kind: str = "deal") -> np.ndarray:

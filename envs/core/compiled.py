@@ -262,6 +262,10 @@ class CompiledSingleGame:
         # as C-contiguous writeable arrays (always so for states made by the kernel); other
         # states go through the dispatchers. The arrays are bound too: mutate them in place
         # (a state whose arrays are replaced needs a new single_game).
+        self._bind()
+
+    def _bind(self) -> None:
+        d, S = self.d, self.S
         self._step_fn, self._deal_fn, self._obs_fn = d._single_step, d._single_deal, d._observe_row
         if all(a.flags.c_contiguous and a.flags.writeable and a.flags.aligned for a in S):
             key = (id(d), tuple((a.dtype.char, a.ndim) for a in S))
@@ -276,6 +280,15 @@ class CompiledSingleGame:
                     _entry(d._observe_row, (ts, i64, p, obs)),
                 )
             self._step_fn, self._deal_fn, self._obs_fn = eps
+
+    def __getstate__(self) -> dict:
+        # entry points do not pickle: keep the state and the kernel, bind again on load
+        return {"k": self.k, "st": self.st, "_bits": self._bits}
+
+    def __setstate__(self, state: dict) -> None:
+        bits = state["_bits"]
+        self.__init__(state["k"], state["st"])
+        self._bits = bits
 
     def legal_bits(self) -> int:
         """Legal actions of the seat to act as an int bitboard (0 once the game is over)."""
