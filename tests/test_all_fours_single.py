@@ -1,7 +1,8 @@
-"""The B = 1 fast path (envs/all_fours/single.py) against the batched kernel, step for step.
+"""The B = 1 fast path (``kernel.single_game``: the compiled rules, one call per step, as the AEC
+env runs them; envs/core/compiled.py) against the batched kernel, step for step.
 
 Two copies of the same game advance with the same actions and the same generator seeds,
-one through ``SingleGame``, one through the batched ``kernel.step``; after every step the
+one through ``kernel.single_game``, one through the batched ``kernel.step``; after every step the
 masks, every seat's observation, the rewards and every state array must be identical.
 """
 
@@ -13,7 +14,6 @@ import numpy as np
 import pytest
 
 from cardzoo.envs.all_fours.kernel import AllFoursKernel
-from cardzoo.envs.all_fours.single import SingleGame
 
 OPTION_SETS = [
     {},
@@ -39,7 +39,7 @@ def test_single_game_matches_batched_kernel(options):
     for g in range(games):
         st_fast = k.init(np.random.default_rng(g), 1)
         st_ref = st_fast.copy()
-        fast = SingleGame(k, st_fast)
+        fast = k.single_game(st_fast)
         rng_fast, rng_ref = np.random.default_rng(1000 + g), np.random.default_rng(1000 + g)
         pick = np.random.default_rng(2000 + g)
         while not st_ref.done[0]:
@@ -62,4 +62,4 @@ def test_single_game_matches_batched_kernel(options):
 def test_single_game_rejects_a_batch():
     k = AllFoursKernel()
     with pytest.raises(ValueError, match="one game"):
-        SingleGame(k, k.init(np.random.default_rng(0), 2))
+        k.single_game(k.init(np.random.default_rng(0), 2))

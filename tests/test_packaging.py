@@ -47,7 +47,7 @@ def test_no_import_uses_the_old_top_level_names():
 
 def test_base_dependencies_are_the_environments_only():
     deps = {re.split(r"[<>=!~ \[]", d, maxsplit=1)[0] for d in PYPROJECT["project"]["dependencies"]}
-    assert deps == {"numpy", "gymnasium", "pettingzoo"}
+    assert deps == {"numpy", "gymnasium", "pettingzoo", "numba"}
     extras = PYPROJECT["project"]["optional-dependencies"]
     assert {"train", "web", "test", "all"} <= set(extras)
     assert any(d.startswith("torch") for d in extras["train"])

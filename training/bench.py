@@ -9,7 +9,9 @@ Measures, on one core:
     auto-resetting finished games; actions are drawn cheaply from the legal bitboard and
     that policy cost is timed and reported separately (it is excluded from the rate).
 
-Also reports bytes of kernel state per game. Numbers, not a timed test.
+Also reports bytes of kernel state per game, and (:func:`extras`) for a compiled kernel the
+compile time on first use and the load time from numba's cache (each in a fresh process), and
+for a game with a search agent the time of one PIMC decision. Numbers, not a timed test.
 """
 
 from __future__ import annotations
@@ -148,3 +150,85 @@ def markdown_table(rows: list[BenchRow], nbytes: float) -> str:
         lines.append(f"| {r.what} | {r.batch} | {r.steps_per_s:,.0f} | {r.games_per_s:,.0f} |")
     lines.append(f"\nState: {nbytes:,.0f} bytes per game.")
     return "\n".join(lines)
+
+
+_FIRST_USE = """
+import sys, time
+t0 = time.perf_counter()
+import numpy as np
+from cardzoo import envs
+t1 = time.perf_counter()
+k = envs.kernel(sys.argv[1])
+st = k.init(np.random.default_rng(0), 2)
+from cardzoo.envs.core.cards import random_set_bit
+r = np.random.default_rng(0)
+k.observe(st, st.current_player)
+k.step(st, random_set_bit(k.legal_bitboard(st), r), r)
+s = k.single_game(k.init(np.random.default_rng(0), 1))
+if s is not None:
+    s.observe(0)
+    s.step(int(np.flatnonzero(s.legal_mask())[0]), r)
+k.global_state(st)
+print(t1 - t0, time.perf_counter() - t1)
+"""
+
+
+def first_use_seconds(game: str) -> tuple[float, float, float]:
+    """``(import s, compile s, load-from-cache s)``: in a fresh process with an empty numba cache
+    (``NUMBA_CACHE_DIR`` a new folder), the seconds from importing :mod:`cardzoo.envs` to the first
+    batched step, observation, B = 1 step and state vector (compile on first use); then the same
+    in a second fresh process that finds the cache (load from cache)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        out = []
+        for _ in range(2):
+            res = subprocess.run([sys.executable, "-c", _FIRST_USE, game], env=env, capture_output=True, text=True, check=True)
+            out.append([float(x) for x in res.stdout.split()])
+    return out[1][0], out[0][1], out[1][1]
+
+
+def pimc_decision_seconds(game: str = "all_fours", n_det: int = 32, decisions: int = 20, seed: int = 0) -> list[float]:
+    """Seconds per PIMC decision (:class:`cardzoo.agents.search.PIMCSearch`, ``n_det`` determinizations,
+    the game's rule agent as rollout) at the first ``decisions`` decisions with a choice of random
+    games (B = 1); a warm-up decision is not counted."""
+    from cardzoo import load_agent
+    from cardzoo.agents.search import PIMCSearch
+
+    k = envs.kernel(game)
+    search = PIMCSearch(k, load_agent(f"{game}/rule"), n_det=n_det, seed=seed)
+    rng = np.random.default_rng(seed)
+    times: list[float] = []
+    st = k.init(rng, 1)
+    warm = True
+    while len(times) < decisions:
+        if st.done[0]:
+            st = k.init(rng, 1)
+        mask = k.legal_actions(st)[0]
+        if mask.sum() > 1:
+            t0 = time.perf_counter()
+            search.act_state(st)
+            dt = time.perf_counter() - t0
+            if not warm:
+                times.append(dt)
+            warm = False
+        k.step(st, np.array([rng.choice(np.flatnonzero(mask))]), rng)
+    return times
+
+
+def extras(game: str) -> list[str]:
+    """Lines for ``cardzoo bench``: compile time on first use, load time from cache (compiled kernels)
+    and, for All Fours, the median PIMC decision time at 32 determinizations."""
+    lines = []
+    k = envs.kernel(game)
+    if k.single_game(k.init(np.random.default_rng(0), 1)) is not None and hasattr(k, "drivers"):
+        imp, comp, load = first_use_seconds(game)
+        lines.append(f"compiled rules: import {imp:.2f} s, compile on first use {comp:.1f} s, load from cache {load:.2f} s")
+    if game == "all_fours":
+        t = pimc_decision_seconds(game)
+        lines.append(f"PIMC decision (32 determinizations, rule-bot rollouts, B = 1): median {np.median(t) * 1e3:.1f} ms over {len(t)}")
+    return lines

@@ -51,6 +51,8 @@ def cmd_bench(args) -> int:
 
     rows, nbytes = bench.run(args.game, tuple(args.batch), args.seconds, **_parse_options(args.option))
     Console().print(bench.format_table(args.game, rows, nbytes))
+    for line in bench.extras(args.game):
+        print(line)
     if args.markdown:
         print(bench.markdown_table(rows, nbytes))
     return 0

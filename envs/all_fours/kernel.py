@@ -7,8 +7,11 @@ Jack / Hang jack and Game in the counting order of §6, per hand or per match.
 
 State is a :class:`AllFoursState` of numpy arrays with a leading batch axis ``B``; every
 card set is a ``uint64`` bitboard over the 52 card ids of :data:`cardzoo.envs.core.cards.FRENCH52`
-(``id = 13*suit + rank``, suits C D H S, ranks 2..A). The step path has no Python loop over
-the batch: games are grouped by phase and each group is advanced with array operations.
+(``id = 13*suit + rank``, suits C D H S, ranks 2..A). The rules themselves are compiled
+single-game functions (:mod:`cardzoo.envs.all_fours.rules`, numba) that the core's compiled
+driver (:class:`cardzoo.envs.core.compiled.Drivers`) runs over the batch; this module holds the
+frame: options, validation, chance (every shuffle is drawn here, in Python, through
+:mod:`cardzoo.envs.core.chance`), views and search.
 """
 
 from __future__ import annotations
@@ -19,33 +22,20 @@ import numpy as np
 
 from ..core.cards import FRENCH52, bit, mask_to_cards, popcount, unpack_bits
 from ..core import chance
+from ..core.compiled import CompiledSingleGame, Drivers, arrays_type
 from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
 from . import observation as _obs
 from . import render as _render
+from . import rules as _rules
 from .constants import (
-    ABOVE,
     ALL_CARDS,
-    BEG,
-    BEG_DECISION,
-    DEALER_DECISION,
     FIRST_KICK,
-    GAME_VALUE,
-    GIVE_ONE,
-    HIGHEST,
-    JACK_RANK,
     KICK_POINTS,
-    LOWEST,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_PLAYERS,
-    OVER,
     PHASE_ACTIONS,
     PHASE_NAMES,
-    PLAY,
-    RUN,
-    RUN_KICKS,
-    STAND,
-    SUIT_BITS,
 )
 
 _U64 = np.uint64
@@ -62,17 +52,6 @@ def _hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
     if arr.size and (arr.min() < lo or arr.max() > hi):
         raise ValueError(f"reset option {name}={value!r} is out of range: each value must be in {lo}..{hi}")
     return arr
-
-
-def _deal_positions(start: int, per_player: int, packet: int) -> np.ndarray:
-    """int[4, per_player]: stock positions of the cards of the k-th player from the beggar."""
-    pos = np.empty((4, per_player), dtype=np.intp)
-    rounds = per_player // packet
-    for k in range(4):
-        for r in range(rounds):
-            base = start + r * 4 * packet + k * packet
-            pos[k, r * packet : (r + 1) * packet] = np.arange(base, base + packet)
-    return pos
 
 
 @dataclasses.dataclass
@@ -148,6 +127,42 @@ class AllFoursState(BatchState):
     last_high_low: np.ndarray
 
 
+#: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`AllFoursState`)
+AllFoursArrays = arrays_type(AllFoursState, "AllFoursArrays", __name__)
+
+_DRIVERS: dict[bool, Drivers] = {}
+
+
+def _drivers(parallel: bool) -> Drivers:
+    """The compiled drivers of All Fours (built once per process and flag; compiled on first use)."""
+    if parallel not in _DRIVERS:
+        _DRIVERS[parallel] = Drivers(
+            AllFoursArrays, _rules.step_one, _rules.deal_one, _rules.legal_one, _rules.observe_one, parallel=parallel
+        )
+    return _DRIVERS[parallel]
+
+
+def _params(o: dict, match: bool, target: int, score_high: int) -> np.ndarray:
+    """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
+    P = np.zeros(_rules.P_SIZE, dtype=np.int64)
+    P[_rules.P_MATCH] = match
+    P[_rules.P_TARGET] = target
+    P[_rules.P_REWARD_WIN] = o["reward"] == "win"
+    P[_rules.P_SCORE_REJECTED] = bool(o["score_rejected_kicks"])
+    P[_rules.P_JACK] = o["jack_points"]
+    P[_rules.P_HANG] = o["hang_jack_points"]
+    P[_rules.P_GAME] = o["game_points"]
+    P[_rules.P_GAME_TIE] = ("none", "beggar_team", "dealer_team").index(o["game_tie"])
+    P[_rules.P_UNDERTRUMP_FORBIDDEN] = o["undertrump"] == "forbidden"
+    P[_rules.P_FORBID_GIVE] = bool(o["forbid_game_ending_give_one"])
+    P[_rules.P_PACKET] = o["deal_packet"]
+    P[_rules.P_MAX_REDEALS] = o["max_redeals"]
+    P[_rules.P_MAX_HANDS] = o["max_hands"]
+    P[_rules.P_SCORE_HIGH] = score_high
+    P[_rules.P_KICK : _rules.P_KICK + 13] = KICK_POINTS[o["kick_points"]]
+    return P
+
+
 class AllFoursKernel(Kernel):
     """Batched All Fours, Trinidad rules (``RULES.md``).
 
@@ -205,13 +220,12 @@ class AllFoursKernel(Kernel):
         o = self.options
         self.match = o["episode"] == "match"
         self.target = int(o["target_score"])
-        self.kick_table = KICK_POINTS[o["kick_points"]]
-        packet = o["deal_packet"]
-        self.first_pos = _deal_positions(0, 6, packet)
-        self.run_pos = [_deal_positions(25, 3, packet), _deal_positions(38, 3, packet)]
-        self.item_points = np.array([1, 1, o["jack_points"], o["game_points"]], dtype=np.int16)
         self._obs_layout = _obs.observation_layout(self.target)
         self._state_layout = _obs.state_layout(self.target)
+        #: ``int64[P_SIZE]`` the options as the compiled rules read them (indices ``rules.P_*``)
+        self.params = _params(o, self.match, self.target, int(self._obs_layout.entries[-1].high))
+        #: the compiled batch drivers (one core; :meth:`set_parallel` spreads the batch over cores)
+        self.drivers = _drivers(False)
 
     # ------------------------------------------------------------------ layouts
     @property
@@ -310,150 +324,42 @@ class AllFoursKernel(Kernel):
             stock = _hook_ints("deck", deck, (B, 52), 0, 51).astype(np.int8)
             if not (np.sort(stock, axis=1) == np.arange(52)).all():
                 raise ValueError("deck must be a permutation of the 52 card ids 0..51 (each id exactly once)")
-        self._new_deal(st, np.arange(B), rng, stock=stock)
+        rows = np.arange(B, dtype=np.int64)
+        st.stock[:] = self._shuffle(rng, rows, "deal") if stock is None else stock
+        self.drivers.deal(st, rows, _rules.NEED_DEAL, self.params)
         return st
+
+    def set_parallel(self, parallel: bool = True) -> None:
+        """Run the batch drivers over numba's threads (``numba.set_num_threads`` sets how many; one
+        chunk of games each) or, with ``False``, on one core (the default). Results are identical."""
+        self.drivers = _drivers(bool(parallel))
+
+    def __getstate__(self) -> dict:
+        # the compiled drivers are per process: pickle the flag, not the functions
+        state = dict(self.__dict__)
+        state["drivers"] = state["drivers"].parallel
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        state["drivers"] = _drivers(state["drivers"])
+        self.__dict__.update(state)
 
     @staticmethod
     def _shuffle(rng, idx: np.ndarray, kind: str = "deal") -> np.ndarray:
         """Stock orders ``int8[len(idx), 52]`` for games ``idx`` (``rng``: see :mod:`~cardzoo.envs.core.chance`)."""
         return chance.uniform(rng, idx, (52,), np.float32, kind).argsort(axis=1).astype(np.int8)
 
-    def _new_deal(self, st: AllFoursState, idx: np.ndarray, rng, stock=None, new_hand: bool = True) -> None:
-        """Shuffle (or use ``stock``), deal 6 cards each and kick, for games ``idx`` (§3).
-
-        ``new_hand=False`` is the redeal after pack exhaustion (§4): hand points are kept.
-        """
-        n = idx.size
-        if n == 0:
-            return
-        st.stock[idx] = self._shuffle(rng, idx, "deal" if new_hand else "redeal") if stock is None else stock
-        for name in ("hands", "dealt", "played", "captured", "game_value"):
-            getattr(st, name)[idx] = 0
-        st.kicked[idx] = 0
-        st.voids[idx] = 0
-        st.trick[idx] = 0
-        st.trick_card[idx] = -1
-        st.led_suit[idx] = -1
-        st.trick_winner[idx] = -1
-        st.last_trick[idx] = -1
-        st.last_leader[idx] = -1
-        st.last_winner[idx] = -1
-        st.n_in_trick[idx] = 0
-        st.tricks_done[idx] = 0
-        st.runs[idx] = 0
-        st.begged[idx] = False
-        st.gave_one[idx] = False
-        st.hand_size[idx] = 6
-        st.phase[idx] = BEG_DECISION
-        if new_hand:  # items/hang keep describing the last scored hand until the next one is scored
-            st.points[idx] = 0
-            st.redeals[idx] = 0
-        self._deal_cards(st, idx, self.first_pos)
-        beggar = (st.dealer[idx] + 1) % 4
-        st.current_player[idx] = beggar
-        st.leader[idx] = beggar
-        suit = self._kick(st, idx, FIRST_KICK, scores=np.ones(n, dtype=bool))
-        st.orig_suit[idx] = suit
-        st.trump[idx] = suit
-
-    def _deal_cards(self, st: AllFoursState, idx: np.ndarray, pos: np.ndarray) -> None:
-        """Give the cards at stock positions ``pos[k]`` to the k-th player from the beggar."""
-        cards = st.stock[idx][:, pos]  # [n, 4, per]
-        bb = np.bitwise_or.reduce(bit(cards), axis=2)  # [n, 4]
-        seats = (st.dealer[idx, None].astype(np.intp) + 1 + np.arange(4)) % 4  # [n, 4]
-        rows = idx[:, None]
-        st.hands[rows, seats] |= bb
-        st.dealt[rows, seats] |= bb
-
-    def _kick(self, st: AllFoursState, idx: np.ndarray, pos: int, scores: np.ndarray) -> np.ndarray:
-        """Turn the card at stock ``pos`` for games ``idx``; credit kick points where ``scores``.
-
-        Returns the kicked suits ``int8[n]``. Credits go to the dealer's team (§3) and can end a match.
-        """
-        card = st.stock[idx, pos]
-        st.kicked[idx] |= bit(card)
-        pts = self.kick_table[card % 13] * scores
-        self._credit(st, idx, st.dealer[idx] % 2, pts)
-        return card // 13
-
-    # ------------------------------------------------------------------ crediting (§6)
-    def _credit(self, st: AllFoursState, idx: np.ndarray, team: np.ndarray, pts: np.ndarray) -> None:
-        """Add ``pts`` to ``team`` of games ``idx`` (skipping games already over); in match mode a
-        team reaching the target wins at once (§6 counting order)."""
-        live = ~st.done[idx] & (team >= 0) & (pts > 0)
-        if not live.any():
-            return
-        i, t, p = idx[live], team[live].astype(np.intp), pts[live]
-        st.points[i, t] += p
-        st.score[i, t] += p
-        if self.match:
-            won = st.score[i, t] >= self.target
-            if won.any():
-                self._finish(st, i[won], winner=t[won])
-
-    def _finish(self, st: AllFoursState, idx: np.ndarray, winner=None) -> None:
-        """End the episode of games ``idx`` and set their rewards (§6 Rewards)."""
-        st.done[idx] = True
-        st.phase[idx] = OVER
-        if winner is not None:
-            st.winner[idx] = winner
-        self._hand_rewards(st, idx)
-
-    def _hand_rewards(self, st: AllFoursState, idx: np.ndarray) -> None:
-        diff = (st.points[idx, 0] - st.points[idx, 1]).astype(np.float32)
-        if self.options["reward"] == "win":
-            if self.match:
-                w = st.winner[idx]
-                diff = np.where(w == 0, 1.0, np.where(w == 1, -1.0, 0.0)).astype(np.float32)
-            else:
-                diff = np.sign(diff)
-        # += : a match-mode step can end one hand and the match on the next deal's kick
-        st.rewards[idx, 0] += diff
-        st.rewards[idx, 2] += diff
-        st.rewards[idx, 1] -= diff
-        st.rewards[idx, 3] -= diff
+    def draw_chance(self, st: AllFoursState, rows: np.ndarray, code: int, rng) -> None:
+        """Shuffle the stock of games ``rows`` (``int64[n]``) for chance ``code`` (``rules.NEED_DEAL``: a
+        new hand, kind ``"deal"``; ``rules.NEED_REDEAL``: pack exhaustion, kind ``"redeal"``, §4).
+        The compiled :func:`rules.deal_one` then deals it (§3)."""
+        st.stock[rows] = self._shuffle(rng, rows, "deal" if code == _rules.NEED_DEAL else "redeal")
 
     # ------------------------------------------------------------------ legal actions (§4, §5)
     def legal_bitboard(self, st: AllFoursState) -> np.ndarray:
-        """Legal actions as ``uint64[B]`` bitboards (bit ``a`` set = action ``a`` legal)."""
-        B = st.batch_size
-        ar = np.arange(B)
-        p = st.current_player.astype(np.intp)
-        hand = st.hands[ar, p]
-        trump = st.trump.astype(np.intp)
-        led = st.led_suit.astype(np.intp)
-        tmask = SUIT_BITS[trump]
-        trumps = hand & tmask
-        lmask = SUIT_BITS[np.maximum(led, 0)]
-        follow = hand & lmask
-        zero = _U64(0)
-        trump_led = led == trump
-        # L = T: trumps only if any; L != T holding L: L cards or any trump; void: anything
-        legal = np.where(
-            led < 0,
-            hand,
-            np.where(trump_led, np.where(trumps != zero, trumps, hand), np.where(follow != zero, follow | trumps, hand)),
-        )
-        if self.options["undertrump"] == "forbidden":
-            # highest trump rank already in the trick, when a trump was played to a non-trump lead
-            chunk = ((st.trick & tmask) >> (13 * trump).astype(_U64)).astype(np.int64)
-            top = HIGHEST[chunk]
-            restrict = (led >= 0) & ~trump_led & (top >= 0) & (hand != trumps)
-            if restrict.any():
-                low_trumps = trumps & ~(ABOVE[np.where(restrict, top, 13)].astype(_U64) << (13 * trump).astype(_U64))
-                legal = np.where(restrict, legal & ~low_trumps, legal)
-        legal = np.where(st.phase == PLAY, legal, zero)
-        # decision phases
-        phase_bits = np.where(st.phase == BEG_DECISION, _U64((1 << STAND) | (1 << BEG)), zero)
-        dealer_bits = np.full(B, (1 << RUN), dtype=_U64)
-        give_ok = np.ones(B, dtype=bool)
-        if self.options["forbid_game_ending_give_one"]:
-            beggar_team = ((st.dealer + 1) % 4 % 2).astype(np.intp)
-            give_ok = st.score[ar, beggar_team] + 1 < self.target
-        dealer_bits |= np.where(give_ok, _U64(1 << GIVE_ONE), zero)
-        phase_bits = np.where(st.phase == DEALER_DECISION, dealer_bits, phase_bits)
-        legal = legal | phase_bits
-        return np.where(st.done, zero, legal)
+        """Legal actions as ``uint64[B]`` bitboards (bit ``a`` set = action ``a`` legal; 0 in finished games)."""
+        return self.drivers.legal(st, self.params)
 
     def legal_actions(self, st: AllFoursState) -> np.ndarray:
         """Action mask ``bool[B, 56]`` of the player to act (§4, §5); all False in finished games."""
@@ -461,212 +367,52 @@ class AllFoursKernel(Kernel):
 
     # ------------------------------------------------------------------ step
     def step(self, st: AllFoursState, actions, rng: np.random.Generator, active=None) -> None:
-        """Apply ``actions`` (``int[B]``, legal for each live game; unchecked here, the AEC env and
-        :meth:`check_actions` validate) and advance to the next decision.
+        """Apply ``actions`` (``int[B]``, legal for each live game) and advance to the next decision,
+        compiled (:func:`rules.step_one`).
 
         ``active`` (``bool[B]``, optional): step only these games; the others are untouched
         (their rewards are zeroed). Rewards of the step land in ``st.rewards`` (zero unless a
-        hand or match ended).
+        hand or match ended). Chance (a new hand's or a redeal's shuffle) is drawn here, in Python:
+        first every redeal, then every new hand, rows ascending.
+
+        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape, or an
+        active live game's action is not legal (the message names it and the legal actions): the
+        compiled rules only ever see legal actions.
         """
-        actions = np.asarray(actions)
-        st.rewards[:] = 0
-        phase = st.phase.copy()  # snapshot: a game moves on to the next phase inside this step
-        if active is None and (phase == PLAY).all():
-            self._play(st, np.arange(st.batch_size), actions.astype(np.int64), rng)
-            return
-        live = ~st.done if active is None else active & ~st.done
-        for ph, fn in ((BEG_DECISION, self._beggar), (DEALER_DECISION, self._dealer), (PLAY, self._play)):
-            idx = np.flatnonzero((phase == ph) & live)
-            if idx.size:
-                fn(st, idx, actions[idx].astype(np.int64), rng)
+        B = st.batch_size
+        acts = np.asarray(actions)
+        if acts.shape != (B,) or acts.dtype.kind not in "iu":
+            raise ValueError(f"actions must be ints of shape ({B},), got {acts.dtype} {acts.shape}")
+        acts = acts.astype(np.int64, copy=False)
+        if active is None:
+            act = np.ones(B, dtype=bool)
+        else:
+            act = np.asarray(active)
+            if act.shape != (B,) or act.dtype != bool:
+                raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
+        self._check(st, acts, self.legal_bitboard(st), act & ~st.done)
+        need = self.drivers.step(st, acts, act, self.params)
+        if need.any():
+            for code in (_rules.NEED_REDEAL, _rules.NEED_DEAL):  # the numpy kernel's order of chance
+                rows = np.flatnonzero(need == code)
+                if rows.size:
+                    self.draw_chance(st, rows, code, rng)
+                    self.drivers.deal(st, rows, code, self.params)
 
     def check_actions(self, st: AllFoursState, actions) -> None:
         """Raise ``ValueError`` if any live game's action is illegal (names the action and the legal ones)."""
-        actions = np.asarray(actions, dtype=np.int64)
-        legal = self.legal_bitboard(st)
+        self._check(st, np.asarray(actions, dtype=np.int64), self.legal_bitboard(st), ~st.done)
+
+    def _check(self, st: AllFoursState, actions: np.ndarray, legal: np.ndarray, live: np.ndarray) -> None:
         ok = (actions >= 0) & (actions < NUM_ACTIONS)
         ok &= (legal >> np.clip(actions, 0, 63).astype(_U64)) & _U64(1) == 1
-        bad = np.flatnonzero(~ok & ~st.done)
+        bad = np.flatnonzero(~ok & live)
         if bad.size:
             b = int(bad[0])
             a = int(actions[b])
             name = self.action_name(a) if 0 <= a < NUM_ACTIONS else repr(a)
             legal_names = [self.action_name(x) for x in mask_to_cards(legal[b])]
             raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal_names}")
-
-    def _beggar(self, st, idx, a, rng) -> None:
-        """Phase 1 (§4): STAND -> trick play with the kicked suit; BEG -> dealer decides."""
-        stand = a == STAND
-        i = idx[stand]
-        st.phase[i] = PLAY
-        j = idx[~stand]
-        st.begged[j] = True
-        st.phase[j] = DEALER_DECISION
-        st.current_player[j] = st.dealer[j]
-
-    def _dealer(self, st, idx, a, rng) -> None:
-        """Phase 2 (§4): GIVE_ONE scores 1 for the beggar's team; RUN runs the pack."""
-        give = a == GIVE_ONE
-        g = idx[give]
-        if g.size:
-            st.gave_one[g] = True
-            self._start_play(st, g)
-            self._credit(st, g, (st.dealer[g] + 1) % 4 % 2, np.ones(g.size, dtype=np.int16))
-        r = idx[~give]
-        if r.size:
-            self._run(st, r, rng)
-
-    def _start_play(self, st, idx) -> None:
-        st.phase[idx] = PLAY
-        beggar = (st.dealer[idx] + 1) % 4
-        st.current_player[idx] = beggar
-        st.leader[idx] = beggar
-
-    def _run(self, st, idx, rng) -> None:
-        """Run the pack (§4 Phase 2): up to two runs of 3 cards each and a kick; exhaustion redeals."""
-        pending = idx
-        scores_rejected = self.options["score_rejected_kicks"]
-        for k in range(2):
-            self._deal_cards(st, pending, self.run_pos[k])
-            st.runs[pending] = k + 1
-            st.hand_size[pending] = 9 + 3 * k
-            card = st.stock[pending, RUN_KICKS[k]]
-            rejected = (card // 13) == st.orig_suit[pending]
-            scores = ~rejected | scores_rejected
-            suit = self._kick(st, pending, RUN_KICKS[k], scores)
-            new = ~rejected
-            g = pending[new & ~st.done[pending]]
-            st.trump[g] = suit[new & ~st.done[pending]]
-            self._start_play(st, g)
-            pending = pending[rejected & ~st.done[pending]]
-            if pending.size == 0:
-                return
-        # exhausted: same dealer, full new deal, fresh stand/beg, points kept (§9.6, §11.2)
-        st.redeals[pending] += 1
-        cap = st.redeals[pending] >= self.options["max_redeals"]
-        self._truncate(st, pending[cap])
-        self._new_deal(st, pending[~cap], rng, new_hand=False)
-
-    def _truncate(self, st, idx) -> None:
-        if idx.size:
-            st.done[idx] = True
-            st.truncated[idx] = True
-            st.phase[idx] = OVER
-            st.rewards[idx] = 0
-
-    def _play(self, st, idx, card, rng) -> None:
-        """Play ``card`` for the seat to act (§5); resolve full tricks and finished hands.
-
-        The trick's winner so far is kept up to date card by card (``trick_winner`` and its
-        ``trick_best`` key: rank + 13 if of the suit led + 26 if a trump), so resolving a trick
-        and observing it need no search over the four cards.
-        """
-        p = st.current_player[idx].astype(np.intp)
-        cb = bit(card)
-        st.hands[idx, p] ^= cb
-        st.played[idx, p] |= cb
-        st.trick[idx] |= cb
-        st.trick_card[idx, p] = card
-        suit = card // 13
-        n = st.n_in_trick[idx]
-        first = n == 0
-        led = np.where(first, suit, st.led_suit[idx])
-        st.led_suit[idx] = led
-        trump = st.trump[idx]
-        # §5: a card off the suit led shows a void in it, unless it is a trump played to a plain lead
-        shows = (suit != led) & ((led == trump) | (suit != trump))
-        if shows.any():
-            st.voids[idx[shows], p[shows]] |= (np.uint8(1) << led[shows].astype(np.uint8))
-        key = card % 13 + 13 * (suit == led) + 26 * (suit == trump)
-        best = st.trick_best[idx]
-        better = first | (key > best)
-        st.trick_best[idx] = np.where(better, key, best)
-        win = np.where(better, p, st.trick_winner[idx])
-        st.trick_winner[idx] = win
-        n += 1
-        st.n_in_trick[idx] = n
-        full = n == 4
-        st.current_player[idx] = np.where(full, win, (p + 1) % 4)
-        if not full.any():
-            return
-        t = idx[full]
-        win = win[full]
-        team = win % 2
-        st.captured[t, team] |= st.trick[t]
-        st.game_value[t, team] += GAME_VALUE[st.trick_card[t] % 13].sum(axis=1, dtype=np.int16)
-        st.last_trick[t] = st.trick_card[t]
-        st.last_leader[t] = st.leader[t]
-        st.last_winner[t] = win
-        st.leader[t] = win
-        st.trick[t] = 0
-        st.trick_card[t] = -1
-        st.led_suit[t] = -1
-        st.trick_winner[t] = -1
-        st.n_in_trick[t] = 0
-        st.tricks_done[t] += 1
-        end = st.tricks_done[t] == st.hand_size[t]
-        if end.any():
-            self._score_hand(st, t[end], rng)
-
-    def _score_hand(self, st, idx, rng) -> None:
-        """Credit High, Low, Jack / Hang jack, Game in that order (§6), then end the episode or deal on."""
-        n = idx.size
-        trump = st.trump[idx].astype(np.int64)
-        shift = (13 * trump).astype(_U64)
-        chunks = ((st.dealt[idx] >> shift[:, None]) & _U64(0x1FFF)).astype(np.int64)  # [n, 4]
-        hi = HIGHEST[chunks]
-        lo = LOWEST[chunks]
-        any_trump = hi.max(axis=1) >= 0
-        none = np.full(n, -1, dtype=np.int64)
-        high_team = np.where(any_trump, hi.argmax(axis=1) % 2, none)
-        low_team = np.where(any_trump, lo.argmin(axis=1) % 2, none)
-        jack = bit(13 * trump + JACK_RANK)
-        held = (st.dealt[idx] & jack[:, None]) != 0  # [n, 4]
-        jack_dealt = held.any(axis=1)
-        holder_team = held.argmax(axis=1) % 2
-        won_team = ((st.captured[idx] & jack[:, None]) != 0).argmax(axis=1)
-        hanged = jack_dealt & (won_team != holder_team)
-        jack_team = np.where(jack_dealt, won_team, none)
-        jack_pts = np.where(hanged, self.options["hang_jack_points"], self.options["jack_points"])
-        game_vals = st.game_value[idx]
-        tie_rule = self.options["game_tie"]
-        tie_team = {"none": none, "beggar_team": (st.dealer[idx] + 1) % 4 % 2, "dealer_team": st.dealer[idx] % 2}[tie_rule]
-        game_team = np.where(
-            game_vals[:, 0] > game_vals[:, 1], 0, np.where(game_vals[:, 1] > game_vals[:, 0], 1, tie_team)
-        )
-        st.items[idx] = np.stack([high_team, low_team, jack_team, game_team], axis=1)
-        st.hang[idx] = hanged
-        one = np.ones(n, dtype=np.int16)
-        self._credit(st, idx, high_team, one)
-        self._credit(st, idx, low_team, one)
-        self._credit(st, idx, jack_team, jack_pts.astype(np.int16))
-        self._credit(st, idx, game_team, one * self.options["game_points"])
-        st.last_points[idx] = st.points[idx]
-        st.last_game_value[idx] = st.game_value[idx]
-        base = 13 * trump
-        st.last_high_low[idx] = np.stack(
-            [
-                np.where(any_trump, base + hi.max(axis=1), -1),
-                np.where(any_trump, hi.argmax(axis=1), -1),
-                np.where(any_trump, base + lo.min(axis=1), -1),
-                np.where(any_trump, lo.argmin(axis=1), -1),
-                np.where(jack_dealt, held.argmax(axis=1), -1),
-            ],
-            axis=1,
-        )
-        live = idx[~st.done[idx]]
-        if not self.match:
-            self._finish(st, live)
-            return
-        # match goes on: reward this hand (score mode), pass the deal to the right (§1)
-        if self.options["reward"] == "score":
-            self._hand_rewards(st, live)
-        st.hands_played[live] += 1
-        cap = st.hands_played[live] >= self.options["max_hands"]
-        self._truncate(st, live[cap])  # §6: truncation with reward 0 (as for max_redeals)
-        nxt = live[~cap]
-        st.dealer[nxt] = (st.dealer[nxt] + 1) % 4
-        self._new_deal(st, nxt, rng)
 
     # ------------------------------------------------------------------ search (determinization)
     def determinize(self, st: AllFoursState, seat, rng: np.random.Generator) -> AllFoursState:
@@ -732,20 +478,29 @@ class AllFoursKernel(Kernel):
         out.stock[~ok, 25:] = -1  # trick play: nothing more is dealt this hand
         return out
 
-    def single_game(self, st: AllFoursState):
-        """The B = 1 fast path (:class:`cardzoo.envs.all_fours.single.SingleGame`) used by the AEC env."""
-        from .single import SingleGame
-
-        return SingleGame(self, st)
+    def single_game(self, st: AllFoursState) -> CompiledSingleGame:
+        """The B = 1 fast path used by the AEC env: the same compiled rules, one compiled call per step
+        (:class:`cardzoo.envs.core.compiled.CompiledSingleGame`)."""
+        return CompiledSingleGame(self, st)
 
     # ------------------------------------------------------------------ observations (§7)
     def observe(self, st: AllFoursState, seat) -> np.ndarray:
-        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout: :meth:`observation_layout`."""
-        return _obs.observe(self, st, seat)
+        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``, each 0..3; ``ValueError`` otherwise);
+        layout: :meth:`observation_layout`. Written by the compiled :func:`rules.observe_one`."""
+        B = st.batch_size
+        try:
+            seats = np.broadcast_to(np.asarray(seat), (B,))
+        except ValueError:
+            raise ValueError(f"seat must be an int or int[{B}], got shape {np.shape(seat)}") from None
+        if seats.dtype.kind not in "iu" or (B and (seats.min() < 0 or seats.max() >= NUM_PLAYERS)):
+            raise ValueError(f"seat {seat!r} is not valid; seats are ints 0..{NUM_PLAYERS - 1}")
+        return self.drivers.observe(st, seats.astype(np.int64), self.params, self._obs_layout.size)
 
     def global_state(self, st: AllFoursState) -> np.ndarray:
         """Perfect-information vector ``uint8[B, S]`` (all hands and the stock) for centralised critics."""
-        return _obs.global_state(self, st)
+        out = np.empty((st.batch_size, self._state_layout.size), dtype=np.uint8)
+        _rules.global_batch(self.drivers.arrays(st), self.params, out)
+        return out
 
     # ------------------------------------------------------------------ views
     def hands(self, st: AllFoursState, b: int = 0) -> list[list[int]]:
