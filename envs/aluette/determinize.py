@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import popcount
-from ..core.determinize import bits_to_ids, deal_unseen
+from ..core.determinize import bits_to_ids, deal_unseen, start
 from .constants import ACES_BB, ALL_CARDS, KEY_BB, KEY_OR_ACE_BB, NUM_CARDS, NUM_SIGNALS, TALON_POS, VOTE
 
 _U64 = np.uint64
@@ -31,11 +31,7 @@ def determinize(k, st, seat, rng: np.random.Generator):
     Redealt: the other hands (sizes kept), the talon (its order too while the chant is to come),
     the other seats' received cards and discards (set to none: only their hands matter from here).
     """
-    out = st.copy()
-    B = st.batch_size
-    ar = np.arange(B)
-    seat = np.broadcast_to(np.asarray(seat, dtype=np.intp), (B,))
-    others = (seat[:, None] + np.arange(1, 4)) % 4  # [B, 3]
+    out, B, ar, seat, others = start(st, seat)  # others: int[B, 3]
     rows = ar[:, None]
     played_all = np.bitwise_or.reduce(st.played, axis=1)
     unseen = ALL_CARDS & ~st.hands[ar, seat] & ~played_all & ~st.discarded[ar, seat]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import bit, popcount, random_set_bit
-from ..core.determinize import deal_unseen
+from ..core.determinize import deal_unseen, start
 from .constants import ALL_CARDS, NUM_CARDS, PLAIN_BB, POINTS, QJ_BB, SUIT_BB, TRUMP_BB
 
 _U64 = np.uint64
@@ -46,11 +46,7 @@ def _void_cards(voids: np.ndarray, trump: np.ndarray) -> np.ndarray:
 
 def determinize(k, st, seat, rng: np.random.Generator):
     """A copy of ``st`` with what ``seat`` (int or ``int[B]``) cannot see dealt again (see module doc)."""
-    out = st.copy()
-    B = st.batch_size
-    ar = np.arange(B)
-    seat = np.broadcast_to(np.asarray(seat, dtype=np.intp), (B,))
-    others = (seat[:, None] + np.arange(1, 4)) % 4  # [B, 3]
+    out, B, ar, seat, others = start(st, seat)  # others: int[B, 3]
     rows = ar[:, None]
     fd = st.fd_seat.astype(np.intp)
     fd_hidden = (fd >= 0) & (fd != seat) & (st.n_in_trick > 0)

@@ -32,6 +32,15 @@ _U64 = np.uint64
 _ZERO = _U64(0)
 
 
+def start(st, seat):
+    """The common start of a game's ``determinize``: ``(out, B, ar, seat, others)`` with ``out`` a
+    copy of ``st`` (a ``BatchState``), ``ar = arange(B)``, ``seat`` as ``intp[B]`` (an int or
+    ``int[B]`` given) and ``others`` ``intp[B, 3]`` the other seats of a 4-seat game in play order."""
+    B = st.batch_size
+    seat = np.broadcast_to(np.asarray(seat, dtype=np.intp), (B,))
+    return st.copy(), B, np.arange(B), seat, (seat[:, None] + np.arange(1, 4)) % 4
+
+
 def bits_to_ids(x: np.ndarray, n: int) -> np.ndarray:
     """``uint64[B]`` bitboards -> ``bool[B, n]`` membership of cards ``0..n-1``."""
     return unpack_bits(np.asarray(x, dtype=_U64)[:, None], n)[:, 0].astype(bool)

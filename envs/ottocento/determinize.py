@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import popcount
-from ..core.determinize import deal_unseen
+from ..core.determinize import deal_unseen, start
 from .combos import combo_breakdown
 from .constants import ALL_CARDS, DISCARD, FORBIDDEN_DISCARDS_BB, MAT_BIT, NUM_CARDS, SUIT_BB
 
@@ -36,11 +36,7 @@ def determinize(k, st, seat, rng: np.random.Generator):
     (sizes kept) and the discards; ``dealt``, ``matto_owner`` and the other seats' declaration
     values follow the new deal. The result depends only on what ``seat`` may know and on ``rng``.
     """
-    out = st.copy()
-    B = st.batch_size
-    ar = np.arange(B)
-    seat = np.broadcast_to(np.asarray(seat, dtype=np.intp), (B,))
-    others = (seat[:, None] + np.arange(1, 4)) % 4  # [B, 3]
+    out, B, ar, seat, others = start(st, seat)  # others: int[B, 3]
     rows = ar[:, None]
     played_all = np.bitwise_or.reduce(st.played, axis=1)
     is_dealer = st.dealer == seat
