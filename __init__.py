@@ -143,10 +143,12 @@ def make_vec(
 
     def act_fn(x):
         from .agents.base import Agent
+        from .training.common import check_agent_game, resolve_agent
 
-        if isinstance(x, str):
-            x = load_agent("random", seed=seed) if x == "random" else load_agent(x, **options)
+        if isinstance(x, str):  # refuses an agent of another game, by name or by its saved metadata
+            x = resolve_agent(x, options, seed=seed, game=game)
         if isinstance(x, Agent):
+            check_agent_game(x, game, getattr(x, "name", repr(x)))
             return x.act
         if callable(x):
             return x

@@ -129,3 +129,18 @@ def test_failed_validation_leaves_no_folder(tmp_path, capsys):
     with pytest.raises(Exception):
         train(_tiny_cfg(out, resume=str(bad)))
     assert not out.exists()
+
+
+def test_a_second_run_into_a_folder_in_use_is_refused(tmp_path, capsys):
+    """Two runs at once into one --out: the second stops before writing anything (lock file), and a
+    finished run leaves no lock behind."""
+    out = tmp_path / "busy"
+    out.mkdir()
+    (out / ".run.lock").write_text("4242")  # another run holds the folder
+    assert main(["train", "all_fours", "--out", str(out), *TINY]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out} is in use by another training run (process 4242" in err
+    assert sorted(p.name for p in out.iterdir()) == [".run.lock"]
+    (out / ".run.lock").unlink()
+    assert main(["train", "all_fours", "--out", str(out), *TINY]) == 0
+    assert not (out / ".run.lock").exists() and (out / "agent").is_dir()

@@ -207,3 +207,12 @@ def test_illegal_action_lose_ends_those_games_with_minus_one(game):
         venv.step(np.full(n, 10_000))
     with pytest.raises(ValueError, match=r"illegal_action='x' is not valid"):
         cardzoo.make_vec(game, 2, illegal_action="x")
+
+
+def test_an_opponent_of_another_game_is_refused_when_the_env_is_made():
+    with pytest.raises(ValueError, match="'avinas/rule' plays avinas, not all_fours"):
+        cardzoo.make_vec("all_fours", 4, opponents="avinas/rule")
+    with pytest.raises(ValueError, match="plays ottocento, not all_fours"):
+        cardzoo.make_vec("all_fours", 4, opponents=["all_fours/rule", "ottocento/rule"])
+    with pytest.raises(ValueError, match="unknown agent|no-such"):
+        cardzoo.make_vec("all_fours", 4, opponents="no-such-agent")

@@ -252,20 +252,45 @@ def train(cfg: TrainConfig, callback=None, pool: OpponentPool | None = None, sav
     cfg.validate()
     out = Path(cfg.out)
     created = not out.exists()
-    if cfg.overwrite:
-        from .config import clear_run
-
-        clear_run(out)
+    lock = _lock_run(out)
     try:
+        if cfg.overwrite:
+            from .config import clear_run
+
+            clear_run(out)
         return _train(cfg, out, callback, pool, save_start)
     except TrainingInterrupted:
         raise
     except BaseException:
+        lock.unlink(missing_ok=True)
         if created and out.is_dir() and not any(p.is_file() for p in out.rglob("*")):
             import shutil
 
             shutil.rmtree(out)  # nothing of this run to keep
         raise
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def _lock_run(out: Path) -> Path:
+    """Claim ``out`` for this run: create ``out/.run.lock`` (holding this process id) or raise
+    ``FileExistsError`` naming the folder when another run holds it (two runs at once into one
+    ``--out`` would overwrite each other). The caller removes the lock when the run ends."""
+    import os
+
+    out.mkdir(parents=True, exist_ok=True)
+    lock = out / ".run.lock"
+    try:
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        holder = lock.read_text().strip() if lock.is_file() else "?"
+        raise FileExistsError(
+            f"--out {out} is in use by another training run (process {holder}; lock file {lock}): wait for it, "
+            f"give another --out, or delete the lock file if no run is using the folder"
+        ) from None
+    with os.fdopen(fd, "w") as f:
+        f.write(str(os.getpid()))
+    return lock
 
 
 def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dict:
