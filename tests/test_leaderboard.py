@@ -111,3 +111,18 @@ def test_the_leaderboard_page_publishes_the_fingerprints():
     for game, fp in FINGERPRINTS.items():
         assert f"`{fp}`" in page, game
     assert "numpy.random.default_rng([20261201, i, crc32(kind)])" in page
+
+
+def test_a_bad_agent_leaves_no_folder_and_a_faulted_pairing_is_not_kept(tmp_path):
+    out = tmp_path / "lb"
+    with pytest.raises(ValueError, match="nope"):
+        run_leaderboard("avinas", ["random", "avinas/nope"], 5, out, progress=False)
+    assert not out.exists()
+    missing = tmp_path / "missing_bot.py"
+    payload = run_leaderboard("avinas", ["lowest", f"exec:{sys.executable} {missing}"], 4, out, progress=False)
+    assert payload["pairs"][0]["faults"]  # reported ...
+    assert list((out / "pairs").iterdir()) == []  # ... but not cached: the next run plays it again
+    missing.write_text((Path(__file__).resolve().parent.parent / "training" / "examples" / "lowest_bot.py").read_text())
+    payload = run_leaderboard("avinas", ["lowest", f"exec:{sys.executable} {missing}"], 4, out, progress=False)
+    assert payload["pairs"][0]["faults"] == [] and payload["pairs"][0]["mean_diff"] == 0.0
+    assert len(list((out / "pairs").iterdir())) == 1

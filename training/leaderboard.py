@@ -108,7 +108,8 @@ def run_leaderboard(
             :func:`default_agents`); at least 2, all different.
         n_deals: deals per pairing (each played once per side); seed: the deal set (default the
             cardzoo-bench v1 seed); batch: deals played at once (speed only).
-        out: the folder (created); pairings already cached there are not replayed.
+        out: the folder (created once every agent still to play has loaded); pairings already
+            cached there are not replayed; a pairing in which an ``exec:`` bot faulted is not cached.
         n_boot: bootstrap resamples of the deals for the rating CIs.
 
     Returns the JSON payload written to ``leaderboard.json``.
@@ -130,7 +131,6 @@ def run_leaderboard(
     if int(n_deals) < 1 or int(batch) < 1 or int(seed) < 0 or int(n_boot) < 0:
         raise ValueError(f"need deals >= 1, batch >= 1, seed >= 0 and n_boot >= 0; got {n_deals}, {batch}, {seed}, {n_boot}")
     out = Path(out)
-    (out / "pairs").mkdir(parents=True, exist_ok=True)
     meta = {"benchmark": BENCH_NAME if int(seed) == BENCH_SEED else f"custom deal set (seed {int(seed)})",
             "game": game, "seed": int(seed), "n_deals": int(n_deals), "env_options": env_options}
     pairs = list(itertools.combinations(range(len(names)), 2))
@@ -143,6 +143,9 @@ def run_leaderboard(
             loaded[i] = resolve_agent(names[i], env_options, seed=int(seed) + i, game=game, exec_timeout=exec_timeout)
         return loaded[i]
 
+    for i in sorted({x for p in todo for x in p}):  # every agent still to play loads before anything is written
+        agent(i)
+    (out / "pairs").mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     bar = tqdm(total=len(todo) * int(n_deals), desc=f"{game} leaderboard ({len(pairs) - len(todo)}/{len(pairs)} pairings cached)",
                unit="deal", disable=not progress)
@@ -153,7 +156,8 @@ def run_leaderboard(
                                      name_a=names[i], name_b=names[j], on_chunk=bar.update)
             d = {"meta": meta, "result": r.to_dict(), "deal_diff": r.deal_diff.tolist(), "deal_win": r.deal_win.tolist(),
                  "seconds": time.monotonic() - t0}
-            _write_json(_pair_file(out, names[i], names[j]), d)
+            if not r.faults:  # a pairing in which a bot faulted is reported but not kept: fix the bot, run again
+                _write_json(_pair_file(out, names[i], names[j]), d)
             cached[(i, j)] = d
             t0 = time.monotonic()
     finally:
