@@ -4,6 +4,8 @@ and one line saying what to do next."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from cardzoo.training.config import TrainConfig
@@ -24,7 +26,10 @@ def test_next_step_says_what_to_do():
     beats[2] = _row("all_fours/ppo", 0.1, 0.02, 0.2)
     assert next_step("all_fours", beats, a, out).startswith("next: it beats the rule bot and the shipped agent")
     loses = [_row("all_fours/rule", -0.344, -0.4, -0.29)]
-    assert next_step("all_fours", loses, a, out).startswith("next: it loses to the rule bot (-0.344 per episode)")
+    line = next_step("all_fours", loses, a, out)
+    assert line.startswith("next: it loses to the rule bot (-0.344 per episode)")
+    init = line.split("--init-from ")[1].rstrip(")")  # a folder the command accepts as it is printed
+    assert Path(init).is_dir() and (Path(init) / "agent.json").is_file() and init.endswith("all_fours_ppo")
     level = [_row("all_fours/rule", 0.01, -0.04, 0.06)]
     assert next_step("all_fours", level, a, out).startswith("next: level with the rule bot (CI [-0.040, +0.060])")
 

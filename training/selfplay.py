@@ -470,8 +470,15 @@ def next_step(game: str, rows: list[dict], agent: str, out: str) -> str:
             return f"next: it beats the rule bot and the shipped agent: play it (cardzoo play {game} --opponents {agent}) or confirm on fresh seeds (cardzoo arena {game} {agent} {game}/ppo --seed 1)"
         return f"next: it beats the rule bot: play it (cardzoo play {game} --opponents {agent}); to beat the shipped agent too, train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N)"
     if hi < 0:
+        import os
+
+        from cardzoo.agents.registry import SHIPPED
+
+        shipped_dir = os.path.join(SHIPPED, f"{game}_ppo")
+        stronger = (f", or start PPO from a stronger agent (cardzoo train {game} --out {out}_from_shipped --init-from {shipped_dir})"
+                    if os.path.isdir(shipped_dir) else "")
         return (f"next: it loses to the rule bot ({rule['mean_diff']:+.3f} per episode): the behaviour-cloned start is printed above; "
-                f"train longer (--resume {out}/model.zip --steps N), or start PPO from a stronger agent (--init-from {game}/ppo's folder)")
+                f"train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N: N more steps){stronger}")
     return f"next: level with the rule bot (CI [{lo:+.3f}, {hi:+.3f}]): train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N) or evaluate on more deals (--eval-deals)"
 
 
