@@ -103,6 +103,14 @@ def test_ctrl_c_on_the_command_line_exits_130_and_says_where(tmp_path, capsys, m
     model = out / "checkpoints" / "model_32.zip"
     assert "interrupted after 32 PPO steps" in err and str(model) in err and str(out / "checkpoints" / "agent_32") in err
     assert f"--resume {model}" in err and model.is_file()
+    # the printed command keeps the run's options and asks for the 256 - 32 steps left; it runs
+    line = next(x for x in err.splitlines() if "continue with:" in x).split("continue with:")[1].strip()
+    assert "--n-envs 16" in line and "--opponents random=1" in line and line.endswith(f"--resume {model} --steps 224")
+    import shlex
+
+    monkeypatch.setattr(selfplay, "train", real)
+    assert main(shlex.split(line)[1:]) == 0
+    assert json.loads((out / "summary.json").read_text())["steps"] >= 224
 
 
 def test_curve_line_only_when_a_curve_was_written(tmp_path, capsys):

@@ -200,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     from cardzoo import MissingExtraError, extra_of
 
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as given (e.g. to print how to resume)
     try:
         return int(args.fn(args) or 0)
     except MissingExtraError as e:

@@ -18,6 +18,30 @@ def _opponent_weights(text: str) -> dict:
     return out
 
 
+def _continue_command(args, cfg, e) -> str:
+    """The command that resumes an interrupted run: the run's own options (``args.argv``, when
+    the CLI recorded them), without ``--resume``/``--overwrite``/``--steps``, plus ``--resume`` the
+    saved model and ``--steps`` the steps of the budget left (on resume ``--steps`` counts more steps)."""
+    import shlex
+
+    given = list(getattr(args, "argv", None) or ["train", args.game, "--out", str(cfg.out)])
+    kept, skip = [], False
+    for tok in given:
+        if skip:
+            skip = False
+            continue
+        if tok in ("--resume", "--steps"):
+            skip = True
+            continue
+        if tok == "--overwrite" or tok.startswith(("--resume=", "--steps=")):
+            continue
+        kept.append(tok)
+    if "--out" not in kept and not any(t.startswith("--out=") for t in kept):
+        kept += ["--out", str(cfg.out)]
+    steps = e.remaining if e.remaining is not None else cfg.total_steps
+    return shlex.join(["cardzoo", *kept, "--resume", str(e.model), "--steps", str(steps)])
+
+
 def cmd_train(args, parse_options) -> int:
     from rich.console import Console
 
@@ -57,7 +81,7 @@ def cmd_train(args, parse_options) -> int:
         print(f"\ncardzoo train: interrupted after {e.steps:,} PPO steps; saved", file=sys.stderr)
         print(f"  resumable model:  {e.model}", file=sys.stderr)
         print(f"  agent so far:     {e.agent}", file=sys.stderr)
-        print(f"  continue with:    cardzoo train {args.game} --out {cfg.out} --resume {e.model}", file=sys.stderr)
+        print(f"  continue with:    {_continue_command(args, cfg, e)}", file=sys.stderr)
         return 130
     con = Console(width=max(Console().width, 110))
     if "evaluation" in summary:

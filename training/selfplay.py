@@ -234,6 +234,7 @@ class TrainingInterrupted(KeyboardInterrupt):
     def __init__(self, model: Path | None, agent: Path | None, steps: int) -> None:
         super().__init__(f"interrupted at {steps} steps")
         self.model, self.agent, self.steps = model, agent, steps
+        self.remaining: int | None = None  # PPO steps of this run's budget not done yet (set by train)
 
 
 def train(cfg: TrainConfig, callback=None, pool: OpponentPool | None = None, save_start: bool = False) -> dict:
@@ -366,7 +367,9 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
             tb_log_name="maskable_ppo",
         )
     except KeyboardInterrupt:
-        raise _save_interrupted(cfg, model, vec, out, history, bc_info) from None
+        interrupted = _save_interrupted(cfg, model, vec, out, history, bc_info)
+        interrupted.remaining = max(cfg.total_steps - (interrupted.steps - start), 0)  # of this run's --steps
+        raise interrupted from None
     seconds = time.perf_counter() - t0
     steps = int(model.num_timesteps) - start
     model.save(out / "model.zip")
