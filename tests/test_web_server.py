@@ -236,3 +236,18 @@ def test_a_long_episode_keeps_its_last_moves_for_pacing_and_replay(monkeypatch):
     assert rep["first"] == v["moves"] - 40 and len(rep["frames"]) == 40
     assert rep["frames"][-1]["view"]["summary"] == v["summary"]
     assert len(manager(c).get(tid).history) == 40
+
+
+def test_serve_on_a_port_in_use_fails_before_announcing(capsys):
+    import socket
+
+    from cardzoo.training.cli import main
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["serve", "--no-browser", "--port", str(port)]) == 2
+    out = capsys.readouterr()
+    assert f"cannot listen on 127.0.0.1:{port}" in out.err and "give another --port" in out.err
+    assert "card table at" not in out.out

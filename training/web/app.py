@@ -319,6 +319,14 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True, 
 
     if not 0 <= port <= 65535:
         raise ValueError(f"--port must be 0..65535, got {port}")
+    import socket
+
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:  # a port in use is reported before anything is announced (uvicorn would exit 3)
+            probe.bind((host, port))
+        except OSError as e:
+            raise OSError(f"cannot listen on {host}:{port} ({e.strerror}): give another --port") from None
     manager = TableManager(agents_dir=agents_dir)
     if agents_dir is not None:
         print(f"agents from {manager.agents_dir}: {sorted(manager._local) or 'none found'}", flush=True)
