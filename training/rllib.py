@@ -31,6 +31,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import VectorWrapper
 
+from .config import TrainConfig
+
 ENV_NAME = "cardzoo_vector"
 
 
@@ -85,15 +87,16 @@ class RLlibConfig:
     iterations: int = 10
     num_env_runners: int = 0
     num_envs_per_runner: int = 256
-    rollout_fragment_length: int = 64
-    minibatch_size: int = 4096
-    num_epochs: int = 4
-    lr: float = 1e-4
-    gamma: float = 1.0
-    lambda_: float = 0.95
-    entropy_coeff: float = 0.003
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    activation: str = "relu"
+    # the PPO settings default to cardzoo train's (TrainConfig), so both paths train the same way
+    rollout_fragment_length: int = TrainConfig.n_steps
+    minibatch_size: int = TrainConfig.batch_size
+    num_epochs: int = TrainConfig.n_epochs
+    lr: float = TrainConfig.learning_rate
+    gamma: float = TrainConfig.gamma
+    lambda_: float = TrainConfig.gae_lambda
+    entropy_coeff: float = TrainConfig.ent_coef
+    net_arch: list = field(default_factory=lambda: list(TrainConfig().net_arch))
+    activation: str = TrainConfig.activation
     opponents: list = field(default_factory=list)  # agent names; default GAME/rule
     env_options: dict = field(default_factory=dict)
     seed: int = 0
