@@ -11,10 +11,10 @@ from cardzoo.training.play import play
 
 
 def test_bench_prints_a_table(capsys):
-    assert main(["bench", "all_fours", "--seconds", "0.2", "--batch", "1", "64", "--markdown"]) == 0
+    assert main(["bench", "all_fours", "--seconds", "0.2", "--rounds", "1", "--batch", "1", "64", "--markdown"]) == 0
     out = capsys.readouterr().out
-    assert "agent-steps/s" in out and "env() AEC loop" in out and "batched kernel" in out
-    assert "bytes per game" in out
+    assert "agent-steps/s" in out and "PettingZoo AEC loop" in out and "batched kernel" in out
+    assert "state bytes/game" in out and "load from cache s" in out and "PIMC decision" in out
 
 
 def test_demo_plays_a_hand(capsys):
