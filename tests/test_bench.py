@@ -120,3 +120,15 @@ def test_bench_rejects_bad_arguments(argv, words, capsys):
     err = capsys.readouterr().err
     for w in words:
         assert w in err
+
+
+def test_a_failing_2_core_worker_is_reported_not_fatal():
+    from cardzoo.training import bench
+
+    # CPUs 99998 and 99999 do not exist: the worker cannot run on them and ends; the run goes on without its row
+    res = bench.run(["all_fours"], batches=(8,), seconds=0.01, rounds=1, skip=("texas", "first-use", "pimc"),
+                    cpus=[99998, 99999], progress=False)
+    assert "kernel2/all_fours/8" not in res["rows"] and "kernel/all_fours/8" in res["rows"]
+    reason = res["games"]["all_fours"]["scaling"]["skipped"]
+    assert reason.startswith("the 2-core worker failed: the 2-core worker process ended (exit 1)")
+    assert "OSError" in reason
