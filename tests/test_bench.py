@@ -58,7 +58,8 @@ def test_bench_json_rows_and_ratios(tmp_path, capsys):
     assert ("row" in texas) == (f"aec/{TEXAS}" in rows)
     for key, r in rows.items():
         assert r["key"] == key and len(r["rates"]) == 2
-        assert r["median"] == statistics.median(r["rates"]) and r["min"] == min(r["rates"]) and r["max"] == max(r["rates"])
+        assert r["median"] == statistics.median(r["rates"])
+        assert r["min"] == min(r["rates"]) and r["max"] == max(r["rates"])
         assert r["agent_steps"] > 0 and 0 < r["policy_seconds"] < r["seconds"]
     assert rows["kernel/all_fours/64"]["batch"] == 64 and rows["kernel/all_fours/64"]["agent_steps"] % 64 == 0
 
@@ -132,3 +133,20 @@ def test_a_failing_2_core_worker_is_reported_not_fatal():
     reason = res["games"]["all_fours"]["scaling"]["skipped"]
     assert reason.startswith("the 2-core worker failed: the 2-core worker process ended (exit 1)")
     assert "OSError" in reason
+
+
+@pytest.mark.slow
+def test_first_use_and_pimc_are_measured(tmp_path, capsys):
+    """Compile on first use in fresh processes (an empty numba cache: tens of seconds) and PIMC decisions."""
+    path = tmp_path / "first.json"
+    assert main(["bench", "all_fours", "--seconds", "0.05", "--rounds", "1", "--batch", "8",
+                 "--skip", "texas", "scaling", "--json", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "load from cache s" in out and "PIMC decision" in out
+    res = json.loads(path.read_text())
+    fu = res["games"]["all_fours"]["first_use"]
+    assert sorted(fu) == ["compile_s", "compiled", "import_s", "load_s"] and fu["compiled"] is True
+    assert fu["import_s"] > 0 and fu["compile_s"] > 0 and fu["load_s"] > 0
+    pm = res["pimc"]
+    assert pm["game"] == "all_fours" and pm["n_det"] == 32 and pm["decisions"] == 20
+    assert pm["min_ms"] <= pm["median_ms"] <= pm["max_ms"]

@@ -479,6 +479,11 @@ def _summary(ms: list[Measure]) -> dict:
     }
 
 
+def _share(rows: dict, keys: list[str]) -> float:
+    """The policy's share of the wall-clock time of rows ``keys``."""
+    return sum(rows[k]["policy_seconds"] for k in keys) / sum(rows[k]["seconds"] for k in keys)
+
+
 def _ratio(a, b):
     return None if a is None or b is None or not b else a / b
 
@@ -653,7 +658,9 @@ def run(
             k = envs.kernel(g, **options)
             per_game[g] = {
                 "compiled": hasattr(k, "drivers"),
-                "env": {"rate": env_rate, "vs_null": _ratio(env_rate, null_rate), "vs_texas": _ratio(env_rate, texas_rate)},
+                "env": {
+                    "rate": env_rate, "vs_null": _ratio(env_rate, null_rate), "vs_texas": _ratio(env_rate, texas_rate),
+                },
                 "kernel": kern,
                 "scaling": sc,
                 "state_bytes": float(k.init(np.random.default_rng(0), 64).nbytes_per_game()),
@@ -685,10 +692,11 @@ def run(
     kern_keys = [k for k in rows if k.startswith("kernel/")]
     policy = {
         "aec_us_per_action": statistics.median(rows[k]["policy_us_per_action"] for k in aec_keys),
-        "kernel_us_per_action": {str(b): statistics.median(rows[f"kernel/{g}/{b}"]["policy_us_per_action"] for g in games)
-                                 for b in batches},
-        "share_of_aec_time": sum(rows[k]["policy_seconds"] for k in aec_keys) / sum(rows[k]["seconds"] for k in aec_keys),
-        "share_of_kernel_time": sum(rows[k]["policy_seconds"] for k in kern_keys) / sum(rows[k]["seconds"] for k in kern_keys),
+        "kernel_us_per_action": {
+            str(b): statistics.median(rows[f"kernel/{g}/{b}"]["policy_us_per_action"] for g in games) for b in batches
+        },
+        "share_of_aec_time": _share(rows, aec_keys),
+        "share_of_kernel_time": _share(rows, kern_keys),
     }
     import numba
     import pettingzoo
@@ -697,7 +705,8 @@ def run(
         "settings": {
             "games": games, "batches": batches, "seconds": seconds, "rounds": rounds, "options": options,
             "skip": sorted(skip), "seed": seed, "cpus_for_scaling": cpus,
-            "load_average_start": load_start, "load_average_end": os.getloadavg() if hasattr(os, "getloadavg") else None,
+            "load_average_start": load_start,
+            "load_average_end": os.getloadavg() if hasattr(os, "getloadavg") else None,
             "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "python": sys.version.split()[0], "numpy": np.__version__, "numba": numba.__version__,
             "pettingzoo": pettingzoo.__version__,
@@ -732,7 +741,8 @@ def sections(res: dict) -> list[dict]:
     s = res["settings"]
     rows, games, peers = res["rows"], res["games"], res["peers"]
     load = s.get("load_average_start")
-    loadtxt = "" if load is None else f"; load average (1 min) {load[0]:.1f} at start, {s['load_average_end'][0]:.1f} at end"
+    end = s.get("load_average_end")
+    loadtxt = "" if load is None else f"; load average (1 min) {load[0]:.1f} at start, {end[0]:.1f} at end"
     head = f"medians over {s['rounds']} interleaved rounds of {s['seconds']:g} s per row{loadtxt}"
     out = []
 
@@ -746,8 +756,8 @@ def sections(res: dict) -> list[dict]:
         r, e = rows[f"aec/{g}"], games[g]["env"]
         tgt = _target("env_steps_per_s", g)
         ok = None if e["vs_null"] is None else (e["rate"] >= tgt and e["vs_null"] >= TARGETS["env_vs_null"])
-        t.append([f"{g} env()", _n(r["median"]), _spread(r), _n(r["games_per_s"]), _n(r["policy_us_per_action"], "{:.2f}"),
-                  _n(e["vs_null"], "{:.2f}"), _n(e["vs_texas"], "{:.2f}"),
+        t.append([f"{g} env()", _n(r["median"]), _spread(r), _n(r["games_per_s"]),
+                  _n(r["policy_us_per_action"], "{:.2f}"), _n(e["vs_null"], "{:.2f}"), _n(e["vs_texas"], "{:.2f}"),
                   f"{tgt:,} and {TARGETS['env_vs_null']:.2f}x null: {_mark(ok)}"])
     cap = [head]
     for name, p in peers.items():
@@ -755,7 +765,9 @@ def sections(res: dict) -> list[dict]:
             cap.append(f"{name} skipped: {p['skipped']}")
     out.append({
         "title": "env(): PettingZoo AEC loop, random legal actions, one core",
-        "columns": ["row", "agent-steps/s", "min-max", "games/s", "policy µs/action", "x null", f"x {TEXAS}", "target"],
+        "columns": [
+            "row", "agent-steps/s", "min-max", "games/s", "policy µs/action", "x null", f"x {TEXAS}", "target",
+        ],
         "rows": t, "caption": "\n".join(cap),
     })
 
@@ -764,7 +776,8 @@ def sections(res: dict) -> list[dict]:
         for b in s["batches"]:
             r = rows[f"kernel/{g}/{b}"]
             tgt = _target("kernel_steps_per_s_at_4096", g) if b == 4096 else None
-            t.append([g, str(b), _n(r["median"]), _spread(r), _n(r["games_per_s"]), _n(r["policy_us_per_action"], "{:.3f}"),
+            t.append([g, str(b), _n(r["median"]), _spread(r), _n(r["games_per_s"]),
+                      _n(r["policy_us_per_action"], "{:.3f}"),
                       "" if tgt is None else f">= {tgt:,}: {_mark(r['median'] >= tgt)}"])
     out.append({
         "title": "batched kernel: mask + observation + step, one core",
@@ -784,7 +797,8 @@ def sections(res: dict) -> list[dict]:
     out.append({
         "title": "parallel option on 2 cores (kernel.set_parallel(True), numba.set_num_threads(2))",
         "columns": ["game", "B", "1 core", "2 cores", "2 cores min-max", "ratio", "target"],
-        "rows": t, "caption": "2-core rows run in a worker process not pinned to one core, interleaved in the same rounds",
+        "rows": t,
+        "caption": "2-core rows run in a worker process not pinned to one core, interleaved in the same rounds",
     })
 
     t = []
@@ -805,7 +819,8 @@ def sections(res: dict) -> list[dict]:
         "columns": ["game", "kernel", "import s", "first use s (empty cache)", "load from cache s", "target",
                     "state bytes/game", "state target"],
         "rows": t,
-        "caption": "first use: import to first mask/observation/step/state vector and env() steps, NUMBA_CACHE_DIR empty; "
+        "caption": "first use: import to first mask/observation/step/state vector and env() steps, "
+                   "NUMBA_CACHE_DIR empty; "
                    "load: the same in a second fresh process",
     })
 

@@ -68,7 +68,8 @@ def cmd_bench(args) -> int:
     from . import bench
 
     res = bench.run(
-        games, args.batch, args.seconds, args.rounds, options=_parse_options(args.option), skip=args.skip or (), cpus=cpus
+        games, args.batch, args.seconds, args.rounds,
+        options=_parse_options(args.option), skip=args.skip or (), cpus=cpus,
     )
     res["settings"]["command"] = "cardzoo " + " ".join(args.argv)
     console = Console(width=None if sys.stdout.isatty() else 160)  # a file or pipe gets unwrapped tables
@@ -171,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("game", nargs="*", metavar="GAME", help=f"games to measure (default all: {', '.join(games)})")
     b.add_argument("--batch", type=int, nargs="+", default=[4096], help="kernel batch sizes (default 4096)")
     b.add_argument("--seconds", type=float, default=1.0, help="seconds per row per round (default 1)")
-    b.add_argument("--rounds", type=int, default=5, help="interleaved rounds; rows report medians over them (default 5)")
+    b.add_argument("--rounds", type=int, default=5, help="interleaved rounds; rows give medians over them (default 5)")
     b.add_argument("--option", "-o", action="append", help="env option name=value (repeatable; one GAME only)")
     b.add_argument("--skip", nargs="+", choices=["texas", "scaling", "first-use", "pimc"], help="leave these parts out")
     b.add_argument("--json", default=None, metavar="PATH", help="also write every number as JSON to PATH (a new file)")
