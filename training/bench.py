@@ -501,6 +501,9 @@ def run(
 ) -> dict:
     """Run the benchmark (module docstring) and return every number as a JSON-able dict.
 
+    The rows run in this process, on the cores it may use (``cardzoo bench`` pins itself to one
+    core first); the 2-core rows in a worker process on ``cpus``; first use in fresh processes.
+
     Args:
         games: game names (default every game of :data:`cardzoo.envs.GAMES`).
         batches: batch sizes of the kernel rows; the 2-core row runs at the largest.
