@@ -8,8 +8,11 @@ trick play with the trick-1 trump lead and the trick-2 face-down lead and its on
 
 State is an :class:`AvinasState` of numpy arrays with a leading batch axis ``B``; card sets are
 ``uint64`` bitboards over the 32 card ids of :data:`cardzoo.envs.core.cards.FRENCH32` (``8*suit + rank``,
-suits C D H S, ranks 7 8 9 10 J Q K A). Games are grouped by phase and each group is advanced
-with array operations: no Python loop over the batch.
+suits C D H S, ranks 7 8 9 10 J Q K A). The rules themselves are compiled single-game functions
+(:mod:`cardzoo.envs.avinas.rules`, numba) that the core's compiled driver
+(:class:`cardzoo.envs.core.compiled.Drivers`) runs over the batch; this module holds the frame:
+options, validation, chance (every shuffle is drawn here, in Python, through
+:mod:`cardzoo.envs.core.chance`), views and search.
 """
 
 from __future__ import annotations
@@ -18,50 +21,29 @@ import dataclasses
 
 import numpy as np
 
-from ..core.cards import FRENCH32, bit, mask_to_cards, popcount, unpack_bits
+from ..core.cards import FRENCH32, mask_to_cards, unpack_bits
 from ..core import chance
+from ..core.compiled import Drivers, arrays_type
 from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
 from . import observation as _obs
 from . import render as _render
+from . import rules as _rules
 from .constants import (
-    CALL1,
-    CALLING,
-    CONTINUE,
-    DEAL_POS,
-    DECLARE,
-    DECLARING,
     FACEDOWN,
     GAME_NAMES,
-    KEY_K,
-    KEY_POS,
-    KNOCK,
-    KNOCKING,
-    NO_KNOCK,
     NO_SEVENS,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_PLAYERS,
-    OVER,
-    PASS,
     PHASE_ACTIONS,
     PLAIN_BB,
-    PLAIN_STRENGTH,
-    PLAY,
-    POINTS,
-    SEVENS,
     SIG_NOT_VALUABLE,
     SIG_VALUABLE,
-    SIGNAL,
-    STOP,
-    STOPPING,
     SUITS,
     TRUMP_BB,
-    TRUMP_STRENGTH,
 )
 
 _U64 = np.uint64
-_ZERO = _U64(0)
-TRUMPS_LED = 4  # led "suit" code for a trump (or face-down) lead
 
 
 def _hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
@@ -160,6 +142,42 @@ class AvinasState(BatchState):
     voids: np.ndarray
 
 
+#: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`AvinasState`)
+AvinasArrays = arrays_type(AvinasState, "AvinasArrays", __name__)
+
+_DRIVERS: dict[bool, Drivers] = {}
+
+
+def _drivers(parallel: bool) -> Drivers:
+    """The compiled drivers of Avinas (built once per process and flag; compiled on first use)."""
+    if parallel not in _DRIVERS:
+        _DRIVERS[parallel] = Drivers(
+            AvinasArrays, _rules.step_one, _rules.deal_one, _rules.legal_one, _rules.observe_one, parallel=parallel
+        )
+    return _DRIVERS[parallel]
+
+
+def _params(o: dict, pips_high: int) -> np.ndarray:
+    """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
+    P = np.zeros(_rules.P_SIZE, dtype=np.int64)
+    P[_rules.P_MATCH] = o["episode"] == "match"
+    P[_rules.P_REWARD_WIN] = o["reward"] == "win"
+    P[_rules.P_KNOCK_BACK] = ("after_knock", "always", "never").index(o["knock_back"])
+    P[_rules.P_RAM_GRADED] = o["ram_schedule"] == "graded"
+    P[_rules.P_PIP_GRADED] = o["pip_schedule"] == "graded"
+    P[_rules.P_CALL_SUIT] = o["call_count"] == "suit"
+    P[_rules.P_HONESTY_MASK] = o["honesty"] == "mask"
+    P[_rules.P_SIGNAL] = ("auto", "free", "none").index(o["facedown_signal"])
+    P[_rules.P_VMIN] = o["valuable_min_points"]
+    P[_rules.P_NO7_STOP] = bool(o["no7_stop"])
+    P[_rules.P_EVERY_LEAD] = o["trump_lead_rule"] == "every_lead"
+    P[_rules.P_PIP_LIMIT] = o["pip_limit"]
+    P[_rules.P_MAX_THROW_INS] = o["max_throw_ins"]
+    P[_rules.P_MAX_DEALS] = o["max_deals"]
+    P[_rules.P_PIPS_HIGH] = pips_high
+    return P
+
+
 class AvinasKernel(Kernel):
     """Batched Avinas (``RULES.md``).
 
@@ -219,6 +237,11 @@ class AvinasKernel(Kernel):
         self.vmin = int(o["valuable_min_points"])
         self._obs_layout = _obs.observation_layout(o["pip_limit"])
         self._state_layout = _obs.state_layout(o["pip_limit"])
+        pips_high = next(e.high for e in self._obs_layout.entries if e.name == "pips")
+        #: ``int64[P_SIZE]`` the options as the compiled rules read them (indices ``rules.P_*``)
+        self.params = _params(o, int(pips_high))
+        #: the compiled batch drivers (one core; :meth:`set_parallel` spreads the batch over cores)
+        self.drivers = _drivers(False)
 
     # ------------------------------------------------------------------ layouts
     @property
@@ -299,99 +322,44 @@ class AvinasKernel(Kernel):
             stock = _hook_ints("deck", deck, (B, 32), 0, 31).astype(np.int8)
             if not (np.sort(stock, axis=1) == np.arange(32)).all():
                 raise ValueError("deck must be a permutation of the 32 card ids 0..31 (each id exactly once)")
-        self._new_deal(st, np.arange(B), rng, stock)
+        rows = np.arange(B, dtype=np.int64)
+        if stock is None:
+            self.draw_chance(st, rows, _rules.NEED_DEAL_PLAY, rng)
+        else:
+            st.stock[:] = stock
+        self.drivers.deal(st, rows, _rules.NEED_DEAL_PLAY, self.params)
         return st
 
-    def _new_deal(self, st: AvinasState, idx: np.ndarray, rng, stock=None, kind: str = "deal") -> None:
-        """Shuffle (or use ``stock``), deal 8 cards each in packets of 4, expose the key cards and
-        start the sevens game's knocks or the no-sevens game's calls (§3, §4). ``kind``: the kind of
-        chance (:mod:`~cardzoo.envs.core.chance`), ``"redeal"`` after a throw-in."""
-        n = idx.size
-        if n == 0:
-            return
-        if stock is None:
-            stock = chance.uniform(rng, idx, (32,), np.float32, kind).argsort(axis=1).astype(np.int8)
-        st.stock[idx] = stock
-        d = st.dealer[idx].astype(np.intp)
-        seats = (d[:, None] + 1 + np.arange(4)) % 4  # [n, 4]: seat of the k-th player from the dealer's left
-        bb = np.bitwise_or.reduce(bit(stock[:, DEAL_POS]), axis=2)  # [n, 4] by k
-        hands = np.zeros((n, 4), dtype=_U64)
-        hands[np.arange(n)[:, None], seats] = bb
-        st.hands[idx] = hands
-        st.dealt[idx] = hands
-        for name in ("played", "voids", "knocked", "points", "tricks_won", "lied", "stopped", "trick", "n_in_trick",
-                     "tricks_done", "high_call", "n_calls", "knock_stage", "trick_best"):
-            getattr(st, name)[idx] = 0
-        for name in ("calls", "led", "trick_winner", "trick_card", "fd_seat", "signal"):
-            getattr(st, name)[idx] = -1
-        # exposure (§3.3): opponents' key cards always, the dealer's side's only if a seven
-        key = stock[:, KEY_POS].astype(np.int64)  # [n, 8]
-        seven = key % 8 == 0
-        shown = seven | (KEY_K % 2 == 0)[None, :]
-        kb = bit(key)
-        st.exposed[idx] = np.bitwise_or.reduce(np.where(shown, kb, _ZERO), axis=1)
-        st.dealer_seen[idx] = np.bitwise_or.reduce(np.where(shown, _ZERO, kb), axis=1)
-        sevens = seven.any(axis=1)
-        last = 7 - np.argmax(seven[:, ::-1], axis=1)  # last seven in deal order (§9.3)
-        rows = np.arange(n)
-        decl = seats[rows, KEY_K[last]]
-        st.game[idx] = np.where(sevens, SEVENS, NO_SEVENS)
-        st.declarer[idx] = np.where(sevens, decl, -1)
-        st.trump[idx] = np.where(sevens, key[rows, last] // 8, -1)
-        st.phase[idx] = np.where(sevens, KNOCKING, CALLING)
-        st.current_player[idx] = np.where(sevens, decl, seats[:, 0])
+    def set_parallel(self, parallel: bool = True) -> None:
+        """Run the batch drivers over numba's threads (``numba.set_num_threads`` sets how many; one
+        chunk of games each) or, with ``False``, on one core (the default). Results are identical."""
+        self.drivers = _drivers(bool(parallel))
 
-    # ------------------------------------------------------------------ legal actions
-    def legal_words(self, st: AvinasState) -> tuple[np.ndarray, np.ndarray]:
-        """Legal actions as two ``uint64[B]`` bitboards: bit ``a`` of ``lo`` = action ``a`` (0..63,
-        face-up and face-down cards), bit ``a - 64`` of ``hi`` = action ``a`` (64..82). §4, §5."""
-        B = st.batch_size
-        ar = np.arange(B)
-        p = st.current_player.astype(np.intp)
-        hand = st.hands[ar, p]
-        phase = st.phase
-        t = np.maximum(st.trump, 0).astype(np.intp)
-        trumps = hand & TRUMP_BB[t]
-        led = st.led
-        # ---- leads
-        k = st.tricks_done
-        lead = st.n_in_trick == 0
-        if self.options["trump_lead_rule"] == "trick2":
-            must = k == 1
-        else:
-            must = k >= 1
-        has_t = trumps != _ZERO
-        lead_bits = np.where(k == 0, trumps, np.where(must & has_t, trumps, hand))
-        fd_ok = must & ~has_t
-        lead_bits = lead_bits | np.where(fd_ok, hand << _U64(32), _ZERO)
-        # ---- follows
-        plain = hand & PLAIN_BB[np.clip(led, 0, 3).astype(np.intp)]
-        follow = np.where(led == TRUMPS_LED, trumps, plain)
-        follow = np.where(follow != _ZERO, follow, hand)
-        lo = np.where(phase == PLAY, np.where(lead, lead_bits, follow), _ZERO)
-        # ---- decision phases (bits relative to action 64)
-        hi = np.zeros(B, dtype=_U64)
-        hi = np.where(phase == KNOCKING, _U64((1 << (KNOCK - 64)) | (1 << (NO_KNOCK - 64))), hi)
-        hi = np.where(phase == STOPPING, _U64((1 << (CONTINUE - 64)) | (1 << (STOP - 64))), hi)
-        hi = np.where(phase == SIGNAL, _U64((1 << (SIG_VALUABLE - 64)) | (1 << (SIG_NOT_VALUABLE - 64))), hi)
-        mask_h = self.options["honesty"] == "mask"
-        bid = np.flatnonzero((phase == CALLING) | (phase == DECLARING))
-        if bid.size:
-            h = hand[bid]
-            counts = popcount(h[:, None] & self.count_bb[None, :]).astype(np.int64)  # [n, 4]
-            # calls: N in high+1..8 (mask: N <= best count); PASS always
-            top = counts.max(axis=1) if mask_h else np.full(bid.size, 8)
-            lo_n = st.high_call[bid].astype(np.int64) + 1
-            n_bits = np.where(top >= lo_n, (_U64(2) << top.astype(_U64)) - (_U64(1) << lo_n.astype(_U64)), _ZERO)
-            call_bits = n_bits | _U64(1)
-            held = popcount(h[:, None] & TRUMP_BB[None, :]) > 0
-            if mask_h:
-                held &= counts >= st.high_call[bid, None]
-            shifts = np.arange(DECLARE - 64, DECLARE - 60, dtype=_U64)[None, :]
-            dec_bits = (held.astype(np.uint64) << shifts).sum(axis=1, dtype=_U64)
-            hi[bid] = np.where(phase[bid] == CALLING, call_bits, dec_bits)
-        done = st.done
-        return np.where(done, _ZERO, lo), np.where(done, _ZERO, hi)
+    def __getstate__(self) -> dict:
+        # the compiled drivers are per process: pickle the flag, not the functions
+        state = dict(self.__dict__)
+        state["drivers"] = state["drivers"].parallel
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        state["drivers"] = _drivers(state["drivers"])
+        self.__dict__.update(state)
+
+    def draw_chance(self, st: AvinasState, rows: np.ndarray, code: int, rng) -> None:
+        """Shuffle the pack of games ``rows`` (``int64[n]``) for chance ``code`` (``rules.NEED_REDEAL``:
+        after a throw-in, kind ``"redeal"``; the other codes: a new deal, kind ``"deal"``; §3). The
+        compiled :func:`rules.deal_one` then deals it."""
+        kind = "redeal" if code == _rules.NEED_REDEAL else "deal"
+        st.stock[rows] = chance.uniform(rng, rows, (32,), np.float32, kind).argsort(axis=1).astype(np.int8)
+
+    # ------------------------------------------------------------------ legal actions (§4, §5)
+    def legal_bitboard(self, st: AvinasState) -> np.ndarray:
+        """Legal actions as ``uint64[B, 2]`` bit words: action ``a`` is bit ``a % 64`` of word ``a // 64``
+        (all 0 in finished games). Written by the compiled :func:`rules.legal_one` (§4, §5)."""
+        out = np.empty((st.batch_size, _rules.WORDS), dtype=_U64)
+        _rules.legal_batch(self.drivers.arrays(st), self.params, out)
+        return out
 
     DEAL_CATEGORIES = ("sevens", "no_sevens")
 
@@ -409,302 +377,81 @@ class AvinasKernel(Kernel):
 
     def legal_actions(self, st: AvinasState) -> np.ndarray:
         """Action mask ``bool[B, 83]`` of the player to act (§4, §5); all False in finished games."""
-        lo, hi = self.legal_words(st)
-        return unpack_bits(np.stack([lo, hi], axis=1), 64).reshape(-1, 128)[:, :NUM_ACTIONS].view(bool)
+        return unpack_bits(self.legal_bitboard(st), 64).reshape(-1, 128)[:, :NUM_ACTIONS].view(bool)
 
     def check_actions(self, st: AvinasState, actions) -> None:
         """Raise ``ValueError`` if any live game's action is illegal (names the action and the legal ones)."""
-        actions = np.asarray(actions, dtype=np.int64)
-        mask = self.legal_actions(st)
+        self._check(st, np.asarray(actions, dtype=np.int64), self.legal_bitboard(st), ~st.done)
+
+    def _check(self, st: AvinasState, actions: np.ndarray, legal: np.ndarray, live: np.ndarray) -> None:
         ok = (actions >= 0) & (actions < NUM_ACTIONS)
-        ok &= mask[np.arange(st.batch_size), np.clip(actions, 0, NUM_ACTIONS - 1)]
-        bad = np.flatnonzero(~ok & ~st.done)
+        a = np.clip(actions, 0, NUM_ACTIONS - 1)
+        ok &= (legal[np.arange(st.batch_size), a // 64] >> (a % 64).astype(_U64)) & _U64(1) == 1
+        bad = np.flatnonzero(~ok & live)
         if bad.size:
             b = int(bad[0])
-            a = int(actions[b])
-            name = self.action_name(a) if 0 <= a < NUM_ACTIONS else repr(a)
-            legal = [self.action_name(x) for x in np.flatnonzero(mask[b])]
-            raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal}")
+            act = int(actions[b])
+            name = self.action_name(act) if 0 <= act < NUM_ACTIONS else repr(act)
+            mask = unpack_bits(legal[b : b + 1], 64).reshape(-1)[:NUM_ACTIONS]
+            names = [self.action_name(int(x)) for x in np.flatnonzero(mask)]
+            raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {names}")
 
     # ------------------------------------------------------------------ step
     def step(self, st: AvinasState, actions, rng: np.random.Generator, active=None) -> None:
-        """Apply ``actions`` (``int[B]``, legal for each live game; unchecked here: the AEC env and
-        :meth:`check_actions` validate) and advance each game to its next decision.
+        """Apply ``actions`` (``int[B]``, legal for each live game) and advance each game to its next
+        decision, compiled (:func:`rules.step_one`).
 
-        ``active`` (``bool[B]``, optional): step only these games. Rewards of the step land in
-        ``st.rewards`` (``float32[B, 4]``; zero unless a deal or the match ended).
+        ``active`` (``bool[B]``, optional): step only these games; the others are untouched (their
+        rewards are zeroed). Rewards of the step land in ``st.rewards`` (``float32[B, 4]``; zero unless
+        a deal or the match ended). Chance (the shuffle of a new deal) is drawn here, in Python: first
+        the deals after a last trick, then the redeals after a throw-in, then the deals after a stop,
+        rows ascending (``rules.CHANCE_ORDER``).
+
+        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape, or an
+        active live game's action is not legal (the message names it and the legal actions).
         """
-        actions = np.asarray(actions).astype(np.int64)
-        st.rewards[:] = 0
-        phase = st.phase.copy()
-        live = ~st.done if active is None else active & ~st.done
-        if active is None and (phase == PLAY).all() and live.all():
-            self._play(st, np.arange(st.batch_size), actions, rng)
-            return
-        for ph, fn in ((PLAY, self._play), (KNOCKING, self._knock), (CALLING, self._call),
-                       (DECLARING, self._declare), (SIGNAL, self._signal), (STOPPING, self._stop)):
-            idx = np.flatnonzero((phase == ph) & live)
-            if idx.size:
-                fn(st, idx, actions[idx], rng)
-
-    # ---- §4.1 knocks
-    def _knock(self, st, idx, a, rng) -> None:
-        stage = st.knock_stage[idx]
-        decl = st.declarer[idx].astype(np.int64)
-        seat = (decl + np.array([0, 2, 1, 3])[stage]) % 4
-        k = a == KNOCK
-        st.knocked[idx, seat] = k
-        kb = self.options["knock_back"]
-        decl_knocked = st.knocked[idx, decl] | st.knocked[idx, (decl + 2) % 4]
-        decl_done = (stage == 1) | ((stage == 0) & k)
-        if kb == "never":
-            to_def = np.zeros(idx.size, dtype=bool)
-        elif kb == "always":
-            to_def = decl_done
+        B = st.batch_size
+        acts = np.asarray(actions)
+        if acts.shape != (B,) or acts.dtype.kind not in "iu":
+            raise ValueError(f"actions must be ints of shape ({B},), got {acts.dtype} {acts.shape}")
+        acts = acts.astype(np.int64, copy=False)
+        if active is None:
+            act = np.ones(B, dtype=bool)
         else:
-            to_def = decl_done & decl_knocked
-        nxt = np.where(stage == 0, np.where(k, np.where(to_def, 2, 4), 1),
-                       np.where(stage == 1, np.where(to_def, 2, 4),
-                                np.where(stage == 2, np.where(k, 4, 3), 4)))
-        st.knock_stage[idx] = np.minimum(nxt, 3)
-        st.current_player[idx] = (decl + np.array([0, 2, 1, 3, 0])[nxt]) % 4
-        go = idx[nxt == 4]
-        self._start_play(st, go)
-
-    def _start_play(self, st, idx) -> None:
-        st.phase[idx] = PLAY
-        st.leader[idx] = st.declarer[idx]
-        st.current_player[idx] = st.declarer[idx]
-
-    # ---- §4.2 calls, throw-in, naming trumps, honesty
-    def _call(self, st, idx, a, rng) -> None:
-        p = st.current_player[idx].astype(np.intp)
-        n = np.where(a == PASS, 0, a - CALL1 + 1)
-        st.calls[idx, p] = n
-        up = n > 0
-        st.high_call[idx] = np.where(up, n, st.high_call[idx])
-        st.declarer[idx] = np.where(up, p, st.declarer[idx])
-        st.n_calls[idx] += 1
-        st.current_player[idx] = (p + 1) % 4
-        end = st.n_calls[idx] == 4
-        if not end.any():
-            return
-        e = idx[end]
-        thrown = st.high_call[e] == 0
-        dec = e[~thrown]
-        st.phase[dec] = DECLARING
-        st.current_player[dec] = st.declarer[dec]
-        th = e[thrown]
-        if th.size:  # §4.2.2: thrown in, the next dealer deals (no score)
-            st.throw_ins[th] += 1
-            cap = st.throw_ins[th] >= self.options["max_throw_ins"]
-            self._truncate(st, th[cap])
-            go = th[~cap]
-            st.dealer[go] = (st.dealer[go] + 1) % 4
-            self._new_deal(st, go, rng, kind="redeal")
-
-    def _declare(self, st, idx, a, rng) -> None:
-        t = (a - DECLARE).astype(np.intp)
-        st.trump[idx] = t
-        p = st.declarer[idx].astype(np.intp)
-        held = popcount(st.hands[idx, p] & self.count_bb[t])
-        st.lied[idx] = held < st.high_call[idx]  # §4.2.4: the referee's honesty check
-        self._start_play(st, idx)
-
-    def _signal(self, st, idx, a, rng) -> None:
-        st.signal[idx] = (a == SIG_VALUABLE).astype(np.int8)
-        st.phase[idx] = PLAY
-        st.current_player[idx] = (st.current_player[idx] + 1) % 4
-
-    def _stop(self, st, idx, a, rng) -> None:
-        stop = a == STOP
-        s = idx[stop]
-        st.stopped[s] = True
-        self._score_deal(st, s, rng)
-        c = idx[~stop]
-        st.phase[c] = PLAY
-        st.current_player[c] = st.leader[c]
-
-    # ---- §5 trick play
-    def _play(self, st, idx, a, rng) -> None:
-        p = st.current_player[idx].astype(np.intp)
-        fd = a >= FACEDOWN
-        card = a & 31
-        cb = bit(card)
-        st.hands[idx, p] ^= cb
-        st.played[idx, p] |= cb
-        st.trick[idx] |= cb
-        st.trick_card[idx, p] = card
-        t = st.trump[idx].astype(np.intp)
-        ts = TRUMP_STRENGTH[t, card]
-        suit = card // 8
-        n = st.n_in_trick[idx]
-        first = n == 0
-        old = st.led[idx]
-        # §5 shown voids: not following a trump (or face-down) lead shows no trump; not following a
-        # plain suit shows none of its plain cards; a face-down lead is only open to a leader without trumps
-        no_trump = (~first & (old == TRUMPS_LED) & (ts == 0)) | (first & fd)
-        no_plain = ~first & (old >= 0) & (old < TRUMPS_LED) & ((suit != old) | (ts > 0))
-        if no_trump.any() or no_plain.any():
-            v = np.where(no_trump, 1 << TRUMPS_LED, 0) | np.where(no_plain, np.left_shift(1, np.clip(old, 0, 3)), 0)
-            st.voids[idx, p] |= v.astype(np.uint8)
-        led = np.where(first, np.where(fd | (ts > 0), TRUMPS_LED, suit), old)
-        st.led[idx] = led
-        key = np.where(fd, 0, np.where(ts > 0, 20 + ts, np.where(suit == led, PLAIN_STRENGTH[card], 0)))
-        best = st.trick_best[idx]
-        better = first | (key > best)
-        st.trick_best[idx] = np.where(better, key, best)
-        win = np.where(better, p, st.trick_winner[idx])
-        st.trick_winner[idx] = win
-        n = n + 1
-        st.n_in_trick[idx] = n
-        st.current_player[idx] = (p + 1) % 4
-        full = n == 4
-        if fd.any():
-            f = fd
-            fi = idx[f]
-            st.fd_seat[fi] = p[f]
-            mode = self.options["facedown_signal"]
-            if mode == "auto":
-                st.signal[fi] = POINTS[card[f]] >= self.vmin
-            elif mode == "free":
-                st.phase[fi] = SIGNAL
-                st.current_player[fi] = p[f]
-        if not full.any():
-            return
-        tix = idx[full]
-        w = win[full]
-        team = w % 2
-        trick = st.trick_card[tix].astype(np.intp)
-        st.points[tix, team] += POINTS[trick].sum(axis=1, dtype=np.int16)
-        st.tricks_won[tix, team] += 1
-        st.leader[tix] = w
-        st.current_player[tix] = w
-        st.trick[tix] = 0
-        st.trick_card[tix] = -1
-        st.led[tix] = -1
-        st.trick_winner[tix] = -1
-        st.trick_best[tix] = 0
-        st.n_in_trick[tix] = 0
-        st.fd_seat[tix] = -1
-        st.signal[tix] = -1
-        td = st.tricks_done[tix] + 1
-        st.tricks_done[tix] = td
-        end = td == 8
-        if self.options["no7_stop"]:
-            ask = ~end & (st.game[tix] == NO_SEVENS)
-            a_ix = tix[ask]
-            st.phase[a_ix] = STOPPING
-            st.current_player[a_ix] = st.declarer[a_ix]
-        if end.any():
-            self._score_deal(st, tix[end], rng)
-
-    # ---- §6 scoring
-    def _score_deal(self, st, idx, rng) -> None:
-        n = idx.size
-        if n == 0:
-            return
-        rows = np.arange(n)
-        decl = st.declarer[idx].astype(np.intp)
-        dteam = decl % 2
-        pts = st.points[idx]
-        tw = st.tricks_won[idx]
-        pd = pts[rows, dteam]
-        sev = st.game[idx] == SEVENS
-        kn = st.knocked[idx]
-        decl_knock = kn[rows, decl] | kn[rows, (decl + 2) % 4]
-        nk = kn.sum(axis=1)
-        win = np.where(sev & decl_knock, tw[rows, dteam] == 8, pd >= 61)
-        win &= ~(~sev & st.lied[idx])
-        loser = np.where(win, 1 - dteam, dteam)
-        lpts = pts[rows, loser]
-        ltricks = tw[rows, loser]
-        # rams (§6.2)
-        if self.options["ram_schedule"] == "graded":
-            base = np.where(decl_knock, 1, np.where(ltricks == 0, 3, np.where(lpts <= 30, 2, 1)))
-        else:
-            base = np.ones(n, dtype=np.int64)
-        rams = base << nk
-        # pips (§6.3)
-        if self.options["pip_schedule"] == "graded":
-            pips = np.where(ltricks == 0, 6, np.where(lpts <= 30, 4, 2))
-        else:
-            pips = np.full(n, 2)
-        pen = np.where(sev, rams, pips)
-        st.last_loser[idx] = loser
-        st.last_penalty[idx] = pen
-        st.last_game[idx] = st.game[idx]
-        st.last_lied[idx] = st.lied[idx]
-        st.last_stopped[idx] = st.stopped[idx]
-        st.throw_ins[idx] = 0
-        st.ram_balance[idx] += np.where(sev, np.where(loser == 0, rams, -rams), 0).astype(np.int16)
-        gp = np.where(sev, 0, pips)
-        st.pips[idx, loser] += gp.astype(np.int16)
-        u = np.where(sev, rams, pips / 2.0).astype(np.float32)
-        if self.options["reward"] == "win":
-            u = np.ones(n, dtype=np.float32)
-        sign = np.where(loser == 0, -1.0, 1.0).astype(np.float32)  # team A's view
-        if not self.match:
-            self._pay(st, idx, sign * u)
-            st.done[idx] = True
-            st.phase[idx] = OVER
-            return
-        if self.options["reward"] == "score":
-            self._pay(st, idx, sign * u)
-        st.deals[idx] += 1
-        # §6.4 end of match
-        lim = self.options["pip_limit"]
-        pp = st.pips[idx]
-        over = (pp >= lim).any(axis=1)
-        big = np.where(pp[:, 0] >= lim, 0, 1)
-        other_zero = pp[rows, 1 - big] == 0
-        rb = st.ram_balance[idx]
-        ram_loser = np.where(rb > 0, 0, 1)
-        more = np.where(pp[:, 0] > pp[:, 1], 0, 1)
-        mloser = np.where(other_zero, big, np.where(rb != 0, ram_loser, more))
-        e = idx[over]
-        if e.size:
-            st.winner[e] = 1 - mloser[over]
-            st.clean[e] = other_zero[over]
-            st.done[e] = True
-            st.phase[e] = OVER
-            if self.options["reward"] == "win":
-                self._pay(st, e, np.where(mloser[over] == 0, -1.0, 1.0).astype(np.float32))
-        go = idx[~over]
-        cap = st.deals[go] >= self.options["max_deals"]
-        self._truncate(st, go[cap])
-        nx = go[~cap]
-        st.dealer[nx] = (st.dealer[nx] + 1) % 4
-        self._new_deal(st, nx, rng)
-
-    @staticmethod
-    def _pay(st, idx, ua) -> None:
-        st.rewards[idx, 0] += ua
-        st.rewards[idx, 2] += ua
-        st.rewards[idx, 1] -= ua
-        st.rewards[idx, 3] -= ua
-
-    @staticmethod
-    def _truncate(st, idx) -> None:
-        if idx.size:
-            st.done[idx] = True
-            st.truncated[idx] = True
-            st.phase[idx] = OVER
+            act = np.asarray(active)
+            if act.shape != (B,) or act.dtype != bool:
+                raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
+        self._check(st, acts, self.legal_bitboard(st), act & ~st.done)
+        need = self.drivers.step(st, acts, act, self.params)
+        if need.any():
+            for code in _rules.CHANCE_ORDER:
+                rows = np.flatnonzero(need == code)
+                if rows.size:
+                    self.draw_chance(st, rows, code, rng)
+                    self.drivers.deal(st, rows, code, self.params)
 
     def single_game(self, st: AvinasState):
-        """The B = 1 fast path (:class:`cardzoo.envs.avinas.single.SingleGame`) used by the AEC env."""
-        from .single import SingleGame
-
-        return SingleGame(self, st)
+        """No separate B = 1 path yet: the AEC env runs the batched (compiled) methods at B = 1."""
+        return None
 
     # ------------------------------------------------------------------ observations (§7)
     def observe(self, st: AvinasState, seat) -> np.ndarray:
-        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout :attr:`obs_layout` (§7)."""
-        return _obs.observe(self, st, seat)
+        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``, each 0..3; ``ValueError`` otherwise);
+        layout :attr:`obs_layout` (§7). Written by the compiled :func:`rules.observe_one`."""
+        B = st.batch_size
+        try:
+            seats = np.broadcast_to(np.asarray(seat), (B,))
+        except ValueError:
+            raise ValueError(f"seat must be an int or int[{B}], got shape {np.shape(seat)}") from None
+        if seats.dtype.kind not in "iu" or (B and (seats.min() < 0 or seats.max() >= NUM_PLAYERS)):
+            raise ValueError(f"seat {seat!r} is not valid; seats are ints 0..{NUM_PLAYERS - 1}")
+        return self.drivers.observe(st, seats.astype(np.int64), self.params, self._obs_layout.size)
 
     def global_state(self, st: AvinasState) -> np.ndarray:
         """Perfect-information vector ``uint8[B, S]`` (every hand, the face-down card, the signal)."""
-        return _obs.global_state(self, st)
+        out = np.empty((st.batch_size, self._state_layout.size), dtype=np.uint8)
+        _rules.global_batch(self.drivers.arrays(st), self.params, out)
+        return out
 
     # ------------------------------------------------------------------ views
     def hands(self, st: AvinasState, b: int = 0) -> list[list[int]]:
