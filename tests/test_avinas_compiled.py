@@ -29,23 +29,25 @@ def _random_legal(k, st, rng):
     return u.argmax(axis=1)
 
 
-def test_legal_bitboard_is_two_words_per_game():
+def test_legal_words_are_two_per_game():
     k = AvinasKernel()
     st = k.init(np.random.default_rng(0), 2)
     # game 0: a sevens game, the declarer (seat 0) knocks or not: actions 77, 78 = bits 13, 14 of word 1;
     # game 1: a no-sevens game, seat 3 calls first: PASS and CALL_1..CALL_8 = actions 64..72 = bits 0..8 of word 1
-    words = k.legal_bitboard(st)
+    words = k.legal_words(st)
     assert words.dtype == np.uint64 and words.shape == (2, 2)
+    with pytest.raises(ValueError, match="avinas has 83 actions; its legal actions need legal_words"):
+        k.legal_bitboard(st)
     assert words.tolist() == [[0, (1 << 13) | (1 << 14)], [0, 511]]
     assert np.flatnonzero(k.legal_actions(st)[0]).tolist() == [KNOCK, NO_KNOCK]
     assert np.flatnonzero(k.legal_actions(st)[1]).tolist() == list(range(64, 73))
     # the lead to trick 2 without a trump (§5): each card face up (its id) or face down (id + 32), in word 0
     st.phase[0], st.trump[0], st.tricks_done[0], st.n_in_trick[0], st.current_player[0] = PLAY, 0, 1, 0, 2
     st.hands[0, 2] = (1 << 8) | (1 << 11)  # 7D, 10D (clubs are trumps)
-    assert k.legal_bitboard(st)[0].tolist() == [(1 << 8) | (1 << 11) | (1 << 40) | (1 << 43), 0]
+    assert k.legal_words(st)[0].tolist() == [(1 << 8) | (1 << 11) | (1 << 40) | (1 << 43), 0]
     assert [k.action_name(int(a)) for a in np.flatnonzero(k.legal_actions(st)[0])] == ["7D", "10D", "FD_7D", "FD_10D"]
     st.done[0] = True  # nothing is legal once the game is over
-    assert k.legal_bitboard(st)[0].tolist() == [0, 0]
+    assert k.legal_words(st)[0].tolist() == [0, 0]
 
 
 @pytest.mark.parametrize(
@@ -106,7 +108,7 @@ def test_parallel_driver_plays_exactly_as_one_core():
     a, b = one.init(r1, 64), par.init(r2, 64)
     finished = 0
     for _ in range(300):
-        assert np.array_equal(one.legal_bitboard(a), par.legal_bitboard(b))
+        assert np.array_equal(one.legal_words(a), par.legal_words(b))
         assert np.array_equal(one.observe(a, a.current_player), par.observe(b, b.current_player))
         acts = _random_legal(one, a, pick)
         one.step(a, acts, r1)

@@ -9,10 +9,11 @@ trick play with the trick-1 trump lead and the trick-2 face-down lead and its on
 State is an :class:`AvinasState` of numpy arrays with a leading batch axis ``B``; card sets are
 ``uint64`` bitboards over the 32 card ids of :data:`cardzoo.envs.core.cards.FRENCH32` (``8*suit + rank``,
 suits C D H S, ranks 7 8 9 10 J Q K A). The rules themselves are compiled single-game functions
-(:mod:`cardzoo.envs.avinas.rules`, numba) that the core's compiled driver
-(:class:`cardzoo.envs.core.compiled.Drivers`) runs over the batch; this module holds the frame:
-options, validation, chance (every shuffle is drawn here, in Python, through
-:mod:`cardzoo.envs.core.chance`), views and search.
+(:mod:`cardzoo.envs.avinas.rules`, numba) that the core's frame
+(:class:`cardzoo.envs.core.compiled.CompiledKernel`) runs over the batch and at B = 1; this module
+declares the state, turns the options into the rules' option vector, draws the chance (every
+shuffle is drawn here, in Python, through :mod:`cardzoo.envs.core.chance`) and holds the views
+and search.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import dataclasses
 
 import numpy as np
 
-from ..core.cards import FRENCH32, mask_to_cards, unpack_bits
+from ..core.cards import FRENCH32, mask_to_cards
 from ..core import chance
-from ..core.compiled import Drivers, arrays_type
-from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
+from ..core.compiled import CompiledKernel, arrays_type
+from ..core.kernel import BatchState, Layout, Option, bool_option, hook_ints, int_option, state_field
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
@@ -43,142 +44,70 @@ from .constants import (
     TRUMP_BB,
 )
 
-_U64 = np.uint64
-
-
-def _hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
-    """Validate an ``init`` test hook: ints broadcastable to ``shape``, each in ``[lo, hi]``."""
-    try:
-        arr = np.asarray(value)
-        if arr.dtype.kind not in "iu" or arr.ndim > len(shape):
-            raise TypeError
-        arr = np.broadcast_to(arr, shape)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"reset option {name}={value!r} must be int(s) of shape {shape[1:] or '()'} (or {shape})"
-        ) from None
-    if arr.size and (arr.min() < lo or arr.max() > hi):
-        raise ValueError(f"reset option {name}={value!r} is out of range: each value must be in {lo}..{hi}")
-    return arr
+U64 = np.uint64
+_f = state_field
 
 
 @dataclasses.dataclass
 class AvinasState(BatchState):
     """Batched Avinas state; ``B`` games, seats 0..3 clockwise, teams ``seat % 2`` (A = 0, B = 1).
+    Card sets are ``uint64`` bitboards over the 32 card ids. Private: ``stock``, ``hands``, ``dealt``,
+    ``dealer_seen``, the face-down card in ``played`` / ``trick`` / ``trick_card``, ``lied`` (until
+    scored), ``signal`` (the leader's partner only); the rest is public (§7)."""
 
-    Fields beyond :class:`BatchState` (card sets are ``uint64`` bitboards):
-
-    * ``stock``: ``int8[B, 32]`` the shuffled pack of this deal (position 0 dealt first, §3).
-    * ``hands``, ``dealt``, ``played``: ``uint64[B, 4]`` held now / dealt / played this deal
-      (a face-down card is in its leader's ``played`` from the moment it is led).
-    * ``exposed``: ``uint64[B]`` key cards turned face up for everyone (§3.3);
-      ``dealer_seen``: ``uint64[B]`` the dealer's side's key cards that stayed hidden (seen by
-      the dealer only).
-    * ``game`` (:data:`SEVENS` / :data:`NO_SEVENS`), ``phase``, ``dealer``, ``declarer``
-      (-1 none), ``trump`` (-1 not yet named): ``int8[B]``.
-    * ``knock_stage``: ``int8[B]`` 0 declarer, 1 his partner, 2 his left, 3 his right (§4.1);
-      ``knocked``: ``bool[B, 4]`` by seat.
-    * ``calls``: ``int8[B, 4]`` by seat, -1 not yet acted, 0 pass, N call N; ``high_call``,
-      ``n_calls``: ``int8[B]``.
-    * ``leader``, ``led`` (-1 none, 0..3 plain suit, 4 trumps), ``trick_winner``, ``n_in_trick``,
-      ``tricks_done``: ``int8[B]``; ``trick_best``: ``int8[B]`` strength of the winning card;
-      ``trick_card``: ``int8[B, 4]`` by seat (-1 none); ``trick``: ``uint64[B]``.
-    * ``fd_seat``: ``int8[B]`` seat that led face down to the current trick (-1 none);
-      ``signal``: ``int8[B]`` the partner's bit (-1 none/not yet, 0 not valuable, 1 valuable).
-    * ``points``: ``int16[B, 2]`` card points won this deal by team; ``tricks_won``: ``int8[B, 2]``.
-    * ``lied``, ``stopped``: ``bool[B]`` of this deal (the last scored deal once scored).
-    * ``ram_balance``: ``int16[B]`` rams(A) - rams(B); ``pips``: ``int16[B, 2]``.
-    * ``deals``, ``throw_ins``: ``int16[B]`` scored deals / consecutive throw-ins.
-    * ``last_loser``: ``int8[B]`` team that lost the last scored deal (-1 none); ``last_penalty``:
-      ``int16[B]`` rams or pips it received; ``last_game``: ``int8[B]`` its game type.
-    * ``last_lied``, ``last_stopped``: ``bool[B]`` the last scored deal's declarer lied / stopped.
-    * ``winner``: ``int8[B]`` match winner team (-1 none); ``clean``: ``bool[B]`` clean defeat (§6.4).
-    * ``voids``: ``uint8[B, 4]`` what each seat showed it lacks this deal (§5): bit ``s`` the plain
-      cards of suit ``s`` (not following it), bit 4 trumps (not following a trump or face-down
-      lead, or leading face down); read by :meth:`AvinasKernel.determinize`.
-    """
-
-    stock: np.ndarray
-    hands: np.ndarray
-    dealt: np.ndarray
-    played: np.ndarray
-    exposed: np.ndarray
-    dealer_seen: np.ndarray
-    game: np.ndarray
-    phase: np.ndarray
-    dealer: np.ndarray
-    declarer: np.ndarray
-    trump: np.ndarray
-    knock_stage: np.ndarray
-    knocked: np.ndarray
-    calls: np.ndarray
-    high_call: np.ndarray
-    n_calls: np.ndarray
-    leader: np.ndarray
-    led: np.ndarray
-    trick_winner: np.ndarray
-    trick_best: np.ndarray
-    n_in_trick: np.ndarray
-    tricks_done: np.ndarray
-    trick_card: np.ndarray
-    trick: np.ndarray
-    fd_seat: np.ndarray
-    signal: np.ndarray
-    points: np.ndarray
-    tricks_won: np.ndarray
-    lied: np.ndarray
-    stopped: np.ndarray
-    ram_balance: np.ndarray
-    pips: np.ndarray
-    deals: np.ndarray
-    throw_ins: np.ndarray
-    last_loser: np.ndarray
-    last_penalty: np.ndarray
-    last_game: np.ndarray
-    last_lied: np.ndarray
-    last_stopped: np.ndarray
-    winner: np.ndarray
-    clean: np.ndarray
-    voids: np.ndarray
+    stock: np.ndarray = _f(np.int8, (32,), 0, "the shuffled pack of this deal (position 0 dealt first, §3)")
+    hands: np.ndarray = _f(U64, (4,), 0, "cards held now, by absolute seat")
+    dealt: np.ndarray = _f(U64, (4,), 0, "cards dealt to each seat this deal")
+    played: np.ndarray = _f(U64, (4,), 0, "cards each seat played this deal (a face-down card from the moment it is led)")
+    exposed: np.ndarray = _f(U64, (), 0, "key cards turned face up for everyone (§3.3)")
+    dealer_seen: np.ndarray = _f(U64, (), 0, "the dealer's side's key cards that stayed hidden (seen by the dealer only)")
+    game: np.ndarray = _f(np.int8, (), 0, "SEVENS or NO_SEVENS")
+    phase: np.ndarray = _f(np.int8, (), 0, "KNOCKING, CALLING, DECLARING, SIGNAL, PLAY, STOPPING or OVER")
+    dealer: np.ndarray = _f(np.int8, (), 0, "dealer's seat")
+    declarer: np.ndarray = _f(np.int8, (), -1, "declarer's seat (-1 none yet)")
+    trump: np.ndarray = _f(np.int8, (), -1, "trump suit (-1 not yet named)")
+    knock_stage: np.ndarray = _f(np.int8, (), 0, "who may knock: 0 declarer, 1 his partner, 2 his left, 3 his right (§4.1)")
+    knocked: np.ndarray = _f(bool, (4,), False, "seats that knocked (or knocked back) this deal")
+    calls: np.ndarray = _f(np.int8, (4,), -1, "calls by seat: -1 not yet acted, 0 pass, N call N (§4.2)")
+    high_call: np.ndarray = _f(np.int8, (), 0, "highest call so far")
+    n_calls: np.ndarray = _f(np.int8, (), 0, "calls and passes made this deal")
+    leader: np.ndarray = _f(np.int8, (), 0, "seat that led the current trick")
+    led: np.ndarray = _f(np.int8, (), -1, "led to the current trick: -1 none, 0..3 a plain suit, 4 trumps (or face down)")
+    trick_winner: np.ndarray = _f(np.int8, (), -1, "seat winning the current trick so far (-1 none)")
+    trick_best: np.ndarray = _f(np.int8, (), 0, "strength of the winning card so far")
+    n_in_trick: np.ndarray = _f(np.int8, (), 0, "cards in the current trick")
+    tricks_done: np.ndarray = _f(np.int8, (), 0, "tricks completed this deal")
+    trick_card: np.ndarray = _f(np.int8, (4,), -1, "card played to the current trick by each seat (-1 none)")
+    trick: np.ndarray = _f(U64, (), 0, "cards in the current trick (a face-down card included)")
+    fd_seat: np.ndarray = _f(np.int8, (), -1, "seat that led face down to the current trick (-1 none)")
+    signal: np.ndarray = _f(np.int8, (), -1, "the face-down card is valuable: 1, not: 0, -1 none / not yet (§5)")
+    points: np.ndarray = _f(np.int16, (2,), 0, "card points won this deal by team")
+    tricks_won: np.ndarray = _f(np.int8, (2,), 0, "tricks won this deal by team")
+    lied: np.ndarray = _f(bool, (), False, "the declarer failed the honesty check this deal (§4.2.4)")
+    stopped: np.ndarray = _f(bool, (), False, "the declarer stopped this deal (§4.2.5)")
+    ram_balance: np.ndarray = _f(np.int16, (), 0, "rams(A) - rams(B)")
+    pips: np.ndarray = _f(np.int16, (2,), 0, "pips by team")
+    deals: np.ndarray = _f(np.int16, (), 0, "scored deals in this match")
+    throw_ins: np.ndarray = _f(np.int16, (), 0, "consecutive thrown-in deals")
+    last_loser: np.ndarray = _f(np.int8, (), -1, "team that lost the last scored deal (-1 none)")
+    last_penalty: np.ndarray = _f(np.int16, (), 0, "rams or pips the last loser received")
+    last_game: np.ndarray = _f(np.int8, (), -1, "game type of the last scored deal (-1 none)")
+    last_lied: np.ndarray = _f(bool, (), False, "the last scored deal's declarer lied")
+    last_stopped: np.ndarray = _f(bool, (), False, "the last scored deal's declarer stopped")
+    winner: np.ndarray = _f(np.int8, (), -1, "team that won the match (-1 none)")
+    clean: np.ndarray = _f(bool, (), False, "the match ended in a clean defeat (§6.4)")
+    voids: np.ndarray = _f(
+        np.uint8, (4,), 0,
+        "what each seat showed it lacks this deal (§5): bit s the plain cards of suit s, bit 4 trumps "
+        "(not following a trump or face-down lead, or leading face down); read by determinize",
+    )
 
 
 #: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`AvinasState`)
 AvinasArrays = arrays_type(AvinasState, "AvinasArrays", __name__)
 
-_DRIVERS: dict[bool, Drivers] = {}
 
-
-def _drivers(parallel: bool) -> Drivers:
-    """The compiled drivers of Avinas (built once per process and flag; compiled on first use)."""
-    if parallel not in _DRIVERS:
-        _DRIVERS[parallel] = Drivers(
-            AvinasArrays, _rules.step_one, _rules.deal_one, _rules.legal_one, _rules.observe_one, parallel=parallel
-        )
-    return _DRIVERS[parallel]
-
-
-def _params(o: dict, pips_high: int) -> np.ndarray:
-    """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
-    P = np.zeros(_rules.P_SIZE, dtype=np.int64)
-    P[_rules.P_MATCH] = o["episode"] == "match"
-    P[_rules.P_REWARD_WIN] = o["reward"] == "win"
-    P[_rules.P_KNOCK_BACK] = ("after_knock", "always", "never").index(o["knock_back"])
-    P[_rules.P_RAM_GRADED] = o["ram_schedule"] == "graded"
-    P[_rules.P_PIP_GRADED] = o["pip_schedule"] == "graded"
-    P[_rules.P_CALL_SUIT] = o["call_count"] == "suit"
-    P[_rules.P_HONESTY_MASK] = o["honesty"] == "mask"
-    P[_rules.P_SIGNAL] = ("auto", "free", "none").index(o["facedown_signal"])
-    P[_rules.P_VMIN] = o["valuable_min_points"]
-    P[_rules.P_NO7_STOP] = bool(o["no7_stop"])
-    P[_rules.P_EVERY_LEAD] = o["trump_lead_rule"] == "every_lead"
-    P[_rules.P_PIP_LIMIT] = o["pip_limit"]
-    P[_rules.P_MAX_THROW_INS] = o["max_throw_ins"]
-    P[_rules.P_MAX_DEALS] = o["max_deals"]
-    P[_rules.P_PIPS_HIGH] = pips_high
-    return P
-
-
-class AvinasKernel(Kernel):
+class AvinasKernel(CompiledKernel):
     """Batched Avinas (``RULES.md``).
 
     Options (``RULES.md`` §8; a bad value raises ``ValueError`` naming the option and the valid values):
@@ -229,19 +158,43 @@ class AvinasKernel(Kernel):
     }
     INIT_HOOKS = ("deck", "dealer", "pips", "ram_balance")
 
+    State = AvinasState
+    Arrays = AvinasArrays
+    rules = _rules
+    #: chance after a step, in the numpy kernel's order: the deals after a last trick, the redeals
+    #: after a throw-in (§4.2.2), the deals after a stop (§4.2.5)
+    CHANCE_ORDER = _rules.CHANCE_ORDER
+
     def __init__(self, **options) -> None:
         super().__init__(**options)
         o = self.options
         self.match = o["episode"] == "match"
+        #: ``uint64[4]`` the cards a call counts in each suit (§4.2, ``call_count``)
         self.count_bb = TRUMP_BB if o["call_count"] == "trumps" else PLAIN_BB
         self.vmin = int(o["valuable_min_points"])
         self._obs_layout = _obs.observation_layout(o["pip_limit"])
         self._state_layout = _obs.state_layout(o["pip_limit"])
-        pips_high = next(e.high for e in self._obs_layout.entries if e.name == "pips")
-        #: ``int64[P_SIZE]`` the options as the compiled rules read them (indices ``rules.P_*``)
-        self.params = _params(o, int(pips_high))
-        #: the compiled batch drivers (one core; :meth:`set_parallel` spreads the batch over cores)
-        self.drivers = _drivers(False)
+
+    def make_params(self) -> np.ndarray:
+        """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
+        o = self.options
+        P = np.zeros(_rules.P_SIZE, dtype=np.int64)
+        P[_rules.P_MATCH] = self.match
+        P[_rules.P_REWARD_WIN] = o["reward"] == "win"
+        P[_rules.P_KNOCK_BACK] = ("after_knock", "always", "never").index(o["knock_back"])
+        P[_rules.P_RAM_GRADED] = o["ram_schedule"] == "graded"
+        P[_rules.P_PIP_GRADED] = o["pip_schedule"] == "graded"
+        P[_rules.P_CALL_SUIT] = o["call_count"] == "suit"
+        P[_rules.P_HONESTY_MASK] = o["honesty"] == "mask"
+        P[_rules.P_SIGNAL] = ("auto", "free", "none").index(o["facedown_signal"])
+        P[_rules.P_VMIN] = self.vmin
+        P[_rules.P_NO7_STOP] = bool(o["no7_stop"])
+        P[_rules.P_EVERY_LEAD] = o["trump_lead_rule"] == "every_lead"
+        P[_rules.P_PIP_LIMIT] = o["pip_limit"]
+        P[_rules.P_MAX_THROW_INS] = o["max_throw_ins"]
+        P[_rules.P_MAX_DEALS] = o["max_deals"]
+        P[_rules.P_PIPS_HIGH] = int(next(e.high for e in self._obs_layout.entries if e.name == "pips"))
+        return P
 
     # ------------------------------------------------------------------ layouts
     @property
@@ -277,12 +230,10 @@ class AvinasKernel(Kernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def init(
-        self, rng: np.random.Generator, batch: int, *, deck=None, dealer=None, pips=None, ram_balance=None
-    ) -> AvinasState:
-        """Shuffle and deal ``batch`` games.
+    def new_games(self, st: AvinasState, rng, deck=None, dealer=None, pips=None, ram_balance=None) -> None:
+        """Shuffle and deal the fresh games of ``st`` (§3).
 
-        Test hooks (also ``reset(options=...)`` of the env):
+        Test hooks (``init(rng, B, deck=..., ...)``; also ``reset(options=...)`` of the env):
             deck: ``int[32]`` or ``int[B, 32]`` pack order (position 0 is dealt first) for the first
                 deal instead of a shuffle (a redeal after a throw-in is shuffled from ``rng``).
             dealer: seat or ``int[B]`` first dealer (else the ``first_dealer`` option).
@@ -291,60 +242,26 @@ class AvinasKernel(Kernel):
 
         Raises ``ValueError`` when a hook is not a permutation / seat / value in range.
         """
-        B = int(batch)
-        z = lambda dt, *shape: np.zeros((B, *shape), dtype=dt)  # noqa: E731
-        m1 = lambda *shape: np.full((B, *shape), -1, dtype=np.int8)  # noqa: E731
-        st = AvinasState(
-            current_player=z(np.int8), done=z(bool), truncated=z(bool), rewards=z(np.float32, 4),
-            stock=z(np.int8, 32), hands=z(_U64, 4), dealt=z(_U64, 4), played=z(_U64, 4),
-            exposed=z(_U64), dealer_seen=z(_U64), game=z(np.int8), phase=z(np.int8), dealer=z(np.int8),
-            declarer=m1(), trump=m1(), knock_stage=z(np.int8), knocked=z(bool, 4), calls=m1(4),
-            high_call=z(np.int8), n_calls=z(np.int8), leader=z(np.int8), led=m1(), trick_winner=m1(),
-            trick_best=z(np.int8), n_in_trick=z(np.int8), tricks_done=z(np.int8), trick_card=m1(4),
-            trick=z(_U64), fd_seat=m1(), signal=m1(), points=z(np.int16, 2), tricks_won=z(np.int8, 2),
-            lied=z(bool), stopped=z(bool), ram_balance=z(np.int16), pips=z(np.int16, 2), deals=z(np.int16),
-            throw_ins=z(np.int16), last_loser=m1(), last_penalty=z(np.int16), last_game=m1(), last_lied=z(bool),
-            last_stopped=z(bool), winner=m1(),
-            clean=z(bool), voids=z(np.uint8, 4),
-        )
+        B = st.batch_size
         if dealer is None:
             dealer = self.options["first_dealer"]
         if isinstance(dealer, str):  # "random"
             st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
         else:
-            st.dealer[:] = _hook_ints("dealer", dealer, (B,), 0, 3)
+            st.dealer[:] = hook_ints("dealer", dealer, (B,), 0, 3)
         if pips is not None:
-            st.pips[:] = _hook_ints("pips", pips, (B, 2), 0, self.options["pip_limit"] - 1)
+            st.pips[:] = hook_ints("pips", pips, (B, 2), 0, self.options["pip_limit"] - 1)
         if ram_balance is not None:
-            st.ram_balance[:] = _hook_ints("ram_balance", ram_balance, (B,), -100, 100)
-        stock = None
-        if deck is not None:
-            stock = _hook_ints("deck", deck, (B, 32), 0, 31).astype(np.int8)
-            if not (np.sort(stock, axis=1) == np.arange(32)).all():
-                raise ValueError("deck must be a permutation of the 32 card ids 0..31 (each id exactly once)")
+            st.ram_balance[:] = hook_ints("ram_balance", ram_balance, (B,), -100, 100)
         rows = np.arange(B, dtype=np.int64)
-        if stock is None:
+        if deck is None:
             self.draw_chance(st, rows, _rules.NEED_DEAL_PLAY, rng)
         else:
+            stock = hook_ints("deck", deck, (B, 32), 0, 31).astype(np.int8)
+            if not (np.sort(stock, axis=1) == np.arange(32)).all():
+                raise ValueError("deck must be a permutation of the 32 card ids 0..31 (each id exactly once)")
             st.stock[:] = stock
         self.drivers.deal(st, rows, _rules.NEED_DEAL_PLAY, self.params)
-        return st
-
-    def set_parallel(self, parallel: bool = True) -> None:
-        """Run the batch drivers over numba's threads (``numba.set_num_threads`` sets how many; one
-        chunk of games each) or, with ``False``, on one core (the default). Results are identical."""
-        self.drivers = _drivers(bool(parallel))
-
-    def __getstate__(self) -> dict:
-        # the compiled drivers are per process: pickle the flag, not the functions
-        state = dict(self.__dict__)
-        state["drivers"] = state["drivers"].parallel
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        state = dict(state)
-        state["drivers"] = _drivers(state["drivers"])
-        self.__dict__.update(state)
 
     def draw_chance(self, st: AvinasState, rows: np.ndarray, code: int, rng) -> None:
         """Shuffle the pack of games ``rows`` (``int64[n]``) for chance ``code`` (``rules.NEED_REDEAL``:
@@ -352,14 +269,6 @@ class AvinasKernel(Kernel):
         compiled :func:`rules.deal_one` then deals it."""
         kind = "redeal" if code == _rules.NEED_REDEAL else "deal"
         st.stock[rows] = chance.uniform(rng, rows, (32,), np.float32, kind).argsort(axis=1).astype(np.int8)
-
-    # ------------------------------------------------------------------ legal actions (§4, §5)
-    def legal_bitboard(self, st: AvinasState) -> np.ndarray:
-        """Legal actions as ``uint64[B, 2]`` bit words: action ``a`` is bit ``a % 64`` of word ``a // 64``
-        (all 0 in finished games). Written by the compiled :func:`rules.legal_one` (§4, §5)."""
-        out = np.empty((st.batch_size, _rules.WORDS), dtype=_U64)
-        _rules.legal_batch(self.drivers.arrays(st), self.params, out)
-        return out
 
     DEAL_CATEGORIES = ("sevens", "no_sevens")
 
@@ -374,84 +283,6 @@ class AvinasKernel(Kernel):
         from .determinize import determinize
 
         return determinize(self, st, seat, rng)
-
-    def legal_actions(self, st: AvinasState) -> np.ndarray:
-        """Action mask ``bool[B, 83]`` of the player to act (§4, §5); all False in finished games."""
-        return unpack_bits(self.legal_bitboard(st), 64).reshape(-1, 128)[:, :NUM_ACTIONS].view(bool)
-
-    def check_actions(self, st: AvinasState, actions) -> None:
-        """Raise ``ValueError`` if any live game's action is illegal (names the action and the legal ones)."""
-        self._check(st, np.asarray(actions, dtype=np.int64), self.legal_bitboard(st), ~st.done)
-
-    def _check(self, st: AvinasState, actions: np.ndarray, legal: np.ndarray, live: np.ndarray) -> None:
-        ok = (actions >= 0) & (actions < NUM_ACTIONS)
-        a = np.clip(actions, 0, NUM_ACTIONS - 1)
-        ok &= (legal[np.arange(st.batch_size), a // 64] >> (a % 64).astype(_U64)) & _U64(1) == 1
-        bad = np.flatnonzero(~ok & live)
-        if bad.size:
-            b = int(bad[0])
-            act = int(actions[b])
-            name = self.action_name(act) if 0 <= act < NUM_ACTIONS else repr(act)
-            mask = unpack_bits(legal[b : b + 1], 64).reshape(-1)[:NUM_ACTIONS]
-            names = [self.action_name(int(x)) for x in np.flatnonzero(mask)]
-            raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {names}")
-
-    # ------------------------------------------------------------------ step
-    def step(self, st: AvinasState, actions, rng: np.random.Generator, active=None) -> None:
-        """Apply ``actions`` (``int[B]``, legal for each live game) and advance each game to its next
-        decision, compiled (:func:`rules.step_one`).
-
-        ``active`` (``bool[B]``, optional): step only these games; the others are untouched (their
-        rewards are zeroed). Rewards of the step land in ``st.rewards`` (``float32[B, 4]``; zero unless
-        a deal or the match ended). Chance (the shuffle of a new deal) is drawn here, in Python: first
-        the deals after a last trick, then the redeals after a throw-in, then the deals after a stop,
-        rows ascending (``rules.CHANCE_ORDER``).
-
-        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape, or an
-        active live game's action is not legal (the message names it and the legal actions).
-        """
-        B = st.batch_size
-        acts = np.asarray(actions)
-        if acts.shape != (B,) or acts.dtype.kind not in "iu":
-            raise ValueError(f"actions must be ints of shape ({B},), got {acts.dtype} {acts.shape}")
-        acts = acts.astype(np.int64, copy=False)
-        if active is None:
-            act = np.ones(B, dtype=bool)
-        else:
-            act = np.asarray(active)
-            if act.shape != (B,) or act.dtype != bool:
-                raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
-        self._check(st, acts, self.legal_bitboard(st), act & ~st.done)
-        need = self.drivers.step(st, acts, act, self.params)
-        if need.any():
-            for code in _rules.CHANCE_ORDER:
-                rows = np.flatnonzero(need == code)
-                if rows.size:
-                    self.draw_chance(st, rows, code, rng)
-                    self.drivers.deal(st, rows, code, self.params)
-
-    def single_game(self, st: AvinasState):
-        """No separate B = 1 path yet: the AEC env runs the batched (compiled) methods at B = 1."""
-        return None
-
-    # ------------------------------------------------------------------ observations (§7)
-    def observe(self, st: AvinasState, seat) -> np.ndarray:
-        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``, each 0..3; ``ValueError`` otherwise);
-        layout :attr:`obs_layout` (§7). Written by the compiled :func:`rules.observe_one`."""
-        B = st.batch_size
-        try:
-            seats = np.broadcast_to(np.asarray(seat), (B,))
-        except ValueError:
-            raise ValueError(f"seat must be an int or int[{B}], got shape {np.shape(seat)}") from None
-        if seats.dtype.kind not in "iu" or (B and (seats.min() < 0 or seats.max() >= NUM_PLAYERS)):
-            raise ValueError(f"seat {seat!r} is not valid; seats are ints 0..{NUM_PLAYERS - 1}")
-        return self.drivers.observe(st, seats.astype(np.int64), self.params, self._obs_layout.size)
-
-    def global_state(self, st: AvinasState) -> np.ndarray:
-        """Perfect-information vector ``uint8[B, S]`` (every hand, the face-down card, the signal)."""
-        out = np.empty((st.batch_size, self._state_layout.size), dtype=np.uint8)
-        _rules.global_batch(self.drivers.arrays(st), self.params, out)
-        return out
 
     # ------------------------------------------------------------------ views
     def hands(self, st: AvinasState, b: int = 0) -> list[list[int]]:

@@ -4,9 +4,9 @@ Every function here is numba ``@njit(cache=True)`` over **one** game: row ``b`` 
 arrays of an :class:`~cardzoo.envs.avinas.kernel.AvinasState`, seen as the namedtuple ``S``
 (:data:`~cardzoo.envs.avinas.kernel.AvinasArrays`, same field names). ``P`` is the kernel's
 ``int64`` option vector (indices ``P_*`` below, built from the options of ``RULES.md`` §8).
-The core's compiled driver (:class:`cardzoo.envs.core.compiled.Drivers`) runs :func:`step_one`,
-:func:`deal_one`, :func:`legal_one` and :func:`observe_one` over the batch; the AEC env runs the
-same functions at B = 1.
+The core's compiled frame (:class:`cardzoo.envs.core.compiled.CompiledKernel`) runs
+:func:`step_one`, :func:`deal_one`, :func:`legal_one`, :func:`observe_one` and :func:`global_one`
+over the batch; the AEC env runs the same functions at B = 1.
 
 Chance is drawn outside (the kernel shuffles ``S.stock[b]`` in Python): :func:`step_one` returns
 a chance code where a new deal is needed and :func:`deal_one` deals from the shuffled stock. The
@@ -68,8 +68,6 @@ P_PIP_LIMIT, P_MAX_THROW_INS, P_MAX_DEALS = 11, 12, 13
 P_PIPS_HIGH = 14  # clip of the pips in observations (the layout's high)
 P_SIZE = 15
 
-#: legal-action words (83 actions)
-WORDS = 2
 TRUMPS_LED = 4  # led "suit" code for a trump (or face-down) lead
 
 _ONE = np.uint64(1)
@@ -642,20 +640,3 @@ def global_one(S, b, P, out):
     if fd >= 0 and S.trick_card[b, fd] >= 0:
         _write_set(out, 352, _bit(S.trick_card[b, fd]))
     _write_public(S, b, 0, 384, out, True, P)
-
-
-@njit(cache=True, _nrt=False)
-def global_batch(S, P, out):
-    """:func:`global_one` for every game (``out``: ``uint8[B, 453]``)."""
-    for b in range(out.shape[0]):
-        out[b, :] = 0
-        global_one(S, b, P, out[b])
-
-
-@njit(cache=True, _nrt=False)
-def legal_batch(S, P, out):
-    """:func:`legal_one` for every game (``out``: ``uint64[B, 2]``)."""
-    for b in range(out.shape[0]):
-        out[b, 0] = 0
-        out[b, 1] = 0
-        legal_one(S, b, P, out[b])
