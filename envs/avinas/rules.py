@@ -79,6 +79,11 @@ _PS = PLAIN_STRENGTH.astype(np.int64)
 _POINTS = POINTS.astype(np.int64)
 _KEY_POS = KEY_POS.astype(np.int64)
 _KEY_K = KEY_K.astype(np.int64)
+# index of a single set bit: (bit * _DEBRUIJN) >> 58 is unique per bit (de Bruijn sequence B(2, 6))
+_DEBRUIJN = np.uint64(0x022FDD63CC95386D)
+_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_INDEX[((1 << _i) * 0x022FDD63CC95386D % (1 << 64)) >> 58] = _i
 _KNOCK_ORDER = np.array([0, 2, 1, 3, 0], dtype=np.int64)  # declarer, partner, left, right (§4.1)
 _KNOCK_BITS = np.uint64((1 << (KNOCK - 64)) | (1 << (NO_KNOCK - 64)))
 _STOP_BITS = np.uint64((1 << (CONTINUE - 64)) | (1 << (STOP - 64)))
@@ -527,8 +532,12 @@ def legal_one(S, b, P, out):
 # ---------------------------------------------------------------------- observation (§7)
 @njit(cache=True, inline="always", _nrt=False)
 def _write_set(out, off, bits):
-    for i in range(32):
-        out[off + i] = (bits >> np.uint64(i)) & _ONE
+    """Card set ``bits`` as 32 0/1 entries from ``out[off]`` (``out`` zeroed: only the cards held are written)."""
+    x = np.uint64(bits)
+    while x:
+        low = x & (~x + _ONE)  # the lowest set bit
+        out[off + _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]] = 1
+        x ^= low
 
 
 @njit(cache=True, inline="always", _nrt=False)
