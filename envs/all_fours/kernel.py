@@ -31,6 +31,7 @@ from .constants import (
     ALL_CARDS,
     FIRST_KICK,
     KICK_POINTS,
+    RUN_KICKS,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_PLAYERS,
@@ -123,6 +124,8 @@ class AllFoursKernel(CompiledKernel):
     """
 
     name = "all_fours"
+    display_name = "All Fours"
+    next_seat_side = "right"  # play goes anticlockwise (§1)
     deck = FRENCH52
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS
@@ -261,7 +264,7 @@ class AllFoursKernel(CompiledKernel):
         run of the pack deals, §3-§4). Played cards stay in each seat's ``dealt`` set, so High and
         Low (§6) are scored on a consistent deal. Voids that earlier tricks showed (``voids``) are
         respected where the counts allow it. Stock positions that are never read again are
-        set to -1, so the copy holds no hidden card of ``st``: the result depends only on what
+        set to -1 (the turned cards keep theirs: they are public), so the copy holds no hidden card of ``st``: the result depends only on what
         ``seat`` may know and on ``rng``.
         """
         out = st.copy()
@@ -313,6 +316,11 @@ class AllFoursKernel(CompiledKernel):
         out.stock[:, :FIRST_KICK] = -1  # dealt positions are never read again
         out.stock[ok, 25:] = fill[ok]
         out.stock[~ok, 25:] = -1  # trick play: nothing more is dealt this hand
+        # the turned cards are public: they keep their stock positions (the table shows them in turning order)
+        out.stock[:, FIRST_KICK] = st.stock[:, FIRST_KICK]
+        for r, pos in enumerate(RUN_KICKS):
+            ran = st.runs > r
+            out.stock[ran, pos] = st.stock[ran, pos]
         return out
 
     # ------------------------------------------------------------------ views
