@@ -762,11 +762,10 @@ def expert_iterate(
         for key in ("game", "init"):
             if old.get(key) != config[key]:
                 raise ValueError(f"cannot resume {out}: it is a run with {key}={old.get(key)!r}, not {config[key]!r}")
-    _policy_dir(init)  # a registry name that is no trained policy fails here
-    _load_policy(init, game, deterministic=True)  # a missing or foreign policy fails before any work
+    # a registry name that is no trained policy, a missing or foreign policy fail before any work
+    env_options = dict(_load_policy(init, game, deterministic=True).meta.get("env_options") or {})
     out.mkdir(parents=True, exist_ok=True)
     (out / "run.json").write_text(json.dumps(config, indent=2))
-    env_options = dict(load_policy_agent(_policy_dir(init)).meta.get("env_options") or {})
 
     def arena_row(policy_path) -> dict | None:
         if arena_deals == 0:
@@ -873,7 +872,7 @@ def plot_rounds(rows: list[dict], path) -> None:
             axes[0].plot(xs, ys, marker="o", color=f"C{i}", label=t)
             bx = [r["round"] - 1 for r in done if t in r["before"]]
             by = [r["before"][t]["regret"] for r in done if t in r["before"]]
-            axes[0].scatter(bx, by, facecolors="none", edgecolors=f"C{i}", s=60, label=f"{t}, on the next round's positions")
+            axes[0].scatter(bx, by, facecolors="none", edgecolors=f"C{i}", s=60, label=f"{t}: the same agent on the next round's positions")
     axes[0].set_title("held-out regret (PIMC value lost per decision)", fontsize=10)
     ar = [(r["round"], r["arena"]) for r in rows if r.get("arena")]
     if ar:
@@ -889,8 +888,7 @@ def plot_rounds(rows: list[dict], path) -> None:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    game = Path(str(rows[0]["policy"])).name
-    fig.suptitle(f"expert iteration from {game}", fontsize=10)
+    fig.suptitle(f"expert iteration from {rows[0]['policy']}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
