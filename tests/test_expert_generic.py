@@ -13,8 +13,8 @@ from cardzoo import agents, envs
 from cardzoo.agents.policy import read_meta
 from cardzoo.training import cli
 from cardzoo.training.expert import (
-    DECISION_TYPES, LABEL_KEYS, _policy_dir, decision_types, distil, expert_iterate, label_positions, load_labels,
-    parse_search_on,
+    DECISION_TYPES, LABEL_KEYS, _policy_dir, agreement_and_regret, decision_types, distil, expert_iterate, label_positions,
+    load_labels, parse_search_on, regret_change,
 )
 
 
@@ -57,6 +57,28 @@ def test_decision_types_worked_example():
         [0, 0, 0, 0, 0, 0],  # nothing legal (finished game)
     ], dtype=bool)
     assert decision_types(mask, 4).tolist() == [0, 1, 1, -1, -1]
+
+
+class _Fixed:
+    """An agent that plays a fixed action per position."""
+
+    def __init__(self, actions):
+        self.actions = np.array(actions)
+
+    def act(self, obs, mask):
+        return self.actions[obs[:, 0]]
+
+
+def test_regret_and_its_paired_change_worked_example():
+    q = np.array([[1.0, 0.0, np.nan], [0.5, 0.2, np.nan], [0.0, 3.0, 1.0]], dtype=np.float32)
+    labels = {"other_obs": np.arange(3, dtype=np.uint8)[:, None], "other_mask": ~np.isnan(q), "other_q": q}
+    before, after = _Fixed([1, 0, 0]), _Fixed([0, 0, 1])
+    assert agreement_and_regret(before, labels, kind="others") == pytest.approx((1 / 3, 4 / 3))  # lost 1, 0, 3
+    assert agreement_and_regret(after, labels, kind="others") == pytest.approx((1.0, 0.0))  # the best every time
+    ch = regret_change(before, after, labels, np.arange(3), "others")  # differences -1, 0, -3
+    half = 1.959964 * np.sqrt(7 / 3) / np.sqrt(3)  # sample sd sqrt(7/3)
+    assert ch["n"] == 3 and ch["mean"] == pytest.approx(-4 / 3)
+    assert ch["ci"] == pytest.approx([-4 / 3 - half, -4 / 3 + half], abs=1e-5)
 
 
 @pytest.mark.parametrize("game", sorted(envs.GAMES))
@@ -132,6 +154,10 @@ def test_distil_changes_only_the_actor_and_reports_both_types(search_on, kept, g
         for t in DECISION_TYPES:
             assert 0 <= part[t]["agreement"] <= 1 and part[t]["regret"] >= 0
     assert set(s["reference"]) == {"agent", "cards", "others"}
+    for t in DECISION_TYPES:  # the paired change is the difference of the two regrets on the same positions
+        ch = s["regret_change"][t]
+        assert ch["n"] == s["val_positions"][t]
+        assert ch["mean"] == pytest.approx(s["after"][t]["regret"] - s["before"][t]["regret"], abs=1e-6)
     a0, c0 = _actor_and_critic(agents.load("aluette/ppo"))
     a1, c1 = _actor_and_critic(agents.load(str(tmp_path / "s")))
     assert all(np.array_equal(x, y) for x, y in zip(c0, c1))  # the critic is untouched

@@ -223,8 +223,10 @@ def _print_type_table(s) -> None:
     for t in s["before"]:
         b, a = s["before"][t], s["after"][t]
         how = "distilled to search" if t in s["search_on"] else "kept near the start policy"
+        ch = s["regret_change"][t]
+        ci = f" [{ch['ci'][0]:+.4f}, {ch['ci'][1]:+.4f}]" if ch["ci"][0] is not None else ""
         line = (f"{t:>6} ({how}, {s['val_positions'][t]:,} held out): agreement with PIMC {b['agreement']:.3f} -> "
-                f"{a['agreement']:.3f}, regret {b['regret']:.4f} -> {a['regret']:.4f}")
+                f"{a['agreement']:.3f}, regret {b['regret']:.4f} -> {a['regret']:.4f} (change {ch['mean']:+.4f}{ci})")
         if s["reference"] and t in s["reference"]:
             r = s["reference"][t]
             line += f"; {s['reference']['agent']}: {r['agreement']:.3f}, {r['regret']:.4f}"

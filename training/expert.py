@@ -61,7 +61,7 @@ from cardzoo.agents.policy import load_policy_agent, save_policy_agent
 from cardzoo.agents.search import PIMCSearch
 
 __all__ = [
-    "label_positions", "load_labels", "distil", "distillation_target", "agreement_and_regret", "expert_iterate",
+    "label_positions", "load_labels", "distil", "distillation_target", "agreement_and_regret", "regret_change", "expert_iterate",
     "LABEL_KEYS", "DECISION_TYPES", "parse_search_on",
 ]
 
@@ -400,14 +400,36 @@ def agreement_and_regret(policy_agent, labels: dict, rows=None, kind: str = "car
     the mean PIMC value lost (best value minus the value of its action, reward units); ``(nan, nan)``
     when there are no rows.
     """
+    hit, lost = _per_position(policy_agent, labels, rows, kind)
+    if len(hit) == 0:
+        return float("nan"), float("nan")
+    return float(hit.mean()), float(lost.mean())
+
+
+def _per_position(policy_agent, labels: dict, rows=None, kind: str = "cards") -> tuple[np.ndarray, np.ndarray]:
+    """``(bool[n] picks PIMC's best action, float64[n] PIMC value lost)`` per position of ``rows``."""
     ko, km, kq = TYPE_KEYS[kind]
     rows = np.arange(len(labels[ko])) if rows is None else np.asarray(rows)
     if len(rows) == 0:
-        return float("nan"), float("nan")
-    q = np.where(np.isnan(labels[kq][rows]), -np.inf, labels[kq][rows])
+        return np.zeros(0, bool), np.zeros(0)
+    q = np.where(np.isnan(labels[kq][rows]), -np.inf, labels[kq][rows]).astype(np.float64)
     a = policy_agent.act(labels[ko][rows], labels[km][rows])
-    best = q.argmax(axis=1)
-    return float((a == best).mean()), float((q.max(axis=1) - q[np.arange(len(rows)), a]).mean())
+    return q.argmax(axis=1) == a, q.max(axis=1) - q[np.arange(len(rows)), a]
+
+
+def regret_change(before_agent, after_agent, labels: dict, rows, kind: str = "cards") -> dict:
+    """Paired change of regret (after minus before) on the same positions, with a 95% CI:
+    ``{"mean", "ci": [lo, hi], "n"}`` (reward units per decision; negative: the change helped).
+    The PIMC values' noise is the same for both agents, so the interval is that of the policies'
+    difference on these positions (:func:`cardzoo.training.arena.mean_ci`); ``None`` for the
+    interval with fewer than 2 positions (and for the mean with none)."""
+    from .arena import mean_ci
+
+    d = _per_position(after_agent, labels, rows, kind)[1] - _per_position(before_agent, labels, rows, kind)[1]
+    if len(d) < 2:  # no interval (None, not NaN: the summary is JSON)
+        return {"mean": float(d.mean()) if len(d) else None, "ci": [None, None], "n": int(len(d))}
+    m, lo, hi = mean_ci(d)
+    return {"mean": m, "ci": [lo, hi], "n": int(len(d))}
 
 
 def distillation_target(q: np.ndarray, mask: np.ndarray, tau: float, prior: float = 0.0, log_p_start=None) -> np.ndarray:
@@ -531,6 +553,8 @@ def distil(
         )
     policy, scale = agent.policy, torch.as_tensor(agent.scale)
     start = copy.deepcopy(policy)
+    start_agent = copy.copy(agent)
+    start_agent.policy = start
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     # held-out positions of every labelled type (measured, never trained on)
@@ -591,6 +615,7 @@ def distil(
             history.append({"epoch": epoch + 1, "loss": loss.item(), "keep_kl": kl.item(), "val": now})
             bar.set_postfix({f"{t}_regret": f"{now[t]['regret']:.4f}" for t in now})
     policy.set_training_mode(False)
+    change = {t: regret_change(start_agent, agent, labels, val[t], t) for t in measured}
     ref = None
     if ref_agent is not None:
         ref = {"agent": reference, **measure(ref_agent)}
@@ -613,6 +638,7 @@ def distil(
         "seed": seed,
         "before": before,
         "after": history[-1]["val"],
+        "regret_change": change,
         "history": history,
         "reference": ref,
         "seconds": round(time.time() - t0, 1),
@@ -801,7 +827,8 @@ def expert_iterate(
                        progress=progress)
             row = {"round": r, "policy": policy, "agent": str(folder / "agent"), "positions": {"cards": counts["card_positions"],
                    "others": counts["other_positions"]}, "search_on": list(searched), "before": s["before"],
-                   "after": s["after"], "reference": s["reference"], "arena": arena_row(folder / "agent"),
+                   "after": s["after"], "regret_change": s["regret_change"], "reference": s["reference"],
+                   "arena": arena_row(folder / "agent"),
                    "seconds": round(time.time() - t0, 1)}
             done.write_text(json.dumps(row, indent=2))
             rows.append(row)
@@ -819,9 +846,11 @@ def _fmt(x, spec=".4f") -> str:
 def rounds_table(rows: list[dict]) -> str:
     """Markdown table of :func:`expert_iterate`'s rows: positions, held-out regret per decision type
     (the round's starting policy -> its distilled agent; ``*`` marks a type distilled to search),
-    the rule bot's regret on the same positions, and the arena result against the rule bot."""
+    the paired change with its 95% CI, the rule bot's regret on the same positions, and the arena
+    result against the rule bot."""
     lines = [
-        "| round | card / other positions | cards regret: before -> after (rule bot) | others regret: before -> after (rule bot) "
+        "| round | card / other positions | cards regret: before -> after, change [95% CI] (rule bot) "
+        "| others regret: before -> after, change [95% CI] (rule bot) "
         "| vs rule bot: mean diff [95% CI] | win rate |",
         "|---:|---:|---|---|---:|---:|",
     ]
@@ -836,7 +865,9 @@ def rounds_table(rows: list[dict]) -> str:
             b, f = row["before"].get(t), row["after"].get(t)
             ref = (row.get("reference") or {}).get(t)
             star = "*" if t in row["search_on"] else ""
-            cells.append(f"{_fmt(b and b['regret'])} -> {_fmt(f and f['regret'])}{star} ({_fmt(ref and ref['regret'])})" if b else "not labelled")
+            ch = (row.get("regret_change") or {}).get(t)
+            ch = f", {ch['mean']:+.4f} [{ch['ci'][0]:+.4f}, {ch['ci'][1]:+.4f}]" if ch and ch["ci"][0] is not None else ""
+            cells.append(f"{_fmt(b and b['regret'])} -> {_fmt(f and f['regret'])}{star}{ch} ({_fmt(ref and ref['regret'])})" if b else "not labelled")
         p = row["positions"]
         lines.append(f"| {row['round']} | {p['cards']:,} / {p['others']:,} | {cells[0]} | {cells[1]} | {arena[0]} | {arena[1]} |")
     return "\n".join(lines)
