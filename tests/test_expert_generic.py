@@ -195,7 +195,7 @@ def test_two_rounds_make_two_folders_and_refuse_to_overwrite(tmp_path, capsys):
         assert (folder / "labels.npz").is_file() and (folder / "agent" / "agent.json").is_file()
         row = json.loads((folder / "round.json").read_text())
         assert set(row["before"]) == set(row["after"]) == {"cards", "others"}
-        assert row["arena"]["n_deals"] == 4
+        assert row["arena"]["n_deals"] == row["arena_vs_start"]["n_deals"] == 4
     assert rows[0]["arena"]["n_deals"] == 4
     table = (run / "rounds.md").read_text()
     assert table.count("\n| ") == 3 and "| 0 (start) |" in table and "| 2 |" in table

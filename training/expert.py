@@ -734,7 +734,9 @@ def expert_iterate(
     the table, written last: a round is complete when it exists). The round's policy is ``init``
     (default ``GAME/ppo``) in round 1 and the previous round's agent after. Every round's agent,
     and the starting policy (row 0), plays ``arena_deals`` duplicate deals (the same deals, seed
-    ``seed + 10_000``) against ``GAME/rule`` (0: no arena). After each round ``out/rounds.json``,
+    ``seed + 10_000``) against ``GAME/rule``, and every round's agent against the starting policy
+    (paired on the same deals: the direct answer to "did the rounds help"; 0: no arena). After each
+    round ``out/rounds.json``,
     ``out/rounds.md`` (the table: held-out regret per decision type before and after the round,
     arena result) and ``out/rounds.png`` (regret by round per type, arena by round) are rewritten.
 
@@ -793,13 +795,14 @@ def expert_iterate(
     out.mkdir(parents=True, exist_ok=True)
     (out / "run.json").write_text(json.dumps(config, indent=2))
 
-    def arena_row(policy_path) -> dict | None:
+    def arena_row(policy_path, against: str | None = None) -> dict | None:
+        against = against or f"{game}/rule"
         if arena_deals == 0:
             return None
         a = resolve_agent(str(policy_path), env_options, game=game)
-        b = resolve_agent(f"{game}/rule", env_options, game=game)
+        b = resolve_agent(str(_policy_dir(against)) if against == str(init) else against, env_options, game=game)
         r = play_duplicate(game, a, b, arena_deals, seed=seed + 10_000, batch=min(256, arena_deals), env_options=env_options,
-                           name_a=str(policy_path), name_b=f"{game}/rule")
+                           name_a=str(policy_path), name_b=against)
         return {k: v for k, v in r.to_dict().items() if k in ("n_deals", "mean_diff", "diff_ci", "win_rate", "win_ci", "null_win_rate")}
 
     start_file = out / "start.json"
@@ -828,7 +831,7 @@ def expert_iterate(
             row = {"round": r, "policy": policy, "agent": str(folder / "agent"), "positions": {"cards": counts["card_positions"],
                    "others": counts["other_positions"]}, "search_on": list(searched), "before": s["before"],
                    "after": s["after"], "regret_change": s["regret_change"], "reference": s["reference"],
-                   "arena": arena_row(folder / "agent"),
+                   "arena": arena_row(folder / "agent"), "arena_vs_start": arena_row(folder / "agent", str(init)),
                    "seconds": round(time.time() - t0, 1)}
             done.write_text(json.dumps(row, indent=2))
             rows.append(row)
@@ -851,14 +854,14 @@ def rounds_table(rows: list[dict]) -> str:
     lines = [
         "| round | card / other positions | cards regret: before -> after, change [95% CI] (rule bot) "
         "| others regret: before -> after, change [95% CI] (rule bot) "
-        "| vs rule bot: mean diff [95% CI] | win rate |",
-        "|---:|---:|---|---|---:|---:|",
+        "| vs rule bot: mean diff [95% CI] | win rate | vs the starting policy: mean diff [95% CI] |",
+        "|---:|---:|---|---|---:|---:|---:|",
     ]
     for row in rows:
         a = row.get("arena")
         arena = (f"{a['mean_diff']:+.3f} [{a['diff_ci'][0]:+.3f}, {a['diff_ci'][1]:+.3f}] ({a['n_deals']} deals)", f"{a['win_rate']:.3f}") if a else ("-", "-")
         if row["round"] == 0:
-            lines.append(f"| 0 (start) | - | - | - | {arena[0]} | {arena[1]} |")
+            lines.append(f"| 0 (start) | - | - | - | {arena[0]} | {arena[1]} | - |")
             continue
         cells = []
         for t in DECISION_TYPES:
@@ -869,7 +872,9 @@ def rounds_table(rows: list[dict]) -> str:
             ch = f", {ch['mean']:+.4f} [{ch['ci'][0]:+.4f}, {ch['ci'][1]:+.4f}]" if ch and ch["ci"][0] is not None else ""
             cells.append(f"{_fmt(b and b['regret'])} -> {_fmt(f and f['regret'])}{star}{ch} ({_fmt(ref and ref['regret'])})" if b else "not labelled")
         p = row["positions"]
-        lines.append(f"| {row['round']} | {p['cards']:,} / {p['others']:,} | {cells[0]} | {cells[1]} | {arena[0]} | {arena[1]} |")
+        v = row.get("arena_vs_start")
+        vs = f"{v['mean_diff']:+.3f} [{v['diff_ci'][0]:+.3f}, {v['diff_ci'][1]:+.3f}]" if v else "-"
+        lines.append(f"| {row['round']} | {p['cards']:,} / {p['others']:,} | {cells[0]} | {cells[1]} | {arena[0]} | {arena[1]} | {vs} |")
     return "\n".join(lines)
 
 
