@@ -248,7 +248,7 @@ def cmd_distil(args) -> int:
         reference=None if reference == "none" else reference, search_on=args.search_on,
     )
     print(f"{s['card_positions']:,} card positions, {s['other_positions']:,} other positions, {s['seconds']:.0f} s; "
-          f"regret in reward units per decision (a type whose regret falls is one search improves):")
+          f"regret in reward units per decision (lower: closer to the search; whether it plays better, the arena says):")
     _print_type_table(s)
     print(f"agent written to {args.out} (with distillation.png); evaluate: cardzoo arena {s['game']} {args.out} {s['game']}/rule --deals 2000")
     return 0

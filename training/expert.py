@@ -21,8 +21,9 @@ Three steps, each a function and a ``cardzoo`` command (the recipe and measureme
    action where the values are clearly apart and keeps its own choice among near-equal ones),
    while a KL term keeps the other type where the starting policy had it. It reports held-out
    agreement with PIMC and regret per decision type, for the starting policy and the result, so
-   which type search improves is decided by measurement (as for All Fours: search taught its
-   card play, not its bids; agents/shipped/README.md). ``tau = 0`` is PIMC's best action (a hard label).
+   which type to distil is decided by measurement, together with the arena (as for All Fours:
+   search taught its card play, not its bids; agents/shipped/README.md). ``tau = 0`` is PIMC's
+   best action (a hard label).
 3. :func:`expert_iterate` (``cardzoo expert-iterate``) runs rounds of label -> distil -> label
    with the new policy ..., each round in its own folder, with a table and plot of held-out
    regret per type and an arena result against the rule bot per round.
@@ -487,7 +488,8 @@ def distil(
     ``val_fraction`` of the positions of every labelled type are held out (never trained on) to
     report agreement and regret (:func:`agreement_and_regret`) per decision type, before
     training and after each epoch, and those of ``reference`` (an agent name, e.g. the rule bot)
-    for comparison: a type whose regret falls is one search improves. The regret is measured
+    for comparison (lower regret is closer to the search; it is stronger play only where the search
+    plays better than the policy: check with the arena, training/EXPERT.md). The regret is measured
     with held-out PIMC values, whose noise does not depend on the agent's choice, so differences
     in regret between agents are unbiased estimates of how much value they give up per
     decision. A plot of both per epoch and type is written to ``out/distillation.png``.
