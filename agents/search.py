@@ -62,6 +62,7 @@ class PIMCSearch:
         self.n_det = int(n_det)
         self.max_rows = int(max_rows)
         self.rng = np.random.default_rng(seed)
+        self._play_out = getattr(rollout, "play_out", None)
         self.name = f"pimc{self.n_det}{'' if search == 'all' else '-' + search}({getattr(rollout, 'name', 'rollout')})"
 
     def q_values(self, state) -> np.ndarray:
@@ -104,9 +105,13 @@ class PIMCSearch:
         n = sims.batch_size
         k.step(sims, first_actions, self.rng)
         ret = sims.rewards[np.arange(n), seats].astype(np.float64)
+        self.rollout.reset()
+        if self._play_out is not None:  # the rollout agent's own (compiled) loop, same results
+            rest = self._play_out(k, sims, seats, self.rng)
+            if rest is not None:
+                return ret + rest
         idx = np.flatnonzero(~sims.done)  # rows of ``ret`` still being played
         cur, cur_seats = sims.take(idx), seats[idx]
-        self.rollout.reset()
         while idx.size and not cur.done.all():
             a = self.rollout.act(k.observe(cur, cur.current_player), k.legal_actions(cur))
             k.step(cur, a, self.rng)
