@@ -511,7 +511,8 @@ class AllFoursRuleAgent(Agent):
     """Heuristic All Fours player (see the module docstring for how it plays).
 
     Args:
-        params: overrides of :data:`DEFAULT_PARAMS` (for tuning; unknown keys raise ``ValueError``).
+        params: overrides of :data:`DEFAULT_PARAMS` (for tuning; unknown keys raise ``ValueError``);
+            fixed at construction (the compiled evaluation reads them from a vector made once).
         **env_options: the All Fours options (``RULES.md`` §8) of the games it will play; they
             fix the observation layout (``target_score``) and the point values it plays for
             (``jack_points``, ``hang_jack_points``, ``game_points``, ``episode``).
@@ -535,7 +536,7 @@ class AllFoursRuleAgent(Agent):
             if unknown:
                 raise ValueError(f"unknown rule-agent params {unknown}; valid: {sorted(p)}")
             p.update(params)
-        self.p = p
+        self.p = p  # read once, into ``_cfg`` below: changing it later has no effect
         o = self.kernel.options
         self.jp = float(o["jack_points"])
         self.hjp = float(o["hang_jack_points"])
@@ -627,6 +628,8 @@ class AllFoursRuleAgent(Agent):
         from cardzoo.envs.all_fours.kernel import AllFoursKernel
 
         if type(kernel) is not AllFoursKernel or kernel.options != self.kernel.options:
+            return None
+        if type(self).act is not AllFoursRuleAgent.act:  # a subclass that plays otherwise: the generic loop
             return None
         advance = _advance()
         S, P = kernel.drivers.arrays(st), kernel.params

@@ -30,6 +30,12 @@ class PIMCSearch:
         kernel: a batched kernel with ``determinize`` (every game's kernel: All Fours, Avinas,
             Ottocento, Aluette, P'yanitsa) whose episodes end with the deal (a P'yanitsa episode is the game).
         rollout: the :class:`~cardzoo.agents.base.Agent` that plays every seat in the rollouts.
+            A rollout agent with a ``play_out(kernel, state, seats, rng)`` method (the All Fours
+            rule bot: :meth:`~cardzoo.agents.all_fours_rule.AllFoursRuleAgent.play_out`, compiled)
+            plays the rollouts itself, with exactly the results (and the draws from the search's
+            generator) of the generic loop here: observe, ``act``, ``kernel.step``, every live game
+            together, until all are over. It returns ``None`` for a kernel it cannot play; the
+            generic loop runs then.
         n_det: determinizations per decision (>= 1).
         seed: seeds the determinizations and the chance inside rollouts.
         max_rows: rollouts run at once (memory bound; a larger batch is split).
