@@ -8,8 +8,10 @@ and the Moors tie (§5), and the end-of-deal scoring in the order of §6
 
 State is an :class:`OttocentoState` of numpy arrays with a leading batch axis ``B``; card
 sets are ``uint64`` bitboards over the 62 ids of :data:`cardzoo.envs.core.cards.TAROCCO62`. The
-step path has no Python loop over the batch: games are grouped by phase and each group is
-advanced with array operations.
+rules themselves are compiled single-game functions (:mod:`cardzoo.envs.ottocento.rules`, numba)
+that the core's compiled driver (:class:`cardzoo.envs.core.compiled.Drivers`) runs over the batch;
+this module holds the frame: options, validation, chance (every shuffle is drawn here, in Python,
+through :mod:`cardzoo.envs.core.chance`), views and search.
 """
 
 from __future__ import annotations
@@ -18,38 +20,16 @@ import dataclasses
 
 import numpy as np
 
-from ..core.cards import TAROCCO62, bit, mask_to_cards, popcount, unpack_bits
 from ..core import chance
+from ..core.cards import TAROCCO62, mask_to_cards, unpack_bits
+from ..core.compiled import CompiledSingleGame, Drivers, arrays_type
 from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
 from . import observation as _obs
 from . import render as _render
-from .combos import combo_breakdown
-from .constants import (
-    BASE_KEY,
-    CARD_SUIT,
-    DECLARE,
-    DECLARING,
-    DISCARD,
-    FORBIDDEN_DISCARDS_BB,
-    MAT,
-    MAT_BIT,
-    MOOR_KEY,
-    NUM_ACTIONS,
-    NUM_CARDS,
-    NUM_PLAYERS,
-    OVER,
-    PASS,
-    PHASE_ACTIONS,
-    PHASE_NAMES,
-    PLAY,
-    SUIT_BB,
-    TRUMP_SUIT,
-)
-from .scoring import score_deal
+from . import rules as _rules
+from .constants import DISCARD, NUM_ACTIONS, NUM_CARDS, NUM_PLAYERS, PHASE_ACTIONS, PHASE_NAMES
 
 _U64 = np.uint64
-_ZERO = _U64(0)
-_DECISION_BITS = _U64((1 << DECLARE) | (1 << PASS))
 
 
 def _hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
@@ -108,6 +88,7 @@ class OttocentoState(BatchState):
     * ``voids``: ``uint8[B, 4]`` suits each seat showed it lacks this deal (bit ``s`` for suit
       ``s`` 0-3, bit 4 trumps): not following the suit led, or not trumping then (§5); read by
       :meth:`OttocentoKernel.determinize`.
+    * ``stock``: ``int8[B, 62]`` the shuffled pack of the current deal, dealt from position 0 (§3).
     """
 
     hands: np.ndarray
@@ -149,6 +130,44 @@ class OttocentoState(BatchState):
     winner: np.ndarray
     deals_played: np.ndarray
     voids: np.ndarray
+    stock: np.ndarray
+
+
+#: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`OttocentoState`)
+OttocentoArrays = arrays_type(OttocentoState, "OttocentoArrays", __name__)
+
+_DRIVERS: dict[bool, Drivers] = {}
+
+
+def _drivers(parallel: bool) -> Drivers:
+    """The compiled drivers of Ottocento (built once per process and flag; compiled on first use)."""
+    if parallel not in _DRIVERS:
+        _DRIVERS[parallel] = Drivers(
+            OttocentoArrays, _rules.step_one, _rules.deal_one, _rules.legal_bits, _rules.observe_one, parallel=parallel
+        )
+    return _DRIVERS[parallel]
+
+
+def _params(o: dict) -> np.ndarray:
+    """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
+    R = _rules
+    P = np.zeros(R.P_SIZE, dtype=np.int64)
+    P[R.P_DECL_MODE] = ("all_or_pass", "auto_all", "none").index(o["declaration_mode"])
+    P[R.P_STRICT] = bool(o["natural_skip_counts_as_gap"])
+    P[R.P_LAST_PLAYED] = o["moors_tie"] == "last_played"
+    P[R.P_MATCH] = o["match_target"] is not None
+    P[R.P_TARGET_HALF] = 2 * int(o["match_target"] or 0)
+    P[R.P_WIN_NOW] = bool(o["declarations_win_immediately"])
+    P[R.P_REWARD_DIFF] = o["reward"] == "point_diff"
+    P[R.P_MAX_DEALS] = o["max_deals"]
+    P[R.P_FOLLOW] = bool(o["discards_follow_tricks"])
+    P[R.P_IN_COMBOS] = bool(o["discards_in_captured_combos"])
+    P[R.P_MATTO_CAPTURED] = o["matto_rule"] == "captured"
+    P[R.P_FORFEIT] = o["matto_fallback"] == "forfeit"
+    P[R.P_GIFT_LOWEST] = o["matto_gift"] == "lowest_id"
+    P[R.P_LAST_BONUS] = int(o["last_trick_bonus"])
+    P[R.P_POS : R.P_POS + 68] = deal_positions(int(o["deal_packets"])).reshape(-1)
+    return P
 
 
 def _target_option() -> Option:
@@ -222,11 +241,13 @@ class OttocentoKernel(Kernel):
             raise ValueError("option declarations_win_immediately=True needs match mode: set match_target (e.g. 800)")
         self.match = o["match_target"] is not None
         self.target_half = 2 * int(o["match_target"] or 0)
-        self.positions = deal_positions(int(o["deal_packets"]))
-        self.last_played_wins = o["moors_tie"] == "last_played"
         self.strict_skip = bool(o["natural_skip_counts_as_gap"])
         self._obs_layout = _obs.observation_layout()
         self._state_layout = _obs.state_layout()
+        #: ``int64[P_SIZE]`` the options as the compiled rules read them (indices ``rules.P_*``)
+        self.params = _params(o)
+        #: the compiled batch drivers (one core; :meth:`set_parallel` spreads the batch over cores)
+        self.drivers = _drivers(False)
 
     # ------------------------------------------------------------------ layouts
     @property
@@ -267,6 +288,7 @@ class OttocentoKernel(Kernel):
         """
         B = int(batch)
         z = lambda dt, *shape: np.zeros((B, *shape), dtype=dt)  # noqa: E731
+        full = lambda dt, *shape: np.full((B, *shape), -1, dtype=dt)  # noqa: E731
         st = OttocentoState(
             current_player=z(np.int8),
             done=z(bool),
@@ -278,9 +300,9 @@ class OttocentoKernel(Kernel):
             discards=z(_U64),
             piles=z(_U64, 2),
             trick=z(_U64),
-            trick_card=np.full((B, 4), -1, dtype=np.int8),
-            led=np.full(B, -1, dtype=np.int8),
-            trick_winner=np.full(B, -1, dtype=np.int8),
+            trick_card=full(np.int8, 4),
+            led=full(np.int8),
+            trick_winner=full(np.int8),
             trick_best=z(np.int8),
             phase=z(np.int8),
             dealer=z(np.int8),
@@ -296,21 +318,22 @@ class OttocentoKernel(Kernel):
             shown=z(_U64, 4),
             decl_points=z(np.int16, 4),
             matto_owner=z(np.int8),
-            matto_winner=np.full(B, -1, dtype=np.int8),
-            last_winner=np.full(B, -1, dtype=np.int8),
+            matto_winner=full(np.int8),
+            last_winner=full(np.int8),
             final_piles=z(_U64, 2),
             res_cards=z(np.int32, 2),
             res_captured=z(np.int32, 2),
             res_declared=z(np.int32, 2),
             res_last=z(np.int32, 2),
             res_total=z(np.int32, 2),
-            gift=np.full(B, -1, dtype=np.int8),
+            gift=full(np.int8),
             matto_fate=z(np.int8),
-            discards_to=np.full(B, -1, dtype=np.int8),
+            discards_to=full(np.int8),
             score=z(np.int32, 2),
-            winner=np.full(B, -1, dtype=np.int8),
+            winner=full(np.int8),
             deals_played=z(np.int16),
             voids=z(np.uint8, 4),
+            stock=z(np.int8, NUM_CARDS),
         )
         if dealer is None:
             dealer = self.options["dealer"]
@@ -322,71 +345,48 @@ class OttocentoKernel(Kernel):
             if not self.match:
                 raise ValueError("reset option score needs match mode (option match_target)")
             st.score[:] = 2 * _hook_ints("score", score, (B, 2), 0, self.target_half // 2 - 1)
-        stock = None
+        rows = np.arange(B, dtype=np.int64)
         if deck is not None:
             stock = _hook_ints("deck", deck, (B, NUM_CARDS), 0, NUM_CARDS - 1)
             if not (np.sort(stock, axis=1) == np.arange(NUM_CARDS)).all():
                 raise ValueError("deck must be a permutation of the 62 card ids 0..61 (each id exactly once)")
-        self._new_deal(st, np.arange(B), rng, stock=stock)
+            st.stock[:] = stock
+        elif B:
+            self.draw_chance(st, rows, _rules.NEED_DEAL, rng)
+        if B:
+            self.drivers.deal(st, rows, _rules.NEED_DEAL, self.params)
         return st
 
-    def _new_deal(self, st: OttocentoState, idx: np.ndarray, rng, stock=None) -> None:
-        """Shuffle (or use ``stock``) and deal games ``idx``: 15 each, 17 to the dealer (§3)."""
-        n = idx.size
-        if n == 0:
-            return
-        if stock is None:
-            stock = chance.uniform(rng, idx, (NUM_CARDS,), np.float32, "deal").argsort(axis=1)
-        stock = np.asarray(stock, dtype=np.int64)
-        for name in ("hands", "dealt", "played", "piles", "shown", "decl_cards"):
-            getattr(st, name)[idx] = 0
-        st.discards[idx] = 0
-        st.voids[idx] = 0
-        st.trick[idx] = 0
-        st.trick_card[idx] = -1
-        st.led[idx] = -1
-        st.trick_winner[idx] = -1
-        st.trick_best[idx] = 0
-        st.n_in_trick[idx] = 0
-        st.tricks_done[idx] = 0
-        st.n_discarded[idx] = 0
-        st.tricks_won[idx] = 0
-        st.decided[idx] = False
-        st.declared[idx] = False
-        st.decl_value[idx] = 0
-        st.decl_points[idx] = 0
-        st.matto_winner[idx] = -1
-        st.last_winner[idx] = -1
-        pos = self.positions
-        valid = pos >= 0
-        cards = stock[:, np.where(valid, pos, 0)]  # [n, 4, 17]
-        bb = np.bitwise_or.reduce(np.where(valid, bit(cards), _ZERO), axis=2)  # [n, 4] by k from dealer+1
-        seats = (st.dealer[idx, None].astype(np.intp) + 1 + np.arange(4)) % 4
-        rows = idx[:, None]
-        st.hands[rows, seats] = bb
-        st.dealt[rows, seats] = bb
-        st.matto_owner[idx] = ((st.hands[idx] & MAT_BIT) != 0).argmax(axis=1)
-        st.phase[idx] = DISCARD
-        st.current_player[idx] = st.dealer[idx]
-        st.leader[idx] = (st.dealer[idx] + 1) % 4
+    def draw_chance(self, st: OttocentoState, rows: np.ndarray, code: int, rng) -> None:
+        """Shuffle the stock of games ``rows`` (``int64[n]``) for chance ``code`` (``rules.NEED_DEAL``:
+        a new deal, kind ``"deal"``). The compiled :func:`rules.deal_one` then deals it (§3)."""
+        st.stock[rows] = chance.uniform(rng, rows, (NUM_CARDS,), np.float32, "deal").argsort(axis=1)
+
+    def set_parallel(self, parallel: bool = True) -> None:
+        """Run the batch drivers over numba's threads (``numba.set_num_threads`` sets how many; one
+        chunk of games each) or, with ``False``, on one core (the default). Results are identical."""
+        self.drivers = _drivers(bool(parallel))
+
+    def __getstate__(self) -> dict:
+        # the compiled drivers are per process: pickle the flag, not the functions
+        state = dict(self.__dict__)
+        state["drivers"] = state["drivers"].parallel
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        state["drivers"] = _drivers(state["drivers"])
+        self.__dict__.update(state)
 
     # ------------------------------------------------------------------ legal actions (§3, §4, §5)
     def legal_bitboard(self, st: OttocentoState) -> np.ndarray:
-        """Legal actions as ``uint64[B]`` bitboards (bit ``a`` set = action ``a`` legal)."""
-        B = st.batch_size
-        p = st.current_player.astype(np.intp)
-        hand = st.hands[np.arange(B), p]
-        led = st.led.astype(np.intp)
-        follow = hand & SUIT_BB[np.maximum(led, 0)]
-        trumps = hand & SUIT_BB[TRUMP_SUIT]
-        matto = hand & MAT_BIT
-        # §5: suit led if held (or the Matto), else a trump (or the Matto), else anything
-        legal = np.where(led < 0, hand, np.where(follow != _ZERO, follow | matto, np.where(trumps != _ZERO, trumps | matto, hand)))
-        phase = st.phase
-        legal = np.where(phase == PLAY, legal, _ZERO)
-        legal |= np.where(phase == DISCARD, hand & ~FORBIDDEN_DISCARDS_BB, _ZERO)
-        legal |= np.where(phase == DECLARING, _DECISION_BITS, _ZERO)
-        return np.where(st.done, _ZERO, legal)
+        """Legal actions as ``uint64[B]`` bitboards (bit ``a`` set = action ``a`` legal; 0 in finished
+        games), computed by the compiled :func:`rules.legal_bits`."""
+        return self.drivers.legal(st, self.params)
+
+    def legal_actions(self, st: OttocentoState) -> np.ndarray:
+        """Action mask ``bool[B, 64]`` of the player to act; all False in finished games."""
+        return unpack_bits(self.legal_bitboard(st)[:, None], NUM_ACTIONS)[:, 0].view(bool)
 
     def determinize(self, st: OttocentoState, seat, rng: np.random.Generator) -> OttocentoState:
         """A copy of ``st`` with the cards ``seat`` cannot see dealt again uniformly among the deals
@@ -395,17 +395,45 @@ class OttocentoKernel(Kernel):
 
         return determinize(self, st, seat, rng)
 
-    def legal_actions(self, st: OttocentoState) -> np.ndarray:
-        """Action mask ``bool[B, 64]`` of the player to act; all False in finished games."""
-        return unpack_bits(self.legal_bitboard(st)[:, None], NUM_ACTIONS)[:, 0].view(bool)
+    # ------------------------------------------------------------------ step
+    def step(self, st: OttocentoState, actions, rng: np.random.Generator, active=None) -> None:
+        """Apply ``actions`` (``int[B]``, legal for each live game) and advance to the next decision,
+        compiled (:func:`rules.step_one`).
+
+        ``active`` (``bool[B]``, optional): step only these games; the others are untouched
+        (their rewards are zeroed). Rewards of the step land in ``st.rewards`` (``float32[B, 4]``).
+        Chance (the next deal's shuffle in match mode) is drawn here, in Python, rows ascending.
+
+        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape, or an
+        active live game's action is not legal (the message names it and the legal actions): the
+        compiled rules only ever see legal actions.
+        """
+        B = st.batch_size
+        acts = np.asarray(actions)
+        if acts.shape != (B,) or acts.dtype.kind not in "iu":
+            raise ValueError(f"actions must be ints of shape ({B},), got {acts.dtype} {acts.shape}")
+        acts = acts.astype(np.int64, copy=False)
+        if active is None:
+            act = np.ones(B, dtype=bool)
+        else:
+            act = np.asarray(active)
+            if act.shape != (B,) or act.dtype != bool:
+                raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
+        self._check(st, acts, self.legal_bitboard(st), act & ~st.done)
+        need = self.drivers.step(st, acts, act, self.params)
+        if need.any():
+            rows = np.flatnonzero(need == _rules.NEED_DEAL)
+            self.draw_chance(st, rows, _rules.NEED_DEAL, rng)
+            self.drivers.deal(st, rows, _rules.NEED_DEAL, self.params)
 
     def check_actions(self, st: OttocentoState, actions) -> None:
         """Raise ``ValueError`` if any live game's action is illegal (names the action and the legal ones)."""
-        actions = np.asarray(actions, dtype=np.int64)
-        legal = self.legal_bitboard(st)
+        self._check(st, np.asarray(actions, dtype=np.int64), self.legal_bitboard(st), ~st.done)
+
+    def _check(self, st: OttocentoState, actions: np.ndarray, legal: np.ndarray, live: np.ndarray) -> None:
         ok = (actions >= 0) & (actions < NUM_ACTIONS)
         ok &= (legal >> np.clip(actions, 0, 63).astype(_U64)) & _U64(1) == 1
-        bad = np.flatnonzero(~ok & ~st.done)
+        bad = np.flatnonzero(~ok & live)
         if bad.size:
             b = int(bad[0])
             a = int(actions[b])
@@ -413,217 +441,10 @@ class OttocentoKernel(Kernel):
             legal_names = [self.action_name(x) for x in mask_to_cards(legal[b])]
             raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal_names}")
 
-    # ------------------------------------------------------------------ step
-    def step(self, st: OttocentoState, actions, rng: np.random.Generator, active=None) -> None:
-        """Apply ``actions`` (``int[B]``, legal for each live game; unchecked here, see
-        :meth:`check_actions`) and advance to the next decision. ``active`` (``bool[B]``):
-        step only those games. Rewards of the step land in ``st.rewards`` (``float32[B, 4]``)."""
-        actions = np.asarray(actions).astype(np.int64)
-        st.rewards[:] = 0
-        phase = st.phase.copy()
-        if active is None and (phase == PLAY).all():
-            self._play(st, np.arange(st.batch_size), actions, rng)
-            return
-        live = ~st.done if active is None else active & ~st.done
-        for ph, fn in ((DISCARD, self._discard), (DECLARING, self._decide), (PLAY, self._play)):
-            idx = np.flatnonzero((phase == ph) & live)
-            if idx.size:
-                fn(st, idx, actions[idx], rng)
-
-    def _discard(self, st, idx, card, rng) -> None:
-        """§3: the dealer puts one card face down; after the second, play (and declarations) begin."""
-        p = st.dealer[idx].astype(np.intp)
-        cb = bit(card)
-        st.hands[idx, p] ^= cb
-        st.discards[idx] |= cb
-        st.n_discarded[idx] += 1
-        done = idx[st.n_discarded[idx] == 2]
-        if done.size == 0:
-            return
-        st.phase[done] = PLAY
-        st.current_player[done] = st.leader[done]
-        if self.options["declaration_mode"] != "none":
-            b = combo_breakdown(st.hands[done], self.strict_skip)
-            st.decl_value[done] = b.total
-            st.decl_cards[done] = b.shown
-        self._enter_turn(st, done)
-
-    def _enter_turn(self, st, idx) -> None:
-        """§4.1: before his first card a player with a scoring hand declares or passes."""
-        p = st.current_player[idx].astype(np.intp)
-        first = (st.tricks_done[idx] == 0) & ~st.decided[idx, p]
-        if not first.any():
-            return
-        i, p = idx[first], p[first]
-        mode = self.options["declaration_mode"]
-        value = st.decl_value[i, p]
-        if mode == "all_or_pass":
-            ask = value > 0
-            st.phase[i[ask]] = DECLARING
-            st.decided[i[~ask], p[~ask]] = True
-        else:
-            st.decided[i, p] = True
-            if mode == "auto_all":
-                self._declare(st, i[value > 0], p[value > 0])
-
-    def _declare(self, st, i, p) -> None:
-        st.declared[i, p] = True
-        st.shown[i, p] = st.decl_cards[i, p]
-        st.decl_points[i, p] = st.decl_value[i, p]
-        if self.options["declarations_win_immediately"] and i.size:
-            team = p % 2
-            decl = st.decl_points[i][:, [0, 1]] + st.decl_points[i][:, [2, 3]]
-            reached = st.score[i, team] + 2 * decl[np.arange(i.size), team] >= self.target_half
-            w = i[reached]
-            if w.size:
-                st.score[w] += 2 * decl[reached]
-                self._finish(st, w, team[reached], diff_half=2 * (decl[reached, 0] - decl[reached, 1]))
-
-    def _decide(self, st, idx, a, rng) -> None:
-        """§4: DECLARE shows the scoring cards and banks the points; PASS does neither."""
-        p = st.current_player[idx].astype(np.intp)
-        st.decided[idx, p] = True
-        dec = a == DECLARE
-        self._declare(st, idx[dec], p[dec])
-        live = idx[~st.done[idx]]
-        st.phase[live] = PLAY
-
-    def _play(self, st, idx, card, rng) -> None:
-        """§5: play ``card`` for the seat to act; resolve full tricks and finished deals."""
-        p = st.current_player[idx].astype(np.intp)
-        cb = bit(card)
-        st.hands[idx, p] ^= cb
-        st.played[idx, p] |= cb
-        st.trick[idx] |= cb
-        st.trick_card[idx, p] = card
-        suit = CARD_SUIT[card]
-        n = st.n_in_trick[idx]
-        led = st.led[idx]
-        # §5 shown voids: a card off the suit led (not the Matto) shows no card of it; not a trump either shows no trump
-        off = (led >= 0) & (card != MAT) & (suit != led)
-        if off.any():
-            no_trump = off & (suit != TRUMP_SUIT)
-            st.voids[idx, p] |= np.where(off, np.left_shift(1, np.maximum(led, 0)), 0).astype(np.uint8)
-            st.voids[idx, p] |= np.where(no_trump, 1 << TRUMP_SUIT, 0).astype(np.uint8)
-        led = np.where((led < 0) & (card != MAT), suit, led)  # the Matto led: the next card sets the suit
-        st.led[idx] = led
-        key = BASE_KEY[card] + np.where((suit == led) & (suit >= 0) & (suit != TRUMP_SUIT), 20, 0)
-        best = st.trick_best[idx]
-        tie = (key == MOOR_KEY) & (best == MOOR_KEY) if self.last_played_wins else False
-        better = (n == 0) | (key > best) | tie
-        st.trick_best[idx] = np.where(better, key, best)
-        win = np.where(better, p, st.trick_winner[idx])
-        st.trick_winner[idx] = win
-        n = n + 1
-        st.n_in_trick[idx] = n
-        full = n == 4
-        st.current_player[idx] = np.where(full, win, (p + 1) % 4)
-        if full.any():
-            self._resolve(st, idx[full], win[full], rng)
-        open_ = idx[~full]
-        if open_.size:
-            self._enter_turn(st, open_[st.tricks_done[open_] == 0])
-
-    def _resolve(self, st, t, win, rng) -> None:
-        team = win % 2
-        st.piles[t, team] |= st.trick[t]
-        has_matto = (st.trick[t] & MAT_BIT) != 0
-        st.matto_winner[t[has_matto]] = win[has_matto]
-        st.tricks_won[t, team] += 1
-        st.leader[t] = win
-        st.trick[t] = 0
-        st.trick_card[t] = -1
-        st.led[t] = -1
-        st.trick_winner[t] = -1
-        st.n_in_trick[t] = 0
-        st.tricks_done[t] += 1
-        end = st.tricks_done[t] == 15
-        st.last_winner[t[end]] = win[end]
-        if end.any():
-            self._score(st, t[end], rng)
-
-    # ------------------------------------------------------------------ scoring (§6)
-    def _score(self, st, idx, rng) -> None:
-        o = self.options
-        decl = st.decl_points[idx].astype(np.int32)
-        res = score_deal(
-            st.piles[idx],
-            st.discards[idx],
-            st.dealer[idx],
-            st.tricks_won[idx],
-            st.matto_owner[idx],
-            st.matto_winner[idx],
-            st.last_winner[idx],
-            decl[:, [0, 1]] + decl[:, [2, 3]],
-            discards_follow_tricks=o["discards_follow_tricks"],
-            discards_in_captured_combos=o["discards_in_captured_combos"],
-            matto_rule=o["matto_rule"],
-            matto_fallback=o["matto_fallback"],
-            matto_gift=o["matto_gift"],
-            last_trick_bonus=o["last_trick_bonus"],
-            natural_skip_counts_as_gap=self.strict_skip,
-        )
-        st.final_piles[idx] = res.piles
-        st.res_cards[idx] = res.cards
-        st.res_captured[idx] = res.captured
-        st.res_declared[idx] = res.declared
-        st.res_last[idx] = res.last
-        st.res_total[idx] = res.total
-        st.gift[idx] = res.gift
-        st.matto_fate[idx] = res.matto
-        st.discards_to[idx] = res.discards_to
-        st.deals_played[idx] += 1
-        diff = res.total[:, 0] - res.total[:, 1]
-        st.phase[idx] = OVER
-        if not self.match:
-            self._finish(st, idx, np.where(diff > 0, 0, np.where(diff < 0, 1, -1)), diff_half=diff)
-            return
-        st.score[idx] += res.total
-        s = st.score[idx]
-        reached = s.max(axis=1) >= self.target_half
-        winner = np.where(s[:, 0] > s[:, 1], 0, np.where(s[:, 1] > s[:, 0], 1, -1))
-        over = reached & (winner >= 0)
-        self._finish(st, idx[over], winner[over], diff_half=diff[over])
-        go = ~over
-        nxt = idx[go]
-        if self.options["reward"] == "point_diff":
-            self._pay(st, nxt, diff[go].astype(np.float32) / 200.0)
-        cap = st.deals_played[nxt] >= self.options["max_deals"]
-        self._truncate(st, nxt[cap])
-        nxt = nxt[~cap]
-        st.dealer[nxt] = (st.dealer[nxt] + 1) % 4
-        self._new_deal(st, nxt, rng)
-
-    def _pay(self, st, idx, r) -> None:
-        st.rewards[idx, 0] += r
-        st.rewards[idx, 2] += r
-        st.rewards[idx, 1] -= r
-        st.rewards[idx, 3] -= r
-
-    def _finish(self, st, idx, winner, diff_half) -> None:
-        """End the episode of games ``idx``: ``winner`` team (-1 draw), rewards per §7 / §8 ``reward``."""
-        if idx.size == 0:
-            return
-        st.done[idx] = True
-        st.phase[idx] = OVER
-        st.winner[idx] = winner
-        if self.options["reward"] == "win_loss":
-            r = np.where(winner == 0, 1.0, np.where(winner == 1, -1.0, 0.0)).astype(np.float32)
-        else:
-            r = np.asarray(diff_half, dtype=np.float32) / 200.0
-        self._pay(st, idx, r)
-
-    def _truncate(self, st, idx) -> None:
-        if idx.size:
-            st.done[idx] = True
-            st.truncated[idx] = True
-            st.phase[idx] = OVER
-
-    def single_game(self, st: OttocentoState):
-        """The B = 1 fast path (:class:`cardzoo.envs.ottocento.single.SingleGame`) used by the AEC env."""
-        from .single import SingleGame
-
-        return SingleGame(self, st)
+    def single_game(self, st: OttocentoState) -> CompiledSingleGame:
+        """The B = 1 fast path used by the AEC env: the same compiled rules, one compiled call per step
+        (:class:`cardzoo.envs.core.compiled.CompiledSingleGame`)."""
+        return CompiledSingleGame(self, st)
 
     def action_is_public(self, st: OttocentoState, b: int, action: int) -> bool:
         """The dealer's discards are face down (§3.5): hidden from the other seats; every other action is public."""
@@ -631,12 +452,22 @@ class OttocentoKernel(Kernel):
 
     # ------------------------------------------------------------------ observations (§7)
     def observe(self, st: OttocentoState, seat) -> np.ndarray:
-        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout :attr:`obs_layout` (§7)."""
-        return _obs.observe(self, st, seat)
+        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``, each 0..3; ``ValueError`` otherwise);
+        layout :attr:`obs_layout` (§7). Written by the compiled :func:`rules.observe_one`."""
+        B = st.batch_size
+        try:
+            seats = np.broadcast_to(np.asarray(seat), (B,))
+        except ValueError:
+            raise ValueError(f"seat must be an int or int[{B}], got shape {np.shape(seat)}") from None
+        if seats.dtype.kind not in "iu" or (B and (seats.min() < 0 or seats.max() >= NUM_PLAYERS)):
+            raise ValueError(f"seat {seat!r} is not valid; seats are ints 0..{NUM_PLAYERS - 1}")
+        return self.drivers.observe(st, seats.astype(np.int64), self.params, self._obs_layout.size)
 
     def global_state(self, st: OttocentoState) -> np.ndarray:
         """Perfect-information vector ``uint8[B, S]`` (every hand and the discards), layout :attr:`state_layout`."""
-        return _obs.global_state(self, st)
+        out = np.empty((st.batch_size, self._state_layout.size), dtype=np.uint8)
+        _rules.global_batch(self.drivers.arrays(st), self.params, out)
+        return out
 
     # ------------------------------------------------------------------ views
     def hands(self, st: OttocentoState, b: int = 0) -> list[list[int]]:
