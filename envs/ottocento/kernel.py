@@ -21,29 +21,13 @@ import dataclasses
 import numpy as np
 
 from ..core import chance
-from ..core.cards import TAROCCO62, mask_to_cards, unpack_bits
-from ..core.compiled import CompiledSingleGame, Drivers, arrays_type
-from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
+from ..core.cards import TAROCCO62, mask_to_cards
+from ..core.compiled import CompiledKernel, arrays_type
+from ..core.kernel import BatchState, Layout, Option, bool_option, hook_ints, int_option, state_field
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
 from .constants import DISCARD, NUM_ACTIONS, NUM_CARDS, NUM_PLAYERS, PHASE_ACTIONS, PHASE_NAMES
-
-_U64 = np.uint64
-
-
-def _hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
-    """Validate an ``init`` test hook: ints broadcastable to ``shape``, each in ``[lo, hi]``."""
-    try:
-        arr = np.asarray(value)
-        if arr.dtype.kind not in "iu" or arr.ndim > len(shape):
-            raise TypeError
-        arr = np.broadcast_to(arr, shape)
-    except (TypeError, ValueError):
-        raise ValueError(f"reset option {name}={value!r} must be int(s) of shape {shape[1:] or '()'} (or {shape})") from None
-    if arr.size and (arr.min() < lo or arr.max() > hi):
-        raise ValueError(f"reset option {name}={value!r} is out of range: each value must be in {lo}..{hi}")
-    return arr
 
 
 def deal_positions(packet: int) -> np.ndarray:
@@ -60,114 +44,63 @@ def deal_positions(packet: int) -> np.ndarray:
     return pos
 
 
+U64 = np.uint64
+_f = state_field
+
+
 @dataclasses.dataclass
 class OttocentoState(BatchState):
     """Batched Ottocento state; ``B`` games, seats 0..3, teams ``seat % 2`` (A = {0, 2}, B = {1, 3}).
+    Card sets are ``uint64`` bitboards over the 62 card ids. Private: ``hands``, ``dealt``,
+    ``discards`` (the dealer's), ``decl_value``, ``decl_cards`` (until declared), ``stock``; the rest is public."""
 
-    Card-set fields are ``uint64`` bitboards. Fields beyond :class:`BatchState`:
-
-    * ``hands``, ``dealt``, ``played``: ``uint64[B, 4]`` held now / dealt (17 for the dealer) /
-      played this deal, by absolute seat. ``discards``: ``uint64[B]`` the dealer's discards.
-    * ``piles``: ``uint64[B, 2]`` cards won in tricks by team. ``trick``: ``uint64[B]``;
-      ``trick_card``: ``int8[B, 4]`` card of each seat in the current trick (-1 none).
-    * ``led``: ``int8[B]`` suit to follow (0-3 S B C D, 4 trumps, -1 none yet);
-      ``trick_winner``: ``int8[B]`` seat winning the trick so far, ``trick_best`` its key.
-    * ``phase``: ``int8[B]`` (DISCARD, DECLARING, PLAY, OVER); ``dealer``, ``leader``,
-      ``n_in_trick``, ``tricks_done``, ``n_discarded``: ``int8[B]``; ``tricks_won``: ``int8[B, 2]``.
-    * ``decided``, ``declared``: ``bool[B, 4]`` declaration decision made / declared (§4);
-      ``decl_value``: ``int16[B, 4]`` worth of each hand (set after the discard);
-      ``decl_cards``: ``uint64[B, 4]`` the cards a declaration would show; ``shown``: ``uint64[B, 4]``
-      cards shown by declarations; ``decl_points``: ``int16[B, 4]`` points declared.
-    * ``matto_owner``: ``int8[B]`` seat dealt the Matto; ``matto_winner``: seat that won its trick
-      (-1 before); ``last_winner``: winner of trick 15 (-1 before).
-    * Deal results (§6; set when a deal is scored): ``final_piles`` ``uint64[B, 2]``, ``res_cards``
-      (half-points), ``res_captured``, ``res_declared``, ``res_last``, ``res_total`` (half-points):
-      ``int32[B, 2]``; ``gift``, ``matto_fate``, ``discards_to``: ``int8[B]``.
-    * ``score``: ``int32[B, 2]`` match score in half-points; ``winner``: ``int8[B]`` winning team
-      (-1 none / draw); ``deals_played``: ``int16[B]``.
-    * ``voids``: ``uint8[B, 4]`` suits each seat showed it lacks this deal (bit ``s`` for suit
-      ``s`` 0-3, bit 4 trumps): not following the suit led, or not trumping then (§5); read by
-      :meth:`OttocentoKernel.determinize`.
-    * ``stock``: ``int8[B, 62]`` the shuffled pack of the current deal, dealt from position 0 (§3).
-    """
-
-    hands: np.ndarray
-    dealt: np.ndarray
-    played: np.ndarray
-    discards: np.ndarray
-    piles: np.ndarray
-    trick: np.ndarray
-    trick_card: np.ndarray
-    led: np.ndarray
-    trick_winner: np.ndarray
-    trick_best: np.ndarray
-    phase: np.ndarray
-    dealer: np.ndarray
-    leader: np.ndarray
-    n_in_trick: np.ndarray
-    tricks_done: np.ndarray
-    n_discarded: np.ndarray
-    tricks_won: np.ndarray
-    decided: np.ndarray
-    declared: np.ndarray
-    decl_value: np.ndarray
-    decl_cards: np.ndarray
-    shown: np.ndarray
-    decl_points: np.ndarray
-    matto_owner: np.ndarray
-    matto_winner: np.ndarray
-    last_winner: np.ndarray
-    final_piles: np.ndarray
-    res_cards: np.ndarray
-    res_captured: np.ndarray
-    res_declared: np.ndarray
-    res_last: np.ndarray
-    res_total: np.ndarray
-    gift: np.ndarray
-    matto_fate: np.ndarray
-    discards_to: np.ndarray
-    score: np.ndarray
-    winner: np.ndarray
-    deals_played: np.ndarray
-    voids: np.ndarray
-    stock: np.ndarray
+    hands: np.ndarray = _f(U64, (4,), 0, "cards held now, by absolute seat")
+    dealt: np.ndarray = _f(U64, (4,), 0, "cards dealt to each seat this deal (17 to the dealer)")
+    played: np.ndarray = _f(U64, (4,), 0, "cards each seat played this deal")
+    discards: np.ndarray = _f(U64, (), 0, "the dealer's discards (§3)")
+    piles: np.ndarray = _f(U64, (2,), 0, "cards won in tricks by each team")
+    trick: np.ndarray = _f(U64, (), 0, "cards in the current trick")
+    trick_card: np.ndarray = _f(np.int8, (4,), -1, "card of each seat in the current trick (-1 none)")
+    led: np.ndarray = _f(np.int8, (), -1, "suit to follow: 0-3 S B C D, 4 trumps, -1 none yet (§5)")
+    trick_winner: np.ndarray = _f(np.int8, (), -1, "seat winning the current trick so far (-1 none)")
+    trick_best: np.ndarray = _f(np.int8, (), 0, "ranking key of the winning card so far (§2.2)")
+    phase: np.ndarray = _f(np.int8, (), 0, "DISCARD, DECLARING, PLAY or OVER")
+    dealer: np.ndarray = _f(np.int8, (), 0, "dealer's seat")
+    leader: np.ndarray = _f(np.int8, (), 0, "seat that led the current trick")
+    n_in_trick: np.ndarray = _f(np.int8, (), 0, "cards in the current trick")
+    tricks_done: np.ndarray = _f(np.int8, (), 0, "tricks completed this deal")
+    n_discarded: np.ndarray = _f(np.int8, (), 0, "cards the dealer has discarded (0-2)")
+    tricks_won: np.ndarray = _f(np.int8, (2,), 0, "tricks won by each team this deal")
+    decided: np.ndarray = _f(bool, (4,), False, "the seat has declared or passed (§4.1)")
+    declared: np.ndarray = _f(bool, (4,), False, "the seat declared (§4.1)")
+    decl_value: np.ndarray = _f(np.int16, (4,), 0, "worth of each hand's declaration (set after the discard, §11.1)")
+    decl_cards: np.ndarray = _f(U64, (4,), 0, "the cards each hand's declaration would show")
+    shown: np.ndarray = _f(U64, (4,), 0, "cards shown by declarations")
+    decl_points: np.ndarray = _f(np.int16, (4,), 0, "points declared by each seat")
+    matto_owner: np.ndarray = _f(np.int8, (), 0, "seat dealt the Matto")
+    matto_winner: np.ndarray = _f(np.int8, (), -1, "seat that won the Matto's trick (-1 before)")
+    last_winner: np.ndarray = _f(np.int8, (), -1, "winner of trick 15 (-1 before)")
+    final_piles: np.ndarray = _f(U64, (2,), 0, "last scored deal: piles after the discards and the Matto (§6)")
+    res_cards: np.ndarray = _f(np.int32, (2,), 0, "last scored deal: card points in half-points")
+    res_captured: np.ndarray = _f(np.int32, (2,), 0, "last scored deal: captured combinations")
+    res_declared: np.ndarray = _f(np.int32, (2,), 0, "last scored deal: declarations per team")
+    res_last: np.ndarray = _f(np.int32, (2,), 0, "last scored deal: last-trick bonus")
+    res_total: np.ndarray = _f(np.int32, (2,), 0, "last scored deal: totals in half-points")
+    gift: np.ndarray = _f(np.int8, (), -1, "last scored deal: card given for the Matto (-1 none)")
+    matto_fate: np.ndarray = _f(np.int8, (), 0, "last scored deal: 0 kept, 1 moved back for a gift, 2 stayed (§6.1)")
+    discards_to: np.ndarray = _f(np.int8, (), -1, "last scored deal: team given the discards (-1 none yet)")
+    score: np.ndarray = _f(np.int32, (2,), 0, "match score per team in half-points")
+    winner: np.ndarray = _f(np.int8, (), -1, "winning team (-1 none / draw)")
+    deals_played: np.ndarray = _f(np.int16, (), 0, "deals scored in this episode")
+    voids: np.ndarray = _f(
+        np.uint8, (4,), 0,
+        "suits each seat showed it lacks this deal (bit s = suit s 0-3, bit 4 trumps; public, §5); read by determinize",
+    )
+    stock: np.ndarray = _f(np.int8, (62,), 0, "the shuffled pack of the current deal, dealt from position 0 (§3)")
 
 
 #: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`OttocentoState`)
 OttocentoArrays = arrays_type(OttocentoState, "OttocentoArrays", __name__)
-
-_DRIVERS: dict[bool, Drivers] = {}
-
-
-def _drivers(parallel: bool) -> Drivers:
-    """The compiled drivers of Ottocento (built once per process and flag; compiled on first use)."""
-    if parallel not in _DRIVERS:
-        _DRIVERS[parallel] = Drivers(
-            OttocentoArrays, _rules.step_one, _rules.deal_one, _rules.legal_bits, _rules.observe_one, parallel=parallel
-        )
-    return _DRIVERS[parallel]
-
-
-def _params(o: dict) -> np.ndarray:
-    """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
-    R = _rules
-    P = np.zeros(R.P_SIZE, dtype=np.int64)
-    P[R.P_DECL_MODE] = ("all_or_pass", "auto_all", "none").index(o["declaration_mode"])
-    P[R.P_STRICT] = bool(o["natural_skip_counts_as_gap"])
-    P[R.P_LAST_PLAYED] = o["moors_tie"] == "last_played"
-    P[R.P_MATCH] = o["match_target"] is not None
-    P[R.P_TARGET_HALF] = 2 * int(o["match_target"] or 0)
-    P[R.P_WIN_NOW] = bool(o["declarations_win_immediately"])
-    P[R.P_REWARD_DIFF] = o["reward"] == "point_diff"
-    P[R.P_MAX_DEALS] = o["max_deals"]
-    P[R.P_FOLLOW] = bool(o["discards_follow_tricks"])
-    P[R.P_IN_COMBOS] = bool(o["discards_in_captured_combos"])
-    P[R.P_MATTO_CAPTURED] = o["matto_rule"] == "captured"
-    P[R.P_FORFEIT] = o["matto_fallback"] == "forfeit"
-    P[R.P_GIFT_LOWEST] = o["matto_gift"] == "lowest_id"
-    P[R.P_LAST_BONUS] = int(o["last_trick_bonus"])
-    P[R.P_POS : R.P_POS + 68] = deal_positions(int(o["deal_packets"])).reshape(-1)
-    return P
 
 
 def _target_option() -> Option:
@@ -178,7 +111,7 @@ def _target_option() -> Option:
     )
 
 
-class OttocentoKernel(Kernel):
+class OttocentoKernel(CompiledKernel):
     """Batched Ottocento (``RULES.md``).
 
     Options (``RULES.md`` §8; a bad value raises ``ValueError`` listing the valid ones):
@@ -234,6 +167,12 @@ class OttocentoKernel(Kernel):
 
     INIT_HOOKS = ("deck", "dealer", "score")
 
+    State = OttocentoState
+    Arrays = OttocentoArrays
+    rules = _rules
+    #: chance after a step: the next deal of a match (§1)
+    CHANCE_ORDER = (_rules.NEED_DEAL,)
+
     def __init__(self, **options) -> None:
         super().__init__(**options)
         o = self.options
@@ -244,10 +183,27 @@ class OttocentoKernel(Kernel):
         self.strict_skip = bool(o["natural_skip_counts_as_gap"])
         self._obs_layout = _obs.observation_layout()
         self._state_layout = _obs.state_layout()
-        #: ``int64[P_SIZE]`` the options as the compiled rules read them (indices ``rules.P_*``)
-        self.params = _params(o)
-        #: the compiled batch drivers (one core; :meth:`set_parallel` spreads the batch over cores)
-        self.drivers = _drivers(False)
+
+    def make_params(self) -> np.ndarray:
+        """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
+        o, R = self.options, _rules
+        P = np.zeros(R.P_SIZE, dtype=np.int64)
+        P[R.P_DECL_MODE] = ("all_or_pass", "auto_all", "none").index(o["declaration_mode"])
+        P[R.P_STRICT] = self.strict_skip
+        P[R.P_LAST_PLAYED] = o["moors_tie"] == "last_played"
+        P[R.P_MATCH] = self.match
+        P[R.P_TARGET_HALF] = self.target_half
+        P[R.P_WIN_NOW] = bool(o["declarations_win_immediately"])
+        P[R.P_REWARD_DIFF] = o["reward"] == "point_diff"
+        P[R.P_MAX_DEALS] = o["max_deals"]
+        P[R.P_FOLLOW] = bool(o["discards_follow_tricks"])
+        P[R.P_IN_COMBOS] = bool(o["discards_in_captured_combos"])
+        P[R.P_MATTO_CAPTURED] = o["matto_rule"] == "captured"
+        P[R.P_FORFEIT] = o["matto_fallback"] == "forfeit"
+        P[R.P_GIFT_LOWEST] = o["matto_gift"] == "lowest_id"
+        P[R.P_LAST_BONUS] = int(o["last_trick_bonus"])
+        P[R.P_POS : R.P_POS + 68] = deal_positions(int(o["deal_packets"])).reshape(-1)
+        return P
 
     # ------------------------------------------------------------------ layouts
     @property
@@ -276,78 +232,30 @@ class OttocentoKernel(Kernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def init(self, rng: np.random.Generator, batch: int, *, deck=None, dealer=None, score=None) -> OttocentoState:
-        """Shuffle and deal ``batch`` games (§3).
+    def new_games(self, st: OttocentoState, rng, deck=None, dealer=None, score=None) -> None:
+        """Shuffle and deal the fresh games of ``st`` (§3).
 
-        Test hooks:
+        Test hooks (``init(rng, B, deck=..., ...)``):
             deck: ``int[62]`` or ``int[B, 62]`` stock order (position 0 dealt first) instead of a shuffle.
             dealer: seat or ``int[B]`` (else the ``dealer`` option, else random).
             score: ``int[2]`` or ``int[B, 2]`` match score in points before the first deal (match mode).
 
         Raises ``ValueError`` for a hook that is not a permutation / seat / score in range.
         """
-        B = int(batch)
-        z = lambda dt, *shape: np.zeros((B, *shape), dtype=dt)  # noqa: E731
-        full = lambda dt, *shape: np.full((B, *shape), -1, dtype=dt)  # noqa: E731
-        st = OttocentoState(
-            current_player=z(np.int8),
-            done=z(bool),
-            truncated=z(bool),
-            rewards=z(np.float32, 4),
-            hands=z(_U64, 4),
-            dealt=z(_U64, 4),
-            played=z(_U64, 4),
-            discards=z(_U64),
-            piles=z(_U64, 2),
-            trick=z(_U64),
-            trick_card=full(np.int8, 4),
-            led=full(np.int8),
-            trick_winner=full(np.int8),
-            trick_best=z(np.int8),
-            phase=z(np.int8),
-            dealer=z(np.int8),
-            leader=z(np.int8),
-            n_in_trick=z(np.int8),
-            tricks_done=z(np.int8),
-            n_discarded=z(np.int8),
-            tricks_won=z(np.int8, 2),
-            decided=z(bool, 4),
-            declared=z(bool, 4),
-            decl_value=z(np.int16, 4),
-            decl_cards=z(_U64, 4),
-            shown=z(_U64, 4),
-            decl_points=z(np.int16, 4),
-            matto_owner=z(np.int8),
-            matto_winner=full(np.int8),
-            last_winner=full(np.int8),
-            final_piles=z(_U64, 2),
-            res_cards=z(np.int32, 2),
-            res_captured=z(np.int32, 2),
-            res_declared=z(np.int32, 2),
-            res_last=z(np.int32, 2),
-            res_total=z(np.int32, 2),
-            gift=full(np.int8),
-            matto_fate=z(np.int8),
-            discards_to=full(np.int8),
-            score=z(np.int32, 2),
-            winner=full(np.int8),
-            deals_played=z(np.int16),
-            voids=z(np.uint8, 4),
-            stock=z(np.int8, NUM_CARDS),
-        )
+        B = st.batch_size
         if dealer is None:
             dealer = self.options["dealer"]
         if isinstance(dealer, str):
             st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
         else:
-            st.dealer[:] = _hook_ints("dealer", dealer, (B,), 0, 3)
+            st.dealer[:] = hook_ints("dealer", dealer, (B,), 0, 3)
         if score is not None:
             if not self.match:
                 raise ValueError("reset option score needs match mode (option match_target)")
-            st.score[:] = 2 * _hook_ints("score", score, (B, 2), 0, self.target_half // 2 - 1)
+            st.score[:] = 2 * hook_ints("score", score, (B, 2), 0, self.target_half // 2 - 1)
         rows = np.arange(B, dtype=np.int64)
         if deck is not None:
-            stock = _hook_ints("deck", deck, (B, NUM_CARDS), 0, NUM_CARDS - 1)
+            stock = hook_ints("deck", deck, (B, NUM_CARDS), 0, NUM_CARDS - 1)
             if not (np.sort(stock, axis=1) == np.arange(NUM_CARDS)).all():
                 raise ValueError("deck must be a permutation of the 62 card ids 0..61 (each id exactly once)")
             st.stock[:] = stock
@@ -355,38 +263,11 @@ class OttocentoKernel(Kernel):
             self.draw_chance(st, rows, _rules.NEED_DEAL, rng)
         if B:
             self.drivers.deal(st, rows, _rules.NEED_DEAL, self.params)
-        return st
 
     def draw_chance(self, st: OttocentoState, rows: np.ndarray, code: int, rng) -> None:
         """Shuffle the stock of games ``rows`` (``int64[n]``) for chance ``code`` (``rules.NEED_DEAL``:
         a new deal, kind ``"deal"``). The compiled :func:`rules.deal_one` then deals it (§3)."""
         st.stock[rows] = chance.uniform(rng, rows, (NUM_CARDS,), np.float32, "deal").argsort(axis=1)
-
-    def set_parallel(self, parallel: bool = True) -> None:
-        """Run the batch drivers over numba's threads (``numba.set_num_threads`` sets how many; one
-        chunk of games each) or, with ``False``, on one core (the default). Results are identical."""
-        self.drivers = _drivers(bool(parallel))
-
-    def __getstate__(self) -> dict:
-        # the compiled drivers are per process: pickle the flag, not the functions
-        state = dict(self.__dict__)
-        state["drivers"] = state["drivers"].parallel
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        state = dict(state)
-        state["drivers"] = _drivers(state["drivers"])
-        self.__dict__.update(state)
-
-    # ------------------------------------------------------------------ legal actions (§3, §4, §5)
-    def legal_bitboard(self, st: OttocentoState) -> np.ndarray:
-        """Legal actions as ``uint64[B]`` bitboards (bit ``a`` set = action ``a`` legal; 0 in finished
-        games), computed by the compiled :func:`rules.legal_bits`."""
-        return self.drivers.legal(st, self.params)
-
-    def legal_actions(self, st: OttocentoState) -> np.ndarray:
-        """Action mask ``bool[B, 64]`` of the player to act; all False in finished games."""
-        return unpack_bits(self.legal_bitboard(st)[:, None], NUM_ACTIONS)[:, 0].view(bool)
 
     def determinize(self, st: OttocentoState, seat, rng: np.random.Generator) -> OttocentoState:
         """A copy of ``st`` with the cards ``seat`` cannot see dealt again uniformly among the deals
@@ -395,80 +276,11 @@ class OttocentoKernel(Kernel):
 
         return determinize(self, st, seat, rng)
 
-    # ------------------------------------------------------------------ step
-    def step(self, st: OttocentoState, actions, rng: np.random.Generator, active=None) -> None:
-        """Apply ``actions`` (``int[B]``, legal for each live game) and advance to the next decision,
-        compiled (:func:`rules.step_one`).
-
-        ``active`` (``bool[B]``, optional): step only these games; the others are untouched
-        (their rewards are zeroed). Rewards of the step land in ``st.rewards`` (``float32[B, 4]``).
-        Chance (the next deal's shuffle in match mode) is drawn here, in Python, rows ascending.
-
-        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape, or an
-        active live game's action is not legal (the message names it and the legal actions): the
-        compiled rules only ever see legal actions.
-        """
-        B = st.batch_size
-        acts = np.asarray(actions)
-        if acts.shape != (B,) or acts.dtype.kind not in "iu":
-            raise ValueError(f"actions must be ints of shape ({B},), got {acts.dtype} {acts.shape}")
-        acts = acts.astype(np.int64, copy=False)
-        if active is None:
-            act = np.ones(B, dtype=bool)
-        else:
-            act = np.asarray(active)
-            if act.shape != (B,) or act.dtype != bool:
-                raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
-        self._check(st, acts, self.legal_bitboard(st), act & ~st.done)
-        need = self.drivers.step(st, acts, act, self.params)
-        if need.any():
-            rows = np.flatnonzero(need == _rules.NEED_DEAL)
-            self.draw_chance(st, rows, _rules.NEED_DEAL, rng)
-            self.drivers.deal(st, rows, _rules.NEED_DEAL, self.params)
-
-    def check_actions(self, st: OttocentoState, actions) -> None:
-        """Raise ``ValueError`` if any live game's action is illegal (names the action and the legal ones)."""
-        self._check(st, np.asarray(actions, dtype=np.int64), self.legal_bitboard(st), ~st.done)
-
-    def _check(self, st: OttocentoState, actions: np.ndarray, legal: np.ndarray, live: np.ndarray) -> None:
-        ok = (actions >= 0) & (actions < NUM_ACTIONS)
-        ok &= (legal >> np.clip(actions, 0, 63).astype(_U64)) & _U64(1) == 1
-        bad = np.flatnonzero(~ok & live)
-        if bad.size:
-            b = int(bad[0])
-            a = int(actions[b])
-            name = self.action_name(a) if 0 <= a < NUM_ACTIONS else repr(a)
-            legal_names = [self.action_name(x) for x in mask_to_cards(legal[b])]
-            raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal_names}")
-
-    def single_game(self, st: OttocentoState) -> CompiledSingleGame:
-        """The B = 1 fast path used by the AEC env: the same compiled rules, one compiled call per step
-        (:class:`cardzoo.envs.core.compiled.CompiledSingleGame`)."""
-        return CompiledSingleGame(self, st)
-
     def action_is_public(self, st: OttocentoState, b: int, action: int) -> bool:
         """The dealer's discards are face down (§3.5): hidden from the other seats; every other action is public."""
         return int(st.phase[b]) != DISCARD
 
     # ------------------------------------------------------------------ observations (§7)
-    def observe(self, st: OttocentoState, seat) -> np.ndarray:
-        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``, each 0..3; ``ValueError`` otherwise);
-        layout :attr:`obs_layout` (§7). Written by the compiled :func:`rules.observe_one`."""
-        B = st.batch_size
-        try:
-            seats = np.broadcast_to(np.asarray(seat), (B,))
-        except ValueError:
-            raise ValueError(f"seat must be an int or int[{B}], got shape {np.shape(seat)}") from None
-        if seats.dtype.kind not in "iu" or (B and (seats.min() < 0 or seats.max() >= NUM_PLAYERS)):
-            raise ValueError(f"seat {seat!r} is not valid; seats are ints 0..{NUM_PLAYERS - 1}")
-        return self.drivers.observe(st, seats.astype(np.int64), self.params, self._obs_layout.size)
-
-    def global_state(self, st: OttocentoState) -> np.ndarray:
-        """Perfect-information vector ``uint8[B, S]`` (every hand and the discards), layout :attr:`state_layout`."""
-        out = np.empty((st.batch_size, self._state_layout.size), dtype=np.uint8)
-        _rules.global_batch(self.drivers.arrays(st), self.params, out)
-        return out
-
     # ------------------------------------------------------------------ views
     def hands(self, st: OttocentoState, b: int = 0) -> list[list[int]]:
         """Card ids each seat holds in game ``b``."""

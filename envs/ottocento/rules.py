@@ -786,11 +786,3 @@ def global_one(S, b, P, out):
     _write_set(out, 620, S.piles[b, 0])
     _write_set(out, 682, S.piles[b, 1])
     _write_public(S, b, 0, 744, out)
-
-
-@njit(cache=True, _nrt=False)
-def global_batch(S, P, out):
-    """:func:`global_one` for every game (``out``: ``uint8[B, S]``)."""
-    for b in range(out.shape[0]):
-        out[b, :] = 0
-        global_one(S, b, P, out[b])
