@@ -5,8 +5,8 @@ arrays of an :class:`~cardzoo.envs.ottocento.kernel.OttocentoState`, seen as the
 ``S`` (:data:`~cardzoo.envs.ottocento.kernel.OttocentoArrays`, same field names). ``P`` is the
 kernel's ``int64`` option vector (indices ``P_*`` below, built from the options of §8). The
 core's compiled driver (:class:`cardzoo.envs.core.compiled.Drivers`) runs :func:`step_one`,
-:func:`deal_one`, :func:`legal_one` and :func:`observe_one` over the batch; the AEC env runs the
-same functions at B = 1.
+:func:`deal_one`, :func:`legal_one`, :func:`observe_one` and :func:`global_one` over the batch;
+the AEC env runs the same functions at B = 1.
 
 Chance is drawn outside (the kernel shuffles ``S.stock[b]`` in Python): :func:`step_one` returns
 :data:`NEED_DEAL` when a match deals again (§1), and :func:`deal_one` deals from the shuffled
