@@ -222,10 +222,11 @@ class KernelAECEnv(AECEnv):
         if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
             raise ValueError(f"action must be an int action id, got {action!r}; legal: {self._legal_names()}")
         a = int(action)
-        if 0 <= a < self._num_actions and not self._legal_mask()[a] and self.illegal_action == "lose":
+        legal = 0 <= a < self._num_actions and self._legal_mask()[a]
+        if not legal and 0 <= a < self._num_actions and self.illegal_action == "lose":
             self._lose(agent, a)
             return
-        if not (0 <= a < self._num_actions) or not self._legal_mask()[a]:
+        if not legal:
             what = self.kernel.action_name(a) if 0 <= a < self._num_actions else f"{a} (out of range 0..{self._num_actions - 1})"
             raise ValueError(f"illegal action {what} for {agent}; legal: {self._legal_names()}")
         self._cumulative_rewards[agent] = 0.0

@@ -361,8 +361,7 @@ class CompiledSingleGame:
 
     def legal_mask(self) -> np.ndarray:
         """``bool[A]`` action mask."""
-        w = self.legal_words()
-        return np.unpackbits(w.view(np.uint8), bitorder="little")[: self.k.num_actions].view(bool)
+        return np.unpackbits(self.legal_words().view(np.uint8), count=self.k.num_actions, bitorder="little").view(bool)
 
     def step(self, action: int, rng) -> None:
         """Apply a legal ``action`` (unchecked: the caller validates) and advance, exactly like ``kernel.step``."""

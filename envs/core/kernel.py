@@ -76,6 +76,10 @@ def _shape_text(dtype: np.dtype, shape: tuple) -> str:
     return f"{np.dtype(dtype).name}[{dims}]"
 
 
+#: (state class, sizes) -> one game's fresh arrays (see :meth:`BatchState.allocate`)
+_PROTOTYPES: dict = {}
+
+
 @dataclasses.dataclass
 class BatchState:
     """Base of every kernel state: a dataclass whose fields are numpy arrays of leading axis B.
@@ -106,17 +110,24 @@ class BatchState:
 
         ``dims`` gives the named sizes (e.g. ``{"players": 4}``); ``ValueError`` for a field
         declared without :func:`state_field` or a size not in ``dims``."""
-        arrays = {}
-        for f in dataclasses.fields(cls):
-            m = f.metadata
-            if "dtype" not in m:
-                raise ValueError(f"{cls.__name__}.{f.name} is not declared with state_field(); cannot allocate it")
-            try:
-                shape = tuple(d if isinstance(d, int) else int(dims[d]) for d in m["shape"])
-            except KeyError as e:
-                raise ValueError(f"{cls.__name__}.{f.name}: size {e.args[0]!r} is not in {sorted(dims)}") from None
-            arrays[f.name] = np.full((int(batch), *shape), m["fill"], dtype=m["dtype"])
-        return cls(**arrays)
+        key = (cls, tuple(sorted(dims.items())))
+        proto = _PROTOTYPES.get(key)
+        if proto is None:  # one game of fresh fields, made once per state class and sizes
+            arrays = {}
+            for f in dataclasses.fields(cls):
+                m = f.metadata
+                if "dtype" not in m:
+                    raise ValueError(f"{cls.__name__}.{f.name} is not declared with state_field(); cannot allocate it")
+                try:
+                    shape = tuple(d if isinstance(d, int) else int(dims[d]) for d in m["shape"])
+                except KeyError as e:
+                    raise ValueError(f"{cls.__name__}.{f.name}: size {e.args[0]!r} is not in {sorted(dims)}") from None
+                arrays[f.name] = np.full((1, *shape), m["fill"], dtype=m["dtype"])
+            proto = _PROTOTYPES[key] = arrays
+        batch = int(batch)
+        if batch == 1:  # the AEC env's reset: copies of the prototype row
+            return cls(**{name: a.copy() for name, a in proto.items()})
+        return cls(**{name: np.repeat(a, batch, axis=0) for name, a in proto.items()})
 
     @classmethod
     def describe(cls) -> list[tuple[str, str, str]]:
