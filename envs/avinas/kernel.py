@@ -134,6 +134,7 @@ class AvinasKernel(CompiledKernel):
     """
 
     name = "avinas"
+    display_name = "Avinas"
     deck = FRENCH32
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS

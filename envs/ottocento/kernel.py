@@ -139,6 +139,8 @@ class OttocentoKernel(CompiledKernel):
     """
 
     name = "ottocento"
+    display_name = "Ottocento"
+    next_seat_side = "right"  # play goes anticlockwise (RULES.md §1)
     deck = TAROCCO62
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS
