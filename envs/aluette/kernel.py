@@ -8,8 +8,11 @@ the most tricks" and mordienne (§6), per deal or per match.
 
 State is an :class:`AluetteState` of numpy arrays with a leading batch axis ``B``; card sets
 are ``uint64`` bitboards over the 48 card ids of :data:`cardzoo.envs.core.cards.SPANISH48`
-(``12*suit + rank``). The step path has no Python loop over the batch: games are grouped by
-the kind of action they take and each group advances with array operations.
+(``12*suit + rank``). The rules themselves are compiled single-game functions
+(:mod:`cardzoo.envs.aluette.rules`, numba) that the core's compiled driver
+(:mod:`cardzoo.envs.core.compiled`) runs over the batch; this module holds the frame: options,
+validation, chance (every shuffle and intercepted signal is drawn here, in Python, through
+:mod:`cardzoo.envs.core.chance`), views and search.
 """
 
 from __future__ import annotations
@@ -18,50 +21,39 @@ import dataclasses
 
 import numpy as np
 
-from ..core.cards import SPANISH48, bit, mask_to_cards, popcount, unpack_bits
+from numba import njit
+
+from ..core.cards import SPANISH48, mask_to_cards, unpack_bits
 from ..core import chance
+from ..core.compiled import CompiledSingleGame, Drivers, arrays_type
 from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
 from . import observation as _obs
 from . import render as _render
+from . import rules as _rules
 from .constants import (
-    ACCEPT_CHANT,
-    ANSWER,
-    DEAL_POS,
     DISCARD,
     END_SIGNALS,
-    HAND,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_PLAYERS,
     NUM_SIGNALS,
     NUM_TRICKS,
-    OFFER,
-    OFFER_SURRENDER,
-    OVER,
     PHASE_ACTIONS,
     PHASE_NAMES,
     PLAY,
     POWER,
-    SIGNAL,
     SIGNAL0,
-    SIGNAL_BB,
-    TALON_POS,
-    VOTE,
-    ACCEPT_SURRENDER,
 )
 
 _U64 = np.uint64
 _ONE = _U64(1)
-SPOILED = 4  # value of ``results`` for a spoiled trick
+SPOILED = _rules.SPOILED  # value of ``results`` for a spoiled trick
 #: §3 partnership draw: the four drawing cards 3Co, 3Cu, 2Co, 2Cu and the seat their holder takes
 DRAW_CARDS = (2, 14, 1, 13)
 DRAW_SEAT = (2, 0, 3, 1)
 _DRAW_INDEX = np.full(NUM_CARDS, -1, dtype=np.int8)
 for _k, _c in enumerate(DRAW_CARDS):
     _DRAW_INDEX[_c] = _k
-_KEY_CARDS = [int(b).bit_length() - 1 for b in SIGNAL_BB[:8]]
-_TALON_L = TALON_POS[0::2]  # t1, t3, ..., t11 -> dealer's left
-_TALON_2 = TALON_POS[1::2]  # t2, t4, ..., t12 -> dealer (or partner)
 
 
 def _hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
@@ -83,11 +75,6 @@ def _hook_deck(name: str, value, B: int) -> np.ndarray:
     if not (np.sort(arr, axis=1) == np.arange(NUM_CARDS)).all():
         raise ValueError(f"{name} must be a permutation of the 48 card ids 0..47 (each id exactly once)")
     return arr
-
-
-def _bits_of(cards: np.ndarray) -> np.ndarray:
-    """``int8[n, k]`` card ids -> ``uint64[n]`` bitboard."""
-    return np.bitwise_or.reduce(bit(cards), axis=1)
 
 
 @dataclasses.dataclass
@@ -116,6 +103,8 @@ class AluetteState(BatchState):
     * ``deals``: ``int16[B]`` deals completed; ``winner``: ``int8[B]`` match result (-1 running,
       0/1 team, 2 draw); ``draw_map``: ``int8[B, 4]`` partnership draw: new seat of the agent
       drawing at each seat (identity without the draw).
+    * ``pending``: ``uint64[B]`` the ``heard`` bit of a signal waiting for the intercept draw (§4.5;
+      0 between steps); ``catch``: ``bool[B, 2]`` that draw: the sender's left / right opponent caught it.
     """
 
     hands: np.ndarray
@@ -152,6 +141,90 @@ class AluetteState(BatchState):
     deals: np.ndarray
     winner: np.ndarray
     draw_map: np.ndarray
+    pending: np.ndarray
+    catch: np.ndarray
+
+
+#: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`AluetteState`)
+AluetteArrays = arrays_type(AluetteState, "AluetteArrays", __name__)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _legal_word0(S, b, P):
+    """Word 0 of the legal actions (the core driver's one-word contract; word 1 comes from :func:`_legal_batch`)."""
+    return _rules.legal_words(S, b, P)[0]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _legal_batch(S, P, out):
+    """:func:`rules.legal_one` for every game (``out``: ``uint64[B, 2]``, zeroed)."""
+    for b in range(out.shape[0]):
+        _rules.legal_one(S, b, P, out[b])
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _global_batch(S, P, out):
+    """:func:`rules.global_one` for every game (``out``: ``uint8[B, S]``, zeroed)."""
+    for b in range(out.shape[0]):
+        _rules.global_one(S, b, P, out[b])
+
+
+_DRIVERS: dict[bool, Drivers] = {}
+
+
+def _drivers(parallel: bool) -> Drivers:
+    """The compiled drivers of Aluette (built once per process and flag; compiled on first use)."""
+    if parallel not in _DRIVERS:
+        _DRIVERS[parallel] = Drivers(
+            AluetteArrays, _rules.step_one, _rules.deal_one, _legal_word0, _rules.observe_one, parallel=parallel
+        )
+    return _DRIVERS[parallel]
+
+
+class _SingleGame(CompiledSingleGame):
+    """The B = 1 path: the core's compiled single-game step, with two-word legal actions."""
+
+    def legal_bits(self) -> int:
+        """Legal actions of the seat to act as an int bitboard (0 once the game is over)."""
+        if self._bits is None:
+            w = self.k.legal_bitboard(self.st)[0]
+            self._bits = int(w[0]) | (int(w[1]) << 64)
+        return self._bits
+
+    def legal_mask(self) -> np.ndarray:
+        """``bool[65]`` action mask."""
+        bits = self.legal_bits()
+        return np.array([(bits >> a) & 1 for a in range(NUM_ACTIONS)], dtype=bool)
+
+    def step(self, action: int, rng) -> None:
+        """Apply a legal ``action`` (unchecked: the caller validates) and advance, exactly like ``kernel.step``."""
+        need, _ = self._step_fn(self.S, int(action), self.P)
+        if need:
+            self.k.draw_chance(self.st, self._rows, int(need), rng)
+            self._deal_fn(self.S, int(need), self.P)
+        self._bits = None
+
+
+def _params(o: dict, match: bool, target, deal_high: int, score_high: int) -> np.ndarray:
+    """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
+    R = _rules
+    P = np.zeros(R.P_SIZE, dtype=np.int64)
+    P[R.P_CHANT] = bool(o["chant"])
+    P[R.P_SECOND_OFFSET] = 0 if o["chant_recipients"] == "left_and_dealer" else 2
+    P[R.P_SURRENDER] = bool(o["surrender"])
+    P[R.P_MORDIENNE] = bool(o["mordienne"])
+    P[R.P_SIGNALS] = {"off": R.SIGNALS_OFF, "truthful": R.SIGNALS_TRUTHFUL, "free": R.SIGNALS_FREE}[o["signals"]]
+    P[R.P_TURN_SIGNALS] = o["signal_timing"] == "round_and_turns"
+    P[R.P_PUBLIC] = o["signal_visibility"] == "public"
+    P[R.P_INTERCEPT] = float(o["signal_intercept"]) > 0
+    P[R.P_MATCH] = match
+    P[R.P_REWARD_WIN] = o["reward"] == "win"
+    P[R.P_TARGET] = 0 if target is None else int(target)
+    P[R.P_MATCH_DEALS] = o["match_deals"]
+    P[R.P_MAX_DEALS] = o["max_deals"]
+    P[R.P_DEAL_HIGH] = deal_high
+    P[R.P_SCORE_HIGH] = score_high
+    return P
 
 
 def _target_option() -> Option:
@@ -240,6 +313,10 @@ class AluetteKernel(Kernel):
         deal_high = o["max_deals"] if self.target is not None else o["match_deals"]
         self._obs_layout = _obs.observation_layout(score_high, min(deal_high, 255))
         self._state_layout = _obs.state_layout(score_high, min(deal_high, 255))
+        #: ``int64[P_SIZE]`` the options as the compiled rules read them (indices ``rules.P_*``)
+        self.params = _params(o, self.match, self.target, min(deal_high, 255), score_high)
+        #: the compiled batch drivers (one core; :meth:`set_parallel` spreads the batch over cores)
+        self.drivers = _drivers(False)
 
     # ------------------------------------------------------------------ layouts
     @property
@@ -326,6 +403,8 @@ class AluetteKernel(Kernel):
             deals=z(np.int16),
             winner=np.full(B, -1, dtype=np.int8),
             draw_map=np.tile(np.arange(4, dtype=np.int8), (B, 1)),
+            pending=z(_U64),
+            catch=z(bool, 2),
         )
         if self.options["partnership_draw"]:
             order = self._shuffle(rng, np.arange(B), "dealer") if draw_deck is None else _hook_deck("draw_deck", draw_deck, B)
@@ -350,106 +429,30 @@ class AluetteKernel(Kernel):
         return chance.uniform(rng, idx, (NUM_CARDS,), np.float32, kind).argsort(axis=1).astype(np.int8)
 
     def _new_deal(self, st: AluetteState, idx: np.ndarray, rng, stock=None) -> None:
-        """Shuffle (or use ``stock``) and deal 9 cards each in threes, L P R D (§3); start the vote."""
-        n = idx.size
-        if n == 0:
+        """Shuffle (or use ``stock``, ``int8[len(idx), 48]``) and deal games ``idx`` (§3, compiled
+        :func:`rules.deal_one`): 9 cards each in threes, L P R D; start the vote."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if idx.size == 0:
             return
         st.stock[idx] = self._shuffle(rng, idx) if stock is None else stock
-        for name in ("played", "received", "discarded", "sent", "heard", "won", "res_word"):
-            getattr(st, name)[idx] = 0
-        st.votes[idx] = -1
-        st.chanted[idx] = False
-        st.trick_card[idx] = -1
-        st.trick[idx] = 0
-        st.n_in_trick[idx] = 0
-        st.top[idx] = 0
-        st.top_count[idx] = 0
-        st.top_seat[idx] = 0
-        st.tricks_done[idx] = 0
-        st.results[idx] = -1
-        st.offerer[idx] = -1
-        st.refused[idx] = False
-        st.accepted[idx] = False
-        stock = st.stock[idx]
-        seats = (st.dealer[idx, None].astype(np.intp) + 1 + np.arange(4)) % 4  # L P R D
-        rows = idx[:, None]
-        for k in range(4):
-            st.hands[idx, seats[:, k]] = _bits_of(stock[:, DEAL_POS[k]])
-        st.dealt[rows, seats] = st.hands[rows, seats]
-        st.talon[idx] = _bits_of(stock[:, TALON_POS])
-        left = seats[:, 0]
-        if self.options["chant"]:
-            st.phase[idx] = VOTE
-            st.current_player[idx] = left
+        self.drivers.deal(st, idx, _rules.NEED_DEAL, self.params)
+
+    def draw_chance(self, st: AluetteState, rows: np.ndarray, code: int, rng) -> None:
+        """Draw the chance of ``code`` for games ``rows`` (``int64[n]``) into the state; the compiled
+        :func:`rules.deal_one` goes on from there. ``NEED_DEAL`` / ``NEED_DEAL_ANSWER``: shuffle the
+        next deal's pack (kind ``"deal"``, §3); ``NEED_INTERCEPT``: whether each opponent (left,
+        right) catches the signal just sent, probability ``signal_intercept`` (kind ``"play"``, §4.5)."""
+        if code == _rules.NEED_INTERCEPT:
+            st.catch[rows] = chance.uniform(rng, rows, (2,), np.float64, "play") < self.intercept
         else:
-            self._after_chant(st, idx)
+            st.stock[rows] = self._shuffle(rng, rows)
 
-    # ------------------------------------------------------------------ phase transitions (§4)
-    def _after_chant(self, st, idx) -> None:
-        if self.signals_on:
-            st.phase[idx] = SIGNAL
-            st.current_player[idx] = (st.dealer[idx] + 1) % 4
-        else:
-            self._after_signals(st, idx)
-
-    def _after_signals(self, st, idx) -> None:
-        if self.options["surrender"]:
-            st.phase[idx] = OFFER
-            st.current_player[idx] = (st.dealer[idx] + 1) % 4
-        else:
-            self._start_play(st, idx)
-
-    def _start_play(self, st, idx) -> None:
-        left = (st.dealer[idx] + 1) % 4
-        st.phase[idx] = PLAY
-        st.leader[idx] = left
-        st.current_player[idx] = left
-
-    # ------------------------------------------------------------------ legal actions
-    def signal_bits(self, st: AluetteState, p: np.ndarray | None = None) -> np.ndarray:
-        """``int64[B]``: signals seat ``p`` (default: the seat to act) may send now, ignoring the phase
-        (bit ``s`` = signal ``s``): not yet sent this deal and, with ``signals="truthful"``, true
-        of the hand (§4.5)."""
-        B = st.batch_size
-        if p is None:
-            p = st.current_player.astype(np.intp)
-        ar = np.arange(B)
-        if self.options["signals"] == "free":
-            avail = np.full(B, (1 << NUM_SIGNALS) - 1, dtype=np.int64)
-        else:
-            hand = st.hands[ar, p]
-            avail = np.zeros(B, dtype=_U64)
-            for s, c in enumerate(_KEY_CARDS):  # signals 0..7: the one key card
-                avail |= ((hand >> _U64(c)) & _ONE) << _U64(s)
-            avail |= ((hand & SIGNAL_BB[8]) != 0).astype(_U64) << _U64(8)
-            avail |= ((hand & SIGNAL_BB[9]) == 0).astype(_U64) << _U64(9)
-            avail = avail.astype(np.int64)
-        return avail & ~st.sent[ar, p].astype(np.int64)
-
-    def legal_words(self, st: AluetteState) -> np.ndarray:
-        """Legal actions as ``uint64[B, 2]``: word 0 bit ``a`` = action ``a`` for ``a < 64``, word 1
-        bit 0 = action 64 (all zero in finished games)."""
-        B = st.batch_size
-        ar = np.arange(B)
-        ph = st.phase
-        hand = st.hands[ar, st.current_player.astype(np.intp)]
-        cards = np.where((ph == PLAY) | (ph == DISCARD), hand, _U64(0))
-        extra = np.zeros(B, dtype=np.int64)  # bit j = action 48 + j
-        extra[ph == VOTE] = 0b11
-        if self.signals_on:
-            sig_phase = (ph == SIGNAL) | ((ph == PLAY) & self.turn_signals)
-            if sig_phase.any():
-                sig = self.signal_bits(st)
-                extra = np.where(sig_phase, extra | (sig << 2), extra)
-                extra[ph == SIGNAL] |= 1 << (END_SIGNALS - NUM_CARDS)
-        if self.options["surrender"]:
-            extra[ph == OFFER] = 0b11 << (OFFER_SURRENDER - NUM_CARDS)
-            extra[ph == ANSWER] = 0b11 << (ACCEPT_SURRENDER - NUM_CARDS)
-        out = np.empty((B, 2), dtype=_U64)
-        ex = extra.astype(_U64)
-        out[:, 0] = cards | (ex << _U64(NUM_CARDS))
-        out[:, 1] = ex >> _U64(64 - NUM_CARDS)
-        out[st.done] = 0
+    # ------------------------------------------------------------------ legal actions (§4, §5)
+    def legal_bitboard(self, st: AluetteState) -> np.ndarray:
+        """Legal actions as ``uint64[B, 2]`` words: action ``a`` = bit ``a % 64`` of word ``a // 64``
+        (all zero in finished games)."""
+        out = np.zeros((st.batch_size, _rules.LEGAL_WORDS), dtype=_U64)
+        _legal_batch(self.drivers.arrays(st), self.params, out)
         return out
 
     def determinize(self, st: AluetteState, seat, rng: np.random.Generator) -> AluetteState:
@@ -462,292 +465,99 @@ class AluetteKernel(Kernel):
 
     def legal_actions(self, st: AluetteState) -> np.ndarray:
         """Action mask ``bool[B, 65]`` of the seat to act (§4, §5); all False in finished games."""
-        return unpack_bits(self.legal_words(st), 64).reshape(st.batch_size, 128)[:, :NUM_ACTIONS].view(bool)
+        return unpack_bits(self.legal_bitboard(st), 64).reshape(st.batch_size, 128)[:, :NUM_ACTIONS].view(bool)
 
     def check_actions(self, st: AluetteState, actions) -> None:
         """Raise ``ValueError`` if any live game's action is illegal (names the action and the legal ones)."""
-        actions = np.asarray(actions, dtype=np.int64)
-        legal = self.legal_actions(st)
+        self._check(st, np.asarray(actions, dtype=np.int64), self.legal_bitboard(st), ~st.done)
+
+    def _check(self, st: AluetteState, actions: np.ndarray, legal: np.ndarray, live: np.ndarray) -> None:
         ok = (actions >= 0) & (actions < NUM_ACTIONS)
-        ok &= legal[np.arange(st.batch_size), np.clip(actions, 0, NUM_ACTIONS - 1)]
-        bad = np.flatnonzero(~ok & ~st.done)
+        a = np.clip(actions, 0, NUM_ACTIONS - 1)
+        ok &= (legal[np.arange(st.batch_size), a // 64] >> (a % 64).astype(_U64)) & _ONE == 1
+        bad = np.flatnonzero(~ok & live)
         if bad.size:
             b = int(bad[0])
             a = int(actions[b])
             name = self.action_name(a) if 0 <= a < NUM_ACTIONS else repr(a)
-            legal_names = [self.action_name(x) for x in np.flatnonzero(legal[b])]
+            legal_names = [self.action_name(x) for x in mask_to_cards(legal[b, 0])] + [
+                self.action_name(64 + x) for x in mask_to_cards(legal[b, 1])
+            ]
             raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal_names}")
 
     # ------------------------------------------------------------------ step
     def step(self, st: AluetteState, actions, rng: np.random.Generator, active=None) -> None:
-        """Apply ``actions`` (``int[B]``, legal for each live game; unchecked here: the AEC env and
-        :meth:`check_actions` validate) and advance each game to its next decision.
+        """Apply ``actions`` (``int[B]``, legal for each live game) and advance each game to its next
+        decision, compiled (:func:`rules.step_one`).
 
-        ``active`` (``bool[B]``, optional): step only these games. Rewards of the step land in
-        ``st.rewards`` (``float32[B, 4]``; zero unless a deal or match ended).
+        ``active`` (``bool[B]``, optional): step only these games; the others are untouched (their
+        rewards are zeroed). Rewards of the step land in ``st.rewards`` (``float32[B, 4]``; zero
+        unless a deal or match ended). Chance is drawn here, in Python, in the numpy kernel's order
+        (:data:`rules.CHANCE_ORDER`: new deals after trick play, intercepted signals, new deals after
+        an accepted surrender; rows ascending).
+
+        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape, or an
+        active live game's action is not legal (the message names it and the legal actions): the
+        compiled rules only ever see legal actions.
         """
-        a = np.asarray(actions).astype(np.int64)
-        st.rewards[:] = 0
-        phase = st.phase
-        if active is None and (phase == PLAY).all() and (a < NUM_CARDS).all():
-            self._play(st, np.arange(st.batch_size), a, rng)
-            return
-        live = ~st.done if active is None else active & ~st.done
-        phase = phase.copy()
-        card = a < NUM_CARDS
-        groups = (
-            (card & (phase == PLAY), self._play),
-            (card & (phase == DISCARD), self._discard),
-            ((a == ACCEPT_CHANT) | (a == ACCEPT_CHANT + 1), self._vote),
-            ((a >= SIGNAL0) & (a < END_SIGNALS), self._signal),
-            (a == END_SIGNALS, self._end_signals),
-            ((a == OFFER_SURRENDER) | (a == OFFER_SURRENDER + 1), self._offer),
-            ((a == ACCEPT_SURRENDER) | (a == ACCEPT_SURRENDER + 1), self._answer),
-        )
-        for sel, fn in groups:
-            idx = np.flatnonzero(sel & live)
-            if idx.size:
-                fn(st, idx, a[idx], rng)
-
-    def _vote(self, st, idx, a, rng) -> None:
-        """§4.1: a refusal ends the vote (no chant); the dealer's acceptance (the fourth) starts the chant."""
-        p = st.current_player[idx].astype(np.intp)
-        acc = a == ACCEPT_CHANT
-        st.votes[idx, p] = acc
-        last = p == st.dealer[idx]
-        refused = idx[~acc]
-        if refused.size:
-            self._after_chant(st, refused)
-        chant = idx[acc & last]
-        if chant.size:
-            self._chant(st, chant)
-        more = acc & ~last
-        st.current_player[idx[more]] = (p[more] + 1) % 4
-
-    def _chant(self, st, idx) -> None:
-        """§4.2: t1, t3, ... to the dealer's left, t2, t4, ... to the dealer (or his partner); L discards first."""
-        left = (st.dealer[idx] + 1).astype(np.intp) % 4
-        second = (st.dealer[idx] + self.second_offset).astype(np.intp) % 4
-        stock = st.stock[idx]
-        to_l = _bits_of(stock[:, _TALON_L])
-        to_2 = _bits_of(stock[:, _TALON_2])
-        st.hands[idx, left] |= to_l
-        st.received[idx, left] = to_l
-        st.hands[idx, second] |= to_2
-        st.received[idx, second] = to_2
-        st.chanted[idx] = True
-        st.phase[idx] = DISCARD
-        st.current_player[idx] = left
-
-    def _discard(self, st, idx, card, rng) -> None:
-        """§4.2: one card out of play per action until the recipient holds 9 again."""
-        p = st.current_player[idx].astype(np.intp)
-        cb = bit(card)
-        st.hands[idx, p] ^= cb
-        st.discarded[idx, p] |= cb
-        full = popcount(st.hands[idx, p]) == HAND
-        left = p == (st.dealer[idx] + 1) % 4
-        nxt = full & left
-        st.current_player[idx[nxt]] = (st.dealer[idx[nxt]] + self.second_offset) % 4
-        self._after_chant(st, idx[full & ~left])
-
-    def _signal(self, st, idx, a, rng) -> None:
-        """§4.5: record a signal; the partner hears it (everyone with ``"public"``; each opponent with
-        probability ``signal_intercept``); the sender keeps the turn."""
-        p = st.current_player[idx].astype(np.intp)
-        s = a - SIGNAL0
-        st.sent[idx, p] |= (1 << s).astype(np.int16)
-        b = _ONE << (10 * p + s).astype(_U64)
-        st.heard[idx, p] |= b
-        st.heard[idx, (p + 2) % 4] |= b
-        if self.options["signal_visibility"] == "public":
-            st.heard[idx, (p + 1) % 4] |= b
-            st.heard[idx, (p + 3) % 4] |= b
-        elif self.intercept > 0:
-            catch = chance.uniform(rng, idx, (2,), np.float64, "play") < self.intercept
-            st.heard[idx, (p + 1) % 4] |= np.where(catch[:, 0], b, _U64(0))
-            st.heard[idx, (p + 3) % 4] |= np.where(catch[:, 1], b, _U64(0))
-
-    def _end_signals(self, st, idx, a, rng) -> None:
-        """§4.3: the round goes clockwise from L; the dealer's ``end_signals`` closes it."""
-        p = st.current_player[idx]
-        last = p == st.dealer[idx]
-        st.current_player[idx] = (p + 1) % 4
-        self._after_signals(st, idx[last])
-
-    def _offer(self, st, idx, a, rng) -> None:
-        """§4.4: an offer goes to the offerer's left-hand opponent; four ``no_offer`` start the play."""
-        p = st.current_player[idx]
-        offer = a == OFFER_SURRENDER
-        o = idx[offer]
-        st.offerer[o] = p[offer]
-        st.phase[o] = ANSWER
-        st.current_player[o] = (p[offer] + 1) % 4
-        last = ~offer & (p == st.dealer[idx])
-        st.current_player[idx[~offer & ~last]] = (p[~offer & ~last] + 1) % 4
-        self._start_play(st, idx[last])
-
-    def _answer(self, st, idx, a, rng) -> None:
-        """§4.4: ``accept_surrender`` scores 1 for the accepting team and ends the deal; a refusal commits
-        the refusing team to mordienne (§6)."""
-        acc = a == ACCEPT_SURRENDER
-        i = idx[acc]
-        if i.size:
-            st.accepted[i] = True
-            team = (st.current_player[i] % 2).astype(np.int64)
-            self._end_deal(st, i, team, np.ones(i.size, dtype=np.int16), np.full(i.size, -1, np.int8), np.zeros(i.size, bool), rng)
-        r = idx[~acc]
-        st.refused[r] = True
-        self._start_play(st, r)
-
-    def _play(self, st, idx, a, rng) -> None:
-        """§5: play a card; a full trick goes to the single highest power, or is spoiled on a tie."""
-        if not (a < NUM_CARDS).all():  # signals during a trick-play turn
-            sig = a >= NUM_CARDS
-            self._signal(st, idx[sig], a[sig], rng)
-            idx, a = idx[~sig], a[~sig]
-            if idx.size == 0:
-                return
-        p = st.current_player[idx].astype(np.intp)
-        cb = bit(a)
-        st.hands[idx, p] ^= cb
-        st.played[idx, p] |= cb
-        st.trick[idx] |= cb
-        st.trick_card[idx, p] = a
-        pw = POWER[a]
-        n = st.n_in_trick[idx]
-        first = n == 0
-        top = st.top[idx]
-        better = first | (pw > top)
-        tie = ~better & (pw == top)
-        st.top[idx] = np.where(better, pw, top)
-        st.top_count[idx] = np.where(better, 1, st.top_count[idx] + tie)
-        seat = np.where(better, p, st.top_seat[idx])
-        st.top_seat[idx] = seat
-        n = n + 1
-        st.n_in_trick[idx] = n
-        full = n == 4
-        st.current_player[idx] = (p + 1) % 4
-        if not full.any():
-            return
-        t = idx[full]
-        spoiled = st.top_count[t] > 1
-        w = seat[full]
-        k = st.tricks_done[t].astype(np.intp)
-        r = np.where(spoiled, SPOILED, w)
-        st.results[t, k] = r
-        st.res_word[t] |= _ONE << (5 * k + r).astype(_U64)
-        st.won[t, w] += ~spoiled
-        lead = np.where(spoiled, st.leader[t], w)
-        st.leader[t] = lead
-        st.current_player[t] = lead
-        st.trick[t] = 0
-        st.trick_card[t] = -1
-        st.n_in_trick[t] = 0
-        st.top_count[t] = 0
-        st.top[t] = 0
-        st.tricks_done[t] += 1
-        end = k == NUM_TRICKS - 1
-        if end.any():
-            self._score_deal(st, t[end], rng)
-
-    def _score_deal(self, st, idx, rng) -> None:
-        """§6: the deal winner is the first player to reach the most tricks; mordienne doubles."""
-        won = st.won[idx].astype(np.int64)
-        res = st.results[idx].astype(np.int64)  # [n, 9]
-        M = won.max(axis=1)
-        reach = np.full(won.shape, 99, dtype=np.int64)
-        for s in range(4):
-            cum = np.cumsum(res == s, axis=1)
-            first = np.argmax(cum == M[:, None], axis=1)
-            reach[:, s] = np.where((won[:, s] == M) & (M > 0), first, 99)
-        w = reach.argmin(axis=1)
-        someone = M > 0
-        tail = np.arange(NUM_TRICKS)[None, :] >= NUM_TRICKS - M[:, None]
-        block = ((res == w[:, None]) | ~tail).all(axis=1) & (M <= NUM_TRICKS - 1) & someone
-        mord = block & self.options["mordienne"]
-        team = np.where(someone, w % 2, -1)
-        pts = np.where(mord, 2, 1).astype(np.int16)
-        ref = st.refused[idx]
-        if ref.any():  # §6 after a refused surrender: 2 to the refusing team only if it makes mordienne
-            committed = (st.offerer[idx] + 1) % 2
-            keeps = someone & (team == committed) & mord
-            team = np.where(ref, np.where(keeps, committed, 1 - committed), team)
-            pts = np.where(ref, 2, pts).astype(np.int16)
-        self._end_deal(st, idx, team, pts, np.where(someone, w, -1).astype(np.int8), mord, rng)
-
-    def _end_deal(self, st, idx, team, pts, deal_winner, mord, rng) -> None:
-        """Record the deal's points (``team`` -1 = nobody), then end the episode or deal again (§6)."""
-        st.points[idx] = 0
-        ok = team >= 0
-        st.points[idx[ok], team[ok]] = pts[ok]
-        st.score[idx] += st.points[idx]
-        st.deal_winner[idx] = deal_winner
-        st.mordienne[idx] = mord
-        st.deals[idx] += 1
-        if not self.match:
-            self._finish(st, idx)
-            return
-        score = st.score[idx]
-        if self.target is None:
-            over = st.deals[idx] >= self.options["match_deals"]
+        B = st.batch_size
+        acts = np.asarray(actions)
+        if acts.shape != (B,) or acts.dtype.kind not in "iu":
+            raise ValueError(f"actions must be ints of shape ({B},), got {acts.dtype} {acts.shape}")
+        acts = acts.astype(np.int64, copy=False)
+        if active is None:
+            act = np.ones(B, dtype=bool)
         else:
-            over = score.max(axis=1) >= self.target
-        res = np.where(score[:, 0] > score[:, 1], 0, np.where(score[:, 1] > score[:, 0], 1, 2)).astype(np.int8)
-        st.winner[idx[over]] = res[over]
-        if self.options["reward"] == "score":
-            self._deal_rewards(st, idx)
-        self._finish(st, idx[over], deal_rewards=False)
-        go = idx[~over]
-        if self.target is not None:
-            cap = st.deals[go] >= self.options["max_deals"]
-            c = go[cap]
-            st.done[c] = True
-            st.truncated[c] = True
-            st.phase[c] = OVER
-            st.rewards[c] = 0
-            go = go[~cap]
-        st.dealer[go] = (st.dealer[go] + 1) % 4
-        self._new_deal(st, go, rng)
+            act = np.asarray(active)
+            if act.shape != (B,) or act.dtype != bool:
+                raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
+        self._check(st, acts, self.legal_bitboard(st), act & ~st.done)
+        need = self.drivers.step(st, acts, act, self.params)
+        if need.any():
+            for code in _rules.CHANCE_ORDER:
+                rows = np.flatnonzero(need == code)
+                if rows.size:
+                    self.draw_chance(st, rows, code, rng)
+                    self.drivers.deal(st, rows, code, self.params)
 
-    def _deal_rewards(self, st, idx) -> None:
-        diff = (st.points[idx, 0] - st.points[idx, 1]).astype(np.float32)
-        st.rewards[idx, 0] += diff
-        st.rewards[idx, 2] += diff
-        st.rewards[idx, 1] -= diff
-        st.rewards[idx, 3] -= diff
+    def set_parallel(self, parallel: bool = True) -> None:
+        """Run the batch drivers over numba's threads (``numba.set_num_threads`` sets how many; one
+        chunk of games each) or, with ``False``, on one core (the default). Results are identical."""
+        self.drivers = _drivers(bool(parallel))
 
-    def _finish(self, st, idx, deal_rewards: bool = True) -> None:
-        """End the episode of games ``idx`` and pay the rewards of §6 (score: per deal; win: at the end)."""
-        st.done[idx] = True
-        st.phase[idx] = OVER
-        if self.options["reward"] == "win":
-            if self.match:
-                w = st.winner[idx]
-                v = np.where(w == 0, 1.0, np.where(w == 1, -1.0, 0.0)).astype(np.float32)
-            else:
-                v = np.sign(st.points[idx, 0] - st.points[idx, 1]).astype(np.float32)
-            st.rewards[idx, 0] += v
-            st.rewards[idx, 2] += v
-            st.rewards[idx, 1] -= v
-            st.rewards[idx, 3] -= v
-        elif deal_rewards:
-            self._deal_rewards(st, idx)
+    def __getstate__(self) -> dict:
+        # the compiled drivers are per process: pickle the flag, not the functions
+        state = dict(self.__dict__)
+        state["drivers"] = state["drivers"].parallel
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        state["drivers"] = _drivers(state["drivers"])
+        self.__dict__.update(state)
 
     def single_game(self, st: AluetteState):
-        """The B = 1 fast path (:class:`cardzoo.envs.aluette.single.SingleGame`) used by the AEC env."""
-        from .single import SingleGame
-
-        return SingleGame(self, st)
+        """The B = 1 fast path used by the AEC env: the same compiled rules, one game."""
+        return _SingleGame(self, st)
 
     # ------------------------------------------------------------------ observations (§7)
     def observe(self, st: AluetteState, seat) -> np.ndarray:
-        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout: :attr:`obs_layout` (§7)."""
-        return _obs.observe(self, st, seat)
+        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout: :attr:`obs_layout` (§7).
+        ``ValueError`` for a seat outside 0..3."""
+        B = st.batch_size
+        seats = np.asarray(seat)
+        if seats.dtype.kind not in "iu" or seats.ndim > 1 or (seats.ndim == 1 and seats.shape != (B,)):
+            raise ValueError(f"seat must be an int or ints of shape ({B},), got {seat!r}")
+        if seats.size and (seats.min() < 0 or seats.max() > 3):
+            raise ValueError(f"seat {seat!r} is out of range; seats are 0..3")
+        seats = np.ascontiguousarray(np.broadcast_to(seats.astype(np.int64), (B,)))
+        return self.drivers.observe(st, seats, self.params, self._obs_layout.size)
 
     def global_state(self, st: AluetteState) -> np.ndarray:
         """Perfect-information vector ``uint8[B, S]`` (all hands, the talon, every signal sent)."""
-        return _obs.global_state(self, st)
+        out = np.zeros((st.batch_size, self._state_layout.size), dtype=np.uint8)
+        _global_batch(self.drivers.arrays(st), self.params, out)
+        return out
 
     # ------------------------------------------------------------------ views
     def hands(self, st: AluetteState, b: int = 0) -> list[list[int]]:
