@@ -77,6 +77,7 @@ _SIG = _RES + 5 * NUM_TRICKS  # signals start
 _CNT = _SIG + 4 * NUM_SIGNALS  # counters start
 
 _ONE = np.uint64(1)
+_MASK40 = np.uint64((1 << (4 * NUM_SIGNALS)) - 1)
 _POWER = POWER.astype(np.int64)
 _DEAL_POS = DEAL_POS.astype(np.int64)
 _KEY_BB = KEY_BB.astype(np.uint64)
@@ -539,10 +540,20 @@ def legal_one(S, b, P, out):
 
 
 # ---------------------------------------------------------------------- observation (§7)
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+#: _DEBRUIJN_INDEX[((x & -x) * _DEBRUIJN) >> 58] = index of the lowest set bit of x
+_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_INDEX[((((1 << _i) * 0x03F79D71B4CB0A89) & (2**64 - 1)) >> 58)] = _i
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def _write_set(out, off, bits):
-    for i in range(48):
-        out[off + i] = (bits >> np.uint64(i)) & _ONE
+    """``out[off + i] = 1`` for each set bit ``i`` of ``bits`` (``out`` zeroed by the caller)."""
+    while bits:
+        low = bits & (~bits + _ONE)
+        out[off + _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]] = 1
+        bits ^= low
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -608,11 +619,9 @@ def observe_one(S, b, seat, P, out):
         _write_set(out, 144 + 48 * r, S.played[b, (seat + r) % 4])
     _write_set(out, 336, S.trick[b])
     _write_public(S, b, seat, OBS_PUB, out, P)
-    h = S.heard[b, seat]
-    for r in range(4):
-        sender = (seat + r) % 4
-        for s in range(NUM_SIGNALS):
-            out[OBS_PUB + _SIG + NUM_SIGNALS * r + s] = (h >> np.uint64(NUM_SIGNALS * sender + s)) & _ONE
+    h = S.heard[b, seat]  # bit 10 * sender + s; rotated so that block r is the seat r places after ``seat``
+    sh = np.uint64(NUM_SIGNALS * seat)
+    _write_set(out, OBS_PUB + _SIG, ((h >> sh) | (h << (np.uint64(4 * NUM_SIGNALS) - sh))) & _MASK40)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -627,7 +636,7 @@ def global_one(S, b, P, out):
     _write_set(out, 48 * 16, S.talon[b])
     _write_set(out, 48 * 17, S.trick[b])
     _write_public(S, b, 0, GLOBAL_PUB, out, P)
+    sent = np.uint64(0)
     for s in range(4):
-        sent = S.sent[b, s]
-        for j in range(NUM_SIGNALS):
-            out[GLOBAL_PUB + _SIG + NUM_SIGNALS * s + j] = (sent >> j) & 1
+        sent |= np.uint64(S.sent[b, s]) << np.uint64(NUM_SIGNALS * s)
+    _write_set(out, GLOBAL_PUB + _SIG, sent)
