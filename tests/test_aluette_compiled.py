@@ -1,6 +1,7 @@
-"""The compiled Aluette kernel's frame: input validated before compiled code, two-word legal
-bitboards (65 actions), the intercept chance drawn in Python, the compiled vectors at the
-layout's offsets, the parallel driver equal to one core, pickling."""
+"""The compiled Aluette kernel (envs/aluette/rules.py on the core's CompiledKernel): input validated
+before compiled code, two legal words (65 actions), the intercept chance drawn in Python after the
+partner heard the signal, the compiled vectors at the layout's offsets, the parallel driver equal to
+one core, pickling."""
 
 from __future__ import annotations
 
@@ -67,15 +68,6 @@ def test_step_rejects_bad_shapes_and_ignores_inactive_games():
     assert st.votes[1].tolist() == [-1, -1, -1, -1]
 
 
-def test_observe_rejects_a_bad_seat():
-    k = AluetteKernel()
-    st = k.init(np.random.default_rng(0), 2)
-    with pytest.raises(ValueError, match=r"seat 4 is out of range; seats are 0..3"):
-        k.observe(st, 4)
-    with pytest.raises(ValueError, match=r"seat must be an int or ints of shape \(2,\)"):
-        k.observe(st, np.array([0, 1, 2]))
-
-
 def _to_answer(k, st, rng):
     """Refuse the chant, close the signalling round, offer surrender at once: the answer phase."""
     k.step(st, np.array([REFUSE_CHANT]), rng)
@@ -88,17 +80,17 @@ def test_refuse_surrender_is_action_64_in_word_1():
     k = AluetteKernel(surrender=True)
     rng = np.random.default_rng(3)
     st = k.init(rng, 1, dealer=0)
-    words = k.legal_bitboard(st)
+    words = k.legal_words(st)
     assert words.dtype == np.uint64 and words.shape == (1, 2)
     assert words[0].tolist() == [(1 << ACCEPT_CHANT) | (1 << REFUSE_CHANT), 0]
     _to_answer(k, st, rng)
-    assert k.legal_bitboard(st)[0].tolist() == [1 << ACCEPT_SURRENDER, 1]  # 63 in word 0, 64 = bit 0 of word 1
+    assert k.legal_words(st)[0].tolist() == [1 << ACCEPT_SURRENDER, 1]  # 63 in word 0, 64 = bit 0 of word 1
     assert np.flatnonzero(k.legal_actions(st)[0]).tolist() == [ACCEPT_SURRENDER, REFUSE_SURRENDER]
     k.step(st, np.array([REFUSE_SURRENDER]), rng)
     assert bool(st.refused[0]) and int(st.phase[0]) == 5  # trick play, the answering team committed
     # in a finished game nothing is legal
     st.done[0] = True
-    assert k.legal_bitboard(st)[0].tolist() == [0, 0]
+    assert k.legal_words(st)[0].tolist() == [0, 0]
     assert not k.legal_actions(st).any()
 
 
@@ -109,7 +101,7 @@ def test_no_offer_round_then_trick_play():
     k.step(st, np.array([REFUSE_CHANT]), rng)
     for _ in range(4):
         k.step(st, np.array([END_SIGNALS]), rng)
-    assert k.legal_bitboard(st)[0].tolist() == [(1 << OFFER_SURRENDER) | (1 << NO_OFFER), 0]
+    assert k.legal_words(st)[0].tolist() == [(1 << OFFER_SURRENDER) | (1 << NO_OFFER), 0]
     for seat in (1, 2, 3, 0):
         assert int(st.current_player[0]) == seat
         k.step(st, np.array([NO_OFFER]), rng)

@@ -11,8 +11,9 @@ are ``uint64`` bitboards over the 48 card ids of :data:`cardzoo.envs.core.cards.
 (``12*suit + rank``). The rules themselves are compiled single-game functions
 (:mod:`cardzoo.envs.aluette.rules`, numba) that the core's compiled driver
 (:mod:`cardzoo.envs.core.compiled`) runs over the batch; this module holds the frame: options,
-validation, chance (every shuffle and intercepted signal is drawn here, in Python, through
-:mod:`cardzoo.envs.core.chance`), views and search.
+chance (every shuffle and intercepted signal is drawn here, in Python, through
+:mod:`cardzoo.envs.core.chance`), views and search; the core's
+:class:`~cardzoo.envs.core.compiled.CompiledKernel` does init, validation, step, masks and observations.
 """
 
 from __future__ import annotations
@@ -21,12 +22,10 @@ import dataclasses
 
 import numpy as np
 
-from numba import njit
-
-from ..core.cards import SPANISH48, mask_to_cards, unpack_bits
+from ..core.cards import SPANISH48, mask_to_cards
 from ..core import chance
-from ..core.compiled import CompiledSingleGame, Drivers, arrays_type
-from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
+from ..core.compiled import CompiledKernel, arrays_type
+from ..core.kernel import BatchState, Layout, Option, bool_option, hook_ints, int_option, state_field
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
@@ -45,8 +44,7 @@ from .constants import (
     SIGNAL0,
 )
 
-_U64 = np.uint64
-_ONE = _U64(1)
+_ONE = np.uint64(1)
 SPOILED = _rules.SPOILED  # value of ``results`` for a spoiled trick
 #: §3 partnership draw: the four drawing cards 3Co, 3Cu, 2Co, 2Cu and the seat their holder takes
 DRAW_CARDS = (2, 14, 1, 13)
@@ -56,175 +54,67 @@ for _k, _c in enumerate(DRAW_CARDS):
     _DRAW_INDEX[_c] = _k
 
 
-def _hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
-    """Validate an ``init`` test hook: ints broadcastable to ``shape``, each in ``[lo, hi]``."""
-    try:
-        arr = np.asarray(value)
-        if arr.dtype.kind not in "iu" or arr.ndim > len(shape):
-            raise TypeError
-        arr = np.broadcast_to(arr, shape)
-    except (TypeError, ValueError):
-        raise ValueError(f"reset option {name}={value!r} must be int(s) of shape {shape[1:] or '()'} (or {shape})") from None
-    if arr.size and (arr.min() < lo or arr.max() > hi):
-        raise ValueError(f"reset option {name}={value!r} is out of range: each value must be in {lo}..{hi}")
-    return arr
-
 
 def _hook_deck(name: str, value, B: int) -> np.ndarray:
-    arr = _hook_ints(name, value, (B, NUM_CARDS), 0, NUM_CARDS - 1).astype(np.int8)
+    arr = hook_ints(name, value, (B, NUM_CARDS), 0, NUM_CARDS - 1).astype(np.int8)
     if not (np.sort(arr, axis=1) == np.arange(NUM_CARDS)).all():
         raise ValueError(f"{name} must be a permutation of the 48 card ids 0..47 (each id exactly once)")
     return arr
 
 
+U64 = np.uint64
+_f = state_field
+
+
 @dataclasses.dataclass
 class AluetteState(BatchState):
-    """Batched Aluette state; ``B`` games, seats 0..3 clockwise, teams ``seat % 2``.
+    """Batched Aluette state; ``B`` games, seats 0..3 clockwise, teams ``seat % 2``. Card sets are
+    ``uint64`` bitboards over the 48 card ids. Private: ``hands``, ``dealt``, ``received``,
+    ``discarded``, ``talon``, ``stock``, ``heard`` (each seat's own), ``sent``, ``pending``, ``catch``."""
 
-    Card-set fields are ``uint64`` bitboards. Fields (beyond :class:`BatchState`):
-
-    * ``hands``, ``dealt``, ``played``, ``received``, ``discarded``: ``uint64[B, 4]`` by absolute
-      seat: held now / the 9 dealt / played this deal / talon cards received in the chant /
-      discarded in the chant. ``talon``: ``uint64[B]`` the 12 undealt cards.
-    * ``stock``: ``int8[B, 48]`` shuffled pack of the deal (positions 0..35 dealt, 36..47 the talon).
-    * ``phase``: ``int8[B]`` (:data:`VOTE` .. :data:`OVER`); ``dealer``, ``leader``: ``int8[B]``.
-    * ``votes``: ``int8[B, 4]`` chant vote by seat (-1 not asked, 0 refused, 1 accepted); ``chanted``: ``bool[B]``.
-    * ``sent``: ``int16[B, 4]`` signals sent by each seat (bit ``s`` = signal ``s``);
-      ``heard``: ``uint64[B, 4]`` signals each seat has observed, bit ``10*sender + s``.
-    * ``trick_card``: ``int8[B, 4]`` card each seat put in the current trick (-1 none);
-      ``trick``: ``uint64[B]``; ``n_in_trick``; ``top``: best power so far; ``top_count``: how many
-      cards share it; ``top_seat``: the seat that played it first (all ``int8[B]``).
-    * ``tricks_done``: ``int8[B]``; ``results``: ``int8[B, 9]`` winner seat of each trick, 4 =
-      spoiled, -1 not played; ``res_word``: ``uint64[B]`` the same as bits (trick ``t``: bit ``5t + seat``,
-      or ``5t + 4`` when spoiled); ``won``: ``int8[B, 4]`` tricks won per seat.
-    * ``offerer``: ``int8[B]`` seat that offered surrender (-1 none); ``refused``, ``accepted``: ``bool[B]``.
-    * ``points``: ``int16[B, 2]`` points of the last scored deal; ``score``: ``int16[B, 2]`` match
-      score; ``deal_winner``: ``int8[B]`` seat that won the last deal (-1 none); ``mordienne``: ``bool[B]``.
-    * ``deals``: ``int16[B]`` deals completed; ``winner``: ``int8[B]`` match result (-1 running,
-      0/1 team, 2 draw); ``draw_map``: ``int8[B, 4]`` partnership draw: new seat of the agent
-      drawing at each seat (identity without the draw).
-    * ``pending``: ``uint64[B]`` the ``heard`` bit of a signal waiting for the intercept draw (§4.5;
-      0 between steps); ``catch``: ``bool[B, 2]`` that draw: the sender's left / right opponent caught it.
-    """
-
-    hands: np.ndarray
-    dealt: np.ndarray
-    played: np.ndarray
-    received: np.ndarray
-    discarded: np.ndarray
-    talon: np.ndarray
-    stock: np.ndarray
-    phase: np.ndarray
-    dealer: np.ndarray
-    leader: np.ndarray
-    votes: np.ndarray
-    chanted: np.ndarray
-    sent: np.ndarray
-    heard: np.ndarray
-    trick_card: np.ndarray
-    trick: np.ndarray
-    n_in_trick: np.ndarray
-    top: np.ndarray
-    top_count: np.ndarray
-    top_seat: np.ndarray
-    tricks_done: np.ndarray
-    results: np.ndarray
-    res_word: np.ndarray
-    won: np.ndarray
-    offerer: np.ndarray
-    refused: np.ndarray
-    accepted: np.ndarray
-    points: np.ndarray
-    score: np.ndarray
-    deal_winner: np.ndarray
-    mordienne: np.ndarray
-    deals: np.ndarray
-    winner: np.ndarray
-    draw_map: np.ndarray
-    pending: np.ndarray
-    catch: np.ndarray
+    hands: np.ndarray = _f(U64, (4,), 0, "cards held now, by absolute seat")
+    dealt: np.ndarray = _f(U64, (4,), 0, "the 9 cards dealt to each seat this deal")
+    played: np.ndarray = _f(U64, (4,), 0, "cards each seat played this deal")
+    received: np.ndarray = _f(U64, (4,), 0, "talon cards each seat received in the chant")
+    discarded: np.ndarray = _f(U64, (4,), 0, "cards each seat discarded in the chant")
+    talon: np.ndarray = _f(U64, (), 0, "the 12 undealt cards")
+    stock: np.ndarray = _f(np.int8, (NUM_CARDS,), 0, "shuffled pack of the deal (positions 0..35 dealt, 36..47 the talon)")
+    phase: np.ndarray = _f(np.int8, (), 0, "VOTE, DISCARD, SIGNAL, OFFER, ANSWER, PLAY or OVER")
+    dealer: np.ndarray = _f(np.int8, (), 0, "dealer's seat")
+    leader: np.ndarray = _f(np.int8, (), 0, "seat that led the current trick")
+    votes: np.ndarray = _f(np.int8, (4,), -1, "chant vote by seat (-1 not asked, 0 refused, 1 accepted)")
+    chanted: np.ndarray = _f(bool, (), False, "the chant took place this deal")
+    sent: np.ndarray = _f(np.int16, (4,), 0, "signals sent by each seat this deal (bit s = signal s)")
+    heard: np.ndarray = _f(U64, (4,), 0, "signals each seat has observed this deal, bit 10*sender + s")
+    trick_card: np.ndarray = _f(np.int8, (4,), -1, "card each seat put in the current trick (-1 none)")
+    trick: np.ndarray = _f(U64, (), 0, "cards in the current trick")
+    n_in_trick: np.ndarray = _f(np.int8, (), 0, "cards in the current trick")
+    top: np.ndarray = _f(np.int8, (), 0, "best power in the current trick so far")
+    top_count: np.ndarray = _f(np.int8, (), 0, "how many cards of the current trick share that power")
+    top_seat: np.ndarray = _f(np.int8, (), 0, "seat that played the best power first")
+    tricks_done: np.ndarray = _f(np.int8, (), 0, "tricks completed this deal")
+    results: np.ndarray = _f(np.int8, (NUM_TRICKS,), -1, "winner seat of each trick (4 spoiled, -1 not played)")
+    res_word: np.ndarray = _f(U64, (), 0, "the results as bits: trick t at bit 5t + seat, or 5t + 4 when spoiled")
+    won: np.ndarray = _f(np.int8, (4,), 0, "tricks won this deal per seat")
+    offerer: np.ndarray = _f(np.int8, (), -1, "seat that offered surrender (-1 none)")
+    refused: np.ndarray = _f(bool, (), False, "the surrender offer was refused")
+    accepted: np.ndarray = _f(bool, (), False, "the surrender offer was accepted")
+    points: np.ndarray = _f(np.int16, (2,), 0, "points of the last scored deal per team")
+    score: np.ndarray = _f(np.int16, (2,), 0, "match score per team")
+    deal_winner: np.ndarray = _f(np.int8, (), -1, "seat that won the last deal (-1 none)")
+    mordienne: np.ndarray = _f(bool, (), False, "the last deal was won by mordienne (§6)")
+    deals: np.ndarray = _f(np.int16, (), 0, "deals completed in this episode")
+    winner: np.ndarray = _f(np.int8, (), -1, "match result (-1 running, 0/1 team, 2 draw)")
+    draw_map: np.ndarray = _f(
+        np.int8, (4,), np.arange(4, dtype=np.int8),
+        "partnership draw: new seat of the agent drawing at each seat (identity without the draw, §3)",
+    )
+    pending: np.ndarray = _f(U64, (), 0, "the heard bit of a signal waiting for the intercept draw (§4.5; 0 between steps)")
+    catch: np.ndarray = _f(bool, (2,), False, "that draw: the sender's left / right opponent caught the signal")
 
 
 #: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`AluetteState`)
 AluetteArrays = arrays_type(AluetteState, "AluetteArrays", __name__)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _legal_word0(S, b, P):
-    """Word 0 of the legal actions (the core driver's one-word contract; word 1 comes from :func:`_legal_batch`)."""
-    return _rules.legal_words(S, b, P)[0]
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _legal_batch(S, P, out):
-    """:func:`rules.legal_one` for every game (``out``: ``uint64[B, 2]``, zeroed)."""
-    for b in range(out.shape[0]):
-        _rules.legal_one(S, b, P, out[b])
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _global_batch(S, P, out):
-    """:func:`rules.global_one` for every game (``out``: ``uint8[B, S]``, zeroed)."""
-    for b in range(out.shape[0]):
-        _rules.global_one(S, b, P, out[b])
-
-
-_DRIVERS: dict[bool, Drivers] = {}
-
-
-def _drivers(parallel: bool) -> Drivers:
-    """The compiled drivers of Aluette (built once per process and flag; compiled on first use)."""
-    if parallel not in _DRIVERS:
-        _DRIVERS[parallel] = Drivers(
-            AluetteArrays, _rules.step_one, _rules.deal_one, _legal_word0, _rules.observe_one, parallel=parallel
-        )
-    return _DRIVERS[parallel]
-
-
-class _SingleGame(CompiledSingleGame):
-    """The B = 1 path: the core's compiled single-game step, with two-word legal actions."""
-
-    def legal_bits(self) -> int:
-        """Legal actions of the seat to act as an int bitboard (0 once the game is over)."""
-        if self._bits is None:
-            w = self.k.legal_bitboard(self.st)[0]
-            self._bits = int(w[0]) | (int(w[1]) << 64)
-        return self._bits
-
-    def legal_mask(self) -> np.ndarray:
-        """``bool[65]`` action mask."""
-        bits = self.legal_bits()
-        return np.array([(bits >> a) & 1 for a in range(NUM_ACTIONS)], dtype=bool)
-
-    def step(self, action: int, rng) -> None:
-        """Apply a legal ``action`` (unchecked: the caller validates) and advance, exactly like ``kernel.step``."""
-        need, _ = self._step_fn(self.S, int(action), self.P)
-        if need:
-            self.k.draw_chance(self.st, self._rows, int(need), rng)
-            self._deal_fn(self.S, int(need), self.P)
-        self._bits = None
-
-
-def _params(o: dict, match: bool, target, deal_high: int, score_high: int) -> np.ndarray:
-    """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
-    R = _rules
-    P = np.zeros(R.P_SIZE, dtype=np.int64)
-    P[R.P_CHANT] = bool(o["chant"])
-    P[R.P_SECOND_OFFSET] = 0 if o["chant_recipients"] == "left_and_dealer" else 2
-    P[R.P_SURRENDER] = bool(o["surrender"])
-    P[R.P_MORDIENNE] = bool(o["mordienne"])
-    P[R.P_SIGNALS] = {"off": R.SIGNALS_OFF, "truthful": R.SIGNALS_TRUTHFUL, "free": R.SIGNALS_FREE}[o["signals"]]
-    P[R.P_TURN_SIGNALS] = o["signal_timing"] == "round_and_turns"
-    P[R.P_PUBLIC] = o["signal_visibility"] == "public"
-    P[R.P_INTERCEPT] = float(o["signal_intercept"]) > 0
-    P[R.P_MATCH] = match
-    P[R.P_REWARD_WIN] = o["reward"] == "win"
-    P[R.P_TARGET] = 0 if target is None else int(target)
-    P[R.P_MATCH_DEALS] = o["match_deals"]
-    P[R.P_MAX_DEALS] = o["max_deals"]
-    P[R.P_DEAL_HIGH] = deal_high
-    P[R.P_SCORE_HIGH] = score_high
-    return P
 
 
 def _target_option() -> Option:
@@ -237,7 +127,7 @@ def _prob_option() -> Option:
     return Option(0.0, check=ok, valid="a number from 0 to 1")
 
 
-class AluetteKernel(Kernel):
+class AluetteKernel(CompiledKernel):
     """Batched Aluette (``RULES.md``).
 
     Options (``RULES.md`` §8; a bad value raises ``ValueError`` listing the valid ones):
@@ -289,6 +179,10 @@ class AluetteKernel(Kernel):
         "max_deals": int_option(1000, 1, 10_000),
     }
     INIT_HOOKS = ("deck", "dealer", "score", "draw_deck")
+    State = AluetteState
+    Arrays = AluetteArrays
+    rules = _rules
+    CHANCE_ORDER = _rules.CHANCE_ORDER
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
@@ -311,12 +205,31 @@ class AluetteKernel(Kernel):
         else:
             score_high = 2 * o["match_deals"]
         deal_high = o["max_deals"] if self.target is not None else o["match_deals"]
-        self._obs_layout = _obs.observation_layout(score_high, min(deal_high, 255))
-        self._state_layout = _obs.state_layout(score_high, min(deal_high, 255))
-        #: ``int64[P_SIZE]`` the options as the compiled rules read them (indices ``rules.P_*``)
-        self.params = _params(o, self.match, self.target, min(deal_high, 255), score_high)
-        #: the compiled batch drivers (one core; :meth:`set_parallel` spreads the batch over cores)
-        self.drivers = _drivers(False)
+        self._deal_high = min(deal_high, 255)
+        self._score_high = score_high
+        self._obs_layout = _obs.observation_layout(score_high, self._deal_high)
+        self._state_layout = _obs.state_layout(score_high, self._deal_high)
+
+    def make_params(self) -> np.ndarray:
+        """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
+        o, R = self.options, _rules
+        P = np.zeros(R.P_SIZE, dtype=np.int64)
+        P[R.P_CHANT] = bool(o["chant"])
+        P[R.P_SECOND_OFFSET] = self.second_offset
+        P[R.P_SURRENDER] = bool(o["surrender"])
+        P[R.P_MORDIENNE] = bool(o["mordienne"])
+        P[R.P_SIGNALS] = {"off": R.SIGNALS_OFF, "truthful": R.SIGNALS_TRUTHFUL, "free": R.SIGNALS_FREE}[o["signals"]]
+        P[R.P_TURN_SIGNALS] = o["signal_timing"] == "round_and_turns"
+        P[R.P_PUBLIC] = o["signal_visibility"] == "public"
+        P[R.P_INTERCEPT] = self.intercept > 0
+        P[R.P_MATCH] = self.match
+        P[R.P_REWARD_WIN] = o["reward"] == "win"
+        P[R.P_TARGET] = 0 if self.target is None else int(self.target)
+        P[R.P_MATCH_DEALS] = o["match_deals"]
+        P[R.P_MAX_DEALS] = o["max_deals"]
+        P[R.P_DEAL_HIGH] = self._deal_high
+        P[R.P_SCORE_HIGH] = self._score_high
+        return P
 
     # ------------------------------------------------------------------ layouts
     @property
@@ -348,10 +261,11 @@ class AluetteKernel(Kernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def init(self, rng: np.random.Generator, batch: int, *, deck=None, dealer=None, score=None, draw_deck=None) -> AluetteState:
-        """Shuffle and deal ``batch`` games (§3).
+    def new_games(self, st: AluetteState, rng, deck=None, dealer=None, score=None, draw_deck=None) -> None:
+        """The partnership draw (with ``partnership_draw``), the first dealer, then shuffle and deal the
+        fresh games of ``st`` (§3).
 
-        Test hooks (used by the worked-example tests and the arena's duplicate deals):
+        Test hooks (``init(rng, B, deck=..., ...)``; the worked-example tests and the arena's duplicate deals):
             deck: ``int[48]`` or ``int[B, 48]`` pack order of the first deal (position 0 is
                 dealt first: three cards to the dealer's left, ...; positions 36..47 = t1..t12).
             dealer: seat or ``int[B]`` of the first dealer (else ``first_dealer``; seat 0 with
@@ -362,50 +276,7 @@ class AluetteKernel(Kernel):
 
         Raises ``ValueError`` when a hook value is not a permutation / seat / score in range.
         """
-        B = int(batch)
-        z = lambda dt, *shape: np.zeros((B, *shape), dtype=dt)  # noqa: E731
-        st = AluetteState(
-            current_player=z(np.int8),
-            done=z(bool),
-            truncated=z(bool),
-            rewards=z(np.float32, 4),
-            hands=z(_U64, 4),
-            dealt=z(_U64, 4),
-            played=z(_U64, 4),
-            received=z(_U64, 4),
-            discarded=z(_U64, 4),
-            talon=z(_U64),
-            stock=z(np.int8, NUM_CARDS),
-            phase=z(np.int8),
-            dealer=z(np.int8),
-            leader=z(np.int8),
-            votes=np.full((B, 4), -1, dtype=np.int8),
-            chanted=z(bool),
-            sent=z(np.int16, 4),
-            heard=z(_U64, 4),
-            trick_card=np.full((B, 4), -1, dtype=np.int8),
-            trick=z(_U64),
-            n_in_trick=z(np.int8),
-            top=z(np.int8),
-            top_count=z(np.int8),
-            top_seat=z(np.int8),
-            tricks_done=z(np.int8),
-            results=np.full((B, NUM_TRICKS), -1, dtype=np.int8),
-            res_word=z(_U64),
-            won=z(np.int8, 4),
-            offerer=np.full(B, -1, dtype=np.int8),
-            refused=z(bool),
-            accepted=z(bool),
-            points=z(np.int16, 2),
-            score=z(np.int16, 2),
-            deal_winner=np.full(B, -1, dtype=np.int8),
-            mordienne=z(bool),
-            deals=z(np.int16),
-            winner=np.full(B, -1, dtype=np.int8),
-            draw_map=np.tile(np.arange(4, dtype=np.int8), (B, 1)),
-            pending=z(_U64),
-            catch=z(bool, 2),
-        )
+        B = st.batch_size
         if self.options["partnership_draw"]:
             order = self._shuffle(rng, np.arange(B), "dealer") if draw_deck is None else _hook_deck("draw_deck", draw_deck, B)
             st.draw_map[:] = partnership_draw(order)
@@ -416,12 +287,11 @@ class AluetteKernel(Kernel):
         if isinstance(dealer, str) and dealer == "random":
             st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
         else:
-            st.dealer[:] = _hook_ints("dealer", dealer, (B,), 0, 3)
+            st.dealer[:] = hook_ints("dealer", dealer, (B,), 0, 3)
         if score is not None:
-            st.score[:] = _hook_ints("score", score, (B, 2), 0, 100 if self.target is None else self.target - 1)
+            st.score[:] = hook_ints("score", score, (B, 2), 0, 100 if self.target is None else self.target - 1)
         stock = None if deck is None else _hook_deck("deck", deck, B)
         self._new_deal(st, np.arange(B), rng, stock=stock)
-        return st
 
     @staticmethod
     def _shuffle(rng, idx: np.ndarray, kind: str = "deal") -> np.ndarray:
@@ -447,14 +317,6 @@ class AluetteKernel(Kernel):
         else:
             st.stock[rows] = self._shuffle(rng, rows)
 
-    # ------------------------------------------------------------------ legal actions (§4, §5)
-    def legal_bitboard(self, st: AluetteState) -> np.ndarray:
-        """Legal actions as ``uint64[B, 2]`` words: action ``a`` = bit ``a % 64`` of word ``a // 64``
-        (all zero in finished games)."""
-        out = np.zeros((st.batch_size, _rules.LEGAL_WORDS), dtype=_U64)
-        _legal_batch(self.drivers.arrays(st), self.params, out)
-        return out
-
     def determinize(self, st: AluetteState, seat, rng: np.random.Generator) -> AluetteState:
         """A copy of ``st`` with the cards ``seat`` cannot see dealt again uniformly among the deals
         consistent with what it has seen, signals heard included (for PIMC search;
@@ -462,102 +324,6 @@ class AluetteKernel(Kernel):
         from .determinize import determinize
 
         return determinize(self, st, seat, rng)
-
-    def legal_actions(self, st: AluetteState) -> np.ndarray:
-        """Action mask ``bool[B, 65]`` of the seat to act (§4, §5); all False in finished games."""
-        return unpack_bits(self.legal_bitboard(st), 64).reshape(st.batch_size, 128)[:, :NUM_ACTIONS].view(bool)
-
-    def check_actions(self, st: AluetteState, actions) -> None:
-        """Raise ``ValueError`` if any live game's action is illegal (names the action and the legal ones)."""
-        self._check(st, np.asarray(actions, dtype=np.int64), self.legal_bitboard(st), ~st.done)
-
-    def _check(self, st: AluetteState, actions: np.ndarray, legal: np.ndarray, live: np.ndarray) -> None:
-        ok = (actions >= 0) & (actions < NUM_ACTIONS)
-        a = np.clip(actions, 0, NUM_ACTIONS - 1)
-        ok &= (legal[np.arange(st.batch_size), a // 64] >> (a % 64).astype(_U64)) & _ONE == 1
-        bad = np.flatnonzero(~ok & live)
-        if bad.size:
-            b = int(bad[0])
-            a = int(actions[b])
-            name = self.action_name(a) if 0 <= a < NUM_ACTIONS else repr(a)
-            legal_names = [self.action_name(x) for x in mask_to_cards(legal[b, 0])] + [
-                self.action_name(64 + x) for x in mask_to_cards(legal[b, 1])
-            ]
-            raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal_names}")
-
-    # ------------------------------------------------------------------ step
-    def step(self, st: AluetteState, actions, rng: np.random.Generator, active=None) -> None:
-        """Apply ``actions`` (``int[B]``, legal for each live game) and advance each game to its next
-        decision, compiled (:func:`rules.step_one`).
-
-        ``active`` (``bool[B]``, optional): step only these games; the others are untouched (their
-        rewards are zeroed). Rewards of the step land in ``st.rewards`` (``float32[B, 4]``; zero
-        unless a deal or match ended). Chance is drawn here, in Python, in the numpy kernel's order
-        (:data:`rules.CHANCE_ORDER`: new deals after trick play, intercepted signals, new deals after
-        an accepted surrender; rows ascending).
-
-        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape, or an
-        active live game's action is not legal (the message names it and the legal actions): the
-        compiled rules only ever see legal actions.
-        """
-        B = st.batch_size
-        acts = np.asarray(actions)
-        if acts.shape != (B,) or acts.dtype.kind not in "iu":
-            raise ValueError(f"actions must be ints of shape ({B},), got {acts.dtype} {acts.shape}")
-        acts = acts.astype(np.int64, copy=False)
-        if active is None:
-            act = np.ones(B, dtype=bool)
-        else:
-            act = np.asarray(active)
-            if act.shape != (B,) or act.dtype != bool:
-                raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
-        self._check(st, acts, self.legal_bitboard(st), act & ~st.done)
-        need = self.drivers.step(st, acts, act, self.params)
-        if need.any():
-            for code in _rules.CHANCE_ORDER:
-                rows = np.flatnonzero(need == code)
-                if rows.size:
-                    self.draw_chance(st, rows, code, rng)
-                    self.drivers.deal(st, rows, code, self.params)
-
-    def set_parallel(self, parallel: bool = True) -> None:
-        """Run the batch drivers over numba's threads (``numba.set_num_threads`` sets how many; one
-        chunk of games each) or, with ``False``, on one core (the default). Results are identical."""
-        self.drivers = _drivers(bool(parallel))
-
-    def __getstate__(self) -> dict:
-        # the compiled drivers are per process: pickle the flag, not the functions
-        state = dict(self.__dict__)
-        state["drivers"] = state["drivers"].parallel
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        state = dict(state)
-        state["drivers"] = _drivers(state["drivers"])
-        self.__dict__.update(state)
-
-    def single_game(self, st: AluetteState):
-        """The B = 1 fast path used by the AEC env: the same compiled rules, one game."""
-        return _SingleGame(self, st)
-
-    # ------------------------------------------------------------------ observations (§7)
-    def observe(self, st: AluetteState, seat) -> np.ndarray:
-        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout: :attr:`obs_layout` (§7).
-        ``ValueError`` for a seat outside 0..3."""
-        B = st.batch_size
-        seats = np.asarray(seat)
-        if seats.dtype.kind not in "iu" or seats.ndim > 1 or (seats.ndim == 1 and seats.shape != (B,)):
-            raise ValueError(f"seat must be an int or ints of shape ({B},), got {seat!r}")
-        if seats.size and (seats.min() < 0 or seats.max() > 3):
-            raise ValueError(f"seat {seat!r} is out of range; seats are 0..3")
-        seats = np.ascontiguousarray(np.broadcast_to(seats.astype(np.int64), (B,)))
-        return self.drivers.observe(st, seats, self.params, self._obs_layout.size)
-
-    def global_state(self, st: AluetteState) -> np.ndarray:
-        """Perfect-information vector ``uint8[B, S]`` (all hands, the talon, every signal sent)."""
-        out = np.zeros((st.batch_size, self._state_layout.size), dtype=np.uint8)
-        _global_batch(self.drivers.arrays(st), self.params, out)
-        return out
 
     # ------------------------------------------------------------------ views
     def hands(self, st: AluetteState, b: int = 0) -> list[list[int]]:
