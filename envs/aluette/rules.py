@@ -100,7 +100,7 @@ def _popcount(x):
 
 
 # ---------------------------------------------------------------------- the deal (§3)
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal: a call, not inlined (compile time)
 def _deal(S, b, P):
     """§3: deal 9 cards each in threes from ``S.stock[b]`` (L P R D from the dealer's left), the
     last 12 form the talon; clear the deal's records; start the chant vote (§4.1) or go on."""
@@ -190,7 +190,7 @@ def _vote(S, b, action, P):
         S.current_player[b] = (p + 1) % 4
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal: a call, not inlined (compile time)
 def _chant(S, b, P):
     """§4.2: t1, t3, ... to the dealer's left, t2, t4, ... to the dealer (or his partner); L discards first."""
     d = S.dealer[b]
@@ -343,7 +343,7 @@ def _finish(S, b, deal_rewards, P):
         _deal_rewards(S, b)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal: a call, not inlined (compile time)
 def _end_deal(S, b, team, pts, deal_winner, mord, P):
     """Record the deal's points (``team`` -1 = nobody), then end the episode, or move the deal to
     the next dealer and return True: the match deals again (the kernel shuffles, §6)."""
@@ -383,7 +383,7 @@ def _end_deal(S, b, team, pts, deal_winner, mord, P):
     return True
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal: a call, not inlined (compile time)
 def _score_deal(S, b, P):
     """§6: the deal winner is the first player to reach the most tricks; mordienne doubles.
     Returns True when the match deals again."""
