@@ -156,6 +156,7 @@ class AluetteKernel(CompiledKernel):
     """
 
     name = "aluette"
+    display_name = "Aluette"  # play goes clockwise: next_seat_side "left", the default
     deck = SPANISH48
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS
