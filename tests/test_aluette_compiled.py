@@ -167,12 +167,9 @@ def _play_random(k, B, seed, parallel):
 
 
 def test_parallel_driver_plays_exactly_as_one_core():
-    import numba
-
     k = AluetteKernel(episode="match", match_deals=2, signal_intercept=0.25, surrender=True)
     one = _play_random(k, 64, 11, False)
-    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-    par = _play_random(k, 64, 11, True)
+    par = _play_random(k, 64, 11, True)  # numba's default threads: one chunk of games per core
     k.set_parallel(False)
     for f in dataclasses.fields(one[0]):
         assert np.array_equal(getattr(one[0], f.name), getattr(par[0], f.name)), f.name
