@@ -35,11 +35,20 @@ back until it is safe, and leads boss trumps to draw trumps and hunt an unseen j
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
 import math
 
 import numpy as np
+from numba import njit
+from numba.core import types as _nbt
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
-from .base import Agent, as_mask, first_legal
+from cardzoo.envs.all_fours.rules import legal_one, observe_one, step_one
+
+from .base import Agent, as_mask
 
 __all__ = ["AllFoursRuleAgent", "DEFAULT_PARAMS"]
 
@@ -53,10 +62,11 @@ _SUIT = _CARDS // 13
 _RANK = _CARDS % 13
 _GV = _GV_RANK[_RANK]
 _U64 = np.uint64
-_BIT = np.left_shift(_U64(1), _CARDS.astype(_U64))
 _SUIT_BB = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=_U64)
 _ABOVE_BB = np.array([(((1 << 13) - 1) & ~((1 << (r + 1)) - 1)) << (13 * s) for s, r in zip(_SUIT, _RANK)], dtype=_U64)
 _ALL = _U64((1 << 52) - 1)
+_ONE = _U64(1)
+_M13 = _U64((1 << 13) - 1)
 # 13-bit suit chunks: highest / lowest rank held (-1 / 13 when none), rank masks above / below r
 _CH = np.arange(1 << 13)
 _HIGHEST = np.full(1 << 13, -1, dtype=np.int64)
@@ -67,6 +77,9 @@ for _r in range(12, -1, -1):
     _LOWEST[(_CH >> _r) & 1 == 1] = _r
 _ABOVE13 = np.array([((1 << 13) - 1) & ~((1 << (r + 1)) - 1) for r in range(-1, 13)], dtype=np.int64)  # index r+1
 _BELOW13 = np.array([(1 << r) - 1 for r in range(0, 14)], dtype=np.int64)  # index r (13 = all)
+_M_OPP = np.array([2, 1, 1, 0, 0], dtype=np.int64)  # opponents still to play after me, by cards in the trick
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+_EXPECTED_TRUMPS = 6.0 * 12.0 / 45.0
 
 #: tunable weights (points units unless noted); tuned by duplicate self-play against earlier versions
 DEFAULT_PARAMS: dict[str, float] = {
@@ -96,39 +109,418 @@ DEFAULT_PARAMS: dict[str, float] = {
 }
 
 
-def _pack(obs: np.ndarray, start: int, nsets: int) -> np.ndarray:
-    """``uint64[n, nsets]`` bitboards of ``nsets`` consecutive 52-card sets starting at ``start``."""
-    n = obs.shape[0]
-    bits = obs[:, start : start + 52 * nsets].reshape(n, nsets, 52) > 0
-    packed = np.packbits(bits, axis=2, bitorder="little")  # [n, nsets, 7]
-    buf = np.zeros((n, nsets, 8), dtype=np.uint8)
-    buf[:, :, :7] = packed
-    return buf.view(np.uint64)[:, :, 0]
+_C = {name: i for i, name in enumerate(DEFAULT_PARAMS)}
+# the bot's float parameter vector ``cfg`` (compiled code): DEFAULT_PARAMS in order, then the point values
+_STAND_ALT, _STAND_MARGIN, _GIVE_MARGIN, _KICK_EV = (_C[k] for k in ("stand_alt", "stand_margin", "give_margin", "kick_ev"))
+_HANG_RISK, _HANG_CATCH, _GAME_TRUMPS, _GAME_TEN = (_C[k] for k in ("hang_risk", "hang_catch", "game_trumps", "game_ten"))
+_FUTURE_GV, _SIGMA0, _SIGMA1, _KEEP_STAKE = (_C[k] for k in ("future_gv", "sigma0", "sigma1", "keep_stake"))
+_KEEP_TRUMP, _KEEP_TRUMP_RANK, _KEEP_HUNTER = (_C[k] for k in ("keep_trump", "keep_trump_rank", "keep_hunter"))
+_KEEP_SIDE_RANK, _KEEP_JACK, _PARTNER_TAKE = (_C[k] for k in ("keep_side_rank", "keep_jack", "partner_take"))
+_PARTNER_RESCUE, _LEAD_HUNT, _LEAD_DRAW = (_C[k] for k in ("partner_rescue", "lead_hunt", "lead_draw"))
+_JP, _HJP, _GP = len(_C), len(_C) + 1, len(_C) + 2
+# the observation offsets ``lay`` (compiled code); the card sets are hand, played_by x4, trick, kicked from 0
+_L_TRUMP, _L_LED, _L_TW, _L_HS, _L_TD, _L_GC, _L_SC, _L_MATCH, _L_TARGET = range(9)
+_E_PLAY = 105  # exponents of the trick-play powers: up to 2 * 52
+_E_BID = 14  # exponents of the stand/beg powers: up to 13
 
 
-def _pop(x) -> np.ndarray:
-    return np.bitwise_count(np.asarray(x)).astype(np.int64)
+@functools.cache
+def _pow_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The powers the bot uses, computed once by numpy (``float64``, C order):
+
+    * ``QP[h, u, e] = (1 - clip(h / u, 0, 1)) ** e``: chance that none of ``e`` unseen cards is in
+      the hand of a player holding ``h`` of the ``u`` unseen cards (trick play);
+    * ``PS[h, u, e] = ps ** e`` and ``PO[h, u, e] = (1 - po) ** e`` with ``pp = clip(h / u, 0, 1)``,
+      ``po = 2 pp``, ``ps = clip(1 - 3 pp, 0, 1)`` (stand / beg, ``h`` = hand size).
+
+    ``h``: 0..52 (more is the same as 52), ``u``: 1..52 (row 0 repeats 1). numpy's ``power`` (SIMD
+    on many machines) and the C library's ``pow`` differ in the last bit for some inputs; the
+    tables keep the bot's choices exactly those of its numpy form."""
+    h = np.arange(53.0)[:, None]
+    u = np.maximum(np.arange(53.0), 1.0)[None, :]
+    q = np.clip(h / u, 0.0, 1.0)
+    qp = (1.0 - q)[:, :, None] ** np.arange(_E_PLAY)
+    pp = np.clip(np.clip(3.0 * h, 0, None) / 3.0 / u, 0, 1)
+    po = 2.0 * pp
+    ps = np.clip(1.0 - 3.0 * pp, 0.0, 1.0)
+    e = np.arange(_E_BID)
+    return (np.ascontiguousarray(qp), np.ascontiguousarray(ps[:, :, None] ** e), np.ascontiguousarray((1.0 - po)[:, :, None] ** e))
 
 
-def _card_of(bb: np.ndarray) -> np.ndarray:
-    """Card id of single-card bitboards (``-1`` for empty ones)."""
-    out = np.full(bb.shape, -1, dtype=np.int64)
-    nz = bb != 0
-    out[nz] = np.log2(bb[nz].astype(np.float64)).astype(np.int64)  # exact: powers of two below 2**52
-    return out
+# ---------------------------------------------------------------------- compiled core (numba)
+@intrinsic
+def _popcount(typingctx, x):
+    """Set bits of an integer (LLVM ``ctpop``), ``int64``."""
+    if not isinstance(x, _nbt.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
+        return context.cast(builder, builder.call(fn, [args[0]]), sig.args[0], sig.return_type)
+
+    return _nbt.int64(x), codegen
+
+
+@njit(cache=True, _nrt=False)
+def _set(o, off):
+    """Bitboard of the 52-card set ``o[off:off + 52] > 0``."""
+    x = np.uint64(0)
+    for i in range(52):
+        if o[off + i] > 0:
+            x |= _ONE << np.uint64(i)
+    return x
+
+
+@njit(cache=True, _nrt=False)
+def _argmax(o, off, n):
+    """First index of the largest of ``o[off:off + n]`` (``numpy.argmax``)."""
+    best = 0
+    for i in range(1, n):
+        if o[off + i] > o[off + best]:
+            best = i
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _b2f(x):
+    """A bool as ``1.0`` / ``0.0`` (numpy's bool-to-float in the numpy form's products)."""
+    return 1.0 if x else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def _gv_sum(bb):
+    """Total Game value (§2) of the cards of bitboard ``bb``."""
+    s = 0.0
+    while bb:
+        s += _GV[np.int64(trailing_zeros(bb))]
+        bb &= bb - _ONE
+    return s
+
+
+@njit(cache=True, _nrt=False)
+def _geo(ps, ps_n, n):
+    """``1 + ps + ... + ps**(n-1)`` as the numpy form computed it (``ps_n = ps**n``)."""
+    if ps < 1.0:
+        return (1.0 - ps_n) / max(1.0 - ps, 1e-9)
+    return float(n)
+
+
+@njit(cache=True, _nrt=False)
+def _kicked_vs_others(o, lay, cfg, PS, PO):
+    """Stand / beg evaluation (§4, §6) of observation ``o``: the estimated points (my team minus
+    theirs) of my hand with the kicked suit as trump, and their mean over the other three suits."""
+    H = _set(o, 0)
+    K = _set(o, 312)
+    U = _ALL & ~(H | K)
+    nu = max(_popcount(U), 1)
+    ucnt = float(nu)
+    hs_i = np.int64(o[lay[_L_HS]])
+    hs = float(hs_i)
+    others = max(3.0 * hs, 0.0)
+    pp = min(max(others / 3.0 / ucnt, 0.0), 1.0)
+    po = 2.0 * pp
+    ps = min(max(1.0 - 3.0 * pp, 0.0), 1.0)
+    hrow = min(hs_i, 52)
+    jp, hjp, gp = cfg[_JP], cfg[_HJP], cfg[_GP]
+    kicked = _argmax(o, lay[_L_TRUMP], 4)
+    total = 0.0
+    ev_t = 0.0
+    for s in range(4):
+        sh = np.uint64(13 * s)
+        my = np.int64((H >> sh) & _M13)
+        un = np.int64((U >> sh) & _M13)
+        n_hi = _popcount(un & _ABOVE13[_HIGHEST[my] + 1])
+        n_lo = _popcount(un & _BELOW13[_LOWEST[my]])
+        n_all = _popcount(un)
+        # High / Low: the best (worst) trump dealt is ours if none above (below) mine went to an
+        # opponent before one went to partner, in rank order
+        if my != 0:
+            g = _geo(ps, PS[hrow, nu, n_hi], n_hi)
+            high = PS[hrow, nu, n_hi] + pp * g - po * g
+            g = _geo(ps, PS[hrow, nu, n_lo], n_lo)
+            low = PS[hrow, nu, n_lo] + pp * g - po * g
+        else:
+            g = _geo(ps, PS[hrow, nu, n_all], n_all)
+            high = (pp - po) * g
+            low = (pp - po) * g
+        n_above_j = _popcount(un & _ABOVE13[_JACK + 1])
+        ph = cfg[_HANG_RISK] * (1.0 - PO[hrow, nu, n_above_j])
+        if (my >> _JACK) & 1:
+            jack = jp * (1.0 - ph) - hjp * ph
+        elif (un >> _JACK) & 1:
+            hold_above = _b2f((my & _ABOVE13[_JACK + 1]) != 0)
+            jack = (pp - po) * jp + po * cfg[_HANG_CATCH] * hold_above * (jp + hjp)
+        else:
+            jack = 0.0
+        ntr = float(_popcount(my))
+        game = gp * (cfg[_GAME_TRUMPS] * (ntr - _EXPECTED_TRUMPS) + cfg[_GAME_TEN] * float((my >> _TEN) & 1))
+        v = high + low + jack + game
+        total = v if s == 0 else total + v
+        if s == kicked:
+            ev_t = v
+    return ev_t, (total - ev_t) / 3.0
+
+
+@njit(cache=True, _nrt=False)
+def _play_sig(o, lay, cfg):
+    """Trick play (§5): ``(d0, sig)`` of observation ``o``, the Game difference so far and the
+    spread of the final one; a point of Game value is worth ``~ N(d0; 0, sig)``."""
+    H = _set(o, 0)
+    played = _set(o, 52) | _set(o, 104) | _set(o, 156) | _set(o, 208)
+    TR = _set(o, 260)
+    U = _ALL & ~(H | played | _set(o, 312))
+    ucnt = float(max(_popcount(U), 1))
+    held = max(float(o[lay[_L_HS]]) - float(o[lay[_L_TD]]), 0.0)
+    gc = lay[_L_GC]
+    d0 = float(o[gc]) - float(o[gc + 1])
+    others_cards = max(3.0 * held - float(_popcount(TR)), 0.0)
+    remaining = _gv_sum(H) + _gv_sum(U) * min(others_cards / ucnt, 1.0)
+    return d0, cfg[_SIGMA0] + cfg[_SIGMA1] * remaining
+
+
+@njit(cache=True, _nrt=False)
+def _exp_arg(o, lay, cfg):
+    """The argument of the one ``exp`` of trick play (computed by numpy between compiled calls)."""
+    d0, sig = _play_sig(o, lay, cfg)
+    r = d0 / sig
+    return -0.5 * (r * r)
+
+
+@njit(cache=True, _nrt=False)
+def _play(o, legal, ex, lay, cfg, QP, out):
+    """Trick play (§5, §6): the estimated worth of each legal card of ``legal`` (bitboard) into
+    ``out`` (``float64[52]``, ``-inf`` for the others); returns the first card of highest worth.
+    ``ex = exp(_exp_arg(o))``."""
+    H = _set(o, 0)
+    PL0, PL1, PL2, PL3 = _set(o, 52), _set(o, 104), _set(o, 156), _set(o, 208)  # me, next, partner, previous
+    TR = _set(o, 260)
+    U = _ALL & ~(H | PL0 | PL1 | PL2 | PL3 | _set(o, 312))
+    nu = max(_popcount(U), 1)
+    ucnt = float(nu)
+    T = _argmax(o, lay[_L_TRUMP], 4)
+    led_off = lay[_L_LED]
+    leading = True
+    for i in range(4):
+        if o[led_off + i] > 0:
+            leading = False
+    L = -1 if leading else _argmax(o, led_off, 4)
+    n_in = _popcount(TR)
+    held_i = max(np.int64(o[lay[_L_HS]]) - np.int64(o[lay[_L_TD]]), 0)
+    held = float(held_i)
+    hrow = min(held_i, 52)
+    m_opp = _M_OPP[min(n_in, 4)]
+    n_after = max(3 - n_in, 0)
+    T_bb = _SUIT_BB[T]
+    TU = T_bb & U
+
+    # the current winner of the trick
+    w_rel = _argmax(o, lay[_L_TW], 4)
+    PLw = PL0 if w_rel == 0 else (PL1 if w_rel == 1 else (PL2 if w_rel == 2 else PL3))
+    wb = TR & PLw
+    wc = np.int64(trailing_zeros(wb)) if wb != 0 else 0
+    w_tr = _SUIT[wc] == T
+    key_w = -1 if leading else _RANK[wc] + 13 * (_SUIT[wc] == L) + 26 * w_tr
+    k_w = _popcount((_ABOVE_BB[wc] & U) | (np.uint64(0) if w_tr else TU))
+    surv_w = QP[hrow, nu, k_w * m_opp]
+    # play order is me, next, partner, previous: after an opponent's lead (n_in == 1) the
+    # partner plays last; when I lead, third
+    partner_last = n_in == 1
+    if not leading and w_rel == 2:
+        p_other = surv_w
+    elif partner_last:
+        p_other = (1.0 - QP[hrow, nu, k_w]) * cfg[_PARTNER_TAKE]
+    else:
+        p_other = 0.0
+    # my winning card may be beaten, then retaken by a partner still to play
+    rescue = cfg[_PARTNER_RESCUE] if partner_last else (0.5 * cfg[_PARTNER_RESCUE] if leading else 0.0)
+
+    # Game: value changing hands with this trick, weighted by how much Game value still matters
+    d0, sig = _play_sig(o, lay, cfg)
+    w_g = 2.0 * cfg[_GP] * ex / (sig * _SQRT_2PI)
+    V = _gv_sum(TR)
+    future_stake = cfg[_FUTURE_GV] * float(n_after)
+
+    # the jack of trumps (§6): ours kept +jp, ours hanged -hjp, theirs hanged +hjp, theirs kept -jp
+    jcard = 13 * T + _JACK
+    jbit = _ONE << np.uint64(jcard)
+    j_in_trick = (TR & jbit) != 0
+    j_holder = 0
+    if PL0 & jbit:
+        j_holder = 0
+    elif PL1 & jbit:
+        j_holder = 1
+    elif PL2 & jbit:
+        j_holder = 2
+    elif PL3 & jbit:
+        j_holder = 3
+    ours_in_trick = j_holder == 0 or j_holder == 2
+    jp, hjp = cfg[_JP], cfg[_HJP]
+    future = _b2f(held > 1.0)
+    j_unseen = (U & jbit) != 0
+    my_tr = float(_popcount(H & T_bb))
+    draw = cfg[_LEAD_DRAW] * max(my_tr - 2.0, 0.0)
+
+    for c in range(52):
+        out[c] = -np.inf
+    best = 0
+    best_v = -np.inf
+    cards = legal & _ALL
+    while cards:
+        c = np.int64(trailing_zeros(cards))
+        cards &= cards - _ONE
+        is_tr = _SUIT[c] == T
+        # chance that c, if it becomes the trick's winner, survives the opponents after me
+        k_c = _popcount((_ABOVE_BB[c] & U) | (np.uint64(0) if is_tr else TU))
+        surv_c = QP[hrow, nu, k_c * m_opp]
+        key_c = _RANK[c] + 13 * (_SUIT[c] == L) + 26 * is_tr
+        if key_c > key_w or leading:
+            pw = surv_c + (1.0 - surv_c) * rescue
+        else:
+            pw = p_other
+        stake = V + _GV[c] + future_stake
+        ev = w_g * (2.0 * pw - 1.0) * stake
+        c_is_j = c == jcard
+        ours = c_is_j or ours_in_trick
+        win_val = jp if ours else hjp
+        lose_val = -hjp if ours else -jp
+        ev += _b2f(j_in_trick or c_is_j) * (pw * win_val + (1.0 - pw) * lose_val)
+        # worth of keeping a card for later tricks
+        rank = float(_RANK[c])
+        surv_lead = QP[hrow, nu, 2 * k_c]  # chance the card would win a later trick it leads
+        if is_tr:
+            side = cfg[_KEEP_TRUMP] + cfg[_KEEP_TRUMP_RANK] * rank / 12.0 + cfg[_KEEP_HUNTER] * _b2f(rank > _JACK and j_unseen)
+        else:
+            side = cfg[_KEEP_SIDE_RANK] * rank / 12.0
+        keep = w_g * cfg[_KEEP_STAKE] * surv_lead + side
+        if c_is_j:
+            keep = cfg[_KEEP_JACK] * jp
+        ev -= future * keep
+        # leading: boss trumps draw trumps and hunt an unseen jack
+        boss = is_tr and k_c == 0 and leading
+        ev += _b2f(boss) * (cfg[_LEAD_HUNT] * _b2f(j_unseen) * _b2f(rank > _JACK) + draw)
+        out[c] = ev
+        if ev > best_v:
+            best_v = ev
+            best = c
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _decide(o, legal, ex, lay, cfg, QP, PS, PO, buf):
+    """The bot's action for observation ``o`` (``uint8[D]``) and legal actions ``legal`` (bitboard
+    of the 56 action ids); ``ex``: see :func:`_play`; ``buf``: ``float64[52]`` scratch."""
+    if legal & _ALL:  # trick play (§5)
+        return _play(o, legal, ex, lay, cfg, QP, buf)
+    if (legal >> np.uint64(RUN)) & _ONE:  # the dealer: give one or run the pack (§4)
+        ev_t, ev_alt = _kicked_vs_others(o, lay, cfg, PS, PO)
+        give = ev_t - 1.0 > ev_alt - cfg[_KICK_EV] + cfg[_GIVE_MARGIN]
+        if lay[_L_MATCH]:  # never hand them the match
+            give = give and np.int64(o[lay[_L_SC] + 1]) + 1 < lay[_L_TARGET]
+        give = give and ((legal >> np.uint64(GIVE_ONE)) & _ONE) != 0
+        return GIVE_ONE if give else RUN
+    if (legal >> np.uint64(STAND)) & _ONE:  # the beggar: stand or beg (§4)
+        ev_t, ev_alt = _kicked_vs_others(o, lay, cfg, PS, PO)
+        return STAND if ev_t - cfg[_STAND_ALT] * ev_alt > cfg[_STAND_MARGIN] else BEG
+    if legal:
+        return np.int64(trailing_zeros(legal))
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def _mask_words(mask, out):
+    """The ``uint8[n, 56]`` (0/1) action masks as bitboards into ``out`` (``uint64[n]``)."""
+    for i in range(mask.shape[0]):
+        w = np.uint64(0)
+        for a in range(mask.shape[1]):
+            if mask[i, a]:
+                w |= _ONE << np.uint64(a)
+        out[i] = w
+
+
+@njit(cache=True, _nrt=False)
+def _exp_args(obs, legal, lay, cfg, out):
+    """The ``exp`` argument of each trick-play row into ``out`` (``float64[n]``; 0 elsewhere)."""
+    for i in range(obs.shape[0]):
+        out[i] = _exp_arg(obs[i], lay, cfg) if legal[i] & _ALL else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def _decide_batch(obs, legal, ex, lay, cfg, QP, PS, PO, out, buf):
+    """The actions of :func:`_decide` for each row into ``out`` (``int64[n]``)."""
+    for i in range(obs.shape[0]):
+        out[i] = _decide(obs[i], legal[i], ex[i], lay, cfg, QP, PS, PO, buf)
+
+
+@njit(cache=True, _nrt=False)
+def _values_batch(obs, legal, ex, lay, cfg, QP, out):
+    """The card worths of :func:`_play` for each row into ``out`` (``float64[n, 52]``)."""
+    for i in range(obs.shape[0]):
+        _play(obs[i], legal[i], ex[i], lay, cfg, QP, out[i])
+
+
+# ---------------------------------------------------------------------- rollouts (PIMC)
+def _rules_key() -> str:
+    """The All Fours rules' source hash: part of the rollout driver's numba cache key, so a changed
+    rules file never loads a stale compiled rollout (numba's cache does not follow callees)."""
+    from cardzoo.envs.all_fours import constants, rules
+
+    h = hashlib.sha256()
+    for mod in (rules, constants):
+        with open(inspect.getfile(mod), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def _make_advance(key: str):
+    def rollout_advance(S, rows, P, seats, act, look, ret, need, obs, legal, ex, xs, lay, cfg, QP, PS, PO, buf):
+        """For each game ``b`` of ``rows``: with ``act``, the bot's action from ``obs[b]``,
+        ``legal[b]``, ``ex[b]``, one rules step (rewards zeroed first, as the batch driver does),
+        the chance code into ``need[i]`` and, when no chance is needed, the step's reward of
+        ``seats[b]`` added to ``ret[b]``; with ``look``, the next observation, legal actions and
+        ``exp`` argument of a live game that needs no chance."""
+        key  # noqa: B018  (part of numba's cache key)
+        for i in range(rows.shape[0]):
+            b = rows[i]
+            need[i] = 0
+            if act:
+                a = _decide(obs[b], legal[b], ex[b], lay, cfg, QP, PS, PO, buf)
+                for j in range(S.rewards.shape[1]):
+                    S.rewards[b, j] = 0
+                need[i] = step_one(S, b, a, P)
+                if need[i] == 0:
+                    ret[b] += S.rewards[b, seats[b]]
+            if look and need[i] == 0 and not S.done[b]:
+                o = obs[b]
+                o[:] = 0
+                observe_one(S, b, S.current_player[b], P, o)
+                legal_one(S, b, P, legal[b : b + 1])
+                xs[b] = _exp_arg(o, lay, cfg) if legal[b] & _ALL else 0.0
+
+    rollout_advance.__qualname__ = "rollout_advance"
+    return njit(cache=True, _nrt=False)(rollout_advance)
+
+
+@functools.cache
+def _advance():
+    """The compiled rollout driver (compiled on first use, then loaded from numba's cache)."""
+    return _make_advance(_rules_key())
+
 
 
 class AllFoursRuleAgent(Agent):
     """Heuristic All Fours player (see the module docstring for how it plays).
 
     Args:
-        params: overrides of :data:`DEFAULT_PARAMS` (for tuning; unknown keys raise ``ValueError``).
+        params: overrides of :data:`DEFAULT_PARAMS` (for tuning; unknown keys raise ``ValueError``);
+            fixed at construction (the compiled evaluation reads them from a vector made once).
         **env_options: the All Fours options (``RULES.md`` §8) of the games it will play; they
             fix the observation layout (``target_score``) and the point values it plays for
             (``jack_points``, ``hang_jack_points``, ``game_points``, ``episode``).
 
-    ``act(observation uint8[B, 402], action_mask bool/int8[B, 56]) -> int64[B]``: deterministic;
-    vectorized over the batch.
+    ``act(observation uint8[B, 402], action_mask bool/int8[B, 56]) -> int64[B]``: deterministic.
+    The evaluation is compiled (numba, one game at a time); its one ``exp`` per trick-play decision
+    and its powers come from numpy (:func:`_pow_tables`), so its choices are bit for bit those of
+    the earlier numpy form of the same formulas.
     """
 
     name = "all_fours/rule"
@@ -144,7 +536,7 @@ class AllFoursRuleAgent(Agent):
             if unknown:
                 raise ValueError(f"unknown rule-agent params {unknown}; valid: {sorted(p)}")
             p.update(params)
-        self.p = p
+        self.p = p  # read once, into ``_cfg`` below: changing it later has no effect
         o = self.kernel.options
         self.jp = float(o["jack_points"])
         self.hjp = float(o["hang_jack_points"])
@@ -153,34 +545,67 @@ class AllFoursRuleAgent(Agent):
         self.target = int(o["target_score"])
         L = self.kernel.obs_layout
         self.L = L
-        self._sl = {e.name: e.slice for e in L.entries}
         self._high = L.high()
         self._hs_col = L["hand_size"].start
-        if L["hand"].start != 0 or L["trick"].start != L["played_by[previous]"].stop or L["kicked"].start != L["trick"].stop:
+        sets = ["hand", *(f"played_by[{r}]" for r in ("me", "next", "partner", "previous")), "trick", "kicked"]
+        if [L[s].start for s in sets] != [52 * i for i in range(7)]:
             raise ValueError("unexpected All Fours observation layout: card sets must be hand, played_by x4, trick, kicked")
+        self._cfg = np.array([float(p[k]) for k in DEFAULT_PARAMS] + [self.jp, self.hjp, self.gp], dtype=np.float64)
+        self._lay = np.array(
+            [L[s].start for s in ("trump", "led_suit", "trick_winner", "hand_size", "tricks_done", "game_captured", "score")]
+            + [int(self.match), self.target],
+            dtype=np.int64,
+        )
 
     # ------------------------------------------------------------------ interface
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`."""
+        """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`.
+
+        Stand / beg (§4): stand when the kicked suit is worth enough more than the other suits;
+        give one / run (§4): give when the kicked suit is worth more to the dealer's team than a
+        run; trick play (§5): the legal card of highest :meth:`card_values`."""
+        obs, legal = self._inputs(observation, action_mask)
+        ex = self._exp(obs, legal)
+        out = np.zeros(obs.shape[0], dtype=np.int64)
+        _decide_batch(obs, legal, ex, self._lay, self._cfg, *_pow_tables(), out, np.empty(52))
+        return out
+
+    def card_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``float[n, 52]`` estimated worth (points, my team minus theirs) of playing each card,
+        ``-inf`` for illegal cards; rows must be in trick play. For inspection and tests."""
+        obs, legal = self._inputs(obs, mask)
+        legal &= _ALL
+        out = np.empty((obs.shape[0], 52))
+        _values_batch(obs, legal, self._exp(obs, legal), self._lay, self._cfg, _pow_tables()[0], out)
+        return out
+
+    def _exp(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """``float64[n]``: the one ``exp`` of each trick-play row, by numpy (see the class docstring)."""
+        x = np.empty(obs.shape[0])
+        _exp_args(obs, legal, self._lay, self._cfg, x)
+        return np.exp(x)
+
+    def _inputs(self, observation, action_mask) -> tuple[np.ndarray, np.ndarray]:
+        """``(uint8[B, D] observation, uint64[B] legal-action bitboards)`` of an ``act`` call."""
         mask = as_mask(action_mask)
         obs = np.asarray(observation)
         if obs.ndim == 1:
             obs = obs[None, :]
-        if obs.shape[0] != mask.shape[0] or obs.shape[1] != self.L.size or mask.shape[1] != 56:
+        if obs.ndim != 2 or obs.shape[0] != mask.shape[0] or obs.shape[1] != self.L.size or mask.shape[1] != 56:
             raise ValueError(
                 f"expected observation [B, {self.L.size}] and action_mask [B, 56], got {obs.shape} and {mask.shape}"
             )
         obs = self._raw(obs)
-        out = first_legal(mask)
-        phase = np.full(mask.shape[0], -1)
-        phase[mask[:, STAND]] = 0
-        phase[mask[:, RUN]] = 1
-        phase[mask[:, :52].any(axis=1)] = 2
-        for ph, fn in ((0, self._beggar), (1, self._dealer), (2, self._play)):
-            idx = np.flatnonzero(phase == ph)
-            if idx.size:
-                out[idx] = fn(obs[idx], mask[idx])
-        return out
+        if obs.dtype != np.uint8:
+            if obs.size and (obs.min() < 0 or obs.max() > 255 or not np.array_equal(obs, np.rint(obs))):
+                raise ValueError(
+                    "observation values must be the kernel's (integers 0..255, or the [0, 1]-normalized form); "
+                    f"got values in [{obs.min()}, {obs.max()}]"
+                )
+            obs = obs.astype(np.uint8)
+        legal = np.empty(mask.shape[0], dtype=np.uint64)
+        _mask_words(np.ascontiguousarray(mask).view(np.uint8), legal)
+        return np.ascontiguousarray(obs), legal
 
     def _raw(self, obs: np.ndarray) -> np.ndarray:
         """Observation values as the kernel writes them; a [0, 1]-normalized float observation
@@ -189,181 +614,51 @@ class AllFoursRuleAgent(Agent):
             obs = np.rint(obs * self._high)
         return obs
 
-    # ------------------------------------------------------------------ hand evaluation (§4, §6)
-    def _suit_values(self, obs: np.ndarray) -> np.ndarray:
-        """``float[n, 4]``: estimated points (my team minus theirs) of my 6-card hand if suit s were trump."""
-        p = self.p
-        H = _pack(obs, self._sl["hand"].start, 1)[:, 0]
-        K = _pack(obs, self._sl["kicked"].start, 1)[:, 0]
-        U = _ALL & ~(H | K)
-        ucnt = np.maximum(_pop(U), 1).astype(np.float64)
-        others = np.clip(3.0 * obs[:, self._hs_col].astype(np.float64), 0, None)
-        pp = np.clip(others / 3.0 / ucnt, 0, 1)[:, None]
-        po = 2.0 * pp
-        ps = np.clip(1.0 - 3.0 * pp, 0.0, 1.0)
-        shifts = (13 * np.arange(4)).astype(_U64)
-        my = ((H[:, None] >> shifts) & _U64(0x1FFF)).astype(np.int64)  # [n, 4]
-        un = ((U[:, None] >> shifts) & _U64(0x1FFF)).astype(np.int64)
-        have = my != 0
-        top, bot = _HIGHEST[my], _LOWEST[my]
-        n_hi = _pop(un & _ABOVE13[top + 1])
-        n_lo = _pop(un & _BELOW13[bot])
-        n_all = _pop(un)
+    # ------------------------------------------------------------------ rollouts (PIMC search)
+    def play_out(self, kernel, st, seats: np.ndarray, rng) -> np.ndarray | None:
+        """Play every live game of ``st`` to its end with this bot in every seat, compiled; return
+        ``float64[N]``, the sum of the rewards of seat ``seats[b]`` of game ``b`` over those steps.
 
-        def geo(n):
-            return np.where(ps < 1.0, (1.0 - ps**n) / np.maximum(1.0 - ps, 1e-9), n)
+        The rollout of :class:`cardzoo.agents.search.PIMCSearch`: the same actions, states and
+        rewards as stepping all live games together (``kernel.observe``, :meth:`act`,
+        ``kernel.step``) until every one is over, and the same draws from ``rng`` (chance is drawn
+        by ``kernel.draw_chance`` after each round of steps, in the kernel's ``CHANCE_ORDER``,
+        games in ascending order). ``st`` is played in place. Returns ``None`` (nothing done) for
+        a kernel that is not All Fours with the options this bot was made for."""
+        from cardzoo.envs.all_fours.kernel import AllFoursKernel
 
-        # High / Low: the best (worst) trump dealt is ours if none above (below) mine went to an
-        # opponent before one went to partner, in rank order
-        high = np.where(have, ps**n_hi + pp * geo(n_hi) - po * geo(n_hi), (pp - po) * geo(n_all))
-        low = np.where(have, ps**n_lo + pp * geo(n_lo) - po * geo(n_lo), (pp - po) * geo(n_all))
-        jbit = 1 << _JACK
-        have_j = (my & jbit) != 0
-        unseen_j = (un & jbit) != 0
-        n_above_j = _pop(un & _ABOVE13[_JACK + 1])
-        ph = p["hang_risk"] * (1.0 - (1.0 - po) ** n_above_j)
-        i_hold_above_j = (my & _ABOVE13[_JACK + 1]) != 0
-        jack = np.where(
-            have_j,
-            self.jp * (1.0 - ph) - self.hjp * ph,
-            np.where(
-                unseen_j, (pp - po) * self.jp + po * p["hang_catch"] * i_hold_above_j * (self.jp + self.hjp), 0.0
-            ),
-        )
-        ntr = _pop(my).astype(np.float64)
-        expected = 6.0 * 12.0 / 45.0
-        game = self.gp * (p["game_trumps"] * (ntr - expected) + p["game_ten"] * ((my >> _TEN) & 1))
-        return high + low + jack + game
-
-    def _kicked_vs_others(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Hand value with the kicked suit as trump, and the mean value over the other three suits."""
-        v = self._suit_values(obs)
-        kicked = obs[:, self._sl["trump"]].argmax(axis=1)
-        ev_t = v[np.arange(obs.shape[0]), kicked]
-        return ev_t, (v.sum(axis=1) - ev_t) / 3.0
-
-    def _beggar(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Phase 1 (§4): STAND or BEG."""
-        p = self.p
-        ev_t, ev_alt = self._kicked_vs_others(obs)
-        stand = ev_t - p["stand_alt"] * ev_alt > p["stand_margin"]
-        return np.where(stand, STAND, BEG)
-
-    def _dealer(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Phase 2 (§4): GIVE_ONE or RUN."""
-        p = self.p
-        ev_t, ev_alt = self._kicked_vs_others(obs)
-        give = ev_t - 1.0 > ev_alt - p["kick_ev"] + p["give_margin"]
-        if self.match:
-            sc = self._sl["score"].start
-            give &= obs[:, sc + 1].astype(np.int64) + 1 < self.target  # never hand them the match
-        give &= mask[:, GIVE_ONE]
-        return np.where(give, GIVE_ONE, RUN)
-
-    # ------------------------------------------------------------------ trick play (§5, §6)
-    def _play(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Trick play (§5): the legal card of highest estimated value."""
-        return self.card_values(obs, mask).argmax(axis=1).astype(np.int64)
-
-    def card_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``float[n, 52]`` estimated worth (points, my team minus theirs) of playing each card,
-        ``-inf`` for illegal cards; rows must be in trick play. For inspection and tests."""
-        obs = self._raw(np.asarray(obs))
-        mask = as_mask(mask)
-        p = self.p
-        n = obs.shape[0]
-        ar = np.arange(n)
-        sets = _pack(obs, 0, 7)
-        H, PL, TR, K = sets[:, 0], sets[:, 1:5], sets[:, 5], sets[:, 6]  # PL: me, next, partner, previous
-        played = np.bitwise_or.reduce(PL, axis=1)
-        U = _ALL & ~(H | played | K)
-        ucnt = np.maximum(_pop(U), 1).astype(np.float64)
-        T = obs[:, self._sl["trump"]].argmax(axis=1)
-        led_oh = obs[:, self._sl["led_suit"]]
-        leading = ~(led_oh > 0).any(axis=1)
-        L = np.where(leading, -1, led_oh.argmax(axis=1))
-        n_in = _pop(TR)
-        hs = obs[:, self._hs_col].astype(np.float64)
-        td = obs[:, self._sl["tricks_done"].start].astype(np.float64)
-        held = np.maximum(hs - td, 0.0)  # cards of a player who has not played to this trick
-        q = np.clip(held / ucnt, 0.0, 1.0)  # chance a given unseen card is in such a player's hand
-        m_opp = np.array([2, 1, 1, 0, 0])[np.minimum(n_in, 4)]
-        n_after = np.maximum(3 - n_in, 0)
-        T_bb = _SUIT_BB[T]
-        is_tr = _SUIT[None, :] == T[:, None]  # [n, 52]
-
-        # probability that card c, if it becomes the trick's winner, survives the opponents after me
-        beat = (_ABOVE_BB[None, :] & U[:, None]) | np.where(is_tr, _U64(0), (T_bb & U)[:, None])
-        k_c = _pop(beat)
-        surv_c = (1.0 - q)[:, None] ** (k_c * m_opp[:, None])
-
-        # current winner of the trick
-        w_rel = obs[:, self._sl["trick_winner"]].argmax(axis=1)
-        wcard = _card_of(TR & PL[ar, w_rel])
-        wc = np.maximum(wcard, 0)
-        w_tr = _SUIT[wc] == T
-        key_w = np.where(leading, -1, _RANK[wc] + 13 * (_SUIT[wc] == L) + 26 * w_tr)
-        key_c = _RANK[None, :] + 13 * (_SUIT[None, :] == L[:, None]) + 26 * is_tr
-        wins_now = (key_c > key_w[:, None]) | leading[:, None]
-        k_w = _pop((_ABOVE_BB[wc] & U) | np.where(w_tr, _U64(0), T_bb & U))
-        surv_w = (1.0 - q) ** (k_w * m_opp)
-        # play order is me, next, partner, previous: after an opponent's lead (n_in == 1) the
-        # partner plays last; when I lead, third
-        partner_wins = ~leading & (w_rel == 2)
-        partner_last = n_in == 1
-        partner_takes = (1.0 - (1.0 - q) ** k_w) * p["partner_take"]
-        p_other = np.where(partner_wins, surv_w, np.where(partner_last, partner_takes, 0.0))
-        # my winning card may be beaten, then retaken by a partner still to play
-        rescue = np.where(partner_last, p["partner_rescue"], np.where(leading, 0.5 * p["partner_rescue"], 0.0))
-        p_mine = surv_c + (1.0 - surv_c) * rescue[:, None]
-        pw = np.where(wins_now, p_mine, p_other[:, None])  # [n, 52] chance my team takes the trick
-
-        # Game: value changing hands with this trick, weighted by how much Game value still matters
-        gvals = obs[:, self._sl["game_captured"]].astype(np.float64)
-        d0 = gvals[:, 0] - gvals[:, 1]
-        trick_bits = obs[:, self._sl["trick"]] > 0
-        V = trick_bits @ _GV
-        un_bits = ((U[:, None] & _BIT[None, :]) != 0)
-        others_cards = np.maximum(3.0 * held - n_in, 0.0)
-        remaining = (obs[:, self._sl["hand"]] > 0) @ _GV + (un_bits @ _GV) * np.minimum(others_cards / ucnt, 1.0)
-        sig = p["sigma0"] + p["sigma1"] * remaining
-        w_g = 2.0 * self.gp * np.exp(-0.5 * (d0 / sig) ** 2) / (sig * math.sqrt(2.0 * math.pi))
-        stake = V[:, None] + _GV[None, :] + (p["future_gv"] * n_after)[:, None]
-        ev = w_g[:, None] * (2.0 * pw - 1.0) * stake
-
-        # the jack of trumps (§6): ours kept +jp, ours hanged -hjp, theirs hanged +hjp, theirs kept -jp
-        jcard = 13 * T + _JACK
-        jbit = _BIT[jcard]
-        j_in_trick = (TR & jbit) != 0
-        j_holder = (PL & jbit[:, None] != 0).argmax(axis=1)
-        ours_in_trick = (j_holder == 0) | (j_holder == 2)
-        c_is_j = _CARDS[None, :] == jcard[:, None]
-        active = j_in_trick[:, None] | c_is_j
-        ours = c_is_j | ours_in_trick[:, None]
-        win_val = np.where(ours, self.jp, self.hjp)
-        lose_val = np.where(ours, -self.hjp, -self.jp)
-        ev += active * (pw * win_val + (1.0 - pw) * lose_val)
-
-        # worth of keeping a card for later tricks
-        future = (held > 1.0)[:, None]
-        j_unseen = (U & jbit) != 0
-        rank = _RANK[None, :].astype(np.float64)
-        surv_lead = (1.0 - q)[:, None] ** (2 * k_c)  # chance the card would win a later trick it leads
-        keep = w_g[:, None] * p["keep_stake"] * surv_lead + np.where(
-            is_tr,
-            p["keep_trump"]
-            + p["keep_trump_rank"] * rank / 12.0
-            + p["keep_hunter"] * ((rank > _JACK) & j_unseen[:, None]),
-            p["keep_side_rank"] * rank / 12.0,
-        )
-        keep = np.where(c_is_j, p["keep_jack"] * self.jp, keep)
-        ev -= future * keep
-
-        # leading: boss trumps draw trumps and hunt an unseen jack
-        my_tr = _pop(H & T_bb).astype(np.float64)
-        boss_tr = is_tr & (k_c == 0) & leading[:, None]
-        ev += boss_tr * (
-            p["lead_hunt"] * j_unseen[:, None] * (rank > _JACK) + p["lead_draw"] * np.maximum(my_tr - 2.0, 0.0)[:, None]
-        )
-
-        return np.where(mask[:, :52], ev, -np.inf)
+        if type(kernel) is not AllFoursKernel or kernel.options != self.kernel.options:
+            return None
+        if type(self).act is not AllFoursRuleAgent.act:  # a subclass that plays otherwise: the generic loop
+            return None
+        advance = _advance()
+        S, P = kernel.drivers.arrays(st), kernel.params
+        N = st.batch_size
+        seats = np.ascontiguousarray(seats, dtype=np.int64)
+        ret = np.zeros(N)
+        obs = np.zeros((N, self.L.size), dtype=np.uint8)
+        legal = np.zeros(N, dtype=np.uint64)
+        xs = np.zeros(N)
+        need = np.zeros(N, dtype=np.int64)
+        QP, PS, PO = _pow_tables()
+        buf = np.empty(52)
+        lay, cfg = self._lay, self._cfg
+        rows = np.flatnonzero(~st.done)
+        advance(S, rows, P, seats, False, True, ret, need, obs, legal, xs, xs, lay, cfg, QP, PS, PO, buf)
+        for _ in range(kernel.max_episode_steps + 1):
+            if not rows.size:
+                return ret
+            ex = np.exp(xs)  # numpy's exp, as act() uses
+            advance(S, rows, P, seats, True, True, ret, need, obs, legal, ex, xs, lay, cfg, QP, PS, PO, buf)
+            drawn = need[: rows.size]
+            if drawn.any():  # chance (a redeal after an exhausted pack, §4), drawn as kernel.step draws it
+                for code in kernel.CHANCE_ORDER:
+                    sel = rows[drawn == code]
+                    if sel.size:
+                        kernel.draw_chance(st, sel, code, rng)
+                        kernel.drivers.deal(st, sel, code, P)
+                chanced = rows[drawn != 0]
+                ret[chanced] += st.rewards[chanced, seats[chanced]]
+                advance(S, chanced, P, seats, False, True, ret, need, obs, legal, xs, xs, lay, cfg, QP, PS, PO, buf)
+            rows = rows[~st.done[rows]]
+        raise RuntimeError(f"rollouts did not end within max_episode_steps = {kernel.max_episode_steps}")

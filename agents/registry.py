@@ -108,6 +108,17 @@ def _looks_like_path(name: str) -> bool:
     return False
 
 
+def takes_seed(name: str) -> bool:
+    """Whether the registered agent ``name`` draws random numbers and takes a ``seed`` (random agents,
+    PIMC search); ``False`` for unknown names."""
+    import inspect
+
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        return False
+    return "seed" in inspect.signature(factory).parameters
+
+
 def load(name: str, **env_options: Any) -> Agent:
     """The agent registered as ``name``, or the trained policy saved at path ``name``.
 

@@ -30,6 +30,12 @@ class PIMCSearch:
         kernel: a batched kernel with ``determinize`` (every game's kernel: All Fours, Avinas,
             Ottocento, Aluette, P'yanitsa) whose episodes end with the deal (a P'yanitsa episode is the game).
         rollout: the :class:`~cardzoo.agents.base.Agent` that plays every seat in the rollouts.
+            A rollout agent with a ``play_out(kernel, state, seats, rng)`` method (the All Fours
+            rule bot: :meth:`~cardzoo.agents.all_fours_rule.AllFoursRuleAgent.play_out`, compiled)
+            plays the rollouts itself, with exactly the results (and the draws from the search's
+            generator) of the generic loop here: observe, ``act``, ``kernel.step``, every live game
+            together, until all are over. It returns ``None`` for a kernel it cannot play; the
+            generic loop runs then.
         n_det: determinizations per decision (>= 1).
         seed: seeds the determinizations and the chance inside rollouts.
         max_rows: rollouts run at once (memory bound; a larger batch is split).
@@ -62,6 +68,7 @@ class PIMCSearch:
         self.n_det = int(n_det)
         self.max_rows = int(max_rows)
         self.rng = np.random.default_rng(seed)
+        self._play_out = getattr(rollout, "play_out", None)
         self.name = f"pimc{self.n_det}{'' if search == 'all' else '-' + search}({getattr(rollout, 'name', 'rollout')})"
 
     def q_values(self, state) -> np.ndarray:
@@ -104,9 +111,13 @@ class PIMCSearch:
         n = sims.batch_size
         k.step(sims, first_actions, self.rng)
         ret = sims.rewards[np.arange(n), seats].astype(np.float64)
+        self.rollout.reset()
+        if self._play_out is not None:  # the rollout agent's own (compiled) loop, same results
+            rest = self._play_out(k, sims, seats, self.rng)
+            if rest is not None:
+                return ret + rest
         idx = np.flatnonzero(~sims.done)  # rows of ``ret`` still being played
         cur, cur_seats = sims.take(idx), seats[idx]
-        self.rollout.reset()
         while idx.size and not cur.done.all():
             a = self.rollout.act(k.observe(cur, cur.current_player), k.legal_actions(cur))
             k.step(cur, a, self.rng)

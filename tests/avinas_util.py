@@ -159,6 +159,7 @@ def craft(env, *, game, trump, declarer, leader, hands: dict[int, str], tricks_d
     st.trick_winner[0] = -1
     st.fd_seat[0] = -1
     st.signal[0] = -1
+    env._single = env.kernel.single_game(st)  # the B = 1 path caches the legal actions: bind it to the crafted state
     env._after_step()
 
 

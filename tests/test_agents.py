@@ -154,6 +154,37 @@ def test_rule_agent_rejects_wrong_shapes_and_params():
         AllFoursRuleAgent(params={"nonsense": 1.0})
     with pytest.raises(ValueError, match="undertrump"):
         AllFoursRuleAgent(undertrump="sometimes")
+    # the compiled evaluation reads the kernel's values (integers 0..255): other values are refused
+    k = envs.kernel("all_fours")
+    st = k.init(np.random.default_rng(0), 2)
+    obs, mask = k.observe(st, st.current_player).astype(np.float64), k.legal_actions(st)
+    obs[1, 0] = 0.5 + obs[1, k.obs_layout["hand_size"].start]  # not a scaled observation (hand_size 6 > 1)
+    with pytest.raises(ValueError, match="integers 0..255"):
+        agent.act(obs, mask)
+    obs[1, 0] = 300.0
+    with pytest.raises(ValueError, match=r"values in \[0.0, 300.0\]"):
+        agent.act(obs, mask)
+
+
+def test_rule_agent_choices_are_pinned():
+    """The rule bot's choices on 3,000 observations of seeded random play (stand/beg, give one/run
+    and trick play, B = 300 at a time), recorded from its numpy form before it was compiled: the
+    compiled evaluation chooses exactly the same actions."""
+    import hashlib
+
+    k = envs.kernel("all_fours")
+    rule = AllFoursRuleAgent()
+    rng = np.random.default_rng(77)
+    st = k.init(rng, 300)
+    acts = []
+    for _ in range(10):
+        mask = k.legal_actions(st)
+        acts.append(rule.act(k.observe(st, st.current_player), mask))
+        k.step(st, (rng.random(mask.shape) * mask).argmax(axis=1), rng)
+    acts = np.concatenate(acts).astype(np.int64)
+    assert acts[:12].tolist() == [53, 53, 52, 52, 53, 53, 53, 52, 53, 52, 53, 52]
+    assert np.bincount(acts, minlength=56)[52:].tolist() == [171, 133, 32, 125]  # STAND, BEG, GIVE_ONE, RUN
+    assert hashlib.sha256(acts.tobytes()).hexdigest()[:16] == "8b39343e85d43ed4"
 
 
 # ---------------------------------------------------------------- rule agent: play (RULES.md §5, §6)

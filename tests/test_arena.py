@@ -261,3 +261,17 @@ def test_by_category_splits_avinas_deals_into_sevens_and_no_sevens():
 def test_by_category_is_empty_for_games_with_one_kind_of_deal():
     r = play_duplicate("all_fours", "random", "random", 4, seed=0)
     assert r.deal_category is None and r.by_category() == {} and r.to_dict()["by_category"] == {}
+
+
+def test_a_search_agent_named_on_the_command_line_gets_the_seed():
+    """`cardzoo arena ... all_fours/pimc --seed S` is reproducible: the search draws from the seed."""
+    import numpy as np
+
+    from cardzoo import envs
+    from cardzoo.training.common import resolve_agent
+
+    k = envs.kernel("all_fours")
+    st = k.init(np.random.default_rng(0), 64)
+    q = [resolve_agent("all_fours/pimc", seed=s, game="all_fours").search.q_values(st) for s in (5, 5, 6)]
+    assert np.array_equal(q[0], q[1], equal_nan=True)
+    assert not np.array_equal(q[0], q[2], equal_nan=True)  # the seed is what fixes the determinizations

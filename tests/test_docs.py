@@ -39,6 +39,7 @@ PAGES = [
     "envs/core/README.md",
     "agents/SEARCH.md",
     "training/TRAIN_RUNS.md",
+    "training/EXPERT.md",
 ]
 
 #: action names per line in a game page's action block (the size of a suit of the game's pack)

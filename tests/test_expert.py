@@ -23,7 +23,8 @@ def labels(tmp_path_factory):
 def test_label_file_contents(labels):
     out, counts = labels
     d = load_labels([out])
-    assert counts == {"games": 24, "card_positions": len(d["obs"]), "bid_positions": len(d["bid_obs"])}
+    assert counts == {"games": 24, "card_positions": len(d["obs"]), "other_positions": len(d["other_obs"])}
+    assert d["labelled"] == ("cards", "others")
     n = len(d["obs"])
     assert n > 24 * 8  # about 22 card decisions with a choice per deal (both teams)
     assert d["obs"].dtype == np.uint8 and d["obs"].shape == (n, 402)
@@ -34,9 +35,12 @@ def test_label_file_contents(labels):
     # All Fours hand rewards are whole points, so the mean over 2 determinizations is a multiple of 1/2
     vals = d["q"][d["mask"]] * 2
     assert np.allclose(vals, np.round(vals)) and np.abs(vals).max() <= 2 * 30
-    # bid positions: every one offers a non-card action and a choice
-    assert len(d["bid_obs"]) >= 24 and d["bid_mask"][:, NUM_CARDS:].any(axis=1).all()
-    assert (d["bid_mask"].sum(axis=1) > 1).all()
+    # bid positions (the "others" type): every one offers a non-card action and a choice, valued like the cards
+    assert len(d["other_obs"]) >= 24 and d["other_mask"][:, NUM_CARDS:].any(axis=1).all()
+    assert (d["other_mask"].sum(axis=1) > 1).all()
+    assert np.array_equal(~np.isnan(d["other_q"]), d["other_mask"])
+    vals = d["other_q"][d["other_mask"]] * 2
+    assert np.allclose(vals, np.round(vals))
 
 
 def test_labels_are_reproducible(labels, tmp_path):
@@ -52,8 +56,8 @@ def test_labels_are_reproducible(labels, tmp_path):
 
 
 def test_label_bad_input(tmp_path):
-    with pytest.raises(ValueError, match="all_fours only so far, not ottocento"):
-        label_positions("ottocento", "ottocento/ppo", 4, tmp_path / "x.npz", progress=False)
+    with pytest.raises(ValueError, match=r"unknown search_on value 'bids'; valid: \['all', 'cards', 'none', 'others'\]"):
+        label_positions("all_fours", "all_fours/ppo", 4, tmp_path / "x.npz", search_on="bids", progress=False)
     with pytest.raises(ValueError, match="'ottocento/ppo' plays ottocento, not all_fours"):
         label_positions("all_fours", "ottocento/ppo", 4, tmp_path / "x.npz", progress=False)
     with pytest.raises(FileNotFoundError, match="nowhere"):
@@ -102,15 +106,16 @@ def test_distil_learns_the_labels_and_keeps_the_bids(labels, tmp_path):
     agree1, regret1 = agreement_and_regret(after, d)
     assert agree0 < 0.7 and agree1 > agree0 + 0.25  # it learned the made-up rule
     assert regret1 == pytest.approx(1 - agree1)  # values are 1 for the target card, 0 otherwise
-    assert s["history"][-1]["val_agreement"] > s["val_before"]["agreement"]
+    assert s["after"]["cards"]["agreement"] > s["before"]["cards"]["agreement"]
+    assert s["search_on"] == ["cards"] and s["kept"] == ["others"]
     # the bids are held by the KL term: the same greedy bid in nearly all bid positions
-    same = (before.act(d["bid_obs"], d["bid_mask"]) == after.act(d["bid_obs"], d["bid_mask"])).mean()
+    same = (before.act(d["other_obs"], d["other_mask"]) == after.act(d["other_obs"], d["other_mask"])).mean()
     assert same >= 0.9
     meta = json.loads((tmp_path / "student" / "agent.json").read_text())
     assert meta["game"] == "all_fours" and meta["distillation"]["card_positions"] == len(d["obs"])
     assert meta["distillation"]["epochs"] == 40 and meta["name"] == "student"
     ref = meta["distillation"]["reference"]
-    assert ref["agent"] == "all_fours/rule" and 0 < ref["agreement"] < 1
+    assert ref["agent"] == "all_fours/rule" and 0 < ref["cards"]["agreement"] < 1
     assert (tmp_path / "student" / "distillation.png").stat().st_size > 10_000
 
 
@@ -198,8 +203,8 @@ def test_load_labels_rejects_damaged_and_inconsistent_files(tmp_path, labels):
         load_labels([txt])
     for name, change, message in [
         ("flat", {"obs": good["obs"][:, 0]}, "obs has shape"),
-        ("floatmask", {"mask": good["mask"].astype(np.float32)}, "mask and bid_mask must be boolean"),
-        ("nanq", {"q": np.full_like(good["q"], np.nan)}, "q has NaN or infinite values on legal cards"),
+        ("floatmask", {"mask": good["mask"].astype(np.float32)}, "mask and other_mask must be boolean"),
+        ("nanq", {"q": np.full_like(good["q"], np.nan)}, "q has NaN or infinite values on legal actions \\(cards decisions are labelled\\)"),
         ("short", {"q": good["q"][:-1]}, "obs, mask and q disagree"),
     ]:
         f = tmp_path / f"{name}.npz"
@@ -207,7 +212,7 @@ def test_load_labels_rejects_damaged_and_inconsistent_files(tmp_path, labels):
         with pytest.raises(ValueError, match=f"{name}.npz is not a valid label file: {message}"):
             load_labels([f])
     narrow = tmp_path / "narrow.npz"
-    np.savez(narrow, **{**good, "obs": good["obs"][:, :100], "bid_obs": good["bid_obs"][:, :100]})
+    np.savez(narrow, **{**good, "obs": good["obs"][:, :100], "other_obs": good["other_obs"][:, :100]})
     with pytest.raises(ValueError, match="narrow.npz has observations of size 100 and 56 actions, .*l.npz has 402 and 56"):
         load_labels([labels[0], narrow])
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from cardzoo.agents.all_fours_rule import AllFoursRuleAgent
+from cardzoo.agents.base import Agent
 from cardzoo.agents.search import PIMCSearch
 from cardzoo.envs.all_fours.constants import SUIT_BITS
 from cardzoo.envs.all_fours.kernel import AllFoursKernel
@@ -119,6 +120,81 @@ def test_pimc_q_values_and_choices():
         a = rule.act(k.observe(game, game.current_player), k.legal_actions(game))
     assert np.allclose(qc[ar, first], ret)
     assert np.abs(ret).max() > 0
+
+
+class _NoPlayOut(Agent):
+    """The rule bot without its compiled ``play_out``: PIMCSearch then runs its generic loop."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = inner.name
+
+    def act(self, observation, action_mask):
+        return self.inner.act(observation, action_mask)
+
+
+def test_compiled_rollouts_equal_the_generic_loop():
+    """The rule bot's compiled ``play_out`` gives PIMC exactly the q-values of the generic
+    observe / act / step loop with the same seed, and leaves the search's generator where the
+    loop leaves it: the same actions, rewards and chance draws (redeals after an exhausted pack
+    in rollouts through runs of the pack, §4), at the dealer's give one / run and in trick play."""
+    k = AllFoursKernel()
+    draws = []
+    draw_chance = k.draw_chance
+    k.draw_chance = lambda st, rows, code, rng: (draws.append(rows.size), draw_chance(st, rows, code, rng))
+    st = k.init(np.random.default_rng(12), 48)
+    k.step(st, np.full(48, 53), np.random.default_rng(0))  # every beggar begs: the dealer decides
+    _, mid = _midgame(n=48, plays=13, seed=4)
+    for state in (st, mid):
+        results = []
+        for rollout in (AllFoursRuleAgent(), _NoPlayOut(AllFoursRuleAgent())):
+            draws.clear()
+            search = PIMCSearch(k, rollout, n_det=12, seed=5)
+            results.append((search.q_values(state), search.rng.random(), list(draws)))
+        (q_fast, next_fast, draws_fast), (q_loop, next_loop, draws_loop) = results
+        assert np.array_equal(q_fast, q_loop, equal_nan=True) and np.isfinite(q_fast).sum() > 48
+        assert next_fast == next_loop and draws_fast == draws_loop
+        if state is st:
+            assert sum(draws_fast) > 0  # redeals were drawn inside the rollouts
+
+
+def test_determinize_draws_are_pinned():
+    """Worked example: the compiled determinize deals exactly what the numpy form dealt from the
+    same generator (recorded from it): ``random((B, 52), float32)`` keys order the unseen cards,
+    ``random((52, B))`` picks each one's place in proportion to the room left (shown voids
+    respected). Game 0: seat 3 to play after one run of the pack; it showed no diamonds."""
+    from cardzoo.envs.core.cards import mask_to_cards
+
+    k = AllFoursKernel()
+    rule = AllFoursRuleAgent()
+    rng = np.random.default_rng(21)
+    st = k.init(rng, 8)
+    k.step(st, np.full(8, 53), rng)  # every beggar begs
+    for _ in range(7):
+        k.step(st, rule.act(k.observe(st, st.current_player), k.legal_actions(st)), rng)
+    assert st.current_player[0] == 3 and st.runs[0] == 1 and st.voids[3].tolist() == [4, 0, 0, 0]
+    d = k.determinize(st, st.current_player, np.random.default_rng(3))
+
+    def names(bb):
+        return " ".join(FRENCH52.names[c] for c in mask_to_cards(bb))
+
+    assert [names(h) for h in d.hands[0]] == [
+        "3C 5C QC 9D 10D 5H 2S 9S", "3D 6D 8D AD 8H 4S 7S", "AC 5D KD 4H QH KH 8S", "7C 9C 4D 3H 6H JH QS AS"
+    ]
+    assert (d.stock[0] == -1).sum() == 50 and d.stock[0, 24] == st.stock[0, 24] == 2 and d.stock[0, 37] == 42
+    # at a stand / beg decision the undealt stock is dealt again too (a run of the pack reads it)
+    st2 = k.init(np.random.default_rng(4), 3)
+    d2 = k.determinize(st2, st2.current_player, np.random.default_rng(6))
+    assert [names(h) for h in d2.hands[0]] == [
+        "8C 9C QC KC 3H 9S", "5H 10H JH 3S 8S KS", "JC 5D QD AD 5S 7S", "6C 10C 8D 4H 6S AS"
+    ]
+    assert d2.stock[0, 24:].tolist() == [
+        0, 33, 21, 32, 15, 3, 5, 12, 39, 18, 47, 2, 1, 36, 20, 41, 13, 17, 38, 14, 49, 30, 31, 24, 37, 48, 22, 26
+    ]
+    with pytest.raises(ValueError, match="seats are ints 0..3"):
+        k.determinize(st, 4, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="seats are ints 0..3"):
+        k.determinize(st, -1, np.random.default_rng(0))
 
 
 class _TrueDeal:

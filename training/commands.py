@@ -211,11 +211,29 @@ def cmd_label(args) -> int:
 
     counts = label_positions(
         args.game, args.policy, args.games, args.out, n_det=args.n_det, seed=args.seed, batch=args.batch,
-        opponent=args.opponent, rollout=args.rollout,
+        opponent=args.opponent, rollout=args.rollout, search_on=args.search_on,
     )
-    print(f"{counts['games']:,} deals: {counts['card_positions']:,} card positions labelled, "
-          f"{counts['bid_positions']:,} bid positions kept -> {args.out}")
+    print(f"{counts['games']:,} deals: {counts['card_positions']:,} card positions and "
+          f"{counts['other_positions']:,} other positions (bids, declarations, signals) -> {args.out}")
     return 0
+
+
+def _print_type_table(s) -> None:
+    """Held-out agreement and regret per decision type: start policy, result, reference."""
+    for t in s["before"]:
+        b, a = s["before"][t], s["after"][t]
+        how = "distilled to search" if t in s["search_on"] else "kept near the start policy"
+        ch = s["regret_change"][t]
+        ci = f" [{ch['ci'][0]:+.4f}, {ch['ci'][1]:+.4f}]" if ch["ci"][0] is not None else ""
+        line = (f"{t:>6} ({how}, {s['val_positions'][t]:,} held out): agreement with PIMC {b['agreement']:.3f} -> "
+                f"{a['agreement']:.3f}, regret {b['regret']:.4f} -> {a['regret']:.4f} (change {ch['mean']:+.4f}{ci})")
+        if s["reference"] and t in s["reference"]:
+            r = s["reference"][t]
+            line += f"; {s['reference']['agent']}: {r['agreement']:.3f}, {r['regret']:.4f}"
+        print(line)
+    unlabelled = [t for t in ("cards", "others") if t not in s["before"]]
+    if unlabelled:
+        print(f"no PIMC values for {unlabelled} in these labels (cardzoo label --search-on all measures them too)")
 
 
 def cmd_distil(args) -> int:
@@ -227,16 +245,26 @@ def cmd_distil(args) -> int:
     s = distil(
         args.init, args.labels, args.out, epochs=args.epochs, lr=args.lr, tau=args.tau, prior=args.prior, bid_weight=args.bid_weight,
         batch_size=args.batch_size, seed=args.seed, torch_threads=args.torch_threads,
-        reference=None if reference == "none" else reference,
+        reference=None if reference == "none" else reference, search_on=args.search_on,
     )
-    before, after = s["val_before"], s["history"][-1]
-    print(f"{s['card_positions']:,} card positions, {s['bid_positions']:,} bid positions, {s['seconds']:.0f} s")
-    print(f"held-out agreement with PIMC {before['agreement']:.3f} -> {after['val_agreement']:.3f}, "
-          f"regret {before['regret']:.4f} -> {after['val_regret']:.4f} (reward units per decision)")
-    if s["reference"]:
-        r = s["reference"]
-        print(f"{r['agent']} on the same positions: agreement {r['agreement']:.3f}, regret {r['regret']:.4f}")
+    print(f"{s['card_positions']:,} card positions, {s['other_positions']:,} other positions, {s['seconds']:.0f} s; "
+          f"regret in reward units per decision (lower: closer to the search; whether it plays better, the arena says):")
+    _print_type_table(s)
     print(f"agent written to {args.out} (with distillation.png); evaluate: cardzoo arena {s['game']} {args.out} {s['game']}/rule --deals 2000")
+    return 0
+
+
+def cmd_expert_iterate(args) -> int:
+    from .expert import expert_iterate, rounds_table
+
+    rows = expert_iterate(
+        args.game, args.out, rounds=args.rounds, init=args.init, games=args.games, n_det=args.n_det,
+        label_search_on=args.label_search_on, search_on=args.search_on, batch=args.batch, epochs=args.epochs, lr=args.lr,
+        tau=args.tau, prior=args.prior, bid_weight=args.bid_weight, batch_size=args.batch_size, arena_deals=args.arena_deals,
+        seed=args.seed, resume=args.resume,
+    )
+    print(rounds_table(rows))
+    print(f"written: {args.out}/rounds.md, rounds.json, rounds.png; round r's agent: {args.out}/round_r/agent")
     return 0
 
 
@@ -339,13 +367,13 @@ def add_commands(sub, games, parse_options) -> None:
     ex.set_defaults(fn=lambda a_: cmd_exploit(a_, parse_options))
 
     lb = sub.add_parser(
-        "label", help="expert iteration, step 1: label a policy's card-play positions with PIMC search",
+        "label", help="expert iteration, step 1: label a policy's positions (card play, bids) with PIMC search",
         description="Play deals between a trained policy (one team) and an opponent; at every card decision with a "
         "choice, store the observation and the PIMC search value of each legal card (agents/shipped/README.md, All Fours: how the "
-        "shipped agent was made). Only games whose kernel can redeal hidden cards (determinize) can be labelled: "
-        "all_fours. About 45 labels per second per core; run one process per core with different seeds.",
+        "shipped agent was made) and, with --search-on, of each bid, declaration or signal; every game can be labelled "
+        "(training/EXPERT.md). About 45 labels per second per core (All Fours, n-det 32); run one process per core with different seeds.",
     )
-    lb.add_argument("game", choices=games, help="the game (all_fours)")
+    lb.add_argument("game", choices=games, help="the game")
     lb.add_argument("out", help="label file to write (a name ending in .npz); rewritten after every batch")
     lb.add_argument("--policy", default=None, help="saved policy directory or shipped name that plays one team (default GAME/ppo)")
     lb.add_argument("--games", type=int, default=10_000, help="deals to play (default 10,000; about 22 labels each)")
@@ -354,6 +382,10 @@ def add_commands(sub, games, parse_options) -> None:
     lb.add_argument("--opponent", default=None, help="the other team's agent (default GAME/rule)")
     lb.add_argument("--rollout", default=None, help="the search's rollout agent (default GAME/rule)")
     lb.add_argument("--seed", type=int, default=0, help="seeds the deals, the policy's sampling and the search (default 0)")
+    lb.add_argument(
+        "--search-on", nargs="+", default=["all"], metavar="TYPE",
+        help="decision types that get PIMC values: cards, others (bids, declarations, signals), all (default), none",
+    )
     lb.set_defaults(fn=lambda a_: cmd_label(_policy_default(a_)))
 
     ds = sub.add_parser(
@@ -377,7 +409,38 @@ def add_commands(sub, games, parse_options) -> None:
     ds.add_argument("--batch-size", type=int, default=1024, help="card positions per minibatch (default 1024)")
     ds.add_argument("--seed", type=int, default=0, help="seeds the held-out split, the shuffling and torch (default 0)")
     ds.add_argument("--torch-threads", type=int, default=1, help="torch threads (default 1)")
+    ds.add_argument(
+        "--search-on", default="cards",
+        help="decision types trained towards the search: cards (default, the All Fours recipe), others, all; the rest keep the start policy (KL)",
+    )
     ds.set_defaults(fn=cmd_distil)
+
+    ei = sub.add_parser(
+        "expert-iterate", help="expert iteration in rounds: label -> distil -> label the new policy -> ...",
+        description="Each round labels the current policy's positions with PIMC search (cardzoo label), distils them "
+        "(cardzoo distil) and plays the result against the rule bot; round r goes to OUT/round_r/. Prints and writes "
+        "a table of held-out regret per decision type and arena result per round (rounds.md, rounds.json) and a plot "
+        "(rounds.png). Refuses an OUT that holds files unless --resume (training/EXPERT.md).",
+    )
+    ei.add_argument("game", choices=games)
+    ei.add_argument("--out", required=True, help="run folder (new, or an earlier run with --resume)")
+    ei.add_argument("--rounds", type=int, default=2, help="rounds (default 2)")
+    ei.add_argument("--init", default=None, help="starting policy: saved directory or shipped name (default GAME/ppo)")
+    ei.add_argument("--games", type=int, default=200, help="deals labelled per round (default 200)")
+    ei.add_argument("--n-det", type=int, default=8, help="PIMC determinizations per label (default 8)")
+    ei.add_argument("--batch", type=int, default=64, help="deals labelled at once (default 64)")
+    ei.add_argument("--label-search-on", default="all", help="decision types labelled with values: cards, others, all (default: all, to measure both)")
+    ei.add_argument("--search-on", default="cards", help="decision types distilled to search: cards (default), others, all")
+    ei.add_argument("--epochs", type=int, default=4, help="distillation epochs per round (default 4)")
+    ei.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
+    ei.add_argument("--tau", type=float, default=0.05, help="temperature on PIMC values (default 0.05)")
+    ei.add_argument("--prior", type=float, default=0.25, help="exponent of the start policy in the target (default 0.25)")
+    ei.add_argument("--bid-weight", type=float, default=1.0, help="weight of the KL term on the kept decision types (default 1)")
+    ei.add_argument("--batch-size", type=int, default=1024, help="positions per minibatch (default 1024)")
+    ei.add_argument("--arena-deals", type=int, default=100, help="duplicate deals vs GAME/rule per round (default 100; 0: none)")
+    ei.add_argument("--seed", type=int, default=0, help="seeds labels (seed + round), distillation and arena (seed + 10000)")
+    ei.add_argument("--resume", action="store_true", help="continue the run in --out (complete rounds are kept)")
+    ei.set_defaults(fn=cmd_expert_iterate)
 
     p = sub.add_parser(
         "play", help="play seat 0 in the terminal against AI players (with an AI partner in partnership games)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cardzoo import agents
+from cardzoo.agents import registry
 from cardzoo import envs
 
 
@@ -21,7 +22,7 @@ def check_agent_game(agent, game: str, label) -> None:
 def resolve_agent(name: str, env_options: dict | None = None, seed: int | None = None, game: str | None = None, exec_timeout: float | None = None):
     """Load an agent by registry name or path, passing what each kind needs.
 
-    ``"random"`` gets ``seed``; other registered names get the env options (rule bots read the
+    ``"random"`` and the agents that draw random numbers (PIMC search) get ``seed``; other registered names get the env options (rule bots read the
     observation layout from them); ``"exec:COMMAND"`` is an external bot (``exec_timeout``
     seconds per answer, default 10; ``agents/external.py``); anything else is loaded as a saved
     policy path.
@@ -37,7 +38,12 @@ def resolve_agent(name: str, env_options: dict | None = None, seed: int | None =
         from cardzoo.agents.external import DEFAULT_TIMEOUT, ExecAgent
 
         return ExecAgent(name[len("exec:"):], timeout=DEFAULT_TIMEOUT if exec_timeout is None else exec_timeout, name=name)
-    agent = agents.load(name, **env_options) if name in agents.available() else agents.load(name)
+    if name in agents.available():
+        if seed is not None and registry.takes_seed(name):  # search agents draw determinizations
+            env_options["seed"] = seed
+        agent = agents.load(name, **env_options)
+    else:
+        agent = agents.load(name)
     if game is not None:
         check_agent_game(agent, game, name)
     return agent

@@ -1,34 +1,56 @@
 """Expert iteration: label positions with PIMC search, distil the labels into a policy network.
 
-Two steps, each a function and a ``cardzoo`` command:
+Three steps, each a function and a ``cardzoo`` command (the recipe and measurements: training/EXPERT.md):
 
-1. :func:`label_positions` (``cardzoo label``) plays deals between a saved policy (one team,
-   sampling its actions) and an opponent agent (the other team), so the positions are the ones
-   the policy meets. At every **card-play decision with a choice** it records the acting seat's
-   observation, action mask and the PIMC action values of :class:`cardzoo.agents.search.PIMCSearch`
-   (``n_det`` determinizations, the rollout agent in every seat). At every **bid** (a decision
-   offering a non-card action, e.g. All Fours stand/beg, give one/run) it records observation
-   and mask only.
-2. :func:`distil` (``cardzoo distil``) starts from the saved policy and trains its actor with
-   cross-entropy towards ``p_start(a)**prior * exp(q(a) / tau)`` over the legal cards (a
-   KL-regularised improvement of the starting policy by the search's values: with a small
-   ``tau`` it moves to PIMC's best card where the values are clearly apart and keeps its own
-   choice among near-equal ones, where the 32-determinization values are mostly noise), while
-   a KL term keeps its bids where they were (the bids are the starting policy's own: search
-   did not improve them, see agents/shipped/README.md). ``tau = 0`` is PIMC's best card (a hard label).
+1. :func:`label_positions` (``cardzoo label``) plays deals between a saved policy (one side,
+   drawn per deal from ``kernel.sides()``, sampling its actions) and an opponent agent (the other
+   sides), so the positions are the ones the policy meets. Every decision with a choice is one of
+   two **decision types**:
 
-Label files are ``.npz`` with ``obs`` ``uint8[N, D]``, ``mask`` ``bool[N, A]``, ``q``
-``float32[N, A]`` (NaN where illegal), ``bid_obs`` ``uint8[M, D]``, ``bid_mask`` ``bool[M, A]``.
-Labelling costs about 45 positions per second per core (All Fours, ``n_det=32``), so run one
-``cardzoo label`` per core with different seeds and pass all files to ``cardzoo distil``.
+   * ``"cards"``: every legal action is a card (action id ``< kernel.deck.n``): card play;
+   * ``"others"``: some legal action is not a card (``>= kernel.deck.n``): bids, declarations,
+     signals, stand/beg, give one/run, pass, ...
 
-The search reads the game state (``Kernel.determinize``), so only kernels with ``determinize``
-and hand episodes can label (All Fours).
+   For each it records the acting seat's observation and action mask, and, for the types in
+   ``search_on``, the PIMC action values of :class:`cardzoo.agents.search.PIMCSearch`
+   (``n_det`` determinizations, the rollout agent in every seat).
+2. :func:`distil` (``cardzoo distil``) starts from the saved policy and trains its actor, per
+   decision type in its own ``search_on``, with cross-entropy towards
+   ``p_start(a)**prior * exp(q(a) / tau)`` over the legal actions (a KL-regularised improvement of
+   the starting policy by the search's values: with a small ``tau`` it moves to PIMC's best
+   action where the values are clearly apart and keeps its own choice among near-equal ones),
+   while a KL term keeps the other type where the starting policy had it. It reports held-out
+   agreement with PIMC and regret per decision type, for the starting policy and the result, so
+   which type to distil is decided by measurement, together with the arena (as for All Fours:
+   search taught its card play, not its bids; agents/shipped/README.md). ``tau = 0`` is PIMC's
+   best action (a hard label).
+3. :func:`expert_iterate` (``cardzoo expert-iterate``) runs rounds of label -> distil -> label
+   with the new policy ..., each round in its own folder, with a table and plot of held-out
+   regret per type and an arena result against the rule bot per round.
+
+Label files are ``.npz`` with
+
+* ``obs`` ``uint8[N, D]``, ``mask`` ``bool[N, A]``, ``q`` ``float32[N, A]``: card decisions
+  (``q``: PIMC values, NaN where illegal; all NaN when cards were not searched);
+* ``other_obs`` ``uint8[M, D]``, ``other_mask`` ``bool[M, A]``, ``other_q`` ``float32[M, A]``:
+  the other decisions, the same way;
+* ``labelled`` ``str[k]``: the decision types that carry values (``"cards"``, ``"others"``).
+
+Files written before decision types (keys ``bid_obs``/``bid_mask``, no ``other_q`` nor
+``labelled``) still load: their bids become the ``other_*`` positions without values
+(``labelled = ("cards",)``). Labelling costs about 45 positions per second per core (All Fours,
+``n_det=32``), so run one ``cardzoo label`` per core with different seeds and pass all files
+to ``cardzoo distil``.
+
+The search reads the game state (``Kernel.determinize``, every game) and plays each rollout to
+the end of the episode, so the kernel is built with the policy's own options, which must end
+episodes with the deal (All Fours ``episode="hand"``; no ``match_target``).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import time
 from pathlib import Path
 
@@ -39,9 +61,44 @@ from cardzoo import envs
 from cardzoo.agents.policy import load_policy_agent, save_policy_agent
 from cardzoo.agents.search import PIMCSearch
 
-__all__ = ["label_positions", "load_labels", "distil", "distillation_target", "agreement_and_regret", "LABEL_KEYS"]
+__all__ = [
+    "label_positions", "load_labels", "distil", "distillation_target", "agreement_and_regret", "regret_change", "expert_iterate",
+    "LABEL_KEYS", "DECISION_TYPES", "parse_search_on",
+]
 
-LABEL_KEYS = ("obs", "mask", "q", "bid_obs", "bid_mask")
+#: the decision types: card play, and everything else (bids, declarations, signals, ...)
+DECISION_TYPES = ("cards", "others")
+#: the arrays of a label file (plus ``labelled``, the types with values)
+LABEL_KEYS = ("obs", "mask", "q", "other_obs", "other_mask", "other_q")
+#: label-file keys of each decision type: (observations, masks, values)
+TYPE_KEYS = {"cards": ("obs", "mask", "q"), "others": ("other_obs", "other_mask", "other_q")}
+_SEARCH_ON_WORDS = {"cards": ("cards",), "others": ("others",), "all": DECISION_TYPES, "none": ()}
+
+
+def parse_search_on(search_on) -> tuple[str, ...]:
+    """Decision types from ``"cards"``, ``"others"``, ``"all"``, ``"none"`` or a sequence of
+    ``"cards"``/``"others"``; returned in :data:`DECISION_TYPES` order.
+
+    Raises ``ValueError`` naming the valid values for anything else.
+    """
+    words = [search_on] if isinstance(search_on, str) else list(search_on)
+    out: set[str] = set()
+    for w in words:
+        if not isinstance(w, str) or w not in _SEARCH_ON_WORDS:
+            raise ValueError(
+                f"unknown search_on value {w!r}; valid: {sorted(_SEARCH_ON_WORDS)} "
+                "(cards: card play; others: bids, declarations, signals and other non-card decisions)"
+            )
+        out.update(_SEARCH_ON_WORDS[w])
+    return tuple(t for t in DECISION_TYPES if t in out)
+
+
+def decision_types(mask: np.ndarray, n_cards: int) -> np.ndarray:
+    """``int8[B]`` per legal mask ``bool[B, A]``: 0 card decision (every legal action
+    ``< n_cards``), 1 other decision (a legal action ``>= n_cards``), -1 no choice (one legal action or none)."""
+    kind = np.where(mask[:, n_cards:].any(axis=1), 1, 0).astype(np.int8)
+    kind[mask.sum(axis=1) < 2] = -1
+    return kind
 
 
 def _check_labelling_kernel(kernel) -> None:
@@ -49,9 +106,6 @@ def _check_labelling_kernel(kernel) -> None:
 
     if type(kernel).determinize is Kernel.determinize:  # the base class's raises NotImplementedError
         raise ValueError(f"{kernel.name} has no determinize(): PIMC labels need a kernel that can redeal hidden cards")
-    if kernel.name != "all_fours":  # every game can determinize now; the labelling is All Fours' card play so far
-        raise ValueError(f"labels are made for all_fours only so far, not {kernel.name} (its card play and bids); "
-                         f"{kernel.name}/pimc plays the search in the arena")
 
 
 def label_positions(
@@ -65,30 +119,37 @@ def label_positions(
     batch: int = 256,
     opponent: str | None = None,
     rollout: str | None = None,
+    search_on=DECISION_TYPES,
     progress: bool = True,
 ) -> dict[str, int]:
     """Play ``n_games`` deals (rounded up to whole batches) and write PIMC labels to ``out`` (.npz).
 
     Args:
-        game: a game with ``Kernel.determinize`` (``"all_fours"``).
+        game: a name of :data:`cardzoo.envs.GAMES`; the kernel is built with the policy's
+            ``env_options`` (its episodes must end with the deal: PIMC rollouts play to the end).
         policy: saved policy directory (or registry name of one, e.g. ``"all_fours/ppo"``) that
-            plays one team, sampling from its action distribution; the team is drawn per deal.
+            plays one side, sampling from its action distribution; the side is drawn per deal
+            from ``kernel.sides()`` (teams, or single seats in P'yanitsa).
         n_games: deals to play (>= 1).
         out: the label file (its name must end in ``.npz``), written after every batch through a
             temporary file and a rename, so a run stopped at any moment leaves a loadable file
             with the deals labelled so far.
         n_det: determinizations per labelled decision.
-        seed: seeds the deals, the team draw, the policy's sampling and the search.
+        seed: seeds the deals, the side draw, the policy's sampling and the search.
         batch: deals played at once.
-        opponent: agent of the other team (default ``"<game>/rule"``).
+        opponent: agent of the other sides (default ``"<game>/rule"``).
         rollout: agent playing every seat in the search's rollouts (default ``"<game>/rule"``).
+        search_on: decision types that get PIMC values (:func:`parse_search_on`: ``"cards"``,
+            ``"others"``, ``"all"``, ``"none"`` or a sequence; default both); the positions of
+            the other types are stored without values (for the KL term of :func:`distil`).
 
     Returns:
-        counts ``{"games", "card_positions", "bid_positions"}``.
+        counts ``{"games", "card_positions", "other_positions"}``.
 
     Raises:
-        ValueError: a game without ``determinize``, ``n_games``/``batch``/``n_det`` < 1, a
-        negative seed, an output name without ``.npz``, or a policy/opponent/rollout agent for
+        ValueError: a game without ``determinize``, a policy whose options do not end episodes
+        with the deal, ``n_games``/``batch``/``n_det`` < 1, a negative seed, an unknown
+        ``search_on``, an output name without ``.npz``, or a policy/opponent/rollout agent for
         another game; ``FileNotFoundError`` / ``OSError`` for a missing policy path or an output
         that cannot be written (checked before any deal is played).
     """
@@ -100,6 +161,7 @@ def label_positions(
         raise ValueError(f"n_games and batch must be >= 1, got n_games={n_games}, batch={batch}")
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
+    searched = parse_search_on(search_on)
     out = Path(out)
     if out.suffix != ".npz":
         raise ValueError(f"label file {str(out)!r} must be named *.npz (e.g. labels.npz)")
@@ -107,54 +169,63 @@ def label_positions(
         raise ValueError(f"cannot write labels to {out}: it is a folder")
     if not out.resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write labels to {out}: its folder does not exist")
-    kernel = envs.kernel(game)
-    _check_labelling_kernel(kernel)
+    _check_labelling_kernel(envs.kernel(game))
     pol = _load_policy(policy, game, deterministic=False, seed=seed)
-    opp = resolve_agent(opponent or f"{game}/rule", seed=seed, game=game)
-    roll = resolve_agent(rollout or f"{game}/rule", seed=seed, game=game)
+    env_options = dict(pol.meta.get("env_options") or {})
+    kernel = envs.kernel(game, **env_options)
+    opp = resolve_agent(opponent or f"{game}/rule", env_options, seed=seed, game=game)
+    roll = resolve_agent(rollout or f"{game}/rule", env_options, seed=seed, game=game)
     for role, name, agent in (("opponent", opponent, opp), ("rollout", rollout, roll)):
         if getattr(agent, "needs_state", False):
             raise ValueError(f"{role} agent {name!r} searches the game state; it must act from observations (e.g. {game}/rule)")
-    search = PIMCSearch(kernel, roll, n_det=n_det, seed=seed)
-    _save_labels(out, {key: _stack([], kernel, key) for key in LABEL_KEYS})  # fails now if out is not writable
+    try:
+        search = PIMCSearch(kernel, roll, n_det=n_det, seed=seed)
+    except ValueError as e:
+        raise ValueError(f"cannot label {policy!r} (options {env_options}): {e}") from None
+    _save_labels(out, {key: _stack([], kernel, key) for key in LABEL_KEYS}, searched)  # fails now if out is not writable
     rng = np.random.default_rng(seed)
-    team_of = np.empty(kernel.num_players, dtype=np.int64)
-    for t, seats in enumerate(kernel.teams):
-        team_of[list(seats)] = t
+    sides = kernel.sides()
+    side_of = np.empty(kernel.num_players, dtype=np.int64)
+    for t, seats in enumerate(sides):
+        side_of[list(seats)] = t
     parts: dict[str, list[np.ndarray]] = {key: [] for key in LABEL_KEYS}
     played = 0
-    with tqdm(total=n_games, desc=f"labelling {game} (PIMC {n_det})", unit="deal", disable=not progress) as bar:
+    counts = lambda: {t: sum(len(x) for x in parts[TYPE_KEYS[t][0]]) for t in DECISION_TYPES}  # noqa: E731
+    with tqdm(total=n_games, desc=f"labelling {game} (PIMC {n_det}, search on {'+'.join(searched) or 'none'})",
+              unit="deal", disable=not progress) as bar:
         while played < n_games:
-            played += _label_batch(kernel, pol, opp, search, team_of, batch, rng, parts)
-            _save_labels(out, {key: _stack(parts[key], kernel, key) for key in LABEL_KEYS})
+            played += _label_batch(kernel, pol, opp, search, side_of, len(sides), batch, rng, parts, searched)
+            _save_labels(out, {key: _stack(parts[key], kernel, key) for key in LABEL_KEYS}, searched)
             bar.update(batch)
-            bar.set_postfix(positions=sum(len(x) for x in parts["obs"]))
-    return {"games": played, "card_positions": sum(len(x) for x in parts["obs"]), "bid_positions": sum(len(x) for x in parts["bid_obs"])}
+            bar.set_postfix(counts())
+    c = counts()
+    return {"games": played, "card_positions": c["cards"], "other_positions": c["others"]}
 
 
-def _label_batch(kernel, pol, opp, search, team_of, batch, rng, parts) -> int:
+def _label_batch(kernel, pol, opp, search, side_of, n_sides, batch, rng, parts, searched) -> int:
     """Play ``batch`` deals, appending labels to ``parts``; returns ``batch``."""
-    n_cards = kernel.deck.n
     st = kernel.init(rng, batch)
-    policy_team = rng.integers(0, len(kernel.teams), size=batch)
+    policy_side = rng.integers(0, n_sides, size=batch)
     while not st.done.all():
         seat = st.current_player.astype(np.int64)
         mask = kernel.legal_actions(st)
         obs = kernel.observe(st, seat)
         live = ~st.done
-        is_bid = mask[:, n_cards:].any(axis=1)
-        choice = live & (mask.sum(axis=1) > 1)
-        cards = np.flatnonzero(choice & ~is_bid)
-        bids = np.flatnonzero(choice & is_bid)
-        if cards.size:
-            parts["q"].append(search.q_values(st.take(cards)).astype(np.float32))
-            parts["obs"].append(obs[cards])
-            parts["mask"].append(mask[cards])
-        if bids.size:
-            parts["bid_obs"].append(obs[bids])
-            parts["bid_mask"].append(mask[bids])
+        kind = decision_types(mask, kernel.deck.n)
+        for code, t in enumerate(DECISION_TYPES):
+            rows = np.flatnonzero(live & (kind == code))
+            if not rows.size:
+                continue
+            ko, km, kq = TYPE_KEYS[t]
+            if t in searched:
+                q = search.q_values(st.take(rows)).astype(np.float32)
+            else:
+                q = np.full(mask[rows].shape, np.nan, dtype=np.float32)
+            parts[ko].append(obs[rows])
+            parts[km].append(mask[rows])
+            parts[kq].append(q)
         actions = np.zeros(batch, dtype=np.int64)
-        mine = team_of[seat] == policy_team
+        mine = side_of[seat] == policy_side
         for sel, agent in ((live & mine, pol), (live & ~mine, opp)):
             rows = np.flatnonzero(sel)
             if rows.size:
@@ -163,13 +234,13 @@ def _label_batch(kernel, pol, opp, search, team_of, batch, rng, parts) -> int:
     return batch
 
 
-def _save_labels(out: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Write ``arrays`` to ``out`` atomically (a temporary file in the same folder, then a rename)."""
+def _save_labels(out: Path, arrays: dict[str, np.ndarray], labelled) -> None:
+    """Write ``arrays`` and ``labelled`` to ``out`` atomically (a temporary file in the same folder, then a rename)."""
     import os
 
     tmp = out.with_name(f".{out.name}.partial.npz")
     try:
-        np.savez_compressed(tmp, **arrays)
+        np.savez_compressed(tmp, **arrays, labelled=np.array(list(labelled), dtype="<U6"))
         os.replace(tmp, out)
     except OSError as e:
         tmp.unlink(missing_ok=True)
@@ -179,8 +250,8 @@ def _save_labels(out: Path, arrays: dict[str, np.ndarray]) -> None:
 def _stack(chunks: list[np.ndarray], kernel, key: str) -> np.ndarray:
     if chunks:
         return np.concatenate(chunks)
-    width = kernel.num_actions if key in ("mask", "q", "bid_mask") else kernel.obs_layout.size
-    dtype = {"q": np.float32, "mask": bool, "bid_mask": bool}.get(key, np.uint8)
+    width = kernel.num_actions if key.endswith(("mask", "q")) else kernel.obs_layout.size
+    dtype = np.float32 if key.endswith("q") else bool if key.endswith("mask") else np.uint8
     return np.zeros((0, width), dtype=dtype)
 
 
@@ -203,13 +274,19 @@ def _policy_dir(name: str) -> str:
     return name
 
 
-def load_labels(files) -> dict[str, np.ndarray]:
+def load_labels(files) -> dict:
     """Concatenate label files written by :func:`label_positions`.
+
+    Returns the arrays of :data:`LABEL_KEYS` (rows of all files, in order) and ``"labelled"``:
+    the tuple of decision types that carry values in **every** file (a type without values in
+    one file has NaN values there, and is not labelled in the result). Files of the format
+    before decision types (``bid_obs``/``bid_mask``) load with their bids as ``other_*``
+    positions without values.
 
     Raises ``FileNotFoundError`` naming a missing file, ``ValueError`` naming a file given twice,
     one that is not a readable ``.npz`` (damaged, pickled, another format), lacks a key of
-    :data:`LABEL_KEYS`, has arrays of the wrong kind or shape, no value on a legal card, or
-    sizes that differ from the other files'.
+    :data:`LABEL_KEYS`, has arrays of the wrong kind or shape, no value on a legal action of a
+    labelled type, or sizes that differ from the other files'.
     """
     import zipfile
     import zlib
@@ -223,6 +300,7 @@ def load_labels(files) -> dict[str, np.ndarray]:
             raise ValueError(f"label file {f} is given twice (its held-out positions would also be trained on)")
         seen.add(f.resolve())
     data: dict[str, list[np.ndarray]] = {key: [] for key in LABEL_KEYS}
+    labelled = set(DECISION_TYPES)
     widths = None
     for f in files:
         if not f.is_file():
@@ -232,17 +310,15 @@ def load_labels(files) -> dict[str, np.ndarray]:
             if not isinstance(z, np.lib.npyio.NpzFile):
                 raise ValueError(f"{f} is not a label file: a .npz archive with {list(LABEL_KEYS)} was expected")
             with z:
-                missing = [key for key in LABEL_KEYS if key not in z.files]
-                if missing:
-                    raise ValueError(f"{f} is not a label file: it lacks {missing}")
-                arrays = {key: z[key] for key in LABEL_KEYS}
+                arrays, types = _read_label_arrays(f, z)
         except (OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError) as e:
             raise ValueError(f"{f} is not a readable .npz label file (damaged or another format): {e}") from None
         except ValueError as e:
             if str(f) in str(e):
                 raise
             raise ValueError(f"{f} is not a readable label file: {e}") from None
-        _check_label_arrays(f, arrays)
+        _check_label_arrays(f, arrays, types)
+        labelled &= set(types)
         w = (arrays["obs"].shape[1], arrays["mask"].shape[1])
         if widths is not None and w != widths[0]:
             raise ValueError(
@@ -251,29 +327,55 @@ def load_labels(files) -> dict[str, np.ndarray]:
         widths = widths or (w, f)
         for key in LABEL_KEYS:
             data[key].append(arrays[key])
-    return {key: np.concatenate(v) for key, v in data.items()}
+    out: dict = {key: np.concatenate(v) for key, v in data.items()}
+    out["labelled"] = tuple(t for t in DECISION_TYPES if t in labelled)
+    return out
 
 
-def _check_label_arrays(f: Path, a: dict[str, np.ndarray]) -> None:
+def _read_label_arrays(f: Path, z) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
+    """The arrays of an open label archive and its labelled types (old files: bids without values)."""
+    names = set(z.files)
+    if "other_obs" not in names and {"bid_obs", "bid_mask"} <= names:  # the format before decision types
+        missing = [key for key in ("obs", "mask", "q") if key not in names]
+        if missing:
+            raise ValueError(f"{f} is not a label file: it lacks {missing}")
+        arrays = {key: z[key] for key in ("obs", "mask", "q")}
+        arrays["other_obs"], arrays["other_mask"] = z["bid_obs"], z["bid_mask"]
+        arrays["other_q"] = np.full(arrays["other_mask"].shape, np.nan, dtype=np.float32)
+        return arrays, ("cards",)
+    missing = [key for key in (*LABEL_KEYS, "labelled") if key not in names]
+    if missing:
+        raise ValueError(f"{f} is not a label file: it lacks {missing}")
+    types = tuple(str(t) for t in np.atleast_1d(z["labelled"]))
+    bad = [t for t in types if t not in DECISION_TYPES]
+    if bad:
+        raise ValueError(f"{f} is not a valid label file: labelled types {bad} are not among {list(DECISION_TYPES)}")
+    return {key: z[key] for key in LABEL_KEYS}, types
+
+
+def _check_label_arrays(f: Path, a: dict[str, np.ndarray], labelled=DECISION_TYPES) -> None:
     """Raise ``ValueError`` naming ``f`` if its arrays are not labels of one game."""
     problems = []
     for key in LABEL_KEYS:
         if a[key].ndim != 2:
             problems.append(f"{key} has shape {a[key].shape}, expected 2-D")
     if not problems:
-        n, m = len(a["obs"]), len(a["bid_obs"])
-        if a["mask"].dtype != bool or a["bid_mask"].dtype != bool:
-            problems.append("mask and bid_mask must be boolean")
-        if not np.issubdtype(a["obs"].dtype, np.integer) or not np.issubdtype(a["bid_obs"].dtype, np.integer):
-            problems.append("obs and bid_obs must be integer observations")
-        if not np.issubdtype(a["q"].dtype, np.floating):
-            problems.append("q must be floating point")
-        if a["mask"].shape != (n, a["q"].shape[1]) or a["q"].shape[0] != n:
-            problems.append(f"obs, mask and q disagree: {a['obs'].shape}, {a['mask'].shape}, {a['q'].shape}")
-        if a["bid_mask"].shape != (m, a["mask"].shape[1]) or a["bid_obs"].shape[1] != a["obs"].shape[1]:
-            problems.append(f"bid_obs/bid_mask {a['bid_obs'].shape}/{a['bid_mask'].shape} do not match obs/mask")
-        if not problems and np.issubdtype(a["q"].dtype, np.floating) and not np.isfinite(a["q"][a["mask"]]).all():
-            problems.append("q has NaN or infinite values on legal cards")
+        if a["mask"].dtype != bool or a["other_mask"].dtype != bool:
+            problems.append("mask and other_mask must be boolean")
+        if not np.issubdtype(a["obs"].dtype, np.integer) or not np.issubdtype(a["other_obs"].dtype, np.integer):
+            problems.append("obs and other_obs must be integer observations")
+        if not np.issubdtype(a["q"].dtype, np.floating) or not np.issubdtype(a["other_q"].dtype, np.floating):
+            problems.append("q and other_q must be floating point")
+        n_act = a["mask"].shape[1]
+        for t, (ko, km, kq) in TYPE_KEYS.items():
+            n = len(a[ko])
+            if a[km].shape != (n, n_act) or a[kq].shape != (n, n_act) or a[ko].shape[1] != a["obs"].shape[1]:
+                problems.append(f"{ko}, {km} and {kq} disagree: {a[ko].shape}, {a[km].shape}, {a[kq].shape}")
+        if not problems:
+            for t in labelled:
+                ko, km, kq = TYPE_KEYS[t]
+                if np.issubdtype(a[kq].dtype, np.floating) and not np.isfinite(a[kq][a[km]]).all():
+                    problems.append(f"{kq} has NaN or infinite values on legal actions ({t} decisions are labelled)")
     if problems:
         raise ValueError(f"{f} is not a valid label file: " + "; ".join(problems))
 
@@ -286,17 +388,49 @@ def _actor_logits(policy, scale, obs: np.ndarray, mask: np.ndarray):
     return policy.action_net(latent).masked_fill(~torch.as_tensor(mask), -1e9)
 
 
-def agreement_and_regret(policy_agent, labels: dict[str, np.ndarray], rows=None) -> tuple[float, float]:
-    """How the agent's greedy card compares with PIMC on labelled positions.
+def agreement_and_regret(policy_agent, labels: dict, rows=None, kind: str = "cards") -> tuple[float, float]:
+    """How the agent's greedy action compares with PIMC on labelled positions of one decision type.
 
-    Returns ``(agreement, regret)``: the share of positions where it picks PIMC's best card, and
-    the mean PIMC value lost (best value minus the value of its card, reward units).
+    Args:
+        policy_agent: any observation agent (``act(obs, mask)``).
+        labels: from :func:`load_labels`.
+        rows: positions to use (default all of that type).
+        kind: ``"cards"`` or ``"others"`` (its values must be labelled).
+
+    Returns ``(agreement, regret)``: the share of positions where it picks PIMC's best action, and
+    the mean PIMC value lost (best value minus the value of its action, reward units); ``(nan, nan)``
+    when there are no rows.
     """
-    rows = np.arange(len(labels["obs"])) if rows is None else rows
-    q = np.where(np.isnan(labels["q"][rows]), -np.inf, labels["q"][rows])
-    a = policy_agent.act(labels["obs"][rows], labels["mask"][rows])
-    best = q.argmax(axis=1)
-    return float((a == best).mean()), float((q.max(axis=1) - q[np.arange(len(rows)), a]).mean())
+    hit, lost = _per_position(policy_agent, labels, rows, kind)
+    if len(hit) == 0:
+        return float("nan"), float("nan")
+    return float(hit.mean()), float(lost.mean())
+
+
+def _per_position(policy_agent, labels: dict, rows=None, kind: str = "cards") -> tuple[np.ndarray, np.ndarray]:
+    """``(bool[n] picks PIMC's best action, float64[n] PIMC value lost)`` per position of ``rows``."""
+    ko, km, kq = TYPE_KEYS[kind]
+    rows = np.arange(len(labels[ko])) if rows is None else np.asarray(rows)
+    if len(rows) == 0:
+        return np.zeros(0, bool), np.zeros(0)
+    q = np.where(np.isnan(labels[kq][rows]), -np.inf, labels[kq][rows]).astype(np.float64)
+    a = policy_agent.act(labels[ko][rows], labels[km][rows])
+    return q.argmax(axis=1) == a, q.max(axis=1) - q[np.arange(len(rows)), a]
+
+
+def regret_change(before_agent, after_agent, labels: dict, rows, kind: str = "cards") -> dict:
+    """Paired change of regret (after minus before) on the same positions, with a 95% CI:
+    ``{"mean", "ci": [lo, hi], "n"}`` (reward units per decision; negative: the change helped).
+    The PIMC values' noise is the same for both agents, so the interval is that of the policies'
+    difference on these positions (:func:`cardzoo.training.arena.mean_ci`); ``None`` for the
+    interval with fewer than 2 positions (and for the mean with none)."""
+    from .arena import mean_ci
+
+    d = _per_position(after_agent, labels, rows, kind)[1] - _per_position(before_agent, labels, rows, kind)[1]
+    if len(d) < 2:  # no interval (None, not NaN: the summary is JSON)
+        return {"mean": float(d.mean()) if len(d) else None, "ci": [None, None], "n": int(len(d))}
+    m, lo, hi = mean_ci(d)
+    return {"mean": m, "ci": [lo, hi], "n": int(len(d))}
 
 
 def distillation_target(q: np.ndarray, mask: np.ndarray, tau: float, prior: float = 0.0, log_p_start=None) -> np.ndarray:
@@ -327,6 +461,7 @@ def distil(
     files,
     out,
     *,
+    search_on="cards",
     epochs: int = 4,
     lr: float = 1e-3,
     tau: float = 0.05,
@@ -341,31 +476,40 @@ def distil(
 ) -> dict:
     """Train the actor of saved policy ``init`` on PIMC labels; save the result to ``out``.
 
-    Loss per minibatch: cross-entropy between the policy on ``batch_size`` card positions and
-    the target (PIMC's best legal card if ``tau == 0``, else proportional to
-    ``p_start(a)**prior * exp(q(a) / tau)`` over the legal cards, ``q`` in reward units; see
-    :func:`distillation_target`), plus ``bid_weight`` times ``KL(start policy || policy)`` on
-    ``batch_size / 2`` bid positions. Only the actor (policy MLP and action head) changes; the critic is left as it
-    was. ``val_fraction`` of the card positions are held out to report agreement and regret
-    (:func:`agreement_and_regret`) before and after each epoch, and those of ``reference`` (an
-    agent name, e.g. the rule bot) for comparison. The regret is measured with held-out PIMC
-    values, whose noise does not depend on the agent's choice, so differences in regret between
-    agents are unbiased estimates of how much value they give up per decision. A plot of both
-    per epoch is written to ``out/distillation.png``.
+    ``search_on`` (:func:`parse_search_on`: ``"cards"``, ``"others"`` or ``"all"``) names the
+    decision types distilled to the search; the others are kept near the starting policy. Loss
+    per minibatch: cross-entropy between the policy on ``batch_size`` positions of the searched
+    types (pooled) and the target (PIMC's best legal action if ``tau == 0``, else proportional
+    to ``p_start(a)**prior * exp(q(a) / tau)`` over the legal actions, ``q`` in reward units;
+    see :func:`distillation_target`), plus ``bid_weight`` times ``KL(start policy || policy)``
+    on ``batch_size / 2`` positions of the kept types (bids, with the default ``"cards"``). Only
+    the actor (policy MLP and action head) changes; the critic is left as it was.
+
+    ``val_fraction`` of the positions of every labelled type are held out (never trained on) to
+    report agreement and regret (:func:`agreement_and_regret`) per decision type, before
+    training and after each epoch, and those of ``reference`` (an agent name, e.g. the rule bot)
+    for comparison (lower regret is closer to the search; it is stronger play only where the search
+    plays better than the policy: check with the arena, training/EXPERT.md). The regret is measured
+    with held-out PIMC values, whose noise does not depend on the agent's choice, so differences
+    in regret between agents are unbiased estimates of how much value they give up per
+    decision. A plot of both per epoch and type is written to ``out/distillation.png``.
 
     The defaults are the recipe of the shipped ``all_fours/ppo`` (agents/shipped/README.md, All Fours).
 
-    Returns a summary dict (positions, before/after agreement and regret, seconds) that is also
-    stored in the saved agent's ``agent.json`` under ``"distillation"``.
+    Returns a summary dict (positions, searched types, before/after agreement and regret per
+    type, history, seconds) that is also stored in the saved agent's ``agent.json`` under
+    ``"distillation"``.
 
     Raises:
-        ValueError: bad hyper-parameters, labels of another observation size, or a policy of a
-        game without labels; ``FileNotFoundError`` naming a missing policy or label file.
+        ValueError: bad hyper-parameters, an unknown ``search_on`` (naming the valid values), a
+        searched type the labels carry no values for or have fewer than 10 positions of, labels
+        of another observation size, or a policy of a game without labels;
+        ``FileNotFoundError`` naming a missing policy or label file.
     """
+    import math
+
     import torch
     from tqdm import tqdm
-
-    import math
 
     finite = all(math.isfinite(x) for x in (lr, tau, prior, bid_weight, val_fraction))
     if not finite or epochs < 1 or batch_size < 2 or not lr > 0 or tau < 0 or prior < 0 or bid_weight < 0 or not 0 < val_fraction < 1:
@@ -377,7 +521,23 @@ def distil(
         )
     if torch_threads < 1 or seed < 0:
         raise ValueError(f"torch_threads must be >= 1 and seed >= 0, got torch_threads={torch_threads}, seed={seed}")
+    searched = parse_search_on(search_on)
+    if not searched:
+        raise ValueError(f"search_on={search_on!r} distils nothing; valid: 'cards', 'others' or 'all'")
     labels = load_labels(files)
+    n_pos = {t: len(labels[TYPE_KEYS[t][0]]) for t in DECISION_TYPES}
+    for t in searched:
+        if t not in labels["labelled"]:
+            raise ValueError(
+                f"search_on={search_on!r} distils {t} decisions, but the labels carry PIMC values for "
+                f"{list(labels['labelled'])} only; label them with cardzoo label --search-on {t} (or all), "
+                f"or distil with search_on among {list(labels['labelled']) or ['(none)']}"
+            )
+        if n_pos[t] < 10:
+            raise ValueError(
+                f"too few labels: {n_pos[t]} {t} positions (need >= 10 to distil {t}; this game may have few "
+                f"{t} decisions with a choice); positions per type: {n_pos}"
+            )
     init_dir = Path(_policy_dir(init))
     agent = load_policy_agent(init_dir)
     game = agent.meta["game"]
@@ -393,60 +553,84 @@ def distil(
             f"labels have observations of size {labels['obs'].shape[1]} and {labels['q'].shape[1]} actions; "
             f"{init} expects {agent.scale.shape[0]} and {agent.policy.action_space.n}"
         )
-    if len(labels["obs"]) < 10 or len(labels["bid_obs"]) < 1:
-        raise ValueError(f"too few labels: {len(labels['obs'])} card and {len(labels['bid_obs'])} bid positions")
     policy, scale = agent.policy, torch.as_tensor(agent.scale)
     start = copy.deepcopy(policy)
+    start_agent = copy.copy(agent)
+    start_agent.policy = start
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
-    perm = rng.permutation(len(labels["obs"]))
-    n_val = max(1, int(len(perm) * val_fraction))
-    val, train_rows = perm[:n_val], perm[n_val:]
-    before = agreement_and_regret(agent, labels, val)
+    # held-out positions of every labelled type (measured, never trained on)
+    val: dict[str, np.ndarray] = {}
+    train: dict[str, np.ndarray] = {}
+    for t in DECISION_TYPES:
+        perm = rng.permutation(n_pos[t])
+        n_val = max(1, int(n_pos[t] * val_fraction)) if t in labels["labelled"] and n_pos[t] >= 2 else 0
+        val[t], train[t] = perm[:n_val], perm[n_val:]
+    measured = [t for t in labels["labelled"] if len(val[t])]
+
+    def measure(a) -> dict:
+        out_ = {}
+        for t in measured:
+            agree, regret = agreement_and_regret(a, labels, val[t], t)
+            out_[t] = {"agreement": agree, "regret": regret}
+        return out_
+
+    before = measure(agent)
+    # the searched types' training positions, pooled: (obs, mask, q) rows
+    pool = {k: np.concatenate([labels[TYPE_KEYS[t][i]][train[t]] for t in searched]) for i, k in enumerate(("obs", "mask", "q"))}
+    kept = [t for t in DECISION_TYPES if t not in searched and len(train[t])]
+    keep = {k: np.concatenate([labels[TYPE_KEYS[t][i]][train[t]] for t in kept]) for i, k in enumerate(("obs", "mask"))} if kept else None
     params = [*policy.mlp_extractor.policy_net.parameters(), *policy.action_net.parameters()]
     opt = torch.optim.Adam(params, lr=lr)
     policy.set_training_mode(True)
     t0 = time.time()
     history = []
-    n_batches = max(1, len(train_rows) // batch_size)
-    with tqdm(total=epochs * n_batches, desc=f"distilling into {game}", unit="batch", disable=not progress) as bar:
+    order = np.arange(len(pool["obs"]))
+    n_batches = max(1, len(order) // batch_size)
+    with tqdm(total=epochs * n_batches, desc=f"distilling {'+'.join(searched)} into {game}", unit="batch", disable=not progress) as bar:
         for epoch in range(epochs):
-            rng.shuffle(train_rows)
+            rng.shuffle(order)
             for i in range(n_batches):
-                rows = train_rows[i * batch_size : (i + 1) * batch_size]
+                rows = order[i * batch_size : (i + 1) * batch_size]
+                obs, mask = pool["obs"][rows], pool["mask"][rows]
                 log_p = None
                 if tau > 0 and prior > 0:
                     with torch.no_grad():
-                        log_p = torch.log_softmax(_actor_logits(start, scale, labels["obs"][rows], labels["mask"][rows]), dim=1).numpy()
-                target = distillation_target(labels["q"][rows], labels["mask"][rows], tau, prior, log_p)
-                logp = torch.log_softmax(_actor_logits(policy, scale, labels["obs"][rows], labels["mask"][rows]), dim=1)
+                        log_p = torch.log_softmax(_actor_logits(start, scale, obs, mask), dim=1).numpy()
+                target = distillation_target(pool["q"][rows], mask, tau, prior, log_p)
+                logp = torch.log_softmax(_actor_logits(policy, scale, obs, mask), dim=1)
                 loss = -(torch.as_tensor(target, dtype=torch.float32) * logp).sum(dim=1).mean()
-                b = rng.integers(0, len(labels["bid_obs"]), size=batch_size // 2)
-                with torch.no_grad():
-                    p_start = torch.softmax(_actor_logits(start, scale, labels["bid_obs"][b], labels["bid_mask"][b]), dim=1)
-                logp_bid = torch.log_softmax(_actor_logits(policy, scale, labels["bid_obs"][b], labels["bid_mask"][b]), dim=1)
-                kl = (p_start * (torch.log(p_start + 1e-12) - logp_bid)).sum(dim=1).mean()
+                kl = torch.zeros(())
+                if keep is not None:
+                    b = rng.integers(0, len(keep["obs"]), size=max(1, batch_size // 2))
+                    with torch.no_grad():
+                        p_start = torch.softmax(_actor_logits(start, scale, keep["obs"][b], keep["mask"][b]), dim=1)
+                    logp_keep = torch.log_softmax(_actor_logits(policy, scale, keep["obs"][b], keep["mask"][b]), dim=1)
+                    kl = (p_start * (torch.log(p_start + 1e-12) - logp_keep)).sum(dim=1).mean()
                 opt.zero_grad()
                 (loss + bid_weight * kl).backward()
                 opt.step()
                 bar.update(1)
             policy.set_training_mode(False)
-            agree, regret = agreement_and_regret(agent, labels, val)
+            now = measure(agent)
             policy.set_training_mode(True)
-            history.append({"epoch": epoch + 1, "loss": loss.item(), "bid_kl": kl.item(), "val_agreement": agree, "val_regret": regret})
-            bar.set_postfix(agree=f"{agree:.3f}", regret=f"{regret:.4f}")
+            history.append({"epoch": epoch + 1, "loss": loss.item(), "keep_kl": kl.item(), "val": now})
+            bar.set_postfix({f"{t}_regret": f"{now[t]['regret']:.4f}" for t in now})
     policy.set_training_mode(False)
+    change = {t: regret_change(start_agent, agent, labels, val[t], t) for t in measured}
     ref = None
     if ref_agent is not None:
-        agree, regret = agreement_and_regret(ref_agent, labels, val)
-        ref = {"agent": reference, "agreement": agree, "regret": regret}
+        ref = {"agent": reference, **measure(ref_agent)}
     summary = {
         "game": game,
         "init": str(init),
         "label_files": [str(f) for f in files],
-        "card_positions": int(len(labels["obs"])),
-        "bid_positions": int(len(labels["bid_obs"])),
-        "val_positions": int(n_val),
+        "search_on": list(searched),
+        "kept": kept,
+        "labelled": list(labels["labelled"]),
+        "card_positions": n_pos["cards"],
+        "other_positions": n_pos["others"],
+        "val_positions": {t: int(len(val[t])) for t in DECISION_TYPES},
         "epochs": epochs,
         "lr": lr,
         "tau": tau,
@@ -454,7 +638,9 @@ def distil(
         "bid_weight": bid_weight,
         "batch_size": batch_size,
         "seed": seed,
-        "val_before": {"agreement": before[0], "regret": before[1]},
+        "before": before,
+        "after": history[-1]["val"],
+        "regret_change": change,
         "history": history,
         "reference": ref,
         "seconds": round(time.time() - t0, 1),
@@ -485,8 +671,9 @@ def _check_distil_out(out: Path, init_dir: Path) -> None:
 
 
 def plot_distillation(summary: dict, path) -> None:
-    """Held-out agreement with PIMC and regret per epoch (epoch 0: the starting policy), with the
-    reference agent's as a dashed line; written to ``path`` (PNG)."""
+    """Held-out regret and agreement with PIMC per epoch (epoch 0: the starting policy), one line
+    per labelled decision type (solid: distilled to search; dotted: kept by the KL term), with the
+    reference agent's as dashed lines; written to ``path`` (PNG)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -494,24 +681,252 @@ def plot_distillation(summary: dict, path) -> None:
     from matplotlib.ticker import MaxNLocator
 
     epochs = [0] + [h["epoch"] for h in summary["history"]]
-    series = {
-        "regret (PIMC value lost per decision)": [summary["val_before"]["regret"]] + [h["val_regret"] for h in summary["history"]],
-        "agreement with PIMC's best card": [summary["val_before"]["agreement"]] + [h["val_agreement"] for h in summary["history"]],
-    }
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for ax, (label, ys), key in zip(axes, series.items(), ("regret", "agreement")):
-        ax.plot(epochs, ys, marker="o", label="policy being distilled")
-        if summary.get("reference"):
-            ax.axhline(summary["reference"][key], ls="--", color="gray", label=summary["reference"]["agent"])
+    titles = {"regret": "regret (PIMC value lost per decision)", "agreement": "agreement with PIMC's best action"}
+    for ax, key in zip(axes, ("regret", "agreement")):
+        for i, t in enumerate(summary["before"]):
+            ys = [summary["before"][t][key]] + [h["val"][t][key] for h in summary["history"]]
+            how = "distilled" if t in summary["search_on"] else "kept"
+            ax.plot(epochs, ys, marker="o", color=f"C{i}", ls="-" if how == "distilled" else ":", label=f"{t} ({how})")
+            if summary.get("reference") and t in summary["reference"]:
+                ax.axhline(summary["reference"][t][key], ls="--", color=f"C{i}", alpha=0.6, label=f"{summary['reference']['agent']}, {t}")
         ax.set_xlabel("epoch")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_title(label, fontsize=10)
+        ax.set_title(titles[key], fontsize=10)
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
+    vp = summary["val_positions"]
     fig.suptitle(
-        f"{summary['game']}: distillation on {summary['card_positions']:,} PIMC-labelled card positions "
-        f"(held-out {summary['val_positions']:,})", fontsize=10,
+        f"{summary['game']}: distillation on {summary['card_positions']:,} card and {summary['other_positions']:,} other "
+        f"positions (held-out {vp['cards']:,} and {vp['others']:,})", fontsize=10,
     )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def expert_iterate(
+    game: str,
+    out,
+    *,
+    rounds: int = 2,
+    init: str | None = None,
+    games: int = 200,
+    n_det: int = 8,
+    label_search_on="all",
+    search_on="cards",
+    batch: int = 64,
+    epochs: int = 4,
+    lr: float = 1e-3,
+    tau: float = 0.05,
+    prior: float = 0.25,
+    bid_weight: float = 1.0,
+    batch_size: int = 1024,
+    arena_deals: int = 100,
+    seed: int = 0,
+    resume: bool = False,
+    progress: bool = True,
+) -> list[dict]:
+    """Rounds of expert iteration: label (:func:`label_positions`) -> distil (:func:`distil`) ->
+    label the new policy's positions -> ...
+
+    Round ``r`` (1-based) writes ``out/round_r/``: ``labels.npz`` (``games`` deals of the round's
+    policy, values for ``label_search_on``; label seed ``seed + r``), ``agent/`` (the distilled
+    policy, trained with ``search_on`` and the distillation options) and ``round.json`` (its row of
+    the table, written last: a round is complete when it exists). The round's policy is ``init``
+    (default ``GAME/ppo``) in round 1 and the previous round's agent after. Every round's agent,
+    and the starting policy (row 0), plays ``arena_deals`` duplicate deals (the same deals, seed
+    ``seed + 10_000``) against ``GAME/rule``, and every round's agent against the starting policy
+    (paired on the same deals: the direct answer to "did the rounds help"; 0: no arena). After each
+    round ``out/rounds.json``,
+    ``out/rounds.md`` (the table: held-out regret per decision type before and after the round,
+    arena result) and ``out/rounds.png`` (regret by round per type, arena by round) are rewritten.
+
+    Args: as :func:`label_positions` and :func:`distil`; ``resume`` continues a run in ``out``
+    (complete rounds are kept, an incomplete one is redone; the game and starting policy must be
+    the same).
+
+    Returns the table rows (row 0: the starting policy's arena result).
+
+    Raises:
+        ValueError: ``rounds`` < 1, ``arena_deals`` < 0, an ``out`` that holds files while
+        ``resume`` is not given (a run never overwrites another), a resumed run of another game
+        or starting policy, and every error of :func:`label_positions` and :func:`distil`
+        (checked before the first round's labels: unknown ``search_on`` values, a searched type
+        not labelled).
+    """
+    from tqdm import tqdm
+
+    from .arena import play_duplicate
+    from .common import resolve_agent
+
+    if rounds < 1 or arena_deals < 0 or games < 1:
+        raise ValueError(f"need rounds >= 1, games >= 1 and arena_deals >= 0, got rounds={rounds}, games={games}, arena_deals={arena_deals}")
+    searched = parse_search_on(search_on)
+    labelled = parse_search_on(label_search_on)
+    if not searched:
+        raise ValueError(f"search_on={search_on!r} distils nothing; valid: 'cards', 'others' or 'all'")
+    missing = [t for t in searched if t not in labelled]
+    if missing:
+        raise ValueError(
+            f"search_on={search_on!r} distils {missing} decisions, which label_search_on={label_search_on!r} leaves "
+            f"without values; valid: search_on within {list(labelled)}"
+        )
+    if game not in envs.GAMES:
+        raise ValueError(f"unknown game {game!r}; available games: {sorted(envs.GAMES)}")
+    init = init or f"{game}/ppo"
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; give a new folder")
+    config = {"game": game, "init": str(init), "rounds": rounds, "games": games, "n_det": n_det,
+              "label_search_on": list(labelled), "search_on": list(searched), "batch": batch, "epochs": epochs, "lr": lr,
+              "tau": tau, "prior": prior, "bid_weight": bid_weight, "batch_size": batch_size, "arena_deals": arena_deals,
+              "seed": seed}
+    if out.is_dir() and any(out.iterdir()):
+        if not resume:
+            raise ValueError(f"--out {out} holds an earlier run; give a new folder, or --resume to continue that run")
+        run_file = out / "run.json"
+        if not run_file.is_file():
+            raise ValueError(f"cannot resume in {out}: it has no run.json (it is not an expert-iterate run)")
+        old = json.loads(run_file.read_text())
+        for key in ("game", "init"):
+            if old.get(key) != config[key]:
+                raise ValueError(f"cannot resume {out}: it is a run with {key}={old.get(key)!r}, not {config[key]!r}")
+    # a registry name that is no trained policy, a missing or foreign policy fail before any work
+    env_options = dict(_load_policy(init, game, deterministic=True).meta.get("env_options") or {})
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "run.json").write_text(json.dumps(config, indent=2))
+
+    def arena_row(policy_path, against: str | None = None) -> dict | None:
+        against = against or f"{game}/rule"
+        if arena_deals == 0:
+            return None
+        a = resolve_agent(str(policy_path), env_options, game=game)
+        b = resolve_agent(str(_policy_dir(against)) if against == str(init) else against, env_options, game=game)
+        r = play_duplicate(game, a, b, arena_deals, seed=seed + 10_000, batch=min(256, arena_deals), env_options=env_options,
+                           name_a=str(policy_path), name_b=against)
+        return {k: v for k, v in r.to_dict().items() if k in ("n_deals", "mean_diff", "diff_ci", "win_rate", "win_ci", "null_win_rate")}
+
+    start_file = out / "start.json"
+    if start_file.is_file():
+        rows = [json.loads(start_file.read_text())]
+    else:
+        rows = [{"round": 0, "policy": str(init), "arena": arena_row(_policy_dir(init))}]
+        start_file.write_text(json.dumps(rows[0], indent=2))
+    policy = str(init)
+    with tqdm(total=rounds, desc=f"expert iteration on {game}", unit="round", disable=not progress) as bar:
+        for r in range(1, rounds + 1):
+            folder = out / f"round_{r}"
+            done = folder / "round.json"
+            if done.is_file():
+                rows.append(json.loads(done.read_text()))
+                policy = str(folder / "agent")
+                bar.update(1)
+                continue
+            folder.mkdir(exist_ok=True)
+            t0 = time.time()
+            counts = label_positions(game, policy, games, folder / "labels.npz", n_det=n_det, seed=seed + r, batch=batch,
+                                     search_on=labelled, progress=progress)
+            s = distil(policy, [folder / "labels.npz"], folder / "agent", search_on=searched, epochs=epochs, lr=lr, tau=tau,
+                       prior=prior, bid_weight=bid_weight, batch_size=batch_size, seed=seed, reference=f"{game}/rule",
+                       progress=progress)
+            row = {"round": r, "policy": policy, "agent": str(folder / "agent"), "positions": {"cards": counts["card_positions"],
+                   "others": counts["other_positions"]}, "search_on": list(searched), "before": s["before"],
+                   "after": s["after"], "regret_change": s["regret_change"], "reference": s["reference"],
+                   "arena": arena_row(folder / "agent"), "arena_vs_start": arena_row(folder / "agent", str(init)),
+                   "seconds": round(time.time() - t0, 1)}
+            done.write_text(json.dumps(row, indent=2))
+            rows.append(row)
+            policy = str(folder / "agent")
+            _write_rounds(out, rows)
+            bar.update(1)
+    _write_rounds(out, rows)
+    return rows
+
+
+def _fmt(x, spec=".4f") -> str:
+    return "-" if x is None or (isinstance(x, float) and np.isnan(x)) else format(x, spec)
+
+
+def rounds_table(rows: list[dict]) -> str:
+    """Markdown table of :func:`expert_iterate`'s rows: positions, held-out regret per decision type
+    (the round's starting policy -> its distilled agent; ``*`` marks a type distilled to search),
+    the paired change with its 95% CI, the rule bot's regret on the same positions, and the arena
+    result against the rule bot."""
+    lines = [
+        "| round | card / other positions | cards regret: before -> after, change [95% CI] (rule bot) "
+        "| others regret: before -> after, change [95% CI] (rule bot) "
+        "| vs rule bot: mean diff [95% CI] | win rate | vs the starting policy: mean diff [95% CI] |",
+        "|---:|---:|---|---|---:|---:|---:|",
+    ]
+    for row in rows:
+        a = row.get("arena")
+        arena = (f"{a['mean_diff']:+.3f} [{a['diff_ci'][0]:+.3f}, {a['diff_ci'][1]:+.3f}] ({a['n_deals']} deals)", f"{a['win_rate']:.3f}") if a else ("-", "-")
+        if row["round"] == 0:
+            lines.append(f"| 0 (start) | - | - | - | {arena[0]} | {arena[1]} | - |")
+            continue
+        cells = []
+        for t in DECISION_TYPES:
+            b, f = row["before"].get(t), row["after"].get(t)
+            ref = (row.get("reference") or {}).get(t)
+            star = "*" if t in row["search_on"] else ""
+            ch = (row.get("regret_change") or {}).get(t)
+            ch = f", {ch['mean']:+.4f} [{ch['ci'][0]:+.4f}, {ch['ci'][1]:+.4f}]" if ch and ch["ci"][0] is not None else ""
+            cells.append(f"{_fmt(b and b['regret'])} -> {_fmt(f and f['regret'])}{star}{ch} ({_fmt(ref and ref['regret'])})" if b else "not labelled")
+        p = row["positions"]
+        v = row.get("arena_vs_start")
+        vs = f"{v['mean_diff']:+.3f} [{v['diff_ci'][0]:+.3f}, {v['diff_ci'][1]:+.3f}]" if v else "-"
+        lines.append(f"| {row['round']} | {p['cards']:,} / {p['others']:,} | {cells[0]} | {cells[1]} | {arena[0]} | {arena[1]} | {vs} |")
+    return "\n".join(lines)
+
+
+def _write_rounds(out: Path, rows: list[dict]) -> None:
+    (out / "rounds.json").write_text(json.dumps(rows, indent=2))
+    (out / "rounds.md").write_text(rounds_table(rows) + "\n\n`*`: distilled to search; regret in reward units per decision, on held-out positions\n")
+    plot_rounds(rows, out / "rounds.png")
+
+
+def plot_rounds(rows: list[dict], path) -> None:
+    """Held-out regret per decision type by round (round r's ``after``; round 0: round 1's
+    ``before``, the starting policy) and the arena result against the rule bot (95% CI) by round (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    done = [r for r in rows if r["round"] > 0]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for i, t in enumerate(DECISION_TYPES):
+        xs, ys = [], []
+        if done and t in done[0]["before"]:
+            xs.append(0)
+            ys.append(done[0]["before"][t]["regret"])
+        for r in done:
+            if t in r["after"]:
+                xs.append(r["round"])
+                ys.append(r["after"][t]["regret"])
+        if xs:
+            axes[0].plot(xs, ys, marker="o", color=f"C{i}", label=t)
+            bx = [r["round"] - 1 for r in done if t in r["before"]]
+            by = [r["before"][t]["regret"] for r in done if t in r["before"]]
+            axes[0].scatter(bx, by, facecolors="none", edgecolors=f"C{i}", s=60, label=f"{t}: the same agent on the next round's positions")
+    axes[0].set_title("held-out regret (PIMC value lost per decision)", fontsize=10)
+    ar = [(r["round"], r["arena"]) for r in rows if r.get("arena")]
+    if ar:
+        x = [r for r, _ in ar]
+        m = np.array([a["mean_diff"] for _, a in ar])
+        lo = np.array([a["diff_ci"][0] for _, a in ar])
+        hi = np.array([a["diff_ci"][1] for _, a in ar])
+        axes[1].errorbar(x, m, yerr=[m - lo, hi - m], marker="o", capsize=4)
+        axes[1].axhline(0, color="gray", lw=0.8)
+    axes[1].set_title("mean difference per deal vs the rule bot (95% CI)", fontsize=10)
+    for ax in axes:
+        ax.set_xlabel("round (0: starting policy)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"expert iteration from {rows[0]['policy']}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -20,18 +20,16 @@ import dataclasses
 
 import numpy as np
 
-from ..core.cards import FRENCH52, bit, mask_to_cards, popcount, unpack_bits
+from ..core.cards import FRENCH52, mask_to_cards, popcount
 from ..core import chance
 from ..core.compiled import CompiledKernel, arrays_type
 from ..core.kernel import BatchState, Layout, Option, bool_option, hook_ints, int_option, state_field
+from . import determinize as _determinize
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
 from .constants import (
-    ALL_CARDS,
-    FIRST_KICK,
     KICK_POINTS,
-    RUN_KICKS,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_PLAYERS,
@@ -265,62 +263,25 @@ class AllFoursKernel(CompiledKernel):
         Low (§6) are scored on a consistent deal. Voids that earlier tricks showed (``voids``) are
         respected where the counts allow it. Stock positions that are never read again are
         set to -1 (the turned cards keep theirs: they are public), so the copy holds no hidden card of ``st``: the result depends only on what
-        ``seat`` may know and on ``rng``.
+        ``seat`` may know and on ``rng``. Compiled (:func:`cardzoo.envs.all_fours.determinize.redeal_unseen`);
+        ``rng`` gives ``random((B, 52), float32)`` keys, then ``random((52, B))`` uniforms.
+
+        Raises ``ValueError`` for a seat out of 0..3 (or not broadcastable to ``[B]``).
         """
-        out = st.copy()
         B = st.batch_size
-        ar = np.arange(B)
-        seat = np.broadcast_to(np.asarray(seat, dtype=np.intp), (B,))
-        played_all = np.bitwise_or.reduce(st.played, axis=1)
-        seen = st.hands[ar, seat] | played_all | st.kicked
-        unseen = unpack_bits((ALL_CARDS & ~seen)[:, None], NUM_CARDS)[:, 0].astype(bool)  # [B, 52]
-        keys = rng.random((B, NUM_CARDS), dtype=np.float32)
-        keys[~unseen] = 2.0
-        order = np.argsort(keys, axis=1, kind="stable")  # unseen cards first, in random order
-        # deal the unseen cards one by one (in that random order) to the other seats or the stock,
-        # each to a destination with room that has not shown a void in its suit, with probability
-        # proportional to the room left (if none qualifies, to any destination with room)
-        others = (seat[:, None] + np.arange(1, 4)) % 4  # [B, 3]
-        room = np.zeros((B, 4), dtype=np.int64)
-        room[:, :3] = popcount(st.hands[ar[:, None], others])
-        n_unseen = unseen.sum(axis=1)
-        room[:, 3] = n_unseen - room[:, :3].sum(axis=1)  # the undealt stock
-        voids = np.zeros((B, 4), dtype=np.uint8)
-        voids[:, :3] = st.voids[ar[:, None], others]
-        new_hands = np.zeros((B, 4), dtype=U64)
-        rest = np.full((B, NUM_CARDS), -1, dtype=np.int8)  # stock cards, in order
-        n_rest = np.zeros(B, dtype=np.int64)
-        u = rng.random((NUM_CARDS, B))
-        for jj in range(int(n_unseen.max(initial=0))):
-            live = jj < n_unseen
-            card = order[:, jj]
-            ok = (room > 0) & ((voids >> (card // 13)[:, None].astype(np.uint8)) & 1 == 0)
-            w = np.where(ok.any(axis=1)[:, None], ok, room > 0) * room
-            cum = np.cumsum(w, axis=1)
-            dest = (u[jj][:, None] * cum[:, 3:4] >= cum).sum(axis=1)
-            dest = np.minimum(dest, 3)
-            rows = np.flatnonzero(live)
-            d = dest[rows]
-            room[rows, d] -= 1
-            hand_rows = rows[d < 3]
-            new_hands[hand_rows, d[d < 3]] |= bit(card[hand_rows])
-            stock_rows = rows[d == 3]
-            rest[stock_rows, n_rest[stock_rows]] = card[stock_rows]
-            n_rest[stock_rows] += 1
-        for k in range(3):
-            other = others[:, k]
-            out.hands[ar, other] = new_hands[:, k]
-            out.dealt[ar, other] = new_hands[:, k] | st.played[ar, other]
-        fill = rest[:, : NUM_CARDS - 25]
-        ok = n_rest >= NUM_CARDS - 25  # a stand/beg or give-one/run decision: the pack may be run
-        out.stock[:, :FIRST_KICK] = -1  # dealt positions are never read again
-        out.stock[ok, 25:] = fill[ok]
-        out.stock[~ok, 25:] = -1  # trick play: nothing more is dealt this hand
-        # the turned cards are public: they keep their stock positions (the table shows them in turning order)
-        out.stock[:, FIRST_KICK] = st.stock[:, FIRST_KICK]
-        for r, pos in enumerate(RUN_KICKS):
-            ran = st.runs > r
-            out.stock[ran, pos] = st.stock[ran, pos]
+        try:
+            seats = np.broadcast_to(np.asarray(seat, dtype=np.intp), (B,)).astype(np.int64)
+        except (TypeError, ValueError):
+            raise ValueError(f"seat must be an int or int[{B}], got {seat!r}") from None
+        if B and (seats.min() < 0 or seats.max() >= NUM_PLAYERS):
+            raise ValueError(f"seat {seat!r} is not valid for all_fours; seats are ints 0..{NUM_PLAYERS - 1}")
+        keys = rng.random((B, NUM_CARDS), dtype=np.float32)  # the order in which unseen cards are dealt
+        u = rng.random((NUM_CARDS, B))  # where each goes
+        out = st.copy()
+        _determinize.redeal_unseen(
+            out.hands, out.dealt, out.played, out.kicked, out.voids, out.stock, out.runs, seats, keys, u,
+            np.empty(NUM_CARDS, dtype=np.int64), np.empty(NUM_CARDS, dtype=np.int8),
+        )
         return out
 
     # ------------------------------------------------------------------ views

@@ -1,12 +1,13 @@
 """The Ottocento combination scorer: sets, the seven sequences, contatori, the Grande chain, doublings.
 
 ``RULES.md`` §4 (declarations) and §6 step 3 (captured combinations) score a card collection
-with the **same** function, :func:`combo_breakdown` / :func:`combo_score`. It works on
-``uint64`` bitboards of any shape (bit ``i`` = card id ``i`` of :data:`cardzoo.envs.core.cards.TAROCCO62`),
-with array operations only, so the end-of-deal scoring of ``B`` games needs no Python loop
-over the games. :func:`reference_breakdown` restates the same rules card by card over a list
-of ids (plain Python, written independently of the table tricks below); the tests check the
-two against each other on many random collections.
+with the **same** function: the compiled :func:`cardzoo.envs.ottocento.rules.combo_parts`, which
+the kernel's rules call for declarations and captured piles. :func:`combo_breakdown` /
+:func:`combo_score` run it over ``uint64`` bitboards of any shape (bit ``i`` = card id ``i`` of
+:data:`cardzoo.envs.core.cards.TAROCCO62`) for the agents, search and views.
+:func:`reference_breakdown` restates the same rules card by card over a list of ids (plain
+Python, written independently of the compiled scorer); the tests check the two against each
+other on many random collections.
 
 Scoring summary (``RULES.md`` §4.2-§4.4):
 
@@ -33,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.cards import popcount
+from . import rules as _rules
 from .constants import ANG, BEG, MAT, MOO, MOORS, RANK_A, RANK_J, RANK_K, RANK_N, RANK_Q, SUN, WOR
 
 __all__ = [
@@ -64,60 +65,10 @@ _SET_VALUES = ((18, 36), (17, 34), (14, 28), (13, 26), (12, 24))  # (three, four
 _ACES = tuple(10 * s + RANK_A for s in range(4))
 
 
-def _bb(ids) -> int:
-    m = 0
-    for i in ids:
-        m |= 1 << int(i)
-    return m
-
-
-_SET_BB = np.array([_bb(m) for m in _SET_MEMBERS], dtype=_U64)
-_SET_TABLE = np.zeros((5, 5), dtype=np.int16)  # [kind, count] -> points
-for _i, (_three, _four) in enumerate(_SET_VALUES):
-    _SET_TABLE[_i, 3], _SET_TABLE[_i, 4] = _three, _four
-_CONT = _U64(_bb((BEG, MAT)))
-_ACES_BB = _U64(_bb(_ACES))
-_MOORS_BB = _U64(_bb(MOORS))
-_HEAD_BB = _U64(_bb((WOR, SUN, MOO)))
-_ANG_BIT = _U64(1 << ANG)
-_MOO_BIT = _U64(1 << MOO)
-_KING_BIT = np.array([1 << (10 * s + RANK_K) for s in range(4)], dtype=_U64)
-_COURT_BB = np.array([_bb(10 * s + r for r in (RANK_Q, RANK_N, RANK_J)) for s in range(4)], dtype=_U64)
-_ACE_BIT = np.array([1 << (10 * s + RANK_A) for s in range(4)], dtype=_U64)
-_NUM_SHIFT = _U64(45)  # T5 is id 45: bits 45..56 hold T5..T16
-
-
 def seq_value(length) -> np.ndarray:
     """Points of a sequence of ``length`` cards (§4.3): ``5*L - 5`` for ``L >= 3``, else 0."""
     length = np.asarray(length)
     return np.where(length >= 3, 5 * length - 5, 0)
-
-
-def _grande_reach_table() -> np.ndarray:
-    """``int8[3, 2, 4096]``: positions of the chain T16 .. T5 reached (0..12), by free fillers
-    (0-2), whether a fill at T16 is blocked (the position before it was a substitution), and
-    the 12-bit pattern of numbered trumps held (bit ``j`` = T(5+j)). §4.3 Grande, extension."""
-    pat = np.arange(4096)
-    out = np.zeros((3, 2, 4096), dtype=np.int8)
-    for fillers in range(3):
-        for blocked in range(2):
-            left = np.full(4096, fillers)
-            prev_filled = np.full(4096, bool(blocked))
-            going = np.ones(4096, dtype=bool)
-            reach = np.zeros(4096, dtype=np.int8)
-            for j in range(11, -1, -1):  # T16 down to T5
-                real = (pat >> j) & 1 == 1
-                fill = going & ~real & (left > 0) & ~prev_filled
-                going &= real | fill
-                reach += going
-                left -= fill
-                prev_filled = np.where(going, fill, prev_filled)
-            out[fillers, blocked] = reach
-    return out
-
-
-_GRANDE_REACH = _grande_reach_table()
-_REACH_MASK = np.array([((1 << r) - 1) << (12 - r) for r in range(13)], dtype=_U64)  # numbers reached, as 12 bits
 
 
 class ComboBreakdown(NamedTuple):
@@ -149,63 +100,24 @@ def combo_breakdown(cards, natural_skip_counts_as_gap: bool = False) -> ComboBre
             counts as a substitution, so T16 cannot then be filled by a contatore.
 
     Returns:
-        :class:`ComboBreakdown` with arrays of shape ``S``. Order of the cards in a collection
-        cannot matter (a bitboard has none). Pure function; no Python loop over collections.
+        :class:`ComboBreakdown` with arrays of shape ``S``, computed by the compiled scorer
+        :func:`cardzoo.envs.ottocento.rules.combo_parts` (the one the kernel uses). Order of the
+        cards in a collection cannot matter (a bitboard has none). Pure function.
     """
     x = np.asarray(cards, dtype=_U64)
-    # sets (§4.2)
-    counts = popcount(x[..., None] & _SET_BB).astype(np.intp)  # [*S, 5]
-    sets = _SET_TABLE[np.arange(5), counts]
-    set_ok = sets > 0
-    sets_doubled = set_ok.sum(axis=-1) >= 3
-    # sequences (§4.3)
-    c = popcount(x & _CONT).astype(np.int16)
-    xs = x[..., None]
-    king = (xs & _KING_BIT) != 0  # [*S, 4]
-    k = popcount(xs & _COURT_BB).astype(np.int16)
-    ace = ((xs & _ACE_BIT) != 0).astype(np.int16)
-    cs = c[..., None]
-    suit_ok = king & ((k >= 2) | ((k == 1) & (cs >= 1)))
-    suit_len = np.where(suit_ok, 1 + k + ace + cs, 0)
-    a = popcount(x & _ACES_BB).astype(np.int16)
-    aces_ok = (a >= 2) & (a + c >= 3)
-    m = popcount(x & _MOORS_BB).astype(np.int16)
-    moors_ok = (m >= 2) & (m + c >= 3)
-    # Grande: head group, then the chain through the numbered trumps, then the Moors
-    t = popcount(x & _HEAD_BB).astype(np.int16)
-    has_ang = (x & _ANG_BIT) != 0
-    grande_ok = has_ang & ((t >= 2) | ((t == 1) & (c >= 1)))
-    fillers = np.where(t == 1, c - 1, c).clip(0, 2)
-    if natural_skip_counts_as_gap:
-        blocked = (t < 3) & ((x & _MOO_BIT) == 0)  # the skipped (or filled) head slot is MOO
-    else:
-        blocked = np.zeros(x.shape, dtype=bool)
-    pattern = ((x >> _NUM_SHIFT) & _U64(0xFFF)).astype(np.intp)
-    reach = _GRANDE_REACH[fillers.astype(np.intp), blocked.astype(np.intp), pattern]
-    numbers = _REACH_MASK[reach] & pattern.astype(_U64)
-    real_numbers = popcount(numbers).astype(np.int16)
-    moors_in = np.where(reach == 12, m, 0)
-    grande_len = np.where(grande_ok, 1 + t + real_numbers + moors_in + c, 0)
-    seq_len = np.concatenate(
-        [suit_len, np.where(aces_ok, a + c, 0)[..., None], np.where(moors_ok, m + c, 0)[..., None], grande_len[..., None]],
-        axis=-1,
+    flat = np.ascontiguousarray(x.reshape(-1))
+    n = flat.shape[0]
+    total = np.empty(n, dtype=np.int32)
+    shown = np.empty(n, dtype=_U64)
+    sets = np.empty((n, 5), dtype=np.int16)
+    seqs = np.empty((n, 7), dtype=np.int16)
+    _rules.combo_batch(flat, bool(natural_skip_counts_as_gap), total, shown, sets, seqs)
+    S = x.shape
+    sets = sets.reshape(*S, 5)
+    seqs = seqs.reshape(*S, 7)
+    return ComboBreakdown(
+        sets, seqs, (sets > 0).sum(axis=-1) >= 3, (seqs > 0).sum(axis=-1) >= 3, total.reshape(S), shown.reshape(S)
     )
-    seqs = seq_value(seq_len).astype(np.int16)
-    seq_ok = seqs > 0
-    seqs_doubled = seq_ok.sum(axis=-1) >= 3
-    total = sets.sum(axis=-1, dtype=np.int32) * np.where(sets_doubled, 2, 1) + seqs.sum(axis=-1, dtype=np.int32) * np.where(
-        seqs_doubled, 2, 1
-    )
-    # the cards that score (§4.1: what a declaration reveals)
-    shown = np.bitwise_or.reduce(np.where(set_ok, x[..., None] & _SET_BB, _U64(0)), axis=-1)
-    suit_cards = xs & (_KING_BIT | _COURT_BB | _ACE_BIT)
-    shown |= np.bitwise_or.reduce(np.where(suit_ok, suit_cards, _U64(0)), axis=-1)
-    shown |= np.where(aces_ok, x & _ACES_BB, _U64(0))
-    shown |= np.where(moors_ok, x & _MOORS_BB, _U64(0))
-    grande_cards = _ANG_BIT | (x & _HEAD_BB) | (numbers << _NUM_SHIFT) | np.where(reach == 12, x & _MOORS_BB, _U64(0))
-    shown |= np.where(grande_ok, grande_cards, _U64(0))
-    shown |= np.where(seq_ok.any(axis=-1), x & _CONT, _U64(0))
-    return ComboBreakdown(sets, seqs, sets_doubled, seqs_doubled, total.astype(np.int32), shown)
 
 
 def combo_score(cards, natural_skip_counts_as_gap: bool = False) -> np.ndarray:

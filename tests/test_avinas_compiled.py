@@ -1,0 +1,137 @@
+"""The compiled Avinas kernel's frame: legal actions as two bit words (83 actions), input validated
+before compiled code, the parallel driver equal to one core, pickling (envs/avinas/rules.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import numpy as np
+import pytest
+
+from cardzoo.envs.avinas.constants import KNOCK, NO_KNOCK, PLAY
+from cardzoo.envs.avinas.kernel import AvinasKernel
+
+
+def _snapshot(st):
+    return {f.name: getattr(st, f.name).copy() for f in dataclasses.fields(st)}
+
+
+def _assert_unchanged(st, snap):
+    for name, arr in snap.items():
+        assert np.array_equal(getattr(st, name), arr), name
+
+
+def _random_legal(k, st, rng):
+    mask = k.legal_actions(st)
+    u = rng.random(mask.shape)
+    u[~mask] = -1
+    return u.argmax(axis=1)
+
+
+def test_legal_words_are_two_per_game():
+    k = AvinasKernel()
+    st = k.init(np.random.default_rng(0), 2)
+    # game 0: a sevens game, the declarer (seat 0) knocks or not: actions 77, 78 = bits 13, 14 of word 1;
+    # game 1: a no-sevens game, seat 3 calls first: PASS and CALL_1..CALL_8 = actions 64..72 = bits 0..8 of word 1
+    words = k.legal_words(st)
+    assert words.dtype == np.uint64 and words.shape == (2, 2)
+    with pytest.raises(ValueError, match="avinas has 83 actions; its legal actions need legal_words"):
+        k.legal_bitboard(st)
+    assert words.tolist() == [[0, (1 << 13) | (1 << 14)], [0, 511]]
+    assert np.flatnonzero(k.legal_actions(st)[0]).tolist() == [KNOCK, NO_KNOCK]
+    assert np.flatnonzero(k.legal_actions(st)[1]).tolist() == list(range(64, 73))
+    # the lead to trick 2 without a trump (§5): each card face up (its id) or face down (id + 32), in word 0
+    st.phase[0], st.trump[0], st.tricks_done[0], st.n_in_trick[0], st.current_player[0] = PLAY, 0, 1, 0, 2
+    st.hands[0, 2] = (1 << 8) | (1 << 11)  # 7D, 10D (clubs are trumps)
+    assert k.legal_words(st)[0].tolist() == [(1 << 8) | (1 << 11) | (1 << 40) | (1 << 43), 0]
+    assert [k.action_name(int(a)) for a in np.flatnonzero(k.legal_actions(st)[0])] == ["7D", "10D", "FD_7D", "FD_10D"]
+    st.done[0] = True  # nothing is legal once the game is over
+    assert k.legal_words(st)[0].tolist() == [0, 0]
+
+
+@pytest.mark.parametrize(
+    "actions, match",
+    [
+        ([KNOCK, 3], r"illegal action 10C in game 1 for seat 3; legal: \['PASS', 'CALL_1', .*'CALL_8'\]"),
+        ([KNOCK, 83], r"illegal action 83 in game 1 .* legal: \['PASS', "),
+        ([KNOCK, -1], r"illegal action -1 in game 1"),
+        ([2**40, 64], r"illegal action 1099511627776 in game 0 for seat 0; legal: \['KNOCK', 'NO_KNOCK'\]"),
+        ([64, 64], r"illegal action PASS in game 0 for seat 0; legal: \['KNOCK', 'NO_KNOCK'\]"),
+    ],
+)
+def test_step_rejects_illegal_and_out_of_range_actions_and_leaves_the_state_unchanged(actions, match):
+    k = AvinasKernel()
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 2)
+    snap = _snapshot(st)
+    with pytest.raises(ValueError, match=match):
+        k.step(st, np.array(actions, dtype=np.int64), rng)
+    _assert_unchanged(st, snap)
+    with pytest.raises(ValueError, match=match):
+        k.check_actions(st, np.array(actions, dtype=np.int64))
+
+
+def test_step_rejects_bad_shapes_and_ignores_finished_or_inactive_games():
+    k = AvinasKernel()
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 2)
+    snap = _snapshot(st)
+    with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\)"):
+        k.step(st, np.array([KNOCK]), rng)
+    with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\), got float64"):
+        k.step(st, np.array([77.0, 64.0]), rng)
+    with pytest.raises(ValueError, match=r"active must be bool of shape \(2,\)"):
+        k.step(st, np.array([KNOCK, 64]), rng, active=np.array([1, 0]))
+    _assert_unchanged(st, snap)
+    # an inactive game's action is not looked at: game 1 stays as it was
+    k.step(st, np.array([NO_KNOCK, 999]), rng, active=np.array([True, False]))
+    assert st.knocked[0].tolist() == [False, False, False, False] and st.current_player.tolist() == [2, 3]
+    assert st.n_calls[1] == 0 and np.array_equal(st.calls[1], snap["calls"][1])
+
+
+def test_observe_rejects_a_bad_seat():
+    k = AvinasKernel()
+    st = k.init(np.random.default_rng(0), 3)
+    for seat in (4, -1, [0, 1, 7], np.array([0, 1, 2, 3]), 1.0):
+        with pytest.raises(ValueError, match="seat"):
+            k.observe(st, seat)
+    assert k.observe(st, np.array([0, 1, 3])).shape == (3, 421)
+    assert k.global_state(st).shape == (3, 453)
+
+
+def test_parallel_driver_plays_exactly_as_one_core():
+    opts = dict(episode="match", pip_limit=4, facedown_signal="free", trump_lead_rule="every_lead")
+    one, par = AvinasKernel(**opts), AvinasKernel(**opts)
+    par.set_parallel(True)
+    r1, r2, pick = np.random.default_rng(3), np.random.default_rng(3), np.random.default_rng(4)
+    a, b = one.init(r1, 64), par.init(r2, 64)
+    finished = 0
+    for _ in range(300):
+        assert np.array_equal(one.legal_words(a), par.legal_words(b))
+        assert np.array_equal(one.observe(a, a.current_player), par.observe(b, b.current_player))
+        acts = _random_legal(one, a, pick)
+        one.step(a, acts, r1)
+        par.step(b, acts, r2)
+        for f in dataclasses.fields(a):
+            assert np.array_equal(getattr(a, f.name), getattr(b, f.name)), f.name
+        finished += int(a.done.sum())
+        one.reset_done(a, r1)
+        par.reset_done(b, r2)
+    assert finished > 10
+
+
+def test_a_pickled_kernel_and_state_play_on_identically():
+    k = AvinasKernel(episode="match")
+    rng, pick = np.random.default_rng(5), np.random.default_rng(6)
+    st = k.init(rng, 8)
+    for _ in range(20):
+        k.step(st, _random_legal(k, st, pick), rng)
+    k2, st2, rng2 = pickle.loads(pickle.dumps((k, st, rng)))
+    assert k2.drivers is k.drivers and np.array_equal(k2.params, k.params)
+    for _ in range(40):
+        acts = _random_legal(k, st, pick)
+        k.step(st, acts, rng)
+        k2.step(st2, acts, rng2)
+    for f in dataclasses.fields(st):
+        assert np.array_equal(getattr(st, f.name), getattr(st2, f.name)), f.name

@@ -1,0 +1,224 @@
+"""Expert iteration for every game (training/expert.py): labels of both decision types, distillation
+per type, rounds. Sizes are tiny (a few deals, one or two determinizations)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from cardzoo import agents, envs
+from cardzoo.agents.policy import read_meta
+from cardzoo.training import cli
+from cardzoo.training.expert import (
+    DECISION_TYPES, LABEL_KEYS, _policy_dir, agreement_and_regret, decision_types, distil, expert_iterate, label_positions,
+    load_labels, parse_search_on, regret_change,
+)
+
+
+def _policy(game, tmp_path_factory) -> str:
+    """The shipped policy of ``game``; P'yanitsa's with a cap of 30 battles (a whole game is the
+    episode, and every rollout of the search plays it to the end)."""
+    if game != "pyanitsa":
+        return f"{game}/ppo"
+    folder = tmp_path_factory.mktemp("pya") / "pyanitsa_short"
+    shutil.copytree(agents.registry.shipped_path("pyanitsa/ppo"), folder)
+    meta = json.loads((folder / "agent.json").read_text())
+    meta["env_options"]["max_battles"] = 30
+    (folder / "agent.json").write_text(json.dumps(meta))
+    return str(folder)
+
+
+@pytest.fixture(scope="module")
+def game_labels(tmp_path_factory):
+    """``{game: (label file, counts, policy)}``, made on first use."""
+    made = {}
+
+    def get(game):
+        if game not in made:
+            policy = _policy(game, tmp_path_factory)
+            out = tmp_path_factory.mktemp(f"labels_{game}") / "l.npz"
+            counts = label_positions(game, policy, 2, out, n_det=1, seed=3, batch=2, progress=False)
+            made[game] = (out, counts, policy)
+        return made[game]
+
+    return get
+
+
+def test_decision_types_worked_example():
+    # 4 cards (ids 0-3) and 2 other actions (4, 5)
+    mask = np.array([
+        [1, 1, 0, 0, 0, 0],  # two cards: card decision
+        [1, 0, 0, 0, 1, 0],  # a card or a bid: other decision
+        [0, 0, 0, 0, 1, 1],  # two bids: other decision
+        [0, 0, 1, 0, 0, 0],  # one legal action: no choice
+        [0, 0, 0, 0, 0, 0],  # nothing legal (finished game)
+    ], dtype=bool)
+    assert decision_types(mask, 4).tolist() == [0, 1, 1, -1, -1]
+
+
+class _Fixed:
+    """An agent that plays a fixed action per position."""
+
+    def __init__(self, actions):
+        self.actions = np.array(actions)
+
+    def act(self, obs, mask):
+        return self.actions[obs[:, 0]]
+
+
+def test_regret_and_its_paired_change_worked_example():
+    q = np.array([[1.0, 0.0, np.nan], [0.5, 0.2, np.nan], [0.0, 3.0, 1.0]], dtype=np.float32)
+    labels = {"other_obs": np.arange(3, dtype=np.uint8)[:, None], "other_mask": ~np.isnan(q), "other_q": q}
+    before, after = _Fixed([1, 0, 0]), _Fixed([0, 0, 1])
+    assert agreement_and_regret(before, labels, kind="others") == pytest.approx((1 / 3, 4 / 3))  # lost 1, 0, 3
+    assert agreement_and_regret(after, labels, kind="others") == pytest.approx((1.0, 0.0))  # the best every time
+    ch = regret_change(before, after, labels, np.arange(3), "others")  # differences -1, 0, -3
+    half = 1.959964 * np.sqrt(7 / 3) / np.sqrt(3)  # sample sd sqrt(7/3)
+    assert ch["n"] == 3 and ch["mean"] == pytest.approx(-4 / 3)
+    assert ch["ci"] == pytest.approx([-4 / 3 - half, -4 / 3 + half], abs=1e-5)
+
+
+@pytest.mark.parametrize("game", sorted(envs.GAMES))
+def test_labels_of_every_game(game, game_labels):
+    out, counts, policy = game_labels(game)
+    d = load_labels([out])
+    meta = read_meta(_policy_dir(policy))
+    k = envs.kernel(game, **meta["env_options"])
+    n, m = len(d["obs"]), len(d["other_obs"])
+    assert counts == {"games": 2, "card_positions": n, "other_positions": m}
+    assert d["labelled"] == DECISION_TYPES
+    assert set(d) == {*LABEL_KEYS, "labelled"}
+    assert n >= 10  # every game has card play with a choice
+    D, A = k.obs_layout.size, k.num_actions
+    for (ko, km, kq), rows in ((("obs", "mask", "q"), n), (("other_obs", "other_mask", "other_q"), m)):
+        assert d[ko].shape == (rows, D) and d[ko].dtype == np.uint8
+        assert d[km].shape == d[kq].shape == (rows, A) and d[km].dtype == bool and d[kq].dtype == np.float32
+        assert (d[km].sum(axis=1) > 1).all()  # only decisions with a choice
+        assert np.array_equal(~np.isnan(d[kq]), d[km])  # a value on every legal action, NaN elsewhere
+        assert np.isfinite(d[kq][d[km]]).all()
+    assert not d["mask"][:, k.deck.n:].any()  # card decisions: cards only
+    assert d["other_mask"][:, k.deck.n:].any(axis=1).all()  # other decisions: a non-card action
+    if game == "pyanitsa":
+        assert m == 0  # its only non-card action (flip) is never a choice
+    else:
+        assert m >= 2  # bids, declarations, signals
+
+
+def test_labels_only_for_the_types_asked(tmp_path):
+    out = tmp_path / "cards.npz"
+    c = label_positions("avinas", "avinas/ppo", 2, out, n_det=1, seed=3, batch=2, search_on="cards", progress=False)
+    d = load_labels([out])
+    assert d["labelled"] == ("cards",)
+    assert np.isnan(d["other_q"]).all() and len(d["other_obs"]) == c["other_positions"] > 0
+    assert np.array_equal(~np.isnan(d["q"]), d["mask"])
+    # the same positions as a run labelling both types: the search has its own random stream, so
+    # searching more decisions changes no deal, no policy choice (the values differ: the stream moved on)
+    both = tmp_path / "both.npz"
+    label_positions("avinas", "avinas/ppo", 2, both, n_det=1, seed=3, batch=2, progress=False)
+    e = load_labels([both])
+    for key in ("obs", "mask", "other_obs", "other_mask"):
+        assert np.array_equal(e[key], d[key]), key
+    assert load_labels([out, both])["labelled"] == ("cards",)  # a type is labelled only where every file has its values
+
+
+def test_old_label_files_still_load(tmp_path, game_labels):
+    d = load_labels([game_labels("aluette")[0]])
+    old = tmp_path / "old.npz"
+    np.savez(old, obs=d["obs"], mask=d["mask"], q=d["q"], bid_obs=d["other_obs"], bid_mask=d["other_mask"])
+    o = load_labels([old])
+    assert o["labelled"] == ("cards",)
+    assert np.array_equal(o["other_obs"], d["other_obs"]) and np.array_equal(o["other_mask"], d["other_mask"])
+    assert np.isnan(o["other_q"]).all() and o["other_q"].shape == d["other_mask"].shape
+    assert np.array_equal(o["q"], d["q"], equal_nan=True)
+
+
+def _actor_and_critic(agent):
+    p = agent.policy
+    actor = [t.detach().clone() for t in (*p.mlp_extractor.policy_net.parameters(), *p.action_net.parameters())]
+    critic = [t.detach().clone() for t in (*p.mlp_extractor.value_net.parameters(), *p.value_net.parameters())]
+    return actor, critic
+
+
+@pytest.mark.parametrize("search_on, kept", [("all", []), ("others", ["cards"])])
+def test_distil_changes_only_the_actor_and_reports_both_types(search_on, kept, game_labels, tmp_path):
+    out, counts, _ = game_labels("aluette")
+    s = distil("aluette/ppo", [out], tmp_path / "s", search_on=search_on, epochs=2, batch_size=16, reference="aluette/rule", progress=False)
+    assert s["search_on"] == list(parse_search_on(search_on)) and s["kept"] == kept
+    n, m = counts["card_positions"], counts["other_positions"]
+    assert s["val_positions"] == {"cards": max(1, int(n * 0.1)), "others": max(1, int(m * 0.1))}
+    for part in (s["before"], s["after"], s["history"][-1]["val"]):
+        assert set(part) == {"cards", "others"}
+        for t in DECISION_TYPES:
+            assert 0 <= part[t]["agreement"] <= 1 and part[t]["regret"] >= 0
+    assert set(s["reference"]) == {"agent", "cards", "others"}
+    for t in DECISION_TYPES:  # the paired change is the difference of the two regrets on the same positions
+        ch = s["regret_change"][t]
+        assert ch["n"] == s["val_positions"][t]
+        assert ch["mean"] == pytest.approx(s["after"][t]["regret"] - s["before"][t]["regret"], abs=1e-6)
+    a0, c0 = _actor_and_critic(agents.load("aluette/ppo"))
+    a1, c1 = _actor_and_critic(agents.load(str(tmp_path / "s")))
+    assert all(np.array_equal(x, y) for x, y in zip(c0, c1))  # the critic is untouched
+    assert any(not np.array_equal(x, y) for x, y in zip(a0, a1))  # the actor learned
+    meta = json.loads((tmp_path / "s" / "agent.json").read_text())
+    assert meta["distillation"]["search_on"] == s["search_on"]
+
+
+def test_distil_bad_search_on(game_labels, tmp_path):
+    out = game_labels("aluette")[0]
+    with pytest.raises(ValueError, match=r"unknown search_on value 'bids'; valid: \['all', 'cards', 'none', 'others'\]"):
+        distil("aluette/ppo", [out], tmp_path / "s", search_on="bids", progress=False)
+    with pytest.raises(ValueError, match="search_on='none' distils nothing; valid: 'cards', 'others' or 'all'"):
+        distil("aluette/ppo", [out], tmp_path / "s", search_on="none", progress=False)
+    cards_only = tmp_path / "cards.npz"
+    label_positions("avinas", "avinas/ppo", 2, cards_only, n_det=1, seed=3, batch=2, search_on="cards", progress=False)
+    with pytest.raises(ValueError, match=r"distils others decisions, but the labels carry PIMC values for \['cards'\] only; "
+                                         r"label them with cardzoo label --search-on others"):
+        distil("avinas/ppo", [cards_only], tmp_path / "s", search_on="others", progress=False)
+    pya_out, _, pya_policy = game_labels("pyanitsa")
+    with pytest.raises(ValueError, match=r"too few labels: 0 others positions"):
+        distil(pya_policy, [pya_out], tmp_path / "s", search_on="all", progress=False)
+    assert not (tmp_path / "s").exists()
+    assert cli.main(["distil", "avinas/ppo", str(tmp_path / "s"), "--labels", str(cards_only), "--search-on", "bids"]) == 2
+
+
+def test_two_rounds_make_two_folders_and_refuse_to_overwrite(tmp_path, capsys):
+    run = tmp_path / "run"
+    kw = dict(rounds=2, games=2, n_det=1, batch=2, epochs=1, batch_size=16, arena_deals=4, seed=1, progress=False)
+    rows = expert_iterate("avinas", run, **kw)
+    assert [r["round"] for r in rows] == [0, 1, 2]
+    assert rows[1]["policy"] == "avinas/ppo" and rows[2]["policy"] == str(run / "round_1" / "agent")
+    for r in (1, 2):
+        folder = run / f"round_{r}"
+        assert (folder / "labels.npz").is_file() and (folder / "agent" / "agent.json").is_file()
+        row = json.loads((folder / "round.json").read_text())
+        assert set(row["before"]) == set(row["after"]) == {"cards", "others"}
+        assert row["arena"]["n_deals"] == row["arena_vs_start"]["n_deals"] == 4
+    assert rows[0]["arena"]["n_deals"] == 4
+    table = (run / "rounds.md").read_text()
+    assert table.count("\n| ") == 3 and "| 0 (start) |" in table and "| 2 |" in table
+    assert (run / "rounds.png").stat().st_size > 10_000
+    assert json.loads((run / "rounds.json").read_text()) == rows
+    with pytest.raises(ValueError, match=r"run holds an earlier run; give a new folder, or --resume"):
+        expert_iterate("avinas", run, **kw)
+    assert cli.main(["expert-iterate", "avinas", "--out", str(run), "--rounds", "1"]) == 2
+    assert "holds an earlier run" in capsys.readouterr().err
+    stamp = (run / "round_2" / "round.json").stat().st_mtime_ns
+    assert expert_iterate("avinas", run, **{**kw, "resume": True}) == rows  # complete rounds are kept
+    assert (run / "round_2" / "round.json").stat().st_mtime_ns == stamp
+    with pytest.raises(ValueError, match="cannot resume .*run: it is a run with game='avinas', not 'aluette'"):
+        expert_iterate("aluette", run, **{**kw, "resume": True})
+
+
+def test_rounds_bad_input(tmp_path):
+    with pytest.raises(ValueError, match=r"distils \['others'\] decisions, which label_search_on='cards' leaves without values"):
+        expert_iterate("avinas", tmp_path / "r", search_on="others", label_search_on="cards", progress=False)
+    with pytest.raises(ValueError, match=r"unknown search_on value 'card'; valid: \['all', 'cards', 'none', 'others'\]"):
+        expert_iterate("avinas", tmp_path / "r", search_on="card", progress=False)
+    with pytest.raises(ValueError, match="need rounds >= 1"):
+        expert_iterate("avinas", tmp_path / "r", rounds=0, progress=False)
+    with pytest.raises(ValueError, match="'avinas/rule' is not a trained policy"):
+        expert_iterate("avinas", tmp_path / "r", init="avinas/rule", progress=False)
+    assert not (tmp_path / "r").exists()  # nothing written before the inputs are checked

@@ -1,0 +1,109 @@
+"""The compiled Ottocento kernel's frame (envs/ottocento/rules.py on envs/core/compiled.py): input
+validated before compiled code, the parallel driver equal to one core, the B = 1 path bound to its
+state, and the array APIs of combos.py / scoring.py running the same compiled scorer as the rules."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from cardzoo.envs.core.cards import random_set_bit
+from cardzoo.envs.ottocento.constants import DECLARING, DISCARD, PLAY
+from cardzoo.envs.ottocento.kernel import OttocentoKernel
+
+LEGAL = "['10B', 'JB', 'NB', 'QB', '10D', 'JD', 'ND', 'QD', 'T15', 'T16', 'MOO', 'SUN']"
+
+
+def _snapshot(st):
+    return {f.name: getattr(st, f.name).copy() for f in dataclasses.fields(st)}
+
+
+def _assert_unchanged(st, snap):
+    for name, arr in snap.items():
+        assert np.array_equal(getattr(st, name), arr), name
+
+
+def _stacked(k, batch=2):
+    # stock in id order, dealer S3: the dealer is dealt positions 15-19, 35-39, 55-61 (RULES.md §3):
+    # 10B JB NB QB KB 10D JD ND QD KD T15 T16 MOO SUN WOR ANG MAT
+    return k.init(np.random.default_rng(0), batch, deck=np.arange(62), dealer=3)
+
+
+@pytest.mark.parametrize(
+    "actions, match",
+    [
+        ([15, 19], rf"illegal action KB in game 1 for seat 3; legal: {LEGAL}".replace("[", r"\[").replace("]", r"\]")),
+        ([15, 61], r"illegal action MAT in game 1 for seat 3"),  # the Matto may not be discarded (§3.3)
+        ([62, 15], r"illegal action DECLARE in game 0 for seat 3"),
+        ([15, 64], r"illegal action 64 in game 1"),
+        ([-1, 15], r"illegal action -1 in game 0"),
+    ],
+)
+def test_step_rejects_illegal_discards_and_leaves_the_state_unchanged(actions, match):
+    k = OttocentoKernel()
+    st = _stacked(k)
+    snap = _snapshot(st)
+    with pytest.raises(ValueError, match=match):
+        k.step(st, np.array(actions, dtype=np.int64), np.random.default_rng(0))
+    _assert_unchanged(st, snap)
+
+
+def test_two_discards_start_play_and_an_inactive_game_is_not_looked_at():
+    k = OttocentoKernel()
+    st = _stacked(k)
+    rng = np.random.default_rng(0)
+    k.step(st, np.array([15, 999]), rng, active=np.array([True, False]))  # game 1's action is never read
+    k.step(st, np.array([35, 999]), rng, active=np.array([True, False]))
+    assert st.phase.tolist() == [DECLARING, DISCARD]
+    assert st.discards[0] == (1 << 15) | (1 << 35)
+    assert st.n_discarded.tolist() == [2, 0]
+    assert st.current_player[0] == 0  # the dealer's right-hand neighbour leads (§5) and is asked first (§4.1)
+    # hands valued after the discard (§4, §11.1): S0 AS..9S AC..9C BEG MO1-4: Aces 2 + BEG = 10, Moors 4 + BEG = 20;
+    # S1 10S-KS 10C-KC T5-T9: swords K Q N J 15, cups 15; S2 nothing; S3 (after 10B 10D) Tarocchi 18,
+    # batons 20, coins 20, Grande ANG WOR SUN MOO T16 T15 (MAT for T14) 30 -> three sequences doubled: 18 + 140
+    assert st.decl_value[0].tolist() == [30, 30, 0, 158]
+    k.step(st, np.array([62, 999]), rng, active=np.array([True, False]))  # S0 declares
+    assert st.phase.tolist() == [PLAY, DISCARD] and st.decl_points[0].tolist() == [30, 0, 0, 0]
+
+
+def test_observe_rejects_a_bad_seat():
+    k = OttocentoKernel()
+    st = k.init(np.random.default_rng(0), 3)
+    for seat in (4, -1, [0, 1, 7], np.array([0, 1, 2, 3])):
+        with pytest.raises(ValueError, match="seat"):
+            k.observe(st, seat)
+    assert k.observe(st, np.array([0, 1, 3])).shape == (3, 1046)
+    assert k.global_state(st).shape == (3, 798)
+
+
+def test_parallel_driver_plays_exactly_as_one_core():
+    opts = dict(match_target=300, reward="point_diff")
+    one, par = OttocentoKernel(**opts), OttocentoKernel(**opts)
+    par.set_parallel(True)
+    r1, r2, pick = np.random.default_rng(3), np.random.default_rng(3), np.random.default_rng(4)
+    a, b = one.init(r1, 64), par.init(r2, 64)
+    finished = 0
+    for _ in range(300):
+        legal = one.legal_bitboard(a)
+        assert np.array_equal(legal, par.legal_bitboard(b))
+        assert np.array_equal(one.observe(a, a.current_player), par.observe(b, b.current_player))
+        acts = random_set_bit(legal, pick)
+        one.step(a, acts, r1)
+        par.step(b, acts, r2)
+        for f in dataclasses.fields(a):
+            assert np.array_equal(getattr(a, f.name), getattr(b, f.name)), f.name
+        finished += int(a.done.sum())
+        one.reset_done(a, r1)
+        par.reset_done(b, r2)
+    assert finished > 64
+
+
+def test_single_game_sees_in_place_changes_of_its_state():
+    k = OttocentoKernel()
+    st = _stacked(k, 1)
+    fast = k.single_game(st)
+    assert fast.legal_mask().sum() == 12  # the dealer's 12 discardable cards (LEGAL)
+    st.hands[0, 3] = 0b111  # AS 6S 7S, written in place
+    assert fast.observe(3)[:4].tolist() == [1, 1, 1, 0]
+    assert k.observe(st, 3)[0, :4].tolist() == [1, 1, 1, 0]
