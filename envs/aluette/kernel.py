@@ -8,8 +8,12 @@ the most tricks" and mordienne (§6), per deal or per match.
 
 State is an :class:`AluetteState` of numpy arrays with a leading batch axis ``B``; card sets
 are ``uint64`` bitboards over the 48 card ids of :data:`cardzoo.envs.core.cards.SPANISH48`
-(``12*suit + rank``). The step path has no Python loop over the batch: games are grouped by
-the kind of action they take and each group advances with array operations.
+(``12*suit + rank``). The rules themselves are compiled single-game functions
+(:mod:`cardzoo.envs.aluette.rules`, numba) that the core's compiled driver
+(:mod:`cardzoo.envs.core.compiled`) runs over the batch; this module holds the frame: options,
+chance (every shuffle and intercepted signal is drawn here, in Python, through
+:mod:`cardzoo.envs.core.chance`), views and search; the core's
+:class:`~cardzoo.envs.core.compiled.CompiledKernel` does init, validation, step, masks and observations.
 """
 
 from __future__ import annotations
@@ -18,140 +22,99 @@ import dataclasses
 
 import numpy as np
 
-from ..core.cards import SPANISH48, bit, mask_to_cards, popcount, unpack_bits
+from ..core.cards import SPANISH48, mask_to_cards
 from ..core import chance
-from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
+from ..core.compiled import CompiledKernel, arrays_type
+from ..core.kernel import BatchState, Layout, Option, bool_option, hook_ints, int_option, state_field
 from . import observation as _obs
 from . import render as _render
+from . import rules as _rules
 from .constants import (
-    ACCEPT_CHANT,
-    ANSWER,
-    DEAL_POS,
     DISCARD,
     END_SIGNALS,
-    HAND,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_PLAYERS,
     NUM_SIGNALS,
     NUM_TRICKS,
-    OFFER,
-    OFFER_SURRENDER,
-    OVER,
     PHASE_ACTIONS,
     PHASE_NAMES,
     PLAY,
     POWER,
-    SIGNAL,
     SIGNAL0,
-    SIGNAL_BB,
-    TALON_POS,
-    VOTE,
-    ACCEPT_SURRENDER,
 )
 
-_U64 = np.uint64
-_ONE = _U64(1)
-SPOILED = 4  # value of ``results`` for a spoiled trick
+_ONE = np.uint64(1)
+SPOILED = _rules.SPOILED  # value of ``results`` for a spoiled trick
 #: §3 partnership draw: the four drawing cards 3Co, 3Cu, 2Co, 2Cu and the seat their holder takes
 DRAW_CARDS = (2, 14, 1, 13)
 DRAW_SEAT = (2, 0, 3, 1)
 _DRAW_INDEX = np.full(NUM_CARDS, -1, dtype=np.int8)
 for _k, _c in enumerate(DRAW_CARDS):
     _DRAW_INDEX[_c] = _k
-_KEY_CARDS = [int(b).bit_length() - 1 for b in SIGNAL_BB[:8]]
-_TALON_L = TALON_POS[0::2]  # t1, t3, ..., t11 -> dealer's left
-_TALON_2 = TALON_POS[1::2]  # t2, t4, ..., t12 -> dealer (or partner)
 
-
-def _hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
-    """Validate an ``init`` test hook: ints broadcastable to ``shape``, each in ``[lo, hi]``."""
-    try:
-        arr = np.asarray(value)
-        if arr.dtype.kind not in "iu" or arr.ndim > len(shape):
-            raise TypeError
-        arr = np.broadcast_to(arr, shape)
-    except (TypeError, ValueError):
-        raise ValueError(f"reset option {name}={value!r} must be int(s) of shape {shape[1:] or '()'} (or {shape})") from None
-    if arr.size and (arr.min() < lo or arr.max() > hi):
-        raise ValueError(f"reset option {name}={value!r} is out of range: each value must be in {lo}..{hi}")
-    return arr
 
 
 def _hook_deck(name: str, value, B: int) -> np.ndarray:
-    arr = _hook_ints(name, value, (B, NUM_CARDS), 0, NUM_CARDS - 1).astype(np.int8)
+    arr = hook_ints(name, value, (B, NUM_CARDS), 0, NUM_CARDS - 1).astype(np.int8)
     if not (np.sort(arr, axis=1) == np.arange(NUM_CARDS)).all():
         raise ValueError(f"{name} must be a permutation of the 48 card ids 0..47 (each id exactly once)")
     return arr
 
 
-def _bits_of(cards: np.ndarray) -> np.ndarray:
-    """``int8[n, k]`` card ids -> ``uint64[n]`` bitboard."""
-    return np.bitwise_or.reduce(bit(cards), axis=1)
+U64 = np.uint64
+_f = state_field
 
 
 @dataclasses.dataclass
 class AluetteState(BatchState):
-    """Batched Aluette state; ``B`` games, seats 0..3 clockwise, teams ``seat % 2``.
+    """Batched Aluette state; ``B`` games, seats 0..3 clockwise, teams ``seat % 2``. Card sets are
+    ``uint64`` bitboards over the 48 card ids. Private: ``hands``, ``dealt``, ``received``,
+    ``discarded``, ``talon``, ``stock``, ``heard`` (each seat's own), ``sent``, ``pending``, ``catch``."""
 
-    Card-set fields are ``uint64`` bitboards. Fields (beyond :class:`BatchState`):
+    hands: np.ndarray = _f(U64, (4,), 0, "cards held now, by absolute seat")
+    dealt: np.ndarray = _f(U64, (4,), 0, "the 9 cards dealt to each seat this deal")
+    played: np.ndarray = _f(U64, (4,), 0, "cards each seat played this deal")
+    received: np.ndarray = _f(U64, (4,), 0, "talon cards each seat received in the chant")
+    discarded: np.ndarray = _f(U64, (4,), 0, "cards each seat discarded in the chant")
+    talon: np.ndarray = _f(U64, (), 0, "the 12 undealt cards")
+    stock: np.ndarray = _f(np.int8, (NUM_CARDS,), 0, "shuffled pack of the deal (positions 0..35 dealt, 36..47 the talon)")
+    phase: np.ndarray = _f(np.int8, (), 0, "VOTE, DISCARD, SIGNAL, OFFER, ANSWER, PLAY or OVER")
+    dealer: np.ndarray = _f(np.int8, (), 0, "dealer's seat")
+    leader: np.ndarray = _f(np.int8, (), 0, "seat that led the current trick")
+    votes: np.ndarray = _f(np.int8, (4,), -1, "chant vote by seat (-1 not asked, 0 refused, 1 accepted)")
+    chanted: np.ndarray = _f(bool, (), False, "the chant took place this deal")
+    sent: np.ndarray = _f(np.int16, (4,), 0, "signals sent by each seat this deal (bit s = signal s)")
+    heard: np.ndarray = _f(U64, (4,), 0, "signals each seat has observed this deal, bit 10*sender + s")
+    trick_card: np.ndarray = _f(np.int8, (4,), -1, "card each seat put in the current trick (-1 none)")
+    trick: np.ndarray = _f(U64, (), 0, "cards in the current trick")
+    n_in_trick: np.ndarray = _f(np.int8, (), 0, "cards in the current trick")
+    top: np.ndarray = _f(np.int8, (), 0, "best power in the current trick so far")
+    top_count: np.ndarray = _f(np.int8, (), 0, "how many cards of the current trick share that power")
+    top_seat: np.ndarray = _f(np.int8, (), 0, "seat that played the best power first")
+    tricks_done: np.ndarray = _f(np.int8, (), 0, "tricks completed this deal")
+    results: np.ndarray = _f(np.int8, (NUM_TRICKS,), -1, "winner seat of each trick (4 spoiled, -1 not played)")
+    res_word: np.ndarray = _f(U64, (), 0, "the results as bits: trick t at bit 5t + seat, or 5t + 4 when spoiled")
+    won: np.ndarray = _f(np.int8, (4,), 0, "tricks won this deal per seat")
+    offerer: np.ndarray = _f(np.int8, (), -1, "seat that offered surrender (-1 none)")
+    refused: np.ndarray = _f(bool, (), False, "the surrender offer was refused")
+    accepted: np.ndarray = _f(bool, (), False, "the surrender offer was accepted")
+    points: np.ndarray = _f(np.int16, (2,), 0, "points of the last scored deal per team")
+    score: np.ndarray = _f(np.int16, (2,), 0, "match score per team")
+    deal_winner: np.ndarray = _f(np.int8, (), -1, "seat that won the last deal (-1 none)")
+    mordienne: np.ndarray = _f(bool, (), False, "the last deal was won by mordienne (§6)")
+    deals: np.ndarray = _f(np.int16, (), 0, "deals completed in this episode")
+    winner: np.ndarray = _f(np.int8, (), -1, "match result (-1 running, 0/1 team, 2 draw)")
+    draw_map: np.ndarray = _f(
+        np.int8, (4,), np.arange(4, dtype=np.int8),
+        "partnership draw: new seat of the agent drawing at each seat (identity without the draw, §3)",
+    )
+    pending: np.ndarray = _f(U64, (), 0, "the heard bit of a signal waiting for the intercept draw (§4.5; 0 between steps)")
+    catch: np.ndarray = _f(bool, (2,), False, "that draw: the sender's left / right opponent caught the signal")
 
-    * ``hands``, ``dealt``, ``played``, ``received``, ``discarded``: ``uint64[B, 4]`` by absolute
-      seat: held now / the 9 dealt / played this deal / talon cards received in the chant /
-      discarded in the chant. ``talon``: ``uint64[B]`` the 12 undealt cards.
-    * ``stock``: ``int8[B, 48]`` shuffled pack of the deal (positions 0..35 dealt, 36..47 the talon).
-    * ``phase``: ``int8[B]`` (:data:`VOTE` .. :data:`OVER`); ``dealer``, ``leader``: ``int8[B]``.
-    * ``votes``: ``int8[B, 4]`` chant vote by seat (-1 not asked, 0 refused, 1 accepted); ``chanted``: ``bool[B]``.
-    * ``sent``: ``int16[B, 4]`` signals sent by each seat (bit ``s`` = signal ``s``);
-      ``heard``: ``uint64[B, 4]`` signals each seat has observed, bit ``10*sender + s``.
-    * ``trick_card``: ``int8[B, 4]`` card each seat put in the current trick (-1 none);
-      ``trick``: ``uint64[B]``; ``n_in_trick``; ``top``: best power so far; ``top_count``: how many
-      cards share it; ``top_seat``: the seat that played it first (all ``int8[B]``).
-    * ``tricks_done``: ``int8[B]``; ``results``: ``int8[B, 9]`` winner seat of each trick, 4 =
-      spoiled, -1 not played; ``res_word``: ``uint64[B]`` the same as bits (trick ``t``: bit ``5t + seat``,
-      or ``5t + 4`` when spoiled); ``won``: ``int8[B, 4]`` tricks won per seat.
-    * ``offerer``: ``int8[B]`` seat that offered surrender (-1 none); ``refused``, ``accepted``: ``bool[B]``.
-    * ``points``: ``int16[B, 2]`` points of the last scored deal; ``score``: ``int16[B, 2]`` match
-      score; ``deal_winner``: ``int8[B]`` seat that won the last deal (-1 none); ``mordienne``: ``bool[B]``.
-    * ``deals``: ``int16[B]`` deals completed; ``winner``: ``int8[B]`` match result (-1 running,
-      0/1 team, 2 draw); ``draw_map``: ``int8[B, 4]`` partnership draw: new seat of the agent
-      drawing at each seat (identity without the draw).
-    """
 
-    hands: np.ndarray
-    dealt: np.ndarray
-    played: np.ndarray
-    received: np.ndarray
-    discarded: np.ndarray
-    talon: np.ndarray
-    stock: np.ndarray
-    phase: np.ndarray
-    dealer: np.ndarray
-    leader: np.ndarray
-    votes: np.ndarray
-    chanted: np.ndarray
-    sent: np.ndarray
-    heard: np.ndarray
-    trick_card: np.ndarray
-    trick: np.ndarray
-    n_in_trick: np.ndarray
-    top: np.ndarray
-    top_count: np.ndarray
-    top_seat: np.ndarray
-    tricks_done: np.ndarray
-    results: np.ndarray
-    res_word: np.ndarray
-    won: np.ndarray
-    offerer: np.ndarray
-    refused: np.ndarray
-    accepted: np.ndarray
-    points: np.ndarray
-    score: np.ndarray
-    deal_winner: np.ndarray
-    mordienne: np.ndarray
-    deals: np.ndarray
-    winner: np.ndarray
-    draw_map: np.ndarray
+#: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`AluetteState`)
+AluetteArrays = arrays_type(AluetteState, "AluetteArrays", __name__)
 
 
 def _target_option() -> Option:
@@ -164,7 +127,7 @@ def _prob_option() -> Option:
     return Option(0.0, check=ok, valid="a number from 0 to 1")
 
 
-class AluetteKernel(Kernel):
+class AluetteKernel(CompiledKernel):
     """Batched Aluette (``RULES.md``).
 
     Options (``RULES.md`` §8; a bad value raises ``ValueError`` listing the valid ones):
@@ -193,6 +156,7 @@ class AluetteKernel(Kernel):
     """
 
     name = "aluette"
+    display_name = "Aluette"  # play goes clockwise: next_seat_side "left", the default
     deck = SPANISH48
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS
@@ -216,6 +180,10 @@ class AluetteKernel(Kernel):
         "max_deals": int_option(1000, 1, 10_000),
     }
     INIT_HOOKS = ("deck", "dealer", "score", "draw_deck")
+    State = AluetteState
+    Arrays = AluetteArrays
+    rules = _rules
+    CHANCE_ORDER = _rules.CHANCE_ORDER
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
@@ -238,8 +206,31 @@ class AluetteKernel(Kernel):
         else:
             score_high = 2 * o["match_deals"]
         deal_high = o["max_deals"] if self.target is not None else o["match_deals"]
-        self._obs_layout = _obs.observation_layout(score_high, min(deal_high, 255))
-        self._state_layout = _obs.state_layout(score_high, min(deal_high, 255))
+        self._deal_high = min(deal_high, 255)
+        self._score_high = score_high
+        self._obs_layout = _obs.observation_layout(score_high, self._deal_high)
+        self._state_layout = _obs.state_layout(score_high, self._deal_high)
+
+    def make_params(self) -> np.ndarray:
+        """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
+        o, R = self.options, _rules
+        P = np.zeros(R.P_SIZE, dtype=np.int64)
+        P[R.P_CHANT] = bool(o["chant"])
+        P[R.P_SECOND_OFFSET] = self.second_offset
+        P[R.P_SURRENDER] = bool(o["surrender"])
+        P[R.P_MORDIENNE] = bool(o["mordienne"])
+        P[R.P_SIGNALS] = {"off": R.SIGNALS_OFF, "truthful": R.SIGNALS_TRUTHFUL, "free": R.SIGNALS_FREE}[o["signals"]]
+        P[R.P_TURN_SIGNALS] = o["signal_timing"] == "round_and_turns"
+        P[R.P_PUBLIC] = o["signal_visibility"] == "public"
+        P[R.P_INTERCEPT] = self.intercept > 0
+        P[R.P_MATCH] = self.match
+        P[R.P_REWARD_WIN] = o["reward"] == "win"
+        P[R.P_TARGET] = 0 if self.target is None else int(self.target)
+        P[R.P_MATCH_DEALS] = o["match_deals"]
+        P[R.P_MAX_DEALS] = o["max_deals"]
+        P[R.P_DEAL_HIGH] = self._deal_high
+        P[R.P_SCORE_HIGH] = self._score_high
+        return P
 
     # ------------------------------------------------------------------ layouts
     @property
@@ -271,10 +262,11 @@ class AluetteKernel(Kernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def init(self, rng: np.random.Generator, batch: int, *, deck=None, dealer=None, score=None, draw_deck=None) -> AluetteState:
-        """Shuffle and deal ``batch`` games (§3).
+    def new_games(self, st: AluetteState, rng, deck=None, dealer=None, score=None, draw_deck=None) -> None:
+        """The partnership draw (with ``partnership_draw``), the first dealer, then shuffle and deal the
+        fresh games of ``st`` (§3).
 
-        Test hooks (used by the worked-example tests and the arena's duplicate deals):
+        Test hooks (``init(rng, B, deck=..., ...)``; the worked-example tests and the arena's duplicate deals):
             deck: ``int[48]`` or ``int[B, 48]`` pack order of the first deal (position 0 is
                 dealt first: three cards to the dealer's left, ...; positions 36..47 = t1..t12).
             dealer: seat or ``int[B]`` of the first dealer (else ``first_dealer``; seat 0 with
@@ -285,48 +277,7 @@ class AluetteKernel(Kernel):
 
         Raises ``ValueError`` when a hook value is not a permutation / seat / score in range.
         """
-        B = int(batch)
-        z = lambda dt, *shape: np.zeros((B, *shape), dtype=dt)  # noqa: E731
-        st = AluetteState(
-            current_player=z(np.int8),
-            done=z(bool),
-            truncated=z(bool),
-            rewards=z(np.float32, 4),
-            hands=z(_U64, 4),
-            dealt=z(_U64, 4),
-            played=z(_U64, 4),
-            received=z(_U64, 4),
-            discarded=z(_U64, 4),
-            talon=z(_U64),
-            stock=z(np.int8, NUM_CARDS),
-            phase=z(np.int8),
-            dealer=z(np.int8),
-            leader=z(np.int8),
-            votes=np.full((B, 4), -1, dtype=np.int8),
-            chanted=z(bool),
-            sent=z(np.int16, 4),
-            heard=z(_U64, 4),
-            trick_card=np.full((B, 4), -1, dtype=np.int8),
-            trick=z(_U64),
-            n_in_trick=z(np.int8),
-            top=z(np.int8),
-            top_count=z(np.int8),
-            top_seat=z(np.int8),
-            tricks_done=z(np.int8),
-            results=np.full((B, NUM_TRICKS), -1, dtype=np.int8),
-            res_word=z(_U64),
-            won=z(np.int8, 4),
-            offerer=np.full(B, -1, dtype=np.int8),
-            refused=z(bool),
-            accepted=z(bool),
-            points=z(np.int16, 2),
-            score=z(np.int16, 2),
-            deal_winner=np.full(B, -1, dtype=np.int8),
-            mordienne=z(bool),
-            deals=z(np.int16),
-            winner=np.full(B, -1, dtype=np.int8),
-            draw_map=np.tile(np.arange(4, dtype=np.int8), (B, 1)),
-        )
+        B = st.batch_size
         if self.options["partnership_draw"]:
             order = self._shuffle(rng, np.arange(B), "dealer") if draw_deck is None else _hook_deck("draw_deck", draw_deck, B)
             st.draw_map[:] = partnership_draw(order)
@@ -337,12 +288,11 @@ class AluetteKernel(Kernel):
         if isinstance(dealer, str) and dealer == "random":
             st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
         else:
-            st.dealer[:] = _hook_ints("dealer", dealer, (B,), 0, 3)
+            st.dealer[:] = hook_ints("dealer", dealer, (B,), 0, 3)
         if score is not None:
-            st.score[:] = _hook_ints("score", score, (B, 2), 0, 100 if self.target is None else self.target - 1)
+            st.score[:] = hook_ints("score", score, (B, 2), 0, 100 if self.target is None else self.target - 1)
         stock = None if deck is None else _hook_deck("deck", deck, B)
         self._new_deal(st, np.arange(B), rng, stock=stock)
-        return st
 
     @staticmethod
     def _shuffle(rng, idx: np.ndarray, kind: str = "deal") -> np.ndarray:
@@ -350,107 +300,23 @@ class AluetteKernel(Kernel):
         return chance.uniform(rng, idx, (NUM_CARDS,), np.float32, kind).argsort(axis=1).astype(np.int8)
 
     def _new_deal(self, st: AluetteState, idx: np.ndarray, rng, stock=None) -> None:
-        """Shuffle (or use ``stock``) and deal 9 cards each in threes, L P R D (§3); start the vote."""
-        n = idx.size
-        if n == 0:
+        """Shuffle (or use ``stock``, ``int8[len(idx), 48]``) and deal games ``idx`` (§3, compiled
+        :func:`rules.deal_one`): 9 cards each in threes, L P R D; start the vote."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if idx.size == 0:
             return
         st.stock[idx] = self._shuffle(rng, idx) if stock is None else stock
-        for name in ("played", "received", "discarded", "sent", "heard", "won", "res_word"):
-            getattr(st, name)[idx] = 0
-        st.votes[idx] = -1
-        st.chanted[idx] = False
-        st.trick_card[idx] = -1
-        st.trick[idx] = 0
-        st.n_in_trick[idx] = 0
-        st.top[idx] = 0
-        st.top_count[idx] = 0
-        st.top_seat[idx] = 0
-        st.tricks_done[idx] = 0
-        st.results[idx] = -1
-        st.offerer[idx] = -1
-        st.refused[idx] = False
-        st.accepted[idx] = False
-        stock = st.stock[idx]
-        seats = (st.dealer[idx, None].astype(np.intp) + 1 + np.arange(4)) % 4  # L P R D
-        rows = idx[:, None]
-        for k in range(4):
-            st.hands[idx, seats[:, k]] = _bits_of(stock[:, DEAL_POS[k]])
-        st.dealt[rows, seats] = st.hands[rows, seats]
-        st.talon[idx] = _bits_of(stock[:, TALON_POS])
-        left = seats[:, 0]
-        if self.options["chant"]:
-            st.phase[idx] = VOTE
-            st.current_player[idx] = left
+        self.drivers.deal(st, idx, _rules.NEED_DEAL, self.params)
+
+    def draw_chance(self, st: AluetteState, rows: np.ndarray, code: int, rng) -> None:
+        """Draw the chance of ``code`` for games ``rows`` (``int64[n]``) into the state; the compiled
+        :func:`rules.deal_one` goes on from there. ``NEED_DEAL`` / ``NEED_DEAL_ANSWER``: shuffle the
+        next deal's pack (kind ``"deal"``, §3); ``NEED_INTERCEPT``: whether each opponent (left,
+        right) catches the signal just sent, probability ``signal_intercept`` (kind ``"play"``, §4.5)."""
+        if code == _rules.NEED_INTERCEPT:
+            st.catch[rows] = chance.uniform(rng, rows, (2,), np.float64, "play") < self.intercept
         else:
-            self._after_chant(st, idx)
-
-    # ------------------------------------------------------------------ phase transitions (§4)
-    def _after_chant(self, st, idx) -> None:
-        if self.signals_on:
-            st.phase[idx] = SIGNAL
-            st.current_player[idx] = (st.dealer[idx] + 1) % 4
-        else:
-            self._after_signals(st, idx)
-
-    def _after_signals(self, st, idx) -> None:
-        if self.options["surrender"]:
-            st.phase[idx] = OFFER
-            st.current_player[idx] = (st.dealer[idx] + 1) % 4
-        else:
-            self._start_play(st, idx)
-
-    def _start_play(self, st, idx) -> None:
-        left = (st.dealer[idx] + 1) % 4
-        st.phase[idx] = PLAY
-        st.leader[idx] = left
-        st.current_player[idx] = left
-
-    # ------------------------------------------------------------------ legal actions
-    def signal_bits(self, st: AluetteState, p: np.ndarray | None = None) -> np.ndarray:
-        """``int64[B]``: signals seat ``p`` (default: the seat to act) may send now, ignoring the phase
-        (bit ``s`` = signal ``s``): not yet sent this deal and, with ``signals="truthful"``, true
-        of the hand (§4.5)."""
-        B = st.batch_size
-        if p is None:
-            p = st.current_player.astype(np.intp)
-        ar = np.arange(B)
-        if self.options["signals"] == "free":
-            avail = np.full(B, (1 << NUM_SIGNALS) - 1, dtype=np.int64)
-        else:
-            hand = st.hands[ar, p]
-            avail = np.zeros(B, dtype=_U64)
-            for s, c in enumerate(_KEY_CARDS):  # signals 0..7: the one key card
-                avail |= ((hand >> _U64(c)) & _ONE) << _U64(s)
-            avail |= ((hand & SIGNAL_BB[8]) != 0).astype(_U64) << _U64(8)
-            avail |= ((hand & SIGNAL_BB[9]) == 0).astype(_U64) << _U64(9)
-            avail = avail.astype(np.int64)
-        return avail & ~st.sent[ar, p].astype(np.int64)
-
-    def legal_words(self, st: AluetteState) -> np.ndarray:
-        """Legal actions as ``uint64[B, 2]``: word 0 bit ``a`` = action ``a`` for ``a < 64``, word 1
-        bit 0 = action 64 (all zero in finished games)."""
-        B = st.batch_size
-        ar = np.arange(B)
-        ph = st.phase
-        hand = st.hands[ar, st.current_player.astype(np.intp)]
-        cards = np.where((ph == PLAY) | (ph == DISCARD), hand, _U64(0))
-        extra = np.zeros(B, dtype=np.int64)  # bit j = action 48 + j
-        extra[ph == VOTE] = 0b11
-        if self.signals_on:
-            sig_phase = (ph == SIGNAL) | ((ph == PLAY) & self.turn_signals)
-            if sig_phase.any():
-                sig = self.signal_bits(st)
-                extra = np.where(sig_phase, extra | (sig << 2), extra)
-                extra[ph == SIGNAL] |= 1 << (END_SIGNALS - NUM_CARDS)
-        if self.options["surrender"]:
-            extra[ph == OFFER] = 0b11 << (OFFER_SURRENDER - NUM_CARDS)
-            extra[ph == ANSWER] = 0b11 << (ACCEPT_SURRENDER - NUM_CARDS)
-        out = np.empty((B, 2), dtype=_U64)
-        ex = extra.astype(_U64)
-        out[:, 0] = cards | (ex << _U64(NUM_CARDS))
-        out[:, 1] = ex >> _U64(64 - NUM_CARDS)
-        out[st.done] = 0
-        return out
+            st.stock[rows] = self._shuffle(rng, rows)
 
     def determinize(self, st: AluetteState, seat, rng: np.random.Generator) -> AluetteState:
         """A copy of ``st`` with the cards ``seat`` cannot see dealt again uniformly among the deals
@@ -459,295 +325,6 @@ class AluetteKernel(Kernel):
         from .determinize import determinize
 
         return determinize(self, st, seat, rng)
-
-    def legal_actions(self, st: AluetteState) -> np.ndarray:
-        """Action mask ``bool[B, 65]`` of the seat to act (§4, §5); all False in finished games."""
-        return unpack_bits(self.legal_words(st), 64).reshape(st.batch_size, 128)[:, :NUM_ACTIONS].view(bool)
-
-    def check_actions(self, st: AluetteState, actions) -> None:
-        """Raise ``ValueError`` if any live game's action is illegal (names the action and the legal ones)."""
-        actions = np.asarray(actions, dtype=np.int64)
-        legal = self.legal_actions(st)
-        ok = (actions >= 0) & (actions < NUM_ACTIONS)
-        ok &= legal[np.arange(st.batch_size), np.clip(actions, 0, NUM_ACTIONS - 1)]
-        bad = np.flatnonzero(~ok & ~st.done)
-        if bad.size:
-            b = int(bad[0])
-            a = int(actions[b])
-            name = self.action_name(a) if 0 <= a < NUM_ACTIONS else repr(a)
-            legal_names = [self.action_name(x) for x in np.flatnonzero(legal[b])]
-            raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal_names}")
-
-    # ------------------------------------------------------------------ step
-    def step(self, st: AluetteState, actions, rng: np.random.Generator, active=None) -> None:
-        """Apply ``actions`` (``int[B]``, legal for each live game; unchecked here: the AEC env and
-        :meth:`check_actions` validate) and advance each game to its next decision.
-
-        ``active`` (``bool[B]``, optional): step only these games. Rewards of the step land in
-        ``st.rewards`` (``float32[B, 4]``; zero unless a deal or match ended).
-        """
-        a = np.asarray(actions).astype(np.int64)
-        st.rewards[:] = 0
-        phase = st.phase
-        if active is None and (phase == PLAY).all() and (a < NUM_CARDS).all():
-            self._play(st, np.arange(st.batch_size), a, rng)
-            return
-        live = ~st.done if active is None else active & ~st.done
-        phase = phase.copy()
-        card = a < NUM_CARDS
-        groups = (
-            (card & (phase == PLAY), self._play),
-            (card & (phase == DISCARD), self._discard),
-            ((a == ACCEPT_CHANT) | (a == ACCEPT_CHANT + 1), self._vote),
-            ((a >= SIGNAL0) & (a < END_SIGNALS), self._signal),
-            (a == END_SIGNALS, self._end_signals),
-            ((a == OFFER_SURRENDER) | (a == OFFER_SURRENDER + 1), self._offer),
-            ((a == ACCEPT_SURRENDER) | (a == ACCEPT_SURRENDER + 1), self._answer),
-        )
-        for sel, fn in groups:
-            idx = np.flatnonzero(sel & live)
-            if idx.size:
-                fn(st, idx, a[idx], rng)
-
-    def _vote(self, st, idx, a, rng) -> None:
-        """§4.1: a refusal ends the vote (no chant); the dealer's acceptance (the fourth) starts the chant."""
-        p = st.current_player[idx].astype(np.intp)
-        acc = a == ACCEPT_CHANT
-        st.votes[idx, p] = acc
-        last = p == st.dealer[idx]
-        refused = idx[~acc]
-        if refused.size:
-            self._after_chant(st, refused)
-        chant = idx[acc & last]
-        if chant.size:
-            self._chant(st, chant)
-        more = acc & ~last
-        st.current_player[idx[more]] = (p[more] + 1) % 4
-
-    def _chant(self, st, idx) -> None:
-        """§4.2: t1, t3, ... to the dealer's left, t2, t4, ... to the dealer (or his partner); L discards first."""
-        left = (st.dealer[idx] + 1).astype(np.intp) % 4
-        second = (st.dealer[idx] + self.second_offset).astype(np.intp) % 4
-        stock = st.stock[idx]
-        to_l = _bits_of(stock[:, _TALON_L])
-        to_2 = _bits_of(stock[:, _TALON_2])
-        st.hands[idx, left] |= to_l
-        st.received[idx, left] = to_l
-        st.hands[idx, second] |= to_2
-        st.received[idx, second] = to_2
-        st.chanted[idx] = True
-        st.phase[idx] = DISCARD
-        st.current_player[idx] = left
-
-    def _discard(self, st, idx, card, rng) -> None:
-        """§4.2: one card out of play per action until the recipient holds 9 again."""
-        p = st.current_player[idx].astype(np.intp)
-        cb = bit(card)
-        st.hands[idx, p] ^= cb
-        st.discarded[idx, p] |= cb
-        full = popcount(st.hands[idx, p]) == HAND
-        left = p == (st.dealer[idx] + 1) % 4
-        nxt = full & left
-        st.current_player[idx[nxt]] = (st.dealer[idx[nxt]] + self.second_offset) % 4
-        self._after_chant(st, idx[full & ~left])
-
-    def _signal(self, st, idx, a, rng) -> None:
-        """§4.5: record a signal; the partner hears it (everyone with ``"public"``; each opponent with
-        probability ``signal_intercept``); the sender keeps the turn."""
-        p = st.current_player[idx].astype(np.intp)
-        s = a - SIGNAL0
-        st.sent[idx, p] |= (1 << s).astype(np.int16)
-        b = _ONE << (10 * p + s).astype(_U64)
-        st.heard[idx, p] |= b
-        st.heard[idx, (p + 2) % 4] |= b
-        if self.options["signal_visibility"] == "public":
-            st.heard[idx, (p + 1) % 4] |= b
-            st.heard[idx, (p + 3) % 4] |= b
-        elif self.intercept > 0:
-            catch = chance.uniform(rng, idx, (2,), np.float64, "play") < self.intercept
-            st.heard[idx, (p + 1) % 4] |= np.where(catch[:, 0], b, _U64(0))
-            st.heard[idx, (p + 3) % 4] |= np.where(catch[:, 1], b, _U64(0))
-
-    def _end_signals(self, st, idx, a, rng) -> None:
-        """§4.3: the round goes clockwise from L; the dealer's ``end_signals`` closes it."""
-        p = st.current_player[idx]
-        last = p == st.dealer[idx]
-        st.current_player[idx] = (p + 1) % 4
-        self._after_signals(st, idx[last])
-
-    def _offer(self, st, idx, a, rng) -> None:
-        """§4.4: an offer goes to the offerer's left-hand opponent; four ``no_offer`` start the play."""
-        p = st.current_player[idx]
-        offer = a == OFFER_SURRENDER
-        o = idx[offer]
-        st.offerer[o] = p[offer]
-        st.phase[o] = ANSWER
-        st.current_player[o] = (p[offer] + 1) % 4
-        last = ~offer & (p == st.dealer[idx])
-        st.current_player[idx[~offer & ~last]] = (p[~offer & ~last] + 1) % 4
-        self._start_play(st, idx[last])
-
-    def _answer(self, st, idx, a, rng) -> None:
-        """§4.4: ``accept_surrender`` scores 1 for the accepting team and ends the deal; a refusal commits
-        the refusing team to mordienne (§6)."""
-        acc = a == ACCEPT_SURRENDER
-        i = idx[acc]
-        if i.size:
-            st.accepted[i] = True
-            team = (st.current_player[i] % 2).astype(np.int64)
-            self._end_deal(st, i, team, np.ones(i.size, dtype=np.int16), np.full(i.size, -1, np.int8), np.zeros(i.size, bool), rng)
-        r = idx[~acc]
-        st.refused[r] = True
-        self._start_play(st, r)
-
-    def _play(self, st, idx, a, rng) -> None:
-        """§5: play a card; a full trick goes to the single highest power, or is spoiled on a tie."""
-        if not (a < NUM_CARDS).all():  # signals during a trick-play turn
-            sig = a >= NUM_CARDS
-            self._signal(st, idx[sig], a[sig], rng)
-            idx, a = idx[~sig], a[~sig]
-            if idx.size == 0:
-                return
-        p = st.current_player[idx].astype(np.intp)
-        cb = bit(a)
-        st.hands[idx, p] ^= cb
-        st.played[idx, p] |= cb
-        st.trick[idx] |= cb
-        st.trick_card[idx, p] = a
-        pw = POWER[a]
-        n = st.n_in_trick[idx]
-        first = n == 0
-        top = st.top[idx]
-        better = first | (pw > top)
-        tie = ~better & (pw == top)
-        st.top[idx] = np.where(better, pw, top)
-        st.top_count[idx] = np.where(better, 1, st.top_count[idx] + tie)
-        seat = np.where(better, p, st.top_seat[idx])
-        st.top_seat[idx] = seat
-        n = n + 1
-        st.n_in_trick[idx] = n
-        full = n == 4
-        st.current_player[idx] = (p + 1) % 4
-        if not full.any():
-            return
-        t = idx[full]
-        spoiled = st.top_count[t] > 1
-        w = seat[full]
-        k = st.tricks_done[t].astype(np.intp)
-        r = np.where(spoiled, SPOILED, w)
-        st.results[t, k] = r
-        st.res_word[t] |= _ONE << (5 * k + r).astype(_U64)
-        st.won[t, w] += ~spoiled
-        lead = np.where(spoiled, st.leader[t], w)
-        st.leader[t] = lead
-        st.current_player[t] = lead
-        st.trick[t] = 0
-        st.trick_card[t] = -1
-        st.n_in_trick[t] = 0
-        st.top_count[t] = 0
-        st.top[t] = 0
-        st.tricks_done[t] += 1
-        end = k == NUM_TRICKS - 1
-        if end.any():
-            self._score_deal(st, t[end], rng)
-
-    def _score_deal(self, st, idx, rng) -> None:
-        """§6: the deal winner is the first player to reach the most tricks; mordienne doubles."""
-        won = st.won[idx].astype(np.int64)
-        res = st.results[idx].astype(np.int64)  # [n, 9]
-        M = won.max(axis=1)
-        reach = np.full(won.shape, 99, dtype=np.int64)
-        for s in range(4):
-            cum = np.cumsum(res == s, axis=1)
-            first = np.argmax(cum == M[:, None], axis=1)
-            reach[:, s] = np.where((won[:, s] == M) & (M > 0), first, 99)
-        w = reach.argmin(axis=1)
-        someone = M > 0
-        tail = np.arange(NUM_TRICKS)[None, :] >= NUM_TRICKS - M[:, None]
-        block = ((res == w[:, None]) | ~tail).all(axis=1) & (M <= NUM_TRICKS - 1) & someone
-        mord = block & self.options["mordienne"]
-        team = np.where(someone, w % 2, -1)
-        pts = np.where(mord, 2, 1).astype(np.int16)
-        ref = st.refused[idx]
-        if ref.any():  # §6 after a refused surrender: 2 to the refusing team only if it makes mordienne
-            committed = (st.offerer[idx] + 1) % 2
-            keeps = someone & (team == committed) & mord
-            team = np.where(ref, np.where(keeps, committed, 1 - committed), team)
-            pts = np.where(ref, 2, pts).astype(np.int16)
-        self._end_deal(st, idx, team, pts, np.where(someone, w, -1).astype(np.int8), mord, rng)
-
-    def _end_deal(self, st, idx, team, pts, deal_winner, mord, rng) -> None:
-        """Record the deal's points (``team`` -1 = nobody), then end the episode or deal again (§6)."""
-        st.points[idx] = 0
-        ok = team >= 0
-        st.points[idx[ok], team[ok]] = pts[ok]
-        st.score[idx] += st.points[idx]
-        st.deal_winner[idx] = deal_winner
-        st.mordienne[idx] = mord
-        st.deals[idx] += 1
-        if not self.match:
-            self._finish(st, idx)
-            return
-        score = st.score[idx]
-        if self.target is None:
-            over = st.deals[idx] >= self.options["match_deals"]
-        else:
-            over = score.max(axis=1) >= self.target
-        res = np.where(score[:, 0] > score[:, 1], 0, np.where(score[:, 1] > score[:, 0], 1, 2)).astype(np.int8)
-        st.winner[idx[over]] = res[over]
-        if self.options["reward"] == "score":
-            self._deal_rewards(st, idx)
-        self._finish(st, idx[over], deal_rewards=False)
-        go = idx[~over]
-        if self.target is not None:
-            cap = st.deals[go] >= self.options["max_deals"]
-            c = go[cap]
-            st.done[c] = True
-            st.truncated[c] = True
-            st.phase[c] = OVER
-            st.rewards[c] = 0
-            go = go[~cap]
-        st.dealer[go] = (st.dealer[go] + 1) % 4
-        self._new_deal(st, go, rng)
-
-    def _deal_rewards(self, st, idx) -> None:
-        diff = (st.points[idx, 0] - st.points[idx, 1]).astype(np.float32)
-        st.rewards[idx, 0] += diff
-        st.rewards[idx, 2] += diff
-        st.rewards[idx, 1] -= diff
-        st.rewards[idx, 3] -= diff
-
-    def _finish(self, st, idx, deal_rewards: bool = True) -> None:
-        """End the episode of games ``idx`` and pay the rewards of §6 (score: per deal; win: at the end)."""
-        st.done[idx] = True
-        st.phase[idx] = OVER
-        if self.options["reward"] == "win":
-            if self.match:
-                w = st.winner[idx]
-                v = np.where(w == 0, 1.0, np.where(w == 1, -1.0, 0.0)).astype(np.float32)
-            else:
-                v = np.sign(st.points[idx, 0] - st.points[idx, 1]).astype(np.float32)
-            st.rewards[idx, 0] += v
-            st.rewards[idx, 2] += v
-            st.rewards[idx, 1] -= v
-            st.rewards[idx, 3] -= v
-        elif deal_rewards:
-            self._deal_rewards(st, idx)
-
-    def single_game(self, st: AluetteState):
-        """The B = 1 fast path (:class:`cardzoo.envs.aluette.single.SingleGame`) used by the AEC env."""
-        from .single import SingleGame
-
-        return SingleGame(self, st)
-
-    # ------------------------------------------------------------------ observations (§7)
-    def observe(self, st: AluetteState, seat) -> np.ndarray:
-        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout: :attr:`obs_layout` (§7)."""
-        return _obs.observe(self, st, seat)
-
-    def global_state(self, st: AluetteState) -> np.ndarray:
-        """Perfect-information vector ``uint8[B, S]`` (all hands, the talon, every signal sent)."""
-        return _obs.global_state(self, st)
 
     # ------------------------------------------------------------------ views
     def hands(self, st: AluetteState, b: int = 0) -> list[list[int]]:
