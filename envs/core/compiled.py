@@ -217,9 +217,11 @@ class Drivers:
             fn(*args, 0, n)
             return
         if self._pool is None:
-            self._pool = concurrent.futures.ThreadPoolExecutor(threads)
-        bounds = np.linspace(0, n, threads + 1).astype(np.int64)
-        futures = [self._pool.submit(fn, *args, int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+            self._pool = concurrent.futures.ThreadPoolExecutor(threads - 1)
+        bounds = [n * i // threads for i in range(threads + 1)]
+        # the other chunks go to the pool; the calling thread runs the last one itself
+        futures = [self._pool.submit(fn, *args, lo, hi) for lo, hi in zip(bounds[:-2], bounds[1:-1]) if hi > lo]
+        fn(*args, bounds[-2], bounds[-1])
         for f in futures:
             f.result()
 
