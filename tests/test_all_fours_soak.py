@@ -274,41 +274,6 @@ def game_records(k, st):
     return recs
 
 
-def test_batch_independence():
-    B = 64
-    k = AllFoursKernel()
-    decks = np.stack([np.random.default_rng(100 + g).permutation(52) for g in range(B)])
-    dealers = np.arange(B) % 4
-    batch = k.init(np.random.default_rng(0), B, deck=decks, dealer=dealers)
-    singles = [k.init(np.random.default_rng(1000 + g), 1, deck=decks[g], dealer=int(dealers[g])) for g in range(B)]
-    active = np.ones(B, dtype=bool)  # compared until the game ends or its pack is reshuffled (rng)
-    ran = np.zeros(B, dtype=bool)
-    compared = 0
-    for t in range(120):
-        recs = game_records(k, batch)
-        for g in np.flatnonzero(active):
-            if batch.redeals[g] > 0:  # the redeal shuffled from each run's own rng: stop here
-                active[g] = False
-                continue
-            a, s = recs[g], game_records(k, singles[g])[0]
-            for key in a:
-                assert np.array_equal(a[key], s[key]), (g, t, key)
-            compared += 1
-            ran[g] |= bool(batch.runs[g] > 0)
-            if batch.done[g]:
-                active[g] = False
-        if not active.any():
-            break
-        acts = policy(k.legal_bitboard(batch), np.arange(B), t)
-        k.step(batch, acts, np.random.default_rng(t))
-        for g in range(B):
-            if active[g]:
-                k.step(singles[g], acts[g : g + 1], np.random.default_rng(10_000 + t))
-    assert not active.any()
-    assert compared > 64 * 20
-    assert ran.any()  # some games ran the pack
-
-
 def test_batch_subset_take_put_round_trip():
     k = AllFoursKernel()
     rng = np.random.default_rng(3)

@@ -165,32 +165,3 @@ def test_soak_options(options):
     soak(options, batch=300, deals_wanted=600, seed=2)
 
 
-def test_batch_independence():
-    """A game gives the same observations and rewards alone as inside a batch of 32."""
-    k = AluetteKernel(episode="match", match_deals=2, surrender=True)
-    rng = np.random.default_rng(3)
-    B = 32
-    decks = np.array([rng.permutation(48) for _ in range(B)])
-    dealers = rng.integers(0, 4, B)
-    batch = k.init(np.random.default_rng(0), B, deck=decks, dealer=dealers)
-    singles = [k.init(np.random.default_rng(0), 1, deck=decks[b], dealer=dealers[b]) for b in range(B)]
-    # the batch draws later deals from one rng; give each game its own deck for the second deal instead
-    for t in range(400):
-        mask = k.legal_actions(batch)
-        a = np.where(mask.any(axis=1), (mask * (np.arange(65) * 7919 % 65 + t % 5)).argmax(axis=1), 0)
-        for b in range(B):
-            assert np.array_equal(k.legal_actions(singles[b])[0], mask[b]) or bool(batch.done[b])
-        deals = batch.deals.copy()
-        k.step(batch, a, np.random.default_rng(t))
-        for b in range(B):
-            if singles[b].done[0]:
-                continue
-            k.step(singles[b], a[b : b + 1], np.random.default_rng(t))
-            if batch.deals[b] > deals[b] and not batch.done[b]:  # a new deal: copy the batch's deal into the single
-                singles[b].put(np.array([0]), batch.take(np.array([b])))
-            assert np.array_equal(k.observe(singles[b], int(singles[b].current_player[0]))[0],
-                                  k.observe(batch, batch.current_player)[b])
-            assert np.array_equal(singles[b].rewards[0], batch.rewards[b])
-        if batch.done.all():
-            break
-    assert batch.done.all()

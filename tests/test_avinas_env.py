@@ -9,7 +9,6 @@ import re
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from cardzoo.envs import avinas_v0
 from cardzoo.envs.avinas.kernel import AvinasKernel
@@ -22,37 +21,6 @@ E1_KEY = {1: "9S 7D", 2: "7C KH", 3: "AH TC", 0: "QD 8S"}
 
 
 # ----------------------------------------------------------------------------- PettingZoo tests
-@pytest.mark.parametrize(
-    "options",
-    [{}, {"episode": "match", "pip_limit": 6},
-     {"facedown_signal": "free", "honesty": "mask", "knock_back": "always", "trump_lead_rule": "every_lead"}],
-    ids=["deal", "match6", "variants"],
-)
-@pytest.mark.filterwarnings("ignore::UserWarning")
-def test_pettingzoo_api(options):
-    api_test(avinas_v0.env(**options), num_cycles=300)
-
-
-def test_pettingzoo_seed_test():
-    seed_test(lambda: avinas_v0.env(), num_cycles=300)
-    seed_test(lambda: avinas_v0.env(episode="match"), num_cycles=300)
-
-
-def test_seed_gives_the_same_deal_and_different_seeds_differ():
-    def deal(seed):
-        env = avinas_v0.env()
-        env.reset(seed=seed)
-        return env.game_state.stock[0].tolist(), int(env.game_state.dealer[0])
-
-    assert deal(7) == deal(7)
-    assert len({str(deal(s)) for s in range(10)}) == 10
-    env = avinas_v0.env()
-    env.reset(seed=1)
-    first = env.game_state.stock[0].tolist()
-    env.reset()
-    assert env.game_state.stock[0].tolist() != first
-
-
 # ----------------------------------------------------------------------------- errors
 def snapshot(env):
     st = env.game_state
@@ -83,25 +51,6 @@ def test_illegal_actions_raise_naming_them_and_leave_the_game_unchanged():
         assert_unchanged(env, snap)
     env.step(cid("7D"))
     assert env.agent_selection == "player_2"
-
-
-@pytest.mark.parametrize("bad", [99, -1, 83, "5", 1.0, None, True, np.float32(3)])
-def test_out_of_range_and_non_int_actions_raise(bad):
-    env = new_env(make_deck(0, key=E1_KEY), dealer=0)
-    snap = snapshot(env)
-    with pytest.raises(ValueError) as err:
-        env.step(bad)
-    assert "KNOCK" in str(err.value) and "NO_KNOCK" in str(err.value)
-    assert_unchanged(env, snap)
-
-
-def test_step_before_reset_raises():
-    env = avinas_v0.env()
-    with pytest.raises(RuntimeError, match="reset"):
-        env.step(64)
-    for call in (env.last, env.state, lambda: env.observe("player_0"), lambda: env.hands):
-        with pytest.raises(RuntimeError, match="reset"):
-            call()
 
 
 @pytest.mark.parametrize(
@@ -185,20 +134,6 @@ def test_spaces_masks_and_metadata():
                 assert not o["action_mask"].any()
         env.step(int(rng.choice(env.legal_actions())))
     assert env.state_space.contains(env.state())
-
-
-def test_action_names_round_trip():
-    env = avinas_v0.env()
-    for a in range(83):
-        assert env.action_id(env.action_name(a)) == a
-    assert env.action_name(cid("TD")) == "10D" and env.action_name(32 + cid("AS")) == "FD_AS"
-    assert [env.action_name(a) for a in (64, 65, 72, 73, 76, 77, 78, 79, 80, 81, 82)] == [
-        "PASS", "CALL_1", "CALL_8", "DECLARE_C", "DECLARE_S", "KNOCK", "NO_KNOCK", "CONTINUE", "STOP",
-        "SIGNAL_VALUABLE", "SIGNAL_NOT_VALUABLE"]
-    with pytest.raises(ValueError):
-        env.action_name(83)
-    with pytest.raises(ValueError):
-        env.action_id("CALL_9")
 
 
 # ----------------------------------------------------------------------------- copying

@@ -206,35 +206,6 @@ def test_soak_matches():
     assert games >= 200
 
 
-def test_batch_independence():
-    B = 48
-    k = AvinasKernel(episode="match", pip_limit=4)
-    decks = np.stack([np.random.default_rng(100 + g).permutation(32) for g in range(B)])
-    dealers = np.arange(B) % 4
-    batch = k.init(np.random.default_rng(0), B, deck=decks, dealer=dealers)
-    singles = [k.init(np.random.default_rng(1000 + g), 1, deck=decks[g], dealer=int(dealers[g])) for g in range(B)]
-    active = np.ones(B, dtype=bool)  # compared until the first redeal (drawn from each run's own rng)
-    compared = 0
-    for t in range(200):
-        for g in np.flatnonzero(active):
-            if batch.deals[g] > 0 or batch.throw_ins[g] > 0 or batch.done[g]:
-                active[g] = False
-                continue
-            one = singles[g]
-            for f in batch.__dataclass_fields__:
-                assert np.array_equal(getattr(batch, f)[g], getattr(one, f)[0]), (g, t, f)
-            assert np.array_equal(k.observe(batch, batch.current_player)[g], k.observe(one, one.current_player)[0])
-            compared += 1
-        if not active.any():
-            break
-        mask = k.legal_actions(batch)
-        acts = np.where(mask.any(1), (mask * (1 + (np.arange(83) * 7 + t) % 11)).argmax(1), 0)
-        k.step(batch, acts, np.random.default_rng(t))
-        for g in np.flatnonzero(active):
-            k.step(singles[g], acts[g : g + 1], np.random.default_rng(10_000 + t))
-    assert not active.any() and compared > B * 20
-
-
 def test_take_put_round_trip():
     k = AvinasKernel()
     rng = np.random.default_rng(3)

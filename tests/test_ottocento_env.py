@@ -7,7 +7,6 @@ import pickle
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from cardzoo.envs import ottocento_v0
 from cardzoo.envs.core.cards import mask_to_cards, random_set_bit
@@ -18,30 +17,6 @@ from ottocento_util import cid, make_deck
 from env_util import check_hidden_information, random_steps
 
 P = [f"player_{i}" for i in range(4)]
-
-
-@pytest.mark.parametrize(
-    "options",
-    [{}, {"match_target": 300, "reward": "point_diff"}, {"declaration_mode": "auto_all", "matto_rule": "captured", "dealer": 2}],
-    ids=["deal", "match300", "auto-captured"],
-)
-@pytest.mark.filterwarnings("ignore::UserWarning")
-def test_pettingzoo_api(options):
-    api_test(ottocento_v0.env(**options), num_cycles=200)
-
-
-def test_pettingzoo_seed_test():
-    seed_test(lambda: ottocento_v0.env(), num_cycles=200)
-
-
-def test_seed_gives_the_same_deal():
-    def deal(seed):
-        env = ottocento_v0.env()
-        env.reset(seed=seed)
-        return env.game_state.hands[0].tolist(), int(env.game_state.dealer[0])
-
-    assert deal(7) == deal(7)
-    assert len({str(deal(s)) for s in range(10)}) == 10
 
 
 def test_render_shows_only_the_viewers_hand_and_declarations():
@@ -130,11 +105,6 @@ def test_illegal_actions_raise_naming_them_and_leave_the_state_unchanged():
         assert_unchanged(env, snap)
 
 
-def test_step_before_reset_raises():
-    with pytest.raises(RuntimeError, match="reset"):
-        ottocento_v0.env().step(0)
-
-
 @pytest.mark.parametrize(
     "options, valid",
     [
@@ -195,20 +165,6 @@ def test_spaces_metadata_and_names():
     with pytest.raises(ValueError):
         env.action_id("KX")
     assert "hand" in env.observation_layout() and "declared_unplayed[partner]" in env.observation_layout()
-
-
-def test_off_turn_masks_are_zero_and_observations_fit():
-    env = ottocento_v0.env()
-    env.reset(seed=1)
-    rng = np.random.default_rng(1)
-    for _ in range(70):
-        if any(env.terminations.values()):
-            break
-        for ag in P:
-            o = env.observe(ag)
-            assert env.observation_space(ag).contains(o)
-            assert o["action_mask"].any() == (ag == env.agent_selection)
-        env.step(int(rng.choice(env.legal_actions())))
 
 
 def test_observation_is_seat_relative():

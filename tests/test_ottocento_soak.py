@@ -8,7 +8,7 @@ import pytest
 
 from cardzoo.envs.core.cards import popcount, random_set_bit
 from cardzoo.envs.ottocento.combos import combo_score
-from cardzoo.envs.ottocento.constants import DECLARE, DECLARING, DISCARD, MAT, PLAY
+from cardzoo.envs.ottocento.constants import DECLARE, DECLARING, DISCARD, MAT
 from cardzoo.envs.ottocento.kernel import OttocentoKernel
 from cardzoo.envs.ottocento.scoring import card_points_half
 
@@ -127,29 +127,6 @@ def records(k, st):
          "rew": st.rewards[b].copy(), "done": bool(st.done[b])}
         for b in range(st.batch_size)
     ]
-
-
-def test_batch_independence():
-    B = 24
-    k = OttocentoKernel()
-    decks = np.stack([np.random.default_rng(100 + g).permutation(62) for g in range(B)])
-    dealers = np.arange(B) % 4
-    batch = k.init(np.random.default_rng(0), B, deck=decks, dealer=dealers)
-    singles = [k.init(np.random.default_rng(1000 + g), 1, deck=decks[g], dealer=int(dealers[g])) for g in range(B)]
-    pol = np.random.default_rng(7)
-    for t in range(66):
-        recs = records(k, batch)
-        for g in range(B):
-            s = records(k, singles[g])[0]
-            for key in s:
-                assert np.array_equal(recs[g][key], s[key]), (g, t, key)
-        if batch.done.all():
-            break
-        acts = random_set_bit(k.legal_bitboard(batch), pol)
-        k.step(batch, acts, np.random.default_rng(t))
-        for g in range(B):
-            k.step(singles[g], acts[g : g + 1], np.random.default_rng(10_000 + t))
-    assert batch.done.all()
 
 
 def test_active_subset_and_take_put():
