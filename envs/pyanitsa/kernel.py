@@ -463,6 +463,14 @@ class PyanitsaKernel(Kernel):
         order = np.lexsort((slot, key), axis=-1)
         st.collect[g] = np.take_along_axis(st.battle_cards[g], order, axis=1)
 
+    def _keys(self, standing: np.ndarray, cont: np.ndarray) -> np.ndarray:
+        """§2 comparison keys ``int16[n, P]`` of standing cards ``standing`` (``int[n, P]`` card ids) of
+        the contenders ``cont`` (``bool[n, P]``), -1 elsewhere; higher wins, six over ace applied as a set
+        (compiled :func:`rules.keys_batch`, the function battles use)."""
+        out = np.empty(np.shape(standing), dtype=np.int16)
+        _rules.keys_batch(np.asarray(standing, dtype=np.int64), np.asarray(cont, dtype=bool), self.params, out)
+        return out
+
     def play_battle(self, st: PyanitsaState, rng: np.random.Generator) -> None:
         """Resolve one whole battle in every live game in the flip phase, as if all its active seats
         took ``FLIP`` (§4.1): the fast path for simulations where nobody decides (game-length studies).

@@ -176,9 +176,44 @@ def _cycle_check(S, b, P):
 
 # ---------------------------------------------------------------------- a battle (§5)
 @njit(cache=True, inline="always", _nrt=False)
-def _key(card, P):
-    """Rank index of ``card`` (0 = lowest) before six-over-ace (§2)."""
-    return card % P[P_RANKS]
+def _six_over_ace(stand, cont, P):
+    """§2 six over ace, a set rule: True when ``six_beats_ace`` and the contenders' standing cards
+    (``stand[s]`` for the seats in bit mask ``cont``) include both an ace and a six (the lowest rank)."""
+    if not P[P_SIX]:
+        return False
+    top_rank = P[P_RANKS] - 1
+    has_top = False
+    has_low = False
+    for s in range(P[P_N]):
+        if (cont >> s) & 1:
+            r = stand[s] % P[P_RANKS]
+            has_top |= r == top_rank
+            has_low |= r == 0
+    return has_top and has_low
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _key(card, six_over_ace, P):
+    """§2 the comparison key of a standing card: its rank index (0 = lowest), the six above the ace
+    when ``six_over_ace`` (:func:`_six_over_ace`)."""
+    r = card % P[P_RANKS]
+    if six_over_ace and r == 0:
+        return P[P_RANKS]
+    return r
+
+
+@njit(cache=True, _nrt=False)
+def keys_batch(standing, cont, P, out):
+    """§2 comparison keys ``out[i, s]`` (``int16[n, N]``) of the standing cards ``standing[i, s]`` of the
+    contenders ``cont[i, s]`` (``bool``), -1 for the others (used by the worked-example tests)."""
+    for i in range(out.shape[0]):
+        mask = 0
+        for s in range(P[P_N]):
+            if cont[i, s]:
+                mask |= 1 << s
+        flip = _six_over_ace(standing[i], mask, P)
+        for s in range(P[P_N]):
+            out[i, s] = _key(standing[i, s], flip, P) if cont[i, s] else -1
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -193,7 +228,6 @@ def _resolve(S, b, P):
     """Reveal, compare and run the tie steps of one battle (§5.1-§5.5); returns the winner seat or
     -1 (dead battle). Records the battle's cards (``battle_*``, ``face_up``, ``n_down``, ``standing``)."""
     N = P[P_N]
-    top_rank = P[P_RANKS] - 1
     two = 2 * N
     active = 0
     n = 0
@@ -224,21 +258,12 @@ def _resolve(S, b, P):
                 result = -1
                 break
         # §2: compare the standing cards of the contenders, six over ace as a set
-        has_top = False
-        has_low = False
-        if P[P_SIX]:
-            for s in range(N):
-                if (cont >> s) & 1:
-                    r = _key(S.standing[b, s], P)
-                    has_top |= r == top_rank
-                    has_low |= r == 0
+        flip = _six_over_ace(S.standing[b], cont, P)
         best = -1
         top = 0
         for s in range(N):
             if (cont >> s) & 1:
-                r = _key(S.standing[b, s], P)
-                if r == 0 and has_top and has_low:
-                    r = top_rank + 1
+                r = _key(S.standing[b, s], flip, P)
                 if r > best:
                     best = r
                     top = 1 << s
