@@ -144,8 +144,6 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
     names = FRENCH52.names
     runs = int(st.runs[b])
     turned = [int(st.stock[b, p]) for p in (FIRST_KICK,) + RUN_KICKS[:runs]]  # in turning order (§3, §4)
-    if min(turned) < 0:  # a determinized copy (search) forgets stock positions: id order then
-        turned = mask_to_cards(st.kicked[b])
     kicks = [names[c] for c in turned]
     facts = [
         {"key": "trump", "value": FRENCH52.suit_names[int(st.trump[b])]},

@@ -384,7 +384,7 @@ def step_one(S, b, action, P):
 
 # ---------------------------------------------------------------------- legal actions (§4, §5)
 @njit(cache=True, inline="always", _nrt=False)
-def legal_one(S, b, P):
+def _legal_bits(S, b, P):
     """Legal actions of the seat to act in game ``b`` as a ``uint64`` bitboard (0 when over)."""
     if S.done[b]:
         return np.uint64(0)
@@ -414,6 +414,12 @@ def legal_one(S, b, P):
         if top >= 0:  # §5 undertrump="forbidden": no trump below the highest one in the trick
             legal &= ~(trumps & ~(_ABOVE[top] << tshift))
     return legal
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def legal_one(S, b, P, out):
+    """Legal actions of game ``b`` into ``out`` (``uint64[1]``: 56 actions fit one word)."""
+    out[0] = _legal_bits(S, b, P)
 
 
 # ---------------------------------------------------------------------- observation (§7)
@@ -477,11 +483,3 @@ def global_one(S, b, P, out):
     _write_set(out, 468, S.kicked[b])
     _write_set(out, 520, ~(dealt | S.kicked[b]) & ((_ONE << np.uint64(52)) - _ONE))
     _write_public(S, b, 0, 572, out, P)
-
-
-@njit(cache=True, _nrt=False)
-def global_batch(S, P, out):
-    """:func:`global_one` for every game (``out``: ``uint8[B, S]``)."""
-    for b in range(out.shape[0]):
-        out[b, :] = 0
-        global_one(S, b, P, out[b])

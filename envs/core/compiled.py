@@ -19,10 +19,15 @@ the game's ``int64[K]`` option vector, built once by the kernel from its options
   chance to go on (e.g. a new deal): the game then stops where the chance is needed.
 * ``deal_one(S, b, code, P) -> None``: go on after the chance of ``code`` was drawn into the
   state (e.g. deal and kick from a freshly shuffled ``S.stock[b]``); it may not need chance again.
-* ``legal_one(S, b, P) -> uint64``: the legal actions of game ``b`` as a bitboard (bit ``a`` =
-  action ``a``; action spaces of at most 64 actions), ``0`` when the game is over.
+* ``legal_one(S, b, P, out) -> None``: the legal actions of game ``b`` as bit words into ``out``
+  (``uint64[W]``, zeroed by the caller, ``W = ceil(num_actions / 64)``): action ``a`` is bit
+  ``a % 64`` of word ``a // 64``; nothing set when the game is over.
 * ``observe_one(S, b, seat, P, out) -> None``: write ``seat``'s observation into ``out``
   (``uint8[D]``, zeroed by the caller).
+* ``global_one(S, b, P, out) -> None``: write game ``b``'s perfect-information vector into ``out``.
+
+:class:`CompiledKernel` is the frame around them: a game declares its state fields, its options
+vector and its chance, and the core does the rest (init, validation, step, masks, observations).
 
 **Chance stays outside compiled code.** Compiled code never draws random numbers: rows that
 return a chance code are collected and the kernel draws their chance in Python through
@@ -50,16 +55,20 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import dataclasses
+import functools
 import hashlib
 import inspect
 import operator
 import types
+from typing import ClassVar
 
 import numpy as np
 import numba
 from numba import njit
 
-__all__ = ["CompiledSingleGame", "Drivers", "arrays_type"]
+from .kernel import Kernel
+
+__all__ = ["CompiledKernel", "CompiledSingleGame", "Drivers", "arrays_type", "drivers_for"]
 
 
 def arrays_type(state_cls: type, name: str, module: str):
@@ -95,7 +104,8 @@ def _templates(_key):
     def batch_legal(S, P, out, lo, hi):
         _key  # noqa: B018
         for b in range(lo, hi):
-            out[b] = legal_one(S, b, P)  # noqa: F821
+            out[b, :] = 0
+            legal_one(S, b, P, out[b])  # noqa: F821
 
     def batch_observe(S, seats, P, out, lo, hi):
         _key  # noqa: B018
@@ -103,28 +113,37 @@ def _templates(_key):
             out[b, :] = 0
             observe_one(S, b, seats[b], P, out[b])  # noqa: F821
 
-    def single_step(S, action, P):
+    def batch_global(S, P, out, lo, hi):
+        _key  # noqa: B018
+        for b in range(lo, hi):
+            out[b, :] = 0
+            global_one(S, b, P, out[b])  # noqa: F821
+
+    def single_step(S, action, P, legal):
         _key  # noqa: B018
         for j in range(S.rewards.shape[1]):
             S.rewards[0, j] = 0
+        legal[:] = 0
         if S.done[0]:
-            return 0, legal_one(S, 0, P)  # noqa: F821
+            return 0
         need = step_one(S, 0, action, P)  # noqa: F821
-        if need:
-            return need, np.uint64(0)
-        return 0, legal_one(S, 0, P)  # noqa: F821
+        if need == 0:
+            legal_one(S, 0, P, legal)  # noqa: F821
+        return need
 
-    def single_deal(S, code, P):
+    def single_deal(S, code, P, legal):
         _key  # noqa: B018
         deal_one(S, 0, code, P)  # noqa: F821
-        return legal_one(S, 0, P)  # noqa: F821
+        legal[:] = 0
+        legal_one(S, 0, P, legal)  # noqa: F821
 
     def observe_row(S, seat, P, out):
         _key  # noqa: B018
         out[:] = 0
         observe_one(S, 0, seat, P, out)  # noqa: F821
 
-    return {f.__name__: f for f in (batch_step, batch_deal, batch_legal, batch_observe, single_step, single_deal, observe_row)}
+    fns = (batch_step, batch_deal, batch_legal, batch_observe, batch_global, single_step, single_deal, observe_row)
+    return {f.__name__: f for f in fns}
 
 
 _TEMPLATES = _templates("")
@@ -152,28 +171,25 @@ class Drivers:
 
     Args:
         arrays: the game's namedtuple class (:func:`arrays_type`).
-        step_one, deal_one, legal_one, observe_one: the game's ``@njit`` functions (module docstring).
+        rules: the game's rules module, with the ``@njit`` functions ``step_one``, ``deal_one``,
+            ``legal_one``, ``observe_one`` and ``global_one`` (module docstring).
         parallel: spread the batch over threads (default one core; module docstring).
 
     Each method takes the state dataclass, and arrays laid out as documented; all run compiled.
     """
 
-    def __init__(self, arrays, step_one, deal_one, legal_one, observe_one, parallel: bool = False) -> None:
+    def __init__(self, arrays, rules, parallel: bool = False) -> None:
         self.Arrays = arrays
         self._get = operator.attrgetter(*arrays._fields)
         self.parallel = bool(parallel)
-        self.step_one, self.deal_one, self.legal_one, self.observe_one = step_one, deal_one, legal_one, observe_one
-        module = step_one.py_func.__module__
-        callees = {"step_one": step_one, "deal_one": deal_one, "legal_one": legal_one, "observe_one": observe_one}
-        key = f"{module}:{_rules_hash(step_one)}"
-        make = lambda name: _specialize(name, module, callees, key)  # noqa: E731
-        self._step = make("batch_step")
-        self._deal = make("batch_deal")
-        self._legal = make("batch_legal")
-        self._observe = make("batch_observe")
-        self._single_step = make("single_step")
-        self._single_deal = make("single_deal")
-        self._observe_row = make("observe_row")
+        missing = [f for f in _RULE_FUNCTIONS if not hasattr(rules, f)]
+        if missing:
+            raise TypeError(f"rules module {rules.__name__} lacks {missing}; a compiled game defines {list(_RULE_FUNCTIONS)}")
+        callees = {f: getattr(rules, f) for f in _RULE_FUNCTIONS}
+        module = rules.__name__
+        key = f"{module}:{_rules_hash(callees['step_one'])}"
+        for name in _TEMPLATES:
+            setattr(self, "_" + name, _specialize(name, module, callees, key))
         self._pool = None
 
     def _run(self, fn, n: int, *args) -> None:
@@ -199,27 +215,45 @@ class Drivers:
 
         ``actions``: ``int64[B]``, ``active``: ``bool[B]``. Returns ``int64[B]`` chance codes (0: none)."""
         need = np.empty(actions.shape[0], dtype=np.int64)
-        self._run(self._step, actions.shape[0], self.arrays(st), actions, active, P, need)
+        self._run(self._batch_step, actions.shape[0], self.arrays(st), actions, active, P, need)
         return need
 
     def deal(self, st, rows: np.ndarray, code: int, P: np.ndarray) -> None:
         """Run ``deal_one(code)`` for games ``rows`` (``int64[n]``) after their chance was drawn."""
-        self._run(self._deal, rows.shape[0], self.arrays(st), rows, code, P)
+        self._run(self._batch_deal, rows.shape[0], self.arrays(st), rows, code, P)
 
-    def legal(self, st, P: np.ndarray) -> np.ndarray:
-        """``uint64[B]`` legal-action bitboards."""
-        out = np.empty(st.batch_size, dtype=np.uint64)
-        self._run(self._legal, out.shape[0], self.arrays(st), P, out)
+    def legal(self, st, P: np.ndarray, words: int) -> np.ndarray:
+        """``uint64[B, words]`` legal-action bit words (action ``a``: bit ``a % 64`` of word ``a // 64``)."""
+        out = np.empty((st.batch_size, words), dtype=np.uint64)
+        self._run(self._batch_legal, out.shape[0], self.arrays(st), P, out)
         return out
 
     def observe(self, st, seats: np.ndarray, P: np.ndarray, size: int) -> np.ndarray:
         """``uint8[B, size]`` observations of ``seats`` (``int64[B]``)."""
         out = np.empty((st.batch_size, size), dtype=np.uint8)
-        self._run(self._observe, out.shape[0], self.arrays(st), seats, P, out)
+        self._run(self._batch_observe, out.shape[0], self.arrays(st), seats, P, out)
+        return out
+
+    def global_state(self, st, P: np.ndarray, size: int) -> np.ndarray:
+        """``uint8[B, size]`` perfect-information vectors."""
+        out = np.empty((st.batch_size, size), dtype=np.uint8)
+        self._run(self._batch_global, out.shape[0], self.arrays(st), P, out)
         return out
 
 
-_BITS = np.uint64(1) << np.arange(64, dtype=np.uint64)
+_RULE_FUNCTIONS = ("step_one", "deal_one", "legal_one", "observe_one", "global_one")
+
+#: (rules module, arrays class, parallel) -> Drivers (one per process)
+_DRIVERS: dict = {}
+
+
+def drivers_for(arrays, rules, parallel: bool = False) -> Drivers:
+    """The :class:`Drivers` of a game, built once per process and flag (compiled on first use,
+    loaded from numba's cache after that)."""
+    key = (rules.__name__, arrays, bool(parallel))
+    if key not in _DRIVERS:
+        _DRIVERS[key] = Drivers(arrays, rules, parallel=parallel)
+    return _DRIVERS[key]
 
 
 #: (drivers id, (dtype, ndim) of each state array) -> the single-game entry points
@@ -240,9 +274,7 @@ class CompiledSingleGame:
     Behaves exactly like the batched methods on ``st`` (it runs the same compiled functions).
 
     Args:
-        kernel: the game's kernel; it provides ``drivers`` (:class:`Drivers`), ``params``
-            (``int64[K]``), ``obs_layout`` and ``draw_chance(st, rows, code, rng)`` (draws the
-            chance of ``code`` for games ``rows`` into the state; ``deal_one`` goes on from there).
+        kernel: a :class:`CompiledKernel`.
         st: a state of one game (``ValueError`` otherwise).
     """
 
@@ -251,11 +283,12 @@ class CompiledSingleGame:
             raise ValueError(f"the single-game path runs one game; the state holds {st.batch_size}")
         self.k = kernel
         self.st = st
-        self.d = d = kernel.drivers
+        self.d = kernel.drivers
         self.P = kernel.params
-        self.S = S = d.arrays(st)
+        self.S = kernel.drivers.arrays(st)
         self._size = kernel.obs_layout.size
-        self._bits = None
+        self._words = np.zeros(kernel.legal_words_per_game, dtype=np.uint64)
+        self._fresh = False
         self._rows = np.zeros(1, dtype=np.int64)
         # numba's dispatcher spends ~18 us a call typing ~40 arrays; the compiled entry points of
         # this state's exact types take ~0.4 us. They are bound here, for arrays numba would type
@@ -271,46 +304,244 @@ class CompiledSingleGame:
             key = (id(d), tuple((a.dtype.char, a.ndim) for a in S))
             eps = _ENTRIES.get(key)
             if eps is None:
-                ts = d._single_step.typeof_pyval(S)
-                i64, p = d._single_step.typeof_pyval(0), d._single_step.typeof_pyval(self.P)
-                obs = d._observe_row.typeof_pyval(np.empty(self._size, dtype=np.uint8))
+                ty = d._single_step.typeof_pyval
+                ts, i64, p = ty(S), ty(0), ty(self.P)
+                words = ty(self._words)
+                obs = ty(np.empty(self._size, dtype=np.uint8))
                 eps = _ENTRIES[key] = (
-                    _entry(d._single_step, (ts, i64, p)),
-                    _entry(d._single_deal, (ts, i64, p)),
+                    _entry(d._single_step, (ts, i64, p, words)),
+                    _entry(d._single_deal, (ts, i64, p, words)),
                     _entry(d._observe_row, (ts, i64, p, obs)),
                 )
             self._step_fn, self._deal_fn, self._obs_fn = eps
 
     def __getstate__(self) -> dict:
         # entry points do not pickle: keep the state and the kernel, bind again on load
-        return {"k": self.k, "st": self.st, "_bits": self._bits}
+        return {"k": self.k, "st": self.st}
 
     def __setstate__(self, state: dict) -> None:
-        bits = state["_bits"]
         self.__init__(state["k"], state["st"])
-        self._bits = bits
+
+    def legal_words(self) -> np.ndarray:
+        """``uint64[W]`` legal-action bit words of the seat to act (all 0 once the game is over)."""
+        if not self._fresh:
+            self._words[:] = self.d.legal(self.st, self.P, self._words.shape[0])[0]
+            self._fresh = True
+        return self._words
 
     def legal_bits(self) -> int:
-        """Legal actions of the seat to act as an int bitboard (0 once the game is over)."""
-        if self._bits is None:
-            self._bits = int(self.d.legal(self.st, self.P)[0])
-        return self._bits
+        """Legal actions of the seat to act as one int bitboard (bit ``a`` = action ``a``; 0 once over)."""
+        w = self.legal_words()
+        return sum(int(x) << (64 * i) for i, x in enumerate(w))
 
     def legal_mask(self) -> np.ndarray:
         """``bool[A]`` action mask."""
-        bits = np.uint64(self.legal_bits())
-        return (bits & _BITS[: self.k.num_actions]) != 0
+        w = self.legal_words()
+        return np.unpackbits(w.view(np.uint8), bitorder="little")[: self.k.num_actions].view(bool)
 
     def step(self, action: int, rng) -> None:
         """Apply a legal ``action`` (unchecked: the caller validates) and advance, exactly like ``kernel.step``."""
-        need, bits = self._step_fn(self.S, int(action), self.P)
+        need = self._step_fn(self.S, int(action), self.P, self._words)
         if need:
             self.k.draw_chance(self.st, self._rows, int(need), rng)
-            bits = self._deal_fn(self.S, int(need), self.P)
-        self._bits = int(bits)
+            self._deal_fn(self.S, int(need), self.P, self._words)
+        self._fresh = True
 
     def observe(self, seat: int) -> np.ndarray:
         """``uint8[D]`` observation of ``seat``, identical to ``kernel.observe(st, seat)[0]``."""
         out = np.empty(self._size, dtype=np.uint8)
         self._obs_fn(self.S, int(seat), self.P, out)
         return out
+
+
+class CompiledKernel(Kernel):
+    """The frame of a kernel whose rules are compiled single-game functions: a game supplies its
+    rules and this class does the rest (template method, in the spirit of pgx's ``core.Env``).
+
+    **A game supplies** (class attributes):
+
+    * ``State``: its :class:`~cardzoo.envs.core.kernel.BatchState` dataclass, every field declared once
+      with :func:`~cardzoo.envs.core.kernel.state_field` (the core allocates it);
+    * ``Arrays``: ``arrays_type(State, ...)``, the namedtuple compiled code sees;
+    * ``rules``: its rules module (``step_one``, ``deal_one``, ``legal_one``, ``observe_one``,
+      ``global_one``: see the module docstring);
+    * ``CHANCE_ORDER``: the chance codes ``step_one`` may return, in the order their chance is
+      drawn after a batched step (rows ascending within a code);
+
+    and the methods :meth:`make_params` (options -> ``int64`` option vector), :meth:`new_games`
+    (the chance and test hooks of fresh games) and :meth:`draw_chance`, plus the views
+    (``action_name``, ``render``, ``hands``, ...) of the :class:`Kernel` contract.
+
+    **The core provides** :meth:`init`, :meth:`legal_words`, :meth:`legal_bitboard`,
+    :meth:`legal_actions`, :meth:`step`, :meth:`check_actions`, :meth:`observe` (also packed),
+    :meth:`global_state`, :meth:`single_game`, :meth:`set_parallel` and pickling. Actions are
+    validated before compiled code runs: no input can crash the interpreter or corrupt a state.
+    """
+
+    State: ClassVar[type]
+    Arrays: ClassVar[type]
+    rules: ClassVar[types.ModuleType]
+    CHANCE_ORDER: ClassVar[tuple[int, ...]] = ()
+
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        self._parallel = False
+
+    # ---- what a game supplies ---------------------------------------------------------
+    def make_params(self) -> np.ndarray:
+        """The options as the compiled rules read them: ``int64[K]`` (indices defined by the rules module)."""
+        raise NotImplementedError
+
+    def new_games(self, st, rng, **hooks) -> None:
+        """Deal the fresh games of ``st`` (just allocated from the field declarations): draw their
+        chance through :mod:`~cardzoo.envs.core.chance` (or take it from the test ``hooks``,
+        validated with :func:`~cardzoo.envs.core.kernel.hook_ints`), then let the compiled
+        ``deal_one`` go on (``self.drivers.deal``)."""
+        raise NotImplementedError
+
+    def draw_chance(self, st, rows: np.ndarray, code: int, rng) -> None:
+        """Draw the chance of ``code`` (returned by ``step_one``) for games ``rows`` (``int64[n]``) into
+        the state, through :mod:`~cardzoo.envs.core.chance`; ``deal_one(code)`` goes on from there."""
+        raise NotImplementedError
+
+    def state_dims(self) -> dict[str, int]:
+        """Named sizes of the state's fields (``state_field`` shapes): ``{"players": num_players}``."""
+        return {"players": int(self.num_players)}
+
+    # ---- the frame -----------------------------------------------------------------------
+    @functools.cached_property
+    def params(self) -> np.ndarray:
+        """``int64[K]`` option vector of the compiled rules (made once by :meth:`make_params`)."""
+        P = np.ascontiguousarray(self.make_params(), dtype=np.int64)
+        P.setflags(write=False)
+        return P
+
+    @property
+    def drivers(self) -> Drivers:
+        """The game's compiled batch drivers (one core, or spread by :meth:`set_parallel`)."""
+        return drivers_for(self.Arrays, self.rules, self._parallel)
+
+    @property
+    def legal_words_per_game(self) -> int:
+        """``W = ceil(num_actions / 64)``: legal-action bit words per game."""
+        return -(-int(self.num_actions) // 64)
+
+    def set_parallel(self, parallel: bool = True) -> None:
+        """Run the batch drivers over numba's threads (``numba.set_num_threads`` sets how many; one
+        chunk of games each) or, with ``False``, on one core (the default). Results are identical."""
+        self._parallel = bool(parallel)
+
+    def init(self, rng, batch: int, **hooks):
+        """Shuffle and deal ``batch`` games (``rng``: a Generator or :class:`~cardzoo.envs.core.chance.RowStreams`).
+
+        ``hooks``: the test hooks in ``INIT_HOOKS`` (documented by the game's :meth:`new_games`);
+        ``ValueError`` for another name or a bad value."""
+        unknown = sorted(set(hooks) - set(self.INIT_HOOKS))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown} for {self.name}; valid: {list(self.INIT_HOOKS)}")
+        B = int(batch)
+        if B < 0:
+            raise ValueError(f"batch must be >= 0, got {batch!r}")
+        st = self.State.allocate(B, self.state_dims())
+        self.new_games(st, rng, **{k: v for k, v in hooks.items() if v is not None})
+        return st
+
+    def legal_words(self, st) -> np.ndarray:
+        """``uint64[B, W]`` legal actions of the seat to act as bit words (action ``a``: bit ``a % 64``
+        of word ``a // 64``; all 0 in finished games)."""
+        return self.drivers.legal(st, self.params, self.legal_words_per_game)
+
+    def legal_bitboard(self, st) -> np.ndarray:
+        """``uint64[B]`` legal actions as one bitboard per game (bit ``a`` = action ``a``), for games
+        of at most 64 actions; ``ValueError`` for larger action spaces (use :meth:`legal_words`)."""
+        if self.legal_words_per_game != 1:
+            raise ValueError(f"{self.name} has {self.num_actions} actions; its legal actions need legal_words()")
+        return self.legal_words(st)[:, 0]
+
+    def legal_actions(self, st) -> np.ndarray:
+        """Action mask ``bool[B, A]`` of the seat to act (all False in finished games)."""
+        w = np.ascontiguousarray(self.legal_words(st))
+        return np.unpackbits(w.view(np.uint8), axis=1, bitorder="little")[:, : self.num_actions].view(bool)
+
+    def step(self, st, actions, rng, active=None) -> None:
+        """Apply ``actions`` (``int[B]``, legal for each live game) and advance every game to its next
+        decision, compiled (the game's ``step_one``).
+
+        ``active`` (``bool[B]``, optional): step only these games; the others are untouched (their
+        rewards are zeroed). Rewards of the step land in ``st.rewards``. Chance is drawn here, in
+        Python, in ``CHANCE_ORDER`` (rows ascending within a code).
+
+        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape or
+        dtype, or an active live game's action is not legal (the message names it and the legal ones).
+        """
+        B = st.batch_size
+        acts = np.asarray(actions)
+        if acts.shape != (B,) or acts.dtype.kind not in "iu":
+            raise ValueError(f"actions must be ints of shape ({B},), got {acts.dtype} {acts.shape}")
+        acts = acts.astype(np.int64, copy=False)
+        if active is None:
+            act = np.ones(B, dtype=bool)
+        else:
+            act = np.asarray(active)
+            if act.shape != (B,) or act.dtype != bool:
+                raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
+        self._check(st, acts, self.legal_words(st), act & ~st.done)
+        need = self.drivers.step(st, acts, act, self.params)
+        if need.any():
+            codes = set(np.unique(need[need != 0]).tolist())
+            unknown = codes - set(self.CHANCE_ORDER)
+            if unknown:  # a bug in the rules, not bad input
+                raise RuntimeError(f"{self.name} rules asked for chance codes {sorted(unknown)} not in CHANCE_ORDER")
+            for code in self.CHANCE_ORDER:
+                if code in codes:
+                    rows = np.flatnonzero(need == code)
+                    self.draw_chance(st, rows, code, rng)
+                    self.drivers.deal(st, rows, code, self.params)
+
+    def check_actions(self, st, actions) -> None:
+        """Raise ``ValueError`` if any live game's action (``int[B]``) is not legal, naming the action,
+        the game, the seat and the legal actions; nothing is changed."""
+        acts = np.asarray(actions)
+        if acts.shape != (st.batch_size,) or acts.dtype.kind not in "iu":
+            raise ValueError(f"actions must be ints of shape ({st.batch_size},), got {acts.dtype} {acts.shape}")
+        self._check(st, acts.astype(np.int64), self.legal_words(st), ~st.done)
+
+    def _check(self, st, actions: np.ndarray, words: np.ndarray, live: np.ndarray) -> None:
+        A = int(self.num_actions)
+        ok = (actions >= 0) & (actions < A)
+        a = np.clip(actions, 0, A - 1)
+        ok &= (words[np.arange(actions.shape[0]), a // 64] >> (a % 64).astype(np.uint64)) & np.uint64(1) == 1
+        bad = np.flatnonzero(~ok & live)
+        if bad.size:
+            b = int(bad[0])
+            x = int(actions[b])
+            name = self.action_name(x) if 0 <= x < A else repr(x)
+            bits = np.unpackbits(np.ascontiguousarray(words[b]).view(np.uint8), bitorder="little")[:A]
+            legal = [self.action_name(int(i)) for i in np.flatnonzero(bits)]
+            raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal}")
+
+    def observe(self, st, seat, packed: bool = False) -> np.ndarray:
+        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``; ``ValueError`` for a seat out of
+        range), laid out as :attr:`obs_layout`; only what that seat may know. Written by the game's
+        compiled ``observe_one``. ``packed=True`` returns the packed form ``uint8[B, obs_layout.packed_size]``
+        (0/1 features 8 to a byte: :meth:`~cardzoo.envs.core.kernel.Layout.pack`)."""
+        B = st.batch_size
+        try:
+            seats = np.broadcast_to(np.asarray(seat), (B,))
+        except ValueError:
+            raise ValueError(f"seat must be an int or int[{B}], got shape {np.shape(seat)}") from None
+        n = int(self.num_players)
+        if seats.dtype.kind not in "iu" or (B and (seats.min() < 0 or seats.max() >= n)):
+            raise ValueError(f"seat {seat!r} is not valid for {self.name}; seats are ints 0..{n - 1}")
+        out = self.drivers.observe(st, seats.astype(np.int64), self.params, self.obs_layout.size)
+        return self.obs_layout.pack(out) if packed else out
+
+    def global_state(self, st) -> np.ndarray:
+        """Perfect-information vector ``uint8[B, S]`` (every hand and the stock) for centralised
+        critics, laid out as :attr:`state_layout`; written by the game's compiled ``global_one``."""
+        return self.drivers.global_state(st, self.params, self.state_layout.size)
+
+    def single_game(self, st) -> CompiledSingleGame:
+        """The B = 1 fast path used by the AEC env: the same compiled rules, one compiled call per
+        step (:class:`CompiledSingleGame`)."""
+        return CompiledSingleGame(self, st)

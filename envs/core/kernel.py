@@ -45,25 +45,87 @@ import numpy as np
 from . import chance
 from .cards import Deck
 
-__all__ = ["BatchState", "Kernel", "Layout", "LayoutEntry", "Option", "bool_option", "check_options", "int_option"]
+__all__ = [
+    "BatchState",
+    "Kernel",
+    "Layout",
+    "LayoutEntry",
+    "Option",
+    "bool_option",
+    "check_options",
+    "hook_ints",
+    "int_option",
+    "state_field",
+]
+
+
+def state_field(dtype, shape: tuple = (), fill=0, doc: str = ""):
+    """Declare a field of a :class:`BatchState` subclass once: its ``dtype``, its per-game ``shape``
+    (ints, or names of sizes the kernel gives in :meth:`Kernel.state_dims`, e.g. ``"players"``),
+    the value a new game starts with (``fill``) and one line for people (``doc``).
+
+    :meth:`BatchState.allocate` makes the arrays (``dtype[B, *shape]`` filled with ``fill``) and the
+    class docstring lists every field from these declarations, so a field is named once."""
+    return dataclasses.field(
+        metadata={"dtype": np.dtype(dtype), "shape": tuple(shape), "fill": fill, "doc": doc}
+    )
+
+
+def _shape_text(dtype: np.dtype, shape: tuple) -> str:
+    dims = ", ".join(["B", *(str(d) for d in shape)])
+    return f"{np.dtype(dtype).name}[{dims}]"
 
 
 @dataclasses.dataclass
 class BatchState:
     """Base of every kernel state: a dataclass whose fields are numpy arrays of leading axis B.
 
-    Required fields shared by every game:
-
-    * ``current_player``: ``int8[B]`` seat to act (undefined in finished games).
-    * ``done``: ``bool[B]`` the episode has ended (terminated or truncated).
-    * ``truncated``: ``bool[B]`` the episode was cut by a safety cap.
-    * ``rewards``: ``float32[B, P]`` rewards of the last ``step`` (zero otherwise).
+    Fields are declared once with :func:`state_field`; the fields of a subclass are listed in its
+    docstring from those declarations. Required fields shared by every game:
     """
 
-    current_player: np.ndarray
-    done: np.ndarray
-    truncated: np.ndarray
-    rewards: np.ndarray
+    current_player: np.ndarray = state_field(np.int8, (), 0, "seat to act (undefined in finished games)")
+    done: np.ndarray = state_field(bool, (), False, "the episode has ended (terminated or truncated)")
+    truncated: np.ndarray = state_field(bool, (), False, "the episode was cut by a safety cap")
+    rewards: np.ndarray = state_field(np.float32, ("players",), 0, "rewards of the last ``step`` (zero otherwise)")
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        lines = []
+        for name in cls.__dict__.get("__annotations__", {}):
+            f = cls.__dict__.get(name)
+            if isinstance(f, dataclasses.Field) and "dtype" in f.metadata:
+                m = f.metadata
+                lines.append(f"    * ``{name}``: ``{_shape_text(m['dtype'], m['shape'])}`` {m['doc']}")
+        if lines:
+            cls.__doc__ = (cls.__doc__ or "").rstrip() + "\n\n    Fields (beyond :class:`BatchState`):\n\n" + "\n".join(lines) + "\n"
+
+    @classmethod
+    def allocate(cls, batch: int, dims: dict[str, int]):
+        """A state of ``batch`` new games: every field made from its :func:`state_field` declaration.
+
+        ``dims`` gives the named sizes (e.g. ``{"players": 4}``); ``ValueError`` for a field
+        declared without :func:`state_field` or a size not in ``dims``."""
+        arrays = {}
+        for f in dataclasses.fields(cls):
+            m = f.metadata
+            if "dtype" not in m:
+                raise ValueError(f"{cls.__name__}.{f.name} is not declared with state_field(); cannot allocate it")
+            try:
+                shape = tuple(d if isinstance(d, int) else int(dims[d]) for d in m["shape"])
+            except KeyError as e:
+                raise ValueError(f"{cls.__name__}.{f.name}: size {e.args[0]!r} is not in {sorted(dims)}") from None
+            arrays[f.name] = np.full((int(batch), *shape), m["fill"], dtype=m["dtype"])
+        return cls(**arrays)
+
+    @classmethod
+    def describe(cls) -> list[tuple[str, str, str]]:
+        """``(name, "dtype[B, ...]", doc)`` of every declared field, in declaration order."""
+        return [
+            (f.name, _shape_text(f.metadata["dtype"], f.metadata["shape"]), f.metadata["doc"])
+            for f in dataclasses.fields(cls)
+            if "dtype" in f.metadata
+        ]
 
     @property
     def batch_size(self) -> int:
@@ -146,6 +208,55 @@ class Layout:
             h[e.start : e.stop] = e.high
         return h
 
+    # ---- the packed form ----------------------------------------------------
+    def _pack_index(self) -> tuple[np.ndarray, np.ndarray]:
+        cache = self.__dict__.get("_pack")
+        if cache is None or cache[2] != self.size:
+            binary = np.zeros(self.size, dtype=bool)
+            for e in self.entries:
+                binary[e.start : e.stop] = e.high <= 1
+            cache = self.__dict__["_pack"] = (np.flatnonzero(binary), np.flatnonzero(~binary), self.size)
+        return cache[0], cache[1]
+
+    @property
+    def packed_size(self) -> int:
+        """Bytes of the packed form: ``ceil(n_binary / 8)`` bit bytes + one byte per other feature."""
+        bits, ints = self._pack_index()
+        return -(-bits.size // 8) + ints.size
+
+    def pack(self, obs: np.ndarray) -> np.ndarray:
+        """The packed form of ``obs`` (``uint8[..., size]``, laid out as this layout): ``uint8[..., packed_size]``.
+
+        Layout of the packed form: first the 0/1 features (every slice whose ``high`` is 1), in
+        layout order, packed 8 to a byte with the first feature in the lowest bit
+        (``numpy.packbits(..., bitorder="little")``); then every other feature (counts, scores:
+        slices with ``high > 1``), one byte each, in layout order. :meth:`unpack` inverts it; a
+        learner can unpack on its device with the same two index lists (:meth:`packed_index`)."""
+        bits, ints = self._pack_index()
+        obs = np.asarray(obs, dtype=np.uint8)
+        if obs.shape[-1] != self.size:
+            raise ValueError(f"observation has {obs.shape[-1]} features; this layout has {self.size}")
+        packed = np.packbits(obs[..., bits], axis=-1, bitorder="little")
+        return np.concatenate([packed, obs[..., ints]], axis=-1)
+
+    def unpack(self, packed: np.ndarray) -> np.ndarray:
+        """Inverse of :meth:`pack`: ``uint8[..., packed_size]`` -> ``uint8[..., size]``."""
+        bits, ints = self._pack_index()
+        packed = np.asarray(packed, dtype=np.uint8)
+        nb = -(-bits.size // 8)
+        if packed.shape[-1] != nb + ints.size:
+            raise ValueError(f"packed observation has {packed.shape[-1]} bytes; this layout packs into {nb + ints.size}")
+        out = np.zeros((*packed.shape[:-1], self.size), dtype=np.uint8)
+        out[..., bits] = np.unpackbits(packed[..., :nb], axis=-1, count=bits.size, bitorder="little")
+        out[..., ints] = packed[..., nb:]
+        return out
+
+    def packed_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(binary, other)``: ``int64`` positions in the full vector of the packed form's bit
+        features and byte features, in packed order (see :meth:`pack`)."""
+        bits, ints = self._pack_index()
+        return bits.copy(), ints.copy()
+
     def table(self) -> str:
         """Human-readable table of the slices."""
         w = max(len(e.name) for e in self.entries)
@@ -204,6 +315,22 @@ def int_option(default: int, lo: int, hi: int | None = None) -> Option:
 def bool_option(default: bool) -> Option:
     """A bool option."""
     return Option(default, choices=(True, False))
+
+
+def hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
+    """Validate a test hook of ``init`` (e.g. a stacked ``deck``): ints broadcastable to ``shape``,
+    each in ``[lo, hi]``. Returns the broadcast array; ``ValueError`` naming the hook, the shape and
+    the range otherwise."""
+    try:
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iu" or arr.ndim > len(shape):
+            raise TypeError
+        arr = np.broadcast_to(arr, shape)
+    except (TypeError, ValueError):
+        raise ValueError(f"reset option {name}={value!r} must be int(s) of shape {shape[1:] or '()'} (or {shape})") from None
+    if arr.size and (arr.min() < lo or arr.max() > hi):
+        raise ValueError(f"reset option {name}={value!r} is out of range: each value must be in {lo}..{hi}")
+    return arr
 
 
 def check_options(spec: dict[str, Option], given: dict[str, Any]) -> dict[str, Any]:
