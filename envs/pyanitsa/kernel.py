@@ -19,10 +19,10 @@ import dataclasses
 
 import numpy as np
 
-from ..core.cards import FRENCH36, FRENCH52, bit, mask_to_cards, unpack_bits
+from ..core.cards import FRENCH36, FRENCH52, bit
 from ..core import chance
-from ..core.compiled import CompiledSingleGame, Drivers, arrays_type
-from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
+from ..core.compiled import CompiledKernel, arrays_type
+from ..core.kernel import BatchState, Layout, Option, bool_option, int_option, state_field
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
@@ -31,79 +31,44 @@ from .constants import COLLECT_ORDERS, EMPTY, FLIP_PHASE, ORDER_PHASE, OVER, PHA
 _U64 = np.uint64
 
 
+_f = state_field
+
+
 @dataclasses.dataclass
 class PyanitsaState(BatchState):
-    """Batched P'yanitsa state: ``B`` games, ``P`` seats, pack of ``C`` cards.
+    """Batched P'yanitsa state: ``B`` games, ``players`` seats (absolute), a pack of ``cards`` cards.
 
-    Fields beyond :class:`BatchState` (seats absolute):
+    Piles are ordered, so they are not bitboards: seat ``s``'s pile top -> bottom is
+    ``piles[b, s, (head + j) % cards]`` for ``j < size``. Hidden from every player: ``piles``,
+    ``saved``, ``battle_cards`` (face-down cards), ``collect``; the rest is public (§7)."""
 
-    * ``piles``: ``uint8[B, P, C]`` circular buffers; the pile of seat ``s`` top -> bottom is
-      ``piles[b, s, (head + j) % C]`` for ``j < size``.
-    * ``head``, ``size``: ``int16[B, P]``.
-    * ``phase``: ``int8[B]`` 0 flip, 1 order the pot (``winner_chooses``), 2 over.
-    * ``battles``: ``int32[B]`` battles completed.
-    * ``face_up``: ``uint64[B, P]`` cards each seat showed face up in the current/last battle.
-    * ``n_down``: ``uint8[B, P]`` face-down cards each seat put down in that battle.
-    * ``pot``: ``uint64[B]`` cards on the table not yet placed under a pile (the pot while
-      ordering; the dead pot after a draw; else 0).
-    * ``winner``: ``int8[B]`` winner of the last battle (-1 none / dead battle).
-    * ``known``: ``int16[B, P]`` length of the bottom part of each pile that its owner placed
-      itself with ``ORDER`` (§7); 0 outside ``winner_chooses``.
-    * ``in_play``: ``uint64[B]`` cards of the game (all but the set-aside card, or the cards
-      of a constructed test position).
-    * ``saved``, ``saved_size``: ``uint8[B, P, C]``, ``int16[B, P]`` the cycle check's saved
-      piles (linearised, ``255`` past the end; §6).
-    * ``loser``: ``bool[B, P]``; ``draw``: ``bool[B]``; ``trunc_reason``: ``int8[B]`` (0 none,
-      1 cycle, 2 max_battles); ``took_part``: ``bool[B, P]`` seats active in the last battle.
-    * ``standing``: ``int8[B, P]`` each seat's standing (last face-up) card in the last battle (-1 none).
-    * ``battle_cards``: ``uint8[B, C]`` the last battle's cards in time order (step by step, seats
-      ascending, a seat's face-down card before its face-up one), ``battle_n`` of them (``int16[B]``);
-      ``battle_tags``: ``int16[B, C]`` each one's ``step * 2P + seat * 2 + face_up``;
-      ``battle_steps``: ``int16[B]`` reveals in the last battle (1 + tie steps). Hidden (face-down
-      cards): read by the rules only.
-    * ``collect``: ``uint8[B, C]`` the drawn order in which the pot goes under the winner's pile
-      (``collect_order="random"``; written by the chance draw, :meth:`PyanitsaKernel.draw_chance`).
-    """
-
-    piles: np.ndarray
-    head: np.ndarray
-    size: np.ndarray
-    phase: np.ndarray
-    battles: np.ndarray
-    face_up: np.ndarray
-    n_down: np.ndarray
-    pot: np.ndarray
-    winner: np.ndarray
-    known: np.ndarray
-    in_play: np.ndarray
-    saved: np.ndarray
-    saved_size: np.ndarray
-    loser: np.ndarray
-    draw: np.ndarray
-    trunc_reason: np.ndarray
-    took_part: np.ndarray
-    standing: np.ndarray
-    battle_cards: np.ndarray
-    battle_tags: np.ndarray
-    battle_n: np.ndarray
-    battle_steps: np.ndarray
-    collect: np.ndarray
+    piles: np.ndarray = _f(np.uint8, ("players", "cards"), 0, "each seat's pile, a circular buffer read from ``head``")
+    head: np.ndarray = _f(np.int16, ("players",), 0, "buffer index of each pile's top card")
+    size: np.ndarray = _f(np.int16, ("players",), 0, "cards in each pile")
+    phase: np.ndarray = _f(np.int8, (), FLIP_PHASE, "0 flip, 1 order the pot (``winner_chooses``), 2 over")
+    battles: np.ndarray = _f(np.int32, (), 0, "battles completed")
+    face_up: np.ndarray = _f(_U64, ("players",), 0, "cards each seat showed face up in the current/last battle")
+    n_down: np.ndarray = _f(np.uint8, ("players",), 0, "face-down cards each seat put down in that battle")
+    pot: np.ndarray = _f(_U64, (), 0, "cards on the table not under a pile (the pot while ordering; the dead pot after a draw)")
+    winner: np.ndarray = _f(np.int8, (), -1, "winner of the last battle (-1 none / dead battle)")
+    known: np.ndarray = _f(np.int16, ("players",), 0, "length of the bottom part of each pile its owner ordered itself (§7)")
+    in_play: np.ndarray = _f(_U64, (), 0, "cards of the game (all but the set-aside card, or a constructed position's)")
+    saved: np.ndarray = _f(np.uint8, ("players", "cards"), EMPTY, "the cycle check's saved piles, linearised, 255 past the end (§6)")
+    saved_size: np.ndarray = _f(np.int16, ("players",), 0, "sizes of the saved piles")
+    loser: np.ndarray = _f(bool, ("players",), False, "the losers, once the game is decided (§6)")
+    draw: np.ndarray = _f(bool, (), False, "the game ended in a draw (dead battle, §5.5)")
+    trunc_reason: np.ndarray = _f(np.int8, (), 0, "0 none, 1 cycle, 2 max_battles (§6)")
+    took_part: np.ndarray = _f(bool, ("players",), False, "seats active in the last battle")
+    standing: np.ndarray = _f(np.int8, ("players",), -1, "each seat's standing (last face-up) card in the last battle (-1 none)")
+    battle_cards: np.ndarray = _f(np.uint8, ("cards",), 0, "the last battle's cards in time order (step, seat, face-down first)")
+    battle_tags: np.ndarray = _f(np.int16, ("cards",), 0, "each one's ``step * 2 * players + seat * 2 + face_up``")
+    battle_n: np.ndarray = _f(np.int16, (), 0, "cards in the last battle")
+    battle_steps: np.ndarray = _f(np.int16, (), 0, "reveals in the last battle (1 + tie steps)")
+    collect: np.ndarray = _f(np.uint8, ("cards",), 0, "drawn order of the pot under the winner's pile (``collect_order='random'``)")
 
 
 #: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`PyanitsaState`)
 PyanitsaArrays = arrays_type(PyanitsaState, "PyanitsaArrays", __name__)
-
-_DRIVERS: dict[bool, Drivers] = {}
-
-
-def _drivers(parallel: bool) -> Drivers:
-    """The compiled drivers of P'yanitsa (built once per process and flag; compiled on first use)."""
-    if parallel not in _DRIVERS:
-        _DRIVERS[parallel] = Drivers(
-            PyanitsaArrays, _rules.step_one, _rules.deal_one, _rules.legal_bits, _rules.observe_one, parallel=parallel
-        )
-    return _DRIVERS[parallel]
-
 
 def _params(o: dict, obs: Layout, state: Layout) -> np.ndarray:
     """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8) and the
@@ -136,7 +101,7 @@ def _params(o: dict, obs: Layout, state: Layout) -> np.ndarray:
     return P
 
 
-class PyanitsaKernel(Kernel):
+class PyanitsaKernel(CompiledKernel):
     """Batched P'yanitsa (``RULES.md``).
 
     Options (``RULES.md`` §8; a bad value raises ``ValueError`` naming the valid values):
@@ -178,6 +143,10 @@ class PyanitsaKernel(Kernel):
         "detect_cycles": bool_option(True),
     }
     INIT_HOOKS = ("piles", "deck")
+    State = PyanitsaState
+    Arrays = PyanitsaArrays
+    rules = _rules
+    CHANCE_ORDER = (_rules.NEED_COLLECT,)
     DEPRECATED_OPTIONS = {"n_players": "num_players"}  # PettingZoo classic envs say num_players
 
     def __init__(self, **options) -> None:
@@ -190,8 +159,6 @@ class PyanitsaKernel(Kernel):
         self.FLIP = self.C
         self.n_ranks = 9 if o["deck"] == 36 else 13
         self.top_rank = self.n_ranks - 1  # the ace
-        # the card value used in comparisons before six-over-ace: rank index
-        self.rank_of = (np.arange(256) % self.n_ranks).astype(np.int16)
         self.choose = o["collect_order"] == "winner_chooses"
         self.cycles = o["detect_cycles"] and o["collect_order"] in ("winner_first", "seat_order")
         self.variant2 = o["objective"] == "first_out_loses"
@@ -201,10 +168,14 @@ class PyanitsaKernel(Kernel):
         self.per_seat = self.C // self.num_players
         self._obs_layout = _obs.observation_layout(self)
         self._state_layout = _obs.state_layout(self)
-        #: ``int64[rules.P_SIZE]`` the options as the compiled rules read them (indices ``rules.P_*``)
-        self.params = _params(o, self._obs_layout, self._state_layout)
-        #: the compiled batch drivers (one core; :meth:`set_parallel` spreads the batch over cores)
-        self.drivers = _drivers(False)
+
+    def make_params(self) -> np.ndarray:
+        """``int64[rules.P_SIZE]``: the options as the compiled rules read them (indices ``rules.P_*``)."""
+        return _params(self.options, self._obs_layout, self._state_layout)
+
+    def state_dims(self) -> dict[str, int]:
+        """Named sizes of the state's fields: ``players`` and ``cards`` (the pack, 36 or 52)."""
+        return {"players": self.num_players, "cards": self.C}
 
     # ------------------------------------------------------------------ layouts
     @property
@@ -251,8 +222,8 @@ class PyanitsaKernel(Kernel):
             ) from None
 
     # ------------------------------------------------------------------ init (§3)
-    def init(self, rng: np.random.Generator, batch: int, *, piles=None, deck=None) -> PyanitsaState:
-        """Shuffle and deal ``batch`` games (§3).
+    def new_games(self, st: PyanitsaState, rng, piles=None, deck=None) -> None:
+        """Shuffle and deal the fresh games of ``st`` (§3; ``init(rng, B, piles=..., deck=...)``).
 
         Test hooks:
             deck: ``int[C]`` or ``int[B, C]`` shuffled pack (``c[0..C-1]``, position 0 first) instead
@@ -263,37 +234,7 @@ class PyanitsaKernel(Kernel):
 
         Raises ``ValueError`` for a hook that is not a permutation / not valid piles.
         """
-        B, P, C = int(batch), self.num_players, self.C
-        z = lambda dt, *shape: np.zeros((B, *shape), dtype=dt)  # noqa: E731
-        st = PyanitsaState(
-            current_player=z(np.int8),
-            done=z(bool),
-            truncated=z(bool),
-            rewards=z(np.float32, P),
-            piles=z(np.uint8, P, C),
-            head=z(np.int16, P),
-            size=z(np.int16, P),
-            phase=z(np.int8),
-            battles=z(np.int32),
-            face_up=z(_U64, P),
-            n_down=z(np.uint8, P),
-            pot=z(_U64),
-            winner=np.full(B, -1, dtype=np.int8),
-            known=z(np.int16, P),
-            in_play=z(_U64),
-            saved=np.full((B, P, C), EMPTY, dtype=np.uint8),
-            saved_size=z(np.int16, P),
-            loser=z(bool, P),
-            draw=z(bool),
-            trunc_reason=z(np.int8),
-            took_part=z(bool, P),
-            standing=np.full((B, P), -1, dtype=np.int8),
-            battle_cards=z(np.uint8, C),
-            battle_tags=z(np.int16, C),
-            battle_n=z(np.int16),
-            battle_steps=z(np.int16),
-            collect=z(np.uint8, C),
-        )
+        B, P, C = st.batch_size, self.num_players, self.C
         if piles is not None:
             if deck is not None:
                 raise ValueError("reset options 'piles' and 'deck' exclude each other")
@@ -316,7 +257,6 @@ class PyanitsaKernel(Kernel):
         st.saved[:] = np.where(np.arange(C) < st.size[:, :, None], st.piles, EMPTY)
         st.saved_size[:] = st.size
         st.current_player[:] = (st.size > 0).argmax(axis=1)
-        return st
 
     def _check_order(self, order, B) -> np.ndarray:
         arr = np.asarray(order)
@@ -344,32 +284,7 @@ class PyanitsaKernel(Kernel):
             raise ValueError("reset option piles: at least two seats must hold cards")
         return out
 
-    def set_parallel(self, parallel: bool = True) -> None:
-        """Run the batch drivers over numba's threads (``numba.set_num_threads`` sets how many; one
-        chunk of games each) or, with ``False``, on one core (the default). Results are identical."""
-        self.drivers = _drivers(bool(parallel))
-
-    def __getstate__(self) -> dict:
-        # the compiled drivers are per process: pickle the flag, not the functions
-        state = dict(self.__dict__)
-        state["drivers"] = state["drivers"].parallel
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        state = dict(state)
-        state["drivers"] = _drivers(state["drivers"])
-        self.__dict__.update(state)
-
-    def single_game(self, st: PyanitsaState) -> CompiledSingleGame:
-        """The B = 1 fast path used by the AEC env: the same compiled rules, one compiled call per step
-        (:class:`cardzoo.envs.core.compiled.CompiledSingleGame`)."""
-        return CompiledSingleGame(self, st)
-
-    # ------------------------------------------------------------------ legal actions (§4)
-    def legal_bitboard(self, st: PyanitsaState) -> np.ndarray:
-        """Legal actions as ``uint64[B]`` bitboards (bit ``a`` set = action ``a`` legal; 0 in finished games)."""
-        return self.drivers.legal(st, self.params)
-
+    # ------------------------------------------------------------------ search
     def determinize(self, st: PyanitsaState, seat, rng: np.random.Generator) -> PyanitsaState:
         """A copy of ``st`` with the pile cards ``seat`` cannot know dealt again uniformly among the
         arrangements consistent with what it has seen (for PIMC search;
@@ -378,54 +293,7 @@ class PyanitsaKernel(Kernel):
 
         return determinize(self, st, seat, rng)
 
-    def legal_actions(self, st: PyanitsaState) -> np.ndarray:
-        """Action mask ``bool[B, C + 1]`` (§4): ``FLIP`` only, or the pot cards while ordering."""
-        return unpack_bits(self.legal_bitboard(st)[:, None], self.num_actions)[:, 0].view(bool)
-
-    def check_actions(self, st: PyanitsaState, actions) -> None:
-        """Raise ``ValueError`` if any live game's action is illegal (names the action and the legal ones)."""
-        self._check(st, np.asarray(actions, dtype=np.int64), self.legal_bitboard(st), ~st.done)
-
-    def _check(self, st: PyanitsaState, actions: np.ndarray, legal: np.ndarray, live: np.ndarray) -> None:
-        ok = (actions >= 0) & (actions < self.num_actions)
-        ok &= (legal >> np.clip(actions, 0, 63).astype(_U64)) & _U64(1) == 1
-        bad = np.flatnonzero(~ok & live)
-        if bad.size:
-            b = int(bad[0])
-            a = int(actions[b])
-            name = self.action_name(a) if 0 <= a < self.num_actions else repr(a)
-            legal_names = [self.action_name(x) for x in mask_to_cards(legal[b])]
-            raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal_names}")
-
-    # ------------------------------------------------------------------ step
-    def step(self, st: PyanitsaState, actions, rng: np.random.Generator, active=None) -> None:
-        """Apply ``actions`` (``int[B]``, legal for each live game) and advance every game to its next
-        decision (§4-§6), compiled (:func:`rules.step_one`).
-
-        A ``FLIP`` passes the turn to the next active seat; the last one resolves the whole battle,
-        collects the pot (or opens the ``ORDER`` phase) and checks the end of the game. ``active``
-        (``bool[B]``) restricts the step to those games (the others' rewards are zeroed). Rewards land
-        in ``st.rewards``. The random collection order (``collect_order="random"``) is drawn here, in
-        Python (:meth:`draw_chance`).
-
-        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape, or an
-        active live game's action is not legal (the message names it and the legal actions): the
-        compiled rules only ever see legal actions.
-        """
-        B = st.batch_size
-        acts = np.asarray(actions)
-        if acts.shape != (B,) or acts.dtype.kind not in "iu":
-            raise ValueError(f"actions must be ints of shape ({B},), got {acts.dtype} {acts.shape}")
-        acts = acts.astype(np.int64, copy=False)
-        if active is None:
-            act = np.ones(B, dtype=bool)
-        else:
-            act = np.asarray(active)
-            if act.shape != (B,) or act.dtype != bool:
-                raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
-        self._check(st, acts, self.legal_bitboard(st), act & ~st.done)
-        self._chance(st, self.drivers.step(st, acts, act, self.params), rng)
-
+    # ------------------------------------------------------------------ chance (§5 collecting the pot)
     def _chance(self, st: PyanitsaState, need: np.ndarray, rng) -> None:
         """Draw the chance the compiled step asked for (``need``: ``int64[B]`` codes) and go on."""
         if need.any():
@@ -504,26 +372,6 @@ class PyanitsaKernel(Kernel):
         pos = (st.head[g][:, :, None] + j) % C
         lin = np.take_along_axis(st.piles[g], pos.astype(np.intp), axis=2)
         return np.where(j < st.size[g][:, :, None], lin, EMPTY).astype(np.uint8)
-
-    # ------------------------------------------------------------------ observations (§7)
-    def observe(self, st: PyanitsaState, seat) -> np.ndarray:
-        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``, each a seat; ``ValueError``
-        otherwise); layout :attr:`obs_layout`. Written by the compiled :func:`rules.observe_one`."""
-        B = st.batch_size
-        try:
-            seats = np.broadcast_to(np.asarray(seat), (B,))
-        except ValueError:
-            raise ValueError(f"seat must be an int or int[{B}], got shape {np.shape(seat)}") from None
-        if seats.dtype.kind not in "iu" or (B and (seats.min() < 0 or seats.max() >= self.num_players)):
-            raise ValueError(f"seat {seat!r} is not valid; seats are ints 0..{self.num_players - 1}")
-        return self.drivers.observe(st, seats.astype(np.int64), self.params, self._obs_layout.size)
-
-    def global_state(self, st: PyanitsaState) -> np.ndarray:
-        """Perfect-information vector ``uint8[B, S]`` (every pile in order) for centralised critics;
-        layout :attr:`state_layout`."""
-        out = np.empty((st.batch_size, self._state_layout.size), dtype=np.uint8)
-        _rules.global_batch(self.drivers.arrays(st), self.params, out)
-        return out
 
     # ------------------------------------------------------------------ views
     def piles(self, st: PyanitsaState, b: int = 0) -> list[list[int]]:

@@ -63,13 +63,17 @@ def _popcount(x):
     return n
 
 
+# de Bruijn sequence and table: the index of a lone set bit in a few instructions
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_INDEX[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def _low_bit(x):
-    """Index of the lowest set bit of ``x`` (non-zero)."""
-    i = 0
-    while not (x >> np.uint64(i)) & _ONE:
-        i += 1
-    return i
+    """Index of the lowest set bit of ``x`` (``uint64``, non-zero)."""
+    return _DEBRUIJN_INDEX[((x & (~x + _ONE)) * _DEBRUIJN) >> np.uint64(58)]
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -464,9 +468,11 @@ def legal_one(S, b, P, out):
 
 # ---------------------------------------------------------------------- observation (§7)
 @njit(cache=True, inline="always", _nrt=False)
-def _write_set(out, off, bits, C):
-    for i in range(C):
-        out[off + i] = (bits >> np.uint64(i)) & _ONE
+def _write_set(out, off, bits):
+    """Set ``out[off + c] = 1`` for every card ``c`` of ``bits`` (``out`` is zeroed by the caller)."""
+    while bits:
+        out[off + _low_bit(bits)] = 1
+        bits &= bits - _ONE
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -498,11 +504,11 @@ def observe_one(S, b, seat, P, out):
     N, C = P[P_N], P[P_C]
     _write_public(S, b, seat, P, out)
     for r in range(N):
-        _write_set(out, P[O_FACE_UP] + r * C, S.face_up[b, (seat + r) % N], C)
+        _write_set(out, P[O_FACE_UP] + r * C, S.face_up[b, (seat + r) % N])
     if P[P_ORDER] != WINNER_CHOOSES:
         return
     if S.phase[b] == ORDER_PHASE and S.current_player[b] == seat and not S.done[b]:
-        _write_set(out, P[O_POT], S.pot[b], C)
+        _write_set(out, P[O_POT], S.pot[b])
     nk = S.known[b, seat]
     out[P[O_KNOWN_COUNT]] = nk
     start = S.head[b, seat] + S.size[b, seat] - nk
@@ -519,17 +525,9 @@ def global_one(S, b, P, out):
     N, C = P[P_N], P[P_C]
     _write_public(S, b, 0, P, out)
     for s in range(N):
-        _write_set(out, P[G_FACE_UP] + s * C, S.face_up[b, s], C)
-    _write_set(out, P[G_POT], S.pot[b], C)
+        _write_set(out, P[G_FACE_UP] + s * C, S.face_up[b, s])
+    _write_set(out, P[G_POT], S.pot[b])
     for s in range(N):
         h = S.head[b, s]
         for j in range(S.size[b, s]):
             out[P[G_PILE] + s * C + j] = S.piles[b, s, (h + j) % C] + 1
-
-
-@njit(cache=True, _nrt=False)
-def global_batch(S, P, out):
-    """:func:`global_one` for every game (``out``: ``uint8[B, S]``)."""
-    for b in range(out.shape[0]):
-        out[b, :] = 0
-        global_one(S, b, P, out[b])
