@@ -11,10 +11,12 @@ from cardzoo.training.play import play
 
 
 def test_bench_prints_a_table(capsys):
-    assert main(["bench", "all_fours", "--seconds", "0.2", "--batch", "1", "64", "--markdown"]) == 0
+    argv = ["bench", "all_fours", "--seconds", "0.2", "--rounds", "1", "--batch", "1", "64", "--markdown",
+            "--skip", "first-use", "pimc"]  # those two: tests/test_bench.py (slow)
+    assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "agent-steps/s" in out and "env() AEC loop" in out and "batched kernel" in out
-    assert "bytes per game" in out
+    assert "agent-steps/s" in out and "PettingZoo AEC loop" in out and "batched kernel" in out
+    assert "state bytes/game" in out and "| all_fours | 64 |" in out
 
 
 def test_demo_plays_a_hand(capsys):

@@ -344,3 +344,11 @@ def test_soak_invariants(game, options):
         steps[idx] = 0
         episodes += idx.size
     assert episodes >= 20
+
+
+@pytest.mark.parametrize("game, options", DEFAULTS)
+def test_using_an_env_before_reset_raises_saying_so(game, options):
+    env = envs_make(game, **options)
+    for call in (lambda: env.step(0), env.last, env.state, lambda: env.observe("player_0")):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()

@@ -38,23 +38,49 @@ def _parse_options(pairs: list[str] | None) -> dict:
 
 
 def cmd_bench(args) -> int:
+    """``cardzoo bench [GAME ...]``: one interleaved benchmark run (training/bench.py, training/BENCHMARKS.md)."""
     import math
 
+    from cardzoo import envs
+
+    games = args.game or sorted(envs.GAMES)
+    bad = [g for g in games if g not in envs.GAMES]
+    if bad:
+        raise ValueError(f"unknown game(s) {bad}; available games: {sorted(envs.GAMES)} (none: all of them)")
     if any(b < 1 for b in args.batch):
         raise ValueError(f"--batch sizes must be >= 1, got {args.batch}")
     if not (math.isfinite(args.seconds) and args.seconds > 0):
         raise ValueError(f"--seconds must be a positive number, got {args.seconds}")
-    _one_core()
+    if args.rounds < 1:
+        raise ValueError(f"--rounds must be >= 1, got {args.rounds}")
+    if args.option and len(games) != 1:
+        raise ValueError(f"--option applies to one game: give exactly one GAME (got {len(games)} games)")
+    if args.json:
+        if os.path.exists(args.json):
+            raise ValueError(f"--json {args.json} exists; a run never overwrites another: choose a new path")
+        parent = os.path.dirname(os.path.abspath(args.json))
+        if not os.path.isdir(parent):
+            raise ValueError(f"--json {args.json}: folder {parent} does not exist")
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    _one_core()  # the rows are per core; the 2-core rows run in a worker process given `cpus`
     from rich.console import Console
 
     from . import bench
 
-    rows, nbytes = bench.run(args.game, tuple(args.batch), args.seconds, **_parse_options(args.option))
-    Console().print(bench.format_table(args.game, rows, nbytes))
-    for line in bench.extras(args.game):
-        print(line)
+    res = bench.run(
+        games, args.batch, args.seconds, args.rounds,
+        options=_parse_options(args.option), skip=args.skip or (), cpus=cpus,
+    )
+    res["settings"]["command"] = "cardzoo " + " ".join(args.argv)
+    console = Console(width=None if sys.stdout.isatty() else 160)  # a file or pipe gets unwrapped tables
+    for table in bench.rich_tables(res):
+        console.print(table)
     if args.markdown:
-        print(bench.markdown_table(rows, nbytes))
+        print(bench.markdown(res))
+    if args.json:
+        with open(args.json, "x") as f:
+            json.dump(res, f, indent=2)
+        print(f"written: {args.json}")
     return 0
 
 
@@ -142,12 +168,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     games = sorted(envs.GAMES)
 
-    b = sub.add_parser("bench", help="throughput of the AEC env and the batched kernel")
-    b.add_argument("game", choices=games)
-    b.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 4096], help="batch sizes (default 1 64 1024 4096)")
-    b.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
-    b.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
-    b.add_argument("--markdown", action="store_true", help="also print a Markdown table")
+    b = sub.add_parser("bench", help="throughput of every game's env() and batched kernel, against a null AEC env")
+    b.add_argument("game", nargs="*", metavar="GAME", help=f"games to measure (default all: {', '.join(games)})")
+    b.add_argument("--batch", type=int, nargs="+", default=[4096], help="kernel batch sizes (default 4096)")
+    b.add_argument("--seconds", type=float, default=1.0, help="seconds per row per round (default 1)")
+    b.add_argument("--rounds", type=int, default=5, help="interleaved rounds; rows give medians over them (default 5)")
+    b.add_argument("--option", "-o", action="append", help="env option name=value (repeatable; one GAME only)")
+    b.add_argument("--skip", nargs="+", choices=["texas", "scaling", "first-use", "pimc"], help="leave these parts out")
+    b.add_argument("--json", default=None, metavar="PATH", help="also write every number as JSON to PATH (a new file)")
+    b.add_argument("--markdown", action="store_true", help="also print the tables as Markdown")
     b.set_defaults(fn=cmd_bench)
 
     g = sub.add_parser("lengths", help="P'yanitsa game-length study: battles per game for 2/3/4 players and collect orders")

@@ -89,9 +89,7 @@ def play(
         write(f"You are player_0 (team {teams[0]}); partner {names} = {partner}; opponents = {opponents}.")
     returns = {a: 0.0 for a in env.possible_agents}
     last_render = None
-    # optional kernel hook announce(before, after, action, actor, viewer) -> lines: games with hidden
-    # actions (e.g. Aluette's partner-only signals and chant discards) say what the viewer may learn
-    announce = getattr(env.unwrapped.kernel, "announce", None)
+    kernel = env.unwrapped.kernel
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         returns[agent] += reward
@@ -110,22 +108,23 @@ def play(
                 return None
         else:
             a = agent_action(bots[seat], env)
-            if announce is None:
-                public = env.unwrapped.kernel.action_is_public(env.unwrapped.game_state, 0, a)
-                write(f"{agent} plays {env.action_name(a)}" if public else f"{agent} puts a card face down")
         state = env.unwrapped.game_state
-        if announce is not None:  # the game says what seat 0 may learn from this action
-            snapshot = state.copy()
-            env.step(a)
-            for line in announce(snapshot, env.unwrapped.game_state, a, seat, 0):
-                write(line)
-            last_render = None
-            continue
+        snapshot = state.copy()
         tricks = getattr(state, "tricks_done", None)
         before = None if tricks is None else int(tricks[0])
         battles = getattr(state, "battles", None)
         b_before = None if battles is None else int(battles[0])
         env.step(a)
+        # a game whose seats learn different things says what seat 0 may learn (Kernel.announce)
+        lines = kernel.announce(snapshot, env.unwrapped.game_state, a, seat, 0)
+        if lines is not None:
+            for line in lines:
+                write(line)
+            last_render = None
+            continue
+        if seat != 0:
+            public = kernel.action_is_public(snapshot, 0, a)
+            write(f"{agent} plays {env.action_name(a)}" if public else f"{agent} puts a card face down")
         if before is not None and int(state.tricks_done[0]) != before and hasattr(state, "leader"):
             write(f"-- trick {before + 1} won by {env.possible_agents[int(state.leader[0])]}")
         if b_before is not None and int(state.battles[0]) != b_before and hasattr(state, "winner"):

@@ -124,6 +124,8 @@ class AllFoursKernel(CompiledKernel):
     """
 
     name = "all_fours"
+    display_name = "All Fours"
+    next_seat_side = "right"  # play goes anticlockwise (§1)
     deck = FRENCH52
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS

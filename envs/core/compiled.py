@@ -107,6 +107,20 @@ def _templates(_key):
             out[b, :] = 0
             legal_one(S, b, P, out[b])  # noqa: F821
 
+    def batch_check(S, actions, active, P, A, words, bad, lo, hi):
+        _key  # noqa: B018
+        for b in range(lo, hi):
+            bad[b] = 0
+            if active[b] and not S.done[b]:
+                a = actions[b]
+                if a < 0 or a >= A:
+                    bad[b] = 1
+                else:
+                    words[b, :] = 0
+                    legal_one(S, b, P, words[b])  # noqa: F821
+                    if (words[b, a >> 6] >> np.uint64(a & 63)) & np.uint64(1) == 0:
+                        bad[b] = 1
+
     def batch_observe(S, seats, P, out, lo, hi):
         _key  # noqa: B018
         for b in range(lo, hi):
@@ -142,7 +156,10 @@ def _templates(_key):
         out[:] = 0
         observe_one(S, 0, seat, P, out)  # noqa: F821
 
-    fns = (batch_step, batch_deal, batch_legal, batch_observe, batch_global, single_step, single_deal, observe_row)
+    fns = (
+        batch_step, batch_deal, batch_legal, batch_check, batch_observe, batch_global,
+        single_step, single_deal, observe_row,
+    )
     return {f.__name__: f for f in fns}
 
 
@@ -227,6 +244,14 @@ class Drivers:
         out = np.empty((st.batch_size, words), dtype=np.uint64)
         self._run(self._batch_legal, out.shape[0], self.arrays(st), P, out)
         return out
+
+    def check(self, st, actions: np.ndarray, active: np.ndarray, P: np.ndarray, words: int, num_actions: int) -> np.ndarray:
+        """``bool[B]``: the active live games whose action is out of range or not legal. Only reads the
+        state, and never indexes with an out-of-range action."""
+        bad = np.empty(actions.shape[0], dtype=np.bool_)
+        w = np.empty((actions.shape[0], words), dtype=np.uint64)
+        self._run(self._batch_check, actions.shape[0], self.arrays(st), actions, active, P, num_actions, w, bad)
+        return bad
 
     def observe(self, st, seats: np.ndarray, P: np.ndarray, size: int) -> np.ndarray:
         """``uint8[B, size]`` observations of ``seats`` (``int64[B]``)."""
@@ -460,7 +485,7 @@ class CompiledKernel(Kernel):
 
     def legal_actions(self, st) -> np.ndarray:
         """Action mask ``bool[B, A]`` of the seat to act (all False in finished games)."""
-        w = np.ascontiguousarray(self.legal_words(st))
+        w = self.legal_words(st)  # unpacked by numpy: faster than writing the bools in compiled code
         return np.unpackbits(w.view(np.uint8), axis=1, bitorder="little")[:, : self.num_actions].view(bool)
 
     def step(self, st, actions, rng, active=None) -> None:
@@ -485,7 +510,7 @@ class CompiledKernel(Kernel):
             act = np.asarray(active)
             if act.shape != (B,) or act.dtype != bool:
                 raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
-        self._check(st, acts, self.legal_words(st), act & ~st.done)
+        self._check(st, acts, act)
         need = self.drivers.step(st, acts, act, self.params)
         if need.any():
             codes = set(np.unique(need[need != 0]).tolist())
@@ -504,19 +529,19 @@ class CompiledKernel(Kernel):
         acts = np.asarray(actions)
         if acts.shape != (st.batch_size,) or acts.dtype.kind not in "iu":
             raise ValueError(f"actions must be ints of shape ({st.batch_size},), got {acts.dtype} {acts.shape}")
-        self._check(st, acts.astype(np.int64), self.legal_words(st), ~st.done)
+        self._check(st, acts.astype(np.int64), np.ones(st.batch_size, dtype=bool))
 
-    def _check(self, st, actions: np.ndarray, words: np.ndarray, live: np.ndarray) -> None:
+    def _check(self, st, actions: np.ndarray, active: np.ndarray) -> None:
+        """``ValueError`` for the first active live game whose action is not legal (checked by compiled
+        code that only reads the state and never indexes with an out-of-range action)."""
         A = int(self.num_actions)
-        ok = (actions >= 0) & (actions < A)
-        a = np.clip(actions, 0, A - 1)
-        ok &= (words[np.arange(actions.shape[0]), a // 64] >> (a % 64).astype(np.uint64)) & np.uint64(1) == 1
-        bad = np.flatnonzero(~ok & live)
-        if bad.size:
-            b = int(bad[0])
+        bad = self.drivers.check(st, actions, active, self.params, self.legal_words_per_game, A)
+        if bad.any():
+            b = int(np.flatnonzero(bad)[0])
             x = int(actions[b])
             name = self.action_name(x) if 0 <= x < A else repr(x)
-            bits = np.unpackbits(np.ascontiguousarray(words[b]).view(np.uint8), bitorder="little")[:A]
+            words = self.legal_words(st.take(np.array([b])))[0]
+            bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), bitorder="little")[:A]
             legal = [self.action_name(int(i)) for i in np.flatnonzero(bits)]
             raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal}")
 

@@ -364,6 +364,11 @@ class Kernel(ABC):
     num_actions: int
     #: teams as lists of seats (``None`` for games without partnerships)
     teams: list[list[int]] | None
+    #: the game's name for people, e.g. ``"P'yanitsa"`` (front ends show it)
+    display_name: ClassVar[str] = ""
+    #: where the next seat in turn sits, seen from a seat: ``"left"`` (play goes clockwise) or
+    #: ``"right"`` (anticlockwise); front ends seat the players by it
+    next_seat_side: ClassVar[str] = "left"
     #: whether the rewards of every step sum to zero over the seats
     zero_sum: bool = True
     #: the constructor options: name -> Option
@@ -463,6 +468,28 @@ class Kernel(ABC):
             f"{name!r} is not an action of {self.name}; actions are card names "
             f"({self.action_name(0)}, ...) and {[self.action_name(a) for a in range(self.deck.n, self.num_actions)]}"
         )
+
+    def action_card(self, action: int) -> int | None:
+        """The card (id in ``self.deck``) that ``action`` plays or places, or ``None`` for an action
+        that plays no card (a bid, a signal). Default: actions ``0..deck.n - 1`` are the cards; a later
+        action whose name ends in a card code (Avinas ``FD_AS``: that card face down) is that card.
+        ``ValueError`` for an action out of range."""
+        name = self.action_name(action)
+        if int(action) < self.deck.n:
+            return int(action)
+        last = name.replace("(", "_").replace(")", "").split("_")[-1]
+        try:
+            return self.deck.card_id(last) if last else None
+        except ValueError:
+            return None
+
+    def announce(self, before: BatchState, after: BatchState, action: int, actor: int, viewer: int) -> list[str] | None:
+        """What ``viewer`` may learn from ``actor``'s ``action`` in game 0, given the states ``before``
+        and ``after`` the step, as lines for people (terminal play, the web table's log). ``None`` (the
+        default): the game has no such hook, and front ends show a public action by name and a hidden
+        one (:meth:`action_is_public`) as a face-down card. A game whose seats learn different things
+        (Aluette's partner-only signals) returns the lines, ``[]`` when ``viewer`` learns nothing."""
+        return None
 
     # ---- evaluation --------------------------------------------------------------
     def sides(self) -> list[list[int]]:

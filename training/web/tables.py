@@ -282,17 +282,16 @@ class Table:
         k, env = self.kernel, self.env
         st = env.game_state
         seen = seat == 0 or k.action_is_public(st, 0, action)
-        announce = getattr(k, "announce", None)  # a game that tells each seat what it learns (Aluette)
-        before = st.copy() if not seen and announce is not None else None
+        before = st.copy() if not seen else None  # for a game that tells each seat what it learns (announce)
         trick = self._trick_seen_by_seat0()
         before_completed = self.completed_trick
         env.step(action)
         self._note_completed_trick(trick, seat, action, seen)
         completed = self.completed_trick if self.completed_trick is not before_completed else None
         heard = True
-        if before is not None:
+        lines = None if before is None else k.announce(before, env.game_state, action, seat, 0)
+        if lines is not None:
             name = k.action_name(action)
-            lines = announce(before, env.game_state, action, seat, 0)
             seen = any(name in line.split() for line in lines)
             heard = bool(lines)
         if heard:  # a move seat 0 learns nothing of (an uncaught Aluette signal) is not logged at all
@@ -316,9 +315,7 @@ class Table:
     def _note_completed_trick(self, trick: list[dict] | None, seat: int, action: int, seen: bool) -> None:
         """Keep the cards of a trick that ``action`` completed, as seat 0 saw them (face-down cards
         stay ``None``), for views whose kernel keeps only the last trick's winner."""
-        from .views import action_card
-
-        card = action_card(self.kernel, action)
+        card = self.kernel.action_card(action)
         if trick is None or card is None:
             return
         after = self._trick_seen_by_seat0()
