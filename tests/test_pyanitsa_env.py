@@ -357,3 +357,17 @@ def test_known_part_is_only_the_owners_and_only_what_it_ordered():
     assert set(np.flatnonzero(o0[lay["my_known_set"]])) == {FRENCH36.card_id("KS"), FRENCH36.card_id("9H")}
     assert o1[lay["my_known_set"]].sum() == 0 and o1[lay["pot"]].sum() == 0
     assert piles(env) == [["8D", "QC", "KS", "9H"], ["7C", "JS"]]
+
+
+def test_renderer_and_search_do_not_import_the_kernel():
+    """Imports point one way: the kernel imports its renderer, and facts both need live in constants.py."""
+    import ast
+    from pathlib import Path
+
+    import cardzoo.envs.pyanitsa as pkg
+
+    root = Path(pkg.__file__).parent
+    for name in ("render.py", "determinize.py", "rules.py", "constants.py", "observation.py"):
+        tree = ast.parse((root / name).read_text())
+        froms = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert "kernel" not in froms, f"{name} imports the kernel"

@@ -23,10 +23,9 @@ import numpy as np
 
 from ..core.cards import bit, popcount
 from ..core.determinize import bits_to_ids, deal_unseen
+from .constants import EMPTY, ORDER_PHASE
 
 _U64 = np.uint64
-ORDER_PHASE = 1
-EMPTY = 255
 
 
 def determinize(k, st, seat, rng: np.random.Generator):
@@ -107,4 +106,7 @@ def determinize(k, st, seat, rng: np.random.Generator):
     out.in_play[:] = deck_all & ~deal[:, 2]
     out.saved[:] = EMPTY
     out.saved_size[:] = 0
+    # the last battle's cards in time order hold its face-down cards: scratch of the rules, cleared
+    out.battle_cards[:] = EMPTY
+    out.collect[:] = EMPTY
     return out

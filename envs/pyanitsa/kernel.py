@@ -6,11 +6,11 @@ down-up tie steps, ``all`` / ``tied`` participants and both run-out rules (§2, 
 collection orders (§5), both objectives, draws, the battle cap and exact Brent-style cycle
 detection (§6).
 
-Piles are ordered, so they are not bitboards: each seat's pile is a circular buffer
-``piles[b, seat, :]`` (``uint8``, capacity = pack size) read from ``head`` (the top) for
-``size`` cards; collected cards are written after the bottom. A battle, tie steps included,
-is resolved inside the ``step`` that applies the last ``FLIP``; the Python loop there runs
-over tie steps (a shrinking subset of the games still tied), never over the batch.
+The rules themselves are compiled single-game functions (:mod:`cardzoo.envs.pyanitsa.rules`,
+numba) that the core's compiled driver (:class:`cardzoo.envs.core.compiled.Drivers`) runs over
+the batch; the AEC env runs the same functions at B = 1 (:meth:`PyanitsaKernel.single_game`).
+This module holds the frame: options, validation, chance (the deal's shuffle and the random
+collection order are drawn here, in Python, through :mod:`cardzoo.envs.core.chance`), views.
 """
 
 from __future__ import annotations
@@ -19,65 +19,89 @@ import dataclasses
 
 import numpy as np
 
-from ..core.cards import FRENCH36, FRENCH52, bit, mask_to_cards, popcount, unpack_bits
+from ..core.cards import FRENCH36, FRENCH52, bit
 from ..core import chance
-from ..core.kernel import BatchState, Kernel, Layout, Option, bool_option, int_option
+from ..core.compiled import CompiledKernel, arrays_type
+from ..core.kernel import BatchState, Layout, Option, bool_option, int_option, state_field
 from . import observation as _obs
 from . import render as _render
+from . import rules as _rules
+from .constants import COLLECT_ORDERS, EMPTY, FLIP_PHASE, ORDER_PHASE, OVER, PHASE_NAMES, TRUNC_CAP, TRUNC_CYCLE  # noqa: F401
 
 _U64 = np.uint64
-FLIP_PHASE, ORDER_PHASE, OVER = 0, 1, 2
-PHASE_NAMES = ("flip", "order the pot", "over")
-NO_TRUNC, TRUNC_CYCLE, TRUNC_CAP = 0, 1, 2
-EMPTY = 255  # unused slot of a linearised pile
+
+
+_f = state_field
 
 
 @dataclasses.dataclass
 class PyanitsaState(BatchState):
-    """Batched P'yanitsa state: ``B`` games, ``P`` seats, pack of ``C`` cards.
+    """Batched P'yanitsa state: ``B`` games, ``players`` seats (absolute), a pack of ``cards`` cards.
 
-    Fields beyond :class:`BatchState` (seats absolute):
+    Piles are ordered, so they are not bitboards: seat ``s``'s pile top -> bottom is
+    ``piles[b, s, (head + j) % cards]`` for ``j < size``. Hidden from every player: ``piles``,
+    ``saved``, ``battle_cards`` (face-down cards), ``collect``; the rest is public (§7)."""
 
-    * ``piles``: ``uint8[B, P, C]`` circular buffers; the pile of seat ``s`` top -> bottom is
-      ``piles[b, s, (head + j) % C]`` for ``j < size``.
-    * ``head``, ``size``: ``int16[B, P]``.
-    * ``phase``: ``int8[B]`` 0 flip, 1 order the pot (``winner_chooses``), 2 over.
-    * ``battles``: ``int32[B]`` battles completed.
-    * ``face_up``: ``uint64[B, P]`` cards each seat showed face up in the current/last battle.
-    * ``n_down``: ``uint8[B, P]`` face-down cards each seat put down in that battle.
-    * ``pot``: ``uint64[B]`` cards on the table not yet placed under a pile (the pot while
-      ordering; the dead pot after a draw; else 0).
-    * ``winner``: ``int8[B]`` winner of the last battle (-1 none / dead battle).
-    * ``known``: ``int16[B, P]`` length of the bottom part of each pile that its owner placed
-      itself with ``ORDER`` (§7); 0 outside ``winner_chooses``.
-    * ``in_play``: ``uint64[B]`` cards of the game (all but the set-aside card, or the cards
-      of a constructed test position).
-    * ``saved``, ``saved_size``: ``uint8[B, P, C]``, ``int16[B, P]`` the cycle check's saved
-      piles (linearised, ``255`` past the end; §6).
-    * ``loser``: ``bool[B, P]``; ``draw``: ``bool[B]``; ``trunc_reason``: ``int8[B]`` (0 none,
-      1 cycle, 2 max_battles); ``took_part``: ``bool[B, P]`` seats active in the last battle.
-    """
-
-    piles: np.ndarray
-    head: np.ndarray
-    size: np.ndarray
-    phase: np.ndarray
-    battles: np.ndarray
-    face_up: np.ndarray
-    n_down: np.ndarray
-    pot: np.ndarray
-    winner: np.ndarray
-    known: np.ndarray
-    in_play: np.ndarray
-    saved: np.ndarray
-    saved_size: np.ndarray
-    loser: np.ndarray
-    draw: np.ndarray
-    trunc_reason: np.ndarray
-    took_part: np.ndarray
+    piles: np.ndarray = _f(np.uint8, ("players", "cards"), 0, "each seat's pile, a circular buffer read from ``head``")
+    head: np.ndarray = _f(np.int16, ("players",), 0, "buffer index of each pile's top card")
+    size: np.ndarray = _f(np.int16, ("players",), 0, "cards in each pile")
+    phase: np.ndarray = _f(np.int8, (), FLIP_PHASE, "0 flip, 1 order the pot (``winner_chooses``), 2 over")
+    battles: np.ndarray = _f(np.int32, (), 0, "battles completed")
+    face_up: np.ndarray = _f(_U64, ("players",), 0, "cards each seat showed face up in the current/last battle")
+    n_down: np.ndarray = _f(np.uint8, ("players",), 0, "face-down cards each seat put down in that battle")
+    pot: np.ndarray = _f(_U64, (), 0, "cards on the table not under a pile (the pot while ordering; the dead pot after a draw)")
+    winner: np.ndarray = _f(np.int8, (), -1, "winner of the last battle (-1 none / dead battle)")
+    known: np.ndarray = _f(np.int16, ("players",), 0, "length of the bottom part of each pile its owner ordered itself (§7)")
+    in_play: np.ndarray = _f(_U64, (), 0, "cards of the game (all but the set-aside card, or a constructed position's)")
+    saved: np.ndarray = _f(np.uint8, ("players", "cards"), EMPTY, "the cycle check's saved piles, linearised, 255 past the end (§6)")
+    saved_size: np.ndarray = _f(np.int16, ("players",), 0, "sizes of the saved piles")
+    loser: np.ndarray = _f(bool, ("players",), False, "the losers, once the game is decided (§6)")
+    draw: np.ndarray = _f(bool, (), False, "the game ended in a draw (dead battle, §5.5)")
+    trunc_reason: np.ndarray = _f(np.int8, (), 0, "0 none, 1 cycle, 2 max_battles (§6)")
+    took_part: np.ndarray = _f(bool, ("players",), False, "seats active in the last battle")
+    standing: np.ndarray = _f(np.int8, ("players",), -1, "each seat's standing (last face-up) card in the last battle (-1 none)")
+    battle_cards: np.ndarray = _f(np.uint8, ("cards",), 0, "the last battle's cards in time order (step, seat, face-down first)")
+    battle_tags: np.ndarray = _f(np.int16, ("cards",), 0, "each one's ``step * 2 * players + seat * 2 + face_up``")
+    battle_n: np.ndarray = _f(np.int16, (), 0, "cards in the last battle")
+    battle_steps: np.ndarray = _f(np.int16, (), 0, "reveals in the last battle (1 + tie steps)")
+    collect: np.ndarray = _f(np.uint8, ("cards",), 0, "drawn order of the pot under the winner's pile (``collect_order='random'``)")
 
 
-class PyanitsaKernel(Kernel):
+#: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`PyanitsaState`)
+PyanitsaArrays = arrays_type(PyanitsaState, "PyanitsaArrays", __name__)
+
+def _params(o: dict, obs: Layout, state: Layout) -> np.ndarray:
+    """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8) and the
+    observation offsets they write at."""
+    r = _rules
+    P = np.zeros(r.P_SIZE, dtype=np.int64)
+    P[r.P_N] = o["num_players"]
+    P[r.P_C] = o["deck"]
+    P[r.P_RANKS] = 9 if o["deck"] == 36 else 13
+    P[r.P_SIX] = bool(o["six_beats_ace"])
+    P[r.P_ORDER] = COLLECT_ORDERS.index(o["collect_order"])
+    P[r.P_CYCLES] = bool(o["detect_cycles"]) and o["collect_order"] in ("winner_first", "seat_order")
+    P[r.P_FIRST_OUT] = o["objective"] == "first_out_loses"
+    P[r.P_DOWN_UP] = o["tie_mode"] == "down_up"
+    P[r.P_FORFEIT] = o["runout"] == "forfeit"
+    P[r.P_ALL_TIE] = o["tie_players"] == "all"
+    P[r.P_MAX_BATTLES] = o["max_battles"]
+    for i, name in (
+        (r.O_SIZE, "pile_size[me]"), (r.O_OUT, "out"), (r.O_TO_ACT, "to_act"), (r.O_PHASE, "phase"),
+        (r.O_WINNER, "battle_winner"), (r.O_DOWN, "face_down[me]"), (r.O_BATTLES, "battles"),
+        (r.O_FACE_UP, "face_up[me]"), (r.O_POT, "pot"), (r.O_KNOWN_SET, "my_known_set"),
+        (r.O_KNOWN_ORDER, "my_known_order"), (r.O_KNOWN_COUNT, "my_known_count"),
+    ):
+        P[i] = obs[name].start
+    if state["out"].start != obs["out"].start or state["battles"].start != obs["battles"].start:
+        raise AssertionError("the public part of the observation and state layouts must coincide")
+    P[r.G_FACE_UP] = state["face_up[S0]"].start
+    P[r.G_POT] = state["pot"].start
+    P[r.G_PILE] = state["pile[S0]"].start
+    return P
+
+
+class PyanitsaKernel(CompiledKernel):
     """Batched P'yanitsa (``RULES.md``).
 
     Options (``RULES.md`` §8; a bad value raises ``ValueError`` naming the valid values):
@@ -119,6 +143,10 @@ class PyanitsaKernel(Kernel):
         "detect_cycles": bool_option(True),
     }
     INIT_HOOKS = ("piles", "deck")
+    State = PyanitsaState
+    Arrays = PyanitsaArrays
+    rules = _rules
+    CHANCE_ORDER = (_rules.NEED_COLLECT,)
     DEPRECATED_OPTIONS = {"n_players": "num_players"}  # PettingZoo classic envs say num_players
 
     def __init__(self, **options) -> None:
@@ -131,8 +159,6 @@ class PyanitsaKernel(Kernel):
         self.FLIP = self.C
         self.n_ranks = 9 if o["deck"] == 36 else 13
         self.top_rank = self.n_ranks - 1  # the ace
-        # the card value used in comparisons before six-over-ace: rank index
-        self.rank_of = (np.arange(256) % self.n_ranks).astype(np.int16)
         self.choose = o["collect_order"] == "winner_chooses"
         self.cycles = o["detect_cycles"] and o["collect_order"] in ("winner_first", "seat_order")
         self.variant2 = o["objective"] == "first_out_loses"
@@ -140,9 +166,16 @@ class PyanitsaKernel(Kernel):
         self.forfeit = o["runout"] == "forfeit"
         self.all_tie = o["tie_players"] == "all"
         self.per_seat = self.C // self.num_players
-        self._bit1 = np.concatenate([[_U64(0)], bit(np.arange(self.C))]).astype(_U64)  # card + 1 -> bitboard
         self._obs_layout = _obs.observation_layout(self)
         self._state_layout = _obs.state_layout(self)
+
+    def make_params(self) -> np.ndarray:
+        """``int64[rules.P_SIZE]``: the options as the compiled rules read them (indices ``rules.P_*``)."""
+        return _params(self.options, self._obs_layout, self._state_layout)
+
+    def state_dims(self) -> dict[str, int]:
+        """Named sizes of the state's fields: ``players`` and ``cards`` (the pack, 36 or 52)."""
+        return {"players": self.num_players, "cards": self.C}
 
     # ------------------------------------------------------------------ layouts
     @property
@@ -189,8 +222,8 @@ class PyanitsaKernel(Kernel):
             ) from None
 
     # ------------------------------------------------------------------ init (§3)
-    def init(self, rng: np.random.Generator, batch: int, *, piles=None, deck=None) -> PyanitsaState:
-        """Shuffle and deal ``batch`` games (§3).
+    def new_games(self, st: PyanitsaState, rng, piles=None, deck=None) -> None:
+        """Shuffle and deal the fresh games of ``st`` (§3; ``init(rng, B, piles=..., deck=...)``).
 
         Test hooks:
             deck: ``int[C]`` or ``int[B, C]`` shuffled pack (``c[0..C-1]``, position 0 first) instead
@@ -201,31 +234,7 @@ class PyanitsaKernel(Kernel):
 
         Raises ``ValueError`` for a hook that is not a permutation / not valid piles.
         """
-        B, P, C = int(batch), self.num_players, self.C
-        z = lambda dt, *shape: np.zeros((B, *shape), dtype=dt)  # noqa: E731
-        st = PyanitsaState(
-            current_player=z(np.int8),
-            done=z(bool),
-            truncated=z(bool),
-            rewards=z(np.float32, P),
-            piles=z(np.uint8, P, C),
-            head=z(np.int16, P),
-            size=z(np.int16, P),
-            phase=z(np.int8),
-            battles=z(np.int32),
-            face_up=z(_U64, P),
-            n_down=z(np.uint8, P),
-            pot=z(_U64),
-            winner=np.full(B, -1, dtype=np.int8),
-            known=z(np.int16, P),
-            in_play=z(_U64),
-            saved=np.full((B, P, C), EMPTY, dtype=np.uint8),
-            saved_size=z(np.int16, P),
-            loser=z(bool, P),
-            draw=z(bool),
-            trunc_reason=z(np.int8),
-            took_part=z(bool, P),
-        )
+        B, P, C = st.batch_size, self.num_players, self.C
         if piles is not None:
             if deck is not None:
                 raise ValueError("reset options 'piles' and 'deck' exclude each other")
@@ -248,7 +257,6 @@ class PyanitsaKernel(Kernel):
         st.saved[:] = np.where(np.arange(C) < st.size[:, :, None], st.piles, EMPTY)
         st.saved_size[:] = st.size
         st.current_player[:] = (st.size > 0).argmax(axis=1)
-        return st
 
     def _check_order(self, order, B) -> np.ndarray:
         arr = np.asarray(order)
@@ -276,13 +284,7 @@ class PyanitsaKernel(Kernel):
             raise ValueError("reset option piles: at least two seats must hold cards")
         return out
 
-    # ------------------------------------------------------------------ legal actions (§4)
-    def legal_bitboard(self, st: PyanitsaState) -> np.ndarray:
-        """Legal actions as ``uint64[B]`` bitboards (bit ``a`` set = action ``a`` legal)."""
-        flip = _U64(1 << self.FLIP)
-        out = np.where(st.phase == FLIP_PHASE, flip, np.where(st.phase == ORDER_PHASE, st.pot, _U64(0)))
-        return np.where(st.done, _U64(0), out)
-
+    # ------------------------------------------------------------------ search
     def determinize(self, st: PyanitsaState, seat, rng: np.random.Generator) -> PyanitsaState:
         """A copy of ``st`` with the pile cards ``seat`` cannot know dealt again uniformly among the
         arrangements consistent with what it has seen (for PIMC search;
@@ -291,55 +293,51 @@ class PyanitsaKernel(Kernel):
 
         return determinize(self, st, seat, rng)
 
-    def legal_actions(self, st: PyanitsaState) -> np.ndarray:
-        """Action mask ``bool[B, C + 1]`` (§4): ``FLIP`` only, or the pot cards while ordering."""
-        return unpack_bits(self.legal_bitboard(st)[:, None], self.num_actions)[:, 0].view(bool)
+    # ------------------------------------------------------------------ chance (§5 collecting the pot)
+    def _chance(self, st: PyanitsaState, need: np.ndarray, rng) -> None:
+        """Draw the chance the compiled step asked for (``need``: ``int64[B]`` codes) and go on."""
+        if need.any():
+            rows = np.flatnonzero(need == _rules.NEED_COLLECT)
+            self.draw_chance(st, rows, _rules.NEED_COLLECT, rng)
+            self.drivers.deal(st, rows, _rules.NEED_COLLECT, self.params)
 
-    def check_actions(self, st: PyanitsaState, actions) -> None:
-        """Raise ``ValueError`` if any live game's action is illegal (names the action and the legal ones)."""
-        actions = np.asarray(actions, dtype=np.int64)
-        legal = self.legal_bitboard(st)
-        ok = (actions >= 0) & (actions < self.num_actions)
-        ok &= (legal >> np.clip(actions, 0, 63).astype(_U64)) & _U64(1) == 1
-        bad = np.flatnonzero(~ok & ~st.done)
-        if bad.size:
-            b = int(bad[0])
-            a = int(actions[b])
-            name = self.action_name(a) if 0 <= a < self.num_actions else repr(a)
-            legal_names = [self.action_name(x) for x in mask_to_cards(legal[b])]
-            raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal_names}")
+    def draw_chance(self, st: PyanitsaState, rows: np.ndarray, code: int, rng) -> None:
+        """Draw the random collection order (§5, ``collect_order="random"``; ``code`` is
+        ``rules.NEED_COLLECT``) of the battles just resolved in games ``rows`` (``int64[n]``, ascending)
+        into ``st.collect``; :func:`rules.deal_one` then places the pot.
 
-    # ------------------------------------------------------------------ step
-    def step(self, st: PyanitsaState, actions, rng: np.random.Generator, active=None) -> None:
-        """Apply ``actions`` (``int[B]``, legal; unchecked here, see :meth:`check_actions`) and
-        advance every game to its next decision (§4-§6).
-
-        A ``FLIP`` passes the turn to the next active seat; the last one resolves the whole battle,
-        collects the pot (or opens the ``ORDER`` phase) and checks the end of the game. ``active``
-        (``bool[B]``) restricts the step to those games. Rewards land in ``st.rewards``.
+        Exactly the draw of the numpy kernel: one ``uniform`` block of kind ``"play"`` for the games whose
+        battle was not dead, ``width = steps * P * m`` keys per game (``steps``: most reveals of any battle
+        in ``rows``; ``m`` = 2 when a face-down card could be in it, else 1), one key per (step, seat from
+        the winner up, face-down / face-up) slot; the cards go under the pile in the order of their keys.
         """
-        st.rewards[:] = 0
-        live = ~st.done if active is None else active & ~st.done
-        phase = st.phase
-        if self.choose:
-            o = np.flatnonzero(live & (phase == ORDER_PHASE))
-            if o.size:
-                self._order(st, o, np.asarray(actions)[o].astype(np.int64))
-            f = live & (phase == FLIP_PHASE)
-            f[o] = False
-        else:
-            f = live
-        if not f.any():
+        if rows.size == 0:
             return
-        P = self.num_players
-        cur = st.current_player.astype(np.int64)
-        seats = np.arange(P)
-        nxt_ok = (st.size > 0) & (seats > cur[:, None])
-        has_next = nxt_ok.any(axis=1)
-        st.current_player[:] = np.where(f & has_next, nxt_ok.argmax(axis=1), st.current_player)
-        resolve = np.flatnonzero(f & ~has_next)
-        if resolve.size:
-            self._battle(st, resolve, rng)
+        N = self.num_players
+        steps = int(st.battle_steps[rows].max())
+        m = 2 if (self.down_up and steps > 1) else 1
+        g = rows[~st.draw[rows]]
+        if g.size == 0:
+            return
+        keys = chance.uniform(rng, g, (steps * N * m,), np.float64, "play")
+        n = st.battle_n[g].astype(np.int64)
+        tags = st.battle_tags[g].astype(np.int64)
+        step, seat, up = tags // (2 * N), (tags % (2 * N)) // 2, tags % 2
+        rel = (seat - st.winner[g].astype(np.int64)[:, None]) % N
+        slot = step * N * m + rel * m + (up if m == 2 else 0)
+        valid = np.arange(self.C)[None, :] < n[:, None]
+        slot = np.where(valid, slot, 0)
+        key = np.where(valid, np.take_along_axis(keys, slot, axis=1), 3.0)
+        order = np.lexsort((slot, key), axis=-1)
+        st.collect[g] = np.take_along_axis(st.battle_cards[g], order, axis=1)
+
+    def _keys(self, standing: np.ndarray, cont: np.ndarray) -> np.ndarray:
+        """§2 comparison keys ``int16[n, P]`` of standing cards ``standing`` (``int[n, P]`` card ids) of
+        the contenders ``cont`` (``bool[n, P]``), -1 elsewhere; higher wins, six over ace applied as a set
+        (compiled :func:`rules.keys_batch`, the function battles use)."""
+        out = np.empty(np.shape(standing), dtype=np.int16)
+        _rules.keys_batch(np.asarray(standing, dtype=np.int64), np.asarray(cont, dtype=bool), self.params, out)
+        return out
 
     def play_battle(self, st: PyanitsaState, rng: np.random.Generator) -> None:
         """Resolve one whole battle in every live game in the flip phase, as if all its active seats
@@ -347,203 +345,9 @@ class PyanitsaKernel(Kernel):
 
         Same rules and results as stepping ``FLIP``; rewards of the battle land in ``st.rewards``.
         """
-        st.rewards[:] = 0
-        idx = np.flatnonzero(~st.done & (st.phase == FLIP_PHASE))
-        if idx.size:
-            self._battle(st, idx, rng)
-
-    # ------------------------------------------------------------------ battle (§5)
-    def _pop(self, st, g, s):
-        """Pop the top card of seats ``s`` in games ``g`` (each holding one); returns ``int16`` cards."""
-        h = st.head[g, s]
-        card = st.piles[g, s, h].astype(np.int16)
-        st.head[g, s] = (h + 1) % self.C
-        st.size[g, s] -= 1
-        return card
-
-    def _keys(self, standing: np.ndarray, cont: np.ndarray) -> np.ndarray:
-        """Comparison keys ``int16[n, P]`` of the standing cards of the contenders (§2); -1 elsewhere."""
-        r = np.where(cont, self.rank_of[np.maximum(standing, 0)], -1)
-        if self.options["six_beats_ace"]:
-            low = cont & (r == 0)
-            flip = (r == self.top_rank).any(axis=1) & low.any(axis=1)
-            r = np.where(low & flip[:, None], self.top_rank + 1, r)
-        return r
-
-    def _battle(self, st: PyanitsaState, idx: np.ndarray, rng) -> None:
-        """Resolve one battle in games ``idx`` (all active seats have flipped), tie steps included."""
-        P, n = self.num_players, idx.size
-        rows = idx[:, None]
-        active = st.size[idx] > 0  # [n, P]
-        st.took_part[idx] = active
-        # first reveal
-        ups = [np.full((n, P), -1, dtype=np.int16)]
-        downs = []
-        gi, si = np.nonzero(active)
-        ups[0][gi, si] = self._pop(st, idx[gi], si)
-        standing = ups[0].copy()
-        cont = active.copy()
-        result = np.full(n, -2, dtype=np.int64)  # winner seat, -1 dead, -2 undecided
-        u = np.arange(n)  # undecided games (indices into idx)
-        first = True
-        while u.size:
-            key = self._keys(standing[u], cont[u])
-            best = key.max(axis=1)
-            top = key == best[:, None]
-            ntop = top.sum(axis=1)
-            if not first and self.forfeit:
-                ncont = cont[u].sum(axis=1)
-                one = ncont == 1
-                result[u[one]] = cont[u[one]].argmax(axis=1)
-                none = ncont == 0
-                result[u[none]] = -1
-                settled = one | none
-            else:
-                settled = np.zeros(u.size, dtype=bool)
-            win = ~settled & (ntop == 1)
-            result[u[win]] = top[win].argmax(axis=1)
-            tie = ~settled & ~win
-            u, top = u[tie], top[tie]
-            if not u.size:
-                break
-            first = False
-            # tie step: who takes part (§5.2)
-            if not self.all_tie:
-                cont[u] = top
-            part = cont[u]
-            g = idx[u]
-            sz = st.size[g]  # [m, P]
-            up = np.full((n, P), -1, dtype=np.int16)
-            down = np.full((n, P), -1, dtype=np.int16)
-            need = 2 if self.down_up else 1
-            full = part & (sz >= need)
-            if self.down_up:
-                gi, si = np.nonzero(full)
-                down[u[gi], si] = self._pop(st, g[gi], si)
-                if not self.forfeit:  # a last single card is played face up (§5.3)
-                    full = full | (part & (sz == 1))
-            gi, si = np.nonzero(full)
-            up[u[gi], si] = self._pop(st, g[gi], si)
-            if self.forfeit:
-                cont[u] = cont[u] & ~(part & ~full)
-            ups.append(up)
-            downs.append(down)
-            added = full.any(axis=1)
-            standing[u[gi], si] = up[u[gi], si]
-            dead = ~added
-            result[u[dead]] = -1
-            u = u[~dead]
-        # record the battle (public: face-up cards and face-down counts per seat)
-        U = np.stack(ups, axis=1)  # [n, S, P]
-        b1 = self._bit1
-        fu = b1[U[:, 0] + 1] if len(ups) == 1 else np.bitwise_or.reduce(b1[U + 1], axis=1)
-        st.face_up[idx] = fu
-        pot = np.bitwise_or.reduce(fu, axis=1)
-        if downs and self.down_up:
-            D = np.stack([np.full((n, P), -1, dtype=np.int16)] + downs, axis=1)
-            st.n_down[idx] = (D >= 0).sum(axis=1)
-            pot |= np.bitwise_or.reduce(b1[D + 1].reshape(n, -1), axis=1)
-        else:
-            D = None
-            st.n_down[idx] = 0
-        st.battles[idx] += 1
-        winner = result
-        st.winner[idx] = np.where(winner >= 0, winner, -1)
-        dead = winner < 0
-        # dead battle: the game is a draw (§5.5, §6); the pot stays on the table
-        d = idx[dead]
-        if d.size:
-            st.pot[d] = pot[dead]
-            st.done[d] = True
-            st.draw[d] = True
-            st.phase[d] = OVER
-        ok = ~dead
-        if not ok.any():
-            return
-        g, w = idx[ok], winner[ok]
-        U, pot = U[ok], pot[ok]
-        D = None if D is None else D[ok]
-        k = popcount(pot).astype(np.int16)
-        # end of game is checked first: pile sizes do not depend on the order (§4.2, §6)
-        size_after = st.size[g].copy()
-        size_after[np.arange(g.size), w] += k
-        ended = self._check_end(st, g, size_after)
-        cap = ~ended & (st.battles[g] >= self.options["max_battles"])
-        if self.choose:
-            # the winner orders the pot unless the game ends now (or the cap cuts it off, §12.2)
-            auto = ended | cap
-            o = ~auto
-            if o.any():
-                go = g[o]
-                st.pot[go] = pot[o]
-                st.phase[go] = ORDER_PHASE
-                st.current_player[go] = w[o]
-            if auto.any():
-                self._collect(st, g[auto], w[auto], U[auto], None if D is None else D[auto], w[auto], rng, order="winner_first")
-        else:
-            start = w if self.options["collect_order"] != "seat_order" else np.zeros_like(w)
-            self._collect(st, g, w, U, D, start, rng, order=self.options["collect_order"])
-        st.known[g] = np.minimum(st.known[g], st.size[g])
-        if cap.any():
-            self._truncate(st, g[cap], TRUNC_CAP)
-        cont_g = g[~ended & ~cap]
-        if self.cycles and cont_g.size:
-            self._cycle_check(st, cont_g)
-        nxt = g[~ended & ~cap]
-        if self.choose:
-            nxt = nxt[st.phase[nxt] == FLIP_PHASE]
-        nxt = nxt[~st.done[nxt]]
-        st.current_player[nxt] = (st.size[nxt] > 0).argmax(axis=1)
-
-    def _collect(self, st, g, w, U, D, start, rng, order) -> None:
-        """Place the pot under the winners' piles (§5 Collecting the pot).
-
-        ``U``, ``D``: ``int16[m, S, P]`` face-up / face-down card of each seat at each step (-1 none;
-        ``D`` may be ``None`` when no card went face down).
-        Order: steps in time order; seats from ``start`` upwards; face-down before face-up.
-        """
-        P, C = self.num_players, self.C
-        m, S, _ = U.shape
-        rot = (start[:, None] + np.arange(P)) % P  # [m, P]
-        Ur = np.take_along_axis(U, rot[:, None, :], axis=2)
-        if D is None:  # no face-down cards: time order, then seats from ``start``
-            seq = Ur.reshape(m, S * P)
-        else:
-            Dr = np.take_along_axis(D, rot[:, None, :], axis=2)
-            seq = np.stack([Dr, Ur], axis=3).reshape(m, S * P * 2)
-        valid = seq >= 0
-        if order == "random":
-            keys = np.where(valid, chance.uniform(rng, g, seq.shape[1:], np.float64, "play"), 2.0)
-            perm = keys.argsort(axis=1, kind="stable")
-            seq = np.take_along_axis(seq, perm, axis=1)
-            valid = np.take_along_axis(valid, perm, axis=1)
-        rank = valid.cumsum(axis=1) - 1
-        gi, j = np.nonzero(valid)
-        ww = w[gi]
-        pos = (st.head[g[gi], ww].astype(np.int64) + st.size[g[gi], ww] + rank[gi, j]) % C
-        st.piles[g[gi], ww, pos] = seq[gi, j]
-        st.size[g, w] += valid.sum(axis=1).astype(np.int16)
-        st.pot[g] = 0
-
-    def _order(self, st, g, card) -> None:
-        """``ORDER(card)`` (§4.2): put ``card`` under the winner's pile; the last pot card follows itself."""
-        w = st.current_player[g].astype(np.int64)
-        self._append(st, g, w, card)
-        st.pot[g] ^= bit(card)
-        last = popcount(st.pot[g]) == 1
-        if last.any():
-            gl, wl = g[last], w[last]
-            c = np.log2(st.pot[gl].astype(np.float64)).astype(np.int64)  # the one remaining bit
-            self._append(st, gl, wl, c)
-            st.pot[gl] = 0
-            st.phase[gl] = FLIP_PHASE
-            st.current_player[gl] = (st.size[gl] > 0).argmax(axis=1)
-
-    def _append(self, st, g, w, card) -> None:
-        pos = (st.head[g, w].astype(np.int64) + st.size[g, w]) % self.C
-        st.piles[g, w, pos] = card
-        st.size[g, w] += 1
-        st.known[g, w] += 1
+        need = np.empty(st.batch_size, dtype=np.int64)
+        _rules.play_battle_batch(self.drivers.arrays(st), self.params, need)
+        self._chance(st, need, rng)
 
     # ------------------------------------------------------------------ end of game (§6)
     def outcome(self, returns: np.ndarray) -> np.ndarray:
@@ -560,32 +364,6 @@ class PyanitsaKernel(Kernel):
         """
         return np.sign(np.asarray(returns, dtype=np.float64)).astype(np.int8)
 
-    def _check_end(self, st, g, size_after) -> np.ndarray:
-        """Apply the objective to games ``g`` after their battle; returns ``bool[m]`` ended (rewards set)."""
-        has = size_after > 0
-        if self.variant2:
-            losers = st.took_part[g] & ~has
-        else:
-            losers = has & (has.sum(axis=1) == 1)[:, None]
-        end = losers.any(axis=1)
-        e = g[end]
-        if e.size:
-            lo = losers[end]
-            L = lo.sum(axis=1, keepdims=True).astype(np.float32)
-            W = self.num_players - L
-            st.rewards[e] = np.where(lo, -1.0, L / W)
-            st.loser[e] = lo
-            st.done[e] = True
-            st.phase[e] = OVER
-        return end
-
-    def _truncate(self, st, g, reason) -> None:
-        st.done[g] = True
-        st.truncated[g] = True
-        st.trunc_reason[g] = reason
-        st.phase[g] = OVER
-        st.rewards[g] = 0
-
     def linear_piles(self, st: PyanitsaState, g=None) -> np.ndarray:
         """``uint8[m, P, C]`` piles top -> bottom from position 0, ``255`` past the end (games ``g``)."""
         g = np.arange(st.batch_size) if g is None else g
@@ -594,35 +372,6 @@ class PyanitsaKernel(Kernel):
         pos = (st.head[g][:, :, None] + j) % C
         lin = np.take_along_axis(st.piles[g], pos.astype(np.intp), axis=2)
         return np.where(j < st.size[g][:, :, None], lin, EMPTY).astype(np.uint8)
-
-    def _cycle_check(self, st, g) -> None:
-        """Brent-style exact cycle check after a battle (§6): compare with the saved piles,
-        truncate on equality, save the piles when the battle count is a power of two."""
-        same = (st.size[g] == st.saved_size[g]).all(axis=1)
-        c = g[same]
-        if c.size:  # cheap filter first: the top card of every non-empty pile
-            sz = st.size[c]
-            top = np.take_along_axis(st.piles[c], st.head[c][:, :, None].astype(np.intp), axis=2)[:, :, 0]
-            c = c[((top == st.saved[c][:, :, 0]) | (sz == 0)).all(axis=1)]
-        if c.size:
-            eq = (self.linear_piles(st, c) == st.saved[c]).all(axis=(1, 2))
-            if eq.any():
-                self._truncate(st, c[eq], TRUNC_CYCLE)
-        t = st.battles[g]
-        pw = (t & (t - 1)) == 0
-        s = g[pw & ~st.done[g]]
-        if s.size:
-            st.saved[s] = self.linear_piles(st, s)
-            st.saved_size[s] = st.size[s]
-
-    # ------------------------------------------------------------------ observations (§7)
-    def observe(self, st: PyanitsaState, seat) -> np.ndarray:
-        """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``); layout :attr:`obs_layout`."""
-        return _obs.observe(self, st, seat)
-
-    def global_state(self, st: PyanitsaState) -> np.ndarray:
-        """Perfect-information vector ``uint8[B, S]`` (every pile in order) for centralised critics."""
-        return _obs.global_state(self, st)
 
     # ------------------------------------------------------------------ views
     def piles(self, st: PyanitsaState, b: int = 0) -> list[list[int]]:

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core.cards import mask_to_cards, popcount
 from ..core.render import box, cards_str, check_view
+from .constants import FLIP_PHASE, ORDER_PHASE, PHASE_KEYS, PHASE_NAMES, TRUNC_CYCLE
 
 
 def render(kernel, st, b: int = 0, view=None) -> str:
@@ -18,8 +19,6 @@ def render(kernel, st, b: int = 0, view=None) -> str:
     k = kernel
     view = check_view(view, k.num_players)
     deck = k.deck
-    from .kernel import PHASE_NAMES
-
     lines = [f"battle {int(st.battles[b])}   phase: {PHASE_NAMES[int(st.phase[b])]}"]
     piles = k.piles(st, b) if view is not None else None
     for s in range(k.num_players):
@@ -55,10 +54,6 @@ def render(kernel, st, b: int = 0, view=None) -> str:
     return box(title, lines)
 
 
-#: ``table_view`` phase keys by phase index (§4)
-PHASE_KEYS = ("flip", "order", "over")
-
-
 def _battle_cards(st, b: int, P: int) -> list[dict]:
     """The last battle's cards on the table as ``[{"seat", "card"}]``: seat by seat (ascending), the
     face-up cards in id order, then ``None`` for each face-down card (the order of the tie steps is
@@ -77,7 +72,7 @@ def _summary(kernel, st, b: int) -> dict:
     losers = [int(s) for s in np.flatnonzero(st.loser[b])]
     if st.truncated[b]:
         placing = ["no_result"] * P
-        result = "truncated_" + ("cycle" if int(st.trunc_reason[b]) == 1 else "max_battles")
+        result = "truncated_" + ("cycle" if int(st.trunc_reason[b]) == TRUNC_CYCLE else "max_battles")
     elif st.draw[b]:
         placing = ["draw"] * P
         result = "draw"
@@ -115,8 +110,6 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
     only; ``my_ordered_bottom``: the bottom part of ``seat``'s own pile it stacked itself (top -> bottom).
     ``scores``: ``cards`` per seat. ``summary`` at the end: :func:`_summary`.
     """
-    from .kernel import FLIP_PHASE, ORDER_PHASE
-
     k = kernel
     P = k.num_players
     deck = k.deck

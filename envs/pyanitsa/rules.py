@@ -1,0 +1,533 @@
+"""P'yanitsa rules, compiled: one game at a time, in the order of ``RULES.md``.
+
+Every function here is numba ``@njit(cache=True)`` over **one** game: row ``b`` of the batch
+arrays of a :class:`~cardzoo.envs.pyanitsa.kernel.PyanitsaState`, seen as the namedtuple ``S``
+(:data:`~cardzoo.envs.pyanitsa.kernel.PyanitsaArrays`, same field names). ``P`` is the kernel's
+``int64`` option vector (indices ``P_*`` below; the observation offsets ``O_*`` come from the
+kernel's layouts). The core's compiled driver (:class:`cardzoo.envs.core.compiled.Drivers`) runs
+:func:`step_one`, :func:`deal_one`, :func:`legal_one` and :func:`observe_one` over the batch; the
+AEC env runs the same functions at B = 1.
+
+Piles are ordered, so they are not bitboards: seat ``s``'s pile is the circular buffer
+``S.piles[b, s]`` read from ``S.head[b, s]`` (the top) for ``S.size[b, s]`` cards; collected
+cards are written after the bottom. A battle, tie steps included, is resolved inside the step
+that applies the last ``FLIP`` (§5).
+
+**Chance.** The only chance during play is ``collect_order="random"`` (§5 Collecting the pot).
+There :func:`step_one` resolves the battle (and the end of the game, §6) and returns
+:data:`NEED_COLLECT` instead of placing the pot; the kernel draws the order in Python (same
+draws as ever, :meth:`~cardzoo.envs.pyanitsa.kernel.PyanitsaKernel.draw_chance`) into
+``S.collect[b]`` and :func:`deal_one` places it and finishes the battle. A dead battle returns
+:data:`NEED_COLLECT` too (it places nothing): the width of the draw depends on every battle
+resolved in the same batched step (the numpy kernel drew one ``[n, width]`` block).
+
+The cards of the last battle are kept in time order (``S.battle_cards``, with ``S.battle_tags`` =
+``step*2N + seat*2 + face_up``): collection orders are built from them.
+Inputs are trusted: the kernel and the AEC env validate actions first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .constants import EMPTY, FLIP_PHASE, ORDER_PHASE, OVER, TRUNC_CAP, TRUNC_CYCLE
+
+# chance code returned by step_one (0: no chance needed)
+NEED_COLLECT = 1
+
+# the option vector P (built by PyanitsaKernel from its options, RULES.md §8)
+P_N, P_C, P_RANKS, P_SIX, P_ORDER, P_CYCLES, P_FIRST_OUT, P_DOWN_UP, P_FORFEIT, P_ALL_TIE, P_MAX_BATTLES = range(11)
+# collect_order codes (constants.COLLECT_ORDERS)
+WINNER_FIRST, SEAT_ORDER, RANDOM, WINNER_CHOOSES = 0, 1, 2, 3
+# observation / state vector offsets (from the kernel's layouts; the public part is shared, §7)
+O_SIZE, O_OUT, O_TO_ACT, O_PHASE, O_WINNER, O_DOWN, O_BATTLES = range(11, 18)
+O_FACE_UP, O_POT, O_KNOWN_SET, O_KNOWN_ORDER, O_KNOWN_COUNT = range(18, 23)
+G_FACE_UP, G_POT, G_PILE = range(23, 26)
+P_SIZE = 26
+
+_ONE = np.uint64(1)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _bit(card):
+    return _ONE << np.uint64(card)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - _ONE
+        n += 1
+    return n
+
+
+# de Bruijn sequence and table: the index of a lone set bit in a few instructions
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_INDEX[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _low_bit(x):
+    """Index of the lowest set bit of ``x`` (``uint64``, non-zero)."""
+    return _DEBRUIJN_INDEX[((x & (~x + _ONE)) * _DEBRUIJN) >> np.uint64(58)]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _first_with_cards(S, b, P):
+    """The lowest seat that still holds cards (the next battle's first flip, §4.1)."""
+    for s in range(P[P_N]):
+        if S.size[b, s] > 0:
+            return s
+    return 0
+
+
+# ---------------------------------------------------------------------- piles
+@njit(cache=True, inline="always", _nrt=False)
+def _pop(S, b, s, P):
+    """Take the top card of seat ``s``'s pile (it holds one)."""
+    h = S.head[b, s]
+    card = S.piles[b, s, h]
+    S.head[b, s] = (h + 1) % P[P_C]
+    S.size[b, s] -= 1
+    return card
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _append(S, b, w, card, P):
+    """Put ``card`` under seat ``w``'s pile."""
+    S.piles[b, w, (S.head[b, w] + S.size[b, w]) % P[P_C]] = card
+    S.size[b, w] += 1
+
+
+# ---------------------------------------------------------------------- end of the game (§6)
+@njit(cache=True, inline="always", _nrt=False)
+def _check_end(S, b, w, k, P):
+    """Apply the objective after a battle won by ``w`` that brings ``k`` cards (§6); True if it ended
+    (rewards, losers set). Pile sizes do not depend on the collection order (§4.2)."""
+    N = P[P_N]
+    holders = 0
+    n_hold = 0
+    for s in range(N):
+        if S.size[b, s] + (k if s == w else 0) > 0:
+            holders |= 1 << s
+            n_hold += 1
+    losers = 0
+    for s in range(N):
+        has = (holders >> s) & 1
+        if P[P_FIRST_OUT]:
+            if S.took_part[b, s] and not has:
+                losers |= 1 << s
+        elif has and n_hold == 1:
+            losers |= 1 << s
+    if losers == 0:
+        return False
+    L = np.float32(_popcount(np.uint64(losers)))
+    share = L / (np.float32(N) - L)
+    for s in range(N):
+        lo = (losers >> s) & 1
+        S.rewards[b, s] = np.float32(-1.0) if lo else share
+        S.loser[b, s] = lo
+    S.done[b] = True
+    S.phase[b] = OVER
+    return True
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _truncate(S, b, reason, P):
+    """A safety stop (§6): the episode ends with no result, reward 0 for this step."""
+    S.done[b] = True
+    S.truncated[b] = True
+    S.trunc_reason[b] = reason
+    S.phase[b] = OVER
+    for s in range(P[P_N]):
+        S.rewards[b, s] = 0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _cycle_check(S, b, P):
+    """Brent-style exact cycle check after a battle (§6): truncate when every pile equals the saved
+    one; save the piles (linearised, ``EMPTY`` past the end) when the battle count is a power of two."""
+    N, C = P[P_N], P[P_C]
+    same = True
+    for s in range(N):
+        if S.size[b, s] != S.saved_size[b, s]:
+            same = False
+            break
+    if same:
+        for s in range(N):
+            h = S.head[b, s]
+            for j in range(S.size[b, s]):
+                if S.piles[b, s, (h + j) % C] != S.saved[b, s, j]:
+                    same = False
+                    break
+            if not same:
+                break
+        if same:
+            _truncate(S, b, TRUNC_CYCLE, P)
+    t = S.battles[b]
+    if (t & (t - 1)) == 0 and not S.done[b]:
+        for s in range(N):
+            h = S.head[b, s]
+            n = S.size[b, s]
+            for j in range(C):
+                S.saved[b, s, j] = S.piles[b, s, (h + j) % C] if j < n else EMPTY
+            S.saved_size[b, s] = n
+
+
+# ---------------------------------------------------------------------- a battle (§5)
+@njit(cache=True, inline="always", _nrt=False)
+def _six_over_ace(stand, cont, P):
+    """§2 six over ace, a set rule: True when ``six_beats_ace`` and the contenders' standing cards
+    (``stand[s]`` for the seats in bit mask ``cont``) include both an ace and a six (the lowest rank)."""
+    if not P[P_SIX]:
+        return False
+    top_rank = P[P_RANKS] - 1
+    has_top = False
+    has_low = False
+    for s in range(P[P_N]):
+        if (cont >> s) & 1:
+            r = stand[s] % P[P_RANKS]
+            has_top |= r == top_rank
+            has_low |= r == 0
+    return has_top and has_low
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _key(card, six_over_ace, P):
+    """§2 the comparison key of a standing card: its rank index (0 = lowest), the six above the ace
+    when ``six_over_ace`` (:func:`_six_over_ace`)."""
+    r = card % P[P_RANKS]
+    if six_over_ace and r == 0:
+        return P[P_RANKS]
+    return r
+
+
+@njit(cache=True, _nrt=False)
+def keys_batch(standing, cont, P, out):
+    """§2 comparison keys ``out[i, s]`` (``int16[n, N]``) of the standing cards ``standing[i, s]`` of the
+    contenders ``cont[i, s]`` (``bool``), -1 for the others (used by the worked-example tests)."""
+    for i in range(out.shape[0]):
+        mask = 0
+        for s in range(P[P_N]):
+            if cont[i, s]:
+                mask |= 1 << s
+        flip = _six_over_ace(standing[i], mask, P)
+        for s in range(P[P_N]):
+            out[i, s] = _key(standing[i, s], flip, P) if cont[i, s] else -1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _record(S, b, n, card, tag):
+    S.battle_cards[b, n] = card
+    S.battle_tags[b, n] = tag
+    return n + 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _resolve(S, b, P):
+    """Reveal, compare and run the tie steps of one battle (§5.1-§5.5); returns the winner seat or
+    -1 (dead battle). Records the battle's cards (``battle_*``, ``face_up``, ``n_down``, ``standing``)."""
+    N = P[P_N]
+    two = 2 * N
+    active = 0
+    n = 0
+    for s in range(N):
+        S.face_up[b, s] = 0
+        S.n_down[b, s] = 0
+        S.standing[b, s] = -1
+        a = S.size[b, s] > 0
+        S.took_part[b, s] = a
+        if a:
+            active |= 1 << s
+            c = _pop(S, b, s, P)
+            S.standing[b, s] = c
+            S.face_up[b, s] |= _bit(c)
+            n = _record(S, b, n, c, s * 2 + 1)
+    cont = active
+    step = 0
+    result = -1
+    first = True
+    need = 2 if P[P_DOWN_UP] else 1
+    while True:
+        if not first and P[P_FORFEIT]:  # §5.4 forfeit: a lone contender wins, none left is dead
+            nc = _popcount(np.uint64(cont))
+            if nc == 1:
+                result = _low_bit(np.uint64(cont))
+                break
+            if nc == 0:
+                result = -1
+                break
+        # §2: compare the standing cards of the contenders, six over ace as a set
+        flip = _six_over_ace(S.standing[b], cont, P)
+        best = -1
+        top = 0
+        for s in range(N):
+            if (cont >> s) & 1:
+                r = _key(S.standing[b, s], flip, P)
+                if r > best:
+                    best = r
+                    top = 1 << s
+                elif r == best:
+                    top |= 1 << s
+        if _popcount(np.uint64(top)) == 1:
+            result = _low_bit(np.uint64(top))
+            break
+        first = False
+        # §5.2 a tie step: who takes part, who adds cards
+        if not P[P_ALL_TIE]:
+            cont = top
+        part = cont
+        step += 1
+        added = False
+        for s in range(N):
+            if not (part >> s) & 1:
+                continue
+            sz = S.size[b, s]
+            if sz >= need:
+                if P[P_DOWN_UP]:
+                    c = _pop(S, b, s, P)
+                    S.n_down[b, s] += 1
+                    n = _record(S, b, n, c, step * two + s * 2)
+                up = True
+            else:
+                # §5.3 a last single card is played face up (last_card_stands); else the standing card stays
+                up = P[P_DOWN_UP] and not P[P_FORFEIT] and sz == 1
+            if up:
+                c = _pop(S, b, s, P)
+                S.standing[b, s] = c
+                S.face_up[b, s] |= _bit(c)
+                n = _record(S, b, n, c, step * two + s * 2 + 1)
+                added = True
+            elif P[P_FORFEIT]:
+                cont &= ~(1 << s)
+        if not added:  # §5.5 nobody can add a card: a dead battle
+            result = -1
+            break
+    S.battle_n[b] = n
+    S.battle_steps[b] = step + 1
+    return result
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _collect(S, b, w, start, P):
+    """Place the last battle's cards under ``w``'s pile (§5 Collecting the pot): steps in time order,
+    within a step seats from ``start`` upwards, a seat's face-down card before its face-up one."""
+    N = P[P_N]
+    two = 2 * N
+    n = S.battle_n[b]
+    i = 0
+    while i < n:
+        t = S.battle_tags[b, i] // two
+        j = i
+        while j < n and S.battle_tags[b, j] // two == t:
+            j += 1
+        for k in range(i, j):  # seats start..N-1
+            if (S.battle_tags[b, k] % two) // 2 >= start:
+                _append(S, b, w, S.battle_cards[b, k], P)
+        for k in range(i, j):  # then 0..start-1
+            if (S.battle_tags[b, k] % two) // 2 < start:
+                _append(S, b, w, S.battle_cards[b, k], P)
+        i = j
+    S.pot[b] = 0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _after_collect(S, b, ended, P):
+    """The end of a battle once the pot is placed: known parts, the cap, the cycle check, the next flip (§6)."""
+    N = P[P_N]
+    for s in range(N):
+        if S.known[b, s] > S.size[b, s]:
+            S.known[b, s] = S.size[b, s]
+    if ended:
+        return
+    if S.battles[b] >= P[P_MAX_BATTLES]:
+        _truncate(S, b, TRUNC_CAP, P)
+        return
+    if P[P_CYCLES]:
+        _cycle_check(S, b, P)
+    if not S.done[b] and S.phase[b] == FLIP_PHASE:
+        S.current_player[b] = _first_with_cards(S, b, P)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _battle(S, b, P):
+    """Resolve one battle of game ``b`` (every active seat has flipped), §5-§6. Returns 0 or
+    :data:`NEED_COLLECT` (``collect_order="random"``: the order is drawn outside)."""
+    w = _resolve(S, b, P)
+    pot = np.uint64(0)
+    for i in range(S.battle_n[b]):
+        pot |= _bit(S.battle_cards[b, i])
+    S.battles[b] += 1
+    S.winner[b] = w
+    order = P[P_ORDER]
+    if w < 0:  # §5.5 dead battle: a draw, the pot stays on the table
+        S.pot[b] = pot
+        S.done[b] = True
+        S.draw[b] = True
+        S.phase[b] = OVER
+        return 1 if order == RANDOM else 0
+    ended = _check_end(S, b, w, _popcount(pot), P)
+    if order == RANDOM:
+        return NEED_COLLECT
+    if order == WINNER_CHOOSES:
+        if ended or S.battles[b] >= P[P_MAX_BATTLES]:
+            _collect(S, b, w, w, P)  # nobody orders a pot the game will not use (§12.2)
+        else:
+            S.pot[b] = pot
+            S.phase[b] = ORDER_PHASE
+            S.current_player[b] = w
+    else:
+        _collect(S, b, w, w if order == WINNER_FIRST else 0, P)
+    _after_collect(S, b, ended, P)
+    return 0
+
+
+# ---------------------------------------------------------------------- decisions (§4)
+@njit(cache=True, inline="always", _nrt=False)
+def _order(S, b, card, P):
+    """``ORDER(card)`` (§4.2): put ``card`` under the winner's pile; the last pot card follows by itself."""
+    w = S.current_player[b]
+    _append(S, b, w, card, P)
+    S.known[b, w] += 1
+    pot = S.pot[b] ^ _bit(card)
+    S.pot[b] = pot
+    if pot != 0 and (pot & (pot - _ONE)) == 0:
+        _append(S, b, w, _low_bit(pot), P)
+        S.known[b, w] += 1
+        S.pot[b] = 0
+        S.phase[b] = FLIP_PHASE
+        S.current_player[b] = _first_with_cards(S, b, P)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def step_one(S, b, action, P):
+    """Apply the legal ``action`` of live game ``b`` and advance to its next decision (§4-§6).
+
+    ``FLIP`` passes the turn to the next seat up that holds cards; the last one resolves the whole
+    battle. Returns 0, or :data:`NEED_COLLECT` (the caller draws ``S.collect[b]`` and calls :func:`deal_one`)."""
+    if S.phase[b] == ORDER_PHASE:
+        _order(S, b, action, P)
+        return 0
+    cur = S.current_player[b]
+    for s in range(cur + 1, P[P_N]):
+        if S.size[b, s] > 0:
+            S.current_player[b] = s
+            return 0
+    return _battle(S, b, P)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def deal_one(S, b, code, P):
+    """Go on after the chance of ``code`` was drawn: :data:`NEED_COLLECT` places the pot in the drawn
+    order ``S.collect[b, :battle_n]`` under the winner's pile and ends the battle (nothing after a dead one)."""
+    if S.draw[b]:
+        return
+    w = S.winner[b]
+    for i in range(S.battle_n[b]):
+        _append(S, b, w, S.collect[b, i], P)
+    S.pot[b] = 0
+    _after_collect(S, b, S.done[b], P)
+
+
+@njit(cache=True, _nrt=False)
+def play_battle_batch(S, P, need):
+    """One whole battle in every live game in the flip phase (``PyanitsaKernel.play_battle``):
+    rewards zeroed first; ``need[b]`` gets the chance code (``int64[B]``)."""
+    for b in range(need.shape[0]):
+        for s in range(S.rewards.shape[1]):
+            S.rewards[b, s] = 0
+        need[b] = 0
+        if not S.done[b] and S.phase[b] == FLIP_PHASE:
+            need[b] = _battle(S, b, P)
+
+
+# ---------------------------------------------------------------------- legal actions (§4)
+@njit(cache=True, inline="always", _nrt=False)
+def legal_bits(S, b, P):
+    """Legal actions of game ``b`` as a ``uint64`` bitboard: ``FLIP`` (bit ``C``), or the pot's
+    cards while the winner orders it; 0 when the game is over."""
+    if S.done[b]:
+        return np.uint64(0)
+    ph = S.phase[b]
+    if ph == FLIP_PHASE:
+        return _bit(P[P_C])
+    if ph == ORDER_PHASE:
+        return S.pot[b]
+    return np.uint64(0)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def legal_one(S, b, P, out):
+    """Legal actions of game ``b`` into ``out`` (``uint64[1]``, zeroed by the caller; action ``a`` is bit ``a``)."""
+    out[0] = legal_bits(S, b, P)
+
+
+# ---------------------------------------------------------------------- observation (§7)
+@njit(cache=True, inline="always", _nrt=False)
+def _write_set(out, off, bits):
+    """Set ``out[off + c] = 1`` for every card ``c`` of ``bits`` (``out`` is zeroed by the caller)."""
+    while bits:
+        out[off + _low_bit(bits)] = 1
+        bits &= bits - _ONE
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _write_public(S, b, p, P, out):
+    """The public slices (§7) from seat ``p``'s view, seats relative to ``p``."""
+    N = P[P_N]
+    for r in range(N):
+        s = (p + r) % N
+        n = S.size[b, s]
+        out[P[O_SIZE] + r] = n
+        out[P[O_OUT] + r] = n == 0
+        out[P[O_DOWN] + r] = S.n_down[b, s]
+    ph = S.phase[b]
+    if ph < OVER:
+        out[P[O_TO_ACT] + (S.current_player[b] - p) % N] = 1
+        out[P[O_PHASE] + min(ph, 1)] = 1
+    w = S.winner[b]
+    if w >= 0:
+        out[P[O_WINNER] + (w - p) % N] = 1
+    t = S.battles[b]
+    out[P[O_BATTLES]] = t & 255
+    out[P[O_BATTLES] + 1] = min(t >> 8, 255)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def observe_one(S, b, seat, P, out):
+    """Seat ``seat``'s observation of game ``b`` into ``out`` (``uint8[D]``, zeroed), laid out as
+    :func:`cardzoo.envs.pyanitsa.observation.observation_layout` (§7: only what the seat may know)."""
+    N, C = P[P_N], P[P_C]
+    _write_public(S, b, seat, P, out)
+    for r in range(N):
+        _write_set(out, P[O_FACE_UP] + r * C, S.face_up[b, (seat + r) % N])
+    if P[P_ORDER] != WINNER_CHOOSES:
+        return
+    if S.phase[b] == ORDER_PHASE and S.current_player[b] == seat and not S.done[b]:
+        _write_set(out, P[O_POT], S.pot[b])
+    nk = S.known[b, seat]
+    out[P[O_KNOWN_COUNT]] = nk
+    start = S.head[b, seat] + S.size[b, seat] - nk
+    for j in range(nk):
+        card = S.piles[b, seat, (start + j) % C]
+        out[P[O_KNOWN_SET] + card] = 1
+        out[P[O_KNOWN_ORDER] + j] = card + 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def global_one(S, b, P, out):
+    """Game ``b``'s perfect-information vector into ``out`` (``uint8[S]``, zeroed), laid out as
+    :func:`cardzoo.envs.pyanitsa.observation.state_layout` (seats absolute)."""
+    N, C = P[P_N], P[P_C]
+    _write_public(S, b, 0, P, out)
+    for s in range(N):
+        _write_set(out, P[G_FACE_UP] + s * C, S.face_up[b, s])
+    _write_set(out, P[G_POT], S.pot[b])
+    for s in range(N):
+        h = S.head[b, s]
+        for j in range(S.size[b, s]):
+            out[P[G_PILE] + s * C + j] = S.piles[b, s, (h + j) % C] + 1
