@@ -16,29 +16,6 @@ def random_steps(env, rng, n):
     return taken
 
 
-def check_golden(generate, path, module: str) -> None:
-    """Compare a seeded playthrough text (``generate()``) with the golden file ``path``.
-
-    The playthrough must be deterministic; with ``CARDZOO_UPDATE_GOLDEN=1`` the file is rewritten
-    first. A difference fails with a unified diff and how to regenerate (``python -m module --update``).
-    """
-    import difflib
-    import os
-
-    text = generate()
-    assert text == generate(), "the seeded playthrough is not deterministic"
-    if os.environ.get("CARDZOO_UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    expected = path.read_text()
-    if text != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), "golden", "now", n=1))
-        raise AssertionError(
-            f"playthrough differs from tests/golden/{path.name} "
-            f"(regenerate with `python -m {module} --update` if intended):\n" + diff[:4000]
-        )
-
-
 def check_hidden_information(kernel, permute_hidden, *, batch=64, steps=160, every=8, offset=3, seed=2024,
                              render_every=8, others_notice=True):
     """Play ``batch`` random games of ``kernel``; every ``every`` steps and for every seat, move the

@@ -198,3 +198,61 @@ print("RR", sorted(rr.names))
     assert out.returncode == 0, out.stderr
     assert "DEFAULT all_fours/rule True" in out.stdout and "ARENA 6" in out.stdout
     assert "RR ['all_fours/rule', 'random']" in out.stdout
+
+
+def test_no_module_of_the_package_imports_itself_back_through_a_circle():
+    """The import graph of cardzoo's modules has no cycle (imports inside functions count; imports
+    under ``if TYPE_CHECKING:`` do not): e.g. a kernel does not import its renderer back, the web
+    table's sessions do not import their views back."""
+    import ast
+    from pathlib import Path
+
+    root = Path(cardzoo.__file__).parent
+    modules = {}
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root)
+        if rel.parts[0] in ("tests", "notebooks", "build", ".venv") or any(p.startswith(".") for p in rel.parts):
+            continue
+        name = ".".join(("cardzoo", *rel.with_suffix("").parts)).removesuffix(".__init__")
+        modules[name] = path
+
+    def imports(name, path):
+        tree = ast.parse(path.read_text())
+        pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        skip = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                skip.update(id(n) for n in ast.walk(node))
+        out = set()
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            if isinstance(node, ast.Import):
+                out.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = pkg.split(".")
+                    base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+                out.add(base)
+                out.update(f"{base}.{a.name}" for a in node.names)
+        return {m for m in out if m in modules and m != name}
+
+    graph = {n: imports(n, p) for n, p in modules.items()}
+    # package __init__ re-exports are fine; look for cycles among plain modules
+    plain = {n for n, p in modules.items() if p.name != "__init__.py"}
+    state, cycles = {}, []
+
+    def visit(n, stack):
+        state[n] = 1
+        for m in graph[n] & plain:
+            if state.get(m) == 1:
+                cycles.append(stack[stack.index(m):] + [m])
+            elif m not in state:
+                visit(m, stack + [m])
+        state[n] = 2
+
+    for n in sorted(plain):
+        if n not in state:
+            visit(n, [n])
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)

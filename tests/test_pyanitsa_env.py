@@ -8,7 +8,6 @@ import re
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from cardzoo.envs import pyanitsa_v0
 from cardzoo.envs.core.cards import FRENCH36
@@ -29,42 +28,6 @@ def play_random(env, rng, max_steps=10**6):
 
 
 # ----------------------------------------------------------------------------- PettingZoo tests
-@pytest.mark.parametrize(
-    "options",
-    [
-        {},
-        {"num_players": 3, "tie_mode": "down_up", "runout": "forfeit"},
-        {"num_players": 4, "objective": "first_out_loses", "tie_players": "tied"},
-        {"collect_order": "winner_chooses"},
-        {"num_players": 3, "deck": 52, "collect_order": "winner_chooses", "max_battles": 40},
-    ],
-    ids=["default", "3p-downup-forfeit", "4p-v2-tied", "chooses", "3p-52-chooses-cap"],
-)
-@pytest.mark.filterwarnings("ignore::UserWarning")
-def test_pettingzoo_api(options):
-    api_test(pyanitsa_v0.env(**options), num_cycles=300)
-
-
-def test_pettingzoo_seed_test():
-    seed_test(lambda: pyanitsa_v0.env(), num_cycles=200)
-    seed_test(lambda: pyanitsa_v0.env(num_players=3, collect_order="winner_chooses"), num_cycles=200)
-
-
-def test_seed_gives_the_same_deal_and_different_seeds_differ():
-    def deal(seed):
-        env = pyanitsa_v0.env()
-        env.reset(seed=seed)
-        return str(piles(env))
-
-    assert deal(7) == deal(7)
-    assert len({deal(s) for s in range(10)}) == 10
-    env = pyanitsa_v0.env()
-    env.reset(seed=1)
-    first = piles(env)
-    env.reset()
-    assert piles(env) != first
-
-
 @pytest.mark.parametrize("n, sizes", [(2, 18), (3, 12), (4, 9)])
 def test_deal_is_round_robin(n, sizes):
     order = np.random.default_rng(n).permutation(36)
@@ -186,11 +149,6 @@ def test_illegal_order_names_the_card_and_the_legal_ones():
     assert_unchanged(env, snap)
 
 
-def test_step_before_reset_raises():
-    with pytest.raises(RuntimeError, match="reset"):
-        pyanitsa_v0.env().step(36)
-
-
 @pytest.mark.parametrize(
     "options, valid",
     [
@@ -232,20 +190,6 @@ def test_bad_reset_hooks_raise(hooks, words):
         env.reset(options=hooks)
 
 
-def test_action_names_round_trip_and_errors():
-    env = pyanitsa_v0.env()
-    for a in range(37):
-        assert env.action_id(env.action_name(a)) == a
-    assert env.action_id("ks") == env.action_id("ORDER(KS)") == FRENCH36.card_id("KS")
-    assert env.action_name(36) == "FLIP"
-    with pytest.raises(ValueError, match="0..36"):
-        env.action_name(37)
-    with pytest.raises(ValueError, match="FLIP"):
-        env.action_id("PASS")
-    with pytest.raises(ValueError):
-        env.action_name(True)
-
-
 # ----------------------------------------------------------------------------- contract details
 def test_metadata_spaces_and_views():
     env = pyanitsa_v0.env(num_players=3)
@@ -259,20 +203,6 @@ def test_metadata_spaces_and_views():
     assert env.hands == {a: [] for a in env.possible_agents}
     assert env.known_cards == {a: [] for a in env.possible_agents}
     assert env.state().shape == env.state_space.shape
-
-
-def test_off_turn_agents_get_an_all_zero_mask_and_observations_fit_the_space():
-    env = pyanitsa_v0.env(num_players=4, collect_order="winner_chooses")
-    env.reset(seed=2)
-    rng = np.random.default_rng(2)
-    for _ in range(300):
-        if any(env.terminations.values()):
-            break
-        for ag in env.possible_agents:
-            o = env.observe(ag)
-            assert env.observation_space(ag).contains(o)
-            assert (o["action_mask"].sum() > 0) == (ag == env.agent_selection)
-        env.step(int(rng.choice(env.legal_actions())))
 
 
 def test_out_players_stay_in_the_agent_list_and_get_the_final_reward():

@@ -121,26 +121,6 @@ def test_soak_options(options, batch):
         assert (reason == 1).mean() > 0.05  # RULES.md §11: seat_order cycles often
 
 
-def test_batch_independence():
-    """A game played inside a batch behaves exactly as the same game played alone (same actions)."""
-    k = PyanitsaKernel(num_players=3, collect_order="winner_chooses", tie_mode="down_up")
-    rng = np.random.default_rng(3)
-    B = 16
-    st = k.init(rng, B)
-    alone = st.take(np.array([5]))
-    arng = np.random.default_rng(9)
-    for _ in range(3000):
-        if st.done[5]:
-            break
-        a = random_set_bit(k.legal_bitboard(st), arng)
-        k.step(st, a, np.random.default_rng(0))
-        k.step(alone, a[5:6], np.random.default_rng(0))
-        one = st.take(np.array([5]))
-        for f in st.__dataclass_fields__:
-            assert np.array_equal(getattr(one, f), getattr(alone, f)), f
-    assert alone.done[0]
-
-
 def test_active_mask_moves_only_those_games():
     k = PyanitsaKernel()
     rng = np.random.default_rng(0)

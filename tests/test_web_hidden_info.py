@@ -28,7 +28,6 @@ import numpy as np
 import pytest
 
 from cardzoo import envs
-from cardzoo.training.web.views import action_card
 
 import test_aluette_env, test_all_fours_env, test_avinas_env, test_ottocento_env
 from test_pyanitsa_env import _permute_hidden as pyanitsa_permute
@@ -62,7 +61,7 @@ def known_to_seat_0(table) -> set[int]:
         if e.stop - e.start == n and e.high == 1:  # a card set
             known |= set(np.flatnonzero(obs[e.start : e.stop]).tolist())
     for entry in table.log:
-        if entry.seen and (c := action_card(k, entry.action)) is not None:
+        if entry.seen and (c := k.action_card(entry.action)) is not None:
             known.add(c)
     known |= cards_named(k.info(st, 0), k.deck)
     return known

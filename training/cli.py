@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+from .common import parse_options
+
 
 def _one_core() -> None:
     """Pin this process to one core and one thread (benchmarks are per core)."""
@@ -21,20 +23,6 @@ def _one_core() -> None:
             os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
         except OSError:
             pass
-
-
-def _parse_options(pairs: list[str] | None) -> dict:
-    """``["episode=match", "target_score=7"]`` -> dict, values parsed as JSON when possible."""
-    out = {}
-    for p in pairs or []:
-        if "=" not in p:
-            raise ValueError(f"env option {p!r} must look like name=value (e.g. episode=match)")
-        k, v = p.split("=", 1)
-        try:
-            out[k] = json.loads(v)
-        except json.JSONDecodeError:
-            out[k] = v
-    return out
 
 
 def cmd_bench(args) -> int:
@@ -69,7 +57,7 @@ def cmd_bench(args) -> int:
 
     res = bench.run(
         games, args.batch, args.seconds, args.rounds,
-        options=_parse_options(args.option), skip=args.skip or (), cpus=cpus,
+        options=parse_options(args.option), skip=args.skip or (), cpus=cpus,
     )
     res["settings"]["command"] = "cardzoo " + " ".join(args.argv)
     console = Console(width=None if sys.stdout.isatty() else 160)  # a file or pipe gets unwrapped tables
@@ -114,7 +102,7 @@ def cmd_demo(args) -> int:
 
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
-    env = envs.make(args.game, render_mode="ansi", render_view="all", **_parse_options(args.option))
+    env = envs.make(args.game, render_mode="ansi", render_view="all", **parse_options(args.option))
     env.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
     print(env.render())
@@ -213,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import commands
 
-    commands.add_commands(sub, games, _parse_options)
+    commands.add_commands(sub, games, parse_options)
 
     from . import rllib  # imports ray only when the command runs
 

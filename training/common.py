@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from cardzoo import agents
 from cardzoo.agents import registry
 from cardzoo import envs
@@ -120,3 +122,17 @@ def default_agent(game: str, env_options: dict | None = None) -> tuple[str, str 
             return f"{game}/rule", f"{ppo} was trained for other options ({describe(diff)})"
         return ppo, None
     return f"{game}/rule", None
+
+
+def parse_options(pairs: list[str] | None) -> dict:
+    """``["episode=match", "target_score=7"]`` -> dict, values parsed as JSON when possible."""
+    out = {}
+    for p in pairs or []:
+        if "=" not in p:
+            raise ValueError(f"env option {p!r} must look like name=value (e.g. episode=match)")
+        k, v = p.split("=", 1)
+        try:
+            out[k] = json.loads(v)
+        except json.JSONDecodeError:
+            out[k] = v
+    return out

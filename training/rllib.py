@@ -318,12 +318,12 @@ def cmd_train_rllib(args) -> int:
 
 
 def run_args(args) -> int:
-    from .cli import _parse_options
+    from .common import parse_options
 
     cfg = RLlibConfig(
         game=args.game, iterations=args.iterations, num_env_runners=args.num_env_runners,
         num_envs_per_runner=args.num_envs_per_runner, rollout_fragment_length=args.rollout_fragment_length,
-        opponents=args.opponents or [], lr=args.lr, seed=args.seed, env_options=_parse_options(args.option),
+        opponents=args.opponents or [], lr=args.lr, seed=args.seed, env_options=parse_options(args.option),
         out=args.out or f"runs/{args.game}-rllib",
     )
     if args.bench_sampling:

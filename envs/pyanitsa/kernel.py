@@ -127,6 +127,7 @@ class PyanitsaKernel(CompiledKernel):
     """
 
     name = "pyanitsa"
+    display_name = "P'yanitsa"
     deck = FRENCH36
     teams = None
     zero_sum = True

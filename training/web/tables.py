@@ -37,7 +37,6 @@ from ..common import agent_action
 __all__ = [
     "BadRequest",
     "Conflict",
-    "GAME_NAMES",
     "LogEntry",
     "NotFound",
     "Table",
@@ -47,16 +46,6 @@ __all__ = [
     "TooManyTables",
     "game_options",
 ]
-
-#: display name of each game
-GAME_NAMES = {
-    "all_fours": "All Fours",
-    "ottocento": "Ottocento",
-    "avinas": "Avinas",
-    "aluette": "Aluette",
-    "pyanitsa": "P'yanitsa",
-}
-
 
 def short(value, limit: int = 40) -> str:
     """``repr(value)`` cut to ``limit`` characters (error messages never echo large input)."""
@@ -436,7 +425,7 @@ class TableManager:
             out.append(
                 {
                     "id": game,
-                    "name": GAME_NAMES.get(game, game),
+                    "name": k.display_name or game,
                     "players": {"min": lo, "max": hi, "default": default},
                     "teams": k.teams is not None,
                     "pack": k.deck.name.rstrip("0123456789"),

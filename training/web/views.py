@@ -13,9 +13,12 @@ from functools import lru_cache
 
 from cardzoo.envs.core.cards import DECKS
 
-from .tables import GAME_NAMES, Table
+from typing import TYPE_CHECKING
 
-__all__ = ["action_card", "card_dict", "frames_json", "generic_view", "seat_roles", "table_view_json"]
+if TYPE_CHECKING:  # type names only: tables imports nothing from here, views nothing at run time from tables
+    from .tables import Table
+
+__all__ = ["card_dict", "frames_json", "generic_view", "seat_roles", "table_view_json"]
 
 _SUITS = {
     "french": {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"},
@@ -24,8 +27,6 @@ _SUITS = {
 }
 _RANKS = {"A": "Ace", "K": "King", "Q": "Queen", "N": "Knight", "J": "Jack"}
 _TAROCCO = {"BEG": "Bégato", "MOO": "Moon", "SUN": "Sun", "WOR": "World", "ANG": "Angel", "MAT": "Matto"}
-#: where the next seat in turn sits, seen from a seat (play anticlockwise: on the right)
-_NEXT_ON = {"all_fours": "right", "ottocento": "right"}
 _FACE_DOWN = {"id": None, "code": None, "rank": None, "suit": None, "pack": None, "label": "face down"}
 
 
@@ -62,21 +63,8 @@ def card_dict(deck, card: int | None) -> dict:
     return dict(zip(("id", "code", "rank", "suit", "pack", "label"), _card(deck.name, int(card))))
 
 
-def action_card(kernel, action: int) -> int | None:
-    """The card an action plays or places: the card id for actions ``0..deck.n-1``; for a later
-    action whose name ends in a card code (Avinas ``FD_AS``: that card face down) that card; else ``None``."""
-    deck = kernel.deck
-    if action < deck.n:
-        return action
-    last = kernel.action_name(action).replace("(", "_").replace(")", "").split("_")[-1]
-    try:
-        return deck.card_id(last) if last else None
-    except ValueError:
-        return None
-
-
 def _action_card_dict(kernel, action: int) -> dict | None:
-    c = action_card(kernel, action)
+    c = kernel.action_card(action)
     return None if c is None else card_dict(kernel.deck, c)
 
 
@@ -102,10 +90,12 @@ def generic_view(kernel, state, seat: int) -> dict:
     }
 
 
-def seat_roles(game: str, num_players: int, teams) -> list[str]:
+def seat_roles(kernel, num_players: int) -> list[str]:
     """Role of each seat seen from seat 0: ``you``, ``partner`` (team games), ``left``, ``right``,
-    ``across``. The next seat in turn sits on the right in games played anticlockwise."""
-    nxt = _NEXT_ON.get(game, "left")
+    ``across``. The next seat in turn sits on ``kernel.next_seat_side`` (the right in games played
+    anticlockwise)."""
+    nxt = kernel.next_seat_side
+    teams = kernel.teams
     other = "left" if nxt == "right" else "right"
     if num_players == 2:
         return ["you", "across"]
@@ -194,13 +184,13 @@ def table_view_json(table: Table) -> dict:
     done = table.done
     your_turn = not done and table.to_act == 0
     legal = env.legal_actions() if your_turn else []
-    roles = seat_roles(table.game, table.num_players, k.teams)
+    roles = seat_roles(k, table.num_players)
     team_of = {s: i for i, t in enumerate(k.teams or []) for s in t}
     v.update(
         {
             "table_id": table.id,
             "game": table.game,
-            "game_name": GAME_NAMES.get(table.game, table.game),
+            "game_name": k.display_name or table.game,
             "seat": 0,
             "num_players": table.num_players,
             "pack": pack_of(deck),
