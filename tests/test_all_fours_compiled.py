@@ -10,7 +10,6 @@ import pytest
 
 from cardzoo.envs.all_fours.constants import BEG, STAND
 from cardzoo.envs.all_fours.kernel import AllFoursKernel
-from cardzoo.envs.core.cards import random_set_bit
 
 
 def _snapshot(st):
@@ -59,41 +58,3 @@ def test_step_rejects_bad_shapes_and_ignores_finished_or_inactive_games():
     assert np.array_equal(st.hands[1], snap["hands"][1])
 
 
-def test_observe_rejects_a_bad_seat():
-    k = AllFoursKernel()
-    st = k.init(np.random.default_rng(0), 3)
-    for seat in (4, -1, [0, 1, 7], np.array([0, 1, 2, 3])):
-        with pytest.raises(ValueError, match="seat"):
-            k.observe(st, seat)
-    assert k.observe(st, np.array([0, 1, 3])).shape == (3, 402)
-
-
-def test_parallel_driver_plays_exactly_as_one_core():
-    one, par = AllFoursKernel(episode="match", target_score=5), AllFoursKernel(episode="match", target_score=5)
-    par.set_parallel(True)
-    r1, r2, pick = np.random.default_rng(3), np.random.default_rng(3), np.random.default_rng(4)
-    a, b = one.init(r1, 64), par.init(r2, 64)
-    finished = 0
-    for _ in range(400):
-        legal = one.legal_bitboard(a)
-        assert np.array_equal(legal, par.legal_bitboard(b))
-        assert np.array_equal(one.observe(a, a.current_player), par.observe(b, b.current_player))
-        acts = random_set_bit(legal, pick)
-        one.step(a, acts, r1)
-        par.step(b, acts, r2)
-        for f in dataclasses.fields(a):
-            assert np.array_equal(getattr(a, f.name), getattr(b, f.name)), f.name
-        finished += int(a.done.sum())
-        one.reset_done(a, r1)
-        par.reset_done(b, r2)
-    assert finished > 64
-
-
-def test_single_game_sees_in_place_changes_of_its_state():
-    k = AllFoursKernel()
-    st = k.init(np.random.default_rng(0), 1)
-    fast = k.single_game(st)
-    seat = int(st.current_player[0])
-    st.hands[0, seat] = 0b111  # 2C 3C 4C, written in place
-    assert fast.observe(seat)[:4].tolist() == [1, 1, 1, 0]
-    assert k.observe(st, seat)[0, :4].tolist() == [1, 1, 1, 0]

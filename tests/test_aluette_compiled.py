@@ -6,7 +6,6 @@ one core, pickling."""
 from __future__ import annotations
 
 import dataclasses
-import pickle
 
 import numpy as np
 import pytest
@@ -166,23 +165,3 @@ def _play_random(k, B, seed, parallel):
     return st, total, k.observe(st, 0), k.global_state(st)
 
 
-def test_parallel_driver_plays_exactly_as_one_core():
-    k = AluetteKernel(episode="match", match_deals=2, signal_intercept=0.25, surrender=True)
-    one = _play_random(k, 64, 11, False)
-    par = _play_random(k, 64, 11, True)  # numba's default threads: one chunk of games per core
-    k.set_parallel(False)
-    for f in dataclasses.fields(one[0]):
-        assert np.array_equal(getattr(one[0], f.name), getattr(par[0], f.name)), f.name
-    for x, y in zip(one[1:], par[1:]):
-        assert np.array_equal(x, y)
-    assert one[0].deals.min() == 2
-
-
-def test_kernel_and_single_game_pickle():
-    k = AluetteKernel(surrender=True)
-    st = k.init(np.random.default_rng(2), 1)
-    k2 = pickle.loads(pickle.dumps(k))
-    assert np.array_equal(k2.params, k.params)
-    g = pickle.loads(pickle.dumps(k.single_game(st)))
-    assert np.array_equal(g.legal_mask(), k.legal_actions(st)[0])
-    assert np.array_equal(g.observe(2), k.observe(st, 2)[0])

@@ -350,3 +350,80 @@ def test_using_an_env_before_reset_raises_saying_so(game, options):
     for call in (lambda: env.step(0), env.last, env.state, lambda: env.observe("player_0")):
         with pytest.raises(RuntimeError, match="reset"):
             call()
+
+
+@pytest.mark.parametrize("game, options", CASES)
+def test_the_parallel_drivers_play_exactly_as_one_core(game, options):
+    """``kernel.set_parallel(True)`` spreads the batch over threads (chunks of games); every state
+    field, mask and observation must stay what one core computes, through auto-resets."""
+    import numba
+
+    one, par = kernel(game, **options), kernel(game, **options)
+    par.set_parallel(True)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        r1, r2, pick = np.random.default_rng(3), np.random.default_rng(3), np.random.default_rng(4)
+        a, b = one.init(r1, 64), par.init(r2, 64)
+        finished = 0
+        for _ in range(300):
+            assert np.array_equal(one.legal_words(a), par.legal_words(b))
+            assert np.array_equal(one.observe(a, a.current_player), par.observe(b, b.current_player))
+            assert np.array_equal(one.global_state(a), par.global_state(b))
+            acts = _random_actions(one, a, pick)
+            one.step(a, acts, r1)
+            par.step(b, acts, r2)
+            assert _state_equal(a, b)
+            finished += int(a.done.sum())
+            one.reset_done(a, r1)
+            par.reset_done(b, r2)
+        assert finished > 0
+    finally:
+        numba.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("game, options", CASES)
+def test_a_pickled_kernel_and_state_play_on_identically(game, options):
+    import pickle
+
+    k = kernel(game, **options)
+    rng, pick = np.random.default_rng(5), np.random.default_rng(6)
+    st = k.init(rng, 8)
+    for _ in range(20):
+        k.step(st, _random_actions(k, st, pick), rng, active=~st.done)
+    k2, st2, rng2 = pickle.loads(pickle.dumps((k, st, rng)))
+    assert k2.drivers is k.drivers and np.array_equal(k2.params, k.params)
+    for _ in range(40):
+        acts = _random_actions(k, st, pick)
+        k.step(st, acts, rng, active=~st.done)
+        k2.step(st2, acts, rng2, active=~st2.done)
+    assert _state_equal(st, st2)
+
+
+@pytest.mark.parametrize("game, options", DEFAULTS)
+def test_observe_rejects_a_bad_seat_and_takes_one_seat_per_game(game, options):
+    k = kernel(game, **options)
+    st = k.init(np.random.default_rng(0), 3)
+    n = k.num_players
+    for seat in (n, -1, [0, 1, n + 3], np.arange(4 + 1), 1.0):
+        with pytest.raises(ValueError, match="seat"):
+            k.observe(st, seat)
+    seats = np.array([0, n - 1, 1])
+    obs = k.observe(st, seats)
+    assert obs.shape == (3, k.obs_layout.size)
+    for b, s in enumerate(seats):
+        assert np.array_equal(obs[b], k.observe(st, int(s))[b])
+
+
+@pytest.mark.parametrize("game, options", DEFAULTS)
+def test_the_single_game_path_sees_in_place_changes_of_its_state(game, options):
+    """The B = 1 path binds the state's arrays: a change written in place (a test stacking a
+    position) is what it observes next."""
+    k = kernel(game, **options)
+    st = k.init(np.random.default_rng(0), 1)
+    fast = k.single_game(st)
+    other = k.init(np.random.default_rng(1), 1)
+    for f in dataclasses.fields(st):
+        getattr(st, f.name)[...] = getattr(other, f.name)  # in place: the same arrays
+    for s in range(k.num_players):
+        assert np.array_equal(fast.observe(s), k.observe(other, s)[0])

@@ -8,7 +8,6 @@ import dataclasses
 
 import numpy as np
 import pytest
-from cardzoo.envs.core.cards import random_set_bit
 from cardzoo.envs.ottocento.constants import DECLARING, DISCARD, PLAY
 from cardzoo.envs.ottocento.kernel import OttocentoKernel
 
@@ -67,43 +66,3 @@ def test_two_discards_start_play_and_an_inactive_game_is_not_looked_at():
     assert st.phase.tolist() == [PLAY, DISCARD] and st.decl_points[0].tolist() == [30, 0, 0, 0]
 
 
-def test_observe_rejects_a_bad_seat():
-    k = OttocentoKernel()
-    st = k.init(np.random.default_rng(0), 3)
-    for seat in (4, -1, [0, 1, 7], np.array([0, 1, 2, 3])):
-        with pytest.raises(ValueError, match="seat"):
-            k.observe(st, seat)
-    assert k.observe(st, np.array([0, 1, 3])).shape == (3, 1046)
-    assert k.global_state(st).shape == (3, 798)
-
-
-def test_parallel_driver_plays_exactly_as_one_core():
-    opts = dict(match_target=300, reward="point_diff")
-    one, par = OttocentoKernel(**opts), OttocentoKernel(**opts)
-    par.set_parallel(True)
-    r1, r2, pick = np.random.default_rng(3), np.random.default_rng(3), np.random.default_rng(4)
-    a, b = one.init(r1, 64), par.init(r2, 64)
-    finished = 0
-    for _ in range(300):
-        legal = one.legal_bitboard(a)
-        assert np.array_equal(legal, par.legal_bitboard(b))
-        assert np.array_equal(one.observe(a, a.current_player), par.observe(b, b.current_player))
-        acts = random_set_bit(legal, pick)
-        one.step(a, acts, r1)
-        par.step(b, acts, r2)
-        for f in dataclasses.fields(a):
-            assert np.array_equal(getattr(a, f.name), getattr(b, f.name)), f.name
-        finished += int(a.done.sum())
-        one.reset_done(a, r1)
-        par.reset_done(b, r2)
-    assert finished > 64
-
-
-def test_single_game_sees_in_place_changes_of_its_state():
-    k = OttocentoKernel()
-    st = _stacked(k, 1)
-    fast = k.single_game(st)
-    assert fast.legal_mask().sum() == 12  # the dealer's 12 discardable cards (LEGAL)
-    st.hands[0, 3] = 0b111  # AS 6S 7S, written in place
-    assert fast.observe(3)[:4].tolist() == [1, 1, 1, 0]
-    assert k.observe(st, 3)[0, :4].tolist() == [1, 1, 1, 0]
