@@ -53,9 +53,9 @@ def test_legal_words_are_two_per_game():
     "actions, match",
     [
         ([KNOCK, 3], r"illegal action 10C in game 1 for seat 3; legal: \['PASS', 'CALL_1', .*'CALL_8'\]"),
-        ([KNOCK, 83], r"illegal action 83 in game 1 .* legal: \['PASS', "),
-        ([KNOCK, -1], r"illegal action -1 in game 1"),
-        ([2**40, 64], r"illegal action 1099511627776 in game 0 for seat 0; legal: \['KNOCK', 'NO_KNOCK'\]"),
+        ([KNOCK, 83], r"illegal action 83 \(out of range 0\.\.[0-9]+\) in game 1 .* legal: \['PASS', "),
+        ([KNOCK, -1], r"illegal action -1 \(out of range 0\.\.[0-9]+\) in game 1"),
+        ([2**40, 64], r"illegal action 1099511627776 \(out of range 0\.\.[0-9]+\) in game 0 for seat 0; legal: \['KNOCK', 'NO_KNOCK'\]"),
         ([64, 64], r"illegal action PASS in game 0 for seat 0; legal: \['KNOCK', 'NO_KNOCK'\]"),
     ],
 )

@@ -140,3 +140,8 @@ def test_train_flags_default_to_the_train_config():
     from cardzoo.training.commands import _opponent_weights
 
     assert _opponent_weights(args.opponents) == d.opponents == {"random": 0.2, "rule": 0.5, "snapshot": 0.3}
+
+def test_arena_refuses_a_json_path_that_is_a_folder_before_playing(tmp_path, capsys):
+    rc = main(["arena", "all_fours", "all_fours/rule", "random", "--deals", "2", "--json", str(tmp_path)])
+    assert rc == 2
+    assert "is a folder; give a file name such as" in capsys.readouterr().err

@@ -177,9 +177,12 @@ def test_label_output_is_checked_first_and_written_atomically(tmp_path, monkeypa
             f.write(b"PK half a zip")
         raise OSError(28, "No space left on device")
 
+    # an existing label file is never replaced unless asked
+    with pytest.raises(FileExistsError, match="l.npz exists; a run never overwrites another"):
+        label_positions("all_fours", "all_fours/ppo", 4, out, n_det=1, batch=4, seed=9, progress=False)
     monkeypatch.setattr(ex.np, "savez_compressed", broken_save)
     with pytest.raises(OSError, match="cannot write labels to .*l.npz: No space left on device"):
-        label_positions("all_fours", "all_fours/ppo", 4, out, n_det=1, batch=4, seed=9, progress=False)
+        label_positions("all_fours", "all_fours/ppo", 4, out, n_det=1, batch=4, seed=9, progress=False, overwrite=True)
     after = load_labels([out])
     assert np.array_equal(before["obs"], after["obs"])
 

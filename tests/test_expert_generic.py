@@ -222,3 +222,11 @@ def test_rounds_bad_input(tmp_path):
     with pytest.raises(ValueError, match="'avinas/rule' is not a trained policy"):
         expert_iterate("avinas", tmp_path / "r", init="avinas/rule", progress=False)
     assert not (tmp_path / "r").exists()  # nothing written before the inputs are checked
+
+
+def test_search_on_none_cannot_be_combined():
+    from cardzoo.training.expert import parse_search_on
+
+    assert parse_search_on("none") == ()
+    with pytest.raises(ValueError, match="contradictory"):
+        parse_search_on(["none", "cards"])

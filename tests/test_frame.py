@@ -427,3 +427,16 @@ def test_the_single_game_path_sees_in_place_changes_of_its_state(game, options):
         getattr(st, f.name)[...] = getattr(other, f.name)  # in place: the same arrays
     for s in range(k.num_players):
         assert np.array_equal(fast.observe(s), k.observe(other, s)[0])
+
+
+@pytest.mark.parametrize("game, options", DEFAULTS)
+def test_init_names_a_bad_random_source_or_batch_size(game, options):
+    k = kernel(game, **options)
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        k.init(0, 2)
+    for bad in (2.0, -1, True):
+        with pytest.raises(ValueError, match="batch must be an int >= 0"):
+            k.init(np.random.default_rng(0), bad)
+    with pytest.raises(ValueError, match=r"out of range 0\.\."):
+        st = k.init(np.random.default_rng(0), 1)
+        k.step(st, np.array([k.num_actions + 7]), np.random.default_rng(0))

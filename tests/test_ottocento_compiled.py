@@ -35,8 +35,8 @@ def _stacked(k, batch=2):
         ([15, 19], rf"illegal action KB in game 1 for seat 3; legal: {LEGAL}".replace("[", r"\[").replace("]", r"\]")),
         ([15, 61], r"illegal action MAT in game 1 for seat 3"),  # the Matto may not be discarded (§3.3)
         ([62, 15], r"illegal action DECLARE in game 0 for seat 3"),
-        ([15, 64], r"illegal action 64 in game 1"),
-        ([-1, 15], r"illegal action -1 in game 0"),
+        ([15, 64], r"illegal action 64 \(out of range 0\.\.63\) in game 1"),
+        ([-1, 15], r"illegal action -1 \(out of range 0\.\.[0-9]+\) in game 0"),
     ],
 )
 def test_step_rejects_illegal_discards_and_leaves_the_state_unchanged(actions, match):

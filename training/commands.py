@@ -122,6 +122,8 @@ def cmd_arena(args, parse_options) -> int:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     if args.json and not Path(args.json).resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write --json {args.json}: its folder does not exist")
+    if args.json and Path(args.json).is_dir():
+        raise ValueError(f"--json {args.json} is a folder; give a file name such as {Path(args.json) / 'arena.json'}")
     if len(args.agents) < 2:
         raise ValueError("arena needs at least two agents, e.g. cardzoo arena all_fours all_fours/rule random")
     loaded = {}
@@ -211,7 +213,7 @@ def cmd_label(args) -> int:
 
     counts = label_positions(
         args.game, args.policy, args.games, args.out, n_det=args.n_det, seed=args.seed, batch=args.batch,
-        opponent=args.opponent, rollout=args.rollout, search_on=args.search_on,
+        opponent=args.opponent, rollout=args.rollout, search_on=args.search_on, overwrite=args.overwrite,
     )
     print(f"{counts['games']:,} deals: {counts['card_positions']:,} card positions and "
           f"{counts['other_positions']:,} other positions (bids, declarations, signals) -> {args.out}")
@@ -386,6 +388,7 @@ def add_commands(sub, games, parse_options) -> None:
         "--search-on", nargs="+", default=["all"], metavar="TYPE",
         help="decision types that get PIMC values: cards, others (bids, declarations, signals), all (default), none",
     )
+    lb.add_argument("--overwrite", action="store_true", help="replace an existing label file (refused otherwise)")
     lb.set_defaults(fn=lambda a_: cmd_label(_policy_default(a_)))
 
     ds = sub.add_parser(

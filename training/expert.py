@@ -82,6 +82,8 @@ def parse_search_on(search_on) -> tuple[str, ...]:
     Raises ``ValueError`` naming the valid values for anything else.
     """
     words = [search_on] if isinstance(search_on, str) else list(search_on)
+    if "none" in words and len(words) > 1:
+        raise ValueError(f"search_on {words} is contradictory: 'none' cannot be combined with other values")
     out: set[str] = set()
     for w in words:
         if not isinstance(w, str) or w not in _SEARCH_ON_WORDS:
@@ -121,8 +123,10 @@ def label_positions(
     rollout: str | None = None,
     search_on=DECISION_TYPES,
     progress: bool = True,
+    overwrite: bool = False,
 ) -> dict[str, int]:
     """Play ``n_games`` deals (rounded up to whole batches) and write PIMC labels to ``out`` (.npz).
+    An existing ``out`` is refused (``FileExistsError``) unless ``overwrite``.
 
     Args:
         game: a name of :data:`cardzoo.envs.GAMES`; the kernel is built with the policy's
@@ -169,6 +173,8 @@ def label_positions(
         raise ValueError(f"cannot write labels to {out}: it is a folder")
     if not out.resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write labels to {out}: its folder does not exist")
+    if out.exists() and not overwrite:
+        raise FileExistsError(f"label file {out} exists; a run never overwrites another: choose a new name, or overwrite=True (--overwrite)")
     _check_labelling_kernel(envs.kernel(game))
     pol = _load_policy(policy, game, deterministic=False, seed=seed)
     env_options = dict(pol.meta.get("env_options") or {})
@@ -826,7 +832,7 @@ def expert_iterate(
             folder.mkdir(exist_ok=True)
             t0 = time.time()
             counts = label_positions(game, policy, games, folder / "labels.npz", n_det=n_det, seed=seed + r, batch=batch,
-                                     search_on=labelled, progress=progress)
+                                     search_on=labelled, progress=progress, overwrite=True)  # an unfinished round is redone
             s = distil(policy, [folder / "labels.npz"], folder / "agent", search_on=searched, epochs=epochs, lr=lr, tau=tau,
                        prior=prior, bid_weight=bid_weight, batch_size=batch_size, seed=seed, reference=f"{game}/rule",
                        progress=progress)

@@ -112,7 +112,7 @@ def _credit(S, b, team, pts, P):
 
 
 # ---------------------------------------------------------------------- dealing and the kick (§3)
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or hand: a plain call (compiles once, not into every driver)
 def _deal_cards(S, b, start, per_player, P):
     """Give ``per_player`` cards from stock position ``start`` to each player, beggar first, in packets (§3.2)."""
     packet = P[P_PACKET]
@@ -128,7 +128,7 @@ def _deal_cards(S, b, start, per_player, P):
         S.dealt[b, seat] |= bb
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or hand: a plain call (compiles once, not into every driver)
 def _kick(S, b, pos, scores, P):
     """Turn the card at stock ``pos`` (out of play); its kick points go to the dealer's team
     when ``scores`` (§3.3, §4). Returns its suit."""
@@ -139,7 +139,7 @@ def _kick(S, b, pos, scores, P):
     return card // 13
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or hand: a plain call (compiles once, not into every driver)
 def deal_one(S, b, code, P):
     """Deal a hand from the freshly shuffled ``S.stock[b]`` and kick (§3).
 
@@ -202,7 +202,7 @@ def _beggar(S, b, a):
         S.current_player[b] = S.dealer[b]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or hand: a plain call (compiles once, not into every driver)
 def _run(S, b, P):
     """§4 run the pack: up to two runs of 3 cards each and a kick; exhaustion needs a redeal."""
     for k in range(2):
@@ -226,7 +226,7 @@ def _run(S, b, P):
     return NEED_REDEAL
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or hand: a plain call (compiles once, not into every driver)
 def _dealer(S, b, a, P):
     """§4 dealer's decision: GIVE_ONE scores 1 for the beggar's team; RUN runs the pack."""
     if a == GIVE_ONE:
@@ -292,7 +292,7 @@ def _play(S, b, card, P):
 
 
 # ---------------------------------------------------------------------- scoring (§6)
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or hand: a plain call (compiles once, not into every driver)
 def _score_hand(S, b, P):
     """Credit High, Low, Jack / Hang jack, Game in that order (§6), then end the episode or ask
     for the next hand's deal (match: the deal passes on, §1)."""
@@ -470,7 +470,7 @@ def observe_one(S, b, seat, P, out):
     _write_public(S, b, seat, 364, out, P)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or hand: a plain call (compiles once, not into every driver)
 def global_one(S, b, P, out):
     """Game ``b``'s perfect-information vector into ``out`` (``uint8[S]``, zeroed), laid out as
     :func:`cardzoo.envs.all_fours.observation.state_layout` (team A = "mine")."""

@@ -111,7 +111,7 @@ def _count_bb(P, s):
 
 
 # ---------------------------------------------------------------------- the deal (§3)
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or a rare decision: a plain call (compiles once, not into every driver)
 def deal_one(S, b, code, P):
     """Deal 8 cards each in packets of 4 from the freshly shuffled ``S.stock[b]``, expose the key
     cards and start the sevens game's knocks or the no-sevens game's calls (§3, §4). The same for
@@ -203,7 +203,7 @@ def _start_play(S, b):
 
 
 # ---------------------------------------------------------------------- §4.1 knocks
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or a rare decision: a plain call (compiles once, not into every driver)
 def _knock(S, b, a, P):
     """§4.1: the declarer, then his partner, may knock; a knock-back goes to the defenders (``knock_back``)."""
     stage = S.knock_stage[b]
@@ -235,7 +235,7 @@ def _knock(S, b, a, P):
 
 
 # ---------------------------------------------------------------------- §6 scoring
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or a rare decision: a plain call (compiles once, not into every driver)
 def _score_deal(S, b, P, code):
     """§6: who won the deal, its rams (sevens game) or pips (no-sevens game), the rewards, and the
     end of the match (§6.4). Returns ``code`` when a match needs its next deal, else 0."""
@@ -319,7 +319,7 @@ def _score_deal(S, b, P, code):
 
 
 # ---------------------------------------------------------------------- §4.2 calls, trumps, honesty, stop
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or a rare decision: a plain call (compiles once, not into every driver)
 def _call(S, b, a, P):
     """§4.2.1 a call or a pass; after four, the declarer names trumps, or the deal is thrown in (§4.2.2)."""
     p = S.current_player[b]
@@ -345,7 +345,7 @@ def _call(S, b, a, P):
     return NEED_REDEAL
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or a rare decision: a plain call (compiles once, not into every driver)
 def _declare(S, b, a, P):
     """§4.2.3-4 the declarer names trumps; the referee's honesty check sets ``lied``."""
     t = a - DECLARE
@@ -471,7 +471,7 @@ def step_one(S, b, action, P):
 
 
 # ---------------------------------------------------------------------- legal actions (§4, §5)
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # a plain call: the core calls it from four drivers
 def legal_one(S, b, P, out):
     """Legal actions of the seat to act in game ``b`` into ``out`` (``uint64[2]``, zeroed by the
     caller): action ``a`` is bit ``a % 64`` of word ``a // 64``; nothing set when the game is over."""
@@ -635,7 +635,7 @@ def observe_one(S, b, seat, P, out):
     _write_public(S, b, p, 352, out, False, P)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or a rare decision: a plain call (compiles once, not into every driver)
 def global_one(S, b, P, out):
     """Game ``b``'s perfect-information vector into ``out`` (``uint8[453]``, zeroed), laid out as
     :func:`cardzoo.envs.avinas.observation.state_layout` (seat 0 = "me")."""

@@ -465,9 +465,16 @@ class CompiledKernel(Kernel):
         unknown = sorted(set(hooks) - set(self.INIT_HOOKS))
         if unknown:
             raise ValueError(f"unknown reset option(s) {unknown} for {self.name}; valid: {list(self.INIT_HOOKS)}")
+        if not isinstance(batch, (int, np.integer)) or isinstance(batch, (bool, np.bool_)) or batch < 0:
+            raise ValueError(f"batch must be an int >= 0, got {batch!r}")
+        from .chance import RowStreams
+
+        if not isinstance(rng, (np.random.Generator, RowStreams)):
+            raise ValueError(
+                f"rng must be a numpy.random.Generator or a cardzoo.envs.core.chance.RowStreams, got {rng!r} "
+                "(e.g. numpy.random.default_rng(0))"
+            )
         B = int(batch)
-        if B < 0:
-            raise ValueError(f"batch must be >= 0, got {batch!r}")
         st = self.State.allocate(B, self.state_dims())
         self.new_games(st, rng, **{k: v for k, v in hooks.items() if v is not None})
         return st
@@ -540,7 +547,7 @@ class CompiledKernel(Kernel):
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
             x = int(actions[b])
-            name = self.action_name(x) if 0 <= x < A else repr(x)
+            name = self.action_name(x) if 0 <= x < A else f"{x} (out of range 0..{A - 1})"
             words = self.legal_words(st.take(np.array([b])))[0]
             bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), bitorder="little")[:A]
             legal = [self.action_name(int(i)) for i in np.flatnonzero(bits)]
