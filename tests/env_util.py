@@ -74,3 +74,18 @@ def check_hidden_information(kernel, permute_hidden, *, batch=64, steps=160, eve
         k.step(st, u.argmax(axis=1), rng)
         k.reset_done(st, rng)
     return checks, moved
+
+
+def snapshot(st) -> dict:
+    """Copies of every array of a kernel state, to check later that nothing changed."""
+    import dataclasses
+
+    return {f.name: getattr(st, f.name).copy() for f in dataclasses.fields(st)}
+
+
+def assert_unchanged(st, snap: dict) -> None:
+    """Assert every array of ``st`` equals its copy in ``snap`` (from :func:`snapshot`); names the field."""
+    import numpy as np
+
+    for name, arr in snap.items():
+        assert np.array_equal(getattr(st, name), arr), name

@@ -3,22 +3,11 @@ equal to one core, and the B = 1 path bound to its state (envs/core/compiled.py)
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
-
 from cardzoo.envs.all_fours.constants import BEG, STAND
 from cardzoo.envs.all_fours.kernel import AllFoursKernel
-
-
-def _snapshot(st):
-    return {f.name: getattr(st, f.name).copy() for f in dataclasses.fields(st)}
-
-
-def _assert_unchanged(st, snap):
-    for name, arr in snap.items():
-        assert np.array_equal(getattr(st, name), arr), name
+from env_util import assert_unchanged, snapshot
 
 
 @pytest.mark.parametrize(
@@ -34,24 +23,24 @@ def test_step_rejects_illegal_and_out_of_range_actions_and_leaves_the_state_unch
     k = AllFoursKernel()
     rng = np.random.default_rng(0)
     st = k.init(rng, 2)
-    snap = _snapshot(st)
+    snap = snapshot(st)
     with pytest.raises(ValueError, match=match):
         k.step(st, np.array(actions, dtype=np.int64), rng)
-    _assert_unchanged(st, snap)
+    assert_unchanged(st, snap)
 
 
 def test_step_rejects_bad_shapes_and_ignores_finished_or_inactive_games():
     k = AllFoursKernel()
     rng = np.random.default_rng(0)
     st = k.init(rng, 2)
-    snap = _snapshot(st)
+    snap = snapshot(st)
     with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\)"):
         k.step(st, np.array([STAND]), rng)
     with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\), got float64"):
         k.step(st, np.array([52.0, 52.0]), rng)
     with pytest.raises(ValueError, match=r"active must be bool of shape \(2,\)"):
         k.step(st, np.array([STAND, STAND]), rng, active=np.array([1, 0]))
-    _assert_unchanged(st, snap)
+    assert_unchanged(st, snap)
     # an inactive game's action is not looked at: game 1 stays as it was
     k.step(st, np.array([STAND, 999]), rng, active=np.array([True, False]))
     assert st.phase.tolist() == [2, 0]

@@ -5,11 +5,8 @@ one core, pickling."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
-
 from cardzoo.envs.aluette import rules
 from cardzoo.envs.aluette.constants import (
     ACCEPT_CHANT,
@@ -22,15 +19,7 @@ from cardzoo.envs.aluette.constants import (
     SIGNAL0,
 )
 from cardzoo.envs.aluette.kernel import AluetteKernel
-
-
-def _snapshot(st):
-    return {f.name: getattr(st, f.name).copy() for f in dataclasses.fields(st)}
-
-
-def _assert_unchanged(st, snap):
-    for name, arr in snap.items():
-        assert np.array_equal(getattr(st, name), arr), name
+from env_util import assert_unchanged, snapshot
 
 
 @pytest.mark.parametrize(
@@ -46,22 +35,22 @@ def test_step_rejects_illegal_and_out_of_range_actions_and_leaves_the_state_unch
     k = AluetteKernel()
     rng = np.random.default_rng(0)
     st = k.init(rng, 2)
-    snap = _snapshot(st)
+    snap = snapshot(st)
     with pytest.raises(ValueError, match=match):
         k.step(st, np.array(actions, dtype=np.int64), rng)
-    _assert_unchanged(st, snap)
+    assert_unchanged(st, snap)
 
 
 def test_step_rejects_bad_shapes_and_ignores_inactive_games():
     k = AluetteKernel()
     rng = np.random.default_rng(0)
     st = k.init(rng, 2)
-    snap = _snapshot(st)
+    snap = snapshot(st)
     with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\)"):
         k.step(st, np.array([ACCEPT_CHANT]), rng)
     with pytest.raises(ValueError, match=r"active must be bool of shape \(2,\)"):
         k.step(st, np.array([ACCEPT_CHANT, ACCEPT_CHANT]), rng, active=np.array([1, 0]))
-    _assert_unchanged(st, snap)
+    assert_unchanged(st, snap)
     k.step(st, np.array([REFUSE_CHANT, 999]), rng, active=np.array([True, False]))
     assert st.phase.tolist() == [2, 0]  # game 0: signalling round; game 1 untouched
     assert st.votes[1].tolist() == [-1, -1, -1, -1]

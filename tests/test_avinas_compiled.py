@@ -1,24 +1,13 @@
 """The compiled Avinas kernel's frame: legal actions as two bit words (83 actions), input validated
-before compiled code, the parallel driver equal to one core, pickling (envs/avinas/rules.py)."""
+before compiled code (envs/avinas/rules.py); parallel drivers and pickling: tests/test_frame.py."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
-
 from cardzoo.envs.avinas.constants import KNOCK, NO_KNOCK, PLAY
 from cardzoo.envs.avinas.kernel import AvinasKernel
-
-
-def _snapshot(st):
-    return {f.name: getattr(st, f.name).copy() for f in dataclasses.fields(st)}
-
-
-def _assert_unchanged(st, snap):
-    for name, arr in snap.items():
-        assert np.array_equal(getattr(st, name), arr), name
+from env_util import assert_unchanged, snapshot
 
 
 def _random_legal(k, st, rng):
@@ -63,10 +52,10 @@ def test_step_rejects_illegal_and_out_of_range_actions_and_leaves_the_state_unch
     k = AvinasKernel()
     rng = np.random.default_rng(0)
     st = k.init(rng, 2)
-    snap = _snapshot(st)
+    snap = snapshot(st)
     with pytest.raises(ValueError, match=match):
         k.step(st, np.array(actions, dtype=np.int64), rng)
-    _assert_unchanged(st, snap)
+    assert_unchanged(st, snap)
     with pytest.raises(ValueError, match=match):
         k.check_actions(st, np.array(actions, dtype=np.int64))
 
@@ -75,14 +64,14 @@ def test_step_rejects_bad_shapes_and_ignores_finished_or_inactive_games():
     k = AvinasKernel()
     rng = np.random.default_rng(0)
     st = k.init(rng, 2)
-    snap = _snapshot(st)
+    snap = snapshot(st)
     with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\)"):
         k.step(st, np.array([KNOCK]), rng)
     with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\), got float64"):
         k.step(st, np.array([77.0, 64.0]), rng)
     with pytest.raises(ValueError, match=r"active must be bool of shape \(2,\)"):
         k.step(st, np.array([KNOCK, 64]), rng, active=np.array([1, 0]))
-    _assert_unchanged(st, snap)
+    assert_unchanged(st, snap)
     # an inactive game's action is not looked at: game 1 stays as it was
     k.step(st, np.array([NO_KNOCK, 999]), rng, active=np.array([True, False]))
     assert st.knocked[0].tolist() == [False, False, False, False] and st.current_player.tolist() == [2, 3]

@@ -4,23 +4,13 @@ state, and the array APIs of combos.py / scoring.py running the same compiled sc
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 from cardzoo.envs.ottocento.constants import DECLARING, DISCARD, PLAY
 from cardzoo.envs.ottocento.kernel import OttocentoKernel
+from env_util import assert_unchanged, snapshot
 
 LEGAL = "['10B', 'JB', 'NB', 'QB', '10D', 'JD', 'ND', 'QD', 'T15', 'T16', 'MOO', 'SUN']"
-
-
-def _snapshot(st):
-    return {f.name: getattr(st, f.name).copy() for f in dataclasses.fields(st)}
-
-
-def _assert_unchanged(st, snap):
-    for name, arr in snap.items():
-        assert np.array_equal(getattr(st, name), arr), name
 
 
 def _stacked(k, batch=2):
@@ -42,10 +32,10 @@ def _stacked(k, batch=2):
 def test_step_rejects_illegal_discards_and_leaves_the_state_unchanged(actions, match):
     k = OttocentoKernel()
     st = _stacked(k)
-    snap = _snapshot(st)
+    snap = snapshot(st)
     with pytest.raises(ValueError, match=match):
         k.step(st, np.array(actions, dtype=np.int64), np.random.default_rng(0))
-    _assert_unchanged(st, snap)
+    assert_unchanged(st, snap)
 
 
 def test_two_discards_start_play_and_an_inactive_game_is_not_looked_at():
