@@ -383,6 +383,70 @@ def test_the_parallel_drivers_play_exactly_as_one_core(game, options):
 
 
 @pytest.mark.parametrize("game, options", CASES)
+@pytest.mark.parametrize("parallel", [False, True], ids=["one-core", "parallel"])
+def test_step_observe_is_step_then_observe_and_legal_words(game, options, parallel):
+    """``step_observe`` (one compiled pass: step, legal words, observation of the seat to act) and
+    ``reset_done(out=...)`` give exactly the separate calls, state included, through new deals,
+    inactive games and auto-resets; on one core and spread over threads."""
+    import numba
+
+    one, fused = kernel(game, **options), kernel(game, **options)
+    fused.set_parallel(parallel)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        r1, r2, pick = np.random.default_rng(7), np.random.default_rng(7), np.random.default_rng(8)
+        a, b = one.init(r1, 48), fused.init(r2, 48)
+        B, D, W = 48, fused.obs_layout.size, fused.legal_words_per_game
+        out = (np.full((B, D), 255, np.uint8), np.full((B, W), 2**64 - 1, np.uint64))
+        fused.reset_done(b, r2, out=out)  # nothing done yet: out untouched
+        assert (out[0] == 255).all()
+        out[0][:], out[1][:] = fused.observe(b, b.current_player), fused.legal_words(b)
+        finished = 0
+        for i in range(250):
+            acts = _random_actions(one, a, pick)
+            active = pick.random(B) < 0.9 if i % 3 == 0 else None
+            one.step(a, acts, r1, active=active)
+            got = fused.step_observe(b, acts, r2, active=active, out=out)
+            assert got[0] is out[0] and got[1] is out[1]
+            assert _state_equal(a, b)
+            assert np.array_equal(out[0], one.observe(a, a.current_player))
+            assert np.array_equal(out[1], one.legal_words(a))
+            assert np.array_equal(fused.mask_from_words(out[1]), one.legal_actions(a))
+            finished += int(a.done.sum())
+            assert np.array_equal(one.reset_done(a, r1), fused.reset_done(b, r2, out=out))
+            assert np.array_equal(out[0], one.observe(a, a.current_player))
+            assert np.array_equal(out[1], one.legal_words(a))
+        assert finished > 0
+        obs, words = fused.step_observe(b, _random_actions(fused, b, pick), r2)  # new arrays without out
+        assert obs.shape == (B, D) and obs.dtype == np.uint8 and words.shape == (B, W) and words.dtype == np.uint64
+    finally:
+        numba.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("game, options", DEFAULTS)
+def test_step_observe_names_a_bad_out_or_action_and_changes_nothing(game, options):
+    import copy
+
+    k = kernel(game, **options)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 4)
+    D, W = k.obs_layout.size, k.legal_words_per_game
+    before = copy.deepcopy(st)
+    acts = _random_actions(k, st, np.random.default_rng(1))
+    for bad in [(np.zeros((4, D), np.uint8),), (np.zeros((4, D), np.int8), np.zeros((4, W), np.uint64)),
+                (np.zeros((4, D + 1), np.uint8), np.zeros((4, W), np.uint64)), np.zeros((4, D), np.uint8)]:
+        with pytest.raises(ValueError, match=rf"out must be a pair \(obs uint8\[4, {D}\], words uint64\[4, {W}\]\)"):
+            k.step_observe(st, acts, rng, out=bad)
+    out = (np.zeros((4, D), np.uint8), np.zeros((4, W), np.uint64))
+    illegal = acts.copy()
+    illegal[2] = int(np.flatnonzero(~k.legal_actions(st)[2])[0])
+    with pytest.raises(ValueError, match=r"illegal action .* in game 2 .*; legal: \["):
+        k.step_observe(st, illegal, rng, out=out)
+    assert _state_equal(st, before) and not out[0].any() and not out[1].any()
+
+
+@pytest.mark.parametrize("game, options", CASES)
 def test_a_pickled_kernel_and_state_play_on_identically(game, options):
     import pickle
 

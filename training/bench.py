@@ -11,9 +11,10 @@ and their spread (min-max; the quartiles are in the JSON). Rows, all on one core
 * The same loop on :class:`NullAECEnv` (no rules: the protocol's ceiling) and on PettingZoo's
   ``texas_holdem_v4`` (skipped, with the reason printed, when rlcard is not installed); each game's
   ``env()`` rate is also given as a ratio to these two.
-* The batched kernel of each game at each batch size ``B``: action mask (``legal_actions``) and the
-  acting seat's observation (``observe``) at every step, finished games dealt again
-  (``reset_done``); agent-steps/s (``B`` per step).
+* The batched kernel of each game at each batch size ``B``, the learner's loop: every step gives
+  the acting seat's observation and legal actions (``kernel.step_observe``: one compiled pass per
+  game), the ``bool[B, A]`` action mask is made from them (``mask_from_words``), and finished
+  games are dealt again (``reset_done``); agent-steps/s (``B`` per step).
 * The batched kernel at the largest ``B`` with the parallel option on 2 cores (compiled kernels:
   ``kernel.set_parallel(True)``, ``numba.set_num_threads(2)``), in a worker process that is not
   pinned to one core, and its ratio to the one-core row.
@@ -243,11 +244,11 @@ class _AECRunner:
         return Measure(steps, games, total, policy)
 
 
-def _random_actions(k, st, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Uniformly random legal actions: from the kernel's ``legal_bitboard`` when it has one (action
-    spaces of at most 64 actions), else from the ``bool[B, A]`` mask already computed."""
-    if k.num_actions <= 64 and hasattr(k, "legal_bitboard"):
-        return random_set_bit(k.legal_bitboard(st), rng)
+def _random_actions(k, words: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Uniformly random legal actions: a random set bit of the legal words when one word holds them
+    (action spaces of at most 64 actions), else from the ``bool[B, A]`` mask."""
+    if words.shape[1] == 1:
+        return random_set_bit(words[:, 0], rng)
     u = rng.random(mask.shape, dtype=np.float32)
     u[~mask] = -1.0
     return u.argmax(axis=1)
@@ -263,6 +264,7 @@ class _KernelRunner:
         self.rng = np.random.default_rng(seed)
         self.st = self.k.init(self.rng, batch)
         self.batch = int(batch)
+        self.view = (self.k.observe(self.st, self.st.current_player), self.k.legal_words(self.st))
 
     def run(self, seconds: float) -> Measure:
         k, st, rng, B = self.k, self.st, self.rng, self.batch
@@ -270,18 +272,18 @@ class _KernelRunner:
         steps = games = 0
         policy = 0.0
         t0 = pc()
+        view = self.view  # (observation of the seat to act, legal words), kept up to date below
         while True:
-            mask = k.legal_actions(st)
-            obs = k.observe(st, st.current_player)  # noqa: F841  (part of the measured work)
+            mask = k.mask_from_words(view[1])
             p0 = pc()
-            actions = _random_actions(k, st, mask, rng)
+            actions = _random_actions(k, view[1], mask, rng)
             policy += pc() - p0
-            k.step(st, actions, rng)
+            k.step_observe(st, actions, rng, out=view)
             steps += B
             done = st.done
             if done.any():
                 games += int(done.sum())
-                k.reset_done(st, rng)
+                k.reset_done(st, rng, out=view)
             if pc() - t0 > seconds:
                 break
         return Measure(steps, games, pc() - t0, policy)

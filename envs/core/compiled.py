@@ -133,6 +133,39 @@ def _templates(_key):
             out[b, :] = 0
             global_one(S, b, P, out[b])  # noqa: F821
 
+    def batch_step_view(S, actions, active, P, need, words, obs, lo, hi):
+        _key  # noqa: B018
+        for b in range(lo, hi):
+            for j in range(S.rewards.shape[1]):
+                S.rewards[b, j] = 0
+            need[b] = 0
+            if active[b] and not S.done[b]:
+                need[b] = step_one(S, b, actions[b], P)  # noqa: F821
+            if need[b] == 0:  # else the view is written after the chance (batch_deal_view)
+                words[b, :] = 0
+                legal_one(S, b, P, words[b])  # noqa: F821
+                obs[b, :] = 0
+                observe_one(S, b, S.current_player[b], P, obs[b])  # noqa: F821
+
+    def batch_deal_view(S, rows, code, P, words, obs, lo, hi):
+        _key  # noqa: B018
+        for i in range(lo, hi):
+            b = rows[i]
+            deal_one(S, b, code, P)  # noqa: F821
+            words[b, :] = 0
+            legal_one(S, b, P, words[b])  # noqa: F821
+            obs[b, :] = 0
+            observe_one(S, b, S.current_player[b], P, obs[b])  # noqa: F821
+
+    def batch_view_rows(S, rows, P, words, obs, lo, hi):
+        _key  # noqa: B018
+        for i in range(lo, hi):
+            b = rows[i]
+            words[b, :] = 0
+            legal_one(S, b, P, words[b])  # noqa: F821
+            obs[b, :] = 0
+            observe_one(S, b, S.current_player[b], P, obs[b])  # noqa: F821
+
     def single_step(S, action, P, legal):
         _key  # noqa: B018
         for j in range(S.rewards.shape[1]):
@@ -158,6 +191,7 @@ def _templates(_key):
 
     fns = (
         batch_step, batch_deal, batch_legal, batch_check, batch_observe, batch_global,
+        batch_step_view, batch_deal_view, batch_view_rows,
         single_step, single_deal, observe_row,
     )
     return {f.__name__: f for f in fns}
@@ -254,6 +288,23 @@ class Drivers:
         w = np.empty((actions.shape[0], words), dtype=np.uint64)
         self._run(self._batch_check, actions.shape[0], self.arrays(st), actions, active, P, num_actions, w, bad)
         return bad
+
+    def step_view(self, st, actions, active, P, words, obs) -> np.ndarray:
+        """:meth:`step`, then for every game that needs no chance the legal words (``uint64[B, W]``)
+        and the observation of the seat to act (``uint8[B, D]``) into ``words`` and ``obs``, in the
+        same pass over each game. Returns ``int64[B]`` chance codes (those games' views are written
+        by :meth:`deal_view`)."""
+        need = np.empty(actions.shape[0], dtype=np.int64)
+        self._run(self._batch_step_view, actions.shape[0], self.arrays(st), actions, active, P, need, words, obs)
+        return need
+
+    def deal_view(self, st, rows: np.ndarray, code: int, P: np.ndarray, words, obs) -> None:
+        """:meth:`deal`, then the legal words and the observation of the seat to act of games ``rows``."""
+        self._run(self._batch_deal_view, rows.shape[0], self.arrays(st), rows, code, P, words, obs)
+
+    def view_rows(self, st, rows: np.ndarray, P: np.ndarray, words, obs) -> None:
+        """The legal words and the observation of the seat to act of games ``rows`` (``int64[n]``)."""
+        self._run(self._batch_view_rows, rows.shape[0], self.arrays(st), rows, P, words, obs)
 
     def observe(self, st, seats: np.ndarray, P: np.ndarray, size: int) -> np.ndarray:
         """``uint8[B, size]`` observations of ``seats`` (``int64[B]``)."""
@@ -399,7 +450,9 @@ class CompiledKernel(Kernel):
     (``action_name``, ``render``, ``hands``, ...) of the :class:`Kernel` contract.
 
     **The core provides** :meth:`init`, :meth:`legal_words`, :meth:`legal_bitboard`,
-    :meth:`legal_actions`, :meth:`step`, :meth:`check_actions`, :meth:`observe` (also packed),
+    :meth:`legal_actions`, :meth:`step`, :meth:`step_observe` (step, then the observation and legal
+    words of the seat to act, in one compiled pass), :meth:`reset_done` (optionally refreshing those),
+    :meth:`mask_from_words`, :meth:`check_actions`, :meth:`observe` (also packed),
     :meth:`global_state`, :meth:`single_game`, :meth:`set_parallel` and pickling. Actions are
     validated before compiled code runs: no input can crash the interpreter or corrupt a state.
     """
@@ -493,8 +546,7 @@ class CompiledKernel(Kernel):
 
     def legal_actions(self, st) -> np.ndarray:
         """Action mask ``bool[B, A]`` of the seat to act (all False in finished games)."""
-        w = self.legal_words(st)  # unpacked by numpy: faster than writing the bools in compiled code
-        return np.unpackbits(w.view(np.uint8), axis=1, bitorder="little")[:, : self.num_actions].view(bool)
+        return self.mask_from_words(self.legal_words(st))  # unpacked by numpy: faster than writing bools in compiled code
 
     def step(self, st, actions, rng, active=None) -> None:
         """Apply ``actions`` (``int[B]``, legal for each live game) and advance every game to its next
@@ -507,6 +559,56 @@ class CompiledKernel(Kernel):
         Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape or
         dtype, or an active live game's action is not legal (the message names it and the legal ones).
         """
+        self._advance(st, actions, rng, active, None)
+
+    def step_observe(self, st, actions, rng, active=None, out=None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step`, then the observation and the legal actions of the seat to act in every game,
+        computed in the same compiled pass over each game (the learner's loop in one call: fewer
+        passes over the batch, and one thread hand-off per step with :meth:`set_parallel`).
+
+        Returns ``(obs, words)``: ``obs`` ``uint8[B, D]`` equals ``observe(st, st.current_player)``
+        and ``words`` ``uint64[B, W]`` equals :meth:`legal_words` (:meth:`mask_from_words` turns it into
+        the ``bool[B, A]`` action mask) after the step. ``out``: an ``(obs, words)`` pair of that
+        shape and dtype to write into (C-contiguous; returned), else new arrays.
+        Bad input raises ``ValueError`` as :meth:`step` does, before anything is written.
+        """
+        B = st.batch_size
+        if out is None:
+            out = (np.empty((B, self.obs_layout.size), dtype=np.uint8), np.empty((B, self.legal_words_per_game), dtype=np.uint64))
+        else:
+            self._check_view(st, out)
+        self._advance(st, actions, rng, active, out)
+        return out
+
+    def reset_done(self, state, rng, out=None) -> np.ndarray:
+        """Deal fresh games in place wherever ``state.done``; returns the reset indices ``int64[k]``.
+        ``out``: the ``(obs, words)`` pair of :meth:`step_observe`, whose rows of the reset games are
+        written anew (observation and legal actions of the seat to act in the fresh deal)."""
+        if out is not None:
+            self._check_view(state, out)
+        idx = super().reset_done(state, rng)
+        if out is not None and idx.size:
+            self.drivers.view_rows(state, idx.astype(np.int64, copy=False), self.params, out[1], out[0])
+        return idx
+
+    def _check_view(self, st, out) -> None:
+        """``ValueError`` unless ``out`` is an ``(obs uint8[B, D], words uint64[B, W])`` pair of C-contiguous arrays."""
+        B, D, W = st.batch_size, self.obs_layout.size, self.legal_words_per_game
+        ok = isinstance(out, tuple) and len(out) == 2 and all(isinstance(a, np.ndarray) for a in out)
+        if ok:
+            o, w = out
+            ok = (o.shape, o.dtype, w.shape, w.dtype) == ((B, D), np.uint8, (B, W), np.uint64) and o.flags.c_contiguous \
+                and w.flags.c_contiguous and o.flags.writeable and w.flags.writeable
+        if not ok:
+            raise ValueError(f"out must be a pair (obs uint8[{B}, {D}], words uint64[{B}, {W}]) of writeable C-contiguous arrays")
+
+    def mask_from_words(self, words: np.ndarray) -> np.ndarray:
+        """``bool[B, A]`` action mask of legal-action words ``uint64[B, W]`` (:meth:`legal_words`)."""
+        w = np.ascontiguousarray(words, dtype=np.uint64)
+        return np.unpackbits(w.view(np.uint8), axis=1, bitorder="little")[:, : self.num_actions].view(bool)
+
+    def _advance(self, st, actions, rng, active, view) -> None:
+        """The body of :meth:`step` (``view``: ``None`` or the ``(obs, words)`` of :meth:`step_observe`)."""
         B = st.batch_size
         acts = np.asarray(actions)
         if acts.shape != (B,) or acts.dtype.kind not in "iu":
@@ -519,7 +621,8 @@ class CompiledKernel(Kernel):
             if act.shape != (B,) or act.dtype != bool:
                 raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
         self._check(st, acts, act)
-        need = self.drivers.step(st, acts, act, self.params)
+        d, P = self.drivers, self.params
+        need = d.step(st, acts, act, P) if view is None else d.step_view(st, acts, act, P, view[1], view[0])
         if need.any():
             codes = set(np.unique(need[need != 0]).tolist())
             unknown = codes - set(self.CHANCE_ORDER)
@@ -529,7 +632,10 @@ class CompiledKernel(Kernel):
                 if code in codes:
                     rows = np.flatnonzero(need == code)
                     self.draw_chance(st, rows, code, rng)
-                    self.drivers.deal(st, rows, code, self.params)
+                    if view is None:
+                        d.deal(st, rows, code, P)
+                    else:
+                        d.deal_view(st, rows, code, P, view[1], view[0])
 
     def check_actions(self, st, actions) -> None:
         """Raise ``ValueError`` if any live game's action (``int[B]``) is not legal, naming the action,
