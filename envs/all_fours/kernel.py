@@ -23,7 +23,7 @@ import numpy as np
 from ..core.cards import FRENCH52, mask_to_cards, popcount
 from ..core import chance
 from ..core.compiled import CompiledKernel, arrays_type
-from ..core.kernel import BatchState, Layout, Option, bool_option, hook_ints, int_option, state_field
+from ..core.kernel import BatchState, Option, bool_option, hook_ints, int_option, state_field
 from . import determinize as _determinize
 from . import observation as _obs
 from . import render as _render
@@ -185,14 +185,6 @@ class AllFoursKernel(CompiledKernel):
         return P
 
     # ------------------------------------------------------------------ layouts
-    @property
-    def obs_layout(self) -> Layout:
-        return self._obs_layout
-
-    @property
-    def state_layout(self) -> Layout:
-        return self._state_layout
-
     @property
     def max_episode_steps(self) -> int:
         """Agent steps bound: per deal at most 2 decisions; 48 card plays per hand."""

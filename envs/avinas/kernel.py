@@ -25,7 +25,7 @@ import numpy as np
 from ..core.cards import FRENCH32, mask_to_cards
 from ..core import chance
 from ..core.compiled import CompiledKernel, arrays_type
-from ..core.kernel import BatchState, Layout, Option, bool_option, hook_ints, int_option, state_field
+from ..core.kernel import BatchState, Option, bool_option, hook_ints, int_option, state_field
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
@@ -198,14 +198,6 @@ class AvinasKernel(CompiledKernel):
         return P
 
     # ------------------------------------------------------------------ layouts
-    @property
-    def obs_layout(self) -> Layout:
-        return self._obs_layout
-
-    @property
-    def state_layout(self) -> Layout:
-        return self._state_layout
-
     @property
     def max_episode_steps(self) -> int:
         """Agent steps bound: 4 calls per thrown-in deal; at most 51 decisions in a scored deal

@@ -445,7 +445,8 @@ class CompiledKernel(Kernel):
     * ``CHANCE_ORDER``: the chance codes ``step_one`` may return, in the order their chance is
       drawn after a batched step (rows ascending within a code);
 
-    and the methods :meth:`make_params` (options -> ``int64`` option vector), :meth:`new_games`
+    and, in ``__init__``, ``self._obs_layout`` and ``self._state_layout`` (:attr:`obs_layout`, :attr:`state_layout`);
+    the methods :meth:`make_params` (options -> ``int64`` option vector), :meth:`new_games`
     (the chance and test hooks of fresh games) and :meth:`draw_chance`, plus the views
     (``action_name``, ``render``, ``hands``, ...) of the :class:`Kernel` contract.
 
@@ -488,6 +489,17 @@ class CompiledKernel(Kernel):
         return {"players": int(self.num_players)}
 
     # ---- the frame -----------------------------------------------------------------------
+    @property
+    def obs_layout(self):
+        """The observation :class:`~cardzoo.envs.core.kernel.Layout` (the game sets ``self._obs_layout``
+        in its ``__init__``: it may depend on the options)."""
+        return self._obs_layout
+
+    @property
+    def state_layout(self):
+        """The :class:`~cardzoo.envs.core.kernel.Layout` of ``global_state`` (the game sets ``self._state_layout``)."""
+        return self._state_layout
+
     @functools.cached_property
     def params(self) -> np.ndarray:
         """``int64[K]`` option vector of the compiled rules (made once by :meth:`make_params`)."""

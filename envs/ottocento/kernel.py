@@ -23,7 +23,7 @@ import numpy as np
 from ..core import chance
 from ..core.cards import TAROCCO62, mask_to_cards
 from ..core.compiled import CompiledKernel, arrays_type
-from ..core.kernel import BatchState, Layout, Option, bool_option, hook_ints, int_option, state_field
+from ..core.kernel import BatchState, Option, bool_option, hook_ints, int_option, state_field
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
@@ -208,14 +208,6 @@ class OttocentoKernel(CompiledKernel):
         return P
 
     # ------------------------------------------------------------------ layouts
-    @property
-    def obs_layout(self) -> Layout:
-        return self._obs_layout
-
-    @property
-    def state_layout(self) -> Layout:
-        return self._state_layout
-
     @property
     def max_episode_steps(self) -> int:
         """Agent steps bound: per deal 2 discards + 4 declarations + 60 cards."""

@@ -180,14 +180,6 @@ class PyanitsaKernel(CompiledKernel):
 
     # ------------------------------------------------------------------ layouts
     @property
-    def obs_layout(self) -> Layout:
-        return self._obs_layout
-
-    @property
-    def state_layout(self) -> Layout:
-        return self._state_layout
-
-    @property
     def max_episode_steps(self) -> int:
         """Agent steps bound: per battle at most one ``FLIP`` per seat and ``C - 1`` ``ORDER`` choices."""
         per_battle = self.num_players + (self.C - 1 if self.choose else 0)
