@@ -204,33 +204,32 @@ class AllFoursKernel(CompiledKernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def new_games(self, st: AllFoursState, rng, deck=None, dealer=None, score=None) -> None:
-        """Shuffle and deal the fresh games of ``st`` (§3).
+    def new_games(self, st: AllFoursState, rng, rows: np.ndarray, deck=None, dealer=None, score=None) -> None:
+        """Shuffle and deal the fresh games ``rows`` (``int64[n]``) of ``st`` (§3).
 
-        Test hooks (``init(rng, B, deck=..., ...)``, used by the worked-example tests):
-            deck: ``int[52]`` or ``int[B, 52]`` stock order (position 0 is the top) instead of a shuffle.
-            dealer: seat or ``int[B]`` of the first dealer (else ``first_dealer`` option, else random).
-            score: ``int[2]`` or ``int[B, 2]`` match score (team A, team B) before the first deal,
+        Test hooks (``init(rng, B, deck=..., ...)``, used by the worked-example tests; ``n`` games):
+            deck: ``int[52]`` or ``int[n, 52]`` stock order (position 0 is the top) instead of a shuffle.
+            dealer: seat or ``int[n]`` of the first dealer (else ``first_dealer`` option, else random).
+            score: ``int[2]`` or ``int[n, 2]`` match score (team A, team B) before the first deal,
                 each below ``target_score``.
 
         Raises ``ValueError`` when a hook value is not a permutation / seat / score in range.
         """
-        B = st.batch_size
+        n = rows.size
         if dealer is None:
             dealer = self.options["first_dealer"]
         if dealer is None:
-            st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
+            st.dealer[rows] = chance.integers(rng, rows, 0, 4, kind="dealer")
         else:
-            st.dealer[:] = hook_ints("dealer", dealer, (B,), 0, 3)
+            st.dealer[rows] = hook_ints("dealer", dealer, (n,), 0, 3)
         if score is not None:
-            st.score[:] = hook_ints("score", score, (B, 2), 0, self.target - 1)
+            st.score[rows] = hook_ints("score", score, (n, 2), 0, self.target - 1)
         stock = None
         if deck is not None:
-            stock = hook_ints("deck", deck, (B, 52), 0, 51).astype(np.int8)
+            stock = hook_ints("deck", deck, (n, 52), 0, 51).astype(np.int8)
             if not (np.sort(stock, axis=1) == np.arange(52)).all():
                 raise ValueError("deck must be a permutation of the 52 card ids 0..51 (each id exactly once)")
-        rows = np.arange(B, dtype=np.int64)
-        st.stock[:] = self._shuffle(rng, rows, "deal") if stock is None else stock
+        st.stock[rows] = self._shuffle(rng, rows, "deal") if stock is None else stock
         self.drivers.deal(st, rows, _rules.NEED_DEAL, self.params)
 
     @staticmethod

@@ -254,37 +254,37 @@ class AluetteKernel(CompiledKernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def new_games(self, st: AluetteState, rng, deck=None, dealer=None, score=None, draw_deck=None) -> None:
+    def new_games(self, st: AluetteState, rng, rows: np.ndarray, deck=None, dealer=None, score=None, draw_deck=None) -> None:
         """The partnership draw (with ``partnership_draw``), the first dealer, then shuffle and deal the
-        fresh games of ``st`` (§3).
+        fresh games ``rows`` (``int64[n]``) of ``st`` (§3).
 
-        Test hooks (``init(rng, B, deck=..., ...)``; the worked-example tests and the arena's duplicate deals):
-            deck: ``int[48]`` or ``int[B, 48]`` pack order of the first deal (position 0 is
+        Test hooks (``init(rng, B, deck=..., ...)``; the worked-example tests and the arena's duplicate deals; ``n`` games):
+            deck: ``int[48]`` or ``int[n, 48]`` pack order of the first deal (position 0 is
                 dealt first: three cards to the dealer's left, ...; positions 36..47 = t1..t12).
-            dealer: seat or ``int[B]`` of the first dealer (else ``first_dealer``; seat 0 with
+            dealer: seat or ``int[n]`` of the first dealer (else ``first_dealer``; seat 0 with
                 ``partnership_draw``; else random).
-            score: ``int[2]`` or ``int[B, 2]`` match score before the first deal (0..100).
-            draw_deck: ``int[48]`` or ``int[B, 48]`` pack order of the partnership draw (with
+            score: ``int[2]`` or ``int[n, 2]`` match score before the first deal (0..100).
+            draw_deck: ``int[48]`` or ``int[n, 48]`` pack order of the partnership draw (with
                 ``partnership_draw=True``), position 0 turned first.
 
         Raises ``ValueError`` when a hook value is not a permutation / seat / score in range.
         """
-        B = st.batch_size
+        n = rows.size
         if self.options["partnership_draw"]:
-            order = self._shuffle(rng, np.arange(B), "dealer") if draw_deck is None else _hook_deck("draw_deck", draw_deck, B)
-            st.draw_map[:] = partnership_draw(order)
+            order = self._shuffle(rng, rows, "dealer") if draw_deck is None else _hook_deck("draw_deck", draw_deck, n)
+            st.draw_map[rows] = partnership_draw(order)
         elif draw_deck is not None:
             raise ValueError("reset option draw_deck needs partnership_draw=True")
         if dealer is None:
             dealer = 0 if self.options["partnership_draw"] else self.options["first_dealer"]
         if isinstance(dealer, str) and dealer == "random":
-            st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
+            st.dealer[rows] = chance.integers(rng, rows, 0, 4, kind="dealer")
         else:
-            st.dealer[:] = hook_ints("dealer", dealer, (B,), 0, 3)
+            st.dealer[rows] = hook_ints("dealer", dealer, (n,), 0, 3)
         if score is not None:
-            st.score[:] = hook_ints("score", score, (B, 2), 0, 100 if self.target is None else self.target - 1)
-        stock = None if deck is None else _hook_deck("deck", deck, B)
-        self._new_deal(st, np.arange(B), rng, stock=stock)
+            st.score[rows] = hook_ints("score", score, (n, 2), 0, 100 if self.target is None else self.target - 1)
+        stock = None if deck is None else _hook_deck("deck", deck, n)
+        self._new_deal(st, rows, rng, stock=stock)
 
     @staticmethod
     def _shuffle(rng, idx: np.ndarray, kind: str = "deal") -> np.ndarray:

@@ -223,37 +223,36 @@ class AvinasKernel(CompiledKernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def new_games(self, st: AvinasState, rng, deck=None, dealer=None, pips=None, ram_balance=None) -> None:
-        """Shuffle and deal the fresh games of ``st`` (§3).
+    def new_games(self, st: AvinasState, rng, rows: np.ndarray, deck=None, dealer=None, pips=None, ram_balance=None) -> None:
+        """Shuffle and deal the fresh games ``rows`` (``int64[n]``) of ``st`` (§3).
 
         Test hooks (``init(rng, B, deck=..., ...)``; also ``reset(options=...)`` of the env):
-            deck: ``int[32]`` or ``int[B, 32]`` pack order (position 0 is dealt first) for the first
+            deck: ``int[32]`` or ``int[n, 32]`` pack order (position 0 is dealt first) for the first
                 deal instead of a shuffle (a redeal after a throw-in is shuffled from ``rng``).
-            dealer: seat or ``int[B]`` first dealer (else the ``first_dealer`` option).
-            pips: ``int[2]`` or ``int[B, 2]`` pips of teams A, B before the first deal (< ``pip_limit``).
-            ram_balance: int or ``int[B]`` rams(A) - rams(B) before the first deal (-100..100).
+            dealer: seat or ``int[n]`` first dealer (else the ``first_dealer`` option).
+            pips: ``int[2]`` or ``int[n, 2]`` pips of teams A, B before the first deal (< ``pip_limit``).
+            ram_balance: int or ``int[n]`` rams(A) - rams(B) before the first deal (-100..100).
 
         Raises ``ValueError`` when a hook is not a permutation / seat / value in range.
         """
-        B = st.batch_size
+        n = rows.size
         if dealer is None:
             dealer = self.options["first_dealer"]
         if isinstance(dealer, str):  # "random"
-            st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
+            st.dealer[rows] = chance.integers(rng, rows, 0, 4, kind="dealer")
         else:
-            st.dealer[:] = hook_ints("dealer", dealer, (B,), 0, 3)
+            st.dealer[rows] = hook_ints("dealer", dealer, (n,), 0, 3)
         if pips is not None:
-            st.pips[:] = hook_ints("pips", pips, (B, 2), 0, self.options["pip_limit"] - 1)
+            st.pips[rows] = hook_ints("pips", pips, (n, 2), 0, self.options["pip_limit"] - 1)
         if ram_balance is not None:
-            st.ram_balance[:] = hook_ints("ram_balance", ram_balance, (B,), -100, 100)
-        rows = np.arange(B, dtype=np.int64)
+            st.ram_balance[rows] = hook_ints("ram_balance", ram_balance, (n,), -100, 100)
         if deck is None:
             self.draw_chance(st, rows, _rules.NEED_DEAL_PLAY, rng)
         else:
-            stock = hook_ints("deck", deck, (B, 32), 0, 31).astype(np.int8)
+            stock = hook_ints("deck", deck, (n, 32), 0, 31).astype(np.int8)
             if not (np.sort(stock, axis=1) == np.arange(32)).all():
                 raise ValueError("deck must be a permutation of the 32 card ids 0..31 (each id exactly once)")
-            st.stock[:] = stock
+            st.stock[rows] = stock
         self.drivers.deal(st, rows, _rules.NEED_DEAL_PLAY, self.params)
 
     def draw_chance(self, st: AvinasState, rows: np.ndarray, code: int, rng) -> None:

@@ -472,11 +472,13 @@ class CompiledKernel(Kernel):
         """The options as the compiled rules read them: ``int64[K]`` (indices defined by the rules module)."""
         raise NotImplementedError
 
-    def new_games(self, st, rng, **hooks) -> None:
-        """Deal the fresh games of ``st`` (just allocated from the field declarations): draw their
-        chance through :mod:`~cardzoo.envs.core.chance` (or take it from the test ``hooks``,
-        validated with :func:`~cardzoo.envs.core.kernel.hook_ints`), then let the compiled
-        ``deal_one`` go on (``self.drivers.deal``)."""
+    def new_games(self, st, rng, rows: np.ndarray, **hooks) -> None:
+        """Deal the fresh games ``rows`` (``int64[n]``, ascending) of ``st``, whose fields hold their
+        declared initial values: draw their chance through :mod:`~cardzoo.envs.core.chance` for
+        those rows (or take it from the test ``hooks``, ``n`` games' worth, validated with
+        :func:`~cardzoo.envs.core.kernel.hook_ints`), write it into those rows only, then let the
+        compiled ``deal_one`` go on (``self.drivers.deal(st, rows, ...)``). :meth:`init` calls it
+        with every row of a new state; :meth:`reset_done` with the finished games, in place."""
         raise NotImplementedError
 
     def draw_chance(self, st, rows: np.ndarray, code: int, rng) -> None:
@@ -541,7 +543,7 @@ class CompiledKernel(Kernel):
             )
         B = int(batch)
         st = self.State.allocate(B, self.state_dims())
-        self.new_games(st, rng, **{k: v for k, v in hooks.items() if v is not None})
+        self.new_games(st, rng, np.arange(B, dtype=np.int64), **{k: v for k, v in hooks.items() if v is not None})
         return st
 
     def legal_words(self, st) -> np.ndarray:
@@ -598,7 +600,10 @@ class CompiledKernel(Kernel):
         written anew (observation and legal actions of the seat to act in the fresh deal)."""
         if out is not None:
             self._check_view(state, out)
-        idx = super().reset_done(state, rng)
+        idx = np.flatnonzero(state.done)
+        if idx.size:  # in place: the rows back to their declared initial values, then dealt
+            state.reset_rows(idx, self.state_dims())
+            self.new_games(state, rng, idx)
         if out is not None and idx.size:
             self.drivers.view_rows(state, idx.astype(np.int64, copy=False), self.params, out[1], out[0])
         return idx

@@ -226,36 +226,35 @@ class OttocentoKernel(CompiledKernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def new_games(self, st: OttocentoState, rng, deck=None, dealer=None, score=None) -> None:
-        """Shuffle and deal the fresh games of ``st`` (§3).
+    def new_games(self, st: OttocentoState, rng, rows: np.ndarray, deck=None, dealer=None, score=None) -> None:
+        """Shuffle and deal the fresh games ``rows`` (``int64[n]``) of ``st`` (§3).
 
         Test hooks (``init(rng, B, deck=..., ...)``):
-            deck: ``int[62]`` or ``int[B, 62]`` stock order (position 0 dealt first) instead of a shuffle.
-            dealer: seat or ``int[B]`` (else the ``dealer`` option, else random).
-            score: ``int[2]`` or ``int[B, 2]`` match score in points before the first deal (match mode).
+            deck: ``int[62]`` or ``int[n, 62]`` stock order (position 0 dealt first) instead of a shuffle.
+            dealer: seat or ``int[n]`` (else the ``dealer`` option, else random).
+            score: ``int[2]`` or ``int[n, 2]`` match score in points before the first deal (match mode).
 
         Raises ``ValueError`` for a hook that is not a permutation / seat / score in range.
         """
-        B = st.batch_size
+        n = rows.size
         if dealer is None:
             dealer = self.options["dealer"]
         if isinstance(dealer, str):
-            st.dealer[:] = chance.integers(rng, B, 0, 4, kind="dealer")
+            st.dealer[rows] = chance.integers(rng, rows, 0, 4, kind="dealer")
         else:
-            st.dealer[:] = hook_ints("dealer", dealer, (B,), 0, 3)
+            st.dealer[rows] = hook_ints("dealer", dealer, (n,), 0, 3)
         if score is not None:
             if not self.match:
                 raise ValueError("reset option score needs match mode (option match_target)")
-            st.score[:] = 2 * hook_ints("score", score, (B, 2), 0, self.target_half // 2 - 1)
-        rows = np.arange(B, dtype=np.int64)
+            st.score[rows] = 2 * hook_ints("score", score, (n, 2), 0, self.target_half // 2 - 1)
         if deck is not None:
-            stock = hook_ints("deck", deck, (B, NUM_CARDS), 0, NUM_CARDS - 1)
+            stock = hook_ints("deck", deck, (n, NUM_CARDS), 0, NUM_CARDS - 1)
             if not (np.sort(stock, axis=1) == np.arange(NUM_CARDS)).all():
                 raise ValueError("deck must be a permutation of the 62 card ids 0..61 (each id exactly once)")
-            st.stock[:] = stock
-        elif B:
+            st.stock[rows] = stock
+        elif n:
             self.draw_chance(st, rows, _rules.NEED_DEAL, rng)
-        if B:
+        if n:
             self.drivers.deal(st, rows, _rules.NEED_DEAL, self.params)
 
     def draw_chance(self, st: OttocentoState, rows: np.ndarray, code: int, rng) -> None:

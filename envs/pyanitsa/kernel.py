@@ -215,11 +215,11 @@ class PyanitsaKernel(CompiledKernel):
             ) from None
 
     # ------------------------------------------------------------------ init (§3)
-    def new_games(self, st: PyanitsaState, rng, piles=None, deck=None) -> None:
-        """Shuffle and deal the fresh games of ``st`` (§3; ``init(rng, B, piles=..., deck=...)``).
+    def new_games(self, st: PyanitsaState, rng, rows: np.ndarray, piles=None, deck=None) -> None:
+        """Shuffle and deal the fresh games ``rows`` (``int64[n]``) of ``st`` (§3; ``init(rng, B, piles=..., deck=...)``).
 
         Test hooks:
-            deck: ``int[C]`` or ``int[B, C]`` shuffled pack (``c[0..C-1]``, position 0 first) instead
+            deck: ``int[C]`` or ``int[n, C]`` shuffled pack (``c[0..C-1]``, position 0 first) instead
                 of a shuffle (the name the arena's duplicate deals use; not the ``deck`` option).
             piles: a list of ``P`` lists of card ids or names (each top -> bottom), the same
                 position for every game; cards in no pile are out of play. At least two
@@ -227,29 +227,30 @@ class PyanitsaKernel(CompiledKernel):
 
         Raises ``ValueError`` for a hook that is not a permutation / not valid piles.
         """
-        B, P, C = st.batch_size, self.num_players, self.C
+        n, P, C = rows.size, self.num_players, self.C
         if piles is not None:
             if deck is not None:
                 raise ValueError("reset options 'piles' and 'deck' exclude each other")
             seqs = self._check_piles(piles)
             for s, seq in enumerate(seqs):
-                st.piles[:, s, : len(seq)] = seq
-                st.size[:, s] = len(seq)
-                st.in_play |= _U64(sum(1 << c for c in seq))
+                st.piles[rows, s, : len(seq)] = seq
+                st.size[rows, s] = len(seq)
+                st.in_play[rows] |= _U64(sum(1 << c for c in seq))
         else:
             if deck is None:
-                c = chance.uniform(rng, B, (C,), np.float32, "deal").argsort(axis=1).astype(np.uint8)
+                c = chance.uniform(rng, rows, (C,), np.float32, "deal").argsort(axis=1).astype(np.uint8)
             else:
-                c = self._check_order(deck, B)
-            n = self.per_seat
+                c = self._check_order(deck, n)
+            k = self.per_seat
             for s in range(P):
-                st.piles[:, s, :n] = c[:, s : s + P * n : P]
-            st.size[:] = n
-            used = c[:, : P * n]
-            st.in_play[:] = np.bitwise_or.reduce(bit(used), axis=1)
-        st.saved[:] = np.where(np.arange(C) < st.size[:, :, None], st.piles, EMPTY)
-        st.saved_size[:] = st.size
-        st.current_player[:] = (st.size > 0).argmax(axis=1)
+                st.piles[rows, s, :k] = c[:, s : s + P * k : P]
+            st.size[rows] = k
+            used = c[:, : P * k]
+            st.in_play[rows] = np.bitwise_or.reduce(bit(used), axis=1)
+        size = st.size[rows]
+        st.saved[rows] = np.where(np.arange(C) < size[:, :, None], st.piles[rows], EMPTY)
+        st.saved_size[rows] = size
+        st.current_player[rows] = (size > 0).argmax(axis=1)
 
     def _check_order(self, order, B) -> np.ndarray:
         arr = np.asarray(order)
