@@ -111,7 +111,7 @@ def cmd_arena(args, parse_options) -> int:
     from rich.console import Console
 
     from . import arena
-    from .common import seat_agent
+    from .common import refuse_existing_file, seat_agent
 
     env_options = parse_options(args.option)
     if args.deals < 1:
@@ -124,6 +124,8 @@ def cmd_arena(args, parse_options) -> int:
         raise FileNotFoundError(f"cannot write --json {args.json}: its folder does not exist")
     if args.json and Path(args.json).is_dir():
         raise ValueError(f"--json {args.json} is a folder; give a file name such as {Path(args.json) / 'arena.json'}")
+    if args.json:
+        refuse_existing_file(args.json, "--json", args.overwrite)
     if len(args.agents) < 2:
         raise ValueError("arena needs at least two agents, e.g. cardzoo arena all_fours all_fours/rule random")
     loaded = {}
@@ -150,7 +152,8 @@ def cmd_arena(args, parse_options) -> int:
         arena.print_results(rr, console=con)
         payload = rr.to_dict()
     if args.json:
-        Path(args.json).write_text(json.dumps(payload, indent=2))
+        with open(args.json, "w" if args.overwrite else "x") as f:  # "x": a file made meanwhile is not replaced
+            f.write(json.dumps(payload, indent=2))
         con.print(f"JSON written to {args.json}")
     faults = [f for r in ([res] if len(loaded) == 2 else rr.pairs) for f in r.faults]
     for f in faults:
@@ -322,7 +325,8 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("agents", nargs="+", help="agent names (e.g. all_fours/ppo all_fours/rule random) or saved-agent paths")
     a.add_argument("--deals", type=int, default=2000, help="duplicate deals per pairing (default 2000)")
     a.add_argument("--seed", type=int, default=0)
-    a.add_argument("--json", default=None, help="also write the results as JSON to this file")
+    a.add_argument("--json", default=None, help="also write the results as JSON to this file (a new file, unless --overwrite)")
+    a.add_argument("--overwrite", action="store_true", help="replace an existing --json file (refused otherwise)")
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     a.add_argument("--batch", type=int, default=256, help="deals played at once (default 256); speed and memory only, results are the same for any batch")
     a.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")

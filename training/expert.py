@@ -159,7 +159,7 @@ def label_positions(
     """
     from tqdm import tqdm
 
-    from .common import resolve_agent
+    from .common import refuse_existing_file, resolve_agent
 
     if n_games < 1 or batch < 1:
         raise ValueError(f"n_games and batch must be >= 1, got n_games={n_games}, batch={batch}")
@@ -173,8 +173,7 @@ def label_positions(
         raise ValueError(f"cannot write labels to {out}: it is a folder")
     if not out.resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write labels to {out}: its folder does not exist")
-    if out.exists() and not overwrite:
-        raise FileExistsError(f"label file {out} exists; a run never overwrites another: choose a new name, or overwrite=True (--overwrite)")
+    refuse_existing_file(out, "label file", overwrite, how="overwrite=True (--overwrite)")
     _check_labelling_kernel(envs.kernel(game))
     pol = _load_policy(policy, game, deterministic=False, seed=seed)
     env_options = dict(pol.meta.get("env_options") or {})
