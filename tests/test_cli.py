@@ -159,3 +159,10 @@ def test_arena_refuses_an_existing_json_file_unless_overwrite(tmp_path, capsys):
     assert out.read_text() == "earlier results"
     assert main(["arena", "all_fours", "all_fours/rule", "random", "--deals", "2", "--json", str(out), "--overwrite"]) == 0
     assert json.loads(out.read_text())["n_hands"] == 4
+
+
+def test_play_refuses_a_bad_option_before_announcing_agents(capsys):
+    assert main(["play", "all_fours", "-o", "bogus=1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no "note: all_fours/ppo does not fit these options ..." first
+    assert captured.err.startswith("cardzoo play: error: unknown option(s) ['bogus']; valid options: ['deal_packet', ")

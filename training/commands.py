@@ -476,11 +476,15 @@ def _policy_default(args):
 
 def _default_ai(args, parse_options):
     """Fill in the AI names: the shipped trained agent if it loads, else the rule bot."""
+    from cardzoo import envs
+
     from .common import default_agent
 
+    options = parse_options(args.option)
+    envs.kernel(args.game, **options)  # bad options fail first (ValueError), before any agent is loaded or announced
     if args.partner and args.opponents:  # both named: no default to load
         return args
-    default, note = default_agent(args.game, parse_options(args.option))
+    default, note = default_agent(args.game, options)
     if note:
         print(f"note: {note}; playing with {default}")
     args.partner = args.partner or default
