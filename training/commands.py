@@ -427,7 +427,8 @@ def add_commands(sub, games, parse_options) -> None:
         description="Each round labels the current policy's positions with PIMC search (cardzoo label), distils them "
         "(cardzoo distil) and plays the result against the rule bot; round r goes to OUT/round_r/. Prints and writes "
         "a table of held-out regret per decision type and arena result per round (rounds.md, rounds.json) and a plot "
-        "(rounds.png). Refuses an OUT that holds files unless --resume (training/EXPERT.md).",
+        "(rounds.png). Refuses an OUT that holds an earlier run unless --resume, and a non-empty OUT that holds no "
+        "expert-iterate run (training/EXPERT.md).",
     )
     ei.add_argument("game", choices=games)
     ei.add_argument("--out", required=True, help="run folder (new, or an earlier run with --resume)")

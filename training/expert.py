@@ -754,8 +754,9 @@ def expert_iterate(
     Returns the table rows (row 0: the starting policy's arena result).
 
     Raises:
-        ValueError: ``rounds`` < 1, ``arena_deals`` < 0, an ``out`` that holds files while
-        ``resume`` is not given (a run never overwrites another), a resumed run of another game
+        ValueError: ``rounds`` < 1, ``arena_deals`` < 0, an ``out`` that holds an earlier run while
+        ``resume`` is not given (a run never overwrites another), an ``out`` that is not empty and
+        holds no expert-iterate run (no ``run.json``; with or without ``resume``), a resumed run of another game
         or starting policy, and every error of :func:`label_positions` and :func:`distil`
         (checked before the first round's labels: unknown ``search_on`` values, a searched type
         not labelled).
@@ -788,11 +789,11 @@ def expert_iterate(
               "tau": tau, "prior": prior, "bid_weight": bid_weight, "batch_size": batch_size, "arena_deals": arena_deals,
               "seed": seed}
     if out.is_dir() and any(out.iterdir()):
-        if not resume:
-            raise ValueError(f"--out {out} holds an earlier run; give a new folder, or --resume to continue that run")
         run_file = out / "run.json"
-        if not run_file.is_file():
-            raise ValueError(f"cannot resume in {out}: it has no run.json (it is not an expert-iterate run)")
+        if not run_file.is_file():  # no run.json: files of something else, never resumed nor written over
+            raise ValueError(f"--out {out} is not empty and is not an expert-iterate run (no run.json); give a new or empty folder")
+        if not resume:
+            raise ValueError(f"--out {out} holds an earlier expert-iterate run; give a new folder, or --resume to continue that run")
         old = json.loads(run_file.read_text())
         for key in ("game", "init"):
             if old.get(key) != config[key]:
