@@ -175,7 +175,7 @@ def test_distil_bad_search_on(game_labels, tmp_path):
     cards_only = tmp_path / "cards.npz"
     label_positions("avinas", "avinas/ppo", 2, cards_only, n_det=1, seed=3, batch=2, search_on="cards", progress=False)
     with pytest.raises(ValueError, match=r"distils others decisions, but the labels carry PIMC values for \['cards'\] only; "
-                                         r"label them with cardzoo label --search-on others"):
+                                         r"label them with cardzoo label --label-search-on others"):
         distil("avinas/ppo", [cards_only], tmp_path / "s", search_on="others", progress=False)
     pya_out, _, pya_policy = game_labels("pyanitsa")
     with pytest.raises(ValueError, match=r"too few labels: 0 others positions"):

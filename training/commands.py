@@ -212,11 +212,20 @@ def cmd_play(args, parse_options) -> int:
 
 
 def cmd_label(args) -> int:
+    import sys
+
     from .expert import label_positions
 
+    labelled = args.label_search_on
+    if args.old_search_on is not None:  # the former name; in distil and expert-iterate --search-on means distilled
+        if labelled is not None:
+            raise ValueError("--search-on is the deprecated name of --label-search-on; give only --label-search-on")
+        print("cardzoo label: warning: --search-on is deprecated here, use --label-search-on (the types that get PIMC "
+              "values; in distil and expert-iterate --search-on names the types distilled)", file=sys.stderr)
+        labelled = args.old_search_on
     counts = label_positions(
         args.game, args.policy, args.games, args.out, n_det=args.n_det, seed=args.seed, batch=args.batch,
-        opponent=args.opponent, rollout=args.rollout, search_on=args.search_on, overwrite=args.overwrite,
+        opponent=args.opponent, rollout=args.rollout, search_on=labelled or ["all"], overwrite=args.overwrite,
     )
     print(f"{counts['games']:,} deals: {counts['card_positions']:,} card positions and "
           f"{counts['other_positions']:,} other positions (bids, declarations, signals) -> {args.out}")
@@ -238,7 +247,7 @@ def _print_type_table(s) -> None:
         print(line)
     unlabelled = [t for t in ("cards", "others") if t not in s["before"]]
     if unlabelled:
-        print(f"no PIMC values for {unlabelled} in these labels (cardzoo label --search-on all measures them too)")
+        print(f"no PIMC values for {unlabelled} in these labels (cardzoo label --label-search-on all measures them too)")
 
 
 def cmd_distil(args) -> int:
@@ -376,7 +385,7 @@ def add_commands(sub, games, parse_options) -> None:
         "label", help="expert iteration, step 1: label a policy's positions (card play, bids) with PIMC search",
         description="Play deals between a trained policy (one team) and an opponent; at every card decision with a "
         "choice, store the observation and the PIMC search value of each legal card (agents/shipped/README.md, All Fours: how the "
-        "shipped agent was made) and, with --search-on, of each bid, declaration or signal; every game can be labelled "
+        "shipped agent was made) and, with --label-search-on, of each bid, declaration or signal; every game can be labelled "
         "(training/EXPERT.md). About 45 labels per second per core (All Fours, n-det 32); run one process per core with different seeds.",
     )
     lb.add_argument("game", choices=games, help="the game")
@@ -389,9 +398,12 @@ def add_commands(sub, games, parse_options) -> None:
     lb.add_argument("--rollout", default=None, help="the search's rollout agent (default GAME/rule)")
     lb.add_argument("--seed", type=int, default=0, help="seeds the deals, the policy's sampling and the search (default 0)")
     lb.add_argument(
-        "--search-on", nargs="+", default=["all"], metavar="TYPE",
-        help="decision types that get PIMC values: cards, others (bids, declarations, signals), all (default), none",
+        "--label-search-on", nargs="+", default=None, metavar="TYPE",
+        help="decision types whose positions get PIMC values in the label file: cards, others (bids, declarations, "
+        "signals), all (default), none; the other types' positions are stored without values (for distil's KL term)",
     )
+    lb.add_argument("--search-on", nargs="+", dest="old_search_on", default=None, metavar="TYPE",
+                    help="deprecated name of --label-search-on")
     lb.add_argument("--overwrite", action="store_true", help="replace an existing label file (refused otherwise)")
     lb.set_defaults(fn=lambda a_: cmd_label(_policy_default(a_)))
 
@@ -418,7 +430,9 @@ def add_commands(sub, games, parse_options) -> None:
     ds.add_argument("--torch-threads", type=int, default=1, help="torch threads (default 1)")
     ds.add_argument(
         "--search-on", default="cards",
-        help="decision types trained towards the search: cards (default, the All Fours recipe), others, all; the rest keep the start policy (KL)",
+        help="decision types distilled: trained towards the labels' PIMC values: cards (default, the All Fours recipe), "
+        "others, all; each must have values in the labels (cardzoo label --label-search-on); the other types are kept "
+        "near the start policy (KL term)",
     )
     ds.set_defaults(fn=cmd_distil)
 
@@ -437,8 +451,16 @@ def add_commands(sub, games, parse_options) -> None:
     ei.add_argument("--games", type=int, default=200, help="deals labelled per round (default 200)")
     ei.add_argument("--n-det", type=int, default=8, help="PIMC determinizations per label (default 8)")
     ei.add_argument("--batch", type=int, default=64, help="deals labelled at once (default 64)")
-    ei.add_argument("--label-search-on", default="all", help="decision types labelled with values: cards, others, all (default: all, to measure both)")
-    ei.add_argument("--search-on", default="cards", help="decision types distilled to search: cards (default), others, all")
+    ei.add_argument(
+        "--label-search-on", default="all",
+        help="decision types that get PIMC values in each round's labels (cardzoo label --label-search-on): cards, "
+        "others, all (default: all, so that the table measures both)",
+    )
+    ei.add_argument(
+        "--search-on", default="cards",
+        help="decision types distilled each round, trained towards the PIMC values (cardzoo distil --search-on): "
+        "cards (default), others, all; must be among --label-search-on; the others are kept near the round's start policy",
+    )
     ei.add_argument("--epochs", type=int, default=4, help="distillation epochs per round (default 4)")
     ei.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
     ei.add_argument("--tau", type=float, default=0.05, help="temperature on PIMC values (default 0.05)")

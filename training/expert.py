@@ -535,7 +535,7 @@ def distil(
         if t not in labels["labelled"]:
             raise ValueError(
                 f"search_on={search_on!r} distils {t} decisions, but the labels carry PIMC values for "
-                f"{list(labels['labelled'])} only; label them with cardzoo label --search-on {t} (or all), "
+                f"{list(labels['labelled'])} only; label them with cardzoo label --label-search-on {t} (or all), "
                 f"or distil with search_on among {list(labels['labelled']) or ['(none)']}"
             )
         if n_pos[t] < 10:
