@@ -112,7 +112,7 @@ def test_arena_seats_the_rule_bot_unless_forced(tmp_path, capsys):
     assert "note: all_fours/ppo was trained for other options" in said and "seating all_fours/rule instead" in said
     assert json.loads(out.read_text())["agent_a"] == "all_fours/rule (for all_fours/ppo)"
     with pytest.warns(OptionsMismatchWarning):
-        assert main(argv + ["--force-agent"]) == 0
+        assert main(argv + ["--force-agent", "--overwrite"]) == 0  # the same --json file: replaced only when asked
     assert json.loads(out.read_text())["agent_a"] == "all_fours/ppo"
 
 

@@ -150,3 +150,33 @@ def test_first_use_and_pimc_are_measured(tmp_path, capsys):
     pm = res["pimc"]
     assert pm["game"] == "all_fours" and pm["n_det"] == 32 and pm["decisions"] == 20
     assert pm["min_ms"] <= pm["median_ms"] <= pm["max_ms"]
+
+
+@pytest.mark.parametrize("kw, total", [
+    # 3 rows (null, env(), kernel at B = 64) x (warm-up 0.1 + 0.3 s, 1 round of 0.1 s), in ms
+    (dict(batches=(64,), seconds=0.1, rounds=1, skip=("texas", "scaling", "first-use", "pimc")), 3 * (400 + 100)),
+    # 4 rows x (warm-up 310 ms + 2 rounds of 10 ms); the 2-core row fails (no such CPUs) and runs no 2nd round
+    (dict(batches=(8,), seconds=0.01, rounds=2, skip=("texas", "first-use", "pimc"), cpus=[99998, 99999]),
+     4 * (310 + 2 * 10) - 10),
+])
+def test_the_progress_bar_ends_exactly_at_its_total(monkeypatch, kw, total):
+    """The bar counts whole milliseconds of estimated work: float seconds added up overshot their float total
+    (0.4 * 3 + 0.1 * 3 = 1.5000000000000002 > 1.5), so tqdm warned (clamping frac) and showed a negative ETA."""
+    import warnings
+
+    import tqdm as tqdm_module
+
+    from cardzoo.training import bench
+
+    seen = {}
+
+    class Recording(tqdm_module.tqdm):
+        def close(self):
+            seen["n"], seen["total"] = self.n, self.total
+            super().close()
+
+    monkeypatch.setattr(tqdm_module, "tqdm", Recording)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tqdm_module.TqdmWarning)
+        bench.run(["all_fours"], progress=True, **kw)
+    assert seen == {"n": total, "total": total}

@@ -145,3 +145,24 @@ def test_arena_refuses_a_json_path_that_is_a_folder_before_playing(tmp_path, cap
     rc = main(["arena", "all_fours", "all_fours/rule", "random", "--deals", "2", "--json", str(tmp_path)])
     assert rc == 2
     assert "is a folder; give a file name such as" in capsys.readouterr().err
+
+
+def test_arena_refuses_an_existing_json_file_unless_overwrite(tmp_path, capsys):
+    out = tmp_path / "a.json"
+    out.write_text("earlier results")
+    rc = main(["arena", "all_fours", "all_fours/rule", "random", "--deals", "2", "--json", str(out)])
+    assert rc == 2
+    captured = capsys.readouterr()
+    assert captured.err == (f"cardzoo arena: error: --json {out} exists; a run never overwrites another: "
+                            "choose a new name, or --overwrite\n")
+    assert captured.out == ""  # refused before any deal is played
+    assert out.read_text() == "earlier results"
+    assert main(["arena", "all_fours", "all_fours/rule", "random", "--deals", "2", "--json", str(out), "--overwrite"]) == 0
+    assert json.loads(out.read_text())["n_hands"] == 4
+
+
+def test_play_refuses_a_bad_option_before_announcing_agents(capsys):
+    assert main(["play", "all_fours", "-o", "bogus=1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no "note: all_fours/ppo does not fit these options ..." first
+    assert captured.err.startswith("cardzoo play: error: unknown option(s) ['bogus']; valid options: ['deal_packet', ")

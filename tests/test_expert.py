@@ -256,3 +256,39 @@ def test_cli_reports_an_interrupt_without_a_traceback(monkeypatch, tmp_path, cap
     monkeypatch.setattr(ex, "label_positions", interrupted)
     assert cli.main(["label", "all_fours", str(tmp_path / "x.npz")]) == 130
     assert "cardzoo label: interrupted" in capsys.readouterr().err
+
+
+def test_label_search_on_flag_and_its_deprecated_spelling(monkeypatch, tmp_path, capsys):
+    """``cardzoo label --label-search-on`` names the types that get PIMC values (as in expert-iterate); in distil and
+    expert-iterate ``--search-on`` names the types distilled. label's former ``--search-on`` still works, with a warning."""
+    import cardzoo.training.expert as ex
+
+    calls = []
+    monkeypatch.setattr(ex, "label_positions", lambda *a, **k: calls.append(k["search_on"]) or
+                        {"games": 2, "card_positions": 0, "other_positions": 0})
+    base = ["label", "all_fours", str(tmp_path / "x.npz")]
+    assert cli.main(base) == 0
+    assert cli.main([*base, "--label-search-on", "cards"]) == 0
+    assert capsys.readouterr().err == ""
+    assert cli.main([*base, "--search-on", "others"]) == 0
+    assert capsys.readouterr().err == (
+        "cardzoo label: warning: --search-on is deprecated here, use --label-search-on (the types that get PIMC values; "
+        "in distil and expert-iterate --search-on names the types distilled)\n")
+    assert calls == [["all"], ["cards"], ["others"]]
+    assert cli.main([*base, "--search-on", "others", "--label-search-on", "cards"]) == 2
+    assert capsys.readouterr().err == ("cardzoo label: error: --search-on is the deprecated name of --label-search-on; "
+                                       "give only --label-search-on\n")
+    assert len(calls) == 3
+    # the help of each says what its flag does
+    helps = {}
+    for cmd in ("label", "distil", "expert-iterate"):
+        with pytest.raises(SystemExit):
+            cli.main([cmd, "--help"])
+        helps[cmd] = " ".join(capsys.readouterr().out.split())
+    assert "--label-search-on TYPE [TYPE ...] decision types whose positions get PIMC values in the label file" in helps["label"]
+    assert "--search-on TYPE [TYPE ...] deprecated name of --label-search-on" in helps["label"]
+    assert "--search-on SEARCH_ON decision types distilled: trained towards the labels' PIMC values" in helps["distil"]
+    assert ("--label-search-on LABEL_SEARCH_ON decision types that get PIMC values in each round's labels "
+            "(cardzoo label --label-search-on)") in helps["expert-iterate"]
+    assert ("--search-on SEARCH_ON decision types distilled each round, trained towards the PIMC values "
+            "(cardzoo distil --search-on)") in helps["expert-iterate"]

@@ -504,3 +504,29 @@ def test_init_names_a_bad_random_source_or_batch_size(game, options):
     with pytest.raises(ValueError, match=r"out of range 0\.\."):
         st = k.init(np.random.default_rng(0), 1)
         k.step(st, np.array([k.num_actions + 7]), np.random.default_rng(0))
+
+
+VALID_HOOKS = {
+    "all_fours": "['deck', 'dealer', 'score']",
+    "aluette": "['deck', 'dealer', 'score', 'draw_deck']",
+    "avinas": "['deck', 'dealer', 'pips', 'ram_balance']",
+    "ottocento": "['deck', 'dealer', 'score']",
+    "pyanitsa": "['piles', 'deck']",
+}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_an_unknown_reset_option_raises_naming_it_and_the_valid_ones(game):
+    env = envs_make(game)
+    env.reset(seed=3)
+    before = env.unwrapped.game_state.copy()
+    rng_before = env.unwrapped._rng.bit_generator.state
+    with pytest.raises(ValueError) as err:
+        env.reset(seed=4, options={"dek": [0]})
+    assert str(err.value) == f"unknown reset option(s) ['dek'] for {game}_v0; valid: {VALID_HOOKS[game]}"
+    assert _state_equal(env.unwrapped.game_state, before)  # nothing changed, the seed not taken either
+    assert env.unwrapped._rng.bit_generator.state == rng_before
+    # PettingZoo's api_test checks that reset takes `options` with options={"options": 1}: ignored, with a warning
+    with pytest.warns(UserWarning, match=f"reset option 'options' is not used by {game}_v0 \\(ignored\\)"):
+        env.reset(seed=3, options={"options": 1})
+    assert _state_equal(env.unwrapped.game_state, before)

@@ -180,7 +180,7 @@ def test_bad_options_raise_naming_the_option_and_valid_values(options, valid):
         ({"piles": [["KS"], []]}, "two seats"),
         ({"piles": [["KS"]]}, "2 card lists"),
         ({"piles": [["XX"], ["KS"]]}, "not a card"),
-        ({"deck": list(range(35))}, r"int\[36\]"),
+        ({"deck": list(range(35))}, r"shape \(36,\) or \(B, 36\); got shape \(35,\)"),
         ({"deck": [0] * 36}, "permutation"),
     ],
 )
@@ -188,6 +188,20 @@ def test_bad_reset_hooks_raise(hooks, words):
     env = pyanitsa_v0.env()
     with pytest.raises(ValueError, match=words):
         env.reset(options=hooks)
+
+
+@pytest.mark.parametrize("deck, got", [
+    (np.arange(36.0), "float64 values of shape (36,)"),
+    ([str(c) for c in range(36)], "<U2 values of shape (36,)"),
+    ("2H 3H", "<U5 values of shape ()"),
+    ([[0, 1], [2]], "ragged lists"),
+])
+def test_a_deck_hook_of_the_wrong_type_says_what_was_wrong_and_what_is_valid(deck, got):
+    env = pyanitsa_v0.env()
+    with pytest.raises(ValueError) as err:
+        env.reset(options={"deck": deck})
+    assert str(err.value) == ("reset option deck must be int card ids 0..35 (a permutation), shape (36,) or (B, 36); "
+                              f"got {got}")
 
 
 # ----------------------------------------------------------------------------- contract details

@@ -593,12 +593,18 @@ def run(
     n_first = 0 if "first-use" in skip else len(games)
     do_pimc = "all_fours" in games and "pimc" not in skip
     keys = list(rows)
-    # the bar counts estimated seconds of work (so the ETA holds through compiles); its text gives the
-    # row running now and the rate the last row measured
-    warm = min(seconds, 0.2) + 0.3
-    first = {g: (_FIRST_USE_GUESS_S if hasattr(envs.kernel_class(g), "drivers") else 1.0) for g in games}
+    # the bar counts estimated milliseconds of work (so the ETA holds through compiles), as ints: float
+    # seconds added up step by step overshot their float total (1.5000000000000002 > 1.5), which made
+    # tqdm warn (TqdmWarning: clamping frac) and show a negative ETA. Its text gives the row running
+    # now and the rate the last row measured.
+    def ms(s: float) -> int:
+        return max(1, round(s * 1000))
+
+    warm, per_round = ms(min(seconds, 0.2) + 0.3), ms(seconds)
+    first = {g: ms(_FIRST_USE_GUESS_S if hasattr(envs.kernel_class(g), "drivers") else 1.0) for g in games}
+    pimc_ms = ms(5.0)
     bar = tqdm(
-        total=len(keys) * (warm + rounds * seconds) + (sum(first.values()) if n_first else 0) + 5.0 * do_pimc,
+        total=len(keys) * (warm + rounds * per_round) + (sum(first.values()) if n_first else 0) + pimc_ms * do_pimc,
         disable=not progress, desc="cardzoo bench", dynamic_ncols=True,
         bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}",
     )
@@ -634,8 +640,10 @@ def run(
                 if m is not None:
                     measures[key].append(m)
                     last = f" (last: {key} {m.steps_per_s:,.0f} agent-steps/s)"
-                bar.update(seconds)
-            keys = [k for k in keys if k in rows]
+                bar.update(per_round)
+            kept = [k for k in keys if k in rows]  # a failed 2-core worker's rows run no more rounds
+            bar.total -= (len(keys) - len(kept)) * per_round * (rounds - r - 1)
+            keys = kept
         if worker is not None:
             for g in games:  # what the worker really ran with (numba threads, CPUs it may use)
                 if "row" in scaling[g]:
@@ -687,7 +695,7 @@ def run(
             t = pimc_decision_seconds("all_fours")
             pimc = {"game": "all_fours", "n_det": 32, "decisions": len(t), "median_ms": float(np.median(t) * 1e3),
                     "min_ms": float(np.min(t) * 1e3), "max_ms": float(np.max(t) * 1e3)}
-            bar.update(5.0)
+            bar.update(pimc_ms)
     finally:
         bar.close()
         if worker is not None:

@@ -111,7 +111,7 @@ def cmd_arena(args, parse_options) -> int:
     from rich.console import Console
 
     from . import arena
-    from .common import seat_agent
+    from .common import refuse_existing_file, seat_agent
 
     env_options = parse_options(args.option)
     if args.deals < 1:
@@ -124,6 +124,8 @@ def cmd_arena(args, parse_options) -> int:
         raise FileNotFoundError(f"cannot write --json {args.json}: its folder does not exist")
     if args.json and Path(args.json).is_dir():
         raise ValueError(f"--json {args.json} is a folder; give a file name such as {Path(args.json) / 'arena.json'}")
+    if args.json:
+        refuse_existing_file(args.json, "--json", args.overwrite)
     if len(args.agents) < 2:
         raise ValueError("arena needs at least two agents, e.g. cardzoo arena all_fours all_fours/rule random")
     loaded = {}
@@ -150,7 +152,8 @@ def cmd_arena(args, parse_options) -> int:
         arena.print_results(rr, console=con)
         payload = rr.to_dict()
     if args.json:
-        Path(args.json).write_text(json.dumps(payload, indent=2))
+        with open(args.json, "w" if args.overwrite else "x") as f:  # "x": a file made meanwhile is not replaced
+            f.write(json.dumps(payload, indent=2))
         con.print(f"JSON written to {args.json}")
     faults = [f for r in ([res] if len(loaded) == 2 else rr.pairs) for f in r.faults]
     for f in faults:
@@ -209,11 +212,20 @@ def cmd_play(args, parse_options) -> int:
 
 
 def cmd_label(args) -> int:
+    import sys
+
     from .expert import label_positions
 
+    labelled = args.label_search_on
+    if args.old_search_on is not None:  # the former name; in distil and expert-iterate --search-on means distilled
+        if labelled is not None:
+            raise ValueError("--search-on is the deprecated name of --label-search-on; give only --label-search-on")
+        print("cardzoo label: warning: --search-on is deprecated here, use --label-search-on (the types that get PIMC "
+              "values; in distil and expert-iterate --search-on names the types distilled)", file=sys.stderr)
+        labelled = args.old_search_on
     counts = label_positions(
         args.game, args.policy, args.games, args.out, n_det=args.n_det, seed=args.seed, batch=args.batch,
-        opponent=args.opponent, rollout=args.rollout, search_on=args.search_on, overwrite=args.overwrite,
+        opponent=args.opponent, rollout=args.rollout, search_on=labelled or ["all"], overwrite=args.overwrite,
     )
     print(f"{counts['games']:,} deals: {counts['card_positions']:,} card positions and "
           f"{counts['other_positions']:,} other positions (bids, declarations, signals) -> {args.out}")
@@ -235,7 +247,7 @@ def _print_type_table(s) -> None:
         print(line)
     unlabelled = [t for t in ("cards", "others") if t not in s["before"]]
     if unlabelled:
-        print(f"no PIMC values for {unlabelled} in these labels (cardzoo label --search-on all measures them too)")
+        print(f"no PIMC values for {unlabelled} in these labels (cardzoo label --label-search-on all measures them too)")
 
 
 def cmd_distil(args) -> int:
@@ -322,7 +334,8 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("agents", nargs="+", help="agent names (e.g. all_fours/ppo all_fours/rule random) or saved-agent paths")
     a.add_argument("--deals", type=int, default=2000, help="duplicate deals per pairing (default 2000)")
     a.add_argument("--seed", type=int, default=0)
-    a.add_argument("--json", default=None, help="also write the results as JSON to this file")
+    a.add_argument("--json", default=None, help="also write the results as JSON to this file (a new file, unless --overwrite)")
+    a.add_argument("--overwrite", action="store_true", help="replace an existing --json file (refused otherwise)")
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     a.add_argument("--batch", type=int, default=256, help="deals played at once (default 256); speed and memory only, results are the same for any batch")
     a.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")
@@ -372,7 +385,7 @@ def add_commands(sub, games, parse_options) -> None:
         "label", help="expert iteration, step 1: label a policy's positions (card play, bids) with PIMC search",
         description="Play deals between a trained policy (one team) and an opponent; at every card decision with a "
         "choice, store the observation and the PIMC search value of each legal card (agents/shipped/README.md, All Fours: how the "
-        "shipped agent was made) and, with --search-on, of each bid, declaration or signal; every game can be labelled "
+        "shipped agent was made) and, with --label-search-on, of each bid, declaration or signal; every game can be labelled "
         "(training/EXPERT.md). About 45 labels per second per core (All Fours, n-det 32); run one process per core with different seeds.",
     )
     lb.add_argument("game", choices=games, help="the game")
@@ -385,9 +398,12 @@ def add_commands(sub, games, parse_options) -> None:
     lb.add_argument("--rollout", default=None, help="the search's rollout agent (default GAME/rule)")
     lb.add_argument("--seed", type=int, default=0, help="seeds the deals, the policy's sampling and the search (default 0)")
     lb.add_argument(
-        "--search-on", nargs="+", default=["all"], metavar="TYPE",
-        help="decision types that get PIMC values: cards, others (bids, declarations, signals), all (default), none",
+        "--label-search-on", nargs="+", default=None, metavar="TYPE",
+        help="decision types whose positions get PIMC values in the label file: cards, others (bids, declarations, "
+        "signals), all (default), none; the other types' positions are stored without values (for distil's KL term)",
     )
+    lb.add_argument("--search-on", nargs="+", dest="old_search_on", default=None, metavar="TYPE",
+                    help="deprecated name of --label-search-on")
     lb.add_argument("--overwrite", action="store_true", help="replace an existing label file (refused otherwise)")
     lb.set_defaults(fn=lambda a_: cmd_label(_policy_default(a_)))
 
@@ -414,7 +430,9 @@ def add_commands(sub, games, parse_options) -> None:
     ds.add_argument("--torch-threads", type=int, default=1, help="torch threads (default 1)")
     ds.add_argument(
         "--search-on", default="cards",
-        help="decision types trained towards the search: cards (default, the All Fours recipe), others, all; the rest keep the start policy (KL)",
+        help="decision types distilled: trained towards the labels' PIMC values: cards (default, the All Fours recipe), "
+        "others, all; each must have values in the labels (cardzoo label --label-search-on); the other types are kept "
+        "near the start policy (KL term)",
     )
     ds.set_defaults(fn=cmd_distil)
 
@@ -423,7 +441,8 @@ def add_commands(sub, games, parse_options) -> None:
         description="Each round labels the current policy's positions with PIMC search (cardzoo label), distils them "
         "(cardzoo distil) and plays the result against the rule bot; round r goes to OUT/round_r/. Prints and writes "
         "a table of held-out regret per decision type and arena result per round (rounds.md, rounds.json) and a plot "
-        "(rounds.png). Refuses an OUT that holds files unless --resume (training/EXPERT.md).",
+        "(rounds.png). Refuses an OUT that holds an earlier run unless --resume, and a non-empty OUT that holds no "
+        "expert-iterate run (training/EXPERT.md).",
     )
     ei.add_argument("game", choices=games)
     ei.add_argument("--out", required=True, help="run folder (new, or an earlier run with --resume)")
@@ -432,8 +451,16 @@ def add_commands(sub, games, parse_options) -> None:
     ei.add_argument("--games", type=int, default=200, help="deals labelled per round (default 200)")
     ei.add_argument("--n-det", type=int, default=8, help="PIMC determinizations per label (default 8)")
     ei.add_argument("--batch", type=int, default=64, help="deals labelled at once (default 64)")
-    ei.add_argument("--label-search-on", default="all", help="decision types labelled with values: cards, others, all (default: all, to measure both)")
-    ei.add_argument("--search-on", default="cards", help="decision types distilled to search: cards (default), others, all")
+    ei.add_argument(
+        "--label-search-on", default="all",
+        help="decision types that get PIMC values in each round's labels (cardzoo label --label-search-on): cards, "
+        "others, all (default: all, so that the table measures both)",
+    )
+    ei.add_argument(
+        "--search-on", default="cards",
+        help="decision types distilled each round, trained towards the PIMC values (cardzoo distil --search-on): "
+        "cards (default), others, all; must be among --label-search-on; the others are kept near the round's start policy",
+    )
     ei.add_argument("--epochs", type=int, default=4, help="distillation epochs per round (default 4)")
     ei.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
     ei.add_argument("--tau", type=float, default=0.05, help="temperature on PIMC values (default 0.05)")
@@ -472,11 +499,15 @@ def _policy_default(args):
 
 def _default_ai(args, parse_options):
     """Fill in the AI names: the shipped trained agent if it loads, else the rule bot."""
+    from cardzoo import envs
+
     from .common import default_agent
 
+    options = parse_options(args.option)
+    envs.kernel(args.game, **options)  # bad options fail first (ValueError), before any agent is loaded or announced
     if args.partner and args.opponents:  # both named: no default to load
         return args
-    default, note = default_agent(args.game, parse_options(args.option))
+    default, note = default_agent(args.game, options)
     if note:
         print(f"note: {note}; playing with {default}")
     args.partner = args.partner or default

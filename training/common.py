@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from cardzoo import agents
 from cardzoo.agents import registry
@@ -122,6 +123,14 @@ def default_agent(game: str, env_options: dict | None = None) -> tuple[str, str 
             return f"{game}/rule", f"{ppo} was trained for other options ({describe(diff)})"
         return ppo, None
     return f"{game}/rule", None
+
+
+def refuse_existing_file(path, what: str, overwrite: bool = False, how: str = "--overwrite") -> None:
+    """Raise ``FileExistsError`` if ``path`` exists and not ``overwrite`` (a run never overwrites
+    another). The message names ``what`` (e.g. ``"label file"``), the path and ``how`` to replace it.
+    Used by ``cardzoo label`` and ``cardzoo arena --json`` before any deal is played."""
+    if Path(path).exists() and not overwrite:
+        raise FileExistsError(f"{what} {path} exists; a run never overwrites another: choose a new name, or {how}")
 
 
 def parse_options(pairs: list[str] | None) -> dict:

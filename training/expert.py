@@ -159,7 +159,7 @@ def label_positions(
     """
     from tqdm import tqdm
 
-    from .common import resolve_agent
+    from .common import refuse_existing_file, resolve_agent
 
     if n_games < 1 or batch < 1:
         raise ValueError(f"n_games and batch must be >= 1, got n_games={n_games}, batch={batch}")
@@ -173,8 +173,7 @@ def label_positions(
         raise ValueError(f"cannot write labels to {out}: it is a folder")
     if not out.resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write labels to {out}: its folder does not exist")
-    if out.exists() and not overwrite:
-        raise FileExistsError(f"label file {out} exists; a run never overwrites another: choose a new name, or overwrite=True (--overwrite)")
+    refuse_existing_file(out, "label file", overwrite, how="overwrite=True (--overwrite)")
     _check_labelling_kernel(envs.kernel(game))
     pol = _load_policy(policy, game, deterministic=False, seed=seed)
     env_options = dict(pol.meta.get("env_options") or {})
@@ -536,7 +535,7 @@ def distil(
         if t not in labels["labelled"]:
             raise ValueError(
                 f"search_on={search_on!r} distils {t} decisions, but the labels carry PIMC values for "
-                f"{list(labels['labelled'])} only; label them with cardzoo label --search-on {t} (or all), "
+                f"{list(labels['labelled'])} only; label them with cardzoo label --label-search-on {t} (or all), "
                 f"or distil with search_on among {list(labels['labelled']) or ['(none)']}"
             )
         if n_pos[t] < 10:
@@ -755,8 +754,9 @@ def expert_iterate(
     Returns the table rows (row 0: the starting policy's arena result).
 
     Raises:
-        ValueError: ``rounds`` < 1, ``arena_deals`` < 0, an ``out`` that holds files while
-        ``resume`` is not given (a run never overwrites another), a resumed run of another game
+        ValueError: ``rounds`` < 1, ``arena_deals`` < 0, an ``out`` that holds an earlier run while
+        ``resume`` is not given (a run never overwrites another), an ``out`` that is not empty and
+        holds no expert-iterate run (no ``run.json``; with or without ``resume``), a resumed run of another game
         or starting policy, and every error of :func:`label_positions` and :func:`distil`
         (checked before the first round's labels: unknown ``search_on`` values, a searched type
         not labelled).
@@ -789,11 +789,11 @@ def expert_iterate(
               "tau": tau, "prior": prior, "bid_weight": bid_weight, "batch_size": batch_size, "arena_deals": arena_deals,
               "seed": seed}
     if out.is_dir() and any(out.iterdir()):
-        if not resume:
-            raise ValueError(f"--out {out} holds an earlier run; give a new folder, or --resume to continue that run")
         run_file = out / "run.json"
-        if not run_file.is_file():
-            raise ValueError(f"cannot resume in {out}: it has no run.json (it is not an expert-iterate run)")
+        if not run_file.is_file():  # no run.json: files of something else, never resumed nor written over
+            raise ValueError(f"--out {out} is not empty and is not an expert-iterate run (no run.json); give a new or empty folder")
+        if not resume:
+            raise ValueError(f"--out {out} holds an earlier expert-iterate run; give a new folder, or --resume to continue that run")
         old = json.loads(run_file.read_text())
         for key in ("game", "init"):
             if old.get(key) != config[key]:

@@ -61,7 +61,8 @@ class KernelAECEnv(AECEnv):
     the same object on every call.
 
     Reset options (``reset(seed, options={...})``) are passed to the kernel's ``init`` as
-    test hooks (e.g. ``deck``, ``dealer``, ``score``); see the game's kernel.
+    test hooks (e.g. ``deck``, ``dealer``, ``score``); see the game's kernel. An unknown key
+    raises ``ValueError`` (see :meth:`reset`).
     """
 
     kernel_cls: type[Kernel]
@@ -118,15 +119,24 @@ class KernelAECEnv(AECEnv):
     # ------------------------------------------------------------------ episode
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game. ``seed`` re-seeds the env's own ``numpy.random.Generator``;
-        without it the next game is dealt from the current generator state."""
+        without it the next game is dealt from the current generator state.
+
+        ``options``: the kernel's test hooks (``kernel.INIT_HOOKS``). Any other key raises
+        ``ValueError`` naming it and the valid ones, before anything changes; the one exception
+        is the key ``"options"``, which PettingZoo's ``api_test`` passes (``options={"options": 1}``)
+        to check that ``reset`` takes the argument: it is ignored with a warning."""
+        options = dict(options or {})
+        if "options" in options and "options" not in self.kernel.INIT_HOOKS:
+            options.pop("options")
+            gymnasium.logger.warn(
+                f"reset option 'options' is not used by {self.env_name} (ignored); valid: {list(self.kernel.INIT_HOOKS)}"
+            )
+        unknown = sorted(set(options) - set(self.kernel.INIT_HOOKS))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown} for {self.env_name}; valid: {list(self.kernel.INIT_HOOKS)}")
+        hooks = options
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        options = dict(options or {})
-        hooks = {k: options.pop(k) for k in self.kernel.INIT_HOOKS if k in options}
-        if options:
-            gymnasium.logger.warn(
-                f"reset options {sorted(options)} are not used by {self.env_name}; known: {list(self.kernel.INIT_HOOKS)}"
-            )
         self._st = self.kernel.init(self._rng, 1, **hooks)
         self._forfeit = False
         self._single = self.kernel.single_game(self._st)

@@ -59,12 +59,14 @@ import functools
 import hashlib
 import inspect
 import operator
+import sys
 import types
 from typing import ClassVar
 
 import numpy as np
 import numba
 from numba import njit
+from numba.core import event as _numba_event
 
 from .kernel import Kernel
 
@@ -207,6 +209,36 @@ def _rules_hash(fn) -> str:
         return hashlib.sha256(f.read()).hexdigest()
 
 
+class _CompileNotice(_numba_event.Listener):
+    """Says on stderr, once per game and process, that a game's drivers are being compiled.
+
+    numba broadcasts its ``"numba:compile"`` event only when it really compiles: after its on-disk
+    cache was looked up and did not hold the function for these argument types. A driver loaded
+    from the cache says nothing. The line is printed in Python, before the compile starts."""
+
+    def __init__(self) -> None:
+        self.said: set[str] = set()
+
+    def on_start(self, event) -> None:
+        game = getattr((event.data or {}).get("dispatcher"), "_cardzoo_game", None)
+        if game is not None and game not in self.said:
+            self.said.add(game)
+            print(f"compiling the {game} rules (first use, about 20-30 s; cached after that)", file=sys.stderr, flush=True)
+
+    def on_end(self, event) -> None:
+        pass
+
+
+_COMPILE_NOTICE = _CompileNotice()
+_numba_event.register("numba:compile", _COMPILE_NOTICE)
+
+
+def _game_of(module: str) -> str:
+    """``"cardzoo.envs.all_fours.rules"`` -> ``"all_fours"`` (the package of a rules module; else the module name)."""
+    parts = module.split(".")
+    return parts[-2] if len(parts) > 1 and parts[-1] == "rules" else module
+
+
 def _specialize(name: str, module: str, callees: dict, key: str):
     """``@njit(cache=True, nogil=True)`` of template ``name`` calling the game's ``callees`` (a fresh function)."""
     tmpl = _TEMPLATES[name]
@@ -214,7 +246,9 @@ def _specialize(name: str, module: str, callees: dict, key: str):
     fn = types.FunctionType(tmpl.__code__, g, name, None, (types.CellType(key),))
     fn.__qualname__ = f"compiled_{name}"
     fn.__module__ = module
-    return njit(cache=True, nogil=True, _nrt=False)(fn)
+    dispatcher = njit(cache=True, nogil=True, _nrt=False)(fn)
+    dispatcher._cardzoo_game = _game_of(module)  # named by _CompileNotice when numba compiles it (a cache miss)
+    return dispatcher
 
 
 class Drivers:
@@ -327,7 +361,9 @@ _DRIVERS: dict = {}
 
 def drivers_for(arrays, rules, parallel: bool = False) -> Drivers:
     """The :class:`Drivers` of a game, built once per process and flag (compiled on first use,
-    loaded from numba's cache after that)."""
+    loaded from numba's cache after that). When a driver is really compiled (numba's on-disk
+    cache does not hold it yet), one line on stderr says so, once per game and process:
+    ``compiling the GAME rules (first use, about 20-30 s; cached after that)``."""
     key = (rules.__name__, arrays, bool(parallel))
     if key not in _DRIVERS:
         _DRIVERS[key] = Drivers(arrays, rules, parallel=parallel)

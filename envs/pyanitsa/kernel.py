@@ -253,9 +253,16 @@ class PyanitsaKernel(CompiledKernel):
         st.current_player[rows] = (size > 0).argmax(axis=1)
 
     def _check_order(self, order, B) -> np.ndarray:
-        arr = np.asarray(order)
-        if arr.dtype.kind not in "iu" or arr.shape[-1:] != (self.C,) or arr.ndim > 2:
-            raise ValueError(f"reset option deck must be int[{self.C}] or int[B, {self.C}], got shape {arr.shape}")
+        C = self.C
+        valid = f"int card ids 0..{C - 1} (a permutation), shape ({C},) or (B, {C})"
+        try:
+            arr = np.asarray(order)
+        except ValueError:  # ragged nested lists
+            raise ValueError(f"reset option deck must be {valid}; got ragged lists") from None
+        if arr.dtype.kind not in "iu":
+            raise ValueError(f"reset option deck must be {valid}; got {arr.dtype} values of shape {arr.shape}")
+        if arr.shape[-1:] != (C,) or arr.ndim > 2:
+            raise ValueError(f"reset option deck must be {valid}; got shape {arr.shape}")
         arr = np.broadcast_to(arr, (B, self.C))
         if not (np.sort(arr, axis=1) == np.arange(self.C)).all():
             raise ValueError(f"reset option deck must be a permutation of the card ids 0..{self.C - 1}")
