@@ -10,7 +10,9 @@ opponents' nodes are shared by every determinization that reaches them. Each ite
    by UCB1 with availability counts (``mean + c * spread * sqrt(ln(available) / visits)``, the
    mean from the chooser's side: the searcher's side maximizes its return, the other side
    minimizes it; ``available`` counts the iterations in which the action was legal at that node);
-3. expands one action legal here and not yet in the tree (uniformly at random among those);
+3. expands one action legal here and not yet in the tree: the rollout agent's own choice first
+   (``guided=True``, the default: with few visits the tree follows the rule bot, as PIMC's
+   rollouts do), else uniformly at random among them (``guided=False``, the paper's rule);
 4. plays the episode out with the rollout agent in every seat (PIMC's rollout,
    :meth:`cardzoo.agents.search.PIMCSearch._rollout`: the rule bot, compiled where it has
    ``play_out``);
@@ -27,6 +29,10 @@ by an earlier iteration of the wave counts as visited with the worst return seen
 chooser's side) until the wave backs up, so the wave's iterations spread over the tree as
 sequential ones would. ``wave=1`` is the plain sequential algorithm.
 
+``others="rollout"`` (not SO-ISMCTS; default ``"search"``) lets the rollout agent choose for every
+seat but the searcher's inside the tree too: the tree then searches only the searcher's own
+decisions, against PIMC's model of the other seats.
+
 Like PIMC it reads the game state and sees only what ``determinize`` keeps (the searcher's
 information); episodes must end with the deal. Every cardzoo game has two sides, so minimizing
 the searcher's return is the opponents' best reply.
@@ -35,7 +41,6 @@ the searcher's return is the opponents' best reply.
 from __future__ import annotations
 
 import numpy as np
-
 from numba import njit
 
 from .base import Agent
@@ -45,26 +50,45 @@ __all__ = ["ISMCTSAgent", "ISMCTSSearch"]
 
 
 @njit(cache=True)
-def _select(nd, legal, pref, mine, vloss, scale, u, tie, child, N, W, AV, n_nodes, acts, expand):  # pragma: no cover - compiled
+def _select(nd, legal, pref, fixed, mine, vloss, scale, u, tie, widen, child, N, W, AV, n_nodes, acts, expand):
     """One tree level of a wave, its rows one after another (the order of the wave's iterations).
 
     Row ``i`` stands at node ``nd[i]`` with legal actions ``legal[i]`` (``bool[A]``). If one of them
     has no child yet, it expands one (the ``u[i]``-quantile among those: uniform), making node
     ``n_nodes`` (then ``n_nodes + 1``, ...); else it takes the legal edge of highest UCB1 with
-    availability, ``sign * W/N + scale[i] * sqrt(ln(max(AV, 1)) / N)`` (``sign`` +1 where the
-    chooser is on the searcher's side, ``mine[i]``, else -1). Either way every legal edge already
+    availability, ``sign * W/N + scale[i] * sqrt(ln(max(AV - 1, 1)) / N)`` (``AV - 1``: the
+    iterations before this one in which the edge was legal here; ``sign`` +1 where the chooser is
+    on the searcher's side, ``mine[i]``, else -1; ties broken by ``tie[i]``). Either way every legal edge already
     in the tree gains one availability, and the edge taken gains one visit and the virtual return
-    ``vloss[i]`` (replaced by the real return at back-up), so later rows see it. Writes
+    ``vloss[i]`` (replaced by the real return at back-up), so later rows see it. Where ``fixed[i]``
+    (a seat the rollout agent plays in the tree) the edge taken is ``pref[i]``, its node made if
+    new; elsewhere an expansion takes ``pref[i]`` first if it is legal and untried. With
+    ``widen > 0`` a node that has ``k`` legal children after ``n`` visits expands only while
+    ``k < widen * sqrt(n)`` (progressive widening). Writes
     ``acts[i]``, ``expand[i]``; returns the new node count."""
     A = legal.shape[1]
     for i in range(nd.shape[0]):
         v = nd[i]
         n_untried = 0
+        n_tried = 0
+        visits = 0.0
         for a in range(A):
-            if legal[i, a] and child[v, a] < 0:
-                n_untried += 1
+            visits += N[v, a]
+            if legal[i, a]:
+                if child[v, a] < 0:
+                    n_untried += 1
+                else:
+                    n_tried += 1
+        if widen > 0 and n_tried > 0 and n_tried >= widen * np.sqrt(visits):
+            n_untried = 0  # progressive widening: no new child yet, choose among the legal ones made
         best = -1
-        if n_untried > 0:
+        if fixed[i]:  # a seat played by the rollout agent inside the tree too: its move, no choice
+            best = pref[i]
+            expand[i] = child[v, best] < 0
+            if expand[i]:
+                child[v, best] = n_nodes
+                n_nodes += 1
+        elif n_untried > 0:
             pick = min(int(u[i] * n_untried), n_untried - 1)
             p = pref[i]
             if p >= 0 and legal[i, p] and child[v, p] < 0:
@@ -88,7 +112,7 @@ def _select(nd, legal, pref, mine, vloss, scale, u, tie, child, N, W, AV, n_node
             sign = 1.0 if mine[i] else -1.0
             top = -np.inf
             for a in range(A):
-                if legal[i, a]:
+                if legal[i, a] and child[v, a] >= 0:
                     AV[v, a] += 1.0
                     score = sign * W[v, a] / N[v, a] + scale[i] * np.sqrt(np.log(max(AV[v, a] - 1.0, 1.0)) / N[v, a])
                     if score > top or (score == top and tie[i, a] > tie[i, best]):
@@ -116,14 +140,28 @@ class ISMCTSSearch(PIMCSearch):
         max_games: decisions searched at once (the tree arrays take about
             ``max_games * (n_iter + 1) * num_actions * 28`` bytes).
         search: as :class:`PIMCSearch` (``"all"``, ``"phase"``, ``"cards"``).
+        guided: expand the rollout agent's move first at a new node (else a random untried one).
+        others: ``"search"`` (SO-ISMCTS: every seat chooses by UCB in the tree) or ``"rollout"``
+            (the other seats play the rollout agent's move in the tree too).
+        shared: one determinization per game for all the iterations of a wave (their returns
+            are then compared on the same deal, like PIMC's common random numbers; still a
+            uniform determinization per iteration) instead of one per iteration.
+        widen: progressive widening (> 0): a node expands a new action only while its legal
+            children number fewer than ``widen * sqrt(visits)``; 0 (default): the paper's rule,
+            every legal untried action is expanded before UCB chooses.
 
     Raises:
         ValueError: ``n_iter``, ``wave`` or ``max_games`` below 1, a negative ``c``, an unknown
-        ``search``, or a kernel in match mode.
+        ``search`` or ``others``, or a kernel in match mode.
     """
 
-    def __init__(self, kernel, rollout: Agent, n_iter: int = 256, wave: int = 16, c: float = 0.7, seed=None,
-                 max_games: int = 64, search: str = "all", guided: bool = True) -> None:
+    OTHERS = ("search", "rollout")
+
+    def __init__(self, kernel, rollout: Agent, n_iter: int = 64, wave: int = 8, c: float = 0.7, seed=None,
+                 max_games: int = 64, search: str = "all", guided: bool = True, others: str = "search",
+                 shared: bool = False, widen: float = 0.0) -> None:
+        if others not in self.OTHERS:
+            raise ValueError(f"others must be one of {self.OTHERS}, got {others!r}")
         for name, v in (("n_iter", n_iter), ("wave", wave), ("max_games", max_games)):
             if int(v) < 1:
                 raise ValueError(f"{name} must be >= 1, got {v!r}")
@@ -132,7 +170,13 @@ class ISMCTSSearch(PIMCSearch):
         super().__init__(kernel, rollout, n_det=1, seed=seed, search=search)
         self.n_iter, self.wave, self.c, self.max_games = int(n_iter), int(wave), float(c), int(max_games)
         self.guided = bool(guided)
-        self.name = f"ismcts{self.n_iter}{'' if search == 'all' else '-' + search}({getattr(rollout, 'name', 'rollout')})"
+        self.others = others
+        self.shared = bool(shared)
+        if not float(widen) >= 0:
+            raise ValueError(f"widen must be >= 0 (0: expand every legal action before choosing), got {widen!r}")
+        self.widen = float(widen)
+        mode = "" if search == "all" else "-" + search
+        self.name = f"ismcts{self.n_iter}{mode}({getattr(rollout, 'name', 'rollout')})"
         sides = kernel.sides()
         self._side = np.empty(kernel.num_players, dtype=np.int64)
         for i, seats in enumerate(sides):
@@ -187,7 +231,10 @@ class ISMCTSSearch(PIMCSearch):
             done_iter += K
             games = np.repeat(np.arange(B), K)
             R = games.size
-            sims = k.determinize(root.take(games), me[games], rng)
+            if self.shared:  # one determinization per game and wave: the wave's iterations compare on it
+                sims = k.determinize(root, me, rng).take(games)
+            else:
+                sims = k.determinize(root.take(games), me[games], rng)
             seat = me[games]
             node = games.astype(np.int64)
             ret = np.zeros(R)
@@ -203,12 +250,16 @@ class ISMCTSSearch(PIMCSearch):
                 acts = np.empty(live.size, dtype=np.int64)
                 expand = np.empty(live.size, dtype=np.bool_)
                 pref = np.full(live.size, -1, dtype=np.int64)
-                if self.guided:  # the rollout agent's move is expanded first
-                    grow = np.flatnonzero((legal & (child[nd] < 0)).any(axis=1))
+                fixed = np.zeros(live.size, dtype=np.bool_)
+                if self.others == "rollout":  # every seat but the searcher's plays the rollout agent's move
+                    fixed = sims.current_player[live].astype(np.int64) != seat[live]
+                if self.guided or fixed.any():  # the rollout agent's move: expanded first / played
+                    grow = np.flatnonzero((legal & (child[nd] < 0)).any(axis=1) | fixed)
                     if grow.size:
                         sub = sims.take(live[grow])
                         pref[grow] = self.rollout.act(k.observe(sub, sub.current_player), legal[grow])
-                n_nodes = _select(nd, legal, pref, mine, vloss, scale[live], rng.random(live.size), rng.random((live.size, A)), child, N, W, AV,
+                u, tie = rng.random(live.size), rng.random((live.size, A))
+                n_nodes = _select(nd, legal, pref, fixed, mine, vloss, scale[live], u, tie, self.widen, child, N, W, AV,
                                   n_nodes, acts, expand)
                 path.append((live, nd, acts, vloss))
                 if expand.any():
@@ -250,7 +301,9 @@ class ISMCTSAgent(PIMCAgent):
 
     needs_state = True
 
-    def __init__(self, kernel, rollout: Agent, n_iter: int = 256, wave: int = 16, c: float = 0.7, seed=None,
-                 search: str = "all", guided: bool = True) -> None:
-        self.search = ISMCTSSearch(kernel, rollout, n_iter=n_iter, wave=wave, c=c, seed=seed, search=search, guided=guided)
+    def __init__(self, kernel, rollout: Agent, n_iter: int = 64, wave: int = 8, c: float = 0.7, seed=None,
+                 search: str = "all", guided: bool = True, others: str = "search", shared: bool = False,
+                 widen: float = 0.0) -> None:
+        self.search = ISMCTSSearch(kernel, rollout, n_iter=n_iter, wave=wave, c=c, seed=seed, search=search,
+                                   guided=guided, others=others, shared=shared, widen=widen)
         self.name = self.search.name

@@ -22,7 +22,7 @@ Built-in names:
 * ``"avinas/pimc"``, ``"ottocento/pimc"``, ``"aluette/pimc"``, ``"pyanitsa/pimc"``: PIMC search
   (8 determinizations by default, the game's rule bot in the rollouts), like ``all_fours/pimc``.
 * ``"GAME/ismcts"`` for every game: :class:`~cardzoo.agents.ismcts.ISMCTSAgent`, single-observer
-  information-set MCTS (``n_iter=256`` iterations, rule-bot rollouts; ``agents/SEARCH.md``).
+  information-set MCTS (``n_iter=64`` iterations, rule-bot rollouts; ``agents/SEARCH.md``).
 
 Extension point: ``register("all_fours/ppo", factory)`` where ``factory(**env_options)``
 returns an :class:`~cardzoo.agents.base.Agent`. A name that is not registered but is an existing
@@ -299,17 +299,18 @@ for _g, _rule in (("avinas", _avinas_rule), ("ottocento", _ottocento_rule), ("al
 
 
 def _game_ismcts(game: str, rule: Factory) -> Factory:
-    def factory(seed=None, n_iter: int = 256, wave: int = 16, c: float = 0.7, search: str = "all", guided: bool = True,
-                **env_options) -> Agent:
+    def factory(seed=None, n_iter: int = 64, wave: int = 8, c: float = 0.7, search: str = "all", guided: bool = True,
+                others: str = "search", shared: bool = False, widen: float = 0.0, **env_options) -> Agent:
         from cardzoo import envs
 
         from .ismcts import ISMCTSAgent
 
         return ISMCTSAgent(envs.kernel(game, **env_options), rule(**env_options), n_iter=n_iter, wave=wave, c=c,
-                           seed=seed, search=search, guided=guided)
+                           seed=seed, search=search, guided=guided, others=others,
+                           shared=shared, widen=widen)
 
     factory.__doc__ = (f"SO-ISMCTS for {game} (:class:`~cardzoo.agents.ismcts.ISMCTSAgent`): ``n_iter`` iterations "
-                       f"(default 256) in waves of ``wave``, {game}/rule rollouts; it reads the game state.")
+                       f"(default 64) in waves of ``wave``, {game}/rule rollouts; it reads the game state.")
     return factory
 
 

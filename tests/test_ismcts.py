@@ -117,7 +117,8 @@ def test_ismcts_plays_legal_moves_is_seeded_and_reads_no_hidden_card(game):
     assert np.array_equal(again.act_state(st), acts)
     assert np.array_equal(again.search.q_values(st), q, equal_nan=True)
     other = k.determinize(st, st.current_player.astype(np.intp), np.random.default_rng(8))
-    hidden_moved = any(not np.array_equal(getattr(other, f), getattr(st, f)) for f in ("hands", "piles") if hasattr(st, f))
+    fields = [f for f in ("hands", "piles") if hasattr(st, f)]
+    hidden_moved = any(not np.array_equal(getattr(other, f), getattr(st, f)) for f in fields)
     assert hidden_moved
     redealt = agents.load(f"{game}/ismcts", seed=4, n_iter=24, wave=4, **OPTIONS.get(game, {}))
     assert np.array_equal(redealt.act_state(other), acts)  # the first search of a fresh agent, like ``ag``'s
@@ -149,7 +150,8 @@ def test_ismcts_rejects_bad_settings():
     k, rule = AllFoursKernel(), AllFoursRuleAgent()
     for kw, msg in (({"n_iter": 0}, "n_iter must be >= 1"), ({"wave": 0}, "wave must be >= 1"),
                     ({"max_games": 0}, "max_games must be >= 1"), ({"c": -1.0}, "c .* must be >= 0"),
-                    ({"search": "bids"}, "search must be one of")):
+                    ({"search": "bids"}, "search must be one of"), ({"others": "rule"}, "others must be one of"),
+                    ({"widen": -1.0}, "widen must be >= 0")):
         with pytest.raises(ValueError, match=msg):
             ISMCTSSearch(k, rule, **kw)
     with pytest.raises(ValueError, match="episode='hand'"):
