@@ -57,18 +57,20 @@ def _play_out(k, st, first: str) -> float:
         a = rule.act(k.observe(g, g.current_player), k.legal_actions(g))
 
 
-def test_worked_endgame_leads_the_ace_to_save_the_jack():
+@pytest.mark.parametrize("variant", [{}, {"guided": False}, {"widen": 1.0}, {"others": "rollout"}, {"shared": True}, {"wave": 1}])
+def test_worked_endgame_leads_the_ace_to_save_the_jack(variant):
     """S0 holds AC JC; the only unseen trump is QC (with 3H..6H and 2H). Leading AC draws QC
     (its holder must follow trump, §5) and JC then wins the last trick: High, Low and Jack for A,
     Game for B, +2 in every deal consistent with what S0 knows. Leading JC loses it to QC wherever
     an opponent holds QC (hang jack, 3 to B: -2), and is +2 only when the partner holds it. The
-    search sees only S0's information (the real determinize) and must lead AC, valued exactly +2."""
+    search sees only S0's information (the real determinize) and must lead AC, valued exactly +2,
+    with every option."""
     k, st = _endgame({1: ["QC", "2H"], 2: ["3H", "4H"], 3: ["5H", "6H"]})
     assert np.flatnonzero(k.legal_actions(st)[0]).tolist() == [C("JC"), C("AC")]
     assert _play_out(k, st, "AC") == 2.0 and _play_out(k, st, "JC") == -2.0
     _, partner_has_it = _endgame({1: ["3H", "2H"], 2: ["QC", "4H"], 3: ["5H", "6H"]})
     assert _play_out(k, partner_has_it, "JC") == 2.0
-    search = ISMCTSSearch(k, AllFoursRuleAgent(), n_iter=64, wave=8, seed=0)
+    search = ISMCTSSearch(k, AllFoursRuleAgent(), **{"n_iter": 64, "wave": 8, "seed": 0, **variant})
     q = search.q_values(st)
     ac, jc = C("AC"), C("JC")
     assert q[0, ac] == 2.0  # every iteration through AC returned +2
