@@ -21,6 +21,8 @@ Built-in names:
   ``"pyanitsa/ppo"`` (shipped, ``collect_order="winner_chooses"``).
 * ``"avinas/pimc"``, ``"ottocento/pimc"``, ``"aluette/pimc"``, ``"pyanitsa/pimc"``: PIMC search
   (8 determinizations by default, the game's rule bot in the rollouts), like ``all_fours/pimc``.
+* ``"GAME/ismcts"`` for every game: :class:`~cardzoo.agents.ismcts.ISMCTSAgent`, single-observer
+  information-set MCTS (``n_iter=64`` iterations, rule-bot rollouts; ``agents/SEARCH.md``).
 
 Extension point: ``register("all_fours/ppo", factory)`` where ``factory(**env_options)``
 returns an :class:`~cardzoo.agents.base.Agent`. A name that is not registered but is an existing
@@ -294,6 +296,28 @@ def _game_pimc(game: str, rule: Factory) -> Factory:
 # PIMC search for the other games (issue 16): their kernels' determinize(), rule-bot rollouts
 for _g, _rule in (("avinas", _avinas_rule), ("ottocento", _ottocento_rule), ("aluette", _aluette_rule), ("pyanitsa", _pyanitsa_rule)):
     register(f"{_g}/pimc", _game_pimc(_g, _rule))
+
+
+def _game_ismcts(game: str, rule: Factory) -> Factory:
+    def factory(seed=None, n_iter: int = 64, wave: int = 8, c: float = 0.7, search: str = "all", guided: bool = True,
+                others: str = "search", shared: bool = False, widen: float = 0.0, **env_options) -> Agent:
+        from cardzoo import envs
+
+        from .ismcts import ISMCTSAgent
+
+        return ISMCTSAgent(envs.kernel(game, **env_options), rule(**env_options), n_iter=n_iter, wave=wave, c=c,
+                           seed=seed, search=search, guided=guided, others=others,
+                           shared=shared, widen=widen)
+
+    factory.__doc__ = (f"SO-ISMCTS for {game} (:class:`~cardzoo.agents.ismcts.ISMCTSAgent`): ``n_iter`` iterations "
+                       f"(default 64) in waves of ``wave``, {game}/rule rollouts; it reads the game state.")
+    return factory
+
+
+# information-set MCTS for every game (issue 16; agents/SEARCH.md)
+for _g, _rule in (("all_fours", _all_fours_rule), ("avinas", _avinas_rule), ("ottocento", _ottocento_rule),
+                  ("aluette", _aluette_rule), ("pyanitsa", _pyanitsa_rule)):
+    register(f"{_g}/ismcts", _game_ismcts(_g, _rule))
 
 
 SHIPPED = os.path.join(os.path.dirname(__file__), "shipped")

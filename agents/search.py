@@ -152,9 +152,14 @@ class PIMCSearch:
             out[other] = self.rollout.act(k.observe(sub, sub.current_player), mask[other])
         choose = np.flatnonzero(search)
         if choose.size:
-            q = self.q_values(state.take(choose))
-            out[choose] = np.nanargmax(np.where(np.isnan(q), -np.inf, q), axis=1)
+            out[choose] = self._best(state.take(choose))
         return out
+
+    def _best(self, state) -> np.ndarray:
+        """The searched choice in each game of ``state`` (``int64[B]``): here the best :meth:`q_values`
+        (a subclass, e.g. :class:`~cardzoo.agents.ismcts.ISMCTSSearch`, decides otherwise)."""
+        q = self.q_values(state)
+        return np.nanargmax(np.where(np.isnan(q), -np.inf, q), axis=1)
 
 
 class PIMCAgent(Agent):
