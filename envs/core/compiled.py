@@ -156,9 +156,66 @@ def _templates(_key):
         out[:] = 0
         observe_one(S, 0, seat, P, out)  # noqa: F821
 
+    # The AEC env's step: one compiled call applies the action and leaves the "view" of the seat
+    # to act in the caller's buffers (legal words, the int8 action mask, that seat's observation),
+    # so that last()/observe() only copy them. Returned code (see CompiledSingleGame.play):
+    # bit 0: some reward is not +0.0; bit 1: the game is over; bits 2-9: the viewed seat + 1
+    # (0: none); bits 10-: the chance code (then nothing was viewed: deal, then single_view).
+    def single_play(S, action, P, words, mask, obs):
+        _key  # noqa: B018
+        for j in range(S.rewards.shape[1]):
+            S.rewards[0, j] = 0
+        need = 0
+        if not S.done[0]:
+            need = step_one(S, 0, action, P)  # noqa: F821
+        if need != 0:
+            return need << 10
+        # the view (the same lines as single_view: templates cannot call each other)
+        words[:] = 0
+        if not S.done[0]:
+            legal_one(S, 0, P, words)  # noqa: F821
+        for a in range(mask.shape[0]):
+            mask[a] = (words[a >> 6] >> np.uint64(a & 63)) & np.uint64(1)
+        obs[:] = 0
+        seat = np.int64(S.current_player[0])
+        view = 0
+        if 0 <= seat < S.rewards.shape[1]:
+            observe_one(S, 0, seat, P, obs)  # noqa: F821
+            view = seat + 1
+        code = view << 2
+        if S.done[0]:
+            code |= 2
+        for j in range(S.rewards.shape[1]):
+            r = S.rewards[0, j]
+            if r != 0 or np.copysign(1.0, r) < 0:
+                code |= 1
+        return code
+
+    def single_view(S, P, words, mask, obs):
+        _key  # noqa: B018
+        words[:] = 0
+        if not S.done[0]:
+            legal_one(S, 0, P, words)  # noqa: F821
+        for a in range(mask.shape[0]):
+            mask[a] = (words[a >> 6] >> np.uint64(a & 63)) & np.uint64(1)
+        obs[:] = 0
+        seat = np.int64(S.current_player[0])
+        view = 0
+        if 0 <= seat < S.rewards.shape[1]:
+            observe_one(S, 0, seat, P, obs)  # noqa: F821
+            view = seat + 1
+        code = view << 2
+        if S.done[0]:
+            code |= 2
+        for j in range(S.rewards.shape[1]):
+            r = S.rewards[0, j]
+            if r != 0 or np.copysign(1.0, r) < 0:
+                code |= 1
+        return code
+
     fns = (
         batch_step, batch_deal, batch_legal, batch_check, batch_observe, batch_global,
-        single_step, single_deal, observe_row,
+        single_step, single_deal, observe_row, single_play, single_view,
     )
     return {f.__name__: f for f in fns}
 
@@ -300,6 +357,11 @@ class CompiledSingleGame:
     (a new deal) is drawn in Python by the kernel in between, exactly as in the batched step.
     Behaves exactly like the batched methods on ``st`` (it runs the same compiled functions).
 
+    The AEC env steps with :meth:`play`, which also leaves the *view* of the seat to act in
+    preallocated buffers: :attr:`mask` (``int8[A]``, all 0 once the game is over) and :attr:`obs`
+    (``uint8[D]``, the observation of seat :attr:`view_seat`). They are overwritten by the next
+    :meth:`play` or :meth:`refresh`: callers copy what they hand out.
+
     Args:
         kernel: a :class:`CompiledKernel`.
         st: a state of one game (``ValueError`` otherwise).
@@ -317,6 +379,12 @@ class CompiledSingleGame:
         self._words = np.zeros(kernel.legal_words_per_game, dtype=np.uint64)
         self._fresh = False
         self._rows = np.zeros(1, dtype=np.int64)
+        #: ``int8[A]`` action mask of the seat to act, written by :meth:`play` / :meth:`refresh`
+        self.mask = np.zeros(kernel.num_actions, dtype=np.int8)
+        #: ``uint8[D]`` observation of seat :attr:`view_seat`, written by :meth:`play` / :meth:`refresh`
+        self.obs = np.zeros(self._size, dtype=np.uint8)
+        #: the seat whose observation :attr:`obs` holds; -1 before the first view
+        self.view_seat = -1
         # numba's dispatcher spends ~18 us a call typing ~40 arrays; the compiled entry points of
         # this state's exact types take ~0.4 us. They are bound here, for arrays numba would type
         # as C-contiguous writeable arrays (always so for states made by the kernel); other
@@ -327,6 +395,7 @@ class CompiledSingleGame:
     def _bind(self) -> None:
         d, S = self.d, self.S
         self._step_fn, self._deal_fn, self._obs_fn = d._single_step, d._single_deal, d._observe_row
+        self._play_fn, self._view_fn = d._single_play, d._single_view
         if all(a.flags.c_contiguous and a.flags.writeable and a.flags.aligned for a in S):
             key = (id(d), tuple((a.dtype.char, a.ndim) for a in S))
             eps = _ENTRIES.get(key)
@@ -334,13 +403,16 @@ class CompiledSingleGame:
                 ty = d._single_step.typeof_pyval
                 ts, i64, p = ty(S), ty(0), ty(self.P)
                 words = ty(self._words)
-                obs = ty(np.empty(self._size, dtype=np.uint8))
+                obs = ty(self.obs)
+                mask = ty(self.mask)
                 eps = _ENTRIES[key] = (
                     _entry(d._single_step, (ts, i64, p, words)),
                     _entry(d._single_deal, (ts, i64, p, words)),
                     _entry(d._observe_row, (ts, i64, p, obs)),
+                    _entry(d._single_play, (ts, i64, p, words, mask, obs)),
+                    _entry(d._single_view, (ts, p, words, mask, obs)),
                 )
-            self._step_fn, self._deal_fn, self._obs_fn = eps
+            self._step_fn, self._deal_fn, self._obs_fn, self._play_fn, self._view_fn = eps
 
     def __getstate__(self) -> dict:
         # entry points do not pickle: keep the state and the kernel, bind again on load
@@ -372,6 +444,27 @@ class CompiledSingleGame:
             self.k.draw_chance(self.st, self._rows, int(need), rng)
             self._deal_fn(self.S, int(need), self.P, self._words)
         self._fresh = True
+
+    def play(self, action: int, rng) -> int:
+        """:meth:`step` (``action``: a legal int, unchecked) plus :meth:`refresh`, in one compiled call
+        when no chance is needed. Returns the code of :meth:`refresh`."""
+        code = self._play_fn(self.S, action, self.P, self._words, self.mask, self.obs)
+        if code >= 1024:  # chance: draw it as kernel.step does, deal, then view
+            self.k.draw_chance(self.st, self._rows, code >> 10, rng)
+            self._deal_fn(self.S, code >> 10, self.P, self._words)
+            code = self._view_fn(self.S, self.P, self._words, self.mask, self.obs)
+        self._fresh = True
+        self.view_seat = (code >> 2) - 1
+        return code
+
+    def refresh(self) -> int:
+        """Recompute the view of the seat to act from the state: :attr:`mask`, :attr:`obs`,
+        :attr:`view_seat` and the legal words. Returns an int code: bit 0 set if some reward in
+        ``st.rewards`` is not ``+0.0``, bit 1 set if the game is over."""
+        code = self._view_fn(self.S, self.P, self._words, self.mask, self.obs)
+        self._fresh = True
+        self.view_seat = (code >> 2) - 1
+        return code
 
     def observe(self, seat: int) -> np.ndarray:
         """``uint8[D]`` observation of ``seat``, identical to ``kernel.observe(st, seat)[0]``."""
