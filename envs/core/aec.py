@@ -131,10 +131,10 @@ class KernelAECEnv(AECEnv):
         self._forfeit = False
         self._single = self.kernel.single_game(self._st)
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._after_step()
         if self._st.done[0]:  # the game ended while dealing (e.g. a kick won the match): pay it now
@@ -257,11 +257,11 @@ class KernelAECEnv(AECEnv):
             if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
                 raise ValueError(f"action must be an int action id, got {action!r}; legal: {self._legal_names()}")
         a = int(action)
-        legal = 0 <= a < self._num_actions and self._legal_mask()[a]
-        if not legal and 0 <= a < self._num_actions and self.illegal_action == "lose":
-            self._lose(agent, a)
-            return
-        if not legal:
+        mask = self._legal if self._legal is not None else self._legal_mask()
+        if not (0 <= a < self._num_actions and mask[a]):
+            if 0 <= a < self._num_actions and self.illegal_action == "lose":
+                self._lose(agent, a)
+                return
             what = self.kernel.action_name(a) if 0 <= a < self._num_actions else f"{a} (out of range 0..{self._num_actions - 1})"
             raise ValueError(f"illegal action {what} for {agent}; legal: {self._legal_names()}")
         self._cumulative_rewards[agent] = 0.0

@@ -340,8 +340,13 @@ def drivers_for(arrays, rules, parallel: bool = False) -> Drivers:
     return _DRIVERS[key]
 
 
-#: (drivers id, (dtype, ndim) of each state array) -> the single-game entry points
+#: (drivers id, _layout of the state's arrays) -> the single-game entry points
 _ENTRIES: dict = {}
+#: drivers -> (_layout, entry points) of the state bound last (a new game of the AEC env has the same layout)
+_LAST_BOUND: dict = {}
+#: what an entry point's argument types depend on, per state array: dtype, ndim, and whether it is
+#: C-contiguous, aligned and writeable (``flags.carray``)
+_layout = operator.attrgetter("dtype", "ndim", "flags.carray")
 
 
 def _entry(dispatcher, sig: tuple):
@@ -396,8 +401,13 @@ class CompiledSingleGame:
         d, S = self.d, self.S
         self._step_fn, self._deal_fn, self._obs_fn = d._single_step, d._single_deal, d._observe_row
         self._play_fn, self._view_fn = d._single_play, d._single_view
-        if all(a.flags.c_contiguous and a.flags.writeable and a.flags.aligned for a in S):
-            key = (id(d), tuple((a.dtype.char, a.ndim) for a in S))
+        layout = tuple(map(_layout, S))
+        last = _LAST_BOUND.get(d)
+        if last is not None and last[0] == layout:  # the AEC env's reset: checked once per layout
+            self._step_fn, self._deal_fn, self._obs_fn, self._play_fn, self._view_fn = last[1]
+            return
+        if all(x[2] for x in layout):
+            key = (id(d), layout)
             eps = _ENTRIES.get(key)
             if eps is None:
                 ty = d._single_step.typeof_pyval
@@ -412,6 +422,7 @@ class CompiledSingleGame:
                     _entry(d._single_play, (ts, i64, p, words, mask, obs)),
                     _entry(d._single_view, (ts, p, words, mask, obs)),
                 )
+            _LAST_BOUND[d] = (layout, eps)
             self._step_fn, self._deal_fn, self._obs_fn, self._play_fn, self._view_fn = eps
 
     def __getstate__(self) -> dict:
