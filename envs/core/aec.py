@@ -213,9 +213,9 @@ class KernelAECEnv(AECEnv):
         unknown agent."""
         if self._st is None:
             self._require_reset("observe()")
-        if agent not in self.agent_name_mapping:
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
             raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
-        seat = self.agent_name_mapping[agent]
         single = self._single
         if single is not None:
             # fast path: the seat to act's view was computed by the step (or by _legal_mask); copies
@@ -346,7 +346,9 @@ class KernelAECEnv(AECEnv):
 
     @property
     def game_state(self):
-        """The kernel state (``B = 1``) for tests and search; mutate at your own risk."""
+        """The kernel state (``B = 1``) for tests and search; mutate at your own risk. The action mask
+        and the observation of the seat to act are cached until the next step: after a change in
+        place, call ``_after_step()`` (or set ``_legal = None``) so that they are computed again."""
         return self._st
 
     def render(self, view="default") -> str | None:

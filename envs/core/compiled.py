@@ -379,7 +379,7 @@ class CompiledSingleGame:
         self.st = st
         self.d = kernel.drivers
         self.P = kernel.params
-        self.S = kernel.drivers.arrays(st)
+        self.S = self.d.arrays(st)
         self._size = kernel.obs_layout.size
         self._words = np.zeros(kernel.legal_words_per_game, dtype=np.uint64)
         self._fresh = False
