@@ -141,10 +141,10 @@ class KernelAECEnv(AECEnv):
         self._forfeit = False
         self._single = self.kernel.single_game(self._st)
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._after_step()
         if self._st.done[0]:  # the game ended while dealing (e.g. a kick won the match): pay it now
@@ -153,24 +153,39 @@ class KernelAECEnv(AECEnv):
             self._accumulate_rewards()
 
     def _after_step(self) -> None:
+        """Read the state after a step (or a change made in place): the agent to act, the end of
+        the episode; drops the cached mask and observation."""
         st = self._st
         self._legal = None
         self.agent_selection = self.possible_agents[st.current_player.item(0)]
         if st.done.item(0):
-            trunc = bool(st.truncated[0])
-            info = self.kernel.info(st, 0)
-            for a in self.agents:
-                self.terminations[a] = not trunc
-                self.truncations[a] = trunc
-                self.infos[a] = dict(info)
+            self._finish()
+
+    def _finish(self) -> None:
+        """The game is over: every agent terminated (or truncated) with the kernel's end-of-game info."""
+        st = self._st
+        trunc = bool(st.truncated[0])
+        info = self.kernel.info(st, 0)
+        for a in self.agents:
+            self.terminations[a] = not trunc
+            self.truncations[a] = trunc
+            self.infos[a] = dict(info)
 
     def _over(self) -> bool:
         return bool(self._st.done.item(0)) or self._forfeit
 
     def _legal_mask(self) -> np.ndarray:
+        """The action mask of the seat to act (``int8[A]`` on the fast path, else ``bool[A]``), cached in
+        ``_legal`` until the next step; ``_legal = None`` (or :meth:`_after_step`) drops the cache after
+        the state was changed in place. On the fast path it is the single game's :attr:`mask` buffer,
+        computed with the observation of the seat to act (``_single.obs``)."""
         if self._legal is None:
             single = self._single
-            self._legal = single.legal_mask() if single is not None else self.kernel.legal_actions(self._st)[0]
+            if single is not None:
+                single.refresh()
+                self._legal = single.mask
+            else:
+                self._legal = self.kernel.legal_actions(self._st)[0]
         return self._legal
 
     def _require_reset(self, what: str) -> None:
@@ -185,8 +200,17 @@ class KernelAECEnv(AECEnv):
 
     def last(self, observe: bool = True):
         """PettingZoo's ``last()``; ``RuntimeError`` before ``reset`` and after the episode ended."""
-        self._require_live("last()")
-        return super().last(observe)
+        if self._st is None or not self.agents:
+            self._require_live("last()")
+        agent = self.agent_selection
+        assert agent is not None
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def agent_iter(self, max_iter: int = 2**63):
         """PettingZoo's ``agent_iter()``; ``RuntimeError`` before ``reset``."""
@@ -197,11 +221,20 @@ class KernelAECEnv(AECEnv):
         """``{"observation": uint8[D], "action_mask": int8[A]}`` for ``agent``; the mask is all
         zero unless ``agent`` is to act. ``RuntimeError`` before ``reset``, ``ValueError`` for an
         unknown agent."""
-        self._require_reset("observe()")
-        if agent not in self.agent_name_mapping:
+        if self._st is None:
+            self._require_reset("observe()")
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
             raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
+        single = self._single
+        if single is not None:
+            # fast path: the seat to act's view was computed by the step (or by _legal_mask); copies
+            # are handed out, so what a caller keeps never changes
+            legal = self._legal if self._legal is not None else self._legal_mask()
+            if legal is single.mask and seat == single.view_seat:
+                mask = np.zeros(self._num_actions, dtype=np.int8) if self._forfeit else legal.copy()
+                return {"observation": single.obs.copy(), "action_mask": mask}
         st = self._st
-        seat = self.agent_name_mapping[agent]
         obs = self._single.observe(seat) if self._single is not None else self.kernel.observe(st, seat)[0]
         if seat == st.current_player.item(0) and not self._over():
             mask = self._legal_mask().astype(np.int8)  # a copy: callers may keep or modify it
@@ -222,32 +255,47 @@ class KernelAECEnv(AECEnv):
         action is not an int in ``[0, A)`` or not legal now (the message names it and lists the legal
         actions); the game is unchanged in both cases.
         """
-        self._require_live("step()")
+        if self._st is None or not self.agents:
+            self._require_live("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"action must be an int action id, got {action!r}; legal: {self._legal_names()}")
+        if type(action) is not int:
+            if isinstance(action, np.ndarray) and action.shape == ():
+                action = action.item()
+            if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
+                raise ValueError(f"action must be an int action id, got {action!r}; legal: {self._legal_names()}")
         a = int(action)
-        legal = 0 <= a < self._num_actions and self._legal_mask()[a]
-        if not legal and 0 <= a < self._num_actions and self.illegal_action == "lose":
-            self._lose(agent, a)
-            return
-        if not legal:
+        mask = self._legal if self._legal is not None else self._legal_mask()
+        if not (0 <= a < self._num_actions and mask[a]):
+            if 0 <= a < self._num_actions and self.illegal_action == "lose":
+                self._lose(agent, a)
+                return
             what = self.kernel.action_name(a) if 0 <= a < self._num_actions else f"{a} (out of range 0..{self._num_actions - 1})"
             raise ValueError(f"illegal action {what} for {agent}; legal: {self._legal_names()}")
         self._cumulative_rewards[agent] = 0.0
         st = self._st
-        if self._single is not None:
-            self._single.step(a, self._rng)
-        else:
+        single = self._single
+        if single is None:
             self.kernel.step(st, np.array([a]), self._rng)
-        self.rewards = dict(zip(self.possible_agents, st.rewards[0].tolist()))
-        self._after_step()
-        self._accumulate_rewards()
+            self.rewards = dict(zip(self.possible_agents, st.rewards[0].tolist()))
+            self._after_step()
+            self._accumulate_rewards()
+            return
+        # fast path: one compiled call steps and computes the next seat's mask and observation
+        code = single.play(a, self._rng)
+        self._legal = single.mask
+        self.agent_selection = self.possible_agents[st.current_player.item(0)]
+        if code & 1:  # some reward is not +0.0
+            self.rewards = dict(zip(self.possible_agents, st.rewards[0].tolist()))
+            if code & 2:
+                self._finish()
+            self._accumulate_rewards()
+        else:  # no reward: adding +0.0 to the cumulative rewards would change nothing
+            self.rewards = dict.fromkeys(self.possible_agents, 0.0)
+            if code & 2:
+                self._finish()
 
     def _lose(self, agent: str, action: int) -> None:
         """``illegal_action="lose"``: ``agent`` forfeits the episode by ``action`` (module docstring)."""
@@ -308,7 +356,9 @@ class KernelAECEnv(AECEnv):
 
     @property
     def game_state(self):
-        """The kernel state (``B = 1``) for tests and search; mutate at your own risk."""
+        """The kernel state (``B = 1``) for tests and search; mutate at your own risk. The action mask
+        and the observation of the seat to act are cached until the next step: after a change in
+        place, call ``_after_step()`` (or set ``_legal = None``) so that they are computed again."""
         return self._st
 
     def render(self, view="default") -> str | None:

@@ -150,51 +150,63 @@ def _templates(_key):
                 observe_one(S, b, S.current_player[b], P, obs[b])  # noqa: F821
 
     def batch_deal_view(S, rows, code, P, words, obs, lo, hi):
+        # code 0: no deal, only the view of games ``rows`` (one template: the rules compile into it once)
         _key  # noqa: B018
         for i in range(lo, hi):
             b = rows[i]
-            deal_one(S, b, code, P)  # noqa: F821
+            if code != 0:
+                deal_one(S, b, code, P)  # noqa: F821
             words[b, :] = 0
             legal_one(S, b, P, words[b])  # noqa: F821
             obs[b, :] = 0
             observe_one(S, b, S.current_player[b], P, obs[b])  # noqa: F821
 
-    def batch_view_rows(S, rows, P, words, obs, lo, hi):
+    # The B = 1 path of the AEC env (CompiledSingleGame): one template, so that the game's rules
+    # are compiled into it once. ``mode`` 0: apply action ``x``; 1: nothing; 2: go on dealing after
+    # chance code ``x`` was drawn; then (modes 0-2) the "view" of the seat to act into the caller's
+    # buffers: legal words, the int8 action mask (all 0 once the game is over) and that seat's
+    # observation. Mode 3: only seat ``x``'s observation into ``obs``. Returned code (modes 0-2):
+    # bit 0: some reward is not +0.0; bit 1: the game is over; bits 2-9: the viewed seat + 1
+    # (0: none); bits 10-: the chance code step_one asked for (then nothing was viewed).
+    def single_play(S, x, P, words, mask, obs, mode):
         _key  # noqa: B018
-        for i in range(lo, hi):
-            b = rows[i]
-            words[b, :] = 0
-            legal_one(S, b, P, words[b])  # noqa: F821
-            obs[b, :] = 0
-            observe_one(S, b, S.current_player[b], P, obs[b])  # noqa: F821
-
-    def single_step(S, action, P, legal):
-        _key  # noqa: B018
-        for j in range(S.rewards.shape[1]):
-            S.rewards[0, j] = 0
-        legal[:] = 0
-        if S.done[0]:
+        if mode == 3:
+            obs[:] = 0
+            observe_one(S, 0, x, P, obs)  # noqa: F821
             return 0
-        need = step_one(S, 0, action, P)  # noqa: F821
-        if need == 0:
-            legal_one(S, 0, P, legal)  # noqa: F821
-        return need
-
-    def single_deal(S, code, P, legal):
-        _key  # noqa: B018
-        deal_one(S, 0, code, P)  # noqa: F821
-        legal[:] = 0
-        legal_one(S, 0, P, legal)  # noqa: F821
-
-    def observe_row(S, seat, P, out):
-        _key  # noqa: B018
-        out[:] = 0
-        observe_one(S, 0, seat, P, out)  # noqa: F821
+        if mode == 0:
+            for j in range(S.rewards.shape[1]):
+                S.rewards[0, j] = 0
+            if not S.done[0]:
+                need = step_one(S, 0, x, P)  # noqa: F821
+                if need != 0:
+                    return need << 10
+        elif mode == 2:
+            deal_one(S, 0, x, P)  # noqa: F821
+        words[:] = 0
+        if not S.done[0]:
+            legal_one(S, 0, P, words)  # noqa: F821
+        for a in range(mask.shape[0]):
+            mask[a] = (words[a >> 6] >> np.uint64(a & 63)) & np.uint64(1)
+        obs[:] = 0
+        seat = np.int64(S.current_player[0])
+        view = 0
+        if 0 <= seat < S.rewards.shape[1]:
+            observe_one(S, 0, seat, P, obs)  # noqa: F821
+            view = seat + 1
+        code = view << 2
+        if S.done[0]:
+            code |= 2
+        for j in range(S.rewards.shape[1]):
+            r = S.rewards[0, j]
+            if r != 0 or np.copysign(1.0, r) < 0:
+                code |= 1
+        return code
 
     fns = (
         batch_step, batch_deal, batch_legal, batch_check, batch_observe, batch_global,
-        batch_step_view, batch_deal_view, batch_view_rows,
-        single_step, single_deal, observe_row,
+        batch_step_view, batch_deal_view,
+        single_play,
     )
     return {f.__name__: f for f in fns}
 
@@ -338,7 +350,7 @@ class Drivers:
 
     def view_rows(self, st, rows: np.ndarray, P: np.ndarray, words, obs) -> None:
         """The legal words and the observation of the seat to act of games ``rows`` (``int64[n]``)."""
-        self._run(self._batch_view_rows, rows.shape[0], self.arrays(st), rows, P, words, obs)
+        self._run(self._batch_deal_view, rows.shape[0], self.arrays(st), rows, 0, P, words, obs)
 
     def observe(self, st, seats: np.ndarray, P: np.ndarray, size: int) -> np.ndarray:
         """``uint8[B, size]`` observations of ``seats`` (``int64[B]``)."""
@@ -370,8 +382,13 @@ def drivers_for(arrays, rules, parallel: bool = False) -> Drivers:
     return _DRIVERS[key]
 
 
-#: (drivers id, (dtype, ndim) of each state array) -> the single-game entry points
+#: (drivers id, _layout of the state's arrays) -> the entry point of single_play
 _ENTRIES: dict = {}
+#: drivers -> (_layout, entry point) of the state bound last (a new game of the AEC env has the same layout)
+_LAST_BOUND: dict = {}
+#: what an entry point's argument types depend on, per state array: dtype, ndim, and whether it is
+#: C-contiguous, aligned and writeable (``flags.carray``)
+_layout = operator.attrgetter("dtype", "ndim", "flags.carray")
 
 
 def _entry(dispatcher, sig: tuple):
@@ -383,9 +400,15 @@ def _entry(dispatcher, sig: tuple):
 class CompiledSingleGame:
     """The B = 1 fast path of a compiled kernel for the AEC env (``Kernel.single_game``).
 
-    One compiled call per step applies the action and computes the next action mask; chance
-    (a new deal) is drawn in Python by the kernel in between, exactly as in the batched step.
+    One compiled call per step (the ``single_play`` template) applies the action and computes the
+    next action mask and observation; chance (a new deal) is drawn in Python by the kernel in
+    between, exactly as in the batched step.
     Behaves exactly like the batched methods on ``st`` (it runs the same compiled functions).
+
+    The AEC env steps with :meth:`play`, which also leaves the *view* of the seat to act in
+    preallocated buffers: :attr:`mask` (``int8[A]``, all 0 once the game is over) and :attr:`obs`
+    (``uint8[D]``, the observation of seat :attr:`view_seat`). They are overwritten by the next
+    :meth:`play` or :meth:`refresh`: callers copy what they hand out.
 
     Args:
         kernel: a :class:`CompiledKernel`.
@@ -399,11 +422,17 @@ class CompiledSingleGame:
         self.st = st
         self.d = kernel.drivers
         self.P = kernel.params
-        self.S = kernel.drivers.arrays(st)
+        self.S = self.d.arrays(st)
         self._size = kernel.obs_layout.size
         self._words = np.zeros(kernel.legal_words_per_game, dtype=np.uint64)
         self._fresh = False
         self._rows = np.zeros(1, dtype=np.int64)
+        #: ``int8[A]`` action mask of the seat to act, written by :meth:`play` / :meth:`refresh`
+        self.mask = np.zeros(kernel.num_actions, dtype=np.int8)
+        #: ``uint8[D]`` observation of seat :attr:`view_seat`, written by :meth:`play` / :meth:`refresh`
+        self.obs = np.zeros(self._size, dtype=np.uint8)
+        #: the seat whose observation :attr:`obs` holds; -1 before the first view
+        self.view_seat = -1
         # numba's dispatcher spends ~18 us a call typing ~40 arrays; the compiled entry points of
         # this state's exact types take ~0.4 us. They are bound here, for arrays numba would type
         # as C-contiguous writeable arrays (always so for states made by the kernel); other
@@ -413,21 +442,23 @@ class CompiledSingleGame:
 
     def _bind(self) -> None:
         d, S = self.d, self.S
-        self._step_fn, self._deal_fn, self._obs_fn = d._single_step, d._single_deal, d._observe_row
-        if all(a.flags.c_contiguous and a.flags.writeable and a.flags.aligned for a in S):
-            key = (id(d), tuple((a.dtype.char, a.ndim) for a in S))
-            eps = _ENTRIES.get(key)
-            if eps is None:
-                ty = d._single_step.typeof_pyval
-                ts, i64, p = ty(S), ty(0), ty(self.P)
-                words = ty(self._words)
-                obs = ty(np.empty(self._size, dtype=np.uint8))
-                eps = _ENTRIES[key] = (
-                    _entry(d._single_step, (ts, i64, p, words)),
-                    _entry(d._single_deal, (ts, i64, p, words)),
-                    _entry(d._observe_row, (ts, i64, p, obs)),
+        self._fn = d._single_play
+        layout = tuple(map(_layout, S))
+        last = _LAST_BOUND.get(d)
+        if last is not None and last[0] == layout:  # the AEC env's reset: checked once per layout
+            self._fn = last[1]
+            return
+        if all(x[2] for x in layout):
+            key = (id(d), layout)
+            ep = _ENTRIES.get(key)
+            if ep is None:
+                ty = d._single_play.typeof_pyval
+                i64 = ty(0)
+                ep = _ENTRIES[key] = _entry(
+                    d._single_play, (ty(S), i64, ty(self.P), ty(self._words), ty(self.mask), ty(self.obs), i64)
                 )
-            self._step_fn, self._deal_fn, self._obs_fn = eps
+            _LAST_BOUND[d] = (layout, ep)
+            self._fn = ep
 
     def __getstate__(self) -> dict:
         # entry points do not pickle: keep the state and the kernel, bind again on load
@@ -454,16 +485,32 @@ class CompiledSingleGame:
 
     def step(self, action: int, rng) -> None:
         """Apply a legal ``action`` (unchecked: the caller validates) and advance, exactly like ``kernel.step``."""
-        need = self._step_fn(self.S, int(action), self.P, self._words)
-        if need:
-            self.k.draw_chance(self.st, self._rows, int(need), rng)
-            self._deal_fn(self.S, int(need), self.P, self._words)
+        self.play(int(action), rng)
+
+    def play(self, action: int, rng) -> int:
+        """:meth:`step` (``action``: a legal int, unchecked) plus :meth:`refresh`, in one compiled call
+        when no chance is needed. Returns the code of :meth:`refresh`."""
+        code = self._fn(self.S, action, self.P, self._words, self.mask, self.obs, 0)
+        if code >= 1024:  # chance: draw it as kernel.step does, then deal and view
+            self.k.draw_chance(self.st, self._rows, code >> 10, rng)
+            code = self._fn(self.S, code >> 10, self.P, self._words, self.mask, self.obs, 2)
         self._fresh = True
+        self.view_seat = (code >> 2) - 1
+        return code
+
+    def refresh(self) -> int:
+        """Recompute the view of the seat to act from the state: :attr:`mask`, :attr:`obs`,
+        :attr:`view_seat` and the legal words. Returns an int code: bit 0 set if some reward in
+        ``st.rewards`` is not ``+0.0``, bit 1 set if the game is over."""
+        code = self._fn(self.S, 0, self.P, self._words, self.mask, self.obs, 1)
+        self._fresh = True
+        self.view_seat = (code >> 2) - 1
+        return code
 
     def observe(self, seat: int) -> np.ndarray:
         """``uint8[D]`` observation of ``seat``, identical to ``kernel.observe(st, seat)[0]``."""
         out = np.empty(self._size, dtype=np.uint8)
-        self._obs_fn(self.S, int(seat), self.P, out)
+        self._fn(self.S, int(seat), self.P, self._words, self.mask, out, 3)
         return out
 
 
