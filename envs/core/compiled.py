@@ -44,16 +44,18 @@ counting of the ~40 state arrays on every field access cost more than the rules 
 (they write into the state and the caller's buffers only) and should be ``inline="always"``.
 
 **Parallel.** ``Drivers(..., parallel=True)`` spreads the batch over ``numba.get_num_threads()``
-threads (``numba.set_num_threads`` sets it), one contiguous chunk of games each; the compiled
-drivers release the GIL. The default runs on one core. (numba's ``prange`` was tried first: its
-parfor lowering dropped the writes that the inlined rules make through the state namedtuple,
-so the chunks are plain compiled loops run from a thread pool.)
+threads (``numba.set_num_threads`` sets it), one contiguous chunk of games each: a ``prange``
+over the chunks, each chunk one call of the (separately compiled) batch driver. The default runs
+on one core. (A ``prange`` over the games themselves lost the writes that the inlined rules make
+through the state namedtuple; a Python thread pool worked but cost 70-100 µs a hand-off on the
+2-core machine, more than half the work of a call at B = 4096.) numba's threading layer is then
+in use in the process (``numba.threading_layer()``; its OpenMP layer is not fork-safe: start
+worker processes with ``spawn`` or before the first parallel call).
 """
 
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import dataclasses
 import functools
 import hashlib
@@ -214,6 +216,62 @@ def _templates(_key):
 _TEMPLATES = _templates("")
 
 
+# The parallel runners: one per batch driver, a ``prange`` over ``nt`` chunks of ``[0, n)``, each
+# chunk one call of the game's (separately compiled) batch driver. parfor never sees the rules'
+# writes through the state namedtuple (it dropped them when the rules were inlined into a prange
+# loop); numba's threading layer keeps its threads warm, so a hand-off costs a few µs where a
+# Python thread pool cost 70-100 µs on this 2-core machine.
+def _par_templates(_key):
+    def par_batch_step(S, actions, active, P, need, n, nt):
+        _key  # noqa: B018
+        for t in prange(nt):  # noqa: F821
+            batch_step(S, actions, active, P, need, n * t // nt, n * (t + 1) // nt)  # noqa: F821
+
+    def par_batch_deal(S, rows, code, P, n, nt):
+        _key  # noqa: B018
+        for t in prange(nt):  # noqa: F821
+            batch_deal(S, rows, code, P, n * t // nt, n * (t + 1) // nt)  # noqa: F821
+
+    def par_batch_legal(S, P, out, n, nt):
+        _key  # noqa: B018
+        for t in prange(nt):  # noqa: F821
+            batch_legal(S, P, out, n * t // nt, n * (t + 1) // nt)  # noqa: F821
+
+    def par_batch_check(S, actions, active, P, A, words, bad, n, nt):
+        _key  # noqa: B018
+        for t in prange(nt):  # noqa: F821
+            batch_check(S, actions, active, P, A, words, bad, n * t // nt, n * (t + 1) // nt)  # noqa: F821
+
+    def par_batch_observe(S, seats, P, out, n, nt):
+        _key  # noqa: B018
+        for t in prange(nt):  # noqa: F821
+            batch_observe(S, seats, P, out, n * t // nt, n * (t + 1) // nt)  # noqa: F821
+
+    def par_batch_global(S, P, out, n, nt):
+        _key  # noqa: B018
+        for t in prange(nt):  # noqa: F821
+            batch_global(S, P, out, n * t // nt, n * (t + 1) // nt)  # noqa: F821
+
+    def par_batch_step_view(S, actions, active, P, need, words, obs, n, nt):
+        _key  # noqa: B018
+        for t in prange(nt):  # noqa: F821
+            batch_step_view(S, actions, active, P, need, words, obs, n * t // nt, n * (t + 1) // nt)  # noqa: F821
+
+    def par_batch_deal_view(S, rows, code, P, words, obs, n, nt):
+        _key  # noqa: B018
+        for t in prange(nt):  # noqa: F821
+            batch_deal_view(S, rows, code, P, words, obs, n * t // nt, n * (t + 1) // nt)  # noqa: F821
+
+    fns = (
+        par_batch_step, par_batch_deal, par_batch_legal, par_batch_check, par_batch_observe,
+        par_batch_global, par_batch_step_view, par_batch_deal_view,
+    )
+    return {f.__name__: f for f in fns}
+
+
+_PAR_TEMPLATES = _par_templates("")
+
+
 def _rules_hash(fn) -> str:
     """sha256 of the source file that defines the compiled function ``fn``."""
     path = inspect.getfile(fn.py_func)
@@ -251,14 +309,18 @@ def _game_of(module: str) -> str:
     return parts[-2] if len(parts) > 1 and parts[-1] == "rules" else module
 
 
-def _specialize(name: str, module: str, callees: dict, key: str):
-    """``@njit(cache=True, nogil=True)`` of template ``name`` calling the game's ``callees`` (a fresh function)."""
-    tmpl = _TEMPLATES[name]
-    g = {"np": np, "__name__": module, **callees}
+def _specialize(name: str, module: str, callees: dict, key: str, parallel: bool = False):
+    """``@njit(cache=True, nogil=True)`` of template ``name`` calling the game's ``callees`` (a fresh
+    function); ``parallel``: one of the ``prange`` runners (``_PAR_TEMPLATES``)."""
+    tmpl = (_PAR_TEMPLATES if parallel else _TEMPLATES)[name]
+    g = {"np": np, "prange": numba.prange, "__name__": module, **callees}
     fn = types.FunctionType(tmpl.__code__, g, name, None, (types.CellType(key),))
     fn.__qualname__ = f"compiled_{name}"
     fn.__module__ = module
-    dispatcher = njit(cache=True, nogil=True, _nrt=False)(fn)
+    if parallel:
+        dispatcher = njit(cache=True, nogil=True, parallel=True)(fn)
+    else:
+        dispatcher = njit(cache=True, nogil=True, _nrt=False)(fn)
     dispatcher._cardzoo_game = _game_of(module)  # named by _CompileNotice when numba compiles it (a cache miss)
     return dispatcher
 
@@ -287,23 +349,20 @@ class Drivers:
         key = f"{module}:{_rules_hash(callees['step_one'])}"
         for name in _TEMPLATES:
             setattr(self, "_" + name, _specialize(name, module, callees, key))
-        self._pool = None
+        batch = {name: getattr(self, "_" + name) for name in _TEMPLATES if name.startswith("batch_")}
+        # the prange runner of each batch driver (compiled on the first parallel call)
+        self._par = {
+            batch[name[4:]]: _specialize(name, module, batch, key, parallel=True) for name in _PAR_TEMPLATES
+        }
 
     def _run(self, fn, n: int, *args) -> None:
-        """``fn(*args, lo, hi)`` over ``[0, n)``: one call, or with ``parallel`` one chunk per thread
-        (the compiled drivers release the GIL)."""
+        """``fn(*args, lo, hi)`` over ``[0, n)``: one call, or with ``parallel`` one chunk per numba
+        thread (``fn``'s ``prange`` runner: ``numba.get_num_threads()`` chunks)."""
         threads = numba.get_num_threads() if self.parallel else 1
         if threads <= 1 or n < 2 * threads:
             fn(*args, 0, n)
-            return
-        if self._pool is None:
-            self._pool = concurrent.futures.ThreadPoolExecutor(threads - 1)
-        bounds = [n * i // threads for i in range(threads + 1)]
-        # the other chunks go to the pool; the calling thread runs the last one itself
-        futures = [self._pool.submit(fn, *args, lo, hi) for lo, hi in zip(bounds[:-2], bounds[1:-1]) if hi > lo]
-        fn(*args, bounds[-2], bounds[-1])
-        for f in futures:
-            f.result()
+        else:
+            self._par[fn](*args, n, threads)
 
     def arrays(self, st):
         """The namedtuple of ``st``'s arrays (the same arrays, no copy)."""
