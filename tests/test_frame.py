@@ -444,6 +444,20 @@ def test_step_observe_names_a_bad_out_or_action_and_changes_nothing(game, option
     with pytest.raises(ValueError, match=r"illegal action .* in game 2 .*; legal: \["):
         k.step_observe(st, illegal, rng, out=out)
     assert _state_equal(st, before) and not out[0].any() and not out[1].any()
+    rng_msg = r"rng must be a numpy.random.Generator or a cardzoo.envs.core.chance.RowStreams, got None"
+    with pytest.raises(ValueError, match=rng_msg):
+        k.step_observe(st, acts, None, out=out)
+    with pytest.raises(ValueError, match=rng_msg):
+        k.step(st, acts, None)
+    st.done[1] = True
+    before = copy.deepcopy(st)
+    with pytest.raises(ValueError, match=rng_msg):
+        k.reset_done(st, None, out=out)
+    assert _state_equal(st, before) and not out[0].any()
+    W = k.legal_words_per_game
+    for bad in [np.zeros(4, np.uint64), np.zeros((4, W + 1), np.uint64), np.zeros((4, W), np.int64), [[0] * W]]:
+        with pytest.raises(ValueError, match=rf"words must be uint64\[B, {W}\] legal-action words"):
+            k.mask_from_words(bad)
 
 
 @pytest.mark.parametrize("game, options", CASES)

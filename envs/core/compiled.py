@@ -573,6 +573,17 @@ class CompiledSingleGame:
         return out
 
 
+def _check_rng(rng) -> None:
+    """``ValueError`` unless ``rng`` is a chance source the kernels draw from (checked before any write)."""
+    from .chance import RowStreams
+
+    if not isinstance(rng, (np.random.Generator, RowStreams)):
+        raise ValueError(
+            f"rng must be a numpy.random.Generator or a cardzoo.envs.core.chance.RowStreams, got {rng!r} "
+            "(e.g. numpy.random.default_rng(0))"
+        )
+
+
 class CompiledKernel(Kernel):
     """The frame of a kernel whose rules are compiled single-game functions: a game supplies its
     rules and this class does the rest (template method, in the spirit of pgx's ``core.Env``).
@@ -676,13 +687,7 @@ class CompiledKernel(Kernel):
             raise ValueError(f"unknown reset option(s) {unknown} for {self.name}; valid: {list(self.INIT_HOOKS)}")
         if not isinstance(batch, (int, np.integer)) or isinstance(batch, (bool, np.bool_)) or batch < 0:
             raise ValueError(f"batch must be an int >= 0, got {batch!r}")
-        from .chance import RowStreams
-
-        if not isinstance(rng, (np.random.Generator, RowStreams)):
-            raise ValueError(
-                f"rng must be a numpy.random.Generator or a cardzoo.envs.core.chance.RowStreams, got {rng!r} "
-                "(e.g. numpy.random.default_rng(0))"
-            )
+        _check_rng(rng)
         B = int(batch)
         st = self.State.allocate(B, self.state_dims())
         self.new_games(st, rng, np.arange(B, dtype=np.int64), **{k: v for k, v in hooks.items() if v is not None})
@@ -712,8 +717,9 @@ class CompiledKernel(Kernel):
         rewards are zeroed). Rewards of the step land in ``st.rewards``. Chance is drawn here, in
         Python, in ``CHANCE_ORDER`` (rows ascending within a code).
 
-        Raises ``ValueError`` (state unchanged) if ``actions`` or ``active`` has the wrong shape or
-        dtype, or an active live game's action is not legal (the message names it and the legal ones).
+        Raises ``ValueError`` (state unchanged) if ``rng`` is not a Generator or RowStreams, ``actions``
+        or ``active`` has the wrong shape or dtype, or an active live game's action is not legal (the
+        message names it and the legal ones).
         """
         self._advance(st, actions, rng, active, None)
 
@@ -740,6 +746,7 @@ class CompiledKernel(Kernel):
         """Deal fresh games in place wherever ``state.done``; returns the reset indices ``int64[k]``.
         ``out``: the ``(obs, words)`` pair of :meth:`step_observe`, whose rows of the reset games are
         written anew (observation and legal actions of the seat to act in the fresh deal)."""
+        _check_rng(rng)
         if out is not None:
             self._check_view(state, out)
         idx = np.flatnonzero(state.done)
@@ -762,12 +769,18 @@ class CompiledKernel(Kernel):
             raise ValueError(f"out must be a pair (obs uint8[{B}, {D}], words uint64[{B}, {W}]) of writeable C-contiguous arrays")
 
     def mask_from_words(self, words: np.ndarray) -> np.ndarray:
-        """``bool[B, A]`` action mask of legal-action words ``uint64[B, W]`` (:meth:`legal_words`)."""
-        w = np.ascontiguousarray(words, dtype=np.uint64)
+        """``bool[B, A]`` action mask of legal-action words ``uint64[B, W]`` (:meth:`legal_words`);
+        ``ValueError`` for another dtype or shape."""
+        W = self.legal_words_per_game
+        if not isinstance(words, np.ndarray) or words.dtype != np.uint64 or words.ndim != 2 or words.shape[1] != W:
+            got = f"{words.dtype} {words.shape}" if isinstance(words, np.ndarray) else type(words).__name__
+            raise ValueError(f"words must be uint64[B, {W}] legal-action words of {self.name} (legal_words), got {got}")
+        w = np.ascontiguousarray(words)
         return np.unpackbits(w.view(np.uint8), axis=1, bitorder="little")[:, : self.num_actions].view(bool)
 
     def _advance(self, st, actions, rng, active, view) -> None:
         """The body of :meth:`step` (``view``: ``None`` or the ``(obs, words)`` of :meth:`step_observe`)."""
+        _check_rng(rng)
         B = st.batch_size
         acts = np.asarray(actions)
         if acts.shape != (B,) or acts.dtype.kind not in "iu":
