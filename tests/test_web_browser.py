@@ -117,9 +117,13 @@ def _wait_table_ready(drv, after_seq=0):
 def _inner_size(drv, width, height):
     """Resize the window so that the page itself is ``width`` x ``height`` CSS pixels."""
     drv.set_window_size(width + 16, height + 160)
-    inner = drv.execute_script("return [window.innerWidth, window.innerHeight]")
-    size = drv.get_window_size()
-    drv.set_window_size(size["width"] + width - inner[0], size["height"] + height - inner[1])
+    for _ in range(40):  # a loaded machine may apply a resize late: correct until the page has the size
+        inner = drv.execute_script("return [window.innerWidth, window.innerHeight]")
+        if inner == [width, height]:
+            break
+        size = drv.get_window_size()
+        drv.set_window_size(size["width"] + width - inner[0], size["height"] + height - inner[1])
+        time.sleep(0.05)
     assert drv.execute_script("return [window.innerWidth, window.innerHeight]") == [width, height]
 
 
