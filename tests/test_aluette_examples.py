@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from cardzoo.envs import aluette_v0
+from cardzoo.envs.aluette import rules as aluette_rules
 from cardzoo.envs.aluette.constants import POWER
 from cardzoo.envs.core.cards import SPANISH48
 
@@ -306,7 +307,8 @@ def redeal(env, winners):
     st = env.game_state
     d = int(st.dealer[0])
     hands, script = sequence_deal(d, winners)
-    k._new_deal(st, np.array([0]), env._rng, stock=np.array([make_deck(d, hands)], dtype=np.int8))
+    st.stock[0] = make_deck(d, hands)  # the deal's shuffle replaced, then dealt by the compiled rules (§3)
+    k.drivers.deal(st, np.array([0]), aluette_rules.NEED_DEAL, k.params)
     env._single = None
     env._after_step()
     return script

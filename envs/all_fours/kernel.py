@@ -204,8 +204,9 @@ class AllFoursKernel(CompiledKernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def new_games(self, st: AllFoursState, rng, rows: np.ndarray, deck=None, dealer=None, score=None) -> None:
-        """Shuffle and deal the fresh games ``rows`` (``int64[n]``) of ``st`` (§3).
+    def new_games(self, st: AllFoursState, rng, rows: np.ndarray, deck=None, dealer=None, score=None) -> int:
+        """Shuffle the fresh games ``rows`` (``int64[n]``) of ``st`` (§3); returns the chance code with
+        which the compiled ``deal_one`` deals them (``CompiledKernel.new_games``).
 
         Test hooks (``init(rng, B, deck=..., ...)``, used by the worked-example tests; ``n`` games):
             deck: ``int[52]`` or ``int[n, 52]`` stock order (position 0 is the top) instead of a shuffle.
@@ -230,7 +231,7 @@ class AllFoursKernel(CompiledKernel):
             if not (np.sort(stock, axis=1) == np.arange(52)).all():
                 raise ValueError("deck must be a permutation of the 52 card ids 0..51 (each id exactly once)")
         st.stock[rows] = self._shuffle(rng, rows, "deal") if stock is None else stock
-        self.drivers.deal(st, rows, _rules.NEED_DEAL, self.params)
+        return _rules.NEED_DEAL
 
     @staticmethod
     def _shuffle(rng, idx: np.ndarray, kind: str = "deal") -> np.ndarray:

@@ -254,9 +254,10 @@ class AluetteKernel(CompiledKernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def new_games(self, st: AluetteState, rng, rows: np.ndarray, deck=None, dealer=None, score=None, draw_deck=None) -> None:
-        """The partnership draw (with ``partnership_draw``), the first dealer, then shuffle and deal the
-        fresh games ``rows`` (``int64[n]``) of ``st`` (§3).
+    def new_games(self, st: AluetteState, rng, rows: np.ndarray, deck=None, dealer=None, score=None, draw_deck=None) -> int:
+        """The partnership draw (with ``partnership_draw``), the first dealer, then the shuffle of the
+        fresh games ``rows`` (``int64[n]``) of ``st`` (§3); returns the chance code with which the
+        compiled ``deal_one`` deals them (``CompiledKernel.new_games``).
 
         Test hooks (``init(rng, B, deck=..., ...)``; the worked-example tests and the arena's duplicate deals; ``n`` games):
             deck: ``int[48]`` or ``int[n, 48]`` pack order of the first deal (position 0 is
@@ -283,22 +284,13 @@ class AluetteKernel(CompiledKernel):
             st.dealer[rows] = hook_ints("dealer", dealer, (n,), 0, 3)
         if score is not None:
             st.score[rows] = hook_ints("score", score, (n, 2), 0, 100 if self.target is None else self.target - 1)
-        stock = None if deck is None else _hook_deck("deck", deck, n)
-        self._new_deal(st, rows, rng, stock=stock)
+        st.stock[rows] = self._shuffle(rng, rows) if deck is None else _hook_deck("deck", deck, n)
+        return _rules.NEED_DEAL
 
     @staticmethod
     def _shuffle(rng, idx: np.ndarray, kind: str = "deal") -> np.ndarray:
         """Pack orders ``int8[len(idx), NUM_CARDS]`` for games ``idx`` (``rng``: see :mod:`~cardzoo.envs.core.chance`)."""
         return chance.uniform(rng, idx, (NUM_CARDS,), np.float32, kind).argsort(axis=1).astype(np.int8)
-
-    def _new_deal(self, st: AluetteState, idx: np.ndarray, rng, stock=None) -> None:
-        """Shuffle (or use ``stock``, ``int8[len(idx), 48]``) and deal games ``idx`` (§3, compiled
-        :func:`rules.deal_one`): 9 cards each in threes, L P R D; start the vote."""
-        idx = np.asarray(idx, dtype=np.int64)
-        if idx.size == 0:
-            return
-        st.stock[idx] = self._shuffle(rng, idx) if stock is None else stock
-        self.drivers.deal(st, idx, _rules.NEED_DEAL, self.params)
 
     def draw_chance(self, st: AluetteState, rows: np.ndarray, code: int, rng) -> None:
         """Draw the chance of ``code`` for games ``rows`` (``int64[n]``) into the state; the compiled

@@ -223,8 +223,9 @@ class AvinasKernel(CompiledKernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def new_games(self, st: AvinasState, rng, rows: np.ndarray, deck=None, dealer=None, pips=None, ram_balance=None) -> None:
-        """Shuffle and deal the fresh games ``rows`` (``int64[n]``) of ``st`` (§3).
+    def new_games(self, st: AvinasState, rng, rows: np.ndarray, deck=None, dealer=None, pips=None, ram_balance=None) -> int:
+        """Shuffle the fresh games ``rows`` (``int64[n]``) of ``st`` (§3); returns the chance code with
+        which the compiled ``deal_one`` deals them (``CompiledKernel.new_games``).
 
         Test hooks (``init(rng, B, deck=..., ...)``; also ``reset(options=...)`` of the env):
             deck: ``int[32]`` or ``int[n, 32]`` pack order (position 0 is dealt first) for the first
@@ -253,7 +254,7 @@ class AvinasKernel(CompiledKernel):
             if not (np.sort(stock, axis=1) == np.arange(32)).all():
                 raise ValueError("deck must be a permutation of the 32 card ids 0..31 (each id exactly once)")
             st.stock[rows] = stock
-        self.drivers.deal(st, rows, _rules.NEED_DEAL_PLAY, self.params)
+        return _rules.NEED_DEAL_PLAY
 
     def draw_chance(self, st: AvinasState, rows: np.ndarray, code: int, rng) -> None:
         """Shuffle the pack of games ``rows`` (``int64[n]``) for chance ``code`` (``rules.NEED_REDEAL``:

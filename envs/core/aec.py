@@ -119,7 +119,9 @@ class KernelAECEnv(AECEnv):
     # ------------------------------------------------------------------ episode
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game. ``seed`` re-seeds the env's own ``numpy.random.Generator``;
-        without it the next game is dealt from the current generator state.
+        without it the next game is dealt from the current generator state. Without test hooks
+        the new game is dealt into the same state arrays (:attr:`game_state`), in place: copy
+        (``game_state.copy()``) a finished game you want to keep.
 
         ``options``: the kernel's test hooks (``kernel.INIT_HOOKS``). Any other key raises
         ``ValueError`` naming it and the valid ones, before anything changes; the one exception
@@ -134,12 +136,17 @@ class KernelAECEnv(AECEnv):
         unknown = sorted(set(options) - set(self.kernel.INIT_HOOKS))
         if unknown:
             raise ValueError(f"unknown reset option(s) {unknown} for {self.env_name}; valid: {list(self.kernel.INIT_HOOKS)}")
-        hooks = options
+        hooks = {k: v for k, v in options.items() if v is not None}
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self._st = self.kernel.init(self._rng, 1, **hooks)
+        single = self._single
+        in_place = single is not None and not hooks and single.st is self._st
+        if in_place:  # the same chance calls as kernel.init(rng, 1), dealt in place with the view
+            single.new_game(self._rng)
+        else:
+            self._st = self.kernel.init(self._rng, 1, **hooks)
+            self._single = self.kernel.single_game(self._st)
         self._forfeit = False
-        self._single = self.kernel.single_game(self._st)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -147,6 +154,8 @@ class KernelAECEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._after_step()
+        if in_place:  # new_game computed the view of the seat to act
+            self._legal = single.mask
         if self._st.done[0]:  # the game ended while dealing (e.g. a kick won the match): pay it now
             for i, ag in enumerate(self.possible_agents):
                 self.rewards[ag] = float(self._st.rewards[0, i])

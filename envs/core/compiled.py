@@ -69,6 +69,7 @@ import numpy as np
 import numba
 from numba import njit
 from numba.core import event as _numba_event
+from numba.extending import overload
 
 from .kernel import Kernel
 
@@ -90,7 +91,36 @@ def arrays_type(state_cls: type, name: str, module: str):
 # game's compiled functions and its one closure cell holds a key (the game's module and the hash
 # of its rules source). numba's on-disk cache keys a function by its bytecode
 # and its closure cells, so a changed rules file or another game never loads a stale driver.
+def _copy_row(S, I, b):
+    """Compiled only: every field of game ``b`` of ``S`` set to row 0 of ``I`` (a namedtuple of the
+    same type: one game of the declared initial values), element by element (no allocation)."""
+    raise NotImplementedError("_copy_row runs in compiled code only")
+
+
+@overload(_copy_row, inline="always")
+def _copy_row_impl(S, I, b):
+    # the body is written for the namedtuple's fields: one loop nest per field, by its ndim
+    lines = ["def impl(S, I, b):"]
+    for name, ty in zip(S.fields, S.types):
+        idx = [f"i{d}" for d in range(1, ty.ndim)]
+        pad = "    "
+        for d, i in enumerate(idx, start=1):
+            lines.append(f"{pad}for {i} in range(S.{name}.shape[{d}]):")
+            pad += "    "
+        lines.append(f"{pad}S.{name}[{', '.join(['b', *idx])}] = I.{name}[{', '.join(['0', *idx])}]")
+    lines.append("    return")
+    ns: dict = {}
+    exec("\n".join(lines), {}, ns)  # noqa: S102  (source made from the field names of a state class)
+    return ns["impl"]
+
+
 def _templates(_key):
+    def batch_reset(S, I, rows, lo, hi):
+        # games ``rows[lo:hi]`` back to the declared initial values (row 0 of ``I``)
+        _key  # noqa: B018
+        for i in range(lo, hi):
+            _copy_row(S, I, rows[i])  # noqa: F821
+
     def batch_step(S, actions, active, P, need, lo, hi):
         _key  # noqa: B018  (part of the cache key)
         for b in range(lo, hi):
@@ -206,7 +236,7 @@ def _templates(_key):
         return code
 
     fns = (
-        batch_step, batch_deal, batch_legal, batch_check, batch_observe, batch_global,
+        batch_reset, batch_step, batch_deal, batch_legal, batch_check, batch_observe, batch_global,
         batch_step_view, batch_deal_view,
         single_play,
     )
@@ -222,6 +252,11 @@ _TEMPLATES = _templates("")
 # loop); numba's threading layer keeps its threads warm, so a hand-off costs a few µs where a
 # Python thread pool cost 70-100 µs on this 2-core machine.
 def _par_templates(_key):
+    def par_batch_reset(S, I, rows, n, nt):
+        _key  # noqa: B018
+        for t in prange(nt):  # noqa: F821
+            batch_reset(S, I, rows, n * t // nt, n * (t + 1) // nt)  # noqa: F821
+
     def par_batch_step(S, actions, active, P, need, n, nt):
         _key  # noqa: B018
         for t in prange(nt):  # noqa: F821
@@ -262,8 +297,22 @@ def _par_templates(_key):
         for t in prange(nt):  # noqa: F821
             batch_deal_view(S, rows, code, P, words, obs, n * t // nt, n * (t + 1) // nt)  # noqa: F821
 
+    # the learner's step with the parallel option: the legality check of every game, then (only
+    # when every action is legal: nothing is written otherwise) the step and the view, in one call
+    def par_check_step_view(S, actions, active, P, A, scratch, bad, need, words, obs, n, nt):
+        _key  # noqa: B018
+        for t in prange(nt):  # noqa: F821
+            batch_check(S, actions, active, P, A, scratch, bad, n * t // nt, n * (t + 1) // nt)  # noqa: F821
+        nbad = 0
+        for i in range(n):
+            nbad += bad[i]
+        if nbad == 0:
+            for t in prange(nt):  # noqa: F821
+                batch_step_view(S, actions, active, P, need, words, obs, n * t // nt, n * (t + 1) // nt)  # noqa: F821
+        return nbad
+
     fns = (
-        par_batch_step, par_batch_deal, par_batch_legal, par_batch_check, par_batch_observe,
+        par_check_step_view, par_batch_reset, par_batch_step, par_batch_deal, par_batch_legal, par_batch_check, par_batch_observe,
         par_batch_global, par_batch_step_view, par_batch_deal_view,
     )
     return {f.__name__: f for f in fns}
@@ -313,7 +362,7 @@ def _specialize(name: str, module: str, callees: dict, key: str, parallel: bool 
     """``@njit(cache=True, nogil=True)`` of template ``name`` calling the game's ``callees`` (a fresh
     function); ``parallel``: one of the ``prange`` runners (``_PAR_TEMPLATES``)."""
     tmpl = (_PAR_TEMPLATES if parallel else _TEMPLATES)[name]
-    g = {"np": np, "prange": numba.prange, "__name__": module, **callees}
+    g = {"np": np, "prange": numba.prange, "_copy_row": _copy_row, "__name__": module, **callees}
     fn = types.FunctionType(tmpl.__code__, g, name, None, (types.CellType(key),))
     fn.__qualname__ = f"compiled_{name}"
     fn.__module__ = module
@@ -352,8 +401,9 @@ class Drivers:
         batch = {name: getattr(self, "_" + name) for name in _TEMPLATES if name.startswith("batch_")}
         # the prange runner of each batch driver (compiled on the first parallel call)
         self._par = {
-            batch[name[4:]]: _specialize(name, module, batch, key, parallel=True) for name in _PAR_TEMPLATES
+            batch[name[4:]]: _specialize(name, module, batch, key, parallel=True) for name in _PAR_TEMPLATES if name[4:] in batch
         }
+        self._par_check_step_view = _specialize("par_check_step_view", module, batch, key, parallel=True)
 
     def _run(self, fn, n: int, *args) -> None:
         """``fn(*args, lo, hi)`` over ``[0, n)``: one call, or with ``parallel`` one chunk per numba
@@ -367,6 +417,11 @@ class Drivers:
     def arrays(self, st):
         """The namedtuple of ``st``'s arrays (the same arrays, no copy)."""
         return self.Arrays(*self._get(st))
+
+    def reset(self, st, fresh, rows: np.ndarray) -> None:
+        """Games ``rows`` (``int64[n]``) of ``st`` back to the declared initial values of every field:
+        row 0 of ``fresh`` (a state of one fresh game, same class and sizes), in place."""
+        self._run(self._batch_reset, rows.shape[0], self.arrays(st), self.arrays(fresh), rows)
 
     def step(self, st, actions: np.ndarray, active: np.ndarray, P: np.ndarray) -> np.ndarray:
         """Run ``step_one`` on every active live game; zero every game's rewards first.
@@ -402,6 +457,21 @@ class Drivers:
         need = np.empty(actions.shape[0], dtype=np.int64)
         self._run(self._batch_step_view, actions.shape[0], self.arrays(st), actions, active, P, need, words, obs)
         return need
+
+    def check_step_view(self, st, actions, active, P, words_per_game: int, num_actions: int, words, obs):
+        """:meth:`check`, then :meth:`step_view` only if no action is bad. Returns ``(bad, need)``:
+        ``bad`` as :meth:`check` returns it, ``need`` the chance codes of :meth:`step_view`, or ``None``
+        (nothing was written) when some action is bad. With ``parallel``: one call, both passes spread."""
+        n = actions.shape[0]
+        threads = numba.get_num_threads() if self.parallel else 1
+        if threads <= 1 or n < 2 * threads:
+            bad = self.check(st, actions, active, P, words_per_game, num_actions)
+            return bad, (None if bad.any() else self.step_view(st, actions, active, P, words, obs))
+        bad = np.empty(n, dtype=np.bool_)
+        scratch = np.empty((n, words_per_game), dtype=np.uint64)
+        need = np.empty(n, dtype=np.int64)
+        nbad = self._par_check_step_view(self.arrays(st), actions, active, P, num_actions, scratch, bad, need, words, obs, n, threads)
+        return bad, (None if nbad else need)
 
     def deal_view(self, st, rows: np.ndarray, code: int, P: np.ndarray, words, obs) -> None:
         """:meth:`deal`, then the legal words and the observation of the seat to act of games ``rows``."""
@@ -482,6 +552,7 @@ class CompiledSingleGame:
         self.d = kernel.drivers
         self.P = kernel.params
         self.S = self.d.arrays(st)
+        self.F = self.d.arrays(kernel.fresh_game)
         self._size = kernel.obs_layout.size
         self._words = np.zeros(kernel.legal_words_per_game, dtype=np.uint64)
         self._fresh = False
@@ -501,23 +572,24 @@ class CompiledSingleGame:
 
     def _bind(self) -> None:
         d, S = self.d, self.S
-        self._fn = d._single_play
+        self._fn, self._reset = d._single_play, d._batch_reset
         layout = tuple(map(_layout, S))
         last = _LAST_BOUND.get(d)
-        if last is not None and last[0] == layout:  # the AEC env's reset: checked once per layout
-            self._fn = last[1]
+        if last is not None and last[0] == layout:  # a state made by the kernel: checked once per layout
+            self._fn, self._reset = last[1]
             return
         if all(x[2] for x in layout):
             key = (id(d), layout)
-            ep = _ENTRIES.get(key)
-            if ep is None:
+            eps = _ENTRIES.get(key)
+            if eps is None:
                 ty = d._single_play.typeof_pyval
                 i64 = ty(0)
-                ep = _ENTRIES[key] = _entry(
-                    d._single_play, (ty(S), i64, ty(self.P), ty(self._words), ty(self.mask), ty(self.obs), i64)
+                eps = _ENTRIES[key] = (
+                    _entry(d._single_play, (ty(S), i64, ty(self.P), ty(self._words), ty(self.mask), ty(self.obs), i64)),
+                    _entry(d._batch_reset, (ty(S), ty(self.F), ty(self._rows), i64, i64)),
                 )
-            _LAST_BOUND[d] = (layout, ep)
-            self._fn = ep
+            _LAST_BOUND[d] = (layout, eps)
+            self._fn, self._reset = eps
 
     def __getstate__(self) -> dict:
         # entry points do not pickle: keep the state and the kernel, bind again on load
@@ -553,6 +625,18 @@ class CompiledSingleGame:
         if code >= 1024:  # chance: draw it as kernel.step does, then deal and view
             self.k.draw_chance(self.st, self._rows, code >> 10, rng)
             code = self._fn(self.S, code >> 10, self.P, self._words, self.mask, self.obs, 2)
+        self._fresh = True
+        self.view_seat = (code >> 2) - 1
+        return code
+
+    def new_game(self, rng) -> int:
+        """Deal a new game into this same state, in place, exactly as ``kernel.init(rng, 1)`` would
+        deal it (the same chance calls): every field back to its declared initial value, the game's
+        ``new_games``, then the compiled ``deal_one`` and the view of the seat to act. Returns the
+        code of :meth:`refresh`. (No test hooks: a game dealt from hooks is made by ``kernel.init``.)"""
+        self._reset(self.S, self.F, self._rows, 0, 1)
+        code = self.k.new_games(self.st, rng, self._rows)
+        code = self._fn(self.S, code, self.P, self._words, self.mask, self.obs, 2 if code else 1)
         self._fresh = True
         self.view_seat = (code >> 2) - 1
         return code
@@ -625,13 +709,15 @@ class CompiledKernel(Kernel):
         """The options as the compiled rules read them: ``int64[K]`` (indices defined by the rules module)."""
         raise NotImplementedError
 
-    def new_games(self, st, rng, rows: np.ndarray, **hooks) -> None:
-        """Deal the fresh games ``rows`` (``int64[n]``, ascending) of ``st``, whose fields hold their
+    def new_games(self, st, rng, rows: np.ndarray, **hooks) -> int:
+        """Start the fresh games ``rows`` (``int64[n]``, ascending) of ``st``, whose fields hold their
         declared initial values: draw their chance through :mod:`~cardzoo.envs.core.chance` for
         those rows (or take it from the test ``hooks``, ``n`` games' worth, validated with
-        :func:`~cardzoo.envs.core.kernel.hook_ints`), write it into those rows only, then let the
-        compiled ``deal_one`` go on (``self.drivers.deal(st, rows, ...)``). :meth:`init` calls it
-        with every row of a new state; :meth:`reset_done` with the finished games, in place."""
+        :func:`~cardzoo.envs.core.kernel.hook_ints`, before anything is written) and write it into
+        those rows only. Returns the chance code with which the compiled ``deal_one`` goes on
+        (the core runs it, e.g. the deal itself), or ``0`` when the game needs no ``deal_one``.
+        :meth:`init` calls it with every row of a new state; :meth:`reset_done` with the finished
+        games, in place, and the AEC env with its one game."""
         raise NotImplementedError
 
     def draw_chance(self, st, rows: np.ndarray, code: int, rng) -> None:
@@ -654,6 +740,12 @@ class CompiledKernel(Kernel):
     def state_layout(self):
         """The :class:`~cardzoo.envs.core.kernel.Layout` of ``global_state`` (the game sets ``self._state_layout``)."""
         return self._state_layout
+
+    @functools.cached_property
+    def fresh_game(self):
+        """A state of one game whose fields hold their declared initial values (read it, do not
+        change it): what :meth:`reset_done` sets finished games back to before dealing them again."""
+        return self.State.allocate(1, self.state_dims())
 
     @functools.cached_property
     def params(self) -> np.ndarray:
@@ -690,7 +782,10 @@ class CompiledKernel(Kernel):
         _check_rng(rng)
         B = int(batch)
         st = self.State.allocate(B, self.state_dims())
-        self.new_games(st, rng, np.arange(B, dtype=np.int64), **{k: v for k, v in hooks.items() if v is not None})
+        rows = np.arange(B, dtype=np.int64)
+        code = self.new_games(st, rng, rows, **{k: v for k, v in hooks.items() if v is not None})
+        if code and B:
+            self.drivers.deal(st, rows, code, self.params)
         return st
 
     def legal_words(self, st) -> np.ndarray:
@@ -751,10 +846,13 @@ class CompiledKernel(Kernel):
             self._check_view(state, out)
         idx = np.flatnonzero(state.done)
         if idx.size:  # in place: the rows back to their declared initial values, then dealt
-            state.reset_rows(idx, self.state_dims())
-            self.new_games(state, rng, idx)
-        if out is not None and idx.size:
-            self.drivers.view_rows(state, idx.astype(np.int64, copy=False), self.params, out[1], out[0])
+            d = self.drivers
+            d.reset(state, self.fresh_game, idx)
+            code = self.new_games(state, rng, idx)
+            if out is not None:  # code 0: only the view
+                d.deal_view(state, idx, code, self.params, out[1], out[0])
+            elif code:
+                d.deal(state, idx, code, self.params)
         return idx
 
     def _check_view(self, st, out) -> None:
@@ -792,9 +890,14 @@ class CompiledKernel(Kernel):
             act = np.asarray(active)
             if act.shape != (B,) or act.dtype != bool:
                 raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
-        self._check(st, acts, act)
         d, P = self.drivers, self.params
-        need = d.step(st, acts, act, P) if view is None else d.step_view(st, acts, act, P, view[1], view[0])
+        if view is None:
+            self._check(st, acts, act)
+            need = d.step(st, acts, act, P)
+        else:  # checked and stepped in one call (one hand-off to the threads with the parallel option)
+            bad, need = d.check_step_view(st, acts, act, P, self.legal_words_per_game, int(self.num_actions), view[1], view[0])
+            if need is None:
+                self._raise_illegal(st, acts, bad)
         if need.any():
             codes = set(np.unique(need[need != 0]).tolist())
             unknown = codes - set(self.CHANCE_ORDER)
@@ -820,16 +923,20 @@ class CompiledKernel(Kernel):
     def _check(self, st, actions: np.ndarray, active: np.ndarray) -> None:
         """``ValueError`` for the first active live game whose action is not legal (checked by compiled
         code that only reads the state and never indexes with an out-of-range action)."""
-        A = int(self.num_actions)
-        bad = self.drivers.check(st, actions, active, self.params, self.legal_words_per_game, A)
+        bad = self.drivers.check(st, actions, active, self.params, self.legal_words_per_game, int(self.num_actions))
         if bad.any():
-            b = int(np.flatnonzero(bad)[0])
-            x = int(actions[b])
-            name = self.action_name(x) if 0 <= x < A else f"{x} (out of range 0..{A - 1})"
-            words = self.legal_words(st.take(np.array([b])))[0]
-            bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), bitorder="little")[:A]
-            legal = [self.action_name(int(i)) for i in np.flatnonzero(bits)]
-            raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal}")
+            self._raise_illegal(st, actions, bad)
+
+    def _raise_illegal(self, st, actions: np.ndarray, bad: np.ndarray) -> None:
+        """The ``ValueError`` for the first game flagged in ``bad`` (``bool[B]``): its action, seat and legal actions."""
+        A = int(self.num_actions)
+        b = int(np.flatnonzero(bad)[0])
+        x = int(actions[b])
+        name = self.action_name(x) if 0 <= x < A else f"{x} (out of range 0..{A - 1})"
+        words = self.legal_words(st.take(np.array([b])))[0]
+        bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), bitorder="little")[:A]
+        legal = [self.action_name(int(i)) for i in np.flatnonzero(bits)]
+        raise ValueError(f"illegal action {name} in game {b} for seat {st.current_player[b]}; legal: {legal}")
 
     def observe(self, st, seat, packed: bool = False) -> np.ndarray:
         """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``; ``ValueError`` for a seat out of

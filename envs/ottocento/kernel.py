@@ -226,8 +226,9 @@ class OttocentoKernel(CompiledKernel):
         raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
 
     # ------------------------------------------------------------------ init / dealing (§3)
-    def new_games(self, st: OttocentoState, rng, rows: np.ndarray, deck=None, dealer=None, score=None) -> None:
-        """Shuffle and deal the fresh games ``rows`` (``int64[n]``) of ``st`` (§3).
+    def new_games(self, st: OttocentoState, rng, rows: np.ndarray, deck=None, dealer=None, score=None) -> int:
+        """Shuffle the fresh games ``rows`` (``int64[n]``) of ``st`` (§3); returns the chance code with
+        which the compiled ``deal_one`` deals them (``CompiledKernel.new_games``).
 
         Test hooks (``init(rng, B, deck=..., ...)``):
             deck: ``int[62]`` or ``int[n, 62]`` stock order (position 0 dealt first) instead of a shuffle.
@@ -254,8 +255,7 @@ class OttocentoKernel(CompiledKernel):
             st.stock[rows] = stock
         elif n:
             self.draw_chance(st, rows, _rules.NEED_DEAL, rng)
-        if n:
-            self.drivers.deal(st, rows, _rules.NEED_DEAL, self.params)
+        return _rules.NEED_DEAL
 
     def draw_chance(self, st: OttocentoState, rows: np.ndarray, code: int, rng) -> None:
         """Shuffle the stock of games ``rows`` (``int64[n]``) for chance ``code`` (``rules.NEED_DEAL``:

@@ -215,8 +215,9 @@ class PyanitsaKernel(CompiledKernel):
             ) from None
 
     # ------------------------------------------------------------------ init (§3)
-    def new_games(self, st: PyanitsaState, rng, rows: np.ndarray, piles=None, deck=None) -> None:
-        """Shuffle and deal the fresh games ``rows`` (``int64[n]``) of ``st`` (§3; ``init(rng, B, piles=..., deck=...)``).
+    def new_games(self, st: PyanitsaState, rng, rows: np.ndarray, piles=None, deck=None) -> int:
+        """Shuffle and deal the fresh games ``rows`` (``int64[n]``) of ``st`` (§3; ``init(rng, B, piles=..., deck=...)``);
+        returns 0 (no compiled ``deal_one`` follows: ``CompiledKernel.new_games``).
 
         Test hooks:
             deck: ``int[C]`` or ``int[n, C]`` shuffled pack (``c[0..C-1]``, position 0 first) instead
@@ -251,6 +252,7 @@ class PyanitsaKernel(CompiledKernel):
         st.saved[rows] = np.where(np.arange(C) < size[:, :, None], st.piles[rows], EMPTY)
         st.saved_size[rows] = size
         st.current_player[rows] = (size > 0).argmax(axis=1)
+        return 0  # dealt in full here: no deal_one
 
     def _check_order(self, order, B) -> np.ndarray:
         C = self.C
