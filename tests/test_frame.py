@@ -131,6 +131,28 @@ def test_pettingzoo_api(game, options):
 
 
 @pytest.mark.parametrize("game, options", CASES)
+def test_reset_in_place_deals_what_a_new_state_would(game, options):
+    # reset() without hooks deals into the same arrays (CompiledSingleGame.new_game); a second env
+    # whose fast path is dropped makes a new state with kernel.init: both draw the same chance
+    a, b = envs_make(game, **options), envs_make(game, **options)
+    a.reset(seed=5), b.reset(seed=5)
+    rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(1)
+    for episode in range(3):
+        arrays = [getattr(a.game_state, f.name) for f in dataclasses.fields(a.game_state)]
+        _advance(a, rng_a, 40)
+        _advance(b, rng_b, 40)
+        b._single = None  # b's next reset takes kernel.init's path
+        a.reset(), b.reset()
+        assert all(x is getattr(a.game_state, f.name) for x, f in zip(arrays, dataclasses.fields(a.game_state)))
+        assert _state_equal(a.game_state, b.game_state), episode
+        for agent in a.possible_agents:
+            oa, ob = a.observe(agent), b.observe(agent)
+            assert np.array_equal(oa["observation"], ob["observation"]) and np.array_equal(oa["action_mask"], ob["action_mask"])
+        assert a.agent_selection == b.agent_selection and a.rewards == b.rewards
+        b._single = b.kernel.single_game(b.game_state)
+
+
+@pytest.mark.parametrize("game, options", CASES)
 def test_seed_gives_the_same_episode_and_another_seed_another(game, options):
     from pettingzoo.test import seed_test
 
@@ -425,10 +447,12 @@ def test_step_observe_is_step_then_observe_and_legal_words(game, options, parall
 
 
 @pytest.mark.parametrize("game, options", DEFAULTS)
-def test_step_observe_names_a_bad_out_or_action_and_changes_nothing(game, options):
+@pytest.mark.parametrize("parallel", [False, True], ids=["one-core", "parallel"])
+def test_step_observe_names_a_bad_out_or_action_and_changes_nothing(game, options, parallel):
     import copy
 
     k = kernel(game, **options)
+    k.set_parallel(parallel)  # parallel: the check and the step share one call (par_check_step_view)
     rng = np.random.default_rng(0)
     st = k.init(rng, 4)
     D, W = k.obs_layout.size, k.legal_words_per_game

@@ -365,7 +365,8 @@ class KernelAECEnv(AECEnv):
 
     @property
     def game_state(self):
-        """The kernel state (``B = 1``) for tests and search; mutate at your own risk. The action mask
+        """The kernel state (``B = 1``) for tests and search; mutate at your own risk. ``reset()`` deals
+        the next game into these same arrays: keep a copy (``game_state.copy()``), not the object. The action mask
         and the observation of the seat to act are cached until the next step: after a change in
         place, call ``_after_step()`` (or set ``_legal = None``) so that they are computed again."""
         return self._st
