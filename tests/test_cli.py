@@ -33,6 +33,13 @@ def test_arena_writes_json(tmp_path, capsys):
     assert res["mean_diff"] > 0 and res["diff_ci"][0] < res["mean_diff"] < res["diff_ci"][1]
 
 
+def test_arena_table_in_a_pipe_keeps_whole_agent_names(capsys):
+    # stdout is not a terminal here: rich would assume 80 columns and cut the names to "all_fours/ra…"
+    assert main(["arena", "all_fours", "all_fours/rule", "all_fours/random", "--deals", "4", "--seed", "1"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "all_fours/rule" in line and "│" in line)
+    assert "all_fours/random" in row and "…" not in row
+
+
 def test_arena_unknown_agent_is_a_clear_error(capsys):
     assert main(["arena", "all_fours", "all_fours/rule", "nobody"]) == 2
     err = capsys.readouterr().err

@@ -587,9 +587,13 @@ def results_table(results, title: str = "Duplicate evaluation"):
     from rich.table import Table
 
     t = Table(title=title)
+    rows = [results] if isinstance(results, DuplicateResult) else results
     for col in ("A", "B", "hands", "mean diff / hand (A-B)", "95% CI", "A win rate", "95% CI", "null"):
-        t.add_column(col, justify="right" if col not in ("A", "B") else "left")
-    for r in [results] if isinstance(results, DuplicateResult) else results:
+        if col in ("A", "B"):  # a narrow terminal folds a long agent name: it is never cut short
+            t.add_column(col, justify="left", overflow="fold")
+        else:
+            t.add_column(col, justify="right")
+    for r in rows:
         t.add_row(
             r.agent_a,
             r.agent_b,
@@ -638,9 +642,9 @@ def ratings_table(rr: RoundRobinResult, title: str = "Bradley-Terry ratings (Elo
 
 def print_results(results, console=None) -> None:
     """Print a :class:`DuplicateResult`, a list of them, or a :class:`RoundRobinResult` with rich."""
-    from rich.console import Console
+    from .common import report_console
 
-    console = console or Console()
+    console = console or report_console()
     if isinstance(results, RoundRobinResult):
         console.print(ratings_table(results))
         console.print(results_table(results.pairs))

@@ -51,16 +51,15 @@ def cmd_bench(args) -> int:
             raise ValueError(f"--json {args.json}: folder {parent} does not exist")
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     _one_core()  # the rows are per core; the 2-core rows run in a worker process given `cpus`
-    from rich.console import Console
-
     from . import bench
+    from .common import report_console
 
     res = bench.run(
         games, args.batch, args.seconds, args.rounds,
         options=parse_options(args.option), skip=args.skip or (), cpus=cpus,
     )
     res["settings"]["command"] = "cardzoo " + " ".join(args.argv)
-    console = Console(width=None if sys.stdout.isatty() else 160)  # a file or pipe gets unwrapped tables
+    console = report_console()
     for table in bench.rich_tables(res):
         console.print(table)
     if args.markdown:

@@ -43,8 +43,7 @@ def _continue_command(args, cfg, e) -> str:
 
 
 def cmd_train(args, parse_options) -> int:
-    from rich.console import Console
-
+    from .common import report_console
     from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, next_step, train
 
     cfg = TrainConfig(
@@ -83,7 +82,7 @@ def cmd_train(args, parse_options) -> int:
         print(f"  agent so far:     {e.agent}", file=sys.stderr)
         print(f"  continue with:    {_continue_command(args, cfg, e)}", file=sys.stderr)
         return 130
-    con = Console(width=max(Console().width, 110))
+    con = report_console()
     if "evaluation" in summary:
         con.print(evaluation_table(summary["evaluation"], f"{args.game}: trained agent, duplicate deals"))
     lines = [
@@ -108,10 +107,8 @@ def cmd_train(args, parse_options) -> int:
 
 
 def cmd_arena(args, parse_options) -> int:
-    from rich.console import Console
-
     from . import arena
-    from .common import refuse_existing_file, seat_agent
+    from .common import refuse_existing_file, report_console, seat_agent
 
     env_options = parse_options(args.option)
     if args.deals < 1:
@@ -129,7 +126,7 @@ def cmd_arena(args, parse_options) -> int:
     if len(args.agents) < 2:
         raise ValueError("arena needs at least two agents, e.g. cardzoo arena all_fours all_fours/rule random")
     loaded = {}
-    con = Console(width=max(Console().width, 110))
+    con = report_console()
     for i, name in enumerate(args.agents):
         agent, seated, note = seat_agent(
             name, args.game, env_options, seed=args.seed + i, force=args.force_agent, exec_timeout=args.exec_timeout

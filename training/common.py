@@ -145,3 +145,14 @@ def parse_options(pairs: list[str] | None) -> dict:
         except json.JSONDecodeError:
             out[k] = v
     return out
+
+
+def report_console():
+    """The ``rich`` console of the commands' tables: the terminal's width on a terminal, else 200
+    columns, so that a file or a pipe gets whole agent names and unwrapped rows (rich would
+    assume 80 columns there and squeeze the tables)."""
+    import sys
+
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() else 200)
