@@ -225,6 +225,14 @@ def test_illegal_and_malformed_actions_raise_naming_them_and_change_nothing(game
         with pytest.raises(ValueError):
             k.step(st, wrong, np.random.default_rng(0))
         assert _state_equal(st, saved)
+    # a uint64 action above 2**63 is named as given (not as the negative int64 it would wrap to)
+    huge = acts.astype(np.uint64)
+    huge[1] = 2**63 + 5
+    for call in (lambda: k.step(st, huge, np.random.default_rng(0)), lambda: k.check_actions(st, huge),
+                 lambda: k.step_observe(st, huge, np.random.default_rng(0))):
+        with pytest.raises(ValueError, match=rf"illegal action {2**63 + 5} \(out of range 0\.\.{n - 1}\) in game 1 "):
+            call()
+        assert _state_equal(st, saved)
 
 
 @pytest.mark.parametrize("game, options", DEFAULTS)

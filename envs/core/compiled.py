@@ -883,7 +883,7 @@ class CompiledKernel(Kernel):
         acts = np.asarray(actions)
         if acts.shape != (B,) or acts.dtype.kind not in "iu":
             raise ValueError(f"actions must be ints of shape ({B},), got {acts.dtype} {acts.shape}")
-        acts = acts.astype(np.int64, copy=False)
+        given, acts = acts, acts.astype(np.int64, copy=False)  # uint64 above 2**63 wrap to < 0: out of range
         if active is None:
             act = np.ones(B, dtype=bool)
         else:
@@ -892,12 +892,12 @@ class CompiledKernel(Kernel):
                 raise ValueError(f"active must be bool of shape ({B},), got {act.dtype} {act.shape}")
         d, P = self.drivers, self.params
         if view is None:
-            self._check(st, acts, act)
+            self._check(st, acts, act, given)
             need = d.step(st, acts, act, P)
         else:  # checked and stepped in one call (one hand-off to the threads with the parallel option)
             bad, need = d.check_step_view(st, acts, act, P, self.legal_words_per_game, int(self.num_actions), view[1], view[0])
             if need is None:
-                self._raise_illegal(st, acts, bad)
+                self._raise_illegal(st, given, bad)
         if need.any():
             codes = set(np.unique(need[need != 0]).tolist())
             unknown = codes - set(self.CHANCE_ORDER)
@@ -918,17 +918,19 @@ class CompiledKernel(Kernel):
         acts = np.asarray(actions)
         if acts.shape != (st.batch_size,) or acts.dtype.kind not in "iu":
             raise ValueError(f"actions must be ints of shape ({st.batch_size},), got {acts.dtype} {acts.shape}")
-        self._check(st, acts.astype(np.int64), np.ones(st.batch_size, dtype=bool))
+        self._check(st, acts.astype(np.int64), np.ones(st.batch_size, dtype=bool), acts)
 
-    def _check(self, st, actions: np.ndarray, active: np.ndarray) -> None:
-        """``ValueError`` for the first active live game whose action is not legal (checked by compiled
-        code that only reads the state and never indexes with an out-of-range action)."""
+    def _check(self, st, actions: np.ndarray, active: np.ndarray, given: np.ndarray) -> None:
+        """``ValueError`` for the first active live game whose action (``int64[B]``; ``given``: as the
+        caller gave them, for the message) is not legal (checked by compiled code that only reads the
+        state and never indexes with an out-of-range action)."""
         bad = self.drivers.check(st, actions, active, self.params, self.legal_words_per_game, int(self.num_actions))
         if bad.any():
-            self._raise_illegal(st, actions, bad)
+            self._raise_illegal(st, given, bad)
 
     def _raise_illegal(self, st, actions: np.ndarray, bad: np.ndarray) -> None:
-        """The ``ValueError`` for the first game flagged in ``bad`` (``bool[B]``): its action, seat and legal actions."""
+        """The ``ValueError`` for the first game flagged in ``bad`` (``bool[B]``): its action (as given:
+        ``int[B]``), seat and legal actions."""
         A = int(self.num_actions)
         b = int(np.flatnonzero(bad)[0])
         x = int(actions[b])
