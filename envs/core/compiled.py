@@ -67,9 +67,8 @@ from typing import ClassVar
 
 import numpy as np
 import numba
-from numba import njit
+from numba import njit, prange
 from numba.core import event as _numba_event
-from numba.extending import overload
 
 from .kernel import Kernel
 
@@ -91,36 +90,36 @@ def arrays_type(state_cls: type, name: str, module: str):
 # game's compiled functions and its one closure cell holds a key (the game's module and the hash
 # of its rules source). numba's on-disk cache keys a function by its bytecode
 # and its closure cells, so a changed rules file or another game never loads a stale driver.
-def _copy_row(S, I, b):
-    """Compiled only: every field of game ``b`` of ``S`` set to row 0 of ``I`` (a namedtuple of the
-    same type: one game of the declared initial values), element by element (no allocation)."""
-    raise NotImplementedError("_copy_row runs in compiled code only")
+@njit(cache=True, nogil=True, _nrt=False)
+def _reset_bytes(fields, fresh, rows, lo, hi):
+    """Games ``rows[lo:hi]`` back to their declared initial values: ``fields`` are the state's arrays
+    as ``uint8[B, bytes per game]`` views (:func:`_byte_views`), ``fresh`` the same of a one-game
+    fresh state. One generic function for every game (compiled once per field count, in well under
+    a second, where a loop nest per field written for each state class took 3-5 s to compile)."""
+    for i in range(lo, hi):
+        b = rows[i]
+        for f in range(len(fields)):
+            dst = fields[f]
+            src = fresh[f]
+            for j in range(dst.shape[1]):
+                dst[b, j] = src[0, j]
 
 
-@overload(_copy_row, inline="always")
-def _copy_row_impl(S, I, b):
-    # the body is written for the namedtuple's fields: one loop nest per field, by its ndim
-    lines = ["def impl(S, I, b):"]
-    for name, ty in zip(S.fields, S.types):
-        idx = [f"i{d}" for d in range(1, ty.ndim)]
-        pad = "    "
-        for d, i in enumerate(idx, start=1):
-            lines.append(f"{pad}for {i} in range(S.{name}.shape[{d}]):")
-            pad += "    "
-        lines.append(f"{pad}S.{name}[{', '.join(['b', *idx])}] = I.{name}[{', '.join(['0', *idx])}]")
-    lines.append("    return")
-    ns: dict = {}
-    exec("\n".join(lines), {}, ns)  # noqa: S102  (source made from the field names of a state class)
-    return ns["impl"]
+@njit(cache=True, nogil=True, parallel=True)
+def _par_reset_bytes(fields, fresh, rows, n, nt):
+    for t in prange(nt):
+        _reset_bytes(fields, fresh, rows, n * t // nt, n * (t + 1) // nt)
+
+
+def _byte_views(arrays, batch: int):
+    """``uint8[batch, bytes per game]`` views of C-contiguous ``arrays`` (no copy), or ``None`` if
+    one is not C-contiguous and writeable (its reshape would copy, and writes would be lost)."""
+    if not all(a.flags.c_contiguous and a.flags.writeable for a in arrays):
+        return None
+    return tuple(a.reshape(batch, -1).view(np.uint8) for a in arrays)
 
 
 def _templates(_key):
-    def batch_reset(S, I, rows, lo, hi):
-        # games ``rows[lo:hi]`` back to the declared initial values (row 0 of ``I``)
-        _key  # noqa: B018
-        for i in range(lo, hi):
-            _copy_row(S, I, rows[i])  # noqa: F821
-
     def batch_step(S, actions, active, P, need, lo, hi):
         _key  # noqa: B018  (part of the cache key)
         for b in range(lo, hi):
@@ -236,7 +235,7 @@ def _templates(_key):
         return code
 
     fns = (
-        batch_reset, batch_step, batch_deal, batch_legal, batch_check, batch_observe, batch_global,
+        batch_step, batch_deal, batch_legal, batch_check, batch_observe, batch_global,
         batch_step_view, batch_deal_view,
         single_play,
     )
@@ -252,11 +251,6 @@ _TEMPLATES = _templates("")
 # loop); numba's threading layer keeps its threads warm, so a hand-off costs a few µs where a
 # Python thread pool cost 70-100 µs on this 2-core machine.
 def _par_templates(_key):
-    def par_batch_reset(S, I, rows, n, nt):
-        _key  # noqa: B018
-        for t in prange(nt):  # noqa: F821
-            batch_reset(S, I, rows, n * t // nt, n * (t + 1) // nt)  # noqa: F821
-
     def par_batch_step(S, actions, active, P, need, n, nt):
         _key  # noqa: B018
         for t in prange(nt):  # noqa: F821
@@ -312,7 +306,7 @@ def _par_templates(_key):
         return nbad
 
     fns = (
-        par_check_step_view, par_batch_reset, par_batch_step, par_batch_deal, par_batch_legal, par_batch_check, par_batch_observe,
+        par_check_step_view, par_batch_step, par_batch_deal, par_batch_legal, par_batch_check, par_batch_observe,
         par_batch_global, par_batch_step_view, par_batch_deal_view,
     )
     return {f.__name__: f for f in fns}
@@ -362,7 +356,7 @@ def _specialize(name: str, module: str, callees: dict, key: str, parallel: bool 
     """``@njit(cache=True, nogil=True)`` of template ``name`` calling the game's ``callees`` (a fresh
     function); ``parallel``: one of the ``prange`` runners (``_PAR_TEMPLATES``)."""
     tmpl = (_PAR_TEMPLATES if parallel else _TEMPLATES)[name]
-    g = {"np": np, "prange": numba.prange, "_copy_row": _copy_row, "__name__": module, **callees}
+    g = {"np": np, "prange": numba.prange, "__name__": module, **callees}
     fn = types.FunctionType(tmpl.__code__, g, name, None, (types.CellType(key),))
     fn.__qualname__ = f"compiled_{name}"
     fn.__module__ = module
@@ -389,6 +383,7 @@ class Drivers:
     def __init__(self, arrays, rules, parallel: bool = False) -> None:
         self.Arrays = arrays
         self._get = operator.attrgetter(*arrays._fields)
+        self._last_views = None  # (arrays, byte views, fresh views) of the state reset last
         self.parallel = bool(parallel)
         missing = [f for f in _RULE_FUNCTIONS if not hasattr(rules, f)]
         if missing:
@@ -420,8 +415,27 @@ class Drivers:
 
     def reset(self, st, fresh, rows: np.ndarray) -> None:
         """Games ``rows`` (``int64[n]``) of ``st`` back to the declared initial values of every field:
-        row 0 of ``fresh`` (a state of one fresh game, same class and sizes), in place."""
-        self._run(self._batch_reset, rows.shape[0], self.arrays(st), self.arrays(fresh), rows)
+        row 0 of ``fresh`` (a state of one fresh game, same class and sizes), in place (compiled over
+        byte views of the fields; numpy for a state whose arrays are not C-contiguous)."""
+        n = rows.shape[0]
+        arrays = self._get(st)
+        last = self._last_views  # the views of the state reset last (a learner resets the same one)
+        if last is not None and len(last[0]) == len(arrays) and all(map(operator.is_, arrays, last[0])):
+            views, src = last[1], last[2]
+        else:
+            views = _byte_views(arrays, st.batch_size) if n else None
+            src = None if views is None else _byte_views(self._get(fresh), 1)
+            self._last_views = None if views is None else (arrays, views, src)
+        if views is None:
+            if n:
+                for name, a in zip(self.Arrays._fields, self._get(fresh)):
+                    getattr(st, name)[rows] = a[0]
+            return
+        threads = numba.get_num_threads() if self.parallel else 1
+        if threads <= 1 or n < 2 * threads:
+            _reset_bytes(views, src, rows, 0, n)
+        else:
+            _par_reset_bytes(views, src, rows, n, threads)
 
     def step(self, st, actions: np.ndarray, active: np.ndarray, P: np.ndarray) -> np.ndarray:
         """Run ``step_one`` on every active live game; zero every game's rewards first.
@@ -552,7 +566,9 @@ class CompiledSingleGame:
         self.d = kernel.drivers
         self.P = kernel.params
         self.S = self.d.arrays(st)
-        self.F = self.d.arrays(kernel.fresh_game)
+        # byte views of the fields (made once: the arrays are bound) for new_game's reset
+        self._bytes = _byte_views(self.S, 1)
+        self._fresh_bytes = _byte_views(self.d._get(kernel.fresh_game), 1)
         self._size = kernel.obs_layout.size
         self._words = np.zeros(kernel.legal_words_per_game, dtype=np.uint64)
         self._fresh = False
@@ -572,7 +588,7 @@ class CompiledSingleGame:
 
     def _bind(self) -> None:
         d, S = self.d, self.S
-        self._fn, self._reset = d._single_play, d._batch_reset
+        self._fn, self._reset = d._single_play, _reset_bytes
         layout = tuple(map(_layout, S))
         last = _LAST_BOUND.get(d)
         if last is not None and last[0] == layout:  # a state made by the kernel: checked once per layout
@@ -586,7 +602,7 @@ class CompiledSingleGame:
                 i64 = ty(0)
                 eps = _ENTRIES[key] = (
                     _entry(d._single_play, (ty(S), i64, ty(self.P), ty(self._words), ty(self.mask), ty(self.obs), i64)),
-                    _entry(d._batch_reset, (ty(S), ty(self.F), ty(self._rows), i64, i64)),
+                    _entry(_reset_bytes, (ty(self._bytes), ty(self._fresh_bytes), ty(self._rows), i64, i64)),
                 )
             _LAST_BOUND[d] = (layout, eps)
             self._fn, self._reset = eps
@@ -634,7 +650,10 @@ class CompiledSingleGame:
         deal it (the same chance calls): every field back to its declared initial value, the game's
         ``new_games``, then the compiled ``deal_one`` and the view of the seat to act. Returns the
         code of :meth:`refresh`. (No test hooks: a game dealt from hooks is made by ``kernel.init``.)"""
-        self._reset(self.S, self.F, self._rows, 0, 1)
+        if self._bytes is None:  # a state whose arrays are not all C-contiguous
+            self.d.reset(self.st, self.k.fresh_game, self._rows)
+        else:
+            self._reset(self._bytes, self._fresh_bytes, self._rows, 0, 1)
         code = self.k.new_games(self.st, rng, self._rows)
         code = self._fn(self.S, code, self.P, self._words, self.mask, self.obs, 2 if code else 1)
         self._fresh = True
