@@ -561,6 +561,14 @@ VALID_HOOKS = {
 }
 
 
+@pytest.mark.parametrize("game", sorted(g for g in GAMES if "dealer" in kernel(g).INIT_HOOKS))
+@pytest.mark.parametrize("value", ["north", "random", "", 1.5, [0, 9]])
+def test_a_dealer_hook_that_is_not_seats_raises_naming_it(game, value):
+    # the "random" first dealer is a game option; the dealer hook takes seats only
+    with pytest.raises(ValueError, match=r"dealer="):
+        kernel(game).init(np.random.default_rng(0), 2, dealer=value)
+
+
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_an_unknown_reset_option_raises_naming_it_and_the_valid_ones(game):
     env = envs_make(game)

@@ -276,12 +276,11 @@ class AluetteKernel(CompiledKernel):
             st.draw_map[rows] = partnership_draw(order)
         elif draw_deck is not None:
             raise ValueError("reset option draw_deck needs partnership_draw=True")
-        if dealer is None:
-            dealer = 0 if self.options["partnership_draw"] else self.options["first_dealer"]
-        if isinstance(dealer, str) and dealer == "random":
+        option = 0 if self.options["partnership_draw"] else self.options["first_dealer"]
+        if dealer is None and option == "random":  # a hook must be seats (hook_ints)
             st.dealer[rows] = chance.integers(rng, rows, 0, 4, kind="dealer")
         else:
-            st.dealer[rows] = hook_ints("dealer", dealer, (n,), 0, 3)
+            st.dealer[rows] = hook_ints("dealer", option if dealer is None else dealer, (n,), 0, 3)
         if score is not None:
             st.score[rows] = hook_ints("score", score, (n, 2), 0, 100 if self.target is None else self.target - 1)
         st.stock[rows] = self._shuffle(rng, rows) if deck is None else _hook_deck("deck", deck, n)

@@ -237,12 +237,10 @@ class AvinasKernel(CompiledKernel):
         Raises ``ValueError`` when a hook is not a permutation / seat / value in range.
         """
         n = rows.size
-        if dealer is None:
-            dealer = self.options["first_dealer"]
-        if isinstance(dealer, str):  # "random"
+        if dealer is None and self.options["first_dealer"] == "random":  # a hook must be seats (hook_ints)
             st.dealer[rows] = chance.integers(rng, rows, 0, 4, kind="dealer")
         else:
-            st.dealer[rows] = hook_ints("dealer", dealer, (n,), 0, 3)
+            st.dealer[rows] = hook_ints("dealer", self.options["first_dealer"] if dealer is None else dealer, (n,), 0, 3)
         if pips is not None:
             st.pips[rows] = hook_ints("pips", pips, (n, 2), 0, self.options["pip_limit"] - 1)
         if ram_balance is not None:

@@ -238,12 +238,10 @@ class OttocentoKernel(CompiledKernel):
         Raises ``ValueError`` for a hook that is not a permutation / seat / score in range.
         """
         n = rows.size
-        if dealer is None:
-            dealer = self.options["dealer"]
-        if isinstance(dealer, str):
+        if dealer is None and self.options["dealer"] == "random":  # a hook must be seats (hook_ints)
             st.dealer[rows] = chance.integers(rng, rows, 0, 4, kind="dealer")
         else:
-            st.dealer[rows] = hook_ints("dealer", dealer, (n,), 0, 3)
+            st.dealer[rows] = hook_ints("dealer", self.options["dealer"] if dealer is None else dealer, (n,), 0, 3)
         if score is not None:
             if not self.match:
                 raise ValueError("reset option score needs match mode (option match_target)")
