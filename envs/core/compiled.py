@@ -86,10 +86,6 @@ def arrays_type(state_cls: type, name: str, module: str):
     return cls
 
 
-# Driver templates. Each is specialized per game by :func:`_specialize`: its globals name the
-# game's compiled functions and its one closure cell holds a key (the game's module and the hash
-# of its rules source). numba's on-disk cache keys a function by its bytecode
-# and its closure cells, so a changed rules file or another game never loads a stale driver.
 @njit(cache=True, nogil=True, _nrt=False)
 def _reset_bytes(fields, fresh, rows, lo, hi):
     """Games ``rows[lo:hi]`` back to their declared initial values: ``fields`` are the state's arrays
@@ -119,6 +115,10 @@ def _byte_views(arrays, batch: int):
     return tuple(a.reshape(batch, -1).view(np.uint8) for a in arrays)
 
 
+# Driver templates. Each is specialized per game by :func:`_specialize`: its globals name the
+# game's compiled functions and its one closure cell holds a key (the game's module and the hash
+# of its rules source). numba's on-disk cache keys a function by its bytecode
+# and its closure cells, so a changed rules file or another game never loads a stale driver.
 def _templates(_key):
     def batch_step(S, actions, active, P, need, lo, hi):
         _key  # noqa: B018  (part of the cache key)
