@@ -147,15 +147,6 @@ class BatchState:
         """Independent deep copy (every array copied)."""
         return dataclasses.replace(self, **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
 
-    def reset_rows(self, index, dims: dict[str, int]) -> None:
-        """Set games ``index`` (int array) back to every field's declared initial value (the
-        :func:`state_field` fill), in place; ``dims`` as for :meth:`allocate`."""
-        key = (type(self), tuple(sorted(dims.items())))
-        if key not in _PROTOTYPES:
-            type(self).allocate(0, dims)
-        for name, a in _PROTOTYPES[key].items():
-            getattr(self, name)[index] = a[0]
-
     def take(self, index):
         """A new state holding games ``index`` (int array or slice) of this one (copied)."""
         return dataclasses.replace(self, **{f.name: getattr(self, f.name)[index].copy() for f in dataclasses.fields(self)})
