@@ -214,6 +214,35 @@ def test_two_rounds_make_two_folders_and_refuse_to_overwrite(tmp_path, capsys):
         expert_iterate("aluette", run, **{**kw, "resume": True})
 
 
+def test_aggregated_rounds_in_two_processes(tmp_path):
+    """workers=2: each round is labelled by two processes (labels.npz, labels_1.npz, seeds seed + r and
+    seed + r + 100000); aggregate: every round distils the starting policy on all labels so far."""
+    from cardzoo.training.expert import load_labels
+
+    run = tmp_path / "run"
+    kw = dict(rounds=2, games=4, n_det=1, batch=2, epochs=1, batch_size=16, arena_deals=0, seed=3, progress=False,
+              label_search_on="cards", workers=2, aggregate=True)
+    rows = expert_iterate("all_fours", run, init="all_fours/ppo", **kw)
+    n = {}
+    for r in (1, 2):
+        files = [run / f"round_{r}" / "labels.npz", run / f"round_{r}" / "labels_1.npz"]
+        n[r] = [len(load_labels([f])["obs"]) for f in files]
+        assert min(n[r]) > 0 and rows[r]["positions"]["cards"] == sum(n[r])  # both processes' labels are counted
+        assert rows[r]["distilled_from"] == "all_fours/ppo"  # the starting policy, every round
+    assert rows[2]["policy"] == str(run / "round_1" / "agent")  # round 2's positions come from round 1's agent
+    assert rows[1]["trained_on"]["cards"] == sum(n[1])
+    assert rows[2]["trained_on"]["cards"] == sum(n[1]) + sum(n[2])  # round 2 learns from both rounds' labels
+    # the worker's file is its own seeded run: label_positions with seed 3 + 1 + 100000 writes the same labels
+    again = tmp_path / "again.npz"
+    label_positions("all_fours", "all_fours/ppo", 2, again, n_det=1, seed=100_004, batch=2, search_on="cards", progress=False)
+    a, b = load_labels([again]), load_labels([run / "round_1" / "labels_1.npz"])
+    assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in ("obs", "mask", "q"))
+    with pytest.raises(ValueError, match="cannot resume .*run: it is a run with workers=2, not 1"):
+        expert_iterate("all_fours", run, init="all_fours/ppo", **{**kw, "workers": 1, "resume": True})
+    with pytest.raises(ValueError, match="workers >= 1, got .*workers=0"):
+        expert_iterate("all_fours", tmp_path / "w0", init="all_fours/ppo", **{**kw, "workers": 0})
+
+
 def test_rounds_refuse_a_folder_that_holds_something_else(tmp_path, capsys):
     other = tmp_path / "other"
     other.mkdir()

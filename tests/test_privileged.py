@@ -80,6 +80,7 @@ def test_training_with_a_privileged_critic_saves_a_plain_agent(tmp_path):
         total_steps=2 * 32 * 32, n_envs=32, n_steps=32, batch_size=512, net_arch=[32], seed=2,
         bc_samples=2048, bc_epochs=1, eval_deals=0, out=str(tmp_path / "run"), torch_threads=1,
         privileged_critic=True, critic_warmup_steps=1024, opponents={"random": 0.5, "snapshot": 0.5}, snapshot_every=1,
+        expert_rounds=0,
     )
     train(cfg)
     agent = load_policy_agent(tmp_path / "run" / "agent")

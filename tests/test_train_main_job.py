@@ -4,9 +4,11 @@ and one line saying what to do next."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from cardzoo.training.config import TrainConfig
 from cardzoo.training.selfplay import next_step
@@ -32,6 +34,14 @@ def test_next_step_says_what_to_do():
     assert Path(init).is_dir() and (Path(init) / "agent.json").is_file() and init.endswith("all_fours_ppo")
     level = [_row("all_fours/rule", 0.01, -0.04, 0.06)]
     assert next_step("all_fours", level, a, out).startswith("next: level with the rule bot (CI [-0.040, +0.060])")
+    # after expert iteration the way on is more rounds, from the agent the run made
+    more = ("cardzoo expert-iterate all_fours --init runs/af/agent --out runs/af_more_rounds --rounds 2 --games 5120 "
+            "--n-det 32 --label-search-on cards --workers 2 --arena-deals 2000")
+    beats[2] = _row("all_fours/ppo", 0.1, -0.05, 0.25)
+    assert next_step("all_fours", beats, a, out, expert=True).endswith(f"run more rounds of expert iteration ({more})")
+    line = next_step("all_fours", level, a, out, expert=True)
+    assert line.startswith("next: level with the rule bot (CI [-0.040, +0.060]): the rounds' table above") and more in line
+    assert next_step("all_fours", loses, a, out, expert=True).startswith("next: it loses to the rule bot (-0.344 per episode)")
 
 
 def test_behaviour_cloning_runs_to_convergence():
@@ -53,21 +63,47 @@ def test_behaviour_cloning_runs_to_convergence():
     assert info["val_accuracy"] > chance + 0.1
 
 
+def test_expert_rounds_default_per_game_and_bad_values():
+    assert TrainConfig().expert_rounds == 3  # All Fours: measured to help (training/EXPERT.md)
+    assert TrainConfig(game="aluette").expert_rounds == 0 and TrainConfig(game="pyanitsa").expert_rounds == 0
+    assert TrainConfig(env_options={"episode": "match"}).expert_rounds == 0  # PIMC cannot play a match out
+    with pytest.raises(ValueError, match=r"expert_rounds=2 needs episodes that end with the deal .* give expert_rounds=0"):
+        TrainConfig(expert_rounds=2, env_options={"episode": "match"}).validate()
+    for name, bad in (("expert_rounds", -1), ("expert_games", 0), ("expert_workers", 0), ("expert_epochs", 1.5)):
+        with pytest.raises(ValueError, match=f"{name} must be an int >= ., got {bad}"):
+            TrainConfig(**{name: bad}).validate()
+
+
 def test_train_prints_cloning_result_and_compares_with_the_shipped_agent(tmp_path, capsys):
+    """The main job end to end at toy size: cloning, PPO, one round of expert iteration in two
+    processes, the final table and the next step."""
+    from safetensors.numpy import load_file
+
     from cardzoo.training.cli import main
 
     out = tmp_path / "run"
     argv = ["train", "all_fours", "--out", str(out), "--steps", "256", "--n-envs", "16", "--n-steps", "8", "--batch-size", "64",
-            "--bc-samples", "3000", "--bc-epochs", "3", "--eval-deals", "12", "--torch-threads", "1"]
+            "--bc-samples", "3000", "--bc-epochs", "3", "--eval-deals", "12", "--torch-threads", "1",
+            "--expert-rounds", "1", "--expert-games", "8", "--expert-n-det", "2", "--expert-epochs", "1",
+            "--expert-arena-deals", "6", "--expert-workers", "2"]
     assert main(argv) == 0
     said = capsys.readouterr().out
+    assert "expert iteration: 1 rounds, each labelling 8 deals" in said and "| 1 | " in said  # the rounds' table
+    assert (out / "ppo_agent" / "agent.json").is_file() and (out / "expert" / "round_1" / "labels_1.npz").is_file()
+    final, round_1 = load_file(str(out / "agent" / "weights.safetensors")), load_file(str(out / "expert" / "round_1" / "agent" / "weights.safetensors"))
+    assert final.keys() == round_1.keys() and all(np.array_equal(final[k], round_1[k]) for k in final)
+    meta = json.loads((out / "agent" / "agent.json").read_text())
+    assert meta["training"]["command"] == "cardzoo " + " ".join(argv) and meta["training"]["expert_rounds"] == 1
+    assert [r["round"] for r in meta["expert_iteration"]["rounds"]] == [0, 1]
+    assert meta["expert_iteration"]["rounds"][1]["arena"]["n_deals"] == 6
+    assert meta["evaluation"][1]["opponent"] == "all_fours/rule"  # the final agent was the one evaluated
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["agent"] == str(out / "agent") and summary["ppo_agent"] == str(out / "ppo_agent")
     line = next(x for x in said.splitlines() if x.startswith("behaviour cloning:"))
     assert "agreement with all_fours/rule" in line and "against all_fours/rule over 500 duplicate deals" in line
     assert line.endswith("PPO starts from it")
     assert "all_fours/ppo" in said  # the final table has the shipped agent's row
     assert said.rstrip().splitlines()[-1].startswith("next: ")
-    import json
-
     rows = json.loads((out / "evaluation.json").read_text())
     assert [r["opponent"] for r in rows] == ["random", "all_fours/rule", "all_fours/ppo"]
     assert TrainConfig().bc_until_converged and TrainConfig().bc_eval_deals == 500

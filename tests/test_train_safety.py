@@ -12,12 +12,12 @@ from cardzoo.training.config import TrainConfig, check_out_folder
 
 # the smallest run: 2 rollouts of 16 games x 8 steps, a tiny network, no evaluation
 TINY = ["--steps", "256", "--n-envs", "16", "--n-steps", "8", "--batch-size", "64", "--bc-samples", "0",
-        "--eval-deals", "0", "--torch-threads", "1", "--opponents", "random=1"]
+        "--eval-deals", "0", "--torch-threads", "1", "--opponents", "random=1", "--expert-rounds", "0"]
 
 
 def _tiny_cfg(out, **kw) -> TrainConfig:
     base = dict(game="all_fours", total_steps=256, n_envs=16, n_steps=8, batch_size=64, bc_samples=0, eval_deals=0,
-                torch_threads=1, opponents={"random": 1.0}, net_arch=[16], out=str(out))
+                torch_threads=1, opponents={"random": 1.0}, net_arch=[16], out=str(out), expert_rounds=0)
     return TrainConfig(**(base | kw))
 
 
@@ -152,3 +152,36 @@ def test_a_second_run_into_a_folder_in_use_is_refused(tmp_path, capsys):
     (out / ".run.lock").unlink()
     assert main(["train", "all_fours", "--out", str(out), *TINY]) == 0
     assert not (out / ".run.lock").exists() and (out / "agent").is_dir()
+
+
+def test_ctrl_c_in_the_expert_rounds_keeps_ppo_and_finished_rounds(tmp_path, capsys, monkeypatch):
+    """Ctrl-C after PPO, in round 2 of the expert iteration: exit 130; the PPO model and agent and round
+    1 are kept, and the printed cardzoo expert-iterate command finishes the rounds from there."""
+    import shlex
+
+    from cardzoo.training import expert
+
+    real = expert.distil
+
+    def distil(init, files, out, **kw):
+        if "round_2" in str(out):
+            raise KeyboardInterrupt
+        return real(init, files, out, **kw)
+
+    monkeypatch.setattr(expert, "distil", distil)
+    out = tmp_path / "run"
+    small = ["--expert-rounds", "2", "--expert-games", "4", "--expert-n-det", "1", "--expert-epochs", "1",
+             "--expert-arena-deals", "0", "--expert-workers", "1"]
+    assert main(["train", "all_fours", "--out", str(out), *TINY, *small]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted in the expert iteration after 256 PPO steps" in err
+    assert f"agent so far:     {out / 'expert' / 'round_1' / 'agent'}" in err
+    assert (out / "model.zip").is_file() and (out / "ppo_agent" / "agent.json").is_file()
+    line = next(x for x in err.splitlines() if "finish the rounds with:" in x).split("finish the rounds with:")[1].strip()
+    assert line.startswith(f"cardzoo expert-iterate all_fours --out {out / 'expert'} --init {out / 'ppo_agent'} --rounds 2")
+    assert line.endswith("--workers 1 --aggregate --resume")
+    stamp = (out / "expert" / "round_1" / "round.json").stat().st_mtime_ns
+    monkeypatch.setattr(expert, "distil", real)
+    assert main(shlex.split(line)[1:]) == 0
+    assert (out / "expert" / "round_2" / "agent" / "agent.json").is_file()
+    assert (out / "expert" / "round_1" / "round.json").stat().st_mtime_ns == stamp  # round 1 was kept, not redone

@@ -226,7 +226,7 @@ def test_training_smoke_learns_against_random(tmp_path):
     cfg = TrainConfig(
         total_steps=150_000, n_envs=128, n_steps=64, batch_size=2048, seed=0, out=str(tmp_path / "run"),
         opponents={"random": 1.0}, eval_deals=600, checkpoint_every=100_000,
-        bc_samples=0, learning_rate=3e-4, clip_range=0.2, ent_coef=0.01, torch_threads=1,
+        bc_samples=0, learning_rate=3e-4, clip_range=0.2, ent_coef=0.01, torch_threads=1, expert_rounds=0,
     )
     summary = train(cfg)
     vs_random = next(r for r in summary["evaluation"] if r["opponent"] == "random")
@@ -267,7 +267,7 @@ def test_seeded_training_runs_are_reproducible(tmp_path):
     for run in ("a", "b"):
         cfg = TrainConfig(
             total_steps=2 * 64 * 32, n_envs=64, n_steps=32, batch_size=1024, net_arch=[32], seed=11,
-            bc_samples=4096, bc_epochs=1, eval_deals=0, out=str(tmp_path / run), torch_threads=1,
+            bc_samples=4096, bc_epochs=1, eval_deals=0, out=str(tmp_path / run), torch_threads=1, expert_rounds=0,
         )
         train(cfg)
         weights.append(load_file(str(tmp_path / run / "agent" / "weights.safetensors")))

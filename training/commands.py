@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 
@@ -22,7 +23,6 @@ def _continue_command(args, cfg, e) -> str:
     """The command that resumes an interrupted run: the run's own options (``args.argv``, when
     the CLI recorded them), without ``--resume``/``--overwrite``/``--steps``, plus ``--resume`` the
     saved model and ``--steps`` the steps of the budget left (on resume ``--steps`` counts more steps)."""
-    import shlex
 
     given = list(getattr(args, "argv", None) or ["train", args.game, "--out", str(cfg.out)])
     kept, skip = [], False
@@ -71,12 +71,26 @@ def cmd_train(args, parse_options) -> int:
         clip_range=args.clip_range,
         ent_coef=args.ent_coef,
         torch_threads=args.torch_threads,
+        expert_rounds=args.expert_rounds,
+        expert_games=args.expert_games,
+        expert_n_det=args.expert_n_det,
+        expert_epochs=args.expert_epochs,
+        expert_workers=args.expert_workers,
+        expert_arena_deals=args.expert_arena_deals,
+        command=shlex.join(["cardzoo", *(getattr(args, "argv", None) or ["train", args.game])]),
     )
     try:
         summary = train(cfg)
     except TrainingInterrupted as e:
         import sys
 
+        if e.continue_command:  # PPO was done: the expert stage was interrupted
+            print(f"\ncardzoo train: interrupted in the expert iteration after {e.steps:,} PPO steps; saved", file=sys.stderr)
+            print(f"  PPO model:        {e.model}", file=sys.stderr)
+            print(f"  agent so far:     {e.agent}", file=sys.stderr)
+            print(f"  finish the rounds with: {e.continue_command}", file=sys.stderr)
+            print(f"  (the final agent is then {Path(cfg.out) / 'expert'}/round_{cfg.expert_rounds}/agent)", file=sys.stderr)
+            return 130
         print(f"\ncardzoo train: interrupted after {e.steps:,} PPO steps; saved", file=sys.stderr)
         print(f"  resumable model:  {e.model}", file=sys.stderr)
         print(f"  agent so far:     {e.agent}", file=sys.stderr)
@@ -91,6 +105,9 @@ def cmd_train(args, parse_options) -> int:
         "runs end on a whole rollout of n_envs x n_steps)",
         f"agent (weights + JSON):  {summary['agent']}",
     ]
+    if "ppo_agent" in summary:
+        lines.append(f"PPO stage's agent:       {summary['ppo_agent']}")
+        lines.append(f"expert iteration:        {Path(cfg.out) / 'expert' / 'rounds.md'} (and rounds.png)")
     if "curve" in summary:
         lines.append(f"learning curve:          {summary['curve']}")
     if "evaluation" in summary:
@@ -100,7 +117,7 @@ def cmd_train(args, parse_options) -> int:
         f"play against it:         cardzoo play {args.game} --partner {summary['agent']} --opponents {summary['agent']}",
     ]
     if "evaluation" in summary:
-        lines.append(next_step(args.game, summary["evaluation"], summary["agent"], cfg.out))
+        lines.append(next_step(args.game, summary["evaluation"], summary["agent"], cfg.out, expert="ppo_agent" in summary))
     for line in lines:
         print(line)
     return 0
@@ -272,7 +289,7 @@ def cmd_expert_iterate(args) -> int:
         args.game, args.out, rounds=args.rounds, init=args.init, games=args.games, n_det=args.n_det,
         label_search_on=args.label_search_on, search_on=args.search_on, batch=args.batch, epochs=args.epochs, lr=args.lr,
         tau=args.tau, prior=args.prior, bid_weight=args.bid_weight, batch_size=args.batch_size, arena_deals=args.arena_deals,
-        seed=args.seed, resume=args.resume,
+        seed=args.seed, resume=args.resume, workers=args.workers, aggregate=args.aggregate, torch_threads=args.torch_threads,
     )
     print(rounds_table(rows))
     print(f"written: {args.out}/rounds.md, rounds.json, rounds.png; round r's agent: {args.out}/round_r/agent")
@@ -282,7 +299,7 @@ def cmd_expert_iterate(args) -> int:
 def add_commands(sub, games, parse_options) -> None:
     """Register the train / arena / play sub-commands on ``sub``."""
     # every default comes from TrainConfig (training/config.py imports neither torch nor SB3)
-    from .config import TrainConfig
+    from .config import EXPERT_ROUNDS, TrainConfig
 
     d = TrainConfig()
     opp = ",".join(f"{k}={v:g}" for k, v in d.opponents.items())
@@ -324,6 +341,18 @@ def add_commands(sub, games, parse_options) -> None:
     t.add_argument("--clip-range", type=float, default=d.clip_range, help=f"PPO clip range (default {d.clip_range})")
     t.add_argument("--ent-coef", type=float, default=d.ent_coef, help=f"entropy bonus (default {d.ent_coef})")
     t.add_argument("--torch-threads", type=int, default=d.torch_threads, help=f"torch threads (default {d.torch_threads})")
+    t.add_argument(
+        "--expert-rounds", type=int, default=None,
+        help="rounds of expert iteration after PPO: PIMC labels of the agent's card decisions, then distillation "
+        f"(training/EXPERT.md); default: {', '.join(f'{g} {n}' for g, n in EXPERT_ROUNDS.items())}, 0 for the other games",
+    )
+    t.add_argument("--expert-games", type=int, default=d.expert_games, help=f"deals labelled per round (default {d.expert_games:,})")
+    t.add_argument("--expert-n-det", type=int, default=d.expert_n_det, help=f"PIMC determinizations per label (default {d.expert_n_det})")
+    t.add_argument("--expert-epochs", type=int, default=d.expert_epochs, help=f"distillation epochs per round (default {d.expert_epochs})")
+    t.add_argument("--expert-arena-deals", type=int, default=d.expert_arena_deals,
+                   help=f"duplicate deals of each round's agent against the rule bot (default {d.expert_arena_deals}; 0: none)")
+    t.add_argument("--expert-workers", type=int, default=d.expert_workers,
+                   help=f"labelling processes at once, one per core (default {d.expert_workers})")
     t.set_defaults(fn=lambda a: cmd_train(a, parse_options))
 
     a = sub.add_parser("arena", help="duplicate-deal evaluation of agents, with CIs and ratings")
@@ -383,7 +412,7 @@ def add_commands(sub, games, parse_options) -> None:
         description="Play deals between a trained policy (one team) and an opponent; at every card decision with a "
         "choice, store the observation and the PIMC search value of each legal card (agents/shipped/README.md, All Fours: how the "
         "shipped agent was made) and, with --label-search-on, of each bid, declaration or signal; every game can be labelled "
-        "(training/EXPERT.md). About 45 labels per second per core (All Fours, n-det 32); run one process per core with different seeds.",
+        "(training/EXPERT.md). About 900 labels per second per core (All Fours, n-det 32, the compiled kernel); run one process per core with different seeds.",
     )
     lb.add_argument("game", choices=games, help="the game")
     lb.add_argument("out", help="label file to write (a name ending in .npz); rewritten after every batch")
@@ -467,6 +496,13 @@ def add_commands(sub, games, parse_options) -> None:
     ei.add_argument("--arena-deals", type=int, default=100, help="duplicate deals vs GAME/rule per round (default 100; 0: none)")
     ei.add_argument("--seed", type=int, default=0, help="seeds labels (seed + round), distillation and arena (seed + 10000)")
     ei.add_argument("--resume", action="store_true", help="continue the run in --out (complete rounds are kept)")
+    ei.add_argument("--workers", type=int, default=1, help="labelling processes at once, one per core (default 1)")
+    ei.add_argument(
+        "--aggregate", action="store_true",
+        help="each round distils the starting policy on the labels of every round so far (DAgger-style), not the round's "
+        "policy on its own labels",
+    )
+    ei.add_argument("--torch-threads", type=int, default=1, help="torch threads of the distillation (default 1)")
     ei.set_defaults(fn=cmd_expert_iterate)
 
     p = sub.add_parser(

@@ -11,9 +11,21 @@ from pathlib import Path
 
 from cardzoo import envs
 
+#: Rounds of expert iteration after PPO by default, per game: only where measurement showed they
+#: help (All Fours: three rounds took the main job from -0.090 to above the rule bot; training/EXPERT.md).
+EXPERT_ROUNDS = {"all_fours": 3}
+
+
+def searchable(env_options: dict) -> bool:
+    """Whether PIMC search (and so expert iteration) can run with these game options: every
+    episode must end with the deal (no ``episode="match"``, no ``match_target``)."""
+    return env_options.get("episode", "hand") in ("hand", "deal") and env_options.get("match_target") is None
+
+
 @dataclass
 class TrainConfig:
-    """Options of a training run; the defaults are ``cardzoo train``'s (about 12 minutes on 2 cores).
+    """Options of a training run; the defaults are ``cardzoo train``'s (All Fours: about 10 minutes on
+    2 cores, of which 5 of PPO and 4 of expert iteration; training/TRAIN_RUNS.md).
 
     ``bc_samples`` > 0 warm-starts the policy by behaviour cloning the rule bot (``bc_teacher``)
     before self-play; the PPO settings (learning rate 1e-4, clip 0.1, entropy 0.003) suit
@@ -54,6 +66,19 @@ class TrainConfig:
     critic_warmup_steps: int = 0
     skip_forced: bool = False  # the env plays single-legal-action decisions itself (P'yanitsa's FLIP)
     overwrite: bool = False  # replace an earlier run's outputs in ``out`` (see check_out_folder)
+    # expert iteration after PPO (training/expert.py, training/EXPERT.md): each round labels the
+    # positions of the current agent's games with PIMC search, then distils the card play
+    expert_rounds: int | None = None  # None: EXPERT_ROUNDS[game] (0 for the other games, or where search cannot run)
+    expert_games: int = 5120  # deals labelled per round (about 21 card positions each in All Fours)
+    expert_n_det: int = 32  # PIMC determinizations per labelled position
+    expert_epochs: int = 8  # distillation epochs per round
+    expert_workers: int = 2  # labelling processes at once (one per core)
+    expert_arena_deals: int = 500  # duplicate deals of each round's agent against the rule bot (0: none)
+    command: str | None = None  # the command line that started the run (recorded in agent.json)
+
+    def __post_init__(self) -> None:
+        if self.expert_rounds is None:
+            self.expert_rounds = EXPERT_ROUNDS.get(self.game, 0) if searchable(self.env_options) else 0
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming any bad option."""
@@ -86,6 +111,16 @@ class TrainConfig:
             raise FileNotFoundError(f"cannot initialise from {self.init_from}: no saved agent there")
         if not isinstance(self.critic_warmup_steps, int) or self.critic_warmup_steps < 0:
             raise ValueError(f"critic_warmup_steps must be an int >= 0, got {self.critic_warmup_steps!r}")
+        for name, lo in (("expert_rounds", 0), ("expert_games", 1), ("expert_n_det", 1), ("expert_epochs", 1),
+                         ("expert_workers", 1), ("expert_arena_deals", 0)):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+        if self.expert_rounds and not searchable(self.env_options):
+            raise ValueError(
+                f"expert_rounds={self.expert_rounds} needs episodes that end with the deal (PIMC rollouts play the deal out); "
+                f"got env options {self.env_options}: give expert_rounds=0 (--expert-rounds 0) or drop the match options"
+            )
         envs.kernel(self.game, **self.env_options)  # validates the env options
         check_out_folder(Path(self.out), resume=self.resume, overwrite=self.overwrite)
 
@@ -93,7 +128,7 @@ class TrainConfig:
 #: What a training run writes into its ``out`` folder; any of them marks an earlier run there.
 RUN_FILES = (
     "agent", "model.zip", "history.json", "learning_curve.png", "evaluation.md", "evaluation.json",
-    "summary.json", "tb", "checkpoints",
+    "summary.json", "tb", "checkpoints", "ppo_agent", "expert",
 )
 
 

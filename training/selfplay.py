@@ -235,6 +235,7 @@ class TrainingInterrupted(KeyboardInterrupt):
         super().__init__(f"interrupted at {steps} steps")
         self.model, self.agent, self.steps = model, agent, steps
         self.remaining: int | None = None  # PPO steps of this run's budget not done yet (set by train)
+        self.continue_command: str | None = None  # set when PPO is done and the expert stage was interrupted
 
 
 def train(cfg: TrainConfig, callback=None, pool: OpponentPool | None = None, save_start: bool = False) -> dict:
@@ -383,12 +384,23 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
     (out / "history.json").write_text(json.dumps(history, indent=1))
     if history:
         plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play")
-    agent_dir = _save_agent(cfg, model.policy, vec, out / "agent", {"steps": steps, "seconds": round(seconds, 1)})
+    expert = cfg.expert_rounds > 0
+    agent_dir = _save_agent(cfg, model.policy, vec, out / ("ppo_agent" if expert else "agent"),
+                            {"steps": steps, "seconds": round(seconds, 1)})
     if bc_info is not None:
         summary["behaviour_cloning"] = bc_info
-    summary["agent"] = str(agent_dir)
     if history:
         summary["curve"] = str(out / "learning_curve.png")
+    if expert:
+        summary["ppo_agent"] = str(agent_dir)
+        try:
+            summary["expert_iteration"], agent_dir = expert_stage(cfg, out, agent_dir)
+        except KeyboardInterrupt:
+            (out / "summary.json").write_text(json.dumps(summary, indent=2))
+            e = TrainingInterrupted(out / "model.zip", _last_expert_agent(out) or agent_dir, int(model.num_timesteps))
+            e.continue_command = expert_continue_command(cfg, out)
+            raise e from None
+    summary["agent"] = str(agent_dir)
     if cfg.eval_deals > 0:
         try:
             summary["evaluation"] = evaluate(cfg, agent_dir, out)
@@ -428,6 +440,68 @@ def _save_interrupted(cfg: TrainConfig, model, vec: KernelVecEnv, out: Path, his
     return TrainingInterrupted(model_path, agent_path, steps)
 
 
+def _expert_kwargs(cfg: TrainConfig) -> dict:
+    """:func:`cardzoo.training.expert.expert_iterate`'s options for the run's expert stage."""
+    return dict(rounds=cfg.expert_rounds, games=cfg.expert_games, n_det=cfg.expert_n_det, label_search_on="cards",
+                search_on="cards", batch=256, epochs=cfg.expert_epochs, arena_deals=cfg.expert_arena_deals, seed=cfg.seed,
+                workers=cfg.expert_workers, aggregate=True)
+
+
+def expert_continue_command(cfg: TrainConfig, out: Path) -> str:
+    """The ``cardzoo expert-iterate`` command that finishes an interrupted expert stage of ``out``."""
+    import shlex
+
+    k = _expert_kwargs(cfg)
+    return shlex.join([
+        "cardzoo", "expert-iterate", cfg.game, "--out", str(out / "expert"), "--init", str(out / "ppo_agent"),
+        "--rounds", str(k["rounds"]), "--games", str(k["games"]), "--n-det", str(k["n_det"]), "--label-search-on", "cards",
+        "--search-on", "cards", "--batch", str(k["batch"]), "--epochs", str(k["epochs"]), "--arena-deals", str(k["arena_deals"]),
+        "--seed", str(k["seed"]), "--workers", str(k["workers"]), "--aggregate", "--resume",
+    ])
+
+
+def _last_expert_agent(out: Path) -> Path | None:
+    """The agent of the last complete round of ``out/expert`` (``None`` if no round is complete)."""
+    done = sorted((out / "expert").glob("round_*/round.json"), key=lambda p: int(p.parent.name.split("_")[1]))
+    return done[-1].parent / "agent" if done else None
+
+
+def expert_stage(cfg: TrainConfig, out: Path, ppo_agent: Path) -> tuple[list[dict], Path]:
+    """Expert iteration after PPO (:func:`cardzoo.training.expert.expert_iterate`, ``aggregate``):
+    ``cfg.expert_rounds`` rounds; each labels ``cfg.expert_games`` deals of the current agent
+    (against the rule bot) with PIMC values of every card decision, in ``cfg.expert_workers``
+    processes, then distils the PPO agent's card play on every round's labels so far (its bids are
+    kept by the KL term). Rounds go to ``out/expert/round_r/``; the last round's agent is copied to
+    ``out/agent`` with the run's settings added to its ``agent.json`` (``training``, and
+    ``expert_iteration``: the rounds' table rows). An earlier ``out/expert`` (from before a
+    ``--resume`` of PPO) is deleted first: its rounds started from another PPO agent.
+
+    Returns the rounds' rows (row 0: the PPO agent) and the final agent's folder.
+    """
+    import shutil
+
+    from .expert import expert_iterate, rounds_table
+
+    folder, final = out / "expert", out / "agent"
+    for old in (folder, final):
+        if old.exists():
+            shutil.rmtree(old)
+    k = _expert_kwargs(cfg)
+    print(f"expert iteration: {k['rounds']} rounds, each labelling {k['games']:,} deals of the current agent with PIMC search "
+          f"({k['n_det']} determinizations, {k['workers']} processes), then distilling the card play of all labels so far "
+          f"into the PPO agent (training/EXPERT.md)", flush=True)
+    rows = expert_iterate(cfg.game, folder, init=str(ppo_agent), torch_threads=cfg.torch_threads, **k)
+    print(rounds_table(rows), flush=True)
+    shutil.copytree(Path(rows[-1]["agent"]), final)
+    meta_file = final / "agent.json"
+    meta = json.loads(meta_file.read_text())
+    meta["name"] = final.name
+    meta["training"] = {**meta.get("training", {}), **asdict(cfg)}
+    meta["expert_iteration"] = {"rounds": rows, "options": k, "continue_command": expert_continue_command(cfg, out)}
+    meta_file.write_text(json.dumps(meta, indent=2, sort_keys=True))
+    return rows, final
+
+
 def evaluate(cfg: TrainConfig, agent_dir: Path, out: Path) -> list[dict]:
     """Duplicate-deal evaluation of the saved agent against random and the rule bot.
 
@@ -459,19 +533,30 @@ def evaluate(cfg: TrainConfig, agent_dir: Path, out: Path) -> list[dict]:
     return rows
 
 
-def next_step(game: str, rows: list[dict], agent: str, out: str) -> str:
+def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = False) -> str:
     """One line saying what to do after a run, from its evaluation rows (see :func:`evaluate`):
-    the trained agent against the rule bot (and the shipped agent, where it was played)."""
+    the trained agent against the rule bot (and the shipped agent, where it was played).
+    ``expert``: the run ended with expert iteration, so more rounds of it are the way on."""
     by = {r["opponent"]: r for r in rows}
     rule = by.get(_rule_name(game))
     if rule is None:
         return f"next: compare it with other agents, e.g. cardzoo arena {game} {agent} random --deals 2000"
     lo, hi = rule["diff_ci"]
     shipped = by.get(f"{game}/ppo")
+    more = (f"cardzoo expert-iterate {game} --init {agent} --out {out}_more_rounds --rounds 2 --games 5120 --n-det 32 "
+            f"--label-search-on cards --workers 2 --arena-deals 2000")
     if lo > 0:
         if shipped is not None and shipped["diff_ci"][0] > 0:
             return f"next: it beats the rule bot and the shipped agent: play it (cardzoo play {game} --opponents {agent}) or confirm on fresh seeds (cardzoo arena {game} {agent} {game}/ppo --seed 1)"
+        if expert:
+            return (f"next: it beats the rule bot: play it (cardzoo play {game} --opponents {agent}); to beat the shipped agent "
+                    f"too, run more rounds of expert iteration ({more})")
         return f"next: it beats the rule bot: play it (cardzoo play {game} --opponents {agent}); to beat the shipped agent too, train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N)"
+    if expert:
+        where = (f"it loses to the rule bot ({rule['mean_diff']:+.3f} per episode)" if hi < 0
+                 else f"level with the rule bot (CI [{lo:+.3f}, {hi:+.3f}])")
+        return (f"next: {where}: the rounds' table above shows whether expert iteration was still gaining; run more rounds "
+                f"({more}) or evaluate on more deals (cardzoo arena {game} {agent} {game}/rule --deals 20000)")
     if hi < 0:
         import os
 
