@@ -275,3 +275,27 @@ def test_a_search_agent_named_on_the_command_line_gets_the_seed():
     q = [resolve_agent("all_fours/pimc", seed=s, game="all_fours").search.q_values(st) for s in (5, 5, 6)]
     assert np.array_equal(q[0], q[1], equal_nan=True)
     assert not np.array_equal(q[0], q[2], equal_nan=True)  # the seed is what fixes the determinizations
+
+
+def test_not_losing_rate_for_three_and_four_players(capsys):
+    """P'yanitsa with 3 or 4 seats, each alone: A's share of games not lost, beside what an agent as good as
+    B would score (1 - the share of losing seats in the same games), in the result, its JSON and the print."""
+    from cardzoo.training.arena import print_results
+
+    # winner_first: no choice at all, so A and B play alike; every game has one loser of 4 seats
+    same = play_duplicate("pyanitsa", "pyanitsa/rule", "random", 40, seed=3, env_options={"num_players": 4})
+    assert same.n_sides == 4 and same.not_losing == same.null_not_losing == 0.75 and same.not_losing_ci == (0.75, 0.75)
+    # winner_chooses, 3 seats: the rule bot alone against two (seeded) random players, 60 deals x 3 seatings
+    r = play_duplicate("pyanitsa", "pyanitsa/rule", RandomAgent(seed=1), 60, seed=3,
+                       env_options={"num_players": 3, "collect_order": "winner_chooses"}, name_b="random")
+    assert r.not_losing == pytest.approx(135 / 180) and r.null_not_losing == pytest.approx(2 / 3)
+    assert r.not_losing_ci[0] < 135 / 180 < r.not_losing_ci[1]
+    d = r.to_dict()
+    assert d["not_losing"] == r.not_losing and d["null_not_losing"] == r.null_not_losing and len(d["not_losing_ci"]) == 2
+    print_results(r)
+    said = capsys.readouterr().out
+    assert "pyanitsa/rule alone against 2 x random: not losing in 0.750 [" in said
+    assert "an agent as good as random: 0.667 (1 - the share of losing seats)" in said
+    two = play_duplicate("pyanitsa", "pyanitsa/rule", "random", 4, seed=3)
+    print_results(two)
+    assert two.n_sides == 2 and "not losing" not in capsys.readouterr().out  # two seats: the win rate says it all

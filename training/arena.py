@@ -144,6 +144,11 @@ class DuplicateResult:
         null_win_rate: ``win_rate`` expected of two equal agents (``Kernel.null_win_rate``, 1/2).
         outcome_rates: ``{"win", "draw", "loss"}`` shares of A's hands with that outcome (in
             P'yanitsa with N players the win share of equal agents is (N-1)/N of decided games).
+        n_sides: sides per hand (``len(kernel.sides())``): A plays one, B all the others.
+        not_losing, not_losing_ci: the share of A's hands A did not lose (won or drawn) and its 95%
+            CI over the per-deal shares: with 3 or 4 sides (P'yanitsa) A's seat against B in every other.
+        null_not_losing: what A would score there if it were as good as B: one minus the mean share
+            of losing sides per hand in the same games ((N-1)/N in P'yanitsa games with a loser).
         faults: messages of ``exec:`` bot faults during the run (``agents/external.py``); after a
             fault the bot plays the lowest legal action for the rest of the run, so the deals from
             the named one on do not measure the bot (empty for a clean run).
@@ -175,6 +180,10 @@ class DuplicateResult:
     null_win_rate: float = 0.5
     outcome_rates: dict = dataclasses.field(default_factory=dict)
     faults: list = dataclasses.field(default_factory=list)
+    n_sides: int = 2
+    not_losing: float = float("nan")
+    not_losing_ci: tuple[float, float] = (float("nan"), float("nan"))
+    null_not_losing: float = float("nan")
 
     def by_category(self) -> dict[str, dict[str, Any]]:
         """Results per kind of deal: ``{name: {"n_deals", "mean_diff", "diff_ci", "win_rate",
@@ -210,6 +219,9 @@ class DuplicateResult:
             "win_ci": [self.win_ci[0], self.win_ci[1]],
             "null_win_rate": self.null_win_rate,
             "outcome_rates": dict(self.outcome_rates),
+            "not_losing": self.not_losing,
+            "not_losing_ci": [self.not_losing_ci[0], self.not_losing_ci[1]],
+            "null_not_losing": self.null_not_losing,
             "faults": list(self.faults),
             "truncated": self.truncated,
             "seed": self.seed,
@@ -421,6 +433,7 @@ def play_duplicate(
     diffs = np.empty(n_deals)
     wins = np.empty(n_deals)
     own = np.empty((n_deals, 3))
+    losing = np.empty(n_deals)
     kinds = tuple(getattr(kernel, "DEAL_CATEGORIES", ()))
     categories = np.zeros(n_deals, dtype=np.int64) if kinds else None
     truncated = 0
@@ -440,6 +453,7 @@ def play_duplicate(
             diffs[start:stop] = d
             wins[start:stop] = w
             own[start:stop] = o
+            losing[start:stop] = (side_out == -1).mean(axis=2).mean(axis=0)  # share of losing sides per hand
             bar.update(stop - start)
             if on_chunk is not None:
                 on_chunk(stop - start)
@@ -448,6 +462,7 @@ def play_duplicate(
     m, lo, hi = mean_ci(diffs)
     wr, wlo, whi = mean_ci(wins)
     wlo, whi = max(0.0, wlo), min(1.0, whi)  # a rate: the normal approximation can leave [0, 1]
+    nl, nlo, nhi = mean_ci(1.0 - own[:, 2])
     return DuplicateResult(
         game=game,
         agent_a=_agent_name(agent_a, name_a),
@@ -468,6 +483,10 @@ def play_duplicate(
         outcome_rates={"win": float(own[:, 0].mean()), "draw": float(own[:, 1].mean()), "loss": float(own[:, 2].mean())},
         categories=kinds,
         deal_category=categories,
+        n_sides=k,
+        not_losing=nl,
+        not_losing_ci=(max(0.0, nlo), min(1.0, nhi)),
+        null_not_losing=float(1.0 - losing.mean()),
     )
 
 
@@ -607,6 +626,14 @@ def results_table(results, title: str = "Duplicate evaluation"):
     return t
 
 
+def not_losing_line(r: DuplicateResult) -> str:
+    """One line for a game of 3 or more sides (P'yanitsa): how often A, alone against B in every
+    other seat, did not lose, beside what an agent as good as B would score in the same games."""
+    return (f"{r.agent_a} alone against {r.n_sides - 1} x {r.agent_b}: not losing in {r.not_losing:.3f} "
+            f"[{r.not_losing_ci[0]:.3f}, {r.not_losing_ci[1]:.3f}] of its games; an agent as good as {r.agent_b}: "
+            f"{r.null_not_losing:.3f} (1 - the share of losing seats)")
+
+
 def category_table(r: DuplicateResult):
     """``rich.table.Table`` of one result split by kind of deal (:meth:`DuplicateResult.by_category`)."""
     from rich.table import Table
@@ -653,4 +680,6 @@ def print_results(results, console=None) -> None:
         for r in [results] if isinstance(results, DuplicateResult) else results:
             if r.by_category():
                 console.print(category_table(r))
+            if r.n_sides > 2:
+                console.print(not_losing_line(r))
     console.print("win rate: pairwise by the game's outcome (Kernel.outcome); null = what two equal agents score")
