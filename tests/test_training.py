@@ -324,3 +324,17 @@ def test_vecenv_passes_sb3_vec_checks():
     model = MaskablePPO("MlpPolicy", vec, n_steps=16, batch_size=64, n_epochs=1, policy_kwargs={"net_arch": [16]}, seed=0)
     model.learn(total_timesteps=16 * 16)
     assert model.num_timesteps == 256
+
+
+def test_behaviour_cloning_data_for_a_game_without_teams():
+    """P'yanitsa seats play alone (its kernel has no teams): each recorded decision carries its own
+    seat's return: -1 for the loser, L/(N-L) = 1/2 for each of the two safe seats of 3, 0 in a dead game."""
+    from cardzoo import agents
+    from cardzoo.training import imitation
+
+    opts = {"num_players": 3, "collect_order": "winner_chooses"}
+    data = imitation.collect("pyanitsa", agents.load("pyanitsa/rule", **opts), 3000, seed=0, batch=32, env_options=opts)
+    assert len(data.action) >= 3000 and data.obs.shape[1] == 236
+    assert set(np.unique(np.round(data.ret, 6)).tolist()) <= {-1.0, 0.0, 0.5}
+    assert (data.ret == -1).any() and (np.round(data.ret, 6) == 0.5).any()
+    assert data.mask[np.arange(len(data.action)), data.action].all()

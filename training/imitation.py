@@ -42,15 +42,16 @@ def collect(game: str, teacher, n_samples: int, seed: int = 0, batch: int = 1024
     k = envs.kernel(game, **(env_options or {}))
     rng = np.random.default_rng(seed)
     st = k.init(rng, batch)
+    sides = k.sides()  # teams, or every seat alone (P'yanitsa, whose kernel has no teams)
     team_of_seat = np.zeros(k.num_players, dtype=np.int64)
-    for t, seats in enumerate(k.teams):
-        team_of_seat[seats] = t
-    rep = np.array([seats[0] for seats in k.teams])
+    for t, seats in enumerate(sides):
+        team_of_seat[list(seats)] = t
+    rep = np.array([seats[0] for seats in sides])
     obs_l, mask_l, act_l, game_l, team_l = [], [], [], [], []
     game_id = np.arange(batch)
     next_id = batch
     returns: dict[int, np.ndarray] = {}
-    ep_ret = np.zeros((batch, len(k.teams)))
+    ep_ret = np.zeros((batch, len(sides)))
     kept = 0  # decisions of finished games
     started = np.zeros(batch, dtype=np.int64)  # decisions so far in each running game
     with tqdm(total=n_samples, desc="teacher games", unit="decision", unit_scale=True) as bar:
