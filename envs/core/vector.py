@@ -216,7 +216,10 @@ class KernelVectorEnv(VectorEnv):
         k, st = self.kernel, self.st
         actions = np.zeros(self.num_envs, dtype=np.int64)
         learner_seat = self._rep_seat[self.learner_team]
-        for _ in range(10_000):
+        # no game takes more agent steps than its truncation caps allow (e.g. a P'yanitsa learner
+        # out of cards early while three others play on for thousands of battles)
+        cap = max(10_000, (k.max_episode_steps or 0) + 1)
+        for _ in range(cap):
             opp = ~st.done & ~self._learner_to_act()
             forced = None
             if self.skip_forced:
@@ -238,7 +241,10 @@ class KernelVectorEnv(VectorEnv):
                     actions[g] = self.opponents.act(int(j), obs[g], mask[g])
             k.step(st, actions, self.rng, active=opp)
             rewards += st.rewards[self._ar, learner_seat]
-        raise RuntimeError("opponents (and forced moves) moved 10,000 times in a row: the kernel never returned to the learner")
+        raise RuntimeError(
+            f"opponents (and forced moves) moved {cap:,} times in a row, more than an episode's bound "
+            "(Kernel.max_episode_steps): the kernel never returned to the learner"
+        )
 
     def _obs(self, seat=None) -> np.ndarray:
         k, st = self.kernel, self.st
