@@ -570,6 +570,24 @@ def test_a_dealer_hook_that_is_not_seats_raises_naming_it(game, value):
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_refused_hook_value_leaves_the_env_as_it_was(game):
+    """A deck hook that is not a permutation fails; the env keeps its game and its random generator (the
+    kernel may draw the first dealer before it checks the deck), so the next reset deals what it would have."""
+    env, twin = envs_make(game), envs_make(game)
+    env.reset(seed=3)
+    twin.reset(seed=3)
+    before = env.unwrapped.game_state.copy()
+    with pytest.raises(ValueError, match="deck"):
+        env.reset(options={"deck": np.zeros(kernel(game).deck.n, dtype=np.int64)})
+    with pytest.raises(ValueError, match="deck"):
+        env.reset(seed=99, options={"deck": [0, 0]})
+    assert _state_equal(env.unwrapped.game_state, before)
+    env.reset()
+    twin.reset()
+    assert _state_equal(env.unwrapped.game_state, twin.unwrapped.game_state)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_an_unknown_reset_option_raises_naming_it_and_the_valid_ones(game):
     env = envs_make(game)
     env.reset(seed=3)

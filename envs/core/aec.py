@@ -124,7 +124,9 @@ class KernelAECEnv(AECEnv):
         (``game_state.copy()``) a finished game you want to keep.
 
         ``options``: the kernel's test hooks (``kernel.INIT_HOOKS``). Any other key raises
-        ``ValueError`` naming it and the valid ones, before anything changes; the one exception
+        ``ValueError`` naming it and the valid ones, before anything changes; a hook value the
+        kernel refuses (e.g. a deck that is not a permutation) raises its ``ValueError`` with the
+        env as it was, its random generator included. The one exception
         is the key ``"options"``, which PettingZoo's ``api_test`` passes (``options={"options": 1}``)
         to check that ``reset`` takes the argument: it is ignored with a warning."""
         options = dict(options or {})
@@ -137,6 +139,7 @@ class KernelAECEnv(AECEnv):
         if unknown:
             raise ValueError(f"unknown reset option(s) {unknown} for {self.env_name}; valid: {list(self.kernel.INIT_HOOKS)}")
         hooks = {k: v for k, v in options.items() if v is not None}
+        before = self._rng, self._rng.bit_generator.state
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         single = self._single
@@ -144,7 +147,13 @@ class KernelAECEnv(AECEnv):
         if in_place:  # the same chance calls as kernel.init(rng, 1), dealt in place with the view
             single.new_game(self._rng)
         else:
-            self._st = self.kernel.init(self._rng, 1, **hooks)
+            try:
+                st = self.kernel.init(self._rng, 1, **hooks)
+            except Exception:  # a refused hook value: the kernel may have drawn (e.g. the dealer) first
+                self._rng = before[0]
+                self._rng.bit_generator.state = before[1]
+                raise
+            self._st = st
             self._single = self.kernel.single_game(self._st)
         self._forfeit = False
         self.agents = self.possible_agents[:]
