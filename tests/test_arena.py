@@ -292,6 +292,7 @@ def test_not_losing_rate_for_three_and_four_players(capsys):
     assert r.not_losing_ci[0] < 135 / 180 < r.not_losing_ci[1]
     d = r.to_dict()
     assert d["not_losing"] == r.not_losing and d["null_not_losing"] == r.null_not_losing and len(d["not_losing_ci"]) == 2
+    assert d["n_sides"] == 3
     print_results(r)
     said = capsys.readouterr().out
     assert "pyanitsa/rule alone against 2 x random: not losing in 0.750 [" in said

@@ -239,8 +239,12 @@ def test_aggregated_rounds_in_two_processes(tmp_path):
     assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in ("obs", "mask", "q"))
     with pytest.raises(ValueError, match="cannot resume .*run: it is a run with workers=2, not 1"):
         expert_iterate("all_fours", run, init="all_fours/ppo", **{**kw, "workers": 1, "resume": True})
-    with pytest.raises(ValueError, match="workers >= 1, got .*workers=0"):
-        expert_iterate("all_fours", tmp_path / "w0", init="all_fours/ppo", **{**kw, "workers": 0})
+    with pytest.raises(ValueError, match="cannot resume .* with other options: games=8 \\(the run has 4\\); give the run's own values"):
+        expert_iterate("all_fours", run, init="all_fours/ppo", **{**kw, "games": 8, "resume": True})
+    for bad in (0, 5):  # more processes than deals would label more deals than asked
+        with pytest.raises(ValueError, match=f"1 <= workers <= games, got .*games=4, .*workers={bad}"):
+            expert_iterate("all_fours", tmp_path / "w", init="all_fours/ppo", **{**kw, "workers": bad})
+    assert not (tmp_path / "w").exists()
 
 
 def test_rounds_refuse_a_folder_that_holds_something_else(tmp_path, capsys):

@@ -36,7 +36,7 @@ def test_next_step_says_what_to_do():
     assert next_step("all_fours", level, a, out).startswith("next: level with the rule bot (CI [-0.040, +0.060])")
     # after expert iteration the way on is more rounds, from the agent the run made
     more = ("cardzoo expert-iterate all_fours --init runs/af/agent --out runs/af_more_rounds --rounds 2 --games 5120 "
-            "--n-det 32 --label-search-on cards --workers 2 --arena-deals 2000")
+            "--n-det 32 --label-search-on cards --batch 256 --epochs 8 --workers 2 --aggregate --arena-deals 2000")
     beats[2] = _row("all_fours/ppo", 0.1, -0.05, 0.25)
     assert next_step("all_fours", beats, a, out, expert=True).endswith(f"run more rounds of expert iteration ({more})")
     line = next_step("all_fours", level, a, out, expert=True)
@@ -88,7 +88,7 @@ def test_train_prints_cloning_result_and_compares_with_the_shipped_agent(tmp_pat
             "--expert-arena-deals", "6", "--expert-workers", "2"]
     assert main(argv) == 0
     said = capsys.readouterr().out
-    assert "expert iteration: 1 rounds, each labelling 8 deals" in said and "| 1 | " in said  # the rounds' table
+    assert "expert iteration: 1 round, each labelling 8 deals" in said and "| 1 | " in said  # the rounds' table
     assert (out / "ppo_agent" / "agent.json").is_file() and (out / "expert" / "round_1" / "labels_1.npz").is_file()
     final, round_1 = load_file(str(out / "agent" / "weights.safetensors")), load_file(str(out / "expert" / "round_1" / "agent" / "weights.safetensors"))
     assert final.keys() == round_1.keys() and all(np.array_equal(final[k], round_1[k]) for k in final)

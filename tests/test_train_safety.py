@@ -185,3 +185,17 @@ def test_ctrl_c_in_the_expert_rounds_keeps_ppo_and_finished_rounds(tmp_path, cap
     assert main(shlex.split(line)[1:]) == 0
     assert (out / "expert" / "round_2" / "agent" / "agent.json").is_file()
     assert (out / "expert" / "round_1" / "round.json").stat().st_mtime_ns == stamp  # round 1 was kept, not redone
+
+
+def test_expert_rounds_that_cannot_label_keep_the_ppo_stage(tmp_path, capsys):
+    """P'yanitsa's default collect order has no choice to label: the rounds fail after PPO, with exit 2 and a
+    message naming the PPO agent and model that were kept and the command that runs the rounds."""
+    out = tmp_path / "run"
+    small = ["--expert-rounds", "1", "--expert-games", "4", "--expert-n-det", "1", "--expert-epochs", "1",
+             "--expert-arena-deals", "0", "--expert-workers", "1"]
+    assert main(["train", "pyanitsa", "--out", str(out), *TINY, *small]) == 2
+    err = capsys.readouterr().err
+    assert "expert iteration failed after PPO: too few labels" in err
+    assert f"The PPO stage is saved: agent {out / 'ppo_agent'}, model {out / 'model.zip'}" in err
+    assert f"run the rounds with: cardzoo expert-iterate pyanitsa --out {out / 'expert'}" in err
+    assert (out / "ppo_agent" / "agent.json").is_file() and (out / "model.zip").is_file() and (out / "summary.json").is_file()

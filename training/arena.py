@@ -219,6 +219,7 @@ class DuplicateResult:
             "win_ci": [self.win_ci[0], self.win_ci[1]],
             "null_win_rate": self.null_win_rate,
             "outcome_rates": dict(self.outcome_rates),
+            "n_sides": self.n_sides,
             "not_losing": self.not_losing,
             "not_losing_ci": [self.not_losing_ci[0], self.not_losing_ci[1]],
             "null_not_losing": self.null_not_losing,
@@ -675,6 +676,9 @@ def print_results(results, console=None) -> None:
     if isinstance(results, RoundRobinResult):
         console.print(ratings_table(results))
         console.print(results_table(results.pairs))
+        for r in results.pairs:
+            if r.n_sides > 2:
+                console.print(not_losing_line(r))
     else:
         console.print(results_table(results))
         for r in [results] if isinstance(results, DuplicateResult) else results:

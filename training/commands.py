@@ -89,7 +89,9 @@ def cmd_train(args, parse_options) -> int:
             print(f"  PPO model:        {e.model}", file=sys.stderr)
             print(f"  agent so far:     {e.agent}", file=sys.stderr)
             print(f"  finish the rounds with: {e.continue_command}", file=sys.stderr)
-            print(f"  (the final agent is then {Path(cfg.out) / 'expert'}/round_{cfg.expert_rounds}/agent)", file=sys.stderr)
+            final = Path(cfg.out) / "expert" / f"round_{cfg.expert_rounds}" / "agent"
+            print(f"  then evaluate its final agent: cardzoo arena {args.game} {final} {args.game}/rule random --deals 2000",
+                  file=sys.stderr)
             return 130
         print(f"\ncardzoo train: interrupted after {e.steps:,} PPO steps; saved", file=sys.stderr)
         print(f"  resumable model:  {e.model}", file=sys.stderr)

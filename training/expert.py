@@ -780,9 +780,9 @@ def expert_iterate(
     from .arena import play_duplicate
     from .common import resolve_agent
 
-    if rounds < 1 or arena_deals < 0 or games < 1 or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"need rounds >= 1, games >= 1, arena_deals >= 0 and workers >= 1, got rounds={rounds}, games={games}, "
-                         f"arena_deals={arena_deals}, workers={workers!r}")
+    if rounds < 1 or arena_deals < 0 or games < 1 or not isinstance(workers, int) or not 1 <= workers <= games:
+        raise ValueError(f"need rounds >= 1, games >= 1, arena_deals >= 0 and 1 <= workers <= games, got rounds={rounds}, "
+                         f"games={games}, arena_deals={arena_deals}, workers={workers!r}")
     searched = parse_search_on(search_on)
     labelled = parse_search_on(label_search_on)
     if not searched:
@@ -810,9 +810,14 @@ def expert_iterate(
         if not resume:
             raise ValueError(f"--out {out} holds an earlier expert-iterate run; give a new folder, or --resume to continue that run")
         old = json.loads(run_file.read_text())
+        old = {"workers": 1, "aggregate": False} | old  # runs from before these options
         for key in ("game", "init", "workers", "aggregate"):
-            if old.get(key, {"workers": 1, "aggregate": False}.get(key)) != config[key]:
+            if old.get(key) != config[key]:
                 raise ValueError(f"cannot resume {out}: it is a run with {key}={old.get(key)!r}, not {config[key]!r}")
+        changed = sorted(k for k in config if k not in ("rounds", "arena_deals") and old.get(k) != config[k])
+        if changed:  # the kept rounds were made with the earlier values: a resumed run must use them too
+            raise ValueError(f"cannot resume {out} with other options: " + ", ".join(
+                f"{k}={config[k]!r} (the run has {old.get(k)!r})" for k in changed) + "; give the run's own values")
     # a registry name that is no trained policy, a missing or foreign policy fail before any work
     env_options = dict(_load_policy(init, game, deterministic=True).meta.get("env_options") or {})
     out.mkdir(parents=True, exist_ok=True)
@@ -869,17 +874,27 @@ def expert_iterate(
                 policy = str(folder / "agent")
                 _write_rounds(out, rows)
                 bar.update(1)
+    except BaseException:
+        if pool is not None:  # Ctrl-C or an error: stop the labelling processes now, not after their deals
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            pool = None
+        raise
     finally:
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown(wait=True)
     _write_rounds(out, rows)
     return rows
 
 
 def _label_worker_init() -> None:
-    """A labelling process uses one core: torch and OpenMP to one thread."""
+    """A labelling process uses one core (torch and OpenMP to one thread) and leaves Ctrl-C to the
+    main process, which stops it (no traceback from each worker)."""
     import os
+    import signal
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["OMP_NUM_THREADS"] = "1"
     import torch
 

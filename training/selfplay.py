@@ -400,6 +400,19 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
             e = TrainingInterrupted(out / "model.zip", _last_expert_agent(out) or agent_dir, int(model.num_timesteps))
             e.continue_command = expert_continue_command(cfg, out)
             raise e from None
+        except Exception as e:  # e.g. no decision with a choice to label under these options: PPO's work is kept
+            (out / "summary.json").write_text(json.dumps(summary, indent=2))
+            raise ValueError(
+                f"expert iteration failed after PPO: {e}. The PPO stage is saved: agent {agent_dir}, model {out / 'model.zip'}; "
+                f"evaluate it (cardzoo arena {cfg.game} {agent_dir} {_rule_name(cfg.game)} --deals 2000) or, once the cause is "
+                f"fixed, run the rounds with: {expert_continue_command(cfg, out)}"
+            ) from e
+    elif cfg.resume:  # a PPO-only continuation: rounds made from an earlier PPO agent no longer describe OUT/agent
+        import shutil
+
+        for old in (out / "ppo_agent", out / "expert"):
+            if old.exists():
+                shutil.rmtree(old)
     summary["agent"] = str(agent_dir)
     if cfg.eval_deals > 0:
         try:
@@ -483,11 +496,13 @@ def expert_stage(cfg: TrainConfig, out: Path, ppo_agent: Path) -> tuple[list[dic
     from .expert import expert_iterate, rounds_table
 
     folder, final = out / "expert", out / "agent"
+    if folder.exists():
+        print(f"deleting {folder}: its rounds started from an earlier PPO agent", flush=True)
     for old in (folder, final):
         if old.exists():
             shutil.rmtree(old)
     k = _expert_kwargs(cfg)
-    print(f"expert iteration: {k['rounds']} rounds, each labelling {k['games']:,} deals of the current agent with PIMC search "
+    print(f"expert iteration: {k['rounds']} round{'s' if k['rounds'] != 1 else ''}, each labelling {k['games']:,} deals of the current agent with PIMC search "
           f"({k['n_det']} determinizations, {k['workers']} processes), then distilling the card play of all labels so far "
           f"into the PPO agent (training/EXPERT.md)", flush=True)
     rows = expert_iterate(cfg.game, folder, init=str(ppo_agent), torch_threads=cfg.torch_threads, **k)
@@ -544,7 +559,7 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
     lo, hi = rule["diff_ci"]
     shipped = by.get(f"{game}/ppo")
     more = (f"cardzoo expert-iterate {game} --init {agent} --out {out}_more_rounds --rounds 2 --games 5120 --n-det 32 "
-            f"--label-search-on cards --workers 2 --arena-deals 2000")
+            f"--label-search-on cards --batch 256 --epochs 8 --workers 2 --aggregate --arena-deals 2000")
     if lo > 0:
         if shipped is not None and shipped["diff_ci"][0] > 0:
             return f"next: it beats the rule bot and the shipped agent: play it (cardzoo play {game} --opponents {agent}) or confirm on fresh seeds (cardzoo arena {game} {agent} {game}/ppo --seed 1)"
