@@ -878,7 +878,7 @@ def expert_iterate(
         if pool is not None:  # Ctrl-C or an error: stop the labelling processes now, not after their deals
             for proc in list(getattr(pool, "_processes", {}).values()):
                 proc.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)  # joins the stopped processes
             pool = None
         raise
     finally:
