@@ -18,7 +18,7 @@ Built-in names:
 * ``"aluette/random"``, ``"aluette/rule"``: the same for Aluette (:class:`~cardzoo.agents.aluette_rule.AluetteRuleAgent`);
   ``"aluette/ppo"``: the shipped trained agent (signals on).
 * ``"pyanitsa/random"``, ``"pyanitsa/rule"`` (:class:`~cardzoo.agents.pyanitsa_rule.PyanitsaRuleAgent`),
-  ``"pyanitsa/ppo"`` (shipped, ``collect_order="winner_chooses"``).
+  ``"pyanitsa/ppo"`` (shipped, ``collect_order="winner_chooses"``; one agent per ``num_players``).
 * ``"avinas/pimc"``, ``"ottocento/pimc"``, ``"aluette/pimc"``, ``"pyanitsa/pimc"``: PIMC search
   (8 determinizations by default, the game's rule bot in the rollouts), like ``all_fours/pimc``.
 * ``"GAME/ismcts"`` for every game: :class:`~cardzoo.agents.ismcts.ISMCTSAgent`, single-observer
@@ -387,11 +387,20 @@ def _avinas_ppo(seed=None, **env_options) -> Agent:
 register("avinas/ppo", _avinas_ppo)
 
 
+#: The shipped P'yanitsa agents, one per number of players (each trained for ``winner_chooses``).
+PYANITSA_PPO = {2: "pyanitsa_ppo", 3: "pyanitsa_ppo_3p", 4: "pyanitsa_ppo_4p"}
+
+
 def _pyanitsa_ppo(seed=None, **env_options) -> Agent:
-    """The shipped P'yanitsa ``winner_chooses`` agent; forced ``FLIP`` moves skip the network."""
+    """The shipped P'yanitsa ``winner_chooses`` agent for ``num_players`` (2, 3 or 4; default 2:
+    ``agents/shipped/pyanitsa_ppo``, else ``pyanitsa_ppo_3p`` / ``pyanitsa_ppo_4p``); forced ``FLIP``
+    moves skip the network. An unknown player count raises ``ValueError`` naming the valid ones."""
     from .skip_forced import SkipForced
 
-    return SkipForced(_shipped("pyanitsa", "pyanitsa_ppo")(seed=seed, **env_options))
+    n = env_options.get("num_players", 2)
+    if n not in PYANITSA_PPO:
+        raise ValueError(f"num_players={n!r}: P'yanitsa has 2, 3 or 4 players ({sorted(PYANITSA_PPO)})")
+    return SkipForced(_shipped("pyanitsa", PYANITSA_PPO[n])(seed=seed, **env_options))
 
 
 register("pyanitsa/ppo", _pyanitsa_ppo)
