@@ -15,6 +15,12 @@ TINY = ["--steps", "256", "--n-envs", "16", "--n-steps", "8", "--batch-size", "6
         "--eval-deals", "0", "--torch-threads", "1", "--opponents", "random=1", "--expert-rounds", "0"]
 
 
+def _expert_flags(rounds: int) -> list[str]:
+    """The smallest expert stage: ``rounds`` rounds of 4 deals, one labelling process, no arena."""
+    return ["--expert-rounds", str(rounds), "--expert-games", "4", "--expert-n-det", "1", "--expert-epochs", "1",
+            "--expert-arena-deals", "0", "--expert-workers", "1"]
+
+
 def _tiny_cfg(out, **kw) -> TrainConfig:
     base = dict(game="all_fours", total_steps=256, n_envs=16, n_steps=8, batch_size=64, bc_samples=0, eval_deals=0,
                 torch_threads=1, opponents={"random": 1.0}, net_arch=[16], out=str(out), expert_rounds=0)
@@ -170,9 +176,7 @@ def test_ctrl_c_in_the_expert_rounds_keeps_ppo_and_finished_rounds(tmp_path, cap
 
     monkeypatch.setattr(expert, "distil", distil)
     out = tmp_path / "run"
-    small = ["--expert-rounds", "2", "--expert-games", "4", "--expert-n-det", "1", "--expert-epochs", "1",
-             "--expert-arena-deals", "0", "--expert-workers", "1"]
-    assert main(["train", "all_fours", "--out", str(out), *TINY, *small]) == 130
+    assert main(["train", "all_fours", "--out", str(out), *TINY, *_expert_flags(rounds=2)]) == 130
     err = capsys.readouterr().err
     assert "interrupted in the expert iteration after 256 PPO steps" in err
     assert f"agent so far:     {out / 'expert' / 'round_1' / 'agent'}" in err
@@ -191,9 +195,7 @@ def test_expert_rounds_that_cannot_label_keep_the_ppo_stage(tmp_path, capsys):
     """P'yanitsa's default collect order has no choice to label: the rounds fail after PPO, with exit 2 and a
     message naming the PPO agent and model that were kept and the command that runs the rounds."""
     out = tmp_path / "run"
-    small = ["--expert-rounds", "1", "--expert-games", "4", "--expert-n-det", "1", "--expert-epochs", "1",
-             "--expert-arena-deals", "0", "--expert-workers", "1"]
-    assert main(["train", "pyanitsa", "--out", str(out), *TINY, *small]) == 2
+    assert main(["train", "pyanitsa", "--out", str(out), *TINY, *_expert_flags(rounds=1)]) == 2
     err = capsys.readouterr().err
     assert "expert iteration failed after PPO: too few labels" in err
     assert f"The PPO stage is saved: agent {out / 'ppo_agent'}, model {out / 'model.zip'}" in err
