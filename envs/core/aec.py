@@ -139,7 +139,7 @@ class KernelAECEnv(AECEnv):
         if unknown:
             raise ValueError(f"unknown reset option(s) {unknown} for {self.env_name}; valid: {list(self.kernel.INIT_HOOKS)}")
         hooks = {k: v for k, v in options.items() if v is not None}
-        before = self._rng, self._rng.bit_generator.state
+        before = self._rng
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         single = self._single
@@ -147,11 +147,13 @@ class KernelAECEnv(AECEnv):
         if in_place:  # the same chance calls as kernel.init(rng, 1), dealt in place with the view
             single.new_game(self._rng)
         else:
+            drawn = before.bit_generator.state if self._rng is before else None  # only this path can fail
             try:
                 st = self.kernel.init(self._rng, 1, **hooks)
             except Exception:  # a refused hook value: the kernel may have drawn (e.g. the dealer) first
-                self._rng = before[0]
-                self._rng.bit_generator.state = before[1]
+                if drawn is not None:
+                    before.bit_generator.state = drawn
+                self._rng = before
                 raise
             self._st = st
             self._single = self.kernel.single_game(self._st)
