@@ -173,11 +173,11 @@ def deal_one(S, b, code, P):
         S.points[b, 0] = 0
         S.points[b, 1] = 0
         S.redeals[b] = 0
-    _deal_cards(S, b, 0, 6, P)
+    _deal_cards(S, b, np.int64(0), np.int64(6), P)  # run-time ints: literals would compile _deal_cards again
     beggar = (S.dealer[b] + 1) % 4
     S.current_player[b] = beggar
     S.leader[b] = beggar
-    suit = _kick(S, b, FIRST_KICK, True, P)
+    suit = _kick(S, b, np.int64(FIRST_KICK), np.bool_(True), P)
     S.orig_suit[b] = suit
     S.trump[b] = suit
 
@@ -206,7 +206,7 @@ def _beggar(S, b, a):
 def _run(S, b, P):
     """§4 run the pack: up to two runs of 3 cards each and a kick; exhaustion needs a redeal."""
     for k in range(2):
-        _deal_cards(S, b, _RUN_START[k], 3, P)
+        _deal_cards(S, b, _RUN_START[k], np.int64(3), P)
         S.runs[b] = k + 1
         S.hand_size[b] = 9 + 3 * k
         card = S.stock[b, _RUN_KICK[k]]

@@ -306,7 +306,8 @@ def _answer(S, b, action, P):
     the refusing team to mordienne (§6)."""
     if action == ACCEPT_SURRENDER:
         S.accepted[b] = True
-        if _end_deal(S, b, S.current_player[b] % 2, 1, -1, False, P):
+        # run-time values: literals would compile _end_deal a second time
+        if _end_deal(S, b, S.current_player[b] % 2, np.int64(1), np.int64(-1), np.bool_(False), P):
             return NEED_DEAL_ANSWER
         return 0
     S.refused[b] = True

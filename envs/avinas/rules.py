@@ -430,7 +430,7 @@ def _play(S, b, a, P):
     S.signal[b] = -1
     S.tricks_done[b] += 1
     if S.tricks_done[b] == 8:
-        return _score_deal(S, b, P, NEED_DEAL_PLAY)
+        return _score_deal(S, b, P, np.int64(NEED_DEAL_PLAY))  # run-time int: one compile of _score_deal
     if P[P_NO7_STOP] and S.game[b] == NO_SEVENS:
         S.phase[b] = STOPPING
         S.current_player[b] = S.declarer[b]
@@ -464,7 +464,7 @@ def step_one(S, b, action, P):
     if ph == STOPPING:  # §4.2.5 the declarer stops (the deal is scored now) or continues
         if action == STOP:
             S.stopped[b] = True
-            return _score_deal(S, b, P, NEED_DEAL_STOP)
+            return _score_deal(S, b, P, np.int64(NEED_DEAL_STOP))
         S.phase[b] = PLAY
         S.current_player[b] = S.leader[b]
     return 0

@@ -201,35 +201,38 @@ def _templates(_key):
     # (0: none); bits 10-: the chance code step_one asked for (then nothing was viewed).
     def single_play(S, x, P, words, mask, obs, mode):
         _key  # noqa: B018
+        # the row as a run-time int64: a literal 0 passed on to the game's plain-call (not inlined)
+        # functions would compile each of them again, for Literal[int](0)
+        b = np.int64(0)
         if mode == 3:
             obs[:] = 0
-            observe_one(S, 0, x, P, obs)  # noqa: F821
+            observe_one(S, b, x, P, obs)  # noqa: F821
             return 0
         if mode == 0:
             for j in range(S.rewards.shape[1]):
-                S.rewards[0, j] = 0
-            if not S.done[0]:
-                need = step_one(S, 0, x, P)  # noqa: F821
+                S.rewards[b, j] = 0
+            if not S.done[b]:
+                need = step_one(S, b, x, P)  # noqa: F821
                 if need != 0:
                     return need << 10
         elif mode == 2:
-            deal_one(S, 0, x, P)  # noqa: F821
+            deal_one(S, b, x, P)  # noqa: F821
         words[:] = 0
-        if not S.done[0]:
-            legal_one(S, 0, P, words)  # noqa: F821
+        if not S.done[b]:
+            legal_one(S, b, P, words)  # noqa: F821
         for a in range(mask.shape[0]):
             mask[a] = (words[a >> 6] >> np.uint64(a & 63)) & np.uint64(1)
         obs[:] = 0
-        seat = np.int64(S.current_player[0])
+        seat = np.int64(S.current_player[b])
         view = 0
         if 0 <= seat < S.rewards.shape[1]:
-            observe_one(S, 0, seat, P, obs)  # noqa: F821
+            observe_one(S, b, seat, P, obs)  # noqa: F821
             view = seat + 1
         code = view << 2
-        if S.done[0]:
+        if S.done[b]:
             code |= 2
         for j in range(S.rewards.shape[1]):
-            r = S.rewards[0, j]
+            r = S.rewards[b, j]
             if r != 0 or np.copysign(1.0, r) < 0:
                 code |= 1
         return code
@@ -336,7 +339,7 @@ class _CompileNotice(_numba_event.Listener):
         game = getattr((event.data or {}).get("dispatcher"), "_cardzoo_game", None)
         if game is not None and game not in self.said:
             self.said.add(game)
-            print(f"compiling the {game} rules (first use, about 20-30 s; cached after that)", file=sys.stderr, flush=True)
+            print(f"compiling the {game} rules (first use, about 15-25 s; cached after that)", file=sys.stderr, flush=True)
 
     def on_end(self, event) -> None:
         pass
@@ -518,7 +521,7 @@ def drivers_for(arrays, rules, parallel: bool = False) -> Drivers:
     """The :class:`Drivers` of a game, built once per process and flag (compiled on first use,
     loaded from numba's cache after that). When a driver is really compiled (numba's on-disk
     cache does not hold it yet), one line on stderr says so, once per game and process:
-    ``compiling the GAME rules (first use, about 20-30 s; cached after that)``."""
+    ``compiling the GAME rules (first use, about 15-25 s; cached after that)``."""
     key = (rules.__name__, arrays, bool(parallel))
     if key not in _DRIVERS:
         _DRIVERS[key] = Drivers(arrays, rules, parallel=parallel)

@@ -422,7 +422,7 @@ def _finish(S, b, winner, diff_half, P):
     _pay(S, b, r)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or declaration: a plain call (compiles once, not into every driver)
 def _score(S, b, P):
     """§6: score the finished deal into the ``res_*`` fields, then end the episode, or (match
     mode, §1) pay the deal and ask for the next deal (the deal passes to the right)."""
@@ -475,7 +475,7 @@ def _score(S, b, P):
 
 
 # ---------------------------------------------------------------------- the deal (§3)
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or declaration: a plain call (compiles once, not into every driver)
 def deal_one(S, b, code, P):
     """Deal from the freshly shuffled ``S.stock[b]`` (§3): 15 cards each in packets from the
     dealer's right, the dealer takes the last 2; the dealer then discards. ``code``: :data:`NEED_DEAL`."""
@@ -543,7 +543,7 @@ def _discard(S, b, card, P):
 
 
 # ---------------------------------------------------------------------- declarations (§4.1)
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # once per deal or declaration: a plain call (compiles once, not into every driver)
 def _declare(S, b, p, P):
     """Seat ``p`` declares: its scoring cards are shown, its points banked. With
     ``declarations_win_immediately`` (§11.5) a team reaching the target wins the match at once."""
