@@ -204,30 +204,31 @@ def _templates(_key):
         # the row as a run-time int64: a literal 0 passed on to the game's plain-call (not inlined)
         # functions would compile each of them again, for Literal[int](0)
         b = np.int64(0)
-        if mode == 3:
-            obs[:] = 0
-            observe_one(S, b, x, P, obs)  # noqa: F821
-            return 0
-        if mode == 0:
-            for j in range(S.rewards.shape[1]):
-                S.rewards[b, j] = 0
+        seat = np.int64(x)  # mode 3
+        if mode != 3:
+            if mode == 0:
+                for j in range(S.rewards.shape[1]):
+                    S.rewards[b, j] = 0
+                if not S.done[b]:
+                    need = step_one(S, b, x, P)  # noqa: F821
+                    if need != 0:
+                        return need << 10
+            elif mode == 2:
+                deal_one(S, b, x, P)  # noqa: F821
+            words[:] = 0
             if not S.done[b]:
-                need = step_one(S, b, x, P)  # noqa: F821
-                if need != 0:
-                    return need << 10
-        elif mode == 2:
-            deal_one(S, b, x, P)  # noqa: F821
-        words[:] = 0
-        if not S.done[b]:
-            legal_one(S, b, P, words)  # noqa: F821
-        for a in range(mask.shape[0]):
-            mask[a] = (words[a >> 6] >> np.uint64(a & 63)) & np.uint64(1)
+                legal_one(S, b, P, words)  # noqa: F821
+            for a in range(mask.shape[0]):
+                mask[a] = (words[a >> 6] >> np.uint64(a & 63)) & np.uint64(1)
+            seat = np.int64(S.current_player[b])
+        # one call site of observe_one for every mode: each inlined copy costs compile time
         obs[:] = 0
-        seat = np.int64(S.current_player[b])
         view = 0
         if 0 <= seat < S.rewards.shape[1]:
             observe_one(S, b, seat, P, obs)  # noqa: F821
             view = seat + 1
+        if mode == 3:
+            return 0
         code = view << 2
         if S.done[b]:
             code |= 2

@@ -373,15 +373,15 @@ def _battle(S, b, P):
     ended = _check_end(S, b, w, _popcount(pot), P)
     if order == RANDOM:
         return NEED_COLLECT
-    if order == WINNER_CHOOSES:
-        if ended or S.battles[b] >= P[P_MAX_BATTLES]:
-            _collect(S, b, w, w, P)  # nobody orders a pot the game will not use (§12.2)
-        else:
-            S.pot[b] = pot
-            S.phase[b] = ORDER_PHASE
-            S.current_player[b] = w
+    if order == WINNER_CHOOSES and not (ended or S.battles[b] >= P[P_MAX_BATTLES]):
+        S.pot[b] = pot
+        S.phase[b] = ORDER_PHASE
+        S.current_player[b] = w
     else:
-        _collect(S, b, w, w if order == WINNER_FIRST else 0, P)
+        # seat order collects from seat 0; winner first, and a winner-chooses pot the game will not
+        # use (nobody orders it, §12.2), from the winner. One call site: each inlined copy of
+        # _collect costs compile time in every driver.
+        _collect(S, b, w, 0 if order == SEAT_ORDER else w, P)
     _after_collect(S, b, ended, P)
     return 0
 
@@ -420,7 +420,7 @@ def step_one(S, b, action, P):
     return _battle(S, b, P)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)  # after a drawn collection order only: a plain call (compiles once, not into every driver)
 def deal_one(S, b, code, P):
     """Go on after the chance of ``code`` was drawn: :data:`NEED_COLLECT` places the pot in the drawn
     order ``S.collect[b, :battle_n]`` under the winner's pile and ends the battle (nothing after a dead one)."""
