@@ -420,7 +420,7 @@ def step_one(S, b, action, P):
     return _battle(S, b, P)
 
 
-@njit(cache=True, _nrt=False)  # after a drawn collection order only: a plain call (compiles once, not into every driver)
+@njit(cache=True, inline="always", _nrt=False)
 def deal_one(S, b, code, P):
     """Go on after the chance of ``code`` was drawn: :data:`NEED_COLLECT` places the pot in the drawn
     order ``S.collect[b, :battle_n]`` under the winner's pile and ends the battle (nothing after a dead one)."""
