@@ -237,6 +237,33 @@ def test_tables_render():
     text = console.export_text()
     assert "all_fours/rule" in text and "random" in text and f"{r.mean_diff:+.3f}" in text
     assert json.loads(json.dumps(r.to_dict()))["n_hands"] == 40
+    assert "mean diff / hand (A-B)" in text and "hands" in text
+
+
+@pytest.mark.parametrize(("game", "options", "count", "mean"), [
+    ("all_fours", {}, "hands", "mean diff / hand"),
+    ("all_fours", {"episode": "match"}, "matches", "mean diff / match"),
+    ("aluette", {"episode": "match"}, "matches", "mean diff / match"),
+    ("avinas", {}, "deals", "mean diff / deal"),
+    ("ottocento", {}, "deals", "mean diff / deal"),
+    ("pyanitsa", {"num_players": 3}, "games", "mean diff / game"),
+])
+def test_tables_name_the_episode_in_the_games_terms(game, options, count, mean):
+    """The table's count and mean are per episode as the game calls it (Kernel.episode_name):
+    an All Fours match is not called a hand."""
+    from rich.console import Console
+
+    r = play_duplicate("all_fours", AllFoursRuleAgent(), RandomAgent(seed=1), n_deals=2, seed=0)
+    r = dataclasses.replace(r, game=game, env_options=options)
+    assert envs.kernel(game, **options).episode_name == mean.rsplit(" ", 1)[1]
+    console = Console(record=True, width=200)
+    console.print(arena.results_table(r))
+    header = console.export_text().splitlines()[2]
+    assert f" {count} " in header and f"{mean} (A-B)" in header
+    assert " hands " not in header or count == "hands"
+    from cardzoo.training.selfplay import evaluation_markdown
+
+    assert f"| {count} | {mean} [95% CI] |" in evaluation_markdown([r.to_dict()])
 
 
 def test_by_category_splits_avinas_deals_into_sevens_and_no_sevens():

@@ -602,13 +602,32 @@ def round_robin(
 # --------------------------------------------------------------------- output
 
 
+def episode_name(rows) -> str:
+    """The episode of result rows (:class:`DuplicateResult` s or their ``to_dict()`` dicts) in the
+    game's terms (``Kernel.episode_name``: hand, deal, match, game); ``"episode"`` when they mix."""
+    def game_options(r):
+        return (r["game"], r["env_options"]) if isinstance(r, dict) else (r.game, r.env_options)
+
+    names = {envs.kernel(g, **o).episode_name for g, o in map(game_options, rows)}
+    return names.pop() if len(names) == 1 else "episode"
+
+
+def plural(episode: str) -> str:
+    """``"hands"``, ``"deals"``, ``"games"``, ``"matches"``."""
+    return episode + ("es" if episode.endswith("ch") else "s")
+
+
 def results_table(results, title: str = "Duplicate evaluation"):
-    """``rich.table.Table`` of :class:`DuplicateResult` s (one row per pairing)."""
+    """``rich.table.Table`` of :class:`DuplicateResult` s (one row per pairing); the count and the
+    mean are per episode in the game's terms (e.g. "hands" and "mean diff / hand" in All Fours,
+    "matches" and "mean diff / match" with ``episode="match"``)."""
     from rich.table import Table
 
     t = Table(title=title)
     rows = [results] if isinstance(results, DuplicateResult) else results
-    for col in ("A", "B", "hands", "mean diff / hand (A-B)", "95% CI", "A win rate", "95% CI", "null"):
+    ep = episode_name(rows)
+    for col in ("A", "B", plural(ep), f"mean diff / {ep} (A-B)", "95% CI", "A win rate",
+                "95% CI", "null"):
         if col in ("A", "B"):  # a narrow terminal folds a long agent name: it is never cut short
             t.add_column(col, justify="left", overflow="fold")
         else:
@@ -640,7 +659,7 @@ def category_table(r: DuplicateResult):
     from rich.table import Table
 
     t = Table(title=f"{r.agent_a} vs {r.agent_b} by kind of deal")
-    for col in ("deal", "deals", "mean diff / hand (A-B)", "95% CI", "A win rate", "95% CI"):
+    for col in ("deal", "deals", f"mean diff / {episode_name([r])} (A-B)", "95% CI", "A win rate", "95% CI"):
         t.add_column(col, justify="left" if col == "deal" else "right")
     for name, c in r.by_category().items():
         t.add_row(

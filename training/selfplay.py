@@ -586,9 +586,13 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
 
 
 def evaluation_markdown(rows: list[dict]) -> str:
-    """Markdown table of evaluation rows (mean score difference per hand and win rate, 95% CIs)."""
+    """Markdown table of evaluation rows (mean score difference per episode, in the game's terms, and
+    win rate, 95% CIs)."""
+    from . import arena
+
+    ep = arena.episode_name(rows)
     lines = [
-        "| agent | opponent | hands | mean diff / hand [95% CI] | win rate [95% CI] |",
+        f"| agent | opponent | {arena.plural(ep)} | mean diff / {ep} [95% CI] | win rate [95% CI] |",
         "|---|---|---:|---:|---:|",
     ]
     for r in rows:
@@ -605,8 +609,11 @@ def evaluation_table(rows: list[dict], title: str):
     """The evaluation rows as a rich Table (fits an 80-column terminal)."""
     from rich.table import Table
 
+    from . import arena
+
     t = Table(title=title)
-    for col in ("agent", "opponent", "hands", "mean diff/hand [95% CI]", "win rate [95% CI]"):
+    ep = arena.episode_name(rows)
+    for col in ("agent", "opponent", arena.plural(ep), f"mean diff/{ep} [95% CI]", "win rate [95% CI]"):
         t.add_column(col, justify="right")
     for r in rows:
         t.add_row(

@@ -377,6 +377,9 @@ class Kernel(ABC):
     teams: list[list[int]] | None
     #: the game's name for people, e.g. ``"P'yanitsa"`` (front ends show it)
     display_name: ClassVar[str] = ""
+    #: what one episode is called in the game's own terms where the game has no ``episode``
+    #: option (Ottocento ``"deal"``, P'yanitsa ``"game"``); see :attr:`episode_name`
+    EPISODE_NAME: ClassVar[str] = "episode"
     #: where the next seat in turn sits, seen from a seat: ``"left"`` (play goes clockwise) or
     #: ``"right"`` (anticlockwise); front ends seat the players by it
     next_seat_side: ClassVar[str] = "left"
@@ -412,6 +415,13 @@ class Kernel(ABC):
                     )
                 out[new] = out.pop(old)
         return out
+
+    @property
+    def episode_name(self) -> str:
+        """What one episode is called in the game's terms: the ``episode`` option where the game has
+        one (``"hand"``, ``"deal"``, ``"match"``), else :attr:`EPISODE_NAME`. The arena's tables
+        label their counts and means with it."""
+        return str(self.options.get("episode", self.EPISODE_NAME))
 
     # ---- layouts -------------------------------------------------------------
     @property

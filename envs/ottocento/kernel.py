@@ -140,6 +140,7 @@ class OttocentoKernel(CompiledKernel):
 
     name = "ottocento"
     display_name = "Ottocento"
+    EPISODE_NAME = "deal"
     next_seat_side = "right"  # play goes anticlockwise (RULES.md §1)
     deck = TAROCCO62
     num_players = NUM_PLAYERS

@@ -128,6 +128,7 @@ class PyanitsaKernel(CompiledKernel):
 
     name = "pyanitsa"
     display_name = "P'yanitsa"
+    EPISODE_NAME = "game"
     deck = FRENCH36
     teams = None
     zero_sum = True
