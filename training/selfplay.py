@@ -125,7 +125,8 @@ def _callback(cfg: TrainConfig, vec: KernelVecEnv, out: Path, history: list, sta
                 _save_agent(cfg, self.model.policy, vec, ck / f"agent_{self.num_timesteps}", {"steps": int(self.num_timesteps)})
                 (out / "history.json").write_text(json.dumps(history, indent=1))  # the curve so far
                 if history:
-                    plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play")
+                    plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play",
+                               envs.kernel(cfg.game, **cfg.env_options).episode_name)
 
         def _on_training_end(self) -> None:
             self.progress.close()
@@ -197,8 +198,9 @@ def warm_start(cfg: TrainConfig, policy, kernel) -> dict:
     return info
 
 
-def plot_curve(history: list[dict], path: Path, title: str) -> None:
-    """Learning curve PNG: mean hand return and win rate against each opponent family vs steps."""
+def plot_curve(history: list[dict], path: Path, title: str, episode: str = "episode") -> None:
+    """Learning curve PNG: mean return per episode (``episode``: its name in the game's terms,
+    ``Kernel.episode_name``) and win rate against each opponent family vs steps."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -217,7 +219,7 @@ def plot_curve(history: list[dict], path: Path, title: str) -> None:
         ax2.plot(s[k - 1 :], smooth(win), label=f"vs {fam}")
     ax1.axhline(0, color="grey", lw=0.5)
     ax2.axhline(0.5, color="grey", lw=0.5)
-    ax1.set(xlabel="environment steps", ylabel="mean return per hand (points)", title=title)
+    ax1.set(xlabel="environment steps", ylabel=f"mean return per {episode} (reward units)", title=title)
     ax2.set(xlabel="environment steps", ylabel="win rate (ties count half)", title="win rate during training")
     ax1.legend()
     ax2.legend()
@@ -383,7 +385,8 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
     }
     (out / "history.json").write_text(json.dumps(history, indent=1))
     if history:
-        plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play")
+        plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play",
+                   envs.kernel(cfg.game, **cfg.env_options).episode_name)
     expert = cfg.expert_rounds > 0
     agent_dir = _save_agent(cfg, model.policy, vec, out / ("ppo_agent" if expert else "agent"),
                             {"steps": steps, "seconds": round(seconds, 1)})
@@ -446,7 +449,8 @@ def _save_interrupted(cfg: TrainConfig, model, vec: KernelVecEnv, out: Path, his
         agent_path = _save_agent(cfg, model.policy, vec, ck / f"agent_{steps}", extra)
         (out / "history.json").write_text(json.dumps(history, indent=1))
         if history:
-            plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play")
+            plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play",
+                       envs.kernel(cfg.game, **cfg.env_options).episode_name)
     finally:
         if old is not None:
             signal.signal(signal.SIGINT, old)
