@@ -327,3 +327,43 @@ def test_not_losing_rate_for_three_and_four_players(capsys):
     two = play_duplicate("pyanitsa", "pyanitsa/rule", "random", 4, seed=3)
     print_results(two)
     assert two.n_sides == 2 and "not losing" not in capsys.readouterr().out  # two seats: the win rate says it all
+
+
+def test_a_stochastic_agent_plays_every_pairing_from_the_same_state():
+    """play_duplicate puts the agents' random generators back as it found them (also inside wrapped
+    agents): the same RandomAgent object gives the same result twice, a round robin's pairing equals
+    that pairing played alone, and what other pairings drew does not leak in."""
+    from cardzoo.agents.phase_mix import PhaseMix
+
+    rnd = RandomAgent(seed=5)
+    before = rnd.rng.bit_generator.state
+    first = play_duplicate("all_fours", AllFoursRuleAgent(), rnd, n_deals=16, seed=2, batch=8)
+    assert rnd.rng.bit_generator.state == before
+    again = play_duplicate("all_fours", AllFoursRuleAgent(), rnd, n_deals=16, seed=2, batch=8)
+    assert np.array_equal(first.deal_diff, again.deal_diff)
+    fresh = play_duplicate("all_fours", AllFoursRuleAgent(), RandomAgent(seed=5), n_deals=16, seed=2, batch=8)
+    assert np.array_equal(first.deal_diff, fresh.deal_diff)
+    # a wrapped random agent (PhaseMix: random bids, rule card play) is put back too
+    mix = PhaseMix(RandomAgent(seed=6), AllFoursRuleAgent(), "all_fours")
+    state = mix.bids.rng.bit_generator.state
+    play_duplicate("all_fours", mix, AllFoursRuleAgent(), n_deals=8, seed=2)
+    assert mix.bids.rng.bit_generator.state == state
+    # in a round robin, (rule, random) does not depend on the pairing (x, random) played before it
+    rr = round_robin("all_fours", {"x": RandomAgent(seed=9), "rule": AllFoursRuleAgent(), "random": RandomAgent(seed=5)},
+                     n_deals=16, seed=2, batch=8, n_boot=0)
+    rule_vs_random = [p for p in rr.pairs if (p.agent_a, p.agent_b) == ("rule", "random")][0]
+    assert np.array_equal(rule_vs_random.deal_diff, fresh.deal_diff)
+    assert rule_vs_random.mean_diff == fresh.mean_diff
+
+
+def test_a_sampling_policy_is_put_back_too():
+    """A trained agent that samples its actions (torch generator) plays the same deals the same way
+    on every call."""
+    import os
+
+    from cardzoo.agents.policy import load_policy_agent
+    from cardzoo.agents.registry import SHIPPED
+
+    sampler = load_policy_agent(os.path.join(SHIPPED, "all_fours_ppo"), deterministic=False, seed=3)
+    first, again = (play_duplicate("all_fours", sampler, AllFoursRuleAgent(), n_deals=12, seed=4) for _ in range(2))
+    assert np.array_equal(first.deal_diff, again.deal_diff)

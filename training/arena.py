@@ -269,6 +269,50 @@ class RoundRobinResult:
 # --------------------------------------------------------------------- play
 
 
+def _random_generators(obj, seen: set | None = None) -> list:
+    """The numpy and torch random generators an agent holds: in its attributes, and in those of the
+    agents and searches it wraps (objects of ``cardzoo.agents`` modules, also inside lists, tuples
+    and dicts). Kernels and other objects are not searched."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return []
+    seen.add(id(obj))
+    found = []
+    values = list(vars(obj).values()) if hasattr(obj, "__dict__") else []
+    while values:
+        v = values.pop()
+        t = type(v)
+        if isinstance(v, np.random.Generator) or (t.__name__ == "Generator" and t.__module__.split(".")[0] == "torch"):
+            if id(v) not in seen:
+                seen.add(id(v))
+                found.append(v)
+        elif isinstance(v, (list, tuple)):
+            values.extend(v)
+        elif isinstance(v, dict):
+            values.extend(v.values())
+        elif isinstance(v, Agent) or t.__module__.startswith("cardzoo.agents."):
+            found.extend(_random_generators(v, seen))
+    return found
+
+
+def _save_random_state(agents) -> list:
+    """``(generator, state)`` of every random generator the agents hold (:func:`_random_generators`)."""
+    seen: set = set()
+    out = []
+    for ag in agents:
+        for g in _random_generators(ag, seen):
+            out.append((g, g.get_state() if hasattr(g, "get_state") else dict(g.bit_generator.state)))
+    return out
+
+
+def _restore_random_state(saved: list) -> None:
+    for g, state in saved:
+        if hasattr(g, "set_state"):
+            g.set_state(state)
+        else:
+            g.bit_generator.state = state
+
+
 def _resolve(agent, env_options: dict, game: str) -> Agent:
     from .common import check_agent_game
 
@@ -405,7 +449,10 @@ def play_duplicate(
         seed: fixes the deals and all chance of their episodes (deal ``i`` uses the streams
             keyed ``(seed, i)``); the same seed gives the same deals whatever the agents.
         batch: deals per chunk (the games of a chunk advance together: ``batch * sides`` games);
-            it changes speed and memory only, never the results.
+            it changes speed and memory only, never the results of deterministic agents (rule bots,
+            trained agents playing their most likely action). A stochastic agent (``random``, a
+            sampling policy, a search) draws one batch at a time from its own generator, so its
+            results depend on ``batch`` as on ``seed``.
         env_options: the game's options (``RULES.md`` §8), e.g. ``{"undertrump": "forbidden"}``.
         progress: show a progress bar (tqdm) over deals.
         name_a, name_b: names for the report (default: the agents' ``name``).
@@ -413,6 +460,12 @@ def play_duplicate(
 
     Returns:
         :class:`DuplicateResult` (mean difference per hand and win rate with 95% CIs).
+
+    The agents' own random generators (numpy and torch, also those of wrapped agents and searches)
+    are put back as they were when it returns: each call plays a stochastic agent from the same
+    state, so a pairing's result does not depend on what the agent played before (in a round
+    robin, on the other pairings; in a resumed leaderboard, on the pairings already stored).
+    An ``exec:`` bot's randomness is its own.
 
     Raises:
         ValueError: bad game/option/agent name, ``n_deals < 1``, or an agent returning an
@@ -440,6 +493,7 @@ def play_duplicate(
     truncated = 0
     bar = _progress(n_deals, f"{_agent_name(agent_a, name_a)} vs {_agent_name(agent_b, name_b)}", progress)
     faults_before = [len(ag.faults) if isinstance(ag, ExecAgent) else 0 for ag in (a, b)]
+    random_state = _save_random_state((a, b))
     for ag in (a, b) if a is not b else (a,):
         if not (isinstance(ag, ExecAgent) and ag.kernel is not None and ag.kernel.name == kernel.name and ag.kernel.options == kernel.options and not ag.failed):
             ag.begin(kernel)
@@ -460,6 +514,7 @@ def play_duplicate(
                 on_chunk(stop - start)
     finally:
         bar.close()
+        _restore_random_state(random_state)
     m, lo, hi = mean_ci(diffs)
     wr, wlo, whi = mean_ci(wins)
     wlo, whi = max(0.0, wlo), min(1.0, whi)  # a rate: the normal approximation can leave [0, 1]

@@ -365,7 +365,7 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("--json", default=None, help="also write the results as JSON to this file (a new file, unless --overwrite)")
     a.add_argument("--overwrite", action="store_true", help="replace an existing --json file (refused otherwise)")
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
-    a.add_argument("--batch", type=int, default=256, help="deals played at once (default 256); speed and memory only, results are the same for any batch")
+    a.add_argument("--batch", type=int, default=256, help="deals played at once (default 256); speed and memory only: the same results for any batch, except for stochastic agents (random, search), which draw one batch at a time")
     a.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")
     a.add_argument(
         "--force-agent", action="store_true",

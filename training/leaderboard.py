@@ -5,7 +5,7 @@ documents the deal set and shows the leaderboards of the shipped agents). Every 
 plays :func:`cardzoo.training.arena.play_duplicate` on the same deals; each pairing's result is
 cached in ``DIR/pairs/`` as soon as it is done, so an interrupted run resumes where it stopped.
 The outputs are ``DIR/leaderboard.md``, ``leaderboard.json`` and ``leaderboard.png``: the
-head-to-head matrix (mean score difference per hand with its 95% CI, and the pairwise win rate)
+head-to-head matrix (mean score difference per episode, in the game's terms, with its 95% CI, and the pairwise win rate)
 and Bradley-Terry ratings on the Elo scale with bootstrap 95% CIs.
 
 The deal set **cardzoo-bench v1** of a game: deal ``i`` (``i = 0 .. N-1``) is dealt and played
@@ -239,7 +239,8 @@ def markdown(p: dict) -> str:
     ]
     for r in p["ratings"]:
         lines.append(f"| {r['rank']} | `{r['agent']}` | {r['rating']:+.0f} | [{r['ci'][0]:+.0f}, {r['ci'][1]:+.0f}] |")
-    lines += ["", "## Head to head: mean score difference per hand, row minus column (95% CI)", "",
+    ep = envs.kernel(p["game"], **p["env_options"]).episode_name
+    lines += ["", f"## Head to head: mean score difference per {ep}, row minus column (95% CI)", "",
               "| | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---:|" * len(names)]
     for a in names:
         cells = []
@@ -284,7 +285,8 @@ def plot(p: dict, path) -> None:
                         ha="center", va="center", fontsize=8, color="white" if abs(c["mean_diff"]) > 0.6 * lim else "black")
     ax.set_xticks(range(K), [f"{n}" for n in names], rotation=30, ha="right")
     ax.set_yticks(range(K), [f"{n} ({r['rating']:+.0f})" for n, r in zip(names, p["ratings"])])
-    ax.set_title(f"{p['game']}: mean score difference per hand, row minus column\n"
+    ep = envs.kernel(p["game"], **p["env_options"]).episode_name
+    ax.set_title(f"{p['game']}: mean score difference per {ep}, row minus column\n"
                  f"{p['deal_set']['name']}, {p['n_deals']} deals per pairing (ratings in brackets)", fontsize=10)
     fig.colorbar(im, ax=ax, shrink=0.8)
     fig.tight_layout()
