@@ -210,8 +210,9 @@ def cmd_exploit(args, parse_options) -> int:
                 seed=args.seed, out=args.out, env_options=parse_options(args.option), torch_threads=args.torch_threads,
                 skip_forced=args.skip_forced)
     e = r["edge"]
+    episode = envs.kernel(game, **parse_options(args.option)).episode_name
     print(f"{args.agent}: learner's edge after {r['steps']:,} steps ({r['seconds']:.0f} s): "
-          f"{e['mean_diff']:+.3f} [{e['diff_ci'][0]:+.3f}, {e['diff_ci'][1]:+.3f}] per hand, "
+          f"{e['mean_diff']:+.3f} [{e['diff_ci'][0]:+.3f}, {e['diff_ci'][1]:+.3f}] per {episode}, "
           f"win rate {e['win_rate']:.3f} [{e['win_ci'][0]:.3f}, {e['win_ci'][1]:.3f}] over {e['n_deals']} fresh duplicate deals")
     if r["start"] is not None:
         s = r["start"]
