@@ -86,6 +86,10 @@ def test_default_agent_is_the_shipped_one_only_where_it_learned():
     assert name == "pyanitsa/rule" and "collect_order" in note
     assert default_agent("pyanitsa", {"collect_order": "winner_chooses"}) == ("pyanitsa/ppo", None)
     assert default_agent("avinas", {}) == ("avinas/ppo", None)
+    # --force-agent: the shipped agent is seated although its recorded options differ, and the note says so
+    name, note = default_agent("pyanitsa", {}, force=True)
+    assert name == "pyanitsa/ppo" and note.endswith("seated anyway (--force-agent)")
+    assert "--force-agent seats it anyway" in default_agent("pyanitsa", {})[1]
 
 
 def test_terminal_play_seats_the_rule_bot_unless_forced():

@@ -246,6 +246,7 @@ def test_tables_render():
     ("aluette", {"episode": "match"}, "matches", "mean diff / match"),
     ("avinas", {}, "deals", "mean diff / deal"),
     ("ottocento", {}, "deals", "mean diff / deal"),
+    ("ottocento", {"match_target": 300}, "matches", "mean diff / match"),
     ("pyanitsa", {"num_players": 3}, "games", "mean diff / game"),
 ])
 def test_tables_name_the_episode_in_the_games_terms(game, options, count, mean):
@@ -259,7 +260,7 @@ def test_tables_name_the_episode_in_the_games_terms(game, options, count, mean):
     console = Console(record=True, width=200)
     console.print(arena.results_table(r))
     header = console.export_text().splitlines()[2]
-    assert f" {count} " in header and f"{mean} (A-B)" in header
+    assert f" {count} played " in header and f"{mean} (A-B)" in header
     assert " hands " not in header or count == "hands"
     from cardzoo.training.selfplay import evaluation_markdown
 

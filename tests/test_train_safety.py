@@ -4,6 +4,7 @@ resumable checkpoint, the curve line only when a curve exists, no empty folder a
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -201,3 +202,13 @@ def test_expert_rounds_that_cannot_label_keep_the_ppo_stage(tmp_path, capsys):
     assert f"The PPO stage is saved: agent {out / 'ppo_agent'}, model {out / 'model.zip'}" in err
     assert f"run the rounds with: cardzoo expert-iterate pyanitsa --out {out / 'expert'}" in err
     assert (out / "ppo_agent" / "agent.json").is_file() and (out / "model.zip").is_file() and (out / "summary.json").is_file()
+
+
+def test_init_from_an_agent_of_another_game_is_refused_before_anything_is_written(tmp_path, capsys):
+    from cardzoo.agents.registry import SHIPPED
+
+    out = tmp_path / "o"
+    aluette = os.path.join(SHIPPED, "aluette_ppo")
+    assert main(["train", "ottocento", "--out", str(out), *TINY, "--bc-samples", "0", "--init-from", aluette]) == 2
+    assert f"cannot start a ottocento run from {aluette}: that agent plays aluette" in capsys.readouterr().err
+    assert not out.exists()

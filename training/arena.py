@@ -673,15 +673,15 @@ def plural(episode: str) -> str:
 
 
 def results_table(results, title: str = "Duplicate evaluation"):
-    """``rich.table.Table`` of :class:`DuplicateResult` s (one row per pairing); the count and the
-    mean are per episode in the game's terms (e.g. "hands" and "mean diff / hand" in All Fours,
-    "matches" and "mean diff / match" with ``episode="match"``)."""
+    """``rich.table.Table`` of :class:`DuplicateResult` s (one row per pairing); the count (episodes
+    played: every duplicate deal once per seating) and the mean are per episode in the game's terms
+    (e.g. "hands played" and "mean diff / hand" in All Fours, "matches" with ``episode="match"``)."""
     from rich.table import Table
 
     t = Table(title=title)
     rows = [results] if isinstance(results, DuplicateResult) else results
     ep = episode_name(rows)
-    for col in ("A", "B", plural(ep), f"mean diff / {ep} (A-B)", "95% CI", "A win rate",
+    for col in ("A", "B", f"{plural(ep)} played", f"mean diff / {ep} (A-B)", "95% CI", "A win rate",
                 "95% CI", "null"):
         if col in ("A", "B"):  # a narrow terminal folds a long agent name: it is never cut short
             t.add_column(col, justify="left", overflow="fold")
@@ -714,7 +714,7 @@ def category_table(r: DuplicateResult):
     from rich.table import Table
 
     t = Table(title=f"{r.agent_a} vs {r.agent_b} by kind of deal")
-    for col in ("deal", "deals", f"mean diff / {episode_name([r])} (A-B)", "95% CI", "A win rate", "95% CI"):
+    for col in ("deal", "duplicate deals", f"mean diff / {episode_name([r])} (A-B)", "95% CI", "A win rate", "95% CI"):
         t.add_column(col, justify="left" if col == "deal" else "right")
     for name, c in r.by_category().items():
         t.add_row(

@@ -205,6 +205,8 @@ def cmd_exploit(args, parse_options) -> int:
     from cardzoo import envs
 
     if game not in envs.GAMES:
+        if "/" in args.agent and not Path(args.agent).exists() and args.agent.startswith(("/", ".")):
+            raise FileNotFoundError(f"no saved agent at {args.agent}: the path does not exist")
         raise ValueError(f"cannot tell the game of {args.agent!r}: pass --game (one of {sorted(envs.GAMES)})")
     r = exploit(game, args.agent, steps=args.steps, n_envs=args.n_envs, bc_samples=args.bc_samples, eval_deals=args.deals,
                 seed=args.seed, out=args.out, env_options=parse_options(args.option), torch_threads=args.torch_threads,
@@ -216,7 +218,8 @@ def cmd_exploit(args, parse_options) -> int:
           f"win rate {e['win_rate']:.3f} [{e['win_ci'][0]:.3f}, {e['win_ci'][1]:.3f}] over {e['n_deals']} fresh duplicate deals")
     if r["start"] is not None:
         s = r["start"]
-        print(f"the learner before training (rule-bot clone): {s['mean_diff']:+.3f} [{s['diff_ci'][0]:+.3f}, {s['diff_ci'][1]:+.3f}]; gain {r['gain']:+.3f}")
+        print(f"the learner before training (rule-bot clone): {s['mean_diff']:+.3f} [{s['diff_ci'][0]:+.3f}, {s['diff_ci'][1]:+.3f}] "
+              f"per {episode}; gain {r['gain']:+.3f}")
     print(f"written: {Path(r['learner']).parent / 'exploit.json'}")
     return 0
 
@@ -362,7 +365,8 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("game", choices=games)
     a.add_argument("agents", nargs="+", help="agent names (e.g. all_fours/ppo all_fours/rule random) or saved-agent paths")
     a.add_argument("--deals", type=int, default=2000, help="duplicate deals per pairing (default 2000)")
-    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--seed", type=int, default=0, help="seeds the deals (default 0) and, as seed + i, the i-th agent "
+                   "named (random, search): the same list of agents and seed give the same numbers")
     a.add_argument("--json", default=None, help="also write the results as JSON to this file (a new file, unless --overwrite)")
     a.add_argument("--overwrite", action="store_true", help="replace an existing --json file (refused otherwise)")
     a.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
@@ -395,7 +399,7 @@ def add_commands(sub, games, parse_options) -> None:
         "exploit", help="exploitability proxy: train a best-response learner against a frozen agent, report its edge",
         description="A MaskablePPO learner (started from a behaviour clone of the rule bot) trains for a fixed budget "
         "against the frozen agent only, then plays it on fresh duplicate deals: its edge (mean score difference per "
-        "hand, 95%% CI) is a lower bound of the agent's exploitability for that budget (training/exploit.py).",
+        "hand, deal or game, with its 95% CI) is a lower bound of the agent's exploitability for that budget (training/exploit.py).",
     )
     ex.add_argument("agent", help="the frozen agent: a name such as all_fours/ppo, or a saved-agent path (with --game)")
     ex.add_argument("--game", default=None, help="the game (default: the agent name's prefix)")
@@ -543,7 +547,7 @@ def _default_ai(args, parse_options):
     envs.kernel(args.game, **options)  # bad options fail first (ValueError), before any agent is loaded or announced
     if args.partner and args.opponents:  # both named: no default to load
         return args
-    default, note = default_agent(args.game, options)
+    default, note = default_agent(args.game, options, force=getattr(args, "force_agent", False))
     if note:
         print(f"note: {note}; playing with {default}")
     args.partner = args.partner or default

@@ -96,10 +96,12 @@ def seat_agent(
     return resolve_agent(rule, env_options, seed=seed, game=game), rule, note
 
 
-def default_agent(game: str, env_options: dict | None = None) -> tuple[str, str | None]:
+def default_agent(game: str, env_options: dict | None = None, force: bool = False) -> tuple[str, str | None]:
     """The AI that plays ``game`` by default: ``"<game>/ppo"`` when a trained agent is shipped and
     was trained for ``env_options`` (its observation layout and its recorded game options,
-    :mod:`cardzoo.agents.options`), else ``"<game>/rule"``.
+    :mod:`cardzoo.agents.options`), else ``"<game>/rule"``. With ``force`` (``--force-agent``) the
+    shipped agent is taken also where its recorded options differ, as long as it loads for these
+    options (same observation layout); the note then says so.
 
     Also the rule bot when the ``[train]`` extra (torch) that trained agents need is missing.
     Returns ``(name, note)``; ``note`` says why the shipped agent was not taken (``None`` otherwise).
@@ -119,8 +121,10 @@ def default_agent(game: str, env_options: dict | None = None) -> tuple[str, str 
         except (ValueError, OSError) as e:
             return f"{game}/rule", f"{ppo} does not fit these options ({e})"
         diff = option_differences(agent, game, env_options)
+        if diff and force:
+            return ppo, f"{ppo} was trained for other options ({describe(diff)}); seated anyway (--force-agent)"
         if diff:
-            return f"{game}/rule", f"{ppo} was trained for other options ({describe(diff)})"
+            return f"{game}/rule", f"{ppo} was trained for other options ({describe(diff)}; --force-agent seats it anyway)"
         return ppo, None
     return f"{game}/rule", None
 

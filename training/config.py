@@ -109,6 +109,13 @@ class TrainConfig:
             )
         if self.init_from is not None and not Path(self.init_from).exists():
             raise FileNotFoundError(f"cannot initialise from {self.init_from}: no saved agent there")
+        meta_file = Path(self.init_from or ".") / "agent.json"
+        if self.init_from is not None and meta_file.is_file():
+            import json
+
+            trained = json.loads(meta_file.read_text()).get("game")
+            if trained is not None and trained != self.game:
+                raise ValueError(f"cannot start a {self.game} run from {self.init_from}: that agent plays {trained}")
         if not isinstance(self.critic_warmup_steps, int) or self.critic_warmup_steps < 0:
             raise ValueError(f"critic_warmup_steps must be an int >= 0, got {self.critic_warmup_steps!r}")
         for name, lo in (("expert_rounds", 0), ("expert_games", 1), ("expert_n_det", 1), ("expert_epochs", 1),

@@ -193,7 +193,7 @@ def warm_start(cfg: TrainConfig, policy, kernel) -> dict:
         info["arena_vs_rule"] = {k: res.to_dict()[k] for k in ("n_hands", "mean_diff", "diff_ci", "win_rate", "win_ci")}
         lo, hi = res.diff_ci if hasattr(res, "diff_ci") else info["arena_vs_rule"]["diff_ci"]
         line += (f"; against {_rule_name(cfg.game)} over {cfg.bc_eval_deals} duplicate deals: "
-                 f"{res.mean_diff:+.3f} per episode [{lo:+.3f}, {hi:+.3f}], win rate {res.win_rate:.3f}")
+                 f"{res.mean_diff:+.3f} per {kernel.episode_name} [{lo:+.3f}, {hi:+.3f}], win rate {res.win_rate:.3f}")
     print(line + "; PPO starts from it", flush=True)
     return info
 
@@ -561,6 +561,9 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
     if rule is None:
         return f"next: compare it with other agents, e.g. cardzoo arena {game} {agent} random --deals 2000"
     lo, hi = rule["diff_ci"]
+    from . import arena
+
+    ep = arena.episode_name([rule]) if "env_options" in rule else "episode"
     shipped = by.get(f"{game}/ppo")
     more = (f"cardzoo expert-iterate {game} --init {agent} --out {out}_more_rounds --rounds 2 --games 5120 --n-det 32 "
             f"--label-search-on cards --batch 256 --epochs 8 --workers 2 --aggregate --arena-deals 2000")
@@ -572,7 +575,7 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
                     f"too, run more rounds of expert iteration ({more})")
         return f"next: it beats the rule bot: play it (cardzoo play {game} --opponents {agent}); to beat the shipped agent too, train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N)"
     if expert:
-        where = (f"it loses to the rule bot ({rule['mean_diff']:+.3f} per episode)" if hi < 0
+        where = (f"it loses to the rule bot ({rule['mean_diff']:+.3f} per {ep})" if hi < 0
                  else f"level with the rule bot (CI [{lo:+.3f}, {hi:+.3f}])")
         return (f"next: {where}: the rounds' table above shows whether expert iteration was still gaining; run more rounds "
                 f"({more}) or evaluate on more deals (cardzoo arena {game} {agent} {game}/rule --deals 20000)")
@@ -584,7 +587,7 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
         shipped_dir = os.path.join(SHIPPED, f"{game}_ppo")
         stronger = (f", or start PPO from a stronger agent (cardzoo train {game} --out {out}_from_shipped --init-from {shipped_dir})"
                     if os.path.isdir(shipped_dir) else "")
-        return (f"next: it loses to the rule bot ({rule['mean_diff']:+.3f} per episode): the behaviour-cloned start is printed above; "
+        return (f"next: it loses to the rule bot ({rule['mean_diff']:+.3f} per {ep}): the behaviour-cloned start is printed above; "
                 f"train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N: N more steps){stronger}")
     return f"next: level with the rule bot (CI [{lo:+.3f}, {hi:+.3f}]): train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N) or evaluate on more deals (--eval-deals)"
 

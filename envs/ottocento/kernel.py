@@ -141,6 +141,11 @@ class OttocentoKernel(CompiledKernel):
     name = "ottocento"
     display_name = "Ottocento"
     EPISODE_NAME = "deal"
+
+    @property
+    def episode_name(self) -> str:
+        """``"match"`` with ``match_target`` (§8: deals until a side reaches it), else ``"deal"``."""
+        return "deal" if self.options["match_target"] is None else "match"
     next_seat_side = "right"  # play goes anticlockwise (RULES.md §1)
     deck = TAROCCO62
     num_players = NUM_PLAYERS
