@@ -6,6 +6,7 @@ from here (``cardzoo train --help`` shows them) without loading the training sta
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,13 +108,11 @@ class TrainConfig:
             raise FileNotFoundError(
                 f"cannot resume: no checkpoint file at {self.resume} (expected a model .zip such as OUT/checkpoints/model_1000000.zip or OUT/model.zip)"
             )
-        if self.init_from is not None and not Path(self.init_from).exists():
-            raise FileNotFoundError(f"cannot initialise from {self.init_from}: no saved agent there")
-        meta_file = Path(self.init_from or ".") / "agent.json"
-        if self.init_from is not None and meta_file.is_file():
-            import json
-
-            trained = json.loads(meta_file.read_text()).get("game")
+        if self.init_from is not None:
+            if not Path(self.init_from).exists():
+                raise FileNotFoundError(f"cannot initialise from {self.init_from}: no saved agent there")
+            meta_file = Path(self.init_from) / "agent.json"
+            trained = json.loads(meta_file.read_text()).get("game") if meta_file.is_file() else None
             if trained is not None and trained != self.game:
                 raise ValueError(f"cannot start a {self.game} run from {self.init_from}: that agent plays {trained}")
         if not isinstance(self.critic_warmup_steps, int) or self.critic_warmup_steps < 0:

@@ -378,7 +378,7 @@ class Kernel(ABC):
     #: the game's name for people, e.g. ``"P'yanitsa"`` (front ends show it)
     display_name: ClassVar[str] = ""
     #: what one episode is called in the game's own terms where the game has no ``episode``
-    #: option (Ottocento ``"deal"``, P'yanitsa ``"game"``); see :attr:`episode_name`
+    #: option (P'yanitsa ``"game"``); see :attr:`episode_name`, which a game may override
     EPISODE_NAME: ClassVar[str] = "episode"
     #: where the next seat in turn sits, seen from a seat: ``"left"`` (play goes clockwise) or
     #: ``"right"`` (anticlockwise); front ends seat the players by it

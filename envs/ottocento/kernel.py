@@ -140,12 +140,6 @@ class OttocentoKernel(CompiledKernel):
 
     name = "ottocento"
     display_name = "Ottocento"
-    EPISODE_NAME = "deal"
-
-    @property
-    def episode_name(self) -> str:
-        """``"match"`` with ``match_target`` (§8: deals until a side reaches it), else ``"deal"``."""
-        return "deal" if self.options["match_target"] is None else "match"
     next_seat_side = "right"  # play goes anticlockwise (RULES.md §1)
     deck = TAROCCO62
     num_players = NUM_PLAYERS
@@ -191,6 +185,11 @@ class OttocentoKernel(CompiledKernel):
         self.strict_skip = bool(o["natural_skip_counts_as_gap"])
         self._obs_layout = _obs.observation_layout()
         self._state_layout = _obs.state_layout()
+
+    @property
+    def episode_name(self) -> str:
+        """``"match"`` with ``match_target`` (§8: deals until a side reaches it), else ``"deal"``."""
+        return "match" if self.match else "deal"
 
     def make_params(self) -> np.ndarray:
         """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""
