@@ -41,16 +41,14 @@ import inspect
 import math
 
 import numpy as np
-from numba import njit
-from numba.core import types as _nbt
-from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
-
 from cardzoo.envs.all_fours.rules import legal_one, observe_one, step_one
+from cardzoo.envs.core.bits import low_bit as _low_bit
+from cardzoo.envs.core.bits import popcount as _popcount
+from numba import njit
 
 from .base import Agent, as_mask
 
-__all__ = ["AllFoursRuleAgent", "DEFAULT_PARAMS"]
+__all__ = ["DEFAULT_PARAMS", "AllFoursRuleAgent"]
 
 # action ids (RULES.md §4) and the card ids of envs/core/cards.py FRENCH52: 13*suit + rank, ranks 2..A = 0..12
 STAND, BEG, GIVE_ONE, RUN = 52, 53, 54, 55
@@ -76,7 +74,7 @@ for _r in range(13):
 for _r in range(12, -1, -1):
     _LOWEST[(_CH >> _r) & 1 == 1] = _r
 _ABOVE13 = np.array([((1 << 13) - 1) & ~((1 << (r + 1)) - 1) for r in range(-1, 13)], dtype=np.int64)  # index r+1
-_BELOW13 = np.array([(1 << r) - 1 for r in range(0, 14)], dtype=np.int64)  # index r (13 = all)
+_BELOW13 = np.array([(1 << r) - 1 for r in range(14)], dtype=np.int64)  # index r (13 = all)
 _M_OPP = np.array([2, 1, 1, 0, 0], dtype=np.int64)  # opponents still to play after me, by cards in the trick
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _EXPECTED_TRUMPS = 6.0 * 12.0 / 45.0
@@ -148,19 +146,6 @@ def _pow_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------------- compiled core (numba)
-@intrinsic
-def _popcount(typingctx, x):
-    """Set bits of an integer (LLVM ``ctpop``), ``int64``."""
-    if not isinstance(x, _nbt.Integer):
-        return None
-
-    def codegen(context, builder, sig, args):
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
-        return context.cast(builder, builder.call(fn, [args[0]]), sig.args[0], sig.return_type)
-
-    return _nbt.int64(x), codegen
-
-
 @njit(cache=True, _nrt=False)
 def _set(o, off):
     """Bitboard of the 52-card set ``o[off:off + 52] > 0``."""
@@ -192,7 +177,7 @@ def _gv_sum(bb):
     """Total Game value (§2) of the cards of bitboard ``bb``."""
     s = 0.0
     while bb:
-        s += _GV[np.int64(trailing_zeros(bb))]
+        s += _GV[_low_bit(bb)]
         bb &= bb - _ONE
     return s
 
@@ -317,7 +302,7 @@ def _play(o, legal, ex, lay, cfg, QP, out):
     w_rel = _argmax(o, lay[_L_TW], 4)
     PLw = PL0 if w_rel == 0 else (PL1 if w_rel == 1 else (PL2 if w_rel == 2 else PL3))
     wb = TR & PLw
-    wc = np.int64(trailing_zeros(wb)) if wb != 0 else 0
+    wc = _low_bit(wb) if wb != 0 else 0
     w_tr = _SUIT[wc] == T
     key_w = -1 if leading else _RANK[wc] + 13 * (_SUIT[wc] == L) + 26 * w_tr
     k_w = _popcount((_ABOVE_BB[wc] & U) | (np.uint64(0) if w_tr else TU))
@@ -366,7 +351,7 @@ def _play(o, legal, ex, lay, cfg, QP, out):
     best_v = -np.inf
     cards = legal & _ALL
     while cards:
-        c = np.int64(trailing_zeros(cards))
+        c = _low_bit(cards)
         cards &= cards - _ONE
         is_tr = _SUIT[c] == T
         # chance that c, if it becomes the trick's winner, survives the opponents after me
@@ -422,7 +407,7 @@ def _decide(o, legal, ex, lay, cfg, QP, PS, PO, buf):
         ev_t, ev_alt = _kicked_vs_others(o, lay, cfg, PS, PO)
         return STAND if ev_t - cfg[_STAND_ALT] * ev_alt > cfg[_STAND_MARGIN] else BEG
     if legal:
-        return np.int64(trailing_zeros(legal))
+        return _low_bit(legal)
     return 0
 
 

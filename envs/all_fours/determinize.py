@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core.bits import popcount as _popcount
+
 from .constants import ALL_CARDS, FIRST_KICK, NUM_CARDS, RUN_KICKS
 
 __all__ = ["redeal_unseen"]
@@ -25,14 +27,6 @@ _ONE = np.uint64(1)
 _RUN1, _RUN2 = RUN_KICKS
 _STOCK_START = FIRST_KICK + 1  # stock positions 25..51: what a run of the pack deals (§3, §4)
 
-
-@njit(cache=True, inline="always", _nrt=False)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - _ONE
-        n += 1
-    return n
 
 
 @njit(cache=True, _nrt=False)

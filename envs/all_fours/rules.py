@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core.bits import bit as _bit
+
 from .constants import (
     ABOVE,
     BEG_DECISION,
@@ -55,10 +57,6 @@ _ONE = np.uint64(1)
 _RUN_START = (25, 38)
 _RUN_KICK = (37, 50)
 
-
-@njit(cache=True, inline="always", _nrt=False)
-def _bit(card):
-    return _ONE << np.uint64(card)
 
 
 # ---------------------------------------------------------------------- scoring helpers (§6)

@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core.bits import bit as _bit, popcount as _popcount, write_set as _write_set
+
 from .constants import (
     ACCEPT_CHANT,
     ACCEPT_SURRENDER,
@@ -85,18 +87,6 @@ _ACES_BB = np.uint64(ACES_BB)
 _KEY_OR_ACE_BB = np.uint64(KEY_OR_ACE_BB)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def _bit(card):
-    return _ONE << np.uint64(card)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - _ONE
-        n += 1
-    return n
 
 
 # ---------------------------------------------------------------------- the deal (§3)
@@ -541,22 +531,6 @@ def legal_one(S, b, P, out):
 
 
 # ---------------------------------------------------------------------- observation (§7)
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-#: _DEBRUIJN_INDEX[((x & -x) * _DEBRUIJN) >> 58] = index of the lowest set bit of x
-_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
-for _i in range(64):
-    _DEBRUIJN_INDEX[((((1 << _i) * 0x03F79D71B4CB0A89) & (2**64 - 1)) >> 58)] = _i
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _write_set(out, off, bits):
-    """``out[off + i] = 1`` for each set bit ``i`` of ``bits`` (``out`` zeroed by the caller)."""
-    while bits:
-        low = bits & (~bits + _ONE)
-        out[off + _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]] = 1
-        bits ^= low
-
-
 @njit(cache=True, inline="always", _nrt=False)
 def _write_public(S, b, p, off, out, P):
     """The public slices of ``observation._public`` from seat ``p``'s view (seats relative to ``p``)."""

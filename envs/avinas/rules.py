@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core.bits import bit as _bit, popcount as _popcount, write_set as _write_set
+
 from .constants import (
     CALLING,
     CONTINUE,
@@ -79,29 +81,11 @@ _PS = PLAIN_STRENGTH.astype(np.int64)
 _POINTS = POINTS.astype(np.int64)
 _KEY_POS = KEY_POS.astype(np.int64)
 _KEY_K = KEY_K.astype(np.int64)
-# index of a single set bit: (bit * _DEBRUIJN) >> 58 is unique per bit (de Bruijn sequence B(2, 6))
-_DEBRUIJN = np.uint64(0x022FDD63CC95386D)
-_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
-for _i in range(64):
-    _DEBRUIJN_INDEX[((1 << _i) * 0x022FDD63CC95386D % (1 << 64)) >> 58] = _i
 _KNOCK_ORDER = np.array([0, 2, 1, 3, 0], dtype=np.int64)  # declarer, partner, left, right (§4.1)
 _KNOCK_BITS = np.uint64((1 << (KNOCK - 64)) | (1 << (NO_KNOCK - 64)))
 _STOP_BITS = np.uint64((1 << (CONTINUE - 64)) | (1 << (STOP - 64)))
 _SIG_BITS = np.uint64((1 << (SIG_VALUABLE - 64)) | (1 << (SIG_NOT_VALUABLE - 64)))
 
-
-@njit(cache=True, inline="always", _nrt=False)
-def _bit(card):
-    return _ONE << np.uint64(card)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _popcount(x):
-    x = np.uint64(x)
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -530,16 +514,6 @@ def legal_one(S, b, P, out):
 
 
 # ---------------------------------------------------------------------- observation (§7)
-@njit(cache=True, inline="always", _nrt=False)
-def _write_set(out, off, bits):
-    """Card set ``bits`` as 32 0/1 entries from ``out[off]`` (``out`` zeroed: only the cards held are written)."""
-    x = np.uint64(bits)
-    while x:
-        low = x & (~x + _ONE)  # the lowest set bit
-        out[off + _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]] = 1
-        x ^= low
-
-
 @njit(cache=True, inline="always", _nrt=False)
 def _rel(s, p):
     return (s - p) & 3

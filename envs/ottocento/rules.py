@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
+
+from ..core.bits import bit as _bit, low_bit as lowest_bit, popcount, write_set as _write_set
 
 from .constants import (
     ANG,
@@ -78,11 +79,6 @@ P_SIZE = P_POS + 68
 _U = np.uint64
 _ONE = _U(1)
 _ZERO = _U(0)
-_M1 = _U(0x5555555555555555)
-_M2 = _U(0x3333333333333333)
-_M4 = _U(0x0F0F0F0F0F0F0F0F)
-_H01 = _U(0x0101010101010101)
-_S1, _S2, _S4, _S56 = _U(1), _U(2), _U(4), _U(56)
 
 
 def _bb(ids) -> int:
@@ -156,26 +152,6 @@ def _grande_reach_table() -> np.ndarray:
 
 _GRANDE_REACH = _grande_reach_table()
 _REACH_MASK = np.array([((1 << r) - 1) << (12 - r) for r in range(13)], dtype=np.uint64)  # numbers reached, as 12 bits
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _bit(card):
-    return _ONE << _U(card)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def popcount(x):
-    """Number of set bits of a ``uint64``."""
-    x = x - ((x >> _S1) & _M1)
-    x = (x & _M2) + ((x >> _S2) & _M2)
-    x = (x + (x >> _S4)) & _M4
-    return np.int64((x * _H01) >> _S56)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def lowest_bit(x):
-    """Index of the lowest set bit of a non-zero ``uint64`` (64 for zero)."""
-    return popcount((x & (~x + _ONE)) - _ONE)
 
 
 # ---------------------------------------------------------------------- combinations (§4)
@@ -709,16 +685,6 @@ def legal_one(S, b, P, out):
 
 
 # ---------------------------------------------------------------------- observation (§7)
-@njit(cache=True, inline="always", _nrt=False)
-def _write_set(out, off, bits):
-    """Card set ``bits`` as 62 entries 0/1 at ``out[off:off+62]`` (zeroed), in card-id order: a 1
-    at each set bit (card sets are sparse, so this beats writing all 62 entries)."""
-    x = bits
-    while x != _ZERO:
-        out[off + np.int64(trailing_zeros(x))] = 1
-        x &= x - _ONE
-
-
 @njit(cache=True, inline="always", _nrt=False)
 def _write_public(S, b, p, off, out):
     """The public slices of ``observation_layout`` (41 flags, then 13 counters) from seat ``p``'s

@@ -31,6 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core.bits import bit as _bit, low_bit as _low_bit, popcount as _popcount, write_set as _write_set
+
 from .constants import EMPTY, FLIP_PHASE, ORDER_PHASE, OVER, TRUNC_CAP, TRUNC_CYCLE
 
 # chance code returned by step_one (0: no chance needed)
@@ -49,31 +51,6 @@ P_SIZE = 26
 _ONE = np.uint64(1)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def _bit(card):
-    return _ONE << np.uint64(card)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - _ONE
-        n += 1
-    return n
-
-
-# de Bruijn sequence and table: the index of a lone set bit in a few instructions
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
-for _i in range(64):
-    _DEBRUIJN_INDEX[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _low_bit(x):
-    """Index of the lowest set bit of ``x`` (``uint64``, non-zero)."""
-    return _DEBRUIJN_INDEX[((x & (~x + _ONE)) * _DEBRUIJN) >> np.uint64(58)]
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -467,14 +444,6 @@ def legal_one(S, b, P, out):
 
 
 # ---------------------------------------------------------------------- observation (§7)
-@njit(cache=True, inline="always", _nrt=False)
-def _write_set(out, off, bits):
-    """Set ``out[off + c] = 1`` for every card ``c`` of ``bits`` (``out`` is zeroed by the caller)."""
-    while bits:
-        out[off + _low_bit(bits)] = 1
-        bits &= bits - _ONE
-
-
 @njit(cache=True, inline="always", _nrt=False)
 def _write_public(S, b, p, P, out):
     """The public slices (§7) from seat ``p``'s view, seats relative to ``p``."""
