@@ -368,3 +368,21 @@ def test_a_sampling_policy_is_put_back_too():
     sampler = load_policy_agent(os.path.join(SHIPPED, "all_fours_ppo"), deterministic=False, seed=3)
     first, again = (play_duplicate("all_fours", sampler, AllFoursRuleAgent(), n_deals=12, seed=4) for _ in range(2))
     assert np.array_equal(first.deal_diff, again.deal_diff)
+
+
+def test_via_common_opponent_pairs_the_deals():
+    """Two copies of the rule bot compared through random are exactly level on every deal (random
+    starts each pairing from the same state); the rule bot against random, minus random against
+    itself, is the rule bot's own edge, with a CI of the paired per-deal differences."""
+    rr = round_robin("all_fours", {"rule": AllFoursRuleAgent(), "copy": AllFoursRuleAgent(), "random": RandomAgent(seed=4)},
+                     n_deals=60, seed=5, n_boot=0)
+    rows = {(r["a"], r["b"], r["via"]): r for r in rr.via_common_opponent()}
+    assert len(rows) == 3
+    same = rows[("rule", "copy", "random")]
+    assert same["mean_diff"] == 0.0 and same["a_vs_via"] == same["b_vs_via"] == rr.pairs[1].mean_diff
+    r = rows[("rule", "random", "copy")]  # rule vs copy is 0 on every deal, so this is -(copy vs random) + 0
+    expect = mean_ci(-rr.pairs[0].deal_diff + rr.pairs[2].deal_diff)
+    assert r["a_vs_via"] == 0.0 and r["b_vs_via"] == pytest.approx(-rr.pairs[2].mean_diff)
+    assert (r["mean_diff"], *r["diff_ci"]) == pytest.approx(expect)
+    assert r["mean_diff"] == pytest.approx(rr.pairs[2].mean_diff)
+    assert json.loads(json.dumps(rr.to_dict()))["via_common_opponent"][0]["via"] == "random"

@@ -263,7 +263,42 @@ class RoundRobinResult:
             ],
             "pairs": [p.to_dict() for p in self.pairs],
             "wins": {a: {b: float(self.wins[i, j]) for j, b in enumerate(self.names) if j != i} for i, a in enumerate(self.names)},
+            "via_common_opponent": self.via_common_opponent(),
         }
+
+    def _diff(self, i: int, j: int) -> np.ndarray:
+        """``float64[n_deals]``: agent ``i``'s mean difference against agent ``j`` on each deal."""
+        k = 0
+        for a, b in itertools.combinations(range(len(self.names)), 2):
+            if (a, b) == (i, j):
+                return self.pairs[k].deal_diff
+            if (a, b) == (j, i):
+                return -self.pairs[k].deal_diff
+            k += 1
+        raise ValueError(f"no pairing of agents {i} and {j}")
+
+    def via_common_opponent(self) -> list[dict[str, Any]]:
+        """Two agents compared through a third one that both played, paired by deal.
+
+        For every pair ``A``, ``B`` (in the order given) and every other agent ``C``: ``mean_diff`` is
+        the mean over deals of (A's difference against C) minus (B's difference against C), with its
+        95% CI (``diff_ci``, :func:`mean_ci` over the deals). Both pairings played the same deals, and
+        C started each from the same random state (:func:`play_duplicate`), so the luck of the cards
+        cancels: the CI is narrower than the two pairings' own CIs side by side. It answers e.g.
+        "does the trained agent score as much against random as the rule bot does?".
+        Each row: ``a``, ``b``, ``via``, ``a_vs_via``, ``b_vs_via`` (the two pairings' means),
+        ``mean_diff``, ``diff_ci``, ``n_deals``."""
+        rows = []
+        K = len(self.names)
+        for i, j in itertools.combinations(range(K), 2):
+            for c in range(K):
+                if c in (i, j):
+                    continue
+                da, db = self._diff(i, c), self._diff(j, c)
+                m, lo, hi = mean_ci(da - db)
+                rows.append({"a": self.names[i], "b": self.names[j], "via": self.names[c], "a_vs_via": float(da.mean()),
+                             "b_vs_via": float(db.mean()), "mean_diff": m, "diff_ci": [lo, hi], "n_deals": int(len(da))})
+        return rows
 
 
 # --------------------------------------------------------------------- play
@@ -742,6 +777,21 @@ def ratings_table(rr: RoundRobinResult, title: str = "Bradley-Terry ratings (Elo
     return t
 
 
+def via_table(rr: RoundRobinResult):
+    """``rich.table.Table`` of :meth:`RoundRobinResult.via_common_opponent`: two agents compared
+    through a third, paired by deal."""
+    from rich.table import Table
+
+    ep = episode_name(rr.pairs)
+    t = Table(title="Through a common opponent C: (A against C) - (B against C), paired by deal")
+    for col in ("A", "B", "C", f"A vs C / {ep}", f"B vs C / {ep}", "A - B", "95% CI"):
+        t.add_column(col, justify="left" if col in ("A", "B", "C") else "right", overflow="fold")
+    for r in rr.via_common_opponent():
+        t.add_row(r["a"], r["b"], r["via"], f"{r['a_vs_via']:+.3f}", f"{r['b_vs_via']:+.3f}", f"{r['mean_diff']:+.3f}",
+                  f"[{r['diff_ci'][0]:+.3f}, {r['diff_ci'][1]:+.3f}]")
+    return t
+
+
 def print_results(results, console=None) -> None:
     """Print a :class:`DuplicateResult`, a list of them, or a :class:`RoundRobinResult` with rich."""
     from .common import report_console
@@ -750,6 +800,8 @@ def print_results(results, console=None) -> None:
     if isinstance(results, RoundRobinResult):
         console.print(ratings_table(results))
         console.print(results_table(results.pairs))
+        if len(results.names) <= 4:
+            console.print(via_table(results))
         for r in results.pairs:
             if r.n_sides > 2:
                 console.print(not_losing_line(r))
