@@ -89,6 +89,19 @@ def test_rule_agent_orders_by_strength():
     assert ag.act(np.zeros((1, 10)), flip)[0] == 36
     with pytest.raises(ValueError, match="direction"):
         agents.load("pyanitsa/rule", direction="sideways")
+    # a fixed rank order: the ace (rank 8) first, then weak first; it replaces direction
+    ace_first = agents.load("pyanitsa/rule", rank_order=[8, 0, 1, 2, 3, 4, 5, 6, 7], **CHOOSE)
+    mask[0, FRENCH36.card_id("AC")] = True
+    assert FRENCH36.names[ace_first.act(np.zeros((1, 10)), mask)[0]] == "AC"
+    assert FRENCH36.names[ag.act(np.zeros((1, 10)), mask)[0]] == "6H"
+    mask[0, FRENCH36.card_id("AC")] = False
+    assert FRENCH36.names[ace_first.act(np.zeros((1, 10)), mask)[0]] == "6H"
+    assert ace_first.name == "pyanitsa/rule(order 8,0,1,2,3,4,5,6,7)"
+    with pytest.raises(ValueError, match=r"every rank 0\.\.8 once"):
+        agents.load("pyanitsa/rule", rank_order=[0, 1, 2], **CHOOSE)
+    with pytest.raises(ValueError, match=r"every rank 0\.\.8 once"):
+        agents.load("pyanitsa/rule", rank_order="0,1,x", **CHOOSE)
+    assert agents.load("pyanitsa/rule", rank_order="8,0,1,2,3,4,5,6,7", **CHOOSE).rank_order == ace_first.rank_order
     with pytest.raises(ValueError, match="num_players"):
         agents.load("pyanitsa/rule", num_players=7)
 
@@ -153,6 +166,18 @@ def test_study_and_lengths_commands_run_small(tmp_path, capsys):
     assert main(["lengths", "--games", "50", "--out", str(tmp_path), "--only", "12"]) == 0
     out = capsys.readouterr().out
     assert "| 4 | variant 2 | winner_first | 50 |" in out and (tmp_path / "game_lengths.png").exists()
+
+
+def test_frontier_moves_the_ace_and_ends_at_the_rule_bot(tmp_path):
+    from cardzoo.training import pyanitsa_study
+
+    rows = pyanitsa_study.frontier(8, seed=3)
+    assert [(r["ace_position"], r["agent_b"]) for r in rows[:2]] == [(1, "pyanitsa/rule"), (1, "random")]
+    assert len(rows) == 18 and all(r["n_hands"] == 16 for r in rows)
+    last = rows[-2]  # the ace placed 9th is the rule bot's own weak-first order: identical play, difference 0
+    assert (last["ace_position"], last["agent_b"], last["mean_diff"]) == (9, "pyanitsa/rule", 0.0)
+    assert pyanitsa_study.main(["--frontier", "--deals", "2", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "frontier.md").exists() and not (tmp_path / "study.md").exists()
 
 
 def test_terminal_play_hides_how_opponents_order_their_pot():

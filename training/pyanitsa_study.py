@@ -7,6 +7,10 @@ its win rate. Random ordering against itself is 0 by construction, so a CI that 
 a measurable effect of the ordering policy.
 
 Run: ``python -m cardzoo.training.pyanitsa_study --deals 2000 --out runs/pyanitsa_study [--ppo PATH]``.
+
+``--frontier`` runs the second study instead: fixed orderings that move the ace through the weak-first
+order (:func:`frontier`), each against the rule bot and against random ordering, to show what one
+fixed ordering can score against both.
 """
 
 from __future__ import annotations
@@ -43,6 +47,23 @@ def study(n_deals: int, seed: int = 0, ppo: str | None = "pyanitsa/ppo", env_opt
     return rows
 
 
+def frontier(n_deals: int, seed: int = 0, progress=False) -> list[dict]:
+    """Rows of the orderings "weak first with the ace placed ``k``-th" (``k`` = 1..9; 9 is the rule bot's
+    weak first) against ``pyanitsa/rule`` and against random ordering, two players, 36 cards
+    (``DuplicateResult.to_dict()`` plus ``ace_position``)."""
+    rows = []
+    for k in range(1, 10):
+        order = list(range(8))
+        order.insert(k - 1, 8)
+        for other in ("pyanitsa/rule", "random"):
+            ag = PyanitsaRuleAgent(rank_order=order, **OPTIONS)
+            opp = PyanitsaRuleAgent(**OPTIONS) if other == "pyanitsa/rule" else agents.load("random", seed=seed + 1)
+            r = play_duplicate("pyanitsa", ag, opp, n_deals, seed=seed, env_options=OPTIONS, progress=progress,
+                               name_a=f"ace placed {k}", name_b=other)
+            rows.append({**r.to_dict(), "ace_position": k})
+    return rows
+
+
 def markdown(rows: list[dict]) -> str:
     lines = ["| ordering agent | vs | games | mean return [95% CI] | win rate [95% CI] |", "|---|---|---:|---:|---:|"]
     for r in rows:
@@ -59,13 +80,18 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--ppo", default="pyanitsa/ppo", help="trained agent (name or path); '' to skip")
     p.add_argument("--no-rules", action="store_true", help="skip the two rule orderings")
+    p.add_argument("--frontier", action="store_true", help="the ace-position frontier (frontier()) instead")
     p.add_argument("--out", default="runs/pyanitsa_study")
     a = p.parse_args(argv)
-    rows = study(a.deals, a.seed, a.ppo or None, progress=True, rules=not a.no_rules)
+    if a.frontier:
+        rows = frontier(a.deals, a.seed, progress=True)
+    else:
+        rows = study(a.deals, a.seed, a.ppo or None, progress=True, rules=not a.no_rules)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "study.json").write_text(json.dumps(rows, indent=1))
-    (out / "study.md").write_text(markdown(rows) + "\n")
+    stem = "frontier" if a.frontier else "study"
+    (out / f"{stem}.json").write_text(json.dumps(rows, indent=1))
+    (out / f"{stem}.md").write_text(markdown(rows) + "\n")
     print(markdown(rows))
     return 0
 
