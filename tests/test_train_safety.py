@@ -212,3 +212,34 @@ def test_init_from_an_agent_of_another_game_is_refused_before_anything_is_writte
     assert main(["train", "ottocento", "--out", str(out), *TINY, "--bc-samples", "0", "--init-from", aluette]) == 2
     assert f"cannot start a ottocento run from {aluette}: that agent plays aluette" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "kw, error, message",
+    [
+        ({"bc_teacher": "all_fours/rule"}, ValueError, "bc_teacher 'all_fours/rule' does not play pyanitsa"),
+        ({"bc_teacher": "no/such/teacher"}, FileNotFoundError, "neither a registered agent nor a saved agent's path"),
+        ({"bc_teacher_options": {"sideways": 1}}, ValueError, "does not take the options {'sideways': 1}"),
+        ({"bc_teacher_options": {"rank_order": "0,1"}}, ValueError, "every rank 0..8 once"),
+        ({"bc_teacher_options": {"rank_order": "0,1,2,3,4,5,6,8,7"}, "bc_samples": 0}, ValueError, "needs bc_samples > 0"),
+    ],
+)
+def test_a_bad_behaviour_cloning_teacher_fails_at_validation(tmp_path, kw, error, message):
+    cfg = _tiny_cfg(tmp_path / "o", **({"game": "pyanitsa", "bc_samples": 100, "env_options": {"collect_order": "winner_chooses"}} | kw))
+    with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)").replace("{", r"\{").replace("}", r"\}")):
+        cfg.validate()
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_teacher_with_options_is_cloned_and_named(tmp_path, capsys):
+    """--bc-teacher-option builds the registered teacher with those options; the cloning line and
+    agent.json name it, and the clone plays its order (held-out agreement 1.000 for a fixed order)."""
+    out = tmp_path / "t"
+    args = ["train", "pyanitsa", "-o", "collect_order=winner_chooses", "--skip-forced", "--out", str(out), *TINY,
+            "--bc-samples", "2000", "--bc-teacher-option", "rank_order=0,1,2,3,4,5,6,8,7"]
+    assert main(args) == 0
+    said = capsys.readouterr().out
+    assert "agreement with pyanitsa/rule(rank_order=0,1,2,3,4,5,6,8,7)" in said
+    meta = json.loads((out / "agent" / "agent.json").read_text())
+    assert meta["training"]["bc_teacher_options"] == {"rank_order": "0,1,2,3,4,5,6,8,7"}
+    assert "--bc-teacher-option rank_order=0,1,2,3,4,5,6,8,7" in meta["training"]["command"]

@@ -51,6 +51,8 @@ def cmd_train(args, parse_options) -> int:
         total_steps=args.steps,
         bc_samples=args.bc_samples,
         bc_epochs=args.bc_epochs,
+        bc_teacher=args.bc_teacher,
+        bc_teacher_options=parse_options(args.bc_teacher_option),
         n_envs=args.n_envs,
         seed=args.seed,
         opponents=_opponent_weights(args.opponents),
@@ -320,6 +322,14 @@ def add_commands(sub, games, parse_options) -> None:
     t.add_argument(
         "--bc-epochs", type=int, default=d.bc_epochs,
         help=f"most epochs of behaviour cloning (default {d.bc_epochs}); it stops once the held-out agreement stops rising",
+    )
+    t.add_argument(
+        "--bc-teacher", default=None,
+        help="agent to behaviour-clone (a registered name of this game or a saved agent's path; default: GAME/rule)",
+    )
+    t.add_argument(
+        "--bc-teacher-option", action="append", default=[], metavar="NAME=VALUE",
+        help="keyword option of a registered teacher (repeatable), e.g. rank_order=0,1,2,3,4,5,6,8,7 for pyanitsa/rule",
     )
     t.add_argument("--n-envs", type=int, default=d.n_envs, help=f"games in lockstep (default {d.n_envs})")
     t.add_argument("--seed", type=int, default=d.seed, help=f"seeds the deals, the network and the opponents (default {d.seed})")

@@ -28,8 +28,9 @@ class TrainConfig:
     """Options of a training run; the defaults are ``cardzoo train``'s (All Fours: about 10 minutes on
     2 cores, of which 5 of PPO and 4 of expert iteration; training/TRAIN_RUNS.md).
 
-    ``bc_samples`` > 0 warm-starts the policy by behaviour cloning the rule bot (``bc_teacher``)
-    before self-play; the PPO settings (learning rate 1e-4, clip 0.1, entropy 0.003) suit
+    ``bc_samples`` > 0 warm-starts the policy by behaviour cloning a teacher before self-play: the
+    game's rule bot, or ``bc_teacher`` (a registered agent name of this game, made with the keyword
+    options ``bc_teacher_options`` on top of the env options, or a saved agent's path); the PPO settings (learning rate 1e-4, clip 0.1, entropy 0.003) suit
     fine-tuning such a policy.
     """
 
@@ -61,6 +62,7 @@ class TrainConfig:
     bc_eval_deals: int = 500  # duplicate deals of the cloned policy against the rule bot before PPO (0: skip)
     compare_shipped: bool = True  # the final evaluation also plays the shipped GAME/ppo where it fits
     bc_teacher: str | None = None
+    bc_teacher_options: dict = field(default_factory=dict)  # keyword options of a registered teacher, e.g. {"rank_order": "0,1,2,3,4,5,6,8,7"}
     clip_range: float = 0.1
     privileged_critic: bool = False
     init_from: str | None = None
@@ -99,6 +101,8 @@ class TrainConfig:
             raise ValueError(f"torch_threads must be a positive int, got {self.torch_threads!r}")
         if self.bc_samples < 0 or self.bc_epochs < 1:
             raise ValueError(f"bc_samples must be >= 0 and bc_epochs >= 1, got {self.bc_samples}, {self.bc_epochs}")
+        if self.bc_teacher is not None or self.bc_teacher_options:
+            self._check_teacher()
         if self.eval_deals < 0:
             raise ValueError(f"eval_deals must be >= 0, got {self.eval_deals}")
         unknown = set(self.opponents) - {"random", "rule", "snapshot"}
@@ -129,6 +133,42 @@ class TrainConfig:
             )
         envs.kernel(self.game, **self.env_options)  # validates the env options
         check_out_folder(Path(self.out), resume=self.resume, overwrite=self.overwrite)
+
+    def teacher(self):
+        """``(name, agent)`` of the behaviour-cloning teacher: ``bc_teacher`` (default: the game's rule
+        bot) with ``bc_teacher_options``; the name lists the options. Raises ``ValueError`` /
+        ``FileNotFoundError`` naming a bad teacher or option."""
+        from cardzoo import agents
+
+        from .common import resolve_agent
+
+        name = self.bc_teacher or f"{self.game}/rule"
+        opts = dict(self.bc_teacher_options)
+        if opts and name not in agents.available():
+            raise ValueError(f"bc_teacher_options {opts} need a registered teacher; {name!r} is not one (registered: {agents.available()})")
+        if opts:
+            try:
+                agent = agents.load(name, **{**self.env_options, **opts})
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"the teacher {name!r} does not take the options {opts}: {e}") from None
+            shown = f"{name}({', '.join(f'{k}={v}' for k, v in opts.items())})"
+        else:
+            agent = resolve_agent(name, self.env_options, seed=self.seed, game=self.game)
+            shown = name
+        return shown, agent
+
+    def _check_teacher(self) -> None:
+        from cardzoo import agents
+
+        name = self.bc_teacher or f"{self.game}/rule"
+        if name in agents.available() and not name.startswith(f"{self.game}/"):
+            raise ValueError(f"bc_teacher {name!r} does not play {self.game}; give one of "
+                             f"{[a for a in agents.available() if a.startswith(self.game + '/')]} or a saved agent's path")
+        if name not in agents.available() and not Path(name).exists():
+            raise FileNotFoundError(f"bc_teacher {name!r} is neither a registered agent nor a saved agent's path")
+        if self.bc_samples == 0:
+            raise ValueError("a behaviour-cloning teacher (bc_teacher, bc_teacher_options) needs bc_samples > 0 (--bc-samples)")
+        self.teacher()  # builds it: a bad option fails here, before anything is written
 
 
 #: What a training run writes into its ``out`` folder; any of them marks an earlier run there.

@@ -174,8 +174,7 @@ def warm_start(cfg: TrainConfig, policy, kernel) -> dict:
     """Behaviour-clone the teacher (default: the game's rule bot) into ``policy`` (see :mod:`cardzoo.training.imitation`)."""
     from . import imitation
 
-    teacher_name = cfg.bc_teacher or _rule_name(cfg.game)
-    teacher = resolve_agent(teacher_name, cfg.env_options, seed=cfg.seed)
+    teacher_name, teacher = cfg.teacher()
     data = imitation.collect(cfg.game, teacher, cfg.bc_samples, seed=cfg.seed + 99, env_options=cfg.env_options)
     info = imitation.pretrain(policy, data, kernel.obs_layout.high(), epochs=cfg.bc_epochs, seed=cfg.seed,
                               until_converged=cfg.bc_until_converged)
