@@ -50,33 +50,31 @@ class PyanitsaRuleAgent(Agent):
 
         k = envs.kernel("pyanitsa", **env_options)  # validates the options
         n_ranks = 9 if k.C == 36 else 13
-        rank = (np.arange(k.C) % n_ranks).astype(np.float64)
-        if rank_order is not None:
+        if rank_order is None:
+            if direction is None:
+                direction = "strong_first" if k.options["objective"] == "first_out_loses" else "weak_first"
+            if direction not in ("strong_first", "weak_first"):
+                raise ValueError(f"direction={direction!r} is not valid; valid values: None, 'strong_first', 'weak_first'")
+            order = list(range(n_ranks)) if direction == "weak_first" else list(range(n_ranks - 1, -1, -1))
+            self.rank_order = None
+            self.name = f"pyanitsa/rule({direction})"
+        else:
             try:
                 order = [int(r) for r in (rank_order.split(",") if isinstance(rank_order, str) else rank_order)]
             except (TypeError, ValueError):
                 order = None
             if order is None or sorted(order) != list(range(n_ranks)):
-                raise ValueError(f"rank_order={list(rank_order)!r} is not valid: it must hold every rank 0..{n_ranks - 1} "
+                raise ValueError(f"rank_order={rank_order!r} is not valid: it must hold every rank 0..{n_ranks - 1} "
                                  f"once ({k.C}-card pack; 0 is the lowest rank, {n_ranks - 1} the ace)")
-            self.direction = "rank_order"
+            direction = "rank_order"
             self.rank_order = tuple(order)
             self.name = f"pyanitsa/rule(order {','.join(map(str, order))})"
-            position = np.empty(n_ranks)
-            position[order] = np.arange(n_ranks)
-            score = -position[rank.astype(np.int64)]
-            self._score = np.concatenate([score + 100.0, [0.0]])
-            return
-        if direction is None:
-            direction = "strong_first" if k.options["objective"] == "first_out_loses" else "weak_first"
-        if direction not in ("strong_first", "weak_first"):
-            raise ValueError(f"direction={direction!r} is not valid; valid values: None, 'strong_first', 'weak_first'")
         self.direction = direction
-        self.rank_order = None
-        self.name = f"pyanitsa/rule({direction})"
-        score = rank if direction == "strong_first" else -rank
-        # FLIP (the last action) gets the lowest score: it is only chosen when it is the only legal action
-        self._score = np.concatenate([score + 100.0, [0.0]])
+        position = np.empty(n_ranks)
+        position[order] = np.arange(n_ranks)  # 0 for the rank placed first
+        # the rank placed first scores highest; FLIP (the last action) gets the lowest score: it is
+        # only chosen when it is the only legal action
+        self._score = np.concatenate([100.0 - position[np.arange(k.C) % n_ranks], [0.0]])
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]``: the best-scored legal action of each row (0 where none is legal)."""
