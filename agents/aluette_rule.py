@@ -60,6 +60,8 @@ class AluetteRuleAgent(Agent):
 
         self.kernel = envs.kernel("aluette", **env_options)
         self.env_options = dict(env_options)
+        if not isinstance(use_signals, (bool, np.bool_)):
+            raise ValueError(f"use_signals={use_signals!r} is not valid; valid values: True, False")
         self.use_signals = bool(use_signals)
         if not self.use_signals:
             self.name = "aluette/rule(no signals)"

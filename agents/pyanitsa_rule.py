@@ -20,6 +20,8 @@ only legal action it takes it. Vectorized over the batch, no Python loop over ga
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .base import Agent, as_mask
@@ -48,8 +50,13 @@ class PyanitsaRuleAgent(Agent):
     def __init__(self, direction: str | None = None, rank_order=None, **env_options) -> None:
         from cardzoo import envs
 
-        k = envs.kernel("pyanitsa", **env_options)  # validates the options
+        try:
+            k = envs.kernel("pyanitsa", **env_options)  # validates the options
+        except ValueError as e:
+            raise ValueError(f"{e}; the rule bot's own options: direction, rank_order") from None
         n_ranks = 9 if k.C == 36 else 13
+        if rank_order is not None and direction is not None:
+            raise ValueError(f"give direction={direction!r} or rank_order={rank_order!r}, not both (rank_order sets the whole order)")
         if rank_order is None:
             if direction is None:
                 direction = "strong_first" if k.options["objective"] == "first_out_loses" else "weak_first"
@@ -60,7 +67,12 @@ class PyanitsaRuleAgent(Agent):
             self.name = f"pyanitsa/rule({direction})"
         else:
             try:
-                order = [int(r) for r in (rank_order.split(",") if isinstance(rank_order, str) else rank_order)]
+                if isinstance(rank_order, str):
+                    order = [int(r) for r in rank_order.split(",")]
+                else:
+                    items = list(rank_order)
+                    # ints only: 1.5 or True are not ranks
+                    order = None if any(isinstance(r, (bool, np.bool_)) for r in items) else [operator.index(r) for r in items]
             except (TypeError, ValueError):
                 order = None
             if order is None or sorted(order) != list(range(n_ranks)):

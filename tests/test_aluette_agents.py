@@ -212,3 +212,8 @@ def test_signal_study_rows():
     ]
     assert rows[3]["env_options"] == {"signals": "off"}
     assert rows[1]["mean_diff"] == 0.0  # the rule bot against itself
+
+
+def test_rule_bot_use_signals_must_be_a_bool():
+    with pytest.raises(ValueError, match=r"use_signals='no' is not valid; valid values: True, False"):
+        AluetteRuleAgent(use_signals="no")

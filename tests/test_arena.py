@@ -386,3 +386,14 @@ def test_via_common_opponent_pairs_the_deals():
     assert (r["mean_diff"], *r["diff_ci"]) == pytest.approx(expect)
     assert r["mean_diff"] == pytest.approx(rr.pairs[2].mean_diff)
     assert json.loads(json.dumps(rr.to_dict()))["via_common_opponent"][0]["via"] == "random"
+
+
+def test_via_common_opponent_with_three_sides_keeps_only_alone_against_c():
+    """P'yanitsa with 3 players: a pairing seats its first agent alone against two copies of the
+    second, so (A, B, via C) is given only when A and B each sat alone against C."""
+    opts = {"num_players": 3, "collect_order": "winner_chooses", "objective": "first_out_loses", "max_battles": 300}
+    rr = round_robin("pyanitsa", {"rule": "pyanitsa/rule", "random": RandomAgent(seed=3), "other": RandomAgent(seed=4)},
+                     n_deals=20, seed=6, env_options=opts, n_boot=0)
+    rows = rr.via_common_opponent()
+    assert [(r["a"], r["b"], r["via"]) for r in rows] == [("rule", "random", "other")]
+    assert rows[0]["a_vs_via"] == pytest.approx(rr.pairs[1].mean_diff) and rows[0]["b_vs_via"] == pytest.approx(rr.pairs[2].mean_diff)

@@ -101,6 +101,12 @@ def test_rule_agent_orders_by_strength():
         agents.load("pyanitsa/rule", rank_order=[0, 1, 2], **CHOOSE)
     with pytest.raises(ValueError, match=r"every rank 0\.\.8 once"):
         agents.load("pyanitsa/rule", rank_order="0,1,x", **CHOOSE)
+    with pytest.raises(ValueError, match=r"every rank 0\.\.8 once"):  # ranks are ints: 1.5 or True are not
+        agents.load("pyanitsa/rule", rank_order=[0, 1.5, 2, 3, 4, 5, 6, 7, 8], **CHOOSE)
+    with pytest.raises(ValueError, match="not both"):
+        agents.load("pyanitsa/rule", direction="strong_first", rank_order=list(range(9)), **CHOOSE)
+    with pytest.raises(ValueError, match="the rule bot's own options: direction, rank_order"):
+        agents.load("pyanitsa/rule", nosuch=1)
     assert agents.load("pyanitsa/rule", rank_order="8,0,1,2,3,4,5,6,7", **CHOOSE).rank_order == ace_first.rank_order
     with pytest.raises(ValueError, match="num_players"):
         agents.load("pyanitsa/rule", num_players=7)
@@ -178,6 +184,10 @@ def test_frontier_moves_the_ace_and_ends_at_the_rule_bot(tmp_path):
     assert (last["ace_position"], last["agent_b"], last["mean_diff"]) == (9, "pyanitsa/rule", 0.0)
     assert pyanitsa_study.main(["--frontier", "--deals", "2", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "frontier.md").exists() and not (tmp_path / "study.md").exists()
+    before = (tmp_path / "frontier.md").read_text()
+    assert pyanitsa_study.main(["--frontier", "--deals", "3", "--out", str(tmp_path)]) == 2  # never overwrites a run
+    assert (tmp_path / "frontier.md").read_text() == before
+    assert pyanitsa_study.main(["--frontier", "--deals", "0", "--out", str(tmp_path / "x")]) == 2
 
 
 def test_terminal_play_hides_how_opponents_order_their_pot():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -222,11 +223,18 @@ def test_init_from_an_agent_of_another_game_is_refused_before_anything_is_writte
         ({"bc_teacher_options": {"sideways": 1}}, ValueError, "does not take the options {'sideways': 1}"),
         ({"bc_teacher_options": {"rank_order": "0,1"}}, ValueError, "every rank 0..8 once"),
         ({"bc_teacher_options": {"rank_order": "0,1,2,3,4,5,6,8,7"}, "bc_samples": 0}, ValueError, "needs bc_samples > 0"),
+        ({"bc_teacher_options": {"deck": 52}}, ValueError, "bc_teacher_options ['deck'] are options of the game pyanitsa"),
+        ({"bc_teacher": "SHIPPED/pyanitsa_ppo", "env_options": {"collect_order": "winner_chooses", "objective": "first_out_loses"}},
+         ValueError, "was trained for other pyanitsa options than this run's (objective: trained 'last_holder_loses', here 'first_out_loses')"),
     ],
 )
 def test_a_bad_behaviour_cloning_teacher_fails_at_validation(tmp_path, kw, error, message):
+    from cardzoo.agents.registry import SHIPPED
+
+    if str(kw.get("bc_teacher", "")).startswith("SHIPPED/"):
+        kw = kw | {"bc_teacher": os.path.join(SHIPPED, kw["bc_teacher"].split("/", 1)[1])}
     cfg = _tiny_cfg(tmp_path / "o", **({"game": "pyanitsa", "bc_samples": 100, "env_options": {"collect_order": "winner_chooses"}} | kw))
-    with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)").replace("{", r"\{").replace("}", r"\}")):
+    with pytest.raises(error, match=re.escape(message)):
         cfg.validate()
     assert not (tmp_path / "o").exists()
 
@@ -243,3 +251,13 @@ def test_a_teacher_with_options_is_cloned_and_named(tmp_path, capsys):
     meta = json.loads((out / "agent" / "agent.json").read_text())
     assert meta["training"]["bc_teacher_options"] == {"rank_order": "0,1,2,3,4,5,6,8,7"}
     assert "--bc-teacher-option rank_order=0,1,2,3,4,5,6,8,7" in meta["training"]["command"]
+
+
+def test_a_game_without_decisions_fails_cleanly(tmp_path, capsys):
+    """P'yanitsa's default rules have no decision: with --skip-forced no deal reaches one; the run stops
+    with exit 2, a message naming the options, and no output folder."""
+    out = tmp_path / "none"
+    assert main(["train", "pyanitsa", "--skip-forced", "--out", str(out), *TINY]) == 2
+    err = capsys.readouterr().err
+    assert "100 deals in a row ended before the learner had a decision" in err and "'collect_order': 'winner_first'" in err
+    assert not out.exists()

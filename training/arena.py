@@ -266,14 +266,16 @@ class RoundRobinResult:
             "via_common_opponent": self.via_common_opponent(),
         }
 
-    def _diff(self, i: int, j: int) -> np.ndarray:
-        """``float64[n_deals]``: agent ``i``'s mean difference against agent ``j`` on each deal."""
+    def _diff(self, i: int, j: int) -> np.ndarray | None:
+        """``float64[n_deals]``: agent ``i``'s mean difference against agent ``j`` on each deal; ``None``
+        where that pairing was played the other way round with more than two sides (``j`` alone
+        against copies of ``i`` is not ``i`` alone against copies of ``j``)."""
         k = 0
         for a, b in itertools.combinations(range(len(self.names)), 2):
             if (a, b) == (i, j):
                 return self.pairs[k].deal_diff
             if (a, b) == (j, i):
-                return -self.pairs[k].deal_diff
+                return -self.pairs[k].deal_diff if self.pairs[k].n_sides == 2 else None
             k += 1
         raise ValueError(f"no pairing of agents {i} and {j}")
 
@@ -285,7 +287,10 @@ class RoundRobinResult:
         95% CI (``diff_ci``, :func:`mean_ci` over the deals). Both pairings played the same deals, and
         C started each from the same random state (:func:`play_duplicate`), so the luck of the cards
         cancels: the CI is narrower than the two pairings' own CIs side by side. It answers e.g.
-        "does the trained agent score as much against random as the rule bot does?".
+        "does the trained agent score as much against random as the rule bot does?". With more
+        than two sides (P'yanitsa with 3 or 4 players) a pairing seats its first agent alone
+        against copies of the second, so only the rows where A and B each sat alone against C
+        (both named before C) are given.
         Each row: ``a``, ``b``, ``via``, ``a_vs_via``, ``b_vs_via`` (the two pairings' means),
         ``mean_diff``, ``diff_ci``, ``n_deals``."""
         rows = []
@@ -295,6 +300,8 @@ class RoundRobinResult:
                 if c in (i, j):
                     continue
                 da, db = self._diff(i, c), self._diff(j, c)
+                if da is None or db is None:
+                    continue
                 m, lo, hi = mean_ci(da - db)
                 rows.append({"a": self.names[i], "b": self.names[j], "via": self.names[c], "a_vs_via": float(da.mean()),
                              "b_vs_via": float(db.mean()), "mean_diff": m, "diff_ci": [lo, hi], "n_deals": int(len(da))})

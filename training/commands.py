@@ -42,6 +42,16 @@ def _continue_command(args, cfg, e) -> str:
     return shlex.join(["cardzoo", *kept, "--resume", str(e.model), "--steps", str(steps)])
 
 
+def _play_command(cfg, agent: str) -> str:
+    """``cardzoo play`` with the trained agent in every other seat (as partner too where the game
+    has partnerships), under the run's game options, so that play seats the agent itself."""
+    from cardzoo import envs
+
+    opts = [a for k, v in cfg.env_options.items() for a in ("-o", f"{k}={json.dumps(v) if not isinstance(v, str) else v}")]
+    seats = ["--opponents", agent] if envs.kernel(cfg.game, **cfg.env_options).teams is None else ["--partner", agent, "--opponents", agent]
+    return shlex.join(["cardzoo", "play", cfg.game, *opts, *seats])
+
+
 def cmd_train(args, parse_options) -> int:
     from .common import report_console
     from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, next_step, train
@@ -118,7 +128,7 @@ def cmd_train(args, parse_options) -> int:
         lines.append(f"evaluation table:        {Path(cfg.out) / 'evaluation.md'}")
     lines += [
         f"TensorBoard logs:        {Path(cfg.out) / 'tb'}",
-        f"play against it:         cardzoo play {args.game} --partner {summary['agent']} --opponents {summary['agent']}",
+        f"play against it:         {_play_command(cfg, summary['agent'])}",
     ]
     if "evaluation" in summary:
         lines.append(next_step(args.game, summary["evaluation"], summary["agent"], cfg.out, expert="ppo_agent" in summary))

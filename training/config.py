@@ -136,9 +136,12 @@ class TrainConfig:
 
     def teacher(self):
         """``(name, agent)`` of the behaviour-cloning teacher: ``bc_teacher`` (default: the game's rule
-        bot) with ``bc_teacher_options``; the name lists the options. Raises ``ValueError`` /
+        bot) with ``bc_teacher_options``; the name lists the options. The teacher plays the run's
+        game: an option of the game itself is refused here (give it with ``env_options``), and a
+        saved agent trained for other game options is refused. Raises ``ValueError`` /
         ``FileNotFoundError`` naming a bad teacher or option."""
         from cardzoo import agents
+        from cardzoo.agents.options import describe, option_differences
 
         from .common import resolve_agent
 
@@ -146,6 +149,11 @@ class TrainConfig:
         opts = dict(self.bc_teacher_options)
         if opts and name not in agents.available():
             raise ValueError(f"bc_teacher_options {opts} need a registered teacher; {name!r} is not one (registered: {agents.available()})")
+        game_options = set(envs.kernel(self.game, **self.env_options).options)
+        clash = sorted(set(opts) & game_options)
+        if clash:
+            raise ValueError(f"bc_teacher_options {clash} are options of the game {self.game}, which the teacher plays as the run does: "
+                             f"give them with -o (env_options) for the whole run")
         if opts:
             try:
                 agent = agents.load(name, **{**self.env_options, **opts})
@@ -155,16 +163,21 @@ class TrainConfig:
         else:
             agent = resolve_agent(name, self.env_options, seed=self.seed, game=self.game)
             shown = name
+        diff = option_differences(agent, self.game, self.env_options)
+        if diff:
+            raise ValueError(f"the teacher {name!r} was trained for other {self.game} options than this run's ({describe(diff)}); "
+                             f"train with its options or clone another teacher")
         return shown, agent
 
     def _check_teacher(self) -> None:
         from cardzoo import agents
 
         name = self.bc_teacher or f"{self.game}/rule"
-        if name in agents.available() and not name.startswith(f"{self.game}/"):
+        registered = name in agents.available()
+        if registered and "/" in name and not name.startswith(f"{self.game}/"):
             raise ValueError(f"bc_teacher {name!r} does not play {self.game}; give one of "
-                             f"{[a for a in agents.available() if a.startswith(self.game + '/')]} or a saved agent's path")
-        if name not in agents.available() and not Path(name).exists():
+                             f"{[a for a in agents.available() if a.startswith(self.game + '/') or '/' not in a]} or a saved agent's path")
+        if not registered and not Path(name).exists():
             raise FileNotFoundError(f"bc_teacher {name!r} is neither a registered agent nor a saved agent's path")
         if self.bc_samples == 0:
             raise ValueError("a behaviour-cloning teacher (bc_teacher, bc_teacher_options) needs bc_samples > 0 (--bc-samples)")

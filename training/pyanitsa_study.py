@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from cardzoo import agents
@@ -24,6 +25,7 @@ from cardzoo.agents.pyanitsa_rule import PyanitsaRuleAgent
 from cardzoo.agents.skip_forced import SkipForced
 
 from .arena import play_duplicate
+from .common import refuse_existing_file
 
 OPTIONS = {"collect_order": "winner_chooses"}
 
@@ -82,14 +84,23 @@ def main(argv=None) -> int:
     p.add_argument("--no-rules", action="store_true", help="skip the two rule orderings")
     p.add_argument("--frontier", action="store_true", help="the ace-position frontier (frontier()) instead")
     p.add_argument("--out", default="runs/pyanitsa_study")
+    p.add_argument("--overwrite", action="store_true", help="replace this study's earlier results in --out")
     a = p.parse_args(argv)
+    stem = "frontier" if a.frontier else "study"
+    out = Path(a.out)
+    try:
+        if a.deals < 1:
+            raise ValueError(f"--deals must be >= 1, got {a.deals}")
+        for suffix in (".json", ".md"):  # checked before any deal is played
+            refuse_existing_file(out / f"{stem}{suffix}", "study result", a.overwrite)
+    except (ValueError, FileExistsError) as e:
+        print(f"pyanitsa_study: error: {e}", file=sys.stderr)
+        return 2
     if a.frontier:
         rows = frontier(a.deals, a.seed, progress=True)
     else:
         rows = study(a.deals, a.seed, a.ppo or None, progress=True, rules=not a.no_rules)
-    out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    stem = "frontier" if a.frontier else "study"
     (out / f"{stem}.json").write_text(json.dumps(rows, indent=1))
     (out / f"{stem}.md").write_text(markdown(rows) + "\n")
     print(markdown(rows))

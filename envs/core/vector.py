@@ -274,7 +274,11 @@ class KernelVectorEnv(VectorEnv):
             again = np.flatnonzero(self.st.done)
             self.st.put(again, k.init(self.rng, again.size))
             self._draw(again)
-        raise RuntimeError("could not deal a game that lasts until the learner's first decision")
+        raise ValueError(
+            f"{k.name}: 100 deals in a row ended before the learner had a decision"
+            f"{' with more than one legal action (skip_forced plays the others)' if self.skip_forced else ''}; "
+            f"with these options {k.options} the game may have no decision at all (its RULES.md §4 says which options give one)"
+        )
 
     def _masks(self) -> np.ndarray:
         m = self.kernel.legal_actions(self.st)
