@@ -77,7 +77,7 @@ class PyanitsaRuleAgent(Agent):
                 order = None
             if order is None or sorted(order) != list(range(n_ranks)):
                 raise ValueError(f"rank_order={rank_order!r} is not valid: it must hold every rank 0..{n_ranks - 1} "
-                                 f"once ({k.C}-card pack; 0 is the lowest rank, {n_ranks - 1} the ace)")
+                                 f"once, as ints, not bools or floats ({k.C}-card pack; 0 is the lowest rank, {n_ranks - 1} the ace)")
             direction = "rank_order"
             self.rank_order = tuple(order)
             self.name = f"pyanitsa/rule(order {','.join(map(str, order))})"
