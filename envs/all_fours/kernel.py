@@ -236,7 +236,7 @@ class AllFoursKernel(CompiledKernel):
     @staticmethod
     def _shuffle(rng, idx: np.ndarray, kind: str = "deal") -> np.ndarray:
         """Stock orders ``int8[len(idx), 52]`` for games ``idx`` (``rng``: see :mod:`~cardzoo.envs.core.chance`)."""
-        return chance.uniform(rng, idx, (52,), np.float32, kind).argsort(axis=1).astype(np.int8)
+        return chance.permutations(rng, idx, 52, kind)
 
     def draw_chance(self, st: AllFoursState, rows: np.ndarray, code: int, rng) -> None:
         """Shuffle the stock of games ``rows`` (``int64[n]``) for chance ``code`` (``rules.NEED_DEAL``: a

@@ -289,7 +289,7 @@ class AluetteKernel(CompiledKernel):
     @staticmethod
     def _shuffle(rng, idx: np.ndarray, kind: str = "deal") -> np.ndarray:
         """Pack orders ``int8[len(idx), NUM_CARDS]`` for games ``idx`` (``rng``: see :mod:`~cardzoo.envs.core.chance`)."""
-        return chance.uniform(rng, idx, (NUM_CARDS,), np.float32, kind).argsort(axis=1).astype(np.int8)
+        return chance.permutations(rng, idx, NUM_CARDS, kind)
 
     def draw_chance(self, st: AluetteState, rows: np.ndarray, code: int, rng) -> None:
         """Draw the chance of ``code`` for games ``rows`` (``int64[n]``) into the state; the compiled

@@ -259,7 +259,7 @@ class AvinasKernel(CompiledKernel):
         after a throw-in, kind ``"redeal"``; the other codes: a new deal, kind ``"deal"``; §3). The
         compiled :func:`rules.deal_one` then deals it."""
         kind = "redeal" if code == _rules.NEED_REDEAL else "deal"
-        st.stock[rows] = chance.uniform(rng, rows, (32,), np.float32, kind).argsort(axis=1).astype(np.int8)
+        st.stock[rows] = chance.permutations(rng, rows, 32, kind)
 
     DEAL_CATEGORIES = ("sevens", "no_sevens")
 

@@ -26,7 +26,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["KINDS", "RowStreams", "integers", "take_rows", "uniform"]
+__all__ = ["KINDS", "RowStreams", "integers", "permutations", "take_rows", "uniform"]
 
 #: the kinds of chance a kernel may draw, each its own stream within a row
 KINDS = ("deal", "redeal", "dealer", "play")
@@ -106,6 +106,22 @@ def integers(rng, rows, low: int, high: int, kind: str = "dealer") -> np.ndarray
     if isinstance(rng, RowStreams):
         return np.array([rng.generator(int(row), kind).integers(low, high) for row in r], dtype=np.int64)
     return rng.integers(low, high, size=r.size)
+
+
+def permutations(rng, rows, n: int, kind: str = "deal", dtype=np.int8) -> np.ndarray:
+    """Shuffled packs: one uniformly random order of the ``n`` card ids ``0..n-1`` per batch row.
+
+    Args:
+        rng, rows, kind: as for :func:`uniform` (``kind`` ``"deal"`` or ``"redeal"`` for a shuffle).
+        n: cards in the pack.
+        dtype: the integer dtype of the result.
+
+    Returns:
+        ``dtype[len(rows), n]``: row ``i`` is the pack order of row ``rows[i]`` (position 0 is the
+        top). It is the ``argsort`` of ``n`` float32 uniform keys drawn by :func:`uniform`, so a
+        seeded generator deals the same packs whichever game or version draws them.
+    """
+    return uniform(rng, rows, (n,), np.float32, kind).argsort(axis=1).astype(dtype)
 
 
 def take_rows(rng, rows):

@@ -263,7 +263,7 @@ class OttocentoKernel(CompiledKernel):
     def draw_chance(self, st: OttocentoState, rows: np.ndarray, code: int, rng) -> None:
         """Shuffle the stock of games ``rows`` (``int64[n]``) for chance ``code`` (``rules.NEED_DEAL``:
         a new deal, kind ``"deal"``). The compiled :func:`rules.deal_one` then deals it (§3)."""
-        st.stock[rows] = chance.uniform(rng, rows, (NUM_CARDS,), np.float32, "deal").argsort(axis=1)
+        st.stock[rows] = chance.permutations(rng, rows, NUM_CARDS, "deal")
 
     def determinize(self, st: OttocentoState, seat, rng: np.random.Generator) -> OttocentoState:
         """A copy of ``st`` with the cards ``seat`` cannot see dealt again uniformly among the deals

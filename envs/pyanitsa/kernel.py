@@ -240,7 +240,7 @@ class PyanitsaKernel(CompiledKernel):
                 st.in_play[rows] |= _U64(sum(1 << c for c in seq))
         else:
             if deck is None:
-                c = chance.uniform(rng, rows, (C,), np.float32, "deal").argsort(axis=1).astype(np.uint8)
+                c = chance.permutations(rng, rows, C, "deal", np.uint8)
             else:
                 c = self._check_order(deck, n)
             k = self.per_seat
