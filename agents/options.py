@@ -20,7 +20,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-__all__ = ["NOT_COMPARED", "OptionsMismatchWarning", "describe", "full_options", "option_differences", "trained_options", "warn_if_differs"]
+__all__ = [
+    "NOT_COMPARED", "LayoutMismatchError", "OptionsMismatchWarning", "check_layout", "describe", "full_options",
+    "option_differences", "trained_options", "warn_if_differs",
+]
 
 #: options that do not change what a good move is: the first dealer and caps on episode length
 NOT_COMPARED = frozenset({"first_dealer", "dealer", "max_redeals", "max_hands", "max_deals", "max_throw_ins", "max_battles"})
@@ -33,6 +36,39 @@ class OptionsMismatchWarning(UserWarning):
     def __init__(self, message: str, differences: dict[str, tuple[Any, Any]]) -> None:
         super().__init__(message)
         self.differences = differences
+
+
+class LayoutMismatchError(ValueError):
+    """A trained agent cannot play these game options at all: they give another observation layout
+    (e.g. another player count or pack) than the one it was trained on. ``differences`` maps each
+    option that differs from its training to ``(trained value, value here)``."""
+
+    def __init__(self, message: str, differences: dict[str, tuple[Any, Any]]) -> None:
+        super().__init__(message)
+        self.differences = differences
+
+
+def check_layout(agent, game: str, env_options: dict | None, label: str) -> None:
+    """Raise :class:`LayoutMismatchError` if ``agent`` (called ``label``) was trained on an
+    observation layout other than the one ``game`` has with ``env_options`` (its ``meta``'s
+    ``obs_layout_version``); nothing for agents without that metadata."""
+    meta = getattr(agent, "meta", None)
+    want = meta.get("obs_layout_version") if isinstance(meta, dict) else None
+    if not want or meta.get("game") != game:
+        return
+    from cardzoo import envs
+
+    from .policy import layout_version
+
+    mine = layout_version(envs.kernel(game, **dict(env_options or {})))
+    if mine != want:
+        diff = option_differences(agent, game, env_options)
+        raise LayoutMismatchError(
+            f"{label} was trained for other {game} options ({describe(diff) or meta.get('env_options')}), which give "
+            f"another observation (layout {want}; these options: {mine}): it cannot play them. Use {game}/rule, or "
+            f"train an agent for them with `cardzoo train {game} -o ...`",
+            diff,
+        )
 
 
 def full_options(game: str, env_options: dict | None) -> dict:

@@ -333,21 +333,13 @@ def _shipped(game: str, folder: str, ignore: tuple = ()) -> Factory:
     """
 
     def factory(seed=None, **env_options) -> Agent:
-        from cardzoo import envs
-
-        from .policy import layout_version, load_policy_agent
+        from .options import check_layout
+        from .policy import load_policy_agent
 
         path = os.path.join(SHIPPED, folder)
         agent = load_policy_agent(path, seed=seed)
-        if env_options:
-            mine = layout_version(envs.kernel(game, **env_options))
-            if mine != agent.meta["obs_layout_version"]:
-                raise ValueError(
-                    f"the shipped agent {game}/ppo (agents/shipped/{folder}) was trained with env options "
-                    f"{agent.meta['env_options']} (observation layout {agent.meta['obs_layout_version']}); the options "
-                    f"{env_options} give layout {mine}: use {game}/rule, or train an agent for them with "
-                    f"`cardzoo train {game} -o ...`"
-                )
+        if env_options:  # LayoutMismatchError (a ValueError) when these options change the observation
+            check_layout(agent, game, env_options, f"the shipped agent {game}/ppo (agents/shipped/{folder})")
         agent.options_ignored = tuple(ignore)
         if env_options:
             from .options import warn_if_differs

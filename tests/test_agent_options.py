@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cardzoo import agents
-from cardzoo.agents.options import OptionsMismatchWarning, option_differences
+from cardzoo.agents.options import LayoutMismatchError, OptionsMismatchWarning, option_differences
 from cardzoo.training.cli import main
 from cardzoo.training.common import default_agent, seat_agent
 from cardzoo.training.play import play
@@ -118,6 +118,27 @@ def test_arena_seats_the_rule_bot_unless_forced(tmp_path, capsys):
     with pytest.warns(OptionsMismatchWarning):
         assert main(argv + ["--force-agent", "--overwrite"]) == 0  # the same --json file: replaced only when asked
     assert json.loads(out.read_text())["agent_a"] == "all_fours/ppo"
+
+
+def test_an_agent_that_cannot_read_the_observation_falls_back_or_fails_clearly(tmp_path, capsys):
+    """Options that change the observation (a 52-card pack, another player count): the arena seats
+    the rule bot, naming what differs, for the shipped name and for a path alike; --force-agent
+    cannot seat such an agent and says why (exit 2, one line), instead of failing on a shape later."""
+    opts = ["-o", "num_players=3", "-o", "collect_order=winner_chooses"]
+    for name in ("pyanitsa/ppo", str(SHIPPED / "pyanitsa_ppo_3p")):
+        assert main(["arena", "pyanitsa", name, "random", "--deals", "2", *opts, "-o", "deck=52"]) == 0
+        said = capsys.readouterr().out
+        assert f"note: {name} was trained for other options (deck: trained 36, here 52)" in said
+        assert "seating pyanitsa/rule instead" in said
+    assert main(["arena", "pyanitsa", "pyanitsa/ppo", "random", "--deals", "2", *opts, "-o", "deck=52", "--force-agent"]) == 2
+    err = capsys.readouterr().err
+    assert "pyanitsa/ppo (agents/shipped/pyanitsa_ppo_3p) was trained for other pyanitsa options (deck: trained 36, here 52)" in err
+    assert "it cannot play them" in err
+    assert main(["arena", "pyanitsa", str(SHIPPED / "pyanitsa_ppo_3p"), "random", "--deals", "2", "-o", "num_players=4",
+                 "-o", "collect_order=winner_chooses", "--force-agent"]) == 2
+    assert "(num_players: trained 3, here 4), which give another observation" in capsys.readouterr().err
+    with pytest.raises(LayoutMismatchError, match="num_players: trained 3, here 4"):
+        seat_agent(str(SHIPPED / "pyanitsa_ppo_3p"), "pyanitsa", {"num_players": 4, "collect_order": "winner_chooses"}, force=True)
 
 
 def test_web_table_seats_the_rule_bot_unless_forced():

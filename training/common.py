@@ -78,19 +78,29 @@ def seat_agent(
     """
     import warnings
 
-    from cardzoo.agents.options import OptionsMismatchWarning, describe, option_differences, warn_if_differs
+    from cardzoo.agents.options import (
+        LayoutMismatchError, OptionsMismatchWarning, check_layout, describe, option_differences, warn_if_differs,
+    )
 
     env_options = dict(env_options or {})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", OptionsMismatchWarning)  # decided (and said) below
-        agent = resolve_agent(name, env_options, seed=seed, game=game, exec_timeout=exec_timeout)
+    rule = f"{game}/rule"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OptionsMismatchWarning)  # decided (and said) below
+            agent = resolve_agent(name, env_options, seed=seed, game=game, exec_timeout=exec_timeout)
+    except LayoutMismatchError as e:  # a shipped agent whose observation these options change
+        if force:
+            raise
+        note = (f"{name} was trained for other options ({describe(e.differences)}) and cannot play these; "
+                f"seating {rule} instead")
+        return resolve_agent(rule, env_options, seed=seed, game=game), rule, note
     diff = option_differences(agent, game, env_options)
     if not diff:
         return agent, name, None
     if force:
+        check_layout(agent, game, env_options, name)  # insisting cannot seat an agent that cannot read the observation
         warn_if_differs(agent, game, env_options, name)
         return agent, name, f"seating {name} although it was trained for other options ({describe(diff)})"
-    rule = f"{game}/rule"
     note = (f"{name} was trained for other options ({describe(diff)}); seating {rule} instead "
             f"(--force-agent seats {name} anyway)")
     return resolve_agent(rule, env_options, seed=seed, game=game), rule, note
