@@ -190,6 +190,29 @@ def test_frontier_moves_the_ace_and_ends_at_the_rule_bot(tmp_path):
     assert pyanitsa_study.main(["--frontier", "--deals", "0", "--out", str(tmp_path / "x")]) == 2
 
 
+def test_frontier_takes_other_orders_and_player_counts(tmp_path, capsys):
+    """--orders and --players: weak first alone against two rule bots is the rule bot itself (not losing
+    exactly 2/3, difference 0); the table adds the not-losing column; bad values fail before any deal."""
+    from cardzoo.training import pyanitsa_study
+
+    rows = pyanitsa_study.frontier(6, seed=3, orders=["0,1,2,3,4,5,6,7,8", [0, 1, 2, 3, 4, 5, 6, 8, 7]], players=3)
+    assert [(r["order"], r["agent_b"]) for r in rows] == [
+        ("0,1,2,3,4,5,6,7,8", "pyanitsa/rule"), ("0,1,2,3,4,5,6,7,8", "random"),
+        ("0,1,2,3,4,5,6,8,7", "pyanitsa/rule"), ("0,1,2,3,4,5,6,8,7", "random")]
+    assert all(r["n_hands"] == 18 and r["n_sides"] == 3 for r in rows)
+    assert rows[0]["mean_diff"] == 0.0 and rows[0]["not_losing"] == pytest.approx(2 / 3, abs=1e-12)
+    assert "| not losing [95% CI] (as good as B) |" in pyanitsa_study.markdown(rows)
+    assert pyanitsa_study.main(["--frontier", "--players", "4", "--orders", "0,1,2,3,4,5,6,8,7", "--deals", "2", "--out", str(tmp_path)]) == 0
+    assert "| order 0,1,2,3,4,5,6,8,7 | pyanitsa/rule | 8 |" in (tmp_path / "frontier.md").read_text()
+    capsys.readouterr()
+    for bad, said in ((["--frontier", "--players", "5"], "--players must be 2, 3 or 4, got 5"),
+                      (["--frontier", "--orders", "0,1,2"], "rank_order='0,1,2' is not valid"),
+                      (["--orders", "0,1,2,3,4,5,6,8,7"], "--orders and --players go with --frontier")):
+        assert pyanitsa_study.main([*bad, "--deals", "2", "--out", str(tmp_path / "y")]) == 2
+        assert said in capsys.readouterr().err
+    assert not (tmp_path / "y").exists()
+
+
 def test_terminal_play_hides_how_opponents_order_their_pot():
     """An opponent's ORDER moves (the order of its pile's bottom, RULES.md §7) are not printed."""
     said = []

@@ -10,7 +10,9 @@ Run: ``python -m cardzoo.training.pyanitsa_study --deals 2000 --out runs/pyanits
 
 ``--frontier`` runs the second study instead: fixed orderings that move the ace through the weak-first
 order (:func:`frontier`), each against the rule bot and against random ordering, to show what one
-fixed ordering can score against both.
+fixed ordering can score against both. ``--orders`` names other fixed orderings (``rank_order`` of
+``pyanitsa/rule``, e.g. ``0,1,2,3,4,5,6,8,7``) and ``--players 3`` or ``4`` plays them alone against
+two or three rule bots or random players (the tables then add how often the ordering did not lose).
 """
 
 from __future__ import annotations
@@ -49,30 +51,55 @@ def study(n_deals: int, seed: int = 0, ppo: str | None = "pyanitsa/ppo", env_opt
     return rows
 
 
-def frontier(n_deals: int, seed: int = 0, progress=False) -> list[dict]:
-    """Rows of the orderings "weak first with the ace placed ``k``-th" (``k`` = 1..9; 9 is the rule bot's
-    weak first) against ``pyanitsa/rule`` and against random ordering, two players, 36 cards
-    (``DuplicateResult.to_dict()`` plus ``ace_position``)."""
+def frontier(n_deals: int, seed: int = 0, progress=False, orders=None, players: int = 2) -> list[dict]:
+    """Rows of fixed orderings against ``pyanitsa/rule`` and against random ordering, 36 cards
+    (``DuplicateResult.to_dict()`` plus ``order``, and ``ace_position`` for the default orderings).
+
+    Args:
+        orders: ``rank_order`` values of :class:`~cardzoo.agents.pyanitsa_rule.PyanitsaRuleAgent` (lists
+            or ``"0,1,..."`` strings; a bad one raises its ``ValueError`` before any deal is played).
+            Default: "weak first with the ace placed ``k``-th", ``k`` = 1..9 (9 is the rule bot's weak first).
+        players: 2, 3 or 4; with more than 2 the ordering plays alone against copies of the other agent.
+    """
+    opts = {**OPTIONS, "num_players": int(players)}
+    if orders is None:
+        named = []
+        for k in range(1, 10):
+            order = list(range(8))
+            order.insert(k - 1, 8)
+            named.append((f"ace placed {k}", order, {"ace_position": k}))
+    else:
+        named = [(f"order {o if isinstance(o, str) else ','.join(map(str, o))}", o, {}) for o in orders]
+    contenders = [(label, PyanitsaRuleAgent(rank_order=o, **opts), extra) for label, o, extra in named]  # checked first
     rows = []
-    for k in range(1, 10):
-        order = list(range(8))
-        order.insert(k - 1, 8)
+    for label, ag, extra in contenders:
         for other in ("pyanitsa/rule", "random"):
-            ag = PyanitsaRuleAgent(rank_order=order, **OPTIONS)
-            opp = PyanitsaRuleAgent(**OPTIONS) if other == "pyanitsa/rule" else agents.load("random", seed=seed + 1)
-            r = play_duplicate("pyanitsa", ag, opp, n_deals, seed=seed, env_options=OPTIONS, progress=progress,
-                               name_a=f"ace placed {k}", name_b=other)
-            rows.append({**r.to_dict(), "ace_position": k})
+            opp = PyanitsaRuleAgent(**opts) if other == "pyanitsa/rule" else agents.load("random", seed=seed + 1)
+            r = play_duplicate("pyanitsa", ag, opp, n_deals, seed=seed, env_options=opts, progress=progress,
+                               name_a=label, name_b=other)
+            rows.append({**r.to_dict(), "order": ",".join(map(str, ag.rank_order)), **extra})
     return rows
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["| ordering agent | vs | games | mean return [95% CI] | win rate [95% CI] |", "|---|---|---:|---:|---:|"]
+    """The rows as a Markdown table; with 3-4 players also how often the ordering did not lose
+    (and what an agent as good as the other would score there)."""
+    alone = any(r.get("n_sides", 2) > 2 for r in rows)
+    head = "| ordering agent | vs | games | mean return [95% CI] | win rate [95% CI] |"
+    rule = "|---|---|---:|---:|---:|"
+    if alone:
+        head += " not losing [95% CI] (as good as B) |"
+        rule += "---:|"
+    lines = [head, rule]
     for r in rows:
         lo, hi = r["diff_ci"]
         wl, wh = r["win_ci"]
-        lines.append(f"| {r['agent_a']} | {r['agent_b']} | {r['n_hands']:,} | {r['mean_diff']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
-                     f"| {r['win_rate']:.3f} [{wl:.3f}, {wh:.3f}] |")
+        line = (f"| {r['agent_a']} | {r['agent_b']} | {r['n_hands']:,} | {r['mean_diff']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
+                f"| {r['win_rate']:.3f} [{wl:.3f}, {wh:.3f}] |")
+        if alone:
+            nl, (nlo, nhi) = r["not_losing"], r["not_losing_ci"]
+            line += f" {nl:.3f} [{nlo:.3f}, {nhi:.3f}] ({r['null_not_losing']:.3f}) |"
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -83,6 +110,9 @@ def main(argv=None) -> int:
     p.add_argument("--ppo", default="pyanitsa/ppo", help="trained agent (name or path); '' to skip")
     p.add_argument("--no-rules", action="store_true", help="skip the two rule orderings")
     p.add_argument("--frontier", action="store_true", help="the ace-position frontier (frontier()) instead")
+    p.add_argument("--orders", nargs="+", metavar="ORDER",
+                   help="with --frontier: these rank orders instead of the ace positions (e.g. 0,1,2,3,4,5,6,8,7)")
+    p.add_argument("--players", type=int, default=2, help="with --frontier: 2, 3 or 4 players (default 2)")
     p.add_argument("--out", default="runs/pyanitsa_study")
     p.add_argument("--overwrite", action="store_true", help="replace this study's earlier results in --out")
     a = p.parse_args(argv)
@@ -91,13 +121,19 @@ def main(argv=None) -> int:
     try:
         if a.deals < 1:
             raise ValueError(f"--deals must be >= 1, got {a.deals}")
+        if not a.frontier and (a.orders or a.players != 2):
+            raise ValueError("--orders and --players go with --frontier")
+        if a.players not in (2, 3, 4):
+            raise ValueError(f"--players must be 2, 3 or 4, got {a.players}")
+        for o in a.orders or ():  # a bad order fails here, before anything is played or written
+            PyanitsaRuleAgent(rank_order=o, **OPTIONS)
         for suffix in (".json", ".md"):  # checked before any deal is played
             refuse_existing_file(out / f"{stem}{suffix}", "study result", a.overwrite)
     except (ValueError, FileExistsError) as e:
         print(f"pyanitsa_study: error: {e}", file=sys.stderr)
         return 2
     if a.frontier:
-        rows = frontier(a.deals, a.seed, progress=True)
+        rows = frontier(a.deals, a.seed, progress=True, orders=a.orders, players=a.players)
     else:
         rows = study(a.deals, a.seed, a.ppo or None, progress=True, rules=not a.no_rules)
     out.mkdir(parents=True, exist_ok=True)
