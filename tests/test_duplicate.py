@@ -49,6 +49,9 @@ def test_permutations_worked_example():
     assert got.dtype == np.int8
     assert got.tolist() == [[7, 5, 6, 3, 4, 2, 1, 0], [0, 4, 5, 2, 7, 1, 3, 6]]
     assert chance.permutations(np.random.default_rng(0), np.array([5]), 8, dtype=np.uint8).tolist() == [[7, 5, 6, 3, 4, 2, 1, 0]]
+    assert chance.permutations(np.random.default_rng(0), 1, 128).max() == 127
+    with pytest.raises(ValueError, match="a pack of 129 cards does not fit int8 card ids"):
+        chance.permutations(np.random.default_rng(0), 1, 129)
 
 
 def test_row_streams_are_per_row_and_per_kind():

@@ -120,7 +120,11 @@ def permutations(rng, rows, n: int, kind: str = "deal", dtype=np.int8) -> np.nda
         ``dtype[len(rows), n]``: row ``i`` is the pack order of row ``rows[i]`` (position 0 is the
         top). It is the ``argsort`` of ``n`` float32 uniform keys drawn by :func:`uniform`, so a
         seeded generator deals the same packs whichever game or version draws them.
+
+    Raises ``ValueError`` if ``n`` card ids do not fit ``dtype`` (e.g. more than 128 in ``int8``).
     """
+    if n > int(np.iinfo(dtype).max) + 1:
+        raise ValueError(f"a pack of {n} cards does not fit {np.dtype(dtype).name} card ids (at most {int(np.iinfo(dtype).max) + 1})")
     return uniform(rng, rows, (n,), np.float32, kind).argsort(axis=1).astype(dtype)
 
 
