@@ -115,6 +115,7 @@ def test_play_refuses_unknown_agent():
     (["train", "all_fours", "--clip-range", "2"], ["clip_range", "<= 1.0"]),
     (["train", "all_fours", "--ent-coef", "-0.1"], ["ent_coef", ">= 0"]),
     (["train", "all_fours", "--torch-threads", "0"], ["torch_threads"]),
+    (["play", "pyanitsa", "--partner", "pyanitsa/rule"], ["--partner is for partnership games", "use --opponents"]),
 ])
 def test_cli_rejects_bad_arguments_up_front(argv, words, capsys):
     assert main(argv) == 2

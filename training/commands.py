@@ -564,7 +564,13 @@ def _default_ai(args, parse_options):
     from .common import default_agent
 
     options = parse_options(args.option)
-    envs.kernel(args.game, **options)  # bad options fail first (ValueError), before any agent is loaded or announced
+    kernel = envs.kernel(args.game, **options)  # bad options fail first (ValueError), before any agent is loaded or announced
+    if kernel.teams is None:  # every player alone: only --opponents is used
+        if args.partner:
+            raise ValueError(f"--partner is for partnership games; in {args.game} every player plays alone: use --opponents")
+        if args.opponents:
+            args.partner = args.opponents
+            return args
     if args.partner and args.opponents:  # both named: no default to load
         return args
     default, note = default_agent(args.game, options, force=getattr(args, "force_agent", False))
