@@ -128,8 +128,8 @@ def test_an_agent_that_cannot_read_the_observation_falls_back_or_fails_clearly(t
     for name in ("pyanitsa/ppo", str(SHIPPED / "pyanitsa_ppo_3p")):
         assert main(["arena", "pyanitsa", name, "random", "--deals", "2", *opts, "-o", "deck=52"]) == 0
         said = capsys.readouterr().out
-        assert f"note: {name} was trained for other options (deck: trained 36, here 52)" in said
-        assert "seating pyanitsa/rule instead" in said
+        assert f"note: {name} was trained for other options (deck: trained 36, here 52) and cannot play these" in said
+        assert "seating pyanitsa/rule instead" in said and "--force-agent" not in said
     assert main(["arena", "pyanitsa", "pyanitsa/ppo", "random", "--deals", "2", *opts, "-o", "deck=52", "--force-agent"]) == 2
     err = capsys.readouterr().err
     assert "pyanitsa/ppo (agents/shipped/pyanitsa_ppo_3p) was trained for other pyanitsa options (deck: trained 36, here 52)" in err
@@ -139,6 +139,28 @@ def test_an_agent_that_cannot_read_the_observation_falls_back_or_fails_clearly(t
     assert "(num_players: trained 3, here 4), which give another observation" in capsys.readouterr().err
     with pytest.raises(LayoutMismatchError, match="num_players: trained 3, here 4"):
         seat_agent(str(SHIPPED / "pyanitsa_ppo_3p"), "pyanitsa", {"num_players": 4, "collect_order": "winner_chooses"}, force=True)
+
+
+def test_web_table_never_seats_an_agent_that_cannot_read_the_observation(tmp_path):
+    """The web table as play and arena: a shipped name or an agents_dir folder whose observation these
+    options change is replaced by the rule bot; with force_agent the request is refused (400), not
+    accepted and failing on the first move."""
+    import shutil
+
+    from cardzoo.training.web.tables import CannotPlay, TableManager
+
+    shutil.copytree(SHIPPED / "pyanitsa_ppo_3p" / "previous", tmp_path / "py3")
+    t = TableManager(agents_dir=str(tmp_path))
+    three = {"num_players": 3, "collect_order": "winner_chooses"}
+    for name, opts in (("pyanitsa/ppo", {**three, "deck": 52}), ("local:py3", {**three, "num_players": 4}),
+                       ("local:py3", {**three, "deck": 52})):
+        table = t.create("pyanitsa", opponents=name, options=opts)
+        assert {v[0] for v in table.seat_agents.values()} == {"pyanitsa/rule"}, (name, opts)
+        with pytest.raises(CannotPlay, match="cannot play them") as e:
+            t.create("pyanitsa", opponents=name, options=opts, force_agent=True)
+        assert e.value.status == 400
+    table = t.create("pyanitsa", opponents="local:py3", options=three)  # the options it was trained for
+    assert {v[0] for v in table.seat_agents.values()} == {"local:py3"}
 
 
 def test_web_table_seats_the_rule_bot_unless_forced():

@@ -97,8 +97,14 @@ def seat_agent(
     diff = option_differences(agent, game, env_options)
     if not diff:
         return agent, name, None
+    try:  # a saved agent is loaded without options: whether it can read this observation is checked here
+        check_layout(agent, game, env_options, name)
+    except LayoutMismatchError:
+        if force:  # insisting cannot seat an agent that cannot read the observation
+            raise
+        note = f"{name} was trained for other options ({describe(diff)}) and cannot play these; seating {rule} instead"
+        return resolve_agent(rule, env_options, seed=seed, game=game), rule, note
     if force:
-        check_layout(agent, game, env_options, name)  # insisting cannot seat an agent that cannot read the observation
         warn_if_differs(agent, game, env_options, name)
         return agent, name, f"seating {name} although it was trained for other options ({describe(diff)})"
     note = (f"{name} was trained for other options ({describe(diff)}); seating {rule} instead "

@@ -30,7 +30,7 @@ import numpy as np
 
 from cardzoo import agents
 from cardzoo import envs
-from cardzoo.agents.options import OptionsMismatchWarning, option_differences
+from cardzoo.agents.options import LayoutMismatchError, OptionsMismatchWarning, check_layout, option_differences
 
 from ..common import agent_action
 
@@ -63,6 +63,11 @@ class BadRequest(TableError):
     """Bad input (unknown game or agent, bad option, illegal move): 400."""
 
     status = 400
+
+
+class CannotPlay(BadRequest):
+    """A trained agent asked for options that change its observation (another player count or
+    pack): it cannot play them (:class:`~cardzoo.agents.options.LayoutMismatchError`); 400."""
 
 
 class NotFound(TableError):
@@ -460,11 +465,28 @@ class TableManager:
                             warnings.simplefilter("ignore", OptionsMismatchWarning)
                             loaded = agents.load(name, **options)
                     self._shared[key] = (loaded, threading.Lock())
+                except LayoutMismatchError as e:
+                    raise CannotPlay(str(e)[:600]) from None
                 except (ValueError, OSError, ImportError) as e:  # ImportError: a missing extra, named
                     raise BadRequest(f"agent {name!r} cannot play {game} with these options: {str(e)[:300]}") from None
                 _trim(self._shared, self.MAX_CACHED)
             self._shared.move_to_end(key)
             return self._shared[key]
+
+    def _trained_or_rule(self, game: str, name: str, options: dict, force: bool) -> str:
+        """The agent to seat for the trained agent ``name``: itself when it was trained for
+        ``options`` (or ``force``), else ``"<game>/rule"``. An agent that cannot read these options'
+        observation is never seated: the rule bot, or with ``force`` :class:`CannotPlay`."""
+        try:
+            agent = self._agent(game, name, options, None)[0]
+            check_layout(agent, game, options, name)  # a local agent is loaded without options: checked here
+        except (CannotPlay, LayoutMismatchError) as e:
+            if force:
+                raise CannotPlay(str(e)[:600]) from None
+            return f"{game}/rule"
+        if not force and option_differences(agent, game, options):
+            return f"{game}/rule"  # the table's seats name the agent seated
+        return name
 
     def hint(self, table: Table) -> int:
         """The action the game's default agent would take for seat 0 now (loaded on first use).
@@ -532,9 +554,8 @@ class TableManager:
             if name is None:
                 default = default or self.default_agent(game, opts)
                 name = default
-            elif not force_agent and name.endswith("/ppo"):  # a trained agent: only for what it learned
-                if option_differences(self._agent(game, name, opts, None)[0], game, opts):
-                    name = f"{game}/rule"  # the table's seats name the agent seated
+            elif name.endswith("/ppo") or name in self._local:  # a trained agent: only for what it learned
+                name = self._trained_or_rule(game, name, opts, force_agent)
             names[role] = name
         k = envs.kernel(game, **opts)
         mates = set() if k.teams is None else set(next(t for t in k.teams if 0 in t)) - {0}
