@@ -207,7 +207,8 @@ def test_frontier_takes_other_orders_and_player_counts(tmp_path, capsys):
     capsys.readouterr()
     for bad, said in ((["--frontier", "--players", "5"], "--players must be 2, 3 or 4, got 5"),
                       (["--frontier", "--orders", "0,1,2"], "rank_order='0,1,2' is not valid"),
-                      (["--orders", "0,1,2,3,4,5,6,8,7"], "--orders and --players go with --frontier")):
+                      (["--orders", "0,1,2,3,4,5,6,8,7"], "--orders and --players go with --frontier"),
+                      (["--frontier", "--seed", "-1"], "--seed must be >= 0, got -1")):
         assert pyanitsa_study.main([*bad, "--deals", "2", "--out", str(tmp_path / "y")]) == 2
         assert said in capsys.readouterr().err
     assert not (tmp_path / "y").exists()

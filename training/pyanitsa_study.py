@@ -121,6 +121,10 @@ def main(argv=None) -> int:
     try:
         if a.deals < 1:
             raise ValueError(f"--deals must be >= 1, got {a.deals}")
+        if a.seed < 0:
+            raise ValueError(f"--seed must be >= 0, got {a.seed}")
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"--out {out} is a file; give a folder for the study's results")
         if not a.frontier and (a.orders or a.players != 2):
             raise ValueError("--orders and --players go with --frontier")
         if a.players not in (2, 3, 4):
