@@ -11,18 +11,20 @@ Avinas agent, trained with ``honesty="mask"``, is wrapped by
 :class:`~cardzoo.agents.honest.HonestCalls` to play ``honesty="penalize"`` games as well).
 
 Loading a trained agent for other options warns (:class:`OptionsMismatchWarning`); ``cardzoo
-play``, the web table and the arena seat the game's rule bot instead unless told to insist
-(:func:`cardzoo.training.common.seat_agent`).
+play``, the web table and the arena seat the game's rule bot instead unless told to insist: the
+decision is :func:`seat_decision`, used by :func:`cardzoo.training.common.seat_agent` (play, arena),
+:func:`cardzoo.training.common.default_agent` and the web table (``training/web/tables.py``), each
+with its own loading and errors.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 __all__ = [
-    "NOT_COMPARED", "LayoutMismatchError", "OptionsMismatchWarning", "check_layout", "describe", "full_options",
-    "option_differences", "trained_options", "warn_if_differs",
+    "NOT_COMPARED", "LayoutMismatchError", "OptionsMismatchWarning", "Seating", "check_layout", "describe", "full_options",
+    "option_differences", "seat_decision", "trained_options", "warn_if_differs",
 ]
 
 #: options that do not change what a good move is: the first dealer and caps on episode length
@@ -122,3 +124,58 @@ def warn_if_differs(agent, game: str, env_options: dict | None, label: str, stac
             stacklevel=stacklevel,
         )
     return diff
+
+
+class Seating(NamedTuple):
+    """What :func:`seat_decision` decided: seat ``name`` (the agent asked for, or ``"<game>/rule"``);
+    ``agent`` is the loaded agent asked for when it is the one seated, else ``None`` (the caller
+    loads the rule bot its own way); ``note`` says what was done and why (``None`` when the agent
+    asked for fits these options)."""
+
+    name: str
+    agent: Any
+    note: str | None
+
+
+def seat_decision(
+    load: Callable[[], Any], name: str, game: str, env_options: dict | None, force: bool = False, default: bool = False,
+) -> Seating:
+    """Which agent to seat for ``name`` in ``game`` played with ``env_options``: the one decision of
+    ``cardzoo play``, ``cardzoo arena`` and the web table.
+
+    ``load()`` loads agent ``name`` (the caller's own loading and caching); it may raise
+    :class:`LayoutMismatchError` when the agent cannot read these options' observation, and any
+    other error it raises is passed on untouched. Then:
+
+    * the agent fits (no :func:`option_differences`, same observation layout): it is seated;
+    * it cannot read the observation (:class:`LayoutMismatchError`, from ``load`` or
+      :func:`check_layout`): the game's rule bot is seated; with ``force`` the error is raised,
+      since insisting cannot seat such an agent;
+    * its recorded options differ: the rule bot, or with ``force`` the agent itself.
+
+    ``default=True`` words the notes for the game's default AI (``<game>/ppo`` when no agent was
+    named, :func:`cardzoo.training.common.default_agent`) and raises :class:`LayoutMismatchError`
+    also without ``force``: the caller falls back to the rule bot as for any agent that fails to load.
+
+    Returns a :class:`Seating`. Raises :class:`LayoutMismatchError` as said, and what ``load`` raises.
+    """
+    rule = f"{game}/rule"
+    try:
+        agent = load()
+        diff = option_differences(agent, game, env_options)
+        check_layout(agent, game, env_options, name)  # a saved agent is loaded without options: checked here
+    except LayoutMismatchError as e:
+        if force or default:
+            raise
+        what = describe(e.differences) or "another observation layout"  # a layout can change with an option not compared
+        return Seating(rule, None, f"{name} was trained for other options ({what}) and cannot play these; seating {rule} instead")
+    if not diff:
+        return Seating(name, agent, None)
+    if force and default:
+        return Seating(name, agent, f"{name} was trained for other options ({describe(diff)}); seated anyway (--force-agent)")
+    if force:
+        return Seating(name, agent, f"seating {name} although it was trained for other options ({describe(diff)})")
+    if default:
+        return Seating(rule, None, f"{name} was trained for other options ({describe(diff)}; --force-agent seats it anyway)")
+    return Seating(rule, None, f"{name} was trained for other options ({describe(diff)}); seating {rule} instead "
+                               f"(--force-agent seats {name} anyway)")

@@ -174,3 +174,72 @@ def test_web_table_seats_the_rule_bot_unless_forced():
     assert t.seat_agents[1][0] == "all_fours/ppo"
     t = m.create("all_fours", seed=3, options={"undertrump": "forbidden"})  # the default is the rule bot there
     assert t.seat_agents[1][0] == "all_fours/rule"
+
+
+def test_seat_decision_is_the_one_rule_of_play_arena_and_web():
+    """agents.options.seat_decision: fits -> seated; options differ -> rule bot unless force; cannot
+    read the observation -> rule bot, with force (or for the default AI) the error; the caller's
+    load errors pass through; notes worded for a named agent or for the default AI."""
+    from types import SimpleNamespace
+
+    from cardzoo.agents.options import Seating, seat_decision
+
+    trained = SimpleNamespace(meta={"game": "all_fours", "env_options": {"undertrump": "forbidden"}})
+    diff = "undertrump: trained 'forbidden', here 'allowed'"
+    assert seat_decision(lambda: trained, "x", "all_fours", {"undertrump": "forbidden"}) == Seating("x", trained, None)
+    assert seat_decision(lambda: trained, "x", "all_fours", {}) == Seating(
+        "all_fours/rule", None, f"x was trained for other options ({diff}); seating all_fours/rule instead (--force-agent seats x anyway)")
+    assert seat_decision(lambda: trained, "x", "all_fours", {}, force=True) == Seating(
+        "x", trained, f"seating x although it was trained for other options ({diff})")
+    assert seat_decision(lambda: trained, "x", "all_fours", {}, default=True) == Seating(
+        "all_fours/rule", None, f"x was trained for other options ({diff}; --force-agent seats it anyway)")
+    assert seat_decision(lambda: trained, "x", "all_fours", {}, force=True, default=True) == Seating(
+        "x", trained, f"x was trained for other options ({diff}); seated anyway (--force-agent)")
+    rule_bot = agents.load("all_fours/rule")  # no training metadata: always fits
+    assert seat_decision(lambda: rule_bot, "all_fours/rule", "all_fours", {"undertrump": "forbidden"}) == (
+        "all_fours/rule", rule_bot, None)
+
+    def cannot_read():
+        raise LayoutMismatchError("cannot play them", {"deck": (36, 52)})
+
+    assert seat_decision(cannot_read, "y", "pyanitsa", {"deck": 52}) == Seating(
+        "pyanitsa/rule", None, "y was trained for other options (deck: trained 36, here 52) and cannot play these; seating pyanitsa/rule instead")
+    for kw in ({"force": True}, {"default": True}):
+        with pytest.raises(LayoutMismatchError, match="cannot play them"):
+            seat_decision(cannot_read, "y", "pyanitsa", {"deck": 52}, **kw)
+    # an agent loaded without options (a saved folder) whose layout is not these options' one: checked after loading
+    stale = SimpleNamespace(meta={"game": "all_fours", "env_options": {}, "obs_layout_version": "v0"})
+    assert seat_decision(lambda: stale, "z", "all_fours", {}) == Seating(
+        "all_fours/rule", None, "z was trained for other options (another observation layout) and cannot play these; "
+                                "seating all_fours/rule instead")
+    with pytest.raises(LayoutMismatchError, match=r"layout v0; these options: "):
+        seat_decision(lambda: stale, "z", "all_fours", {}, force=True)
+
+    def missing():
+        raise FileNotFoundError("no agent.json in nowhere")
+
+    with pytest.raises(FileNotFoundError, match="no agent.json"):  # the caller's own errors, untouched
+        seat_decision(missing, "nowhere", "all_fours", {})
+
+
+def test_the_default_ai_honours_force_agent_in_the_cli_and_the_web_alike():
+    """No agent named: the default AI is the shipped agent where it learned these options, else the
+    rule bot; force_agent seats the shipped agent where only its recorded options differ (the CLI's
+    --force-agent and the web's force_agent alike), never where it cannot read the observation."""
+    from cardzoo.training.web.tables import TableManager
+
+    m = TableManager()
+    assert default_agent("pyanitsa", {"num_players": 2})[0] == m.default_agent("pyanitsa", {"num_players": 2}) == "pyanitsa/rule"
+    assert default_agent("pyanitsa", {"num_players": 2}, force=True)[0] == "pyanitsa/ppo"
+    assert m.default_agent("pyanitsa", {"num_players": 2}, force=True) == "pyanitsa/ppo"
+    t = m.create("pyanitsa", seed=1, force_agent=True)  # collect_order differs from what pyanitsa/ppo learned
+    assert t.seat_agents[1][0] == "pyanitsa/ppo"
+    t = m.create("pyanitsa", seed=1)
+    assert t.seat_agents[1][0] == "pyanitsa/rule"
+    # another observation (a 52-card pack): the rule bot even with force, in both, as for an agent that fails to load
+    opts = {"num_players": 2, "collect_order": "winner_chooses", "deck": 52}
+    name, note = default_agent("pyanitsa", opts, force=True)
+    assert name == "pyanitsa/rule" and note.startswith("pyanitsa/ppo does not fit these options (") and "deck: trained 36, here 52" in note
+    assert m.default_agent("pyanitsa", opts, force=True) == "pyanitsa/rule"
+    t = m.create("pyanitsa", seed=1, options=opts, force_agent=True)
+    assert {v[0] for v in t.seat_agents.values()} == {"pyanitsa/rule"}

@@ -70,46 +70,31 @@ def seat_agent(
 ):
     """Load agent ``name`` to play ``game`` with ``env_options``, keeping trained agents to what they learned.
 
-    A trained agent (shipped or saved) whose ``agent.json`` records other game options
-    (:func:`cardzoo.agents.options.option_differences`) is replaced by the game's rule bot, unless
+    The decision is :func:`cardzoo.agents.options.seat_decision`: a trained agent (shipped or saved)
+    whose ``agent.json`` records other game options is replaced by the game's rule bot, unless
     ``force``: then it is seated and an :class:`~cardzoo.agents.options.OptionsMismatchWarning` is
-    raised as a warning. Returns ``(agent, seated name, note)``; ``note`` says what was done and
-    why (``None`` when ``name`` was seated as it fits). Errors as :func:`resolve_agent`.
+    raised as a warning. One that cannot read these options' observation is replaced by the rule
+    bot, and with ``force`` :class:`~cardzoo.agents.options.LayoutMismatchError` (a ``ValueError``)
+    is raised. Returns ``(agent, seated name, note)``; ``note`` says what was done and why (``None``
+    when ``name`` was seated as it fits). Errors as :func:`resolve_agent`.
     """
     import warnings
 
-    from cardzoo.agents.options import (
-        LayoutMismatchError, OptionsMismatchWarning, check_layout, describe, option_differences, warn_if_differs,
-    )
+    from cardzoo.agents.options import OptionsMismatchWarning, seat_decision, warn_if_differs
 
     env_options = dict(env_options or {})
-    rule = f"{game}/rule"
-    try:
+
+    def load():
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", OptionsMismatchWarning)  # decided (and said) below
-            agent = resolve_agent(name, env_options, seed=seed, game=game, exec_timeout=exec_timeout)
-    except LayoutMismatchError as e:  # a shipped agent whose observation these options change
-        if force:
-            raise
-        note = (f"{name} was trained for other options ({describe(e.differences)}) and cannot play these; "
-                f"seating {rule} instead")
-        return resolve_agent(rule, env_options, seed=seed, game=game), rule, note
-    diff = option_differences(agent, game, env_options)
-    if not diff:
-        return agent, name, None
-    try:  # a saved agent is loaded without options: whether it can read this observation is checked here
-        check_layout(agent, game, env_options, name)
-    except LayoutMismatchError:
-        if force:  # insisting cannot seat an agent that cannot read the observation
-            raise
-        note = f"{name} was trained for other options ({describe(diff)}) and cannot play these; seating {rule} instead"
-        return resolve_agent(rule, env_options, seed=seed, game=game), rule, note
+            warnings.simplefilter("ignore", OptionsMismatchWarning)  # decided (and said) by seat_decision
+            return resolve_agent(name, env_options, seed=seed, game=game, exec_timeout=exec_timeout)
+
+    seated = seat_decision(load, name, game, env_options, force)
+    if seated.agent is None:  # the rule bot instead
+        return resolve_agent(seated.name, env_options, seed=seed, game=game), seated.name, seated.note
     if force:
-        warn_if_differs(agent, game, env_options, name)
-        return agent, name, f"seating {name} although it was trained for other options ({describe(diff)})"
-    note = (f"{name} was trained for other options ({describe(diff)}); seating {rule} instead "
-            f"(--force-agent seats {name} anyway)")
-    return resolve_agent(rule, env_options, seed=seed, game=game), rule, note
+        warn_if_differs(seated.agent, game, env_options, name)
+    return seated.agent, seated.name, seated.note
 
 
 def default_agent(game: str, env_options: dict | None = None, force: bool = False) -> tuple[str, str | None]:
@@ -117,32 +102,32 @@ def default_agent(game: str, env_options: dict | None = None, force: bool = Fals
     was trained for ``env_options`` (its observation layout and its recorded game options,
     :mod:`cardzoo.agents.options`), else ``"<game>/rule"``. With ``force`` (``--force-agent``) the
     shipped agent is taken also where its recorded options differ, as long as it loads for these
-    options (same observation layout); the note then says so.
+    options (same observation layout); the note then says so. The decision is
+    :func:`cardzoo.agents.options.seat_decision` (``default=True``).
 
     Also the rule bot when the ``[train]`` extra (torch) that trained agents need is missing.
     Returns ``(name, note)``; ``note`` says why the shipped agent was not taken (``None`` otherwise).
     """
     import warnings
 
-    from cardzoo.agents.options import OptionsMismatchWarning, describe, option_differences
+    from cardzoo.agents.options import OptionsMismatchWarning, seat_decision
 
     ppo = f"{game}/ppo"
-    if ppo in agents.available():
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", OptionsMismatchWarning)
-                agent = agents.load(ppo, **dict(env_options or {}))
-        except ImportError as e:  # cardzoo.MissingExtraError: trained agents need the [train] extra
-            return f"{game}/rule", str(e)
-        except (ValueError, OSError) as e:
-            return f"{game}/rule", f"{ppo} does not fit these options ({e})"
-        diff = option_differences(agent, game, env_options)
-        if diff and force:
-            return ppo, f"{ppo} was trained for other options ({describe(diff)}); seated anyway (--force-agent)"
-        if diff:
-            return f"{game}/rule", f"{ppo} was trained for other options ({describe(diff)}; --force-agent seats it anyway)"
-        return ppo, None
-    return f"{game}/rule", None
+    if ppo not in agents.available():
+        return f"{game}/rule", None
+
+    def load():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OptionsMismatchWarning)  # decided (and said) by seat_decision
+            return agents.load(ppo, **dict(env_options or {}))
+
+    try:
+        seated = seat_decision(load, ppo, game, env_options, force, default=True)
+    except ImportError as e:  # cardzoo.MissingExtraError: trained agents need the [train] extra
+        return f"{game}/rule", str(e)
+    except (ValueError, OSError) as e:  # another observation layout (LayoutMismatchError) included
+        return f"{game}/rule", f"{ppo} does not fit these options ({e})"
+    return seated.name, seated.note
 
 
 def refuse_existing_file(path, what: str, overwrite: bool = False, how: str = "--overwrite") -> None:

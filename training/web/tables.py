@@ -30,7 +30,7 @@ import numpy as np
 
 from cardzoo import agents
 from cardzoo import envs
-from cardzoo.agents.options import LayoutMismatchError, OptionsMismatchWarning, check_layout, option_differences
+from cardzoo.agents.options import LayoutMismatchError, OptionsMismatchWarning, seat_decision
 
 from ..common import agent_action
 
@@ -388,17 +388,19 @@ class TableManager:
         local = [n for n, (g, _) in sorted(self._local.items()) if g == game]
         return [n for n in agents.available() if n.startswith(game + "/")] + local + ["random"]
 
-    def default_agent(self, game: str, options: dict) -> str:
-        """``"<game>/ppo"`` when shipped and fitting ``options``, else ``"<game>/rule"`` (the rule of
-        :func:`cardzoo.training.common.default_agent`; the loaded agent stays cached for the tables)."""
-        key = (game, json.dumps(options, sort_keys=True))
+    def default_agent(self, game: str, options: dict, force: bool = False) -> str:
+        """``"<game>/ppo"`` when shipped and fitting ``options`` (with ``force`` also where its recorded
+        options differ, as long as it can read their observation), else ``"<game>/rule"``: the
+        decision of :func:`cardzoo.training.common.default_agent`
+        (:func:`cardzoo.agents.options.seat_decision`); the loaded agent stays cached for the tables."""
+        key = (game, json.dumps(options, sort_keys=True), bool(force))
         with self._load_lock:
             if key not in self._defaults:
                 ppo = f"{game}/ppo"
                 try:
-                    fits = not option_differences(self._agent(game, ppo, options, None)[0], game, options)
-                    self._defaults[key] = ppo if fits else f"{game}/rule"
-                except BadRequest:  # not shipped, or another observation layout
+                    seated = seat_decision(lambda: self._load(game, ppo, options)[0], ppo, game, options, force, default=True)
+                    self._defaults[key] = seated.name
+                except (BadRequest, LayoutMismatchError):  # not shipped, or another observation layout
                     self._defaults[key] = f"{game}/rule"
                 _trim(self._defaults, self.MAX_CACHED)
             self._defaults.move_to_end(key)
@@ -408,7 +410,7 @@ class TableManager:
         """The default agent for the game's default options without loading anything (and without
         waiting for a load in progress): the answer of :meth:`default_agent` once known, else
         ``"<game>/ppo"`` when shipped, else ``"<game>/rule"``."""
-        key = (game, json.dumps(game_options(game), sort_keys=True))
+        key = (game, json.dumps(game_options(game), sort_keys=True), False)
         known = self._defaults.get(key)  # a plain read: the load lock may be held for seconds
         if known is not None:
             return known
@@ -448,7 +450,17 @@ class TableManager:
 
     def _agent(self, game: str, name: str, options: dict, seed: int | None):
         """``(agent, lock)`` for ``name``: a fresh seeded agent for the random ones (lock
-        ``None``), else one shared instance per (name, options) with its lock."""
+        ``None``), else one shared instance per (name, options) with its lock. :class:`BadRequest`
+        for an unknown name or one that fails to load, :class:`CannotPlay` for a trained agent
+        that cannot read these options' observation."""
+        try:
+            return self._load(game, name, options, seed)
+        except LayoutMismatchError as e:
+            raise CannotPlay(str(e)[:600]) from None
+
+    def _load(self, game: str, name: str, options: dict, seed: int | None = None):
+        """:meth:`_agent`, but :class:`~cardzoo.agents.options.LayoutMismatchError` is raised as it is
+        (for :func:`~cardzoo.agents.options.seat_decision`)."""
         valid = self.agent_names(game)
         if not isinstance(name, str) or name not in valid:
             raise BadRequest(f"unknown agent {short(name)} for {game}; valid agents: {valid}")
@@ -461,12 +473,12 @@ class TableManager:
                     if name in self._local:  # a folder found under agents_dir, never a path from a request
                         loaded = agents.load(self._local[name][1])
                     else:
-                        with warnings.catch_warnings():  # create() decides what to seat (option_differences)
+                        with warnings.catch_warnings():  # create() decides what to seat (seat_decision)
                             warnings.simplefilter("ignore", OptionsMismatchWarning)
                             loaded = agents.load(name, **options)
                     self._shared[key] = (loaded, threading.Lock())
-                except LayoutMismatchError as e:
-                    raise CannotPlay(str(e)[:600]) from None
+                except LayoutMismatchError:
+                    raise
                 except (ValueError, OSError, ImportError) as e:  # ImportError: a missing extra, named
                     raise BadRequest(f"agent {name!r} cannot play {game} with these options: {str(e)[:300]}") from None
                 _trim(self._shared, self.MAX_CACHED)
@@ -474,19 +486,14 @@ class TableManager:
             return self._shared[key]
 
     def _trained_or_rule(self, game: str, name: str, options: dict, force: bool) -> str:
-        """The agent to seat for the trained agent ``name``: itself when it was trained for
-        ``options`` (or ``force``), else ``"<game>/rule"``. An agent that cannot read these options'
-        observation is never seated: the rule bot, or with ``force`` :class:`CannotPlay`."""
+        """The agent to seat for the trained agent ``name`` (:func:`~cardzoo.agents.options.seat_decision`):
+        itself when it was trained for ``options`` (or ``force``), else ``"<game>/rule"``. An agent
+        that cannot read these options' observation is never seated: the rule bot, or with
+        ``force`` :class:`CannotPlay`."""
         try:
-            agent = self._agent(game, name, options, None)[0]
-            check_layout(agent, game, options, name)  # a local agent is loaded without options: checked here
-        except (CannotPlay, LayoutMismatchError) as e:
-            if force:
-                raise CannotPlay(str(e)[:600]) from None
-            return f"{game}/rule"
-        if not force and option_differences(agent, game, options):
-            return f"{game}/rule"  # the table's seats name the agent seated
-        return name
+            return seat_decision(lambda: self._load(game, name, options)[0], name, game, options, force).name
+        except LayoutMismatchError as e:
+            raise CannotPlay(str(e)[:600]) from None
 
     def hint(self, table: Table) -> int:
         """The action the game's default agent would take for seat 0 now (loaded on first use).
@@ -536,9 +543,11 @@ class TableManager:
         ``partner`` plays seat 0's partners (team games; unused otherwise), ``opponents`` every
         other seat; ``None`` takes :meth:`default_agent`. Raises :class:`BadRequest` for an unknown
         game, a bad player count, option or agent name, :class:`TooManyRequests` past the
-        per-client limits and :class:`TooManyTables` when ``max_tables`` tables are open. A trained
-        agent asked for that was trained for other options is replaced by the rule bot unless
-        ``force_agent`` (:mod:`cardzoo.agents.options`); the view's seats name the agents seated.
+        per-client limits and :class:`TooManyTables` when ``max_tables`` tables are open. A trained agent that was trained for other options, asked
+        for or the default, is replaced by the rule bot unless ``force_agent``; one that cannot
+        read these options' observation is never seated (asked for with ``force_agent``:
+        :class:`CannotPlay`) (:func:`cardzoo.agents.options.seat_decision`); the view's seats name
+        the agents seated.
         """
         opts = game_options(game, options, players)
         for name in (partner, opponents):  # names and capacity first: a refused request loads nothing
@@ -552,7 +561,7 @@ class TableManager:
         names = {}
         for role, name in (("partner", partner), ("opponents", opponents)):
             if name is None:
-                default = default or self.default_agent(game, opts)
+                default = default or self.default_agent(game, opts, force_agent)
                 name = default
             elif name.endswith("/ppo") or name in self._local:  # a trained agent: only for what it learned
                 name = self._trained_or_rule(game, name, opts, force_agent)
