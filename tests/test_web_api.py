@@ -145,7 +145,10 @@ def test_malformed_move_body_is_422_with_a_message(client, body, words):
         ({"game": "all_fours", "opponents": "agents/shipped/all_fours_ppo"}, 400, "unknown agent"),
         ({"game": "all_fours", "opponents": "agents/shipped/all_fours_ppo/agent.json"}, 400, "unknown agent"),
         ({"game": "all_fours", "opponents": "avinas/rule"}, 400, "all_fours/rule"),
-        ({"game": "pyanitsa", "partner": "nobody"}, 400, "unknown agent"),
+        ({"game": "pyanitsa", "opponents": "nobody"}, 400, "unknown agent"),
+        ({"game": "pyanitsa", "partner": "pyanitsa/rule"}, 400,
+         "partner is for partnership games; in pyanitsa every player plays alone: use opponents"),
+        ({"game": "pyanitsa", "players": 4, "partner": "nobody"}, 400, "partner is for partnership games"),
         ({"game": "chess"}, 400, "unknown game 'chess'; games: ['all_fours'"),
         ({"game": "all_fours", "players": 3}, 400, "all_fours is played by 4 players, not 3"),
         ({"game": "pyanitsa", "players": 5}, 400, "pyanitsa is played by 2 to 4 players, not 5"),
@@ -161,6 +164,19 @@ def test_bad_new_table_requests_are_clear_errors(client, body, status, words):
     r = client.post("/api/tables", json=body)
     assert r.status_code == status and words in r.json()["detail"], r.json()
     assert len(manager(client)) == n
+
+
+def test_a_partner_in_a_game_without_partnerships_is_refused_before_any_agent_loads():
+    """As `cardzoo play --partner` (training/commands.py): P'yanitsa has no partner seat, so a partner
+    named for it is a mistake (400 naming what to use), not silently dropped; nothing is loaded."""
+    from cardzoo.training.web.tables import BadRequest, TableManager
+
+    m = TableManager()
+    with pytest.raises(BadRequest, match="partner is for partnership games; in pyanitsa every player plays alone: use opponents"):
+        m.create("pyanitsa", partner="pyanitsa/ppo", opponents="pyanitsa/rule")
+    assert m.loaded_agents() == [] and len(m) == 0
+    t = m.create("pyanitsa", opponents="pyanitsa/rule", seed=1)  # the same without a partner
+    assert {v[0] for v in t.seat_agents.values()} == {"pyanitsa/rule"}
 
 
 @pytest.mark.parametrize("game", GAMES)

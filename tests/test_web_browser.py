@@ -243,7 +243,10 @@ GAMES = [
 
 
 def _open(drv, server, game, query):
-    drv.get(f"{server}/table.html?game={game}&partner={game}/random&opponents={game}/random&{query}")
+    from cardzoo import envs
+
+    partner = "" if envs.kernel(game).teams is None else f"&partner={game}/random"  # refused where every player plays alone
+    drv.get(f"{server}/table.html?game={game}{partner}&opponents={game}/random&{query}")
     _wait(drv, lambda d: "table=" in d.current_url, f"the {game} table")
 
 

@@ -561,13 +561,12 @@ def _default_ai(args, parse_options):
     """Fill in the AI names: the shipped trained agent if it loads, else the rule bot."""
     from cardzoo import envs
 
-    from .common import default_agent
+    from .common import check_partner, default_agent
 
     options = parse_options(args.option)
     kernel = envs.kernel(args.game, **options)  # bad options fail first (ValueError), before any agent is loaded or announced
+    check_partner(args.game, kernel, args.partner)
     if kernel.teams is None:  # every player alone: only --opponents is used
-        if args.partner:
-            raise ValueError(f"--partner is for partnership games; in {args.game} every player plays alone: use --opponents")
         if args.opponents:
             args.partner = args.opponents
             return args

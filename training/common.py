@@ -130,6 +130,16 @@ def default_agent(game: str, env_options: dict | None = None, force: bool = Fals
     return seated.name, seated.note
 
 
+def check_partner(game: str, kernel, partner, partner_flag: str = "--partner", opponents_flag: str = "--opponents") -> None:
+    """Raise ``ValueError`` if a ``partner`` agent is named (not ``None`` or empty) for ``game`` played
+    by ``kernel`` (``envs.kernel(game, **options)``) where every player plays alone (``kernel.teams``
+    is ``None``): there is no partner seat, the others are all opponents. ``partner_flag`` and
+    ``opponents_flag`` are the names the caller's user knows (``--partner`` in ``cardzoo play``,
+    ``partner`` in the web API)."""
+    if partner and kernel.teams is None:
+        raise ValueError(f"{partner_flag} is for partnership games; in {game} every player plays alone: use {opponents_flag}")
+
+
 def refuse_existing_file(path, what: str, overwrite: bool = False, how: str = "--overwrite") -> None:
     """Raise ``FileExistsError`` if ``path`` exists and not ``overwrite`` (a run never overwrites
     another). The message names ``what`` (e.g. ``"label file"``), the path and ``how`` to replace it.

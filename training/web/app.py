@@ -10,9 +10,10 @@ with a 4xx/5xx status, and changes nothing):
                                          "options", "force_agent"}`` (all but ``game`` optional) -> 201
                                          ``{"table_id", "view"}``; the person is seat 0. 400: bad player
                                          count, option or agent name (only registry names of the game and
-                                         ``"random"``) or unknown game; 503: too many open tables. A trained
-                                         agent trained for other options is replaced by the rule bot unless
-                                         ``force_agent`` (the view's seats name the agents seated).
+                                         ``"random"``), a ``partner`` in a game without partnerships or
+                                         unknown game; 503: too many open tables. A trained agent, named or
+                                         the default, trained for other options is replaced by the rule bot
+                                         unless ``force_agent`` (the view's seats name the agents seated).
 ``GET /api/tables/{id}``                 the View (:func:`cardzoo.training.web.views.table_view_json`); 404 unknown
 ``POST /api/tables/{id}/move``           body ``{"action": int}``: the person's move, then the AI seats'
                                          up to the person's next turn -> View, with ``"frames"``: each

@@ -32,7 +32,7 @@ from cardzoo import agents
 from cardzoo import envs
 from cardzoo.agents.options import LayoutMismatchError, OptionsMismatchWarning, seat_decision
 
-from ..common import agent_action
+from ..common import agent_action, check_partner
 
 __all__ = [
     "BadRequest",
@@ -540,16 +540,22 @@ class TableManager:
         """Open a table of ``game`` for ``client`` and deal its first episode (AI seats play up to
         seat 0's turn).
 
-        ``partner`` plays seat 0's partners (team games; unused otherwise), ``opponents`` every
-        other seat; ``None`` takes :meth:`default_agent`. Raises :class:`BadRequest` for an unknown
-        game, a bad player count, option or agent name, :class:`TooManyRequests` past the
-        per-client limits and :class:`TooManyTables` when ``max_tables`` tables are open. A trained agent that was trained for other options, asked
+        ``partner`` plays seat 0's partners (team games only), ``opponents`` every other seat;
+        ``None`` takes :meth:`default_agent`. Raises :class:`BadRequest` for an unknown game, a bad
+        player count, option or agent name, or a ``partner`` in a game without partnerships,
+        :class:`TooManyRequests` past the per-client limits and :class:`TooManyTables` when
+        ``max_tables`` tables are open. A trained agent that was trained for other options, asked
         for or the default, is replaced by the rule bot unless ``force_agent``; one that cannot
         read these options' observation is never seated (asked for with ``force_agent``:
         :class:`CannotPlay`) (:func:`cardzoo.agents.options.seat_decision`); the view's seats name
         the agents seated.
         """
         opts = game_options(game, options, players)
+        k = envs.kernel(game, **opts)
+        try:
+            check_partner(game, k, partner, "partner", "opponents")
+        except ValueError as e:
+            raise BadRequest(str(e)) from None
         for name in (partner, opponents):  # names and capacity first: a refused request loads nothing
             if name is not None and name not in self.agent_names(game):
                 raise BadRequest(f"unknown agent {short(name)} for {game}; valid agents: {self.agent_names(game)}")
@@ -566,15 +572,12 @@ class TableManager:
             elif name.endswith("/ppo") or name in self._local:  # a trained agent: only for what it learned
                 name = self._trained_or_rule(game, name, opts, force_agent)
             names[role] = name
-        k = envs.kernel(game, **opts)
         mates = set() if k.teams is None else set(next(t for t in k.teams if 0 in t)) - {0}
         seat_agents = {}
         for seat in range(1, k.num_players):
             name = names["partner" if seat in mates else "opponents"]
             agent, lock = self._agent(game, name, opts, None if seed is None else seed + seat)
             seat_agents[seat] = (name, agent, lock)
-        if partner is not None:
-            self._agent(game, partner, opts, None)  # validated even where no seat is a partner
         with self._lock:
             self._check_capacity()
             self._check_client(client)
