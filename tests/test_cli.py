@@ -174,3 +174,28 @@ def test_play_refuses_a_bad_option_before_announcing_agents(capsys):
     captured = capsys.readouterr()
     assert captured.out == ""  # no "note: all_fours/ppo does not fit these options ..." first
     assert captured.err.startswith("cardzoo play: error: unknown option(s) ['bogus']; valid options: ['deal_packet', ")
+
+
+def test_option_values_read_as_a_person_writes_them(tmp_path, capsys):
+    """-o name=value: ' 3', '03' and '+3' are all the int 3 (JSON alone took ' 3' but left '03' a
+    string, which num_players then refused); a value that is no number of the choices is refused
+    naming the valid values."""
+    from cardzoo.training.common import parse_options
+
+    got = parse_options(["num_players= 3", "a=03", "b=+3", "c=-07", " episode = match ", "d=0.5", "e=true", "f=null",
+                         "g=winner_chooses", "h=3.0", "i=0x3", "j="])
+    assert got == {"num_players": 3, "a": 3, "b": 3, "c": -7, "episode": "match", "d": 0.5, "e": True, "f": None,
+                   "g": "winner_chooses", "h": 3.0, "i": "0x3", "j": ""}
+    assert [type(got[k]) for k in ("num_players", "a", "b", "h")] == [int, int, int, float]
+    for i, value in enumerate((" 3", "03", "3 ")):
+        out = tmp_path / f"{i}.json"
+        assert main(["arena", "pyanitsa", "random", "pyanitsa/rule", "--deals", "2", "-o", f"num_players={value}",
+                     "--json", str(out)]) == 0
+        assert json.loads(out.read_text())["env_options"] == {"num_players": 3}
+    capsys.readouterr()
+    for value, shown in (("five", "'five'"), ("3.5", "3.5"), ("5", "5")):
+        assert main(["arena", "pyanitsa", "random", "random", "--deals", "2", "-o", f"num_players={value}"]) == 2
+        err = capsys.readouterr().err
+        assert err == f"cardzoo arena: error: option num_players={shown} is not valid; valid values: [2, 3, 4]\n"
+    with pytest.raises(ValueError, match=r"env option 'num_players' must look like name=value \(e.g. episode=match\)"):
+        parse_options(["num_players"])
