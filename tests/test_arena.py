@@ -397,3 +397,55 @@ def test_via_common_opponent_with_three_sides_keeps_only_alone_against_c():
     rows = rr.via_common_opponent()
     assert [(r["a"], r["b"], r["via"]) for r in rows] == [("rule", "random", "other")]
     assert rows[0]["a_vs_via"] == pytest.approx(rr.pairs[1].mean_diff) and rows[0]["b_vs_via"] == pytest.approx(rr.pairs[2].mean_diff)
+
+
+def test_one_deal_has_no_ci_written_null_and_printed_n_a(tmp_path, capsys):
+    """`cardzoo arena ... --deals 1`: the means are given, every CI is undefined (one paired
+    observation): 'n/a (1 deal)' in the tables, null in --json (valid JSON: no NaN), the same keys
+    as with more deals; a rate's CI is not clipped into [0, 1] from NaN."""
+    from cardzoo.training.cli import main
+
+    def strict(text):  # json.loads accepts NaN; valid JSON has none
+        return json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+
+    r = play_duplicate("all_fours", "all_fours/rule", "random", 1, seed=0)
+    assert all(math.isnan(x) for x in (*r.diff_ci, *r.win_ci, *r.not_losing_ci))
+    assert math.isfinite(r.mean_diff) and math.isfinite(r.win_rate)
+    out = tmp_path / "one.json"
+    assert main(["arena", "all_fours", "all_fours/rule", "random", "--deals", "1", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "nan" not in printed and printed.count("n/a (1 deal)") == 2  # the two CIs of the one row
+    one = strict(out.read_text())
+    assert one["diff_ci"] == one["win_ci"] == one["not_losing_ci"] == [None, None]
+    assert one["n_deals"] == 1 and isinstance(one["mean_diff"], float) and isinstance(one["win_rate"], float)
+    two = tmp_path / "two.json"
+    assert main(["arena", "all_fours", "all_fours/rule", "random", "--deals", "2", "--json", str(two)]) == 0
+    capsys.readouterr()
+    two = strict(two.read_text())
+    assert list(two) == list(one) and all(isinstance(x, float) for x in two["diff_ci"] + two["win_ci"])
+    # round robin: the bootstrap of one deal gives no interval either, nor the comparison through C
+    rr = tmp_path / "rr.json"
+    assert main(["arena", "all_fours", "all_fours/rule", "random", "random", "--deals", "1", "--json", str(rr)]) == 0
+    printed = capsys.readouterr().out
+    assert "nan" not in printed and "n/a (1 deal)" in printed
+    rr = strict(rr.read_text())
+    assert [x["ci"] for x in rr["ratings"]] == [[None, None]] * 3
+    assert {tuple(x["diff_ci"]) for x in rr["via_common_opponent"]} == {(None, None)}
+    assert all(isinstance(x["rating"], float) for x in rr["ratings"])
+
+
+def test_a_kind_of_deal_with_one_or_no_deals_has_its_mean_but_no_ci():
+    """Avinas split by kind of deal over 1 deal: that deal's kind has its mean and no CI; the
+    other kind has neither (n/a in the table, null through json_safe)."""
+    r = play_duplicate("avinas", "avinas/rule", "random", 1, seed=3)
+    split = r.by_category()
+    one = next(c for c in split.values() if c["n_deals"] == 1)
+    none = next(c for c in split.values() if c["n_deals"] == 0)
+    assert one["mean_diff"] == r.mean_diff and one["win_rate"] == r.win_rate
+    assert all(math.isnan(x) for x in one["diff_ci"] + one["win_ci"] + [none["mean_diff"], none["win_rate"]])
+    assert arena.json_safe(none) == {"n_deals": 0, "mean_diff": None, "diff_ci": [None, None], "win_rate": None,
+                                     "win_ci": [None, None]}
+    assert arena.json_safe({"a": (1.0, float("inf")), "b": [np.float64("nan"), 2], "c": "x"}) == {"a": [1.0, None],
+                                                                                                   "b": [None, 2], "c": "x"}
+    assert arena.ci_text(float("nan"), float("nan"), "+.3f", 0) == "n/a (0 deals)"
+    assert arena.ci_text(-0.25, 0.5, "+.3f", 9) == "[-0.250, +0.500]"

@@ -30,6 +30,9 @@ Results (per pairing, see :class:`DuplicateResult`):
 
 ``round_robin`` plays every pair of 3+ agents on the same deals and fits Bradley-Terry
 ratings (Elo scale) to the pairwise win counts, with bootstrap CIs over deals.
+
+A CI needs at least 2 deals: with 1 it is NaN in the results, ``n/a (1 deal)`` in the printed
+tables and ``null`` in ``cardzoo arena --json`` (:func:`json_safe`); the means are given all the same.
 """
 
 from __future__ import annotations
@@ -50,6 +53,9 @@ __all__ = [
     "DuplicateResult",
     "RoundRobinResult",
     "bradley_terry",
+    "ci_text",
+    "clip_rate_ci",
+    "json_safe",
     "mean_ci",
     "play_duplicate",
     "print_results",
@@ -87,6 +93,43 @@ def mean_ci(x, confidence: float = 0.95) -> tuple[float, float, float]:
     z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     half = z * float(a.std(ddof=1)) / math.sqrt(a.size)
     return m, m - half, m + half
+
+
+def clip_rate_ci(lo: float, hi: float) -> tuple[float, float]:
+    """A rate's CI ``(lo, hi)`` clipped to ``[0, 1]`` (the normal approximation can leave it); an
+    undefined interval (NaN, fewer than 2 observations) stays NaN (``max(0.0, nan)`` would be 0)."""
+    if math.isnan(lo) or math.isnan(hi):
+        return math.nan, math.nan
+    return max(0.0, lo), min(1.0, hi)
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` (dicts, lists, tuples, numbers, strings) with every NaN or infinite float replaced
+    by ``None``, so that ``json.dumps`` writes valid JSON (``null``) instead of ``NaN``: e.g. the
+    CI of a run of 1 deal (:func:`mean_ci`). Tuples become lists; other values pass as they are."""
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        return None
+    return value
+
+
+def ci_text(lo: float | None, hi: float | None, fmt: str, n_deals: int) -> str:
+    """``"[lo, hi]"`` with format spec ``fmt`` (e.g. ``"+.3f"``), or ``"n/a (1 deal)"`` when the
+    interval is undefined (NaN or ``None``: fewer than 2 deals, ``n_deals`` of them)."""
+    if not _defined(lo, hi):
+        return f"n/a ({_deals(n_deals)})"
+    return f"[{lo:{fmt}}, {hi:{fmt}}]"
+
+
+def _defined(lo, hi) -> bool:
+    return lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi)
+
+
+def _deals(n: int) -> str:
+    return f"{n} deal{'' if n == 1 else 's'}"
 
 
 def bradley_terry(wins: np.ndarray, prior: float = 0.5, iters: int = 2000, tol: float = 1e-10) -> np.ndarray:
@@ -188,20 +231,20 @@ class DuplicateResult:
     def by_category(self) -> dict[str, dict[str, Any]]:
         """Results per kind of deal: ``{name: {"n_deals", "mean_diff", "diff_ci", "win_rate",
         "win_ci"}}`` over the deals of that kind (empty for games with one kind of deal; a kind
-        with fewer than 2 deals gets NaN intervals)."""
+        with fewer than 2 deals gets NaN intervals, and NaN means too when it has none)."""
         out: dict[str, dict[str, Any]] = {}
         if self.deal_category is None:
             return out
         for i, name in enumerate(self.categories):
             sel = self.deal_category == i
-            m, lo, hi = mean_ci(self.deal_diff[sel]) if sel.sum() > 1 else (float("nan"),) * 3
-            w, wlo, whi = mean_ci(self.deal_win[sel]) if sel.sum() > 1 else (float("nan"),) * 3
+            m, lo, hi = mean_ci(self.deal_diff[sel]) if sel.any() else (math.nan,) * 3
+            w, wlo, whi = mean_ci(self.deal_win[sel]) if sel.any() else (math.nan,) * 3
             out[name] = {
                 "n_deals": int(sel.sum()),
                 "mean_diff": m,
                 "diff_ci": [lo, hi],
                 "win_rate": w,
-                "win_ci": [max(0.0, wlo), min(1.0, whi)],
+                "win_ci": list(clip_rate_ci(wlo, whi)),
             }
         return out
 
@@ -239,7 +282,7 @@ class RoundRobinResult:
         names: agent names, in the order given.
         pairs: one :class:`DuplicateResult` per pair ``(i < j)``, agent ``i`` as A.
         ratings: ``float[K]`` Bradley-Terry ratings (Elo scale, mean 0).
-        rating_ci: ``float[K, 2]`` bootstrap 95% intervals (resampling deals).
+        rating_ci: ``float[K, 2]`` bootstrap 95% intervals (resampling deals); NaN with 1 deal.
         wins: ``float[K, K]`` hands won by row against column (ties half).
     """
 
@@ -559,7 +602,7 @@ def play_duplicate(
         _restore_random_state(random_state)
     m, lo, hi = mean_ci(diffs)
     wr, wlo, whi = mean_ci(wins)
-    wlo, whi = max(0.0, wlo), min(1.0, whi)  # a rate: the normal approximation can leave [0, 1]
+    wlo, whi = clip_rate_ci(wlo, whi)  # a rate: the normal approximation can leave [0, 1]
     nl, nlo, nhi = mean_ci(1.0 - own[:, 2])
     return DuplicateResult(
         game=game,
@@ -583,7 +626,7 @@ def play_duplicate(
         deal_category=categories,
         n_sides=k,
         not_losing=nl,
-        not_losing_ci=(max(0.0, nlo), min(1.0, nhi)),
+        not_losing_ci=clip_rate_ci(nlo, nhi),
         null_not_losing=float(1.0 - losing.mean()),
     )
 
@@ -648,7 +691,8 @@ def round_robin(
     or loadable name, or a list of loadable names (each its own key).
 
     The rating CIs are percentile intervals over ``n_boot`` bootstrap resamples of the deals
-    (the same resampled deals for every pair, since every pair played the same deals).
+    (the same resampled deals for every pair, since every pair played the same deals); NaN with
+    ``n_boot=0`` or a single deal.
     Raises ``ValueError`` with fewer than 2 agents.
     """
     env_options = dict(env_options or {})
@@ -692,7 +736,8 @@ def round_robin(
     boots = np.empty((n_boot, K))
     for b in range(n_boot):
         boots[b] = bradley_terry(win_matrix(rng.integers(0, n_deals, size=n_deals)))
-    ci = np.percentile(boots, [2.5, 97.5], axis=0).T if n_boot > 0 else np.full((K, 2), np.nan)
+    # resampling a single deal gives that deal back: no interval (NaN), as mean_ci gives none
+    ci = np.percentile(boots, [2.5, 97.5], axis=0).T if n_boot > 0 and n_deals > 1 else np.full((K, 2), np.nan)
     return RoundRobinResult(names=names, pairs=pairs, ratings=ratings, rating_ci=ci, wins=wins)
 
 
@@ -735,9 +780,9 @@ def results_table(results, title: str = "Duplicate evaluation"):
             r.agent_b,
             str(r.n_hands),
             f"{r.mean_diff:+.3f}",
-            f"[{r.diff_ci[0]:+.3f}, {r.diff_ci[1]:+.3f}]",
+            ci_text(*r.diff_ci, "+.3f", r.n_deals),
             f"{r.win_rate:.3f}",
-            f"[{r.win_ci[0]:.3f}, {r.win_ci[1]:.3f}]",
+            ci_text(*r.win_ci, ".3f", r.n_deals),
             f"{r.null_win_rate:.3f}",
         )
     return t
@@ -746,8 +791,9 @@ def results_table(results, title: str = "Duplicate evaluation"):
 def not_losing_line(r: DuplicateResult) -> str:
     """One line for a game of 3 or more sides (P'yanitsa): how often A, alone against B in every
     other seat, did not lose, beside what an agent as good as B would score in the same games."""
+    ci = ci_text(*r.not_losing_ci, ".3f", r.n_deals) if _defined(*r.not_losing_ci) else f"(CI n/a: {_deals(r.n_deals)})"
     return (f"{r.agent_a} alone against {r.n_sides - 1} x {r.agent_b}: not losing in {r.not_losing:.3f} "
-            f"[{r.not_losing_ci[0]:.3f}, {r.not_losing_ci[1]:.3f}] of its games; an agent as good as {r.agent_b}: "
+            f"{ci} of its games; an agent as good as {r.agent_b}: "
             f"{r.null_not_losing:.3f} (1 - the share of losing seats)")
 
 
@@ -762,10 +808,10 @@ def category_table(r: DuplicateResult):
         t.add_row(
             name,
             str(c["n_deals"]),
-            f"{c['mean_diff']:+.3f}",
-            f"[{c['diff_ci'][0]:+.3f}, {c['diff_ci'][1]:+.3f}]",
-            f"{c['win_rate']:.3f}",
-            f"[{c['win_ci'][0]:.3f}, {c['win_ci'][1]:.3f}]",
+            f"{c['mean_diff']:+.3f}" if c["n_deals"] else "n/a",
+            ci_text(*c["diff_ci"], "+.3f", c["n_deals"]),
+            f"{c['win_rate']:.3f}" if c["n_deals"] else "n/a",
+            ci_text(*c["win_ci"], ".3f", c["n_deals"]),
         )
     return t
 
@@ -780,7 +826,7 @@ def ratings_table(rr: RoundRobinResult, title: str = "Bradley-Terry ratings (Elo
     t.add_column("rating", justify="right")
     t.add_column("95% CI", justify="right")
     for rank, i in enumerate(np.argsort(-rr.ratings), 1):
-        t.add_row(str(rank), rr.names[i], f"{rr.ratings[i]:+.0f}", f"[{rr.rating_ci[i, 0]:+.0f}, {rr.rating_ci[i, 1]:+.0f}]")
+        t.add_row(str(rank), rr.names[i], f"{rr.ratings[i]:+.0f}", ci_text(*rr.rating_ci[i], "+.0f", rr.pairs[0].n_deals))
     return t
 
 
@@ -795,7 +841,7 @@ def via_table(rr: RoundRobinResult):
         t.add_column(col, justify="left" if col in ("A", "B", "C") else "right", overflow="fold")
     for r in rr.via_common_opponent():
         t.add_row(r["a"], r["b"], r["via"], f"{r['a_vs_via']:+.3f}", f"{r['b_vs_via']:+.3f}", f"{r['mean_diff']:+.3f}",
-                  f"[{r['diff_ci'][0]:+.3f}, {r['diff_ci'][1]:+.3f}]")
+                  ci_text(*r["diff_ci"], "+.3f", r["n_deals"]))
     return t
 
 

@@ -181,7 +181,7 @@ def cmd_arena(args, parse_options) -> int:
         payload = rr.to_dict()
     if args.json:
         with open(args.json, "w" if args.overwrite else "x") as f:  # "x": a file made meanwhile is not replaced
-            f.write(json.dumps(payload, indent=2))
+            f.write(json.dumps(arena.json_safe(payload), indent=2, allow_nan=False))  # an undefined CI (1 deal): null
         con.print(f"JSON written to {args.json}")
     faults = [f for r in ([res] if len(loaded) == 2 else rr.pairs) for f in r.faults]
     for f in faults:
@@ -384,7 +384,7 @@ def add_commands(sub, games, parse_options) -> None:
     a = sub.add_parser("arena", help="duplicate-deal evaluation of agents, with CIs and ratings")
     a.add_argument("game", choices=games)
     a.add_argument("agents", nargs="+", help="agent names (e.g. all_fours/ppo all_fours/rule random) or saved-agent paths")
-    a.add_argument("--deals", type=int, default=2000, help="duplicate deals per pairing (default 2000)")
+    a.add_argument("--deals", type=int, default=2000, help="duplicate deals per pairing (default 2000; a CI needs 2 or more: with 1 it is n/a, null in --json)")
     a.add_argument("--seed", type=int, default=0, help="seeds the deals (default 0) and, as seed + i, the i-th agent "
                    "named (random, search): the same list of agents and seed give the same numbers")
     a.add_argument("--json", default=None, help="also write the results as JSON to this file (a new file, unless --overwrite)")
