@@ -243,3 +243,26 @@ def test_the_default_ai_honours_force_agent_in_the_cli_and_the_web_alike():
     assert m.default_agent("pyanitsa", opts, force=True) == "pyanitsa/rule"
     t = m.create("pyanitsa", seed=1, options=opts, force_agent=True)
     assert {v[0] for v in t.seat_agents.values()} == {"pyanitsa/rule"}
+
+
+def test_the_web_hint_comes_from_the_tables_default_ai_force_agent_included():
+    """TableManager.hint asks the agent the table's default seats got: on a table opened with
+    force_agent where the shipped agent learned other options, the shipped agent (not the rule bot)."""
+    from cardzoo.training.web.tables import TableManager
+
+    m = TableManager()
+    asked = []
+    load = m._agent
+
+    def spy(game, name, options, seed):
+        asked.append(name)
+        return load(game, name, options, seed)
+
+    m._agent = spy
+    for force, seated in ((True, "pyanitsa/ppo"), (False, "pyanitsa/rule")):  # collect_order differs from what it learned
+        t = m.create("pyanitsa", seed=1, force_agent=force)
+        assert t.force_agent is force and t.seat_agents[1][0] == seated
+        asked.clear()
+        with t.lock:
+            a = m.hint(t)
+        assert asked == [seated] and a in t.env.legal_actions()

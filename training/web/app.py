@@ -28,7 +28,8 @@ with a 4xx/5xx status, and changes nothing):
                                          1,500 moves: ``first`` is the number of the first one, 0 unless
                                          the episode was longer); 409 while it is running
 ``GET /api/tables/{id}/hint``            ``{"action", "name"}``: the default agent's move for seat 0 now
-                                         (loaded on first use); 409 when it is not seat 0's turn
+                                         (the table's default AI, ``force_agent`` included; loaded on
+                                         first use); 409 when it is not seat 0's turn
 ``DELETE /api/tables/{id}``              close the table -> 204
 ``POST /api/tables/{id}/close``          the page closed (``navigator.sendBeacon``): the table goes after
                                          ``CLOSE_GRACE`` (10 s) unless asked for again (a reload) -> 204

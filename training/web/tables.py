@@ -154,16 +154,21 @@ class Table:
         seat_agents: seat -> ``(agent name, agent, lock or None)`` for seats ``1..P-1``; an agent
             shared between tables comes with the lock that serialises its use.
         seed: seed of the first deal (``None``: fresh entropy); later deals continue the generator.
+        force_agent: whether the table was opened with ``force_agent`` (its default AI, and so
+            :meth:`TableManager.hint`, is then the one :meth:`TableManager.default_agent` gives with ``force``).
 
     Attributes: ``env``, ``kernel``, ``log`` (this episode's :class:`LogEntry` list), ``returns``
     (``float[P]`` this episode's rewards so far), ``totals`` (``float[P]`` over finished episodes),
     ``episodes`` (finished episodes), ``lock``, ``last_used`` (``time.monotonic()``).
     """
 
-    def __init__(self, table_id: str, game: str, options: dict, seat_agents: dict, seed: int | None = None) -> None:
+    def __init__(
+        self, table_id: str, game: str, options: dict, seat_agents: dict, seed: int | None = None, force_agent: bool = False,
+    ) -> None:
         self.id = table_id
         self.game = game
         self.options = dict(options)
+        self.force_agent = bool(force_agent)
         self.env = envs.make(game, render_mode="ansi", render_view=0, **self.options)
         self.kernel = self.env.unwrapped.kernel
         self.num_players = self.kernel.num_players
@@ -496,11 +501,13 @@ class TableManager:
             raise CannotPlay(str(e)[:600]) from None
 
     def hint(self, table: Table) -> int:
-        """The action the game's default agent would take for seat 0 now (loaded on first use).
-        :class:`Conflict` when it is not seat 0's turn."""
+        """The action the game's default agent would take for seat 0 now (loaded on first use): the
+        default AI of this table, decided as for its seats (:meth:`default_agent` with the table's
+        ``force_agent``). :class:`Conflict` when it is not seat 0's turn."""
         if table.done or table.to_act != 0:
             raise Conflict("a hint is given only on your turn")
-        agent, lock = self._agent(table.game, self.default_agent(table.game, table.options), table.options, None)
+        name = self.default_agent(table.game, table.options, table.force_agent)
+        agent, lock = self._agent(table.game, name, table.options, None)
         with lock if lock is not None else threading.Lock():
             return int(agent_action(agent, table.env))
 
@@ -582,7 +589,7 @@ class TableManager:
             self._check_capacity()
             self._check_client(client)
             table_id = secrets.token_urlsafe(16)
-            table = Table(table_id, game, opts, seat_agents, seed)
+            table = Table(table_id, game, opts, seat_agents, seed, force_agent)
             table.last_used = self.clock()
             self._tables[table_id] = table
             self._owner[table_id] = client
