@@ -447,5 +447,6 @@ def test_a_kind_of_deal_with_one_or_no_deals_has_its_mean_but_no_ci():
                                      "win_ci": [None, None]}
     assert arena.json_safe({"a": (1.0, float("inf")), "b": [np.float64("nan"), 2], "c": "x"}) == {"a": [1.0, None],
                                                                                                    "b": [None, 2], "c": "x"}
+    assert arena.json_text({"a": (np.float64("nan"), 1.0), "b": [float("-inf")]}, indent=None) == '{"a": [null, 1.0], "b": [null]}'
     assert arena.ci_text(float("nan"), float("nan"), "+.3f", 0) == "n/a (0 deals)"
     assert arena.ci_text(-0.25, 0.5, "+.3f", 9) == "[-0.250, +0.500]"

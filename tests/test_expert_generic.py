@@ -276,3 +276,17 @@ def test_search_on_none_cannot_be_combined():
     assert parse_search_on("none") == ()
     with pytest.raises(ValueError, match="contradictory"):
         parse_search_on(["none", "cards"])
+
+
+def test_rounds_read_back_with_an_undefined_ci_are_shown_and_plotted(tmp_path):
+    """An arena row of 1 deal read back from round.json / start.json has null CIs (arena.json_text):
+    the rounds' table says n/a and the plot draws no bar rather than failing."""
+    from cardzoo.training.arena import json_text
+    from cardzoo.training.expert import plot_rounds, rounds_table
+
+    a = {"n_deals": 1, "mean_diff": 0.25, "diff_ci": [float("nan"), float("nan")], "win_rate": 1.0, "win_ci": [float("nan")] * 2}
+    rows = json.loads(json_text([{"round": 0, "policy": "avinas/ppo", "arena": a}]))
+    assert rows[0]["arena"]["diff_ci"] == [None, None]
+    assert "| 0 (start) | - | - | - | +0.250 n/a (1 deal) | 1.000 | - |" in rounds_table(rows)
+    plot_rounds(rows, tmp_path / "rounds.png")
+    assert (tmp_path / "rounds.png").stat().st_size > 0

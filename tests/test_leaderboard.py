@@ -126,3 +126,30 @@ def test_a_bad_agent_leaves_no_folder_and_a_faulted_pairing_is_not_kept(tmp_path
     payload = run_leaderboard("avinas", ["lowest", f"exec:{sys.executable} {missing}"], 4, out, progress=False)
     assert payload["pairs"][0]["faults"] == [] and payload["pairs"][0]["mean_diff"] == 0.0
     assert len(list((out / "pairs").iterdir())) == 1
+
+
+def test_one_deal_writes_valid_json_with_null_cis_and_resumes(tmp_path, monkeypatch):
+    """With 1 deal a CI is undefined: the pair files and leaderboard.json write it as null (valid
+    JSON, through arena.json_safe), the keys and the defined values as with more deals; the
+    Markdown says n/a; a resumed run reads the cached nulls back."""
+    def strict(text):  # json.loads accepts NaN; valid JSON has none
+        return json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+
+    names = ["lowest", "avinas/rule"]
+    p = run_leaderboard("avinas", names, 1, tmp_path, n_boot=0, progress=False)
+    d = strict((tmp_path / "leaderboard.json").read_text())
+    (pair,) = (tmp_path / "pairs").glob("*.json")
+    cached = strict(pair.read_text())
+    assert cached["result"]["diff_ci"] == cached["result"]["win_ci"] == [None, None]
+    assert isinstance(cached["result"]["mean_diff"], float) and len(cached["deal_diff"]) == 1
+    assert [r["ci"] for r in d["ratings"]] == [[None, None]] * 2 and all(isinstance(r["rating"], float) for r in d["ratings"])
+    for a, b in (names, names[::-1]):
+        cell = d["matrix"][a][b]
+        assert cell["diff_ci"] == cell["win_ci"] == [None, None] and isinstance(cell["mean_diff"], float), (a, b)
+    assert sorted(d) == sorted(p) and d["matrix"]["avinas/rule"]["lowest"]["mean_diff"] == p["matrix"]["avinas/rule"]["lowest"]["mean_diff"]
+    md = (tmp_path / "leaderboard.md").read_text()
+    assert "nan" not in md and md.count("n/a (1 deal)") == 2 + 2 + 2  # ratings, differences, win rates
+    monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: pytest.fail("a cached pairing was replayed"))
+    again = run_leaderboard("avinas", names, 1, tmp_path, n_boot=0, progress=False)
+    assert strict((tmp_path / "leaderboard.json").read_text()) == d and (tmp_path / "leaderboard.md").read_text() == md
+    assert again["matrix"]["avinas/rule"]["lowest"]["mean_diff"] == p["matrix"]["avinas/rule"]["lowest"]["mean_diff"]

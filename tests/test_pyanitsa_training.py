@@ -239,3 +239,16 @@ def test_agents_of_another_game_are_refused_up_front(capsys):
     assert "trained for pyanitsa, not all_fours" in capsys.readouterr().err
     assert main(["lengths", "--games", "10", "--only", "99"]) == 2
     assert "0..14" in capsys.readouterr().err
+
+
+def test_a_study_of_one_deal_writes_valid_json(tmp_path):
+    """--deals 1: each CI is undefined, null in frontier.json (valid JSON, arena.json_safe), the
+    means and keys as with more deals."""
+    import json
+
+    from cardzoo.training import pyanitsa_study
+
+    assert pyanitsa_study.main(["--frontier", "--orders", "0,1,2,3,4,5,6,8,7", "--deals", "1", "--out", str(tmp_path)]) == 0
+    rows = json.loads((tmp_path / "frontier.json").read_text(), parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+    assert len(rows) == 2 and all(r["diff_ci"] == r["win_ci"] == [None, None] and isinstance(r["mean_diff"], float) for r in rows)
+    assert list(rows[0]) == list(pyanitsa_study.frontier(2, orders=["0,1,2,3,4,5,6,8,7"])[0])

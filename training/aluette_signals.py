@@ -16,13 +16,12 @@ Run: ``python -m cardzoo.training.aluette_signals --on PATH --off PATH --deals 2
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from cardzoo import agents
 from cardzoo.agents.silent import Silent
 
-from .arena import play_duplicate
+from .arena import json_text, play_duplicate
 from .pyanitsa_study import markdown
 
 
@@ -61,7 +60,7 @@ def main(argv=None) -> int:
     rows = study(a.on, a.off, a.deals, a.seed, progress=True)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "study.json").write_text(json.dumps(rows, indent=1))
+    (out / "study.json").write_text(json_text(rows, indent=1))  # an undefined CI (1 deal): null
     text = markdown(rows)
     (out / "study.md").write_text(text + "\n")
     print(text)

@@ -32,7 +32,8 @@ Results (per pairing, see :class:`DuplicateResult`):
 ratings (Elo scale) to the pairwise win counts, with bootstrap CIs over deals.
 
 A CI needs at least 2 deals: with 1 it is NaN in the results, ``n/a (1 deal)`` in the printed
-tables and ``null`` in ``cardzoo arena --json`` (:func:`json_safe`); the means are given all the same.
+tables and ``null`` in ``cardzoo arena --json`` and the other JSON files the training commands write
+(:func:`json_safe`, :func:`json_text`); the means are given all the same.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ __all__ = [
     "ci_text",
     "clip_rate_ci",
     "json_safe",
+    "json_text",
     "mean_ci",
     "play_duplicate",
     "print_results",
@@ -114,6 +116,15 @@ def json_safe(value: Any) -> Any:
     if isinstance(value, (float, np.floating)) and not math.isfinite(value):
         return None
     return value
+
+
+def json_text(value: Any, **kwargs) -> str:
+    """``json.dumps`` of :func:`json_safe` ``(value)`` with ``allow_nan=False``: valid JSON, an
+    undefined number (the CI of 1 deal) written as ``null``. ``kwargs`` go to ``json.dumps``
+    (``indent``, ``sort_keys``, ``default``). What the training commands write results with."""
+    import json
+
+    return json.dumps(json_safe(value), allow_nan=False, **kwargs)
 
 
 def ci_text(lo: float | None, hi: float | None, fmt: str, n_deals: int) -> str:

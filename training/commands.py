@@ -181,7 +181,7 @@ def cmd_arena(args, parse_options) -> int:
         payload = rr.to_dict()
     if args.json:
         with open(args.json, "w" if args.overwrite else "x") as f:  # "x": a file made meanwhile is not replaced
-            f.write(json.dumps(arena.json_safe(payload), indent=2, allow_nan=False))  # an undefined CI (1 deal): null
+            f.write(arena.json_text(payload, indent=2))  # an undefined CI (1 deal): null
         con.print(f"JSON written to {args.json}")
     faults = [f for r in ([res] if len(loaded) == 2 else rr.pairs) for f in r.faults]
     for f in faults:

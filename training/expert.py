@@ -777,7 +777,7 @@ def expert_iterate(
     """
     from tqdm import tqdm
 
-    from .arena import play_duplicate
+    from .arena import json_text, play_duplicate
     from .common import resolve_agent
 
     if rounds < 1 or arena_deals < 0 or games < 1 or not isinstance(workers, int) or not 1 <= workers <= games:
@@ -838,7 +838,7 @@ def expert_iterate(
         rows = [json.loads(start_file.read_text())]
     else:
         rows = [{"round": 0, "policy": str(init), "arena": arena_row(_policy_dir(init))}]
-        start_file.write_text(json.dumps(rows[0], indent=2))
+        start_file.write_text(json_text(rows[0], indent=2))  # an undefined CI (arena_deals=1): null
     policy = str(init)
     label_files: list[Path] = []
     pool = _label_pool(workers - 1) if workers > 1 else None
@@ -869,7 +869,7 @@ def expert_iterate(
                        "after": s["after"], "regret_change": s["regret_change"], "reference": s["reference"],
                        "arena": arena_row(folder / "agent"), "arena_vs_start": arena_row(folder / "agent", str(init)),
                        "seconds": round(time.time() - t0, 1)}
-                done.write_text(json.dumps(row, indent=2))
+                done.write_text(json_text(row, indent=2))
                 rows.append(row)
                 policy = str(folder / "agent")
                 _write_rounds(out, rows)
@@ -932,6 +932,8 @@ def rounds_table(rows: list[dict]) -> str:
     (the round's starting policy -> its distilled agent; ``*`` marks a type distilled to search),
     the paired change with its 95% CI, the rule bot's regret on the same positions, and the arena
     result against the rule bot."""
+    from .arena import ci_text
+
     lines = [
         "| round | card / other positions | cards regret: before -> after, change [95% CI] (rule bot) "
         "| others regret: before -> after, change [95% CI] (rule bot) "
@@ -940,7 +942,9 @@ def rounds_table(rows: list[dict]) -> str:
     ]
     for row in rows:
         a = row.get("arena")
-        arena = (f"{a['mean_diff']:+.3f} [{a['diff_ci'][0]:+.3f}, {a['diff_ci'][1]:+.3f}] ({a['n_deals']} deals)", f"{a['win_rate']:.3f}") if a else ("-", "-")
+        ci = a and ci_text(*a["diff_ci"], "+.3f", a["n_deals"])  # "n/a (1 deal)" names the deals itself
+        arena = (f"{a['mean_diff']:+.3f} {ci}" + ("" if ci.startswith("n/a") else f" ({a['n_deals']} deals)"),
+                 f"{a['win_rate']:.3f}") if a else ("-", "-")
         if row["round"] == 0:
             lines.append(f"| 0 (start) | - | - | - | {arena[0]} | {arena[1]} | - |")
             continue
@@ -954,13 +958,15 @@ def rounds_table(rows: list[dict]) -> str:
             cells.append(f"{_fmt(b and b['regret'])} -> {_fmt(f and f['regret'])}{star}{ch} ({_fmt(ref and ref['regret'])})" if b else "not labelled")
         p = row["positions"]
         v = row.get("arena_vs_start")
-        vs = f"{v['mean_diff']:+.3f} [{v['diff_ci'][0]:+.3f}, {v['diff_ci'][1]:+.3f}]" if v else "-"
+        vs = f"{v['mean_diff']:+.3f} {ci_text(*v['diff_ci'], '+.3f', v['n_deals'])}" if v else "-"
         lines.append(f"| {row['round']} | {p['cards']:,} / {p['others']:,} | {cells[0]} | {cells[1]} | {arena[0]} | {arena[1]} | {vs} |")
     return "\n".join(lines)
 
 
 def _write_rounds(out: Path, rows: list[dict]) -> None:
-    (out / "rounds.json").write_text(json.dumps(rows, indent=2))
+    from .arena import json_text
+
+    (out / "rounds.json").write_text(json_text(rows, indent=2))
     (out / "rounds.md").write_text(rounds_table(rows) + "\n\n`*`: distilled to search; regret in reward units per decision, on held-out positions\n")
     plot_rounds(rows, out / "rounds.png")
 
@@ -994,9 +1000,9 @@ def plot_rounds(rows: list[dict], path) -> None:
     ar = [(r["round"], r["arena"]) for r in rows if r.get("arena")]
     if ar:
         x = [r for r, _ in ar]
-        m = np.array([a["mean_diff"] for _, a in ar])
-        lo = np.array([a["diff_ci"][0] for _, a in ar])
-        hi = np.array([a["diff_ci"][1] for _, a in ar])
+        m = np.array([a["mean_diff"] for _, a in ar], dtype=float)
+        lo = np.array([a["diff_ci"][0] for _, a in ar], dtype=float)  # null (1 deal, read back) -> NaN: no bar
+        hi = np.array([a["diff_ci"][1] for _, a in ar], dtype=float)
         axes[1].errorbar(x, m, yerr=[m - lo, hi - m], marker="o", capsize=4)
         axes[1].axhline(0, color="gray", lw=0.8)
     axes[1].set_title("mean difference per deal vs the rule bot (95% CI)", fontsize=10)

@@ -69,7 +69,7 @@ def _pair_file(out: Path, a: str, b: str) -> Path:
 
 def _write_json(path: Path, payload: Any) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=1))
+    tmp.write_text(arena.json_text(payload, indent=1))  # an undefined CI (1 deal): null
     os.replace(tmp, path)
 
 
@@ -197,7 +197,7 @@ def _summarize(game, names, cached, meta, n_boot, env_options) -> dict:
         m, lo, hi = arena.mean_ci(diff[(i, j)]) if n > 1 else (float(diff[(i, j)].mean()), math.nan, math.nan)
         matrix[names[i]][names[j]] = {"mean_diff": m, "diff_ci": [lo, hi], "win_rate": r["win_rate"], "win_ci": r["win_ci"]}
         matrix[names[j]][names[i]] = {"mean_diff": -m if k.zero_sum else None, "diff_ci": [-hi, -lo] if k.zero_sum else None,
-                                      "win_rate": 1.0 - r["win_rate"], "win_ci": [1.0 - r["win_ci"][1], 1.0 - r["win_ci"][0]]}
+                                      "win_rate": 1.0 - r["win_rate"], "win_ci": _flip(r["win_ci"])}
     order = np.argsort(-ratings)
     return {
         **meta,
@@ -214,6 +214,13 @@ def _summarize(game, names, cached, meta, n_boot, env_options) -> dict:
         "seconds": float(sum(d.get("seconds", 0.0) for d in cached.values())),
         "cardzoo_version": _version(),
     }
+
+
+def _flip(ci) -> list:
+    """The column agent's win-rate CI from the row agent's ``ci``: ``[1 - hi, 1 - lo]``; an undefined
+    one (NaN, or ``null`` in a cached pair file: 1 deal) stays undefined."""
+    lo, hi = ci
+    return [math.nan, math.nan] if lo is None or hi is None else [1.0 - hi, 1.0 - lo]
 
 
 def _version() -> str:
@@ -238,7 +245,7 @@ def markdown(p: dict) -> str:
         "|---:|---|---:|---:|",
     ]
     for r in p["ratings"]:
-        lines.append(f"| {r['rank']} | `{r['agent']}` | {r['rating']:+.0f} | [{r['ci'][0]:+.0f}, {r['ci'][1]:+.0f}] |")
+        lines.append(f"| {r['rank']} | `{r['agent']}` | {r['rating']:+.0f} | {arena.ci_text(*r['ci'], '+.0f', p['n_deals'])} |")
     ep = envs.kernel(p["game"], **p["env_options"]).episode_name
     lines += ["", f"## Head to head: mean score difference per {ep}, row minus column (95% CI)", "",
               "| | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---:|" * len(names)]
@@ -246,7 +253,8 @@ def markdown(p: dict) -> str:
         cells = []
         for b in names:
             c = p["matrix"][a].get(b)
-            cells.append("" if c is None or c["mean_diff"] is None else f"{c['mean_diff']:+.3f} [{c['diff_ci'][0]:+.3f}, {c['diff_ci'][1]:+.3f}]")
+            cells.append("" if c is None or c["mean_diff"] is None
+                         else f"{c['mean_diff']:+.3f} {arena.ci_text(*c['diff_ci'], '+.3f', p['n_deals'])}")
         lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
     lines += ["", f"## Head to head: pairwise win rate of the row agent (null {p['null_win_rate']:.2f})", "",
               "| | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---:|" * len(names)]
@@ -254,7 +262,7 @@ def markdown(p: dict) -> str:
         cells = []
         for b in names:
             c = p["matrix"][a].get(b)
-            cells.append("" if c is None else f"{c['win_rate']:.3f} [{c['win_ci'][0]:.3f}, {c['win_ci'][1]:.3f}]")
+            cells.append("" if c is None else f"{c['win_rate']:.3f} {arena.ci_text(*c['win_ci'], '.3f', p['n_deals'])}")
         lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -281,7 +289,7 @@ def plot(p: dict, path) -> None:
         for j, b in enumerate(names):
             c = p["matrix"][a].get(b)
             if c is not None and c["mean_diff"] is not None:
-                ax.text(j, i, f"{c['mean_diff']:+.3f}\n[{c['diff_ci'][0]:+.3f}, {c['diff_ci'][1]:+.3f}]",
+                ax.text(j, i, f"{c['mean_diff']:+.3f}\n{arena.ci_text(*c['diff_ci'], '+.3f', p['n_deals'])}",
                         ha="center", va="center", fontsize=8, color="white" if abs(c["mean_diff"]) > 0.6 * lim else "black")
     ax.set_xticks(range(K), [f"{n}" for n in names], rotation=30, ha="right")
     ax.set_yticks(range(K), [f"{n} ({r['rating']:+.0f})" for n, r in zip(names, p["ratings"])])

@@ -18,7 +18,6 @@ two or three rule bots or random players (the tables then add how often the orde
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from cardzoo import agents
 from cardzoo.agents.pyanitsa_rule import PyanitsaRuleAgent
 from cardzoo.agents.skip_forced import SkipForced
 
-from .arena import play_duplicate
+from .arena import json_text, play_duplicate
 from .common import refuse_existing_file
 
 OPTIONS = {"collect_order": "winner_chooses"}
@@ -141,7 +140,7 @@ def main(argv=None) -> int:
     else:
         rows = study(a.deals, a.seed, a.ppo or None, progress=True, rules=not a.no_rules)
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"{stem}.json").write_text(json.dumps(rows, indent=1))
+    (out / f"{stem}.json").write_text(json_text(rows, indent=1))  # an undefined CI (1 deal): null
     (out / f"{stem}.md").write_text(markdown(rows) + "\n")
     print(markdown(rows))
     return 0

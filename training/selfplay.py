@@ -24,6 +24,7 @@ from cardzoo import agents
 from cardzoo import envs
 from cardzoo.agents.policy import PolicyAgent, save_policy_agent
 
+from . import arena
 from .common import resolve_agent
 from .config import RUN_FILES, TrainConfig, check_out_folder  # noqa: F401  (TrainConfig is re-exported)
 from .vec_env import KernelVecEnv, OpponentPool
@@ -166,7 +167,7 @@ def _save_agent(cfg: TrainConfig, policy, vec: KernelVecEnv, path: Path, extra: 
         kernel=vec.kernel,
         net_arch=cfg.net_arch,
         activation=cfg.activation,
-        extra={"name": path.name, "training": {**asdict(cfg), **extra}},
+        extra=arena.json_safe({"name": path.name, "training": {**asdict(cfg), **extra}}),  # behaviour cloning's arena CI
     )
 
 
@@ -398,12 +399,12 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
         try:
             summary["expert_iteration"], agent_dir = expert_stage(cfg, out, agent_dir)
         except KeyboardInterrupt:
-            (out / "summary.json").write_text(json.dumps(summary, indent=2))
+            (out / "summary.json").write_text(arena.json_text(summary, indent=2))
             e = TrainingInterrupted(out / "model.zip", _last_expert_agent(out) or agent_dir, int(model.num_timesteps))
             e.continue_command = expert_continue_command(cfg, out)
             raise e from None
         except Exception as e:  # e.g. no decision with a choice to label under these options: PPO's work is kept
-            (out / "summary.json").write_text(json.dumps(summary, indent=2))
+            (out / "summary.json").write_text(arena.json_text(summary, indent=2))
             raise ValueError(
                 f"expert iteration failed after PPO: {e}. The PPO stage is saved: agent {agent_dir}, model {out / 'model.zip'}; "
                 f"evaluate it (cardzoo arena {cfg.game} {agent_dir} {_rule_name(cfg.game)} --deals 2000) or, once the cause is "
@@ -420,13 +421,13 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
         try:
             summary["evaluation"] = evaluate(cfg, agent_dir, out)
         except KeyboardInterrupt:  # the run is saved already: say where
-            (out / "summary.json").write_text(json.dumps(summary, indent=2))
+            (out / "summary.json").write_text(arena.json_text(summary, indent=2))
             raise TrainingInterrupted(out / "model.zip", agent_dir, int(model.num_timesteps)) from None
         meta_file = agent_dir / "agent.json"
         meta = json.loads(meta_file.read_text())
         meta["evaluation"] = summary["evaluation"]
-        meta_file.write_text(json.dumps(meta, indent=2, sort_keys=True))
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+        meta_file.write_text(arena.json_text(meta, indent=2, sort_keys=True))
+    (out / "summary.json").write_text(arena.json_text(summary, indent=2))
     return summary
 
 
@@ -516,7 +517,7 @@ def expert_stage(cfg: TrainConfig, out: Path, ppo_agent: Path) -> tuple[list[dic
     meta["name"] = final.name
     meta["training"] = {**meta.get("training", {}), **asdict(cfg)}
     meta["expert_iteration"] = {"rounds": rows, "options": k, "continue_command": expert_continue_command(cfg, out)}
-    meta_file.write_text(json.dumps(meta, indent=2, sort_keys=True))
+    meta_file.write_text(arena.json_text(meta, indent=2, sort_keys=True))
     return rows, final
 
 
@@ -546,7 +547,7 @@ def evaluate(cfg: TrainConfig, agent_dir: Path, out: Path) -> list[dict]:
             env_options=cfg.env_options, progress=True, name_a="trained", name_b=opp_name,
         )
         rows.append(res.to_dict() | {"opponent": opp_name})
-    (out / "evaluation.json").write_text(json.dumps(rows, indent=2))
+    (out / "evaluation.json").write_text(arena.json_text(rows, indent=2))  # an undefined CI (1 deal): null
     (out / "evaluation.md").write_text(evaluation_markdown(rows))
     return rows
 
