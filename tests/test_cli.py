@@ -105,6 +105,26 @@ def test_play_refuses_unknown_agent():
         play("all_fours", "nobody", "random", read=lambda p: "q", write=lambda s: None)
 
 
+def test_play_refuses_a_partner_where_everyone_plays_alone_before_loading(monkeypatch):
+    """play() refuses a partner in P'yanitsa (no partnerships) as cardzoo play --partner and the web
+    do (common.check_partner), before any agent is loaded; a team game needs one."""
+    from cardzoo.training import play as play_module
+
+    def no_loading(*a, **k):
+        raise AssertionError("an agent was loaded")
+
+    monkeypatch.setattr(play_module, "seat_agent", no_loading)
+    with pytest.raises(ValueError) as e:
+        play("pyanitsa", "pyanitsa/rule", "pyanitsa/rule", read=lambda p: "q", write=lambda s: None)
+    assert str(e.value) == "partner is for partnership games; in pyanitsa every player plays alone: use opponents"
+    with pytest.raises(ValueError, match=r"all_fours is a partnership game: name the partner agent \(e.g. all_fours/rule\)"):
+        play("all_fours", None, "random", read=lambda p: "q", write=lambda s: None)
+    monkeypatch.undo()
+    said = []
+    assert play("pyanitsa", None, "random", seed=1, read=lambda p: "q", write=said.append) is None
+    assert said[0].startswith("You are player_0 of 2 players, each for themselves; the others are played by random.")
+
+
 @pytest.mark.parametrize("argv, words", [
     (["bench", "all_fours", "--batch", "0"], ["--batch", ">= 1"]),
     (["bench", "all_fours", "--seconds", "nan"], ["--seconds", "positive"]),

@@ -125,7 +125,7 @@ def test_terminal_play_without_teams(num_players):
         return text if text or "[1]" not in said[-1] else "0"
 
     returns = play(
-        "pyanitsa", "unused", "pyanitsa/rule", seed=3,
+        "pyanitsa", None, "pyanitsa/rule", seed=3,
         env_options={**CHOOSE, "num_players": num_players, "objective": "first_out_loses"}, read=read_any, write=said.append,
     )
     text = "\n".join(said)
@@ -222,7 +222,7 @@ def test_terminal_play_hides_how_opponents_order_their_pot():
         return "" if "[1]" not in said[-1] else "0"
 
     play(
-        "pyanitsa", "unused", "pyanitsa/rule", seed=2,
+        "pyanitsa", None, "pyanitsa/rule", seed=2,
         env_options={**CHOOSE, "tie_mode": "down_up"}, read=read, write=said.append,
     )
     moves = [line for line in said if line.startswith("player_1 ")]

@@ -566,15 +566,12 @@ def _default_ai(args, parse_options):
     options = parse_options(args.option)
     kernel = envs.kernel(args.game, **options)  # bad options fail first (ValueError), before any agent is loaded or announced
     check_partner(args.game, kernel, args.partner)
-    if kernel.teams is None:  # every player alone: only --opponents is used
-        if args.opponents:
-            args.partner = args.opponents
-            return args
-    if args.partner and args.opponents:  # both named: no default to load
+    alone = kernel.teams is None  # every player alone: only --opponents is used, the partner stays None
+    if args.opponents and (alone or args.partner):  # all named: no default to load
         return args
     default, note = default_agent(args.game, options, force=getattr(args, "force_agent", False))
     if note:
         print(f"note: {note}; playing with {default}")
-    args.partner = args.partner or default
+    args.partner = None if alone else args.partner or default
     args.opponents = args.opponents or default
     return args

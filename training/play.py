@@ -2,7 +2,8 @@
 
 In a team game (All Fours) the person's partners are played by the ``partner`` agent and
 the other team by ``opponents``; in a game without teams (P'yanitsa, 2-4 players) every other
-seat is played by ``opponents`` and ``partner`` is not used.
+seat is played by ``opponents`` and ``partner`` must be ``None`` (or empty): naming one is refused,
+as ``cardzoo play --partner`` and the web table refuse it.
 
 The person sees only what seat 0 may see (the env's per-seat text view,
 ``env.unwrapped.text_observation("player_0")``: the seat-0 render, who is to act and the legal
@@ -21,7 +22,7 @@ import numpy as np
 
 from cardzoo import envs
 
-from .common import agent_action, seat_agent
+from .common import agent_action, check_partner, seat_agent
 
 
 def _choose(env, legal: list[int], read: Callable[[str], str], write: Callable[[str], None]) -> int | None:
@@ -52,7 +53,7 @@ def _choose(env, legal: list[int], read: Callable[[str], str], write: Callable[[
 
 def play(
     game: str,
-    partner: str,
+    partner: str | None,
     opponents: str,
     seed: int | None = None,
     env_options: dict | None = None,
@@ -64,14 +65,19 @@ def play(
 
     A trained agent asked for that was trained for other game options is replaced by the rule bot
     (a ``note:`` line says so) unless ``force_agent`` (:func:`cardzoo.training.common.seat_agent`);
-    the opening line names the agents seated. Raises ``ValueError`` (unknown game or agent name,
-    bad option) before the game starts.
+    the opening line names the agents seated. ``partner`` plays seat 0's partners in a team game;
+    in a game where every player plays alone it must be ``None`` (or empty). Raises ``ValueError``
+    (unknown game or agent name, bad option, a ``partner`` named in a game without partnerships or
+    none in a team game) before any agent is loaded.
     """
     env_options = dict(env_options or {})
     env = envs.make(game, render_mode="ansi", render_view=0, **env_options)
+    check_partner(game, env.unwrapped.kernel, partner, "partner", "opponents")  # the words of cardzoo play and the web
     teams = env.metadata["teams"]
     n = len(env.possible_agents)
     mates = set() if teams is None else {env.agent_name_mapping[a] for a in teams[0]} - {0}
+    if mates and not partner:
+        raise ValueError(f"{game} is a partnership game: name the partner agent (e.g. {game}/rule)")
     bots, seated, notes = {}, {}, []
     for seat in range(1, n):
         wanted = partner if seat in mates else opponents
@@ -139,7 +145,7 @@ def play(
     return returns
 
 
-def main_play(game: str, partner: str, opponents: str, seed, env_options, force_agent: bool = False) -> int:
+def main_play(game: str, partner: str | None, opponents: str, seed, env_options, force_agent: bool = False) -> int:
     """CLI wrapper of :func:`play` (exit code 0)."""
     play(game, partner, opponents, seed, env_options, read=input, write=lambda s: print(s, flush=True), force_agent=force_agent)
     return 0
