@@ -101,7 +101,8 @@ def test_terminal_play_seats_the_rule_bot_unless_forced():
     assert said[1].endswith("partner player_2 = all_fours/rule; opponents = all_fours/rule.")
     said.clear()
     answers = iter(["q"])
-    with pytest.warns(OptionsMismatchWarning):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OptionsMismatchWarning)  # the note says it: no warning repeats it
         play("all_fours", "all_fours/ppo", "all_fours/ppo", seed=1, env_options={"undertrump": "forbidden"},
              read=lambda p: next(answers), write=said.append, force_agent=True)
     assert said[0].startswith("note: seating all_fours/ppo although")
@@ -115,8 +116,10 @@ def test_arena_seats_the_rule_bot_unless_forced(tmp_path, capsys):
     said = capsys.readouterr().out
     assert "note: all_fours/ppo was trained for other options" in said and "seating all_fours/rule instead" in said
     assert json.loads(out.read_text())["agent_a"] == "all_fours/rule (for all_fours/ppo)"
-    with pytest.warns(OptionsMismatchWarning):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OptionsMismatchWarning)  # the note says it: no warning repeats it
         assert main(argv + ["--force-agent", "--overwrite"]) == 0  # the same --json file: replaced only when asked
+    assert capsys.readouterr().out.count("trained for other options") == 1
     assert json.loads(out.read_text())["agent_a"] == "all_fours/ppo"
 
 
@@ -266,3 +269,26 @@ def test_the_web_hint_comes_from_the_tables_default_ai_force_agent_included():
         with t.lock:
             a = m.hint(t)
         assert asked == [seated] and a in t.env.legal_actions()
+
+
+def test_cardzoo_play_says_once_that_the_default_ai_was_forced(monkeypatch, capsys):
+    """cardzoo play pyanitsa -o num_players=3 --force-agent: the default AI learned other options and
+    is seated all the same; one line says so (the default-AI note, naming --force-agent), not that
+    note, an OptionsMismatchWarning per seat and the seating note. Loading the agent directly still warns."""
+    monkeypatch.setattr("builtins.input", lambda prompt="": "q")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OptionsMismatchWarning)
+        assert main(["play", "pyanitsa", "-o", "num_players=3", "--force-agent", "--seed", "1"]) == 0
+    out = capsys.readouterr()
+    assert out.out.count("trained for other options") == 1 and "OptionsMismatchWarning" not in out.err
+    assert out.out.startswith("note: pyanitsa/ppo was trained for other options (collect_order: trained 'winner_chooses', "
+                              "here 'winner_first'); seated anyway (--force-agent); playing with pyanitsa/ppo\n")
+    assert "the others are played by pyanitsa/ppo." in out.out
+    # named rather than the default: the seating note, once, and no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OptionsMismatchWarning)
+        assert main(["play", "pyanitsa", "-o", "num_players=3", "--opponents", "pyanitsa/ppo", "--force-agent", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("trained for other options") == 1 and out.startswith("note: seating pyanitsa/ppo although")
+    with pytest.warns(OptionsMismatchWarning, match="collect_order: trained 'winner_chooses', here 'winner_first'"):
+        agents.load("pyanitsa/ppo", num_players=3)

@@ -160,7 +160,8 @@ def cmd_arena(args, parse_options) -> int:
     con = report_console()
     for i, name in enumerate(args.agents):
         agent, seated, note = seat_agent(
-            name, args.game, env_options, seed=args.seed + i, force=args.force_agent, exec_timeout=args.exec_timeout
+            name, args.game, env_options, seed=args.seed + i, force=args.force_agent, exec_timeout=args.exec_timeout,
+            warn=False,  # the note below says it
         )
         if note:
             print(f"note: {note}", flush=True)
@@ -240,7 +241,7 @@ def cmd_play(args, parse_options) -> int:
     from .play import main_play
 
     return main_play(args.game, args.partner, args.opponents, args.seed, parse_options(args.option),
-                     force_agent=getattr(args, "force_agent", False))
+                     force_agent=getattr(args, "force_agent", False), said=getattr(args, "said", ()))
 
 
 def cmd_label(args) -> int:
@@ -572,6 +573,7 @@ def _default_ai(args, parse_options):
     default, note = default_agent(args.game, options, force=getattr(args, "force_agent", False))
     if note:
         print(f"note: {note}; playing with {default}")
+        args.said = (default,)  # play() says nothing more about seating it (with --force-agent it would say it again)
     args.partner = None if alone else args.partner or default
     args.opponents = args.opponents or default
     return args

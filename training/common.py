@@ -67,14 +67,15 @@ def agent_action(agent, env) -> int:
 
 def seat_agent(
     name: str, game: str, env_options: dict | None = None, seed: int | None = None, force: bool = False,
-    exec_timeout: float | None = None,
+    exec_timeout: float | None = None, warn: bool = True,
 ):
     """Load agent ``name`` to play ``game`` with ``env_options``, keeping trained agents to what they learned.
 
     The decision is :func:`cardzoo.agents.options.seat_decision`: a trained agent (shipped or saved)
     whose ``agent.json`` records other game options is replaced by the game's rule bot, unless
     ``force``: then it is seated and an :class:`~cardzoo.agents.options.OptionsMismatchWarning` is
-    raised as a warning. One that cannot read these options' observation is replaced by the rule
+    raised as a warning (unless ``warn=False``: ``cardzoo play`` and ``cardzoo arena`` show the
+    note instead, so that the same fact is said once). One that cannot read these options' observation is replaced by the rule
     bot, and with ``force`` :class:`~cardzoo.agents.options.LayoutMismatchError` (a ``ValueError``)
     is raised. Returns ``(agent, seated name, note)``; ``note`` says what was done and why (``None``
     when ``name`` was seated as it fits). Errors as :func:`resolve_agent`.
@@ -93,7 +94,7 @@ def seat_agent(
     seated = seat_decision(load, name, game, env_options, force)
     if seated.agent is None:  # the rule bot instead
         return resolve_agent(seated.name, env_options, seed=seed, game=game), seated.name, seated.note
-    if force:
+    if force and warn:
         warn_if_differs(seated.agent, game, env_options, name)
     return seated.agent, seated.name, seated.note
 

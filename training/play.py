@@ -16,7 +16,7 @@ input. ``q`` quits.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import numpy as np
 
@@ -60,12 +60,16 @@ def play(
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
     force_agent: bool = False,
+    said: Collection[str] = (),
 ) -> dict | None:
     """Play one episode in the terminal; returns the final returns per agent (``None`` if the person quit).
 
     A trained agent asked for that was trained for other game options is replaced by the rule bot
-    (a ``note:`` line says so) unless ``force_agent`` (:func:`cardzoo.training.common.seat_agent`);
-    the opening line names the agents seated. ``partner`` plays seat 0's partners in a team game;
+    (a ``note:`` line says so) unless ``force_agent`` (:func:`cardzoo.training.common.seat_agent`;
+    then the ``note:`` line says that it was seated all the same, and no
+    :class:`~cardzoo.agents.options.OptionsMismatchWarning` repeats it); no note is written for the
+    agents named in ``said``, whose seating the caller has told already (``cardzoo play``'s note on
+    its default AI). The opening line names the agents seated. ``partner`` plays seat 0's partners in a team game;
     in a game where every player plays alone it must be ``None`` (or empty). Raises ``ValueError``
     (unknown game or agent name, bad option, a ``partner`` named in a game without partnerships or
     none in a team game) before any agent is loaded.
@@ -81,8 +85,8 @@ def play(
     bots, seated, notes = {}, {}, []
     for seat in range(1, n):
         wanted = partner if seat in mates else opponents
-        bots[seat], seated[wanted], note = seat_agent(wanted, game, env_options, seed, force=force_agent)
-        if note and note not in notes:
+        bots[seat], seated[wanted], note = seat_agent(wanted, game, env_options, seed, force=force_agent, warn=False)
+        if note and note not in notes and wanted not in said:
             notes.append(note)
     for note in notes:
         write(f"note: {note}")
@@ -145,9 +149,12 @@ def play(
     return returns
 
 
-def main_play(game: str, partner: str | None, opponents: str, seed, env_options, force_agent: bool = False) -> int:
+def main_play(
+    game: str, partner: str | None, opponents: str, seed, env_options, force_agent: bool = False, said: Collection[str] = (),
+) -> int:
     """CLI wrapper of :func:`play` (exit code 0)."""
-    play(game, partner, opponents, seed, env_options, read=input, write=lambda s: print(s, flush=True), force_agent=force_agent)
+    play(game, partner, opponents, seed, env_options, read=input, write=lambda s: print(s, flush=True), force_agent=force_agent,
+         said=said)
     return 0
 
 
