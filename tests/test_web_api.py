@@ -166,6 +166,33 @@ def test_bad_new_table_requests_are_clear_errors(client, body, status, words):
     assert len(manager(client)) == n
 
 
+def test_string_option_values_are_read_as_cardzoo_play_reads_o_values(client):
+    """The table page sends its opt.NAME=VALUE URL parameters as written; the API reads a string
+    value as `cardzoo play -o NAME=VALUE` does (common.parse_option_value, one parser): 03, +3 and
+    ' 3' are 3 (03 was refused), 'true' is True, names stay names; values no game allows are still
+    refused naming the valid ones."""
+    from cardzoo.training.common import parse_options
+
+    for written in ("03", "+3", " 3", "3"):
+        r = client.post("/api/tables", json={"game": "pyanitsa", "opponents": "random", "options": {"num_players": written}})
+        assert r.status_code == 201, (written, r.json())
+        assert r.json()["view"]["num_players"] == 3
+        table = manager(client).get(r.json()["table_id"])
+        assert table.options["num_players"] == 3 and table.options["num_players"] == parse_options([f"num_players={written}"])["num_players"]
+        client.delete(f"/api/tables/{table.id}")
+    body = {"game": "all_fours", "opponents": "random", "partner": "random",
+            "options": {"score_rejected_kicks": "false", "target_score": "007", "undertrump": " forbidden "}}
+    r = client.post("/api/tables", json=body)
+    assert r.status_code == 201, r.json()
+    t = manager(client).get(r.json()["table_id"])
+    assert (t.options["score_rejected_kicks"], t.options["target_score"], t.options["undertrump"]) == (False, 7, "forbidden")
+    client.delete(f"/api/tables/{t.id}")
+    r = client.post("/api/tables", json={"game": "pyanitsa", "options": {"num_players": "05"}})
+    assert r.status_code == 400 and "num_players" in r.json()["detail"], r.json()
+    r = client.post("/api/tables", json={"game": "pyanitsa", "options": {"collect_order": "winner_picks"}})
+    assert r.status_code == 400 and "winner_chooses" in r.json()["detail"], r.json()
+
+
 def test_a_partner_in_a_game_without_partnerships_is_refused_before_any_agent_loads():
     """As `cardzoo play --partner` (training/commands.py): P'yanitsa has no partner seat, so a partner
     named for it is a mistake (400 naming what to use), not silently dropped; nothing is loaded."""

@@ -153,23 +153,33 @@ def refuse_existing_file(path, what: str, overwrite: bool = False, how: str = "-
 def parse_options(pairs: list[str] | None) -> dict:
     """``["episode=match", "target_score=7"]`` -> dict (the ``-o name=value`` options of the commands).
 
-    Space around the name and the value is dropped. A value is read as JSON where it is JSON
-    (``7``, ``-1``, ``0.5``, ``true``, ``null``, ``"x"``); a whole number written with leading
-    zeros or a plus sign (``03``, ``+3``), which JSON refuses, is that ``int`` too, so that
-    ``num_players=03`` means what ``num_players=3`` and ``num_players=' 3'`` do; anything else
-    is a string. The game checks the values (``envs.kernel``: a ``ValueError`` naming the valid
-    ones). Raises ``ValueError`` for an item without ``=``.
+    Space around the name is dropped; each value is read by :func:`parse_option_value`. The game
+    checks the values (``envs.kernel``: a ``ValueError`` naming the valid ones). Raises
+    ``ValueError`` for an item without ``=``.
     """
     out = {}
     for p in pairs or []:
         if "=" not in p:
             raise ValueError(f"env option {p!r} must look like name=value (e.g. episode=match)")
-        k, v = (part.strip() for part in p.split("=", 1))
-        try:
-            out[k] = json.loads(v)
-        except json.JSONDecodeError:
-            out[k] = int(v) if re.fullmatch(r"[+-]?[0-9]+", v) else v
+        k, v = p.split("=", 1)
+        out[k.strip()] = parse_option_value(v)
     return out
+
+
+def parse_option_value(text: str):
+    """An option value written as text (``-o name=VALUE``, the web table's ``opt.NAME=VALUE`` URL
+    parameters) as the game option it means.
+
+    Space around it is dropped. It is read as JSON where it is JSON (``7``, ``-1``, ``0.5``,
+    ``true``, ``null``, ``"x"``); a whole number written with leading zeros or a plus sign (``03``,
+    ``+3``), which JSON refuses, is that ``int`` too, so that ``num_players=03`` means what
+    ``num_players=3`` and ``num_players=' 3'`` do; anything else is the string itself.
+    """
+    v = text.strip()
+    try:
+        return json.loads(v)
+    except json.JSONDecodeError:
+        return int(v) if re.fullmatch(r"[+-]?[0-9]+", v) else v
 
 
 def report_console():

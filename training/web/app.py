@@ -14,6 +14,8 @@ with a 4xx/5xx status, and changes nothing):
                                          unknown game; 503: too many open tables. A trained agent, named or
                                          the default, trained for other options is replaced by the rule bot
                                          unless ``force_agent`` (the view's seats name the agents seated).
+                                         A string option value is read as ``cardzoo play -o`` reads one,
+                                         ``"03"`` as 3 (:func:`cardzoo.training.common.parse_option_value`).
 ``GET /api/tables/{id}``                 the View (:func:`cardzoo.training.web.views.table_view_json`); 404 unknown
 ``POST /api/tables/{id}/move``           body ``{"action": int}``: the person's move, then the AI seats'
                                          up to the person's next turn -> View, with ``"frames"``: each

@@ -32,7 +32,7 @@ from cardzoo import agents
 from cardzoo import envs
 from cardzoo.agents.options import LayoutMismatchError, OptionsMismatchWarning, seat_decision
 
-from ..common import agent_action, check_partner
+from ..common import agent_action, check_partner, parse_option_value
 
 __all__ = [
     "BadRequest",
@@ -107,7 +107,11 @@ class LogEntry:
 def game_options(game: str, options: dict | None = None, players: int | None = None) -> dict:
     """The env options of a web table of ``game``: one episode is one deal/hand where the game has
     an ``episode`` option (its non-``"match"`` value), then ``options`` on top, then ``players``
-    (the ``num_players`` option of games with a choice of players).
+    (the ``num_players`` option of games with a choice of players). A string value in ``options``
+    is read as ``cardzoo play -o NAME=VALUE`` reads its value
+    (:func:`cardzoo.training.common.parse_option_value`: ``"3"``, ``"03"`` and ``" 3"`` are ``3``,
+    ``"true"`` is ``True``, ``"winner_chooses"`` stays a string): the table page sends its
+    ``opt.NAME=VALUE`` URL parameters as they are written.
 
     Raises :class:`BadRequest` for an unknown game, a player count the game does not allow, or an
     option the kernel refuses (the message lists the valid values).
@@ -120,7 +124,7 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
         out["episode"] = next(c for c in spec["episode"].choices if c != "match")
     if options is not None and not isinstance(options, dict):
         raise BadRequest(f"options must be an object of {game} options; valid options: {sorted(spec)}")
-    out.update(options or {})
+    out.update({k: parse_option_value(v) if isinstance(v, str) else v for k, v in (options or {}).items()})
     if players is not None:
         lo, hi, _ = player_range(game)
         if not lo <= players <= hi:

@@ -695,15 +695,11 @@ async function openTable() {
   for (const k of ["partner", "opponents"]) body[k] = params.get(k) || null;
   body.players = params.get("players") ? Number(params.get("players")) : null;
   body.seed = params.get("seed") ? Number(params.get("seed")) : null;
-  // Env options as opt.NAME=VALUE (a JSON value, else the string), e.g. opt.collect_order=winner_chooses
+  // Env options as opt.NAME=VALUE, e.g. opt.collect_order=winner_chooses, sent as written: the
+  // server reads each value as cardzoo play -o NAME=VALUE does (opt.num_players=03 is 3)
   const options = {};
   for (const [k, v] of params) {
-    if (!k.startsWith("opt.")) continue;
-    try {
-      options[k.slice(4)] = JSON.parse(v);
-    } catch (e) {
-      options[k.slice(4)] = v;
-    }
+    if (k.startsWith("opt.")) options[k.slice(4)] = v;
   }
   if (Object.keys(options).length) body.options = options;
   const data = await api("POST", "/api/tables", body);
