@@ -242,7 +242,12 @@ def test_distil_checks_before_training(labels, tmp_path):
     with pytest.raises(ValueError, match="busy is a folder with other files in it"):
         distil("all_fours/ppo", f, tmp_path / "busy", progress=False)
     distil("all_fours/ppo", f, tmp_path / "student0", epochs=1, progress=False)
-    distil("all_fours/ppo", f, tmp_path / "student0", epochs=1, progress=False)  # a saved agent may be replaced
+    weights = (tmp_path / "student0" / "weights.safetensors").read_bytes()
+    with pytest.raises(ValueError, match="student0 already holds a saved agent; give a new folder, or overwrite=True"):
+        distil("all_fours/ppo", f, tmp_path / "student0", epochs=1, lr=1e-2, progress=False)
+    assert (tmp_path / "student0" / "weights.safetensors").read_bytes() == weights  # nothing lost
+    distil("all_fours/ppo", f, tmp_path / "student0", epochs=1, lr=1e-2, progress=False, overwrite=True)
+    assert (tmp_path / "student0" / "weights.safetensors").read_bytes() != weights  # replaced when asked
     with pytest.raises(ValueError, match="the starting agent's own folder"):
         distil(str(tmp_path / "student0"), f, tmp_path / "student0", progress=False)
 

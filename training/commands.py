@@ -292,7 +292,7 @@ def cmd_distil(args) -> int:
     s = distil(
         args.init, args.labels, args.out, epochs=args.epochs, lr=args.lr, tau=args.tau, prior=args.prior, bid_weight=args.bid_weight,
         batch_size=args.batch_size, seed=args.seed, torch_threads=args.torch_threads,
-        reference=None if reference == "none" else reference, search_on=args.search_on,
+        reference=None if reference == "none" else reference, search_on=args.search_on, overwrite=args.overwrite,
     )
     print(f"{s['card_positions']:,} card positions, {s['other_positions']:,} other positions, {s['seconds']:.0f} s; "
           f"regret in reward units per decision (lower: closer to the search; whether it plays better, the arena says):")
@@ -468,7 +468,8 @@ def add_commands(sub, games, parse_options) -> None:
         "search, and writes the new agent with distillation.png. The defaults are the shipped All Fours recipe.",
     )
     ds.add_argument("init", help="saved policy directory or shipped name to start from (e.g. all_fours/ppo)")
-    ds.add_argument("out", help="directory for the new agent")
+    ds.add_argument("out", help="directory for the new agent (a new or empty folder, unless --overwrite)")
+    ds.add_argument("--overwrite", action="store_true", help="replace a saved agent already in out (refused otherwise)")
     ds.add_argument("--labels", nargs="+", required=True, help="label files from cardzoo label")
     ds.add_argument("--epochs", type=int, default=4, help="passes over the labels (default 4)")
     ds.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")

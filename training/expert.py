@@ -478,6 +478,7 @@ def distil(
     reference: str | None = None,
     torch_threads: int = 1,
     progress: bool = True,
+    overwrite: bool = False,
 ) -> dict:
     """Train the actor of saved policy ``init`` on PIMC labels; save the result to ``out``.
 
@@ -508,7 +509,9 @@ def distil(
     Raises:
         ValueError: bad hyper-parameters, an unknown ``search_on`` (naming the valid values), a
         searched type the labels carry no values for or have fewer than 10 positions of, labels
-        of another observation size, or a policy of a game without labels;
+        of another observation size, a policy of a game without labels, or an ``out`` that is a
+        file, the starting agent's folder, a folder of other files, or a saved agent (replaced
+        only with ``overwrite=True``; a run never overwrites another);
         ``FileNotFoundError`` naming a missing policy or label file.
     """
     import math
@@ -546,7 +549,7 @@ def distil(
     init_dir = Path(_policy_dir(init))
     agent = load_policy_agent(init_dir)
     game = agent.meta["game"]
-    _check_distil_out(Path(out), init_dir)
+    _check_distil_out(Path(out), init_dir, overwrite)
     ref_agent = None
     if reference is not None:
         from .common import resolve_agent
@@ -662,15 +665,17 @@ def distil(
     return summary
 
 
-def _check_distil_out(out: Path, init_dir: Path) -> None:
+def _check_distil_out(out: Path, init_dir: Path, overwrite: bool = False) -> None:
     """Refuse an output that would clobber something: a file, the starting agent's own folder,
-    or a non-empty folder that is not a saved agent (a saved agent there is replaced)."""
+    a non-empty folder that is not a saved agent, or a saved agent unless ``overwrite``."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"cannot write the agent to {out}: it is a file, not a folder")
     if out.resolve() == init_dir.resolve():
         raise ValueError(f"{out} is the starting agent's own folder; write the distilled agent to a new folder")
     if out.is_dir() and any(out.iterdir()) and not (out / "agent.json").is_file():
-        raise ValueError(f"{out} is a folder with other files in it; give a new or empty folder (or a saved agent to replace)")
+        raise ValueError(f"{out} is a folder with other files in it; give a new or empty folder")
+    if (out / "agent.json").is_file() and not overwrite:
+        raise ValueError(f"{out} already holds a saved agent; give a new folder, or overwrite=True (cardzoo distil --overwrite) to replace it")
     if not out.resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write the agent to {out}: its folder does not exist")
 
@@ -861,7 +866,7 @@ def expert_iterate(
                 start = str(init) if aggregate else policy
                 s = distil(start, label_files if aggregate else files, folder / "agent", search_on=searched, epochs=epochs, lr=lr,
                            tau=tau, prior=prior, bid_weight=bid_weight, batch_size=batch_size, seed=seed, reference=f"{game}/rule",
-                           torch_threads=torch_threads, progress=progress)
+                           torch_threads=torch_threads, progress=progress, overwrite=True)  # this round's own folder, unfinished
                 row = {"round": r, "policy": policy, "distilled_from": start, "agent": str(folder / "agent"),
                        "positions": {"cards": counts["card_positions"], "others": counts["other_positions"]},
                        "trained_on": {"cards": s["card_positions"], "others": s["other_positions"]},
