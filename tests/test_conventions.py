@@ -275,3 +275,18 @@ def test_step_and_last_after_the_episode_ended_raise_a_clear_error(game):
             call()
     env.reset(seed=4)
     assert env.agents and env.last()[0]["action_mask"].any()
+
+
+def test_numpy_scalar_options_are_kept_as_plain_python_values():
+    """np.int64(5) and np.True_ are valid option values and are stored as 5 and True, so the
+    options (and every result that records them) stay JSON-serializable."""
+    import json
+
+    k = envs.kernel("all_fours", target_score=np.int64(5), score_rejected_kicks=np.True_)
+    assert k.options["target_score"] == 5 and type(k.options["target_score"]) is int
+    assert k.options["score_rejected_kicks"] is True
+    assert json.loads(json.dumps(k.options))["target_score"] == 5
+    p = envs.kernel("pyanitsa", num_players=np.int32(3))
+    assert type(p.options["num_players"]) is int and p.options["num_players"] == 3
+    with pytest.raises(ValueError, match=r"option num_players=np.int64\(5\) is not valid; valid values: \[2, 3, 4\]"):
+        envs.kernel("pyanitsa", num_players=np.int64(5))

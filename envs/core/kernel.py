@@ -292,14 +292,16 @@ class Option:
     valid: str = ""
 
     def validate(self, name: str, value: Any) -> Any:
-        """Return ``value`` if valid, else raise ``ValueError`` naming the valid values."""
+        """Return ``value`` if valid, as a plain Python value (a numpy scalar such as ``np.int64(5)``
+        becomes ``5``, so options stay JSON-serializable), else raise ``ValueError`` naming the valid values."""
         if self.choices is not None:
-            if not any(_same_kind(value, c) and value == c for c in self.choices):
-                raise ValueError(f"option {name}={value!r} is not valid; valid values: {list(self.choices)}")
-            return value
+            for c in self.choices:
+                if _same_kind(value, c) and value == c:
+                    return c
+            raise ValueError(f"option {name}={value!r} is not valid; valid values: {list(self.choices)}")
         if self.check is not None and not self.check(value):
             raise ValueError(f"option {name}={value!r} is not valid; valid values: {self.valid}")
-        return value
+        return value.item() if isinstance(value, np.generic) else value
 
 
 def _is_int(x) -> bool:
