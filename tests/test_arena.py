@@ -450,3 +450,18 @@ def test_a_kind_of_deal_with_one_or_no_deals_has_its_mean_but_no_ci():
     assert arena.json_text({"a": (np.float64("nan"), 1.0), "b": [float("-inf")]}, indent=None) == '{"a": [null, 1.0], "b": [null]}'
     assert arena.ci_text(float("nan"), float("nan"), "+.3f", 0) == "n/a (0 deals)"
     assert arena.ci_text(-0.25, 0.5, "+.3f", 9) == "[-0.250, +0.500]"
+
+
+def test_an_empty_json_path_is_refused_before_any_deal(tmp_path, monkeypatch, capsys):
+    """`cardzoo arena ... --json ""` wrote nothing and said nothing (an empty path read as no --json);
+    it is refused (exit code 2) naming the flag and what to give, before any deal is played, and
+    nothing is written."""
+    from cardzoo.training.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: pytest.fail("a deal was played"))
+    for path in ("", "  "):
+        assert main(["arena", "avinas", "lowest", "avinas/rule", "--deals", "2", "--json", path]) == 2
+        err = capsys.readouterr().err
+        assert f"--json {path!r} is an empty path: give the file to write, e.g. --json arena.json" in err
+    assert list(tmp_path.iterdir()) == []

@@ -92,8 +92,20 @@ def test_leaderboard_bad_input(tmp_path):
         run_leaderboard("avinas", ["lowest", "lowest"], 5, tmp_path, progress=False)
     with pytest.raises(ValueError, match="unknown agent 'nobody'"):
         run_leaderboard("avinas", ["lowest", "nobody"], 5, tmp_path, progress=False)
+    with pytest.raises(ValueError, match=r"out '' is an empty path: give the folder to write, e.g. runs/leaderboard/avinas"):
+        run_leaderboard("avinas", ["lowest", "avinas/rule"], 5, "", progress=False)
     assert leaderboard.default_agents("all_fours") == ["random", "all_fours/rule", "all_fours/ppo", "all_fours/pimc"]
     assert leaderboard.default_agents("pyanitsa") == ["random", "pyanitsa/rule", "pyanitsa/ppo", "pyanitsa/pimc"]
+
+
+def test_cli_leaderboard_refuses_an_empty_out(tmp_path, monkeypatch, capsys):
+    """`cardzoo leaderboard GAME --out ""` silently wrote to the default folder runs/leaderboard/GAME
+    (an empty --out read as none): it is refused (exit code 2) naming the flag, and nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: pytest.fail("a deal was played"))
+    assert main(["leaderboard", "avinas", "lowest", "avinas/rule", "--deals", "2", "--out", ""]) == 2
+    assert "--out '' is an empty path: give the folder to write, e.g. --out runs/leaderboard/avinas" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_cli_leaderboard_with_an_exec_bot(tmp_path, capsys):

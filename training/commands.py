@@ -148,6 +148,8 @@ def cmd_arena(args, parse_options) -> int:
         raise ValueError(f"--batch must be >= 1, got {args.batch}")
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    if args.json is not None and not args.json.strip():
+        raise ValueError(f"--json {args.json!r} is an empty path: give the file to write, e.g. --json arena.json (or leave --json out)")
     if args.json and not Path(args.json).resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write --json {args.json}: its folder does not exist")
     if args.json and Path(args.json).is_dir():
@@ -550,6 +552,9 @@ def add_commands(sub, games, parse_options) -> None:
 
 
 def _leaderboard_out(args):
+    if args.out is not None and not args.out.strip():
+        raise ValueError(f"--out {args.out!r} is an empty path: give the folder to write, e.g. --out runs/leaderboard/{args.game} "
+                         "(or leave --out out for that default)")
     args.out = args.out or str(Path("runs") / "leaderboard" / args.game)
     return args
 

@@ -130,6 +130,8 @@ def run_leaderboard(
         raise ValueError(f"agents must be different, got {names}")
     if int(n_deals) < 1 or int(batch) < 1 or int(seed) < 0 or int(n_boot) < 0:
         raise ValueError(f"need deals >= 1, batch >= 1, seed >= 0 and n_boot >= 0; got {n_deals}, {batch}, {seed}, {n_boot}")
+    if isinstance(out, str) and not out.strip():  # Path("") is the current folder: never meant
+        raise ValueError(f"out {out!r} is an empty path: give the folder to write, e.g. runs/leaderboard/{game}")
     out = Path(out)
     meta = {"benchmark": BENCH_NAME if int(seed) == BENCH_SEED else f"custom deal set (seed {int(seed)})",
             "game": game, "seed": int(seed), "n_deals": int(n_deals), "env_options": env_options}
