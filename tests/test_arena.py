@@ -465,3 +465,27 @@ def test_an_empty_json_path_is_refused_before_any_deal(tmp_path, monkeypatch, ca
         err = capsys.readouterr().err
         assert f"--json {path!r} is an empty path: give the file to write, e.g. --json arena.json" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_rating_ci_is_undefined_for_one_deal():
+    """arena.rating_ci (the bootstrap of the round robin and of the leaderboard): NaN with 1 deal
+    or no resamples (resampling one deal gives it back: a zero-width interval [r, r] would claim a
+    certainty there is no data for); an interval of positive width around the rating with 2+ deals."""
+    K = 3
+
+    def wins(idx):  # agent 0 beats 1 on even deals, loses on odd ones; 2 draws everything
+        w = np.zeros((K, K))
+        w[0, 1] = float((np.asarray(idx) % 2 == 0).sum())
+        w[1, 0] = len(idx) - w[0, 1]
+        w[0, 2] = w[2, 0] = w[1, 2] = w[2, 1] = len(idx) / 2.0
+        return w
+
+    assert np.isnan(arena.rating_ci(wins, K, 1, seed=0, n_boot=200)).all()
+    assert np.isnan(arena.rating_ci(wins, K, 6, seed=0, n_boot=0)).all()
+    ci = arena.rating_ci(wins, K, 6, seed=0, n_boot=200)
+    assert ci.shape == (K, 2) and (ci[:2, 1] - ci[:2, 0] > 50).all()
+    assert np.array_equal(ci, arena.rating_ci(wins, K, 6, seed=0, n_boot=200))  # from the seed
+    rr = round_robin("all_fours", {"rule": AllFoursRuleAgent(), "random": RandomAgent(seed=0), "r2": RandomAgent(seed=1)},
+                     n_deals=1, seed=2, n_boot=40)
+    assert np.isnan(rr.rating_ci).all()
+    assert "n/a (1 deal)" in arena.ci_text(*rr.rating_ci[0], "+.0f", 1)

@@ -143,12 +143,13 @@ def test_a_bad_agent_leaves_no_folder_and_a_faulted_pairing_is_not_kept(tmp_path
 def test_one_deal_writes_valid_json_with_null_cis_and_resumes(tmp_path, monkeypatch):
     """With 1 deal a CI is undefined: the pair files and leaderboard.json write it as null (valid
     JSON, through arena.json_safe), the keys and the defined values as with more deals; the
-    Markdown says n/a; a resumed run reads the cached nulls back."""
+    Markdown says n/a; a resumed run reads the cached nulls back. The ratings' bootstrap (n_boot > 0,
+    as the CLI's default 1000) gave a zero-width CI [r, r] with 1 deal: now none (null, n/a)."""
     def strict(text):  # json.loads accepts NaN; valid JSON has none
         return json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
 
     names = ["lowest", "avinas/rule"]
-    p = run_leaderboard("avinas", names, 1, tmp_path, n_boot=0, progress=False)
+    p = run_leaderboard("avinas", names, 1, tmp_path, n_boot=50, progress=False)
     d = strict((tmp_path / "leaderboard.json").read_text())
     (pair,) = (tmp_path / "pairs").glob("*.json")
     cached = strict(pair.read_text())
@@ -162,6 +163,6 @@ def test_one_deal_writes_valid_json_with_null_cis_and_resumes(tmp_path, monkeypa
     md = (tmp_path / "leaderboard.md").read_text()
     assert "nan" not in md and md.count("n/a (1 deal)") == 2 + 2 + 2  # ratings, differences, win rates
     monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: pytest.fail("a cached pairing was replayed"))
-    again = run_leaderboard("avinas", names, 1, tmp_path, n_boot=0, progress=False)
+    again = run_leaderboard("avinas", names, 1, tmp_path, n_boot=50, progress=False)
     assert strict((tmp_path / "leaderboard.json").read_text()) == d and (tmp_path / "leaderboard.md").read_text() == md
     assert again["matrix"]["avinas/rule"]["lowest"]["mean_diff"] == p["matrix"]["avinas/rule"]["lowest"]["mean_diff"]

@@ -61,6 +61,7 @@ __all__ = [
     "mean_ci",
     "play_duplicate",
     "print_results",
+    "rating_ci",
     "results_table",
     "ratings_table",
     "round_robin",
@@ -103,19 +104,6 @@ def clip_rate_ci(lo: float, hi: float) -> tuple[float, float]:
     if math.isnan(lo) or math.isnan(hi):
         return math.nan, math.nan
     return max(0.0, lo), min(1.0, hi)
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` (dicts, lists, tuples, numbers, strings) with every NaN or infinite float replaced
-    by ``None``, so that ``json.dumps`` writes valid JSON (``null``) instead of ``NaN``: e.g. the
-    CI of a run of 1 deal (:func:`mean_ci`). Tuples become lists; other values pass as they are."""
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
-        return None
-    return value
 
 
 def json_text(value: Any, **kwargs) -> str:
@@ -740,16 +728,25 @@ def round_robin(
             w[j, i] = len(idx) * sides - won
         return w
 
-    all_idx = np.arange(n_deals)
-    wins = win_matrix(all_idx)
+    wins = win_matrix(np.arange(n_deals))
     ratings = bradley_terry(wins)
-    rng = np.random.default_rng([seed, 7919])
-    boots = np.empty((n_boot, K))
-    for b in range(n_boot):
-        boots[b] = bradley_terry(win_matrix(rng.integers(0, n_deals, size=n_deals)))
-    # resampling a single deal gives that deal back: no interval (NaN), as mean_ci gives none
-    ci = np.percentile(boots, [2.5, 97.5], axis=0).T if n_boot > 0 and n_deals > 1 else np.full((K, 2), np.nan)
+    ci = rating_ci(win_matrix, K, n_deals, seed, n_boot)
     return RoundRobinResult(names=names, pairs=pairs, ratings=ratings, rating_ci=ci, wins=wins)
+
+
+def rating_ci(win_matrix, n_agents: int, n_deals: int, seed: int, n_boot: int) -> np.ndarray:
+    """``float[n_agents, 2]``: bootstrap 95% percentile intervals of the Bradley-Terry ratings
+    (:func:`bradley_terry`) over ``n_boot`` resamples of the ``n_deals`` deals, drawn from
+    ``numpy.random.default_rng([seed, 7919])``; ``win_matrix(idx)`` gives the win matrix of the
+    deals ``idx`` (``int[n_deals]``, with repeats). NaN with ``n_boot=0`` or a single deal:
+    resampling one deal gives that deal back, so there is no spread to estimate (as
+    :func:`mean_ci` gives no interval for 1 observation). :func:`round_robin` and the
+    leaderboard (``training/leaderboard.py``) both use it."""
+    if n_boot <= 0 or n_deals < 2:
+        return np.full((n_agents, 2), np.nan)
+    rng = np.random.default_rng([seed, 7919])
+    boots = np.array([bradley_terry(win_matrix(rng.integers(0, n_deals, size=n_deals))) for _ in range(n_boot)])
+    return np.percentile(boots, [2.5, 97.5], axis=0).T
 
 
 # --------------------------------------------------------------------- output

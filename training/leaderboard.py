@@ -190,9 +190,7 @@ def _summarize(game, names, cached, meta, n_boot, env_options) -> dict:
         return w
 
     ratings = arena.bradley_terry(wins(np.arange(n)))
-    rng = np.random.default_rng([meta["seed"], 7919])
-    boots = np.array([arena.bradley_terry(wins(rng.integers(0, n, size=n))) for _ in range(n_boot)]) if n_boot else None
-    ci = np.percentile(boots, [2.5, 97.5], axis=0).T if n_boot else np.full((K, 2), np.nan)
+    ci = arena.rating_ci(wins, K, n, meta["seed"], n_boot)  # NaN (null, "n/a (1 deal)") with 1 deal
     matrix = {a: {} for a in names}
     for (i, j), d in cached.items():
         r = d["result"]
