@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .base import Agent
+from .jsonsafe import json_safe
 
 FORMAT = "cardzoo-policy"
 FORMAT_VERSION = 1
@@ -131,15 +132,16 @@ def save_policy_agent(path, policy, *, game: str, env_options: dict, kernel, net
         "activation": activation,
         **(extra or {}),
     }
-    (path / META).write_text(json.dumps(meta, indent=2, sort_keys=True, default=_jsonable))
+    # valid JSON: an undefined number (e.g. the CI of a 1-deal evaluation in ``extra``) is written as null
+    (path / META).write_text(json.dumps(json_safe(meta), indent=2, sort_keys=True, default=_jsonable, allow_nan=False))
     return path
 
 
 def _jsonable(x: Any):
     if isinstance(x, (np.integer, np.floating)):
-        return x.item()
+        return json_safe(x.item())
     if isinstance(x, np.ndarray):
-        return x.tolist()
+        return json_safe(x.tolist())
     raise TypeError(f"not JSON serialisable: {type(x).__name__}")
 
 

@@ -177,6 +177,23 @@ def test_saved_agent_round_trip(tmp_path):
     assert mask[np.arange(64), loaded.act(obs, mask)].all()
 
 
+def test_agent_json_is_valid_json_with_undefined_numbers(tmp_path):
+    """agent.json holds NaN/inf (e.g. the CI of a 1-deal evaluation) as null, never the bare NaN
+    Python's json writes (not JSON); numpy values and arrays too; the agent still loads."""
+    from cardzoo import envs
+
+    extra = {"evaluation": {"diff_ci": [float("nan"), float("nan")], "mean_diff": 0.5},
+             "inf": np.float32("inf"), "n": np.int64(3), "arr": np.array([1.0, np.nan])}
+    save_policy_agent(tmp_path / "a", _small_policy(), game="all_fours", env_options={}, kernel=envs.kernel("all_fours"),
+                      net_arch=[32], activation="relu", extra=extra)
+    text = (tmp_path / "a" / "agent.json").read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    meta = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+    assert meta["evaluation"] == {"diff_ci": [None, None], "mean_diff": 0.5}
+    assert meta["inf"] is None and meta["n"] == 3 and meta["arr"] == [1.0, None]
+    agents.load(str(tmp_path / "a"))
+
+
 def test_loading_bad_agents_fails_with_the_path(tmp_path):
     missing = tmp_path / "nope"
     with pytest.raises(FileNotFoundError, match=str(missing)):

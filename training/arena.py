@@ -48,6 +48,7 @@ import numpy as np
 from cardzoo import envs
 from cardzoo.agents import Agent, load
 from cardzoo.agents.external import ExecAgent
+from cardzoo.agents.jsonsafe import json_safe  # kept importable as arena.json_safe
 from cardzoo.envs.core.chance import RowStreams
 
 __all__ = [
