@@ -158,6 +158,55 @@ def test_single_seat_env_passes_gymnasium_and_sb3_check_env_under_lose(game):
         raising.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_single_seat_env_takes_numpy_int_seats_and_checks_seat_seed_and_reset(game):
+    """seat=np.int64(...) is a seat (it was refused) and seat=True is not (it was taken as seat 1);
+    reset checks seed and options as the AEC env does (Gymnasium's own "Seed must be ..." errors and
+    "dictionary update sequence ..." were raised before), before anything changes."""
+    n = len(envs.make(game).possible_agents)
+    gym_id = cardzoo.GYM_IDS[game]
+    for seat in (True, 1.0, "0", n, -1):
+        with pytest.raises(ValueError) as err:
+            gymnasium.make(gym_id, seat=seat)
+        assert str(err.value) == f"seat must be an int from 0 to {n - 1} (the seats of {game}), got {seat!r}"
+    with pytest.raises(ValueError, match=r"^seed must be a non-negative int or None, got -2$"):
+        gymnasium.make(gym_id, seed=-2)
+    with pytest.raises(ValueError) as err:
+        gymnasium.make(gym_id, seat=0, others={n: "random"})
+    assert str(err.value) == f"others: seat {n} is not another seat; valid seats: {list(range(1, n))} (seat 0 learns)"
+    env = gymnasium.make(gym_id, seat=np.int64(n - 1), render_mode="ansi")
+    assert env.unwrapped.seat == n - 1 and type(env.unwrapped.seat) is int
+    assert env.unwrapped.aec.render_view == n - 1
+    obs, info = env.reset(seed=3)
+    state = env.unwrapped.aec.game_state.copy()
+    for seed in (-1, 1.5, True):
+        with pytest.raises(ValueError) as err:
+            env.reset(seed=seed)
+        assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
+    with pytest.raises(ValueError, match=r"^reset options must be a dict of option name -> value or None, got 'x'; valid option names for "):
+        env.reset(options="x")
+    with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['bogus'\]"):
+        env.reset(seed=5, options={"bogus": 1})
+    assert all(np.array_equal(getattr(state, f), getattr(env.unwrapped.aec.game_state, f)) for f in state.__dataclass_fields__)
+    again, _ = env.reset(seed=np.int64(3))
+    assert np.array_equal(again, obs)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_single_seat_env_partner_is_for_partnership_games(game, tmp_path):
+    """A partner in a game where everyone plays alone (P'yanitsa) is refused in cardzoo play's words
+    (it was silently ignored); in a partnership game a partner path that does not exist is named."""
+    gym_id, missing = cardzoo.GYM_IDS[game], str(tmp_path / "nonexistent")
+    if envs.kernel(game).teams is None:
+        with pytest.raises(ValueError) as err:
+            gymnasium.make(gym_id, seat=0, partner=missing)
+        assert str(err.value) == f"partner is for partnership games; in {game} every player plays alone: use opponents"
+        gymnasium.make(gym_id, seat=0, opponents=f"{game}/rule")  # no partner named: fine
+    else:
+        with pytest.raises(FileNotFoundError, match=re.escape(repr(missing))):
+            gymnasium.make(gym_id, seat=0, partner=missing)
+
+
 # ----------------------------------------------------------------------------- num_players
 def test_pyanitsa_num_players_and_deprecated_n_players():
     assert len(envs.make("pyanitsa", num_players=3).possible_agents) == 3

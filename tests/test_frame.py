@@ -602,3 +602,71 @@ def test_an_unknown_reset_option_raises_naming_it_and_the_valid_ones(game):
     with pytest.warns(UserWarning, match=f"reset option 'options' is not used by {game}_v0 \\(ignored\\)"):
         env.reset(seed=3, options={"options": 1})
     assert _state_equal(env.unwrapped.game_state, before)
+
+
+BAD_SEEDS = [-1, 1.5, True, "7", [1, 2]]
+BAD_RESET_OPTIONS = ["x", ["deck"], 3]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_bad_seed_or_options_of_reset_raises_naming_it_and_changes_nothing(game):
+    """reset(seed=-1 / 1.5 / True, options="x") is refused by the core in its own words (numpy's were
+    "expected non-negative integer", "SeedSequence expects int...", "dictionary update sequence
+    element #0 ..."), with the game and the random generator as they were; numpy ints are seeds."""
+    env, twin = envs_make(game), envs_make(game)
+    env.reset(seed=3)
+    twin.reset(seed=3)
+    before = env.unwrapped.game_state.copy()
+    rng_before = env.unwrapped._rng.bit_generator.state
+    for seed in BAD_SEEDS:
+        with pytest.raises(ValueError) as err:
+            env.reset(seed=seed)
+        assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
+    for options in BAD_RESET_OPTIONS:
+        with pytest.raises(ValueError) as err:
+            env.reset(seed=4, options=options)
+        assert str(err.value) == (
+            f"reset options must be a dict of option name -> value or None, got {options!r}; "
+            f"valid option names for {game}_v0: {VALID_HOOKS[game]}"
+        )
+    assert _state_equal(env.unwrapped.game_state, before)
+    assert env.unwrapped._rng.bit_generator.state == rng_before
+    env.reset()
+    twin.reset()
+    assert _state_equal(env.unwrapped.game_state, twin.unwrapped.game_state)
+    env.reset(seed=np.int64(8))
+    twin.reset(seed=8)
+    assert _state_equal(env.unwrapped.game_state, twin.unwrapped.game_state)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_vector_env_checks_seed_options_and_learner_side_as_the_aec_env(game):
+    from cardzoo.envs.core.vector import KernelVectorEnv
+
+    k = kernel(game)
+    first = lambda obs, mask: mask.argmax(axis=1)  # noqa: E731  the first legal action
+    with pytest.raises(ValueError, match=r"^seed must be a non-negative int or None, got -1$"):
+        KernelVectorEnv(k, 2, first, seed=-1)
+    last_side = 1 if k.teams is not None else k.num_players - 1
+    for side in (True, 1.0, last_side + 1):
+        with pytest.raises(ValueError) as err:
+            KernelVectorEnv(k, 2, first, learner_side=side)
+        assert str(err.value) == f"learner_side={side!r} is not valid; valid: None or 0..{last_side}"
+    venv = KernelVectorEnv(k, 2, first, learner_side=np.int64(last_side), seed=0)
+    twin = KernelVectorEnv(k, 2, first, learner_side=last_side, seed=0)
+    assert venv.learner_side == last_side and type(venv.learner_side) is int
+    for seed in BAD_SEEDS:
+        with pytest.raises(ValueError) as err:
+            venv.reset(seed=seed)
+        assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
+    for options in BAD_RESET_OPTIONS:
+        with pytest.raises(ValueError) as err:
+            venv.reset(options=options)
+        assert str(err.value) == (
+            f"reset options must be a dict of option name -> value or None, got {options!r}; "
+            "valid option names for KernelVectorEnv: none"
+        )
+    with pytest.raises(ValueError, match=r"reset options \['deck'\] are not used by KernelVectorEnv \(it takes none\)"):
+        venv.reset(options={"deck": [0]})
+    assert np.array_equal(venv.reset()[0], twin.reset()[0])  # the refused calls took no seed
+    assert np.array_equal(venv.reset(seed=np.int64(7))[0], twin.reset(seed=7)[0])

@@ -16,7 +16,9 @@ import numpy as np
 
 from cardzoo import envs
 
-from .common import resolve_agent
+from cardzoo.envs.core.kernel import check_seed, is_int
+
+from .common import check_partner, resolve_agent
 
 
 class SingleSeatEnv(gymnasium.Env):
@@ -27,8 +29,10 @@ class SingleSeatEnv(gymnasium.Env):
         seat: the learning seat (0-based).
         partner, opponents: agent names/paths for the partner seat and the other seats (the other
             team, or every other player in a game without teams); ``others`` (dict seat -> name)
-            overrides per seat.
-        seed: seed of the env and of seeded agents.
+            overrides per seat. ``partner`` is for partnership games (default ``"random"`` there);
+            naming one in a game where everyone plays alone (P'yanitsa) raises ``ValueError``: use
+            ``opponents``.
+        seed: seed of the env and of seeded agents (``None`` or a non-negative int).
         render_mode: ``None``, ``"ansi"`` or ``"human"`` (rendered from the learning seat's view).
         illegal_action: ``"raise"`` (default: ``ValueError`` naming the action and the legal ones) or
             ``"lose"``: an illegal action ends the episode and the learning seat's side loses it
@@ -36,7 +40,8 @@ class SingleSeatEnv(gymnasium.Env):
             learners without action masks, and ``gymnasium.utils.env_checker.check_env``, can run it.
         **env_options: the game's options.
 
-    Raises ``ValueError`` for a bad seat, agent name or option.
+    Raises ``ValueError`` for a bad seat (any integer, numpy ints too, from 0 to the last seat; not a
+    bool), seed, agent name or option, and ``FileNotFoundError`` naming an agent path that does not exist.
     """
 
     metadata = {"render_modes": ["ansi", "human"]}
@@ -45,7 +50,7 @@ class SingleSeatEnv(gymnasium.Env):
         self,
         game: str = "all_fours",
         seat: int = 0,
-        partner: str = "random",
+        partner: str | None = None,
         opponents: str = "random",
         others: dict | None = None,
         seed: int | None = None,
@@ -53,16 +58,16 @@ class SingleSeatEnv(gymnasium.Env):
         illegal_action: str = "raise",
         **env_options,
     ) -> None:
-        self.aec = envs.make(
-            game,
-            render_mode=render_mode,
-            render_view=seat if isinstance(seat, int) and render_mode else None,
-            illegal_action=illegal_action,
-            **env_options,
-        )
+        seed = check_seed(seed)
+        self.aec = envs.make(game, render_mode=render_mode, illegal_action=illegal_action, **env_options)
         n = len(self.aec.possible_agents)
-        if not (isinstance(seat, int) and 0 <= seat < n):
-            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        if not (is_int(seat) and 0 <= seat < n):
+            raise ValueError(f"seat must be an int from 0 to {n - 1} (the seats of {game}), got {seat!r}")
+        seat = int(seat)
+        self.aec.render_view = seat if render_mode else None  # rendered from the learning seat's view
+        check_partner(game, self.aec.kernel, partner, partner_flag="partner", opponents_flag="opponents")
+        if partner is None:
+            partner = "random"
         self.seat = seat
         self.render_mode = render_mode
         names = {}
@@ -71,7 +76,11 @@ class SingleSeatEnv(gymnasium.Env):
         for s, agent in enumerate(self.aec.possible_agents):
             if s != seat:
                 names[s] = partner if agent in mine else opponents
-        names.update(others or {})
+        for s, name in (others or {}).items():
+            if not (is_int(s) and 0 <= s < n and s != seat):
+                valid = [t for t in range(n) if t != seat]
+                raise ValueError(f"others: seat {s!r} is not another seat; valid seats: {valid} (seat {seat} learns)")
+            names[int(s)] = name
         missing = [s for s in range(n) if s != seat and s not in names]
         if missing:
             raise ValueError(f"no agent named for seats {missing}; pass others={{seat: name}}")
@@ -102,7 +111,10 @@ class SingleSeatEnv(gymnasium.Env):
 
     def reset(self, *, seed=None, options=None):
         """Deal a new game and play the other seats until the learning seat acts;
-        returns ``(observation uint8[D], {"action_mask": int8[A]})``."""
+        returns ``(observation uint8[D], {"action_mask": int8[A]})``. ``seed`` and ``options`` are
+        checked as the AEC env's ``reset`` checks them (``ValueError`` naming the value and what is
+        valid), before anything changes."""
+        seed, options = self.aec.check_reset(seed, options)
         super().reset(seed=seed)
         seed = seed if seed is not None else self._seed
         for s, b in self.bots.items():

@@ -35,7 +35,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 
-from .kernel import Kernel
+from .kernel import Kernel, check_reset_options, check_seed
 from .render import check_view
 
 __all__ = ["ILLEGAL_ACTION_MODES", "KernelAECEnv", "TextObservationWrapper"]
@@ -128,17 +128,12 @@ class KernelAECEnv(AECEnv):
         kernel refuses (e.g. a deck that is not a permutation) raises its ``ValueError`` with the
         env as it was, its random generator included. The one exception
         is the key ``"options"``, which PettingZoo's ``api_test`` passes (``options={"options": 1}``)
-        to check that ``reset`` takes the argument: it is ignored with a warning."""
-        options = dict(options or {})
-        if "options" in options and "options" not in self.kernel.INIT_HOOKS:
-            options.pop("options")
-            gymnasium.logger.warn(
-                f"reset option 'options' is not used by {self.env_name} (ignored); valid: {list(self.kernel.INIT_HOOKS)}"
-            )
-        unknown = sorted(set(options) - set(self.kernel.INIT_HOOKS))
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown} for {self.env_name}; valid: {list(self.kernel.INIT_HOOKS)}")
-        hooks = {k: v for k, v in options.items() if v is not None}
+        to check that ``reset`` takes the argument: it is ignored with a warning.
+
+        ``seed`` must be ``None`` or a non-negative int (numpy ints too) and ``options`` ``None`` or a
+        dict: anything else raises ``ValueError`` naming it and what is valid, with the env unchanged
+        (:meth:`check_reset`)."""
+        seed, hooks = self.check_reset(seed, options)
         before = self._rng
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -171,6 +166,23 @@ class KernelAECEnv(AECEnv):
             for i, ag in enumerate(self.possible_agents):
                 self.rewards[ag] = float(self._st.rewards[0, i])
             self._accumulate_rewards()
+
+    def check_reset(self, seed, options) -> tuple[int | None, dict]:
+        """The checks of :meth:`reset`, which change nothing: returns ``(seed, hooks)``, the seed as a
+        plain ``int`` or ``None`` and the test hooks to pass to the kernel (``None`` values dropped).
+        ``ValueError`` for a seed that is not ``None`` or a non-negative int, ``options`` that are not a
+        dict, or an unknown option name (each message names the value and the valid ones). Wrappers
+        (the single-seat Gymnasium env) call it before they change anything of their own."""
+        valid = list(self.kernel.INIT_HOOKS)
+        seed = check_seed(seed)
+        options = check_reset_options(options, valid, self.env_name)
+        if "options" in options and "options" not in self.kernel.INIT_HOOKS:
+            options.pop("options")
+            gymnasium.logger.warn(f"reset option 'options' is not used by {self.env_name} (ignored); valid: {valid}")
+        unknown = sorted(set(options) - set(valid), key=repr)
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown} for {self.env_name}; valid: {valid}")
+        return seed, {k: v for k, v in options.items() if v is not None}
 
     def _after_step(self) -> None:
         """Read the state after a step (or a change made in place): the agent to act, the end of

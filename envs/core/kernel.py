@@ -37,7 +37,9 @@ tricks are fine.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -53,8 +55,11 @@ __all__ = [
     "Option",
     "bool_option",
     "check_options",
+    "check_reset_options",
+    "check_seed",
     "hook_ints",
     "int_option",
+    "is_int",
     "state_field",
 ]
 
@@ -304,8 +309,38 @@ class Option:
         return value.item() if isinstance(value, np.generic) else value
 
 
-def _is_int(x) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+def is_int(x) -> bool:
+    """Whether ``x`` is an integer: a Python ``int``, a numpy integer (``np.int64(2)``) or any other
+    ``numbers.Integral``, but not a ``bool`` (``True`` is not a seat or a seed)."""
+    return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+
+def check_seed(seed, name: str = "seed") -> int | None:
+    """``seed`` (of ``reset`` or a constructor) as ``None`` or a plain ``int``: a non-negative integer,
+    numpy integers included. Anything else raises ``ValueError`` naming ``name``, the value and what
+    is valid, before numpy sees it (it says "expected non-negative integer" or names its
+    ``SeedSequence``). The one check of every env's seed (AEC, vector, single-seat)."""
+    if seed is None:
+        return None
+    if not is_int(seed) or seed < 0:
+        raise ValueError(f"{name} must be a non-negative int or None, got {seed!r}")
+    return int(seed)
+
+
+def check_reset_options(options, valid, where: str) -> dict:
+    """The ``options`` of ``reset`` as a new ``dict`` (``None`` is ``{}``). Anything but a mapping
+    raises ``ValueError`` naming the value and the valid option names (``valid``) of ``where`` (the
+    env's name). Which names are valid is the caller's check."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        names = list(valid) if len(valid) else "none"
+        raise ValueError(
+            f"reset options must be a dict of option name -> value or None, got {options!r}; "
+            f"valid option names for {where}: {names}"
+        )
+    return dict(options)
 
 
 def _same_kind(a, b) -> bool:
@@ -313,16 +348,16 @@ def _same_kind(a, b) -> bool:
         return a is b
     if isinstance(b, bool):
         return isinstance(a, (bool, np.bool_))
-    if _is_int(b):
-        return _is_int(a)
+    if is_int(b):
+        return is_int(a)
     return type(a) is type(b)
 
 
 def int_option(default: int, lo: int, hi: int | None = None) -> Option:
     """An int option that must be ``>= lo`` (and ``<= hi`` when given)."""
     if hi is None:
-        return Option(default, check=lambda v: _is_int(v) and v >= lo, valid=f"an int >= {lo}")
-    return Option(default, check=lambda v: _is_int(v) and lo <= v <= hi, valid=f"an int from {lo} to {hi}")
+        return Option(default, check=lambda v: is_int(v) and v >= lo, valid=f"an int >= {lo}")
+    return Option(default, check=lambda v: is_int(v) and lo <= v <= hi, valid=f"an int from {lo} to {hi}")
 
 
 def bool_option(default: bool) -> Option:
@@ -652,7 +687,7 @@ class Kernel(ABC):
 
     def check_seat(self, seat) -> int:
         """``seat`` as an int if it is a seat of this game, else ``ValueError`` naming the valid seats."""
-        if _is_int(seat) and 0 <= seat < self.num_players:
+        if is_int(seat) and 0 <= seat < self.num_players:
             return int(seat)
         raise ValueError(f"seat {seat!r} is not valid for {self.name}; valid seats: 0..{self.num_players - 1}")
 

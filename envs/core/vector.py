@@ -57,7 +57,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .kernel import Kernel
+from .kernel import Kernel, check_reset_options, check_seed, is_int
 
 __all__ = ["KernelVectorEnv", "OpponentSet"]
 
@@ -133,7 +133,7 @@ class KernelVectorEnv(VectorEnv):
             (reward ``-1``, ``Kernel.forfeit_rewards``; ``infos["illegal_action"]`` is True for it),
             so learners without masks can run.
 
-    Raises ``ValueError`` for a bad ``num_envs``, ``learner_side``, ``autoreset_mode`` or opponents;
+    Raises ``ValueError`` for a bad ``num_envs``, ``learner_side``, ``seed``, ``autoreset_mode`` or opponents;
     ``step`` raises ``ValueError`` for an illegal action (naming it and the legal ones) and
     ``RuntimeError`` before ``reset``.
     """
@@ -169,16 +169,16 @@ class KernelVectorEnv(VectorEnv):
         self.illegal_action = illegal_action
         self.kernel = k = kernel
         self.sides = [list(t) for t in k.teams] if k.teams is not None else [[s] for s in range(k.num_players)]
-        if learner_side is not None and learner_side not in range(len(self.sides)):
+        if learner_side is not None and not (is_int(learner_side) and 0 <= learner_side < len(self.sides)):
             raise ValueError(f"learner_side={learner_side!r} is not valid; valid: None or 0..{len(self.sides) - 1}")
-        self.learner_side = learner_side
+        self.learner_side = None if learner_side is None else int(learner_side)
         self.opponents = opponents if isinstance(opponents, OpponentSet) else OpponentSet(opponents)
         self.num_envs = int(num_envs)
         self.privileged = bool(privileged)
         self.skip_forced = bool(skip_forced)
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(check_seed(seed))
         self.scale = (1.0 / np.maximum(k.obs_layout.high(), 1.0)).astype(np.float32)
         self.state_scale = (1.0 / np.maximum(k.state_layout.high(), 1.0)).astype(np.float32)
         self.actor_dim = k.obs_layout.size
@@ -288,9 +288,12 @@ class KernelVectorEnv(VectorEnv):
     # ---------------------------------------------------------------- VectorEnv API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal ``num_envs`` new games; ``seed`` re-seeds the generator. ``options`` are not used
-        (``ValueError`` if given). Returns ``(obs float32[N, D], {"action_mask": bool[N, A]})``."""
+        (``ValueError`` if given). Returns ``(obs float32[N, D], {"action_mask": bool[N, A]})``.
+        ``seed`` must be ``None`` or a non-negative int (``ValueError`` naming it otherwise, nothing changed)."""
+        seed = check_seed(seed)
+        options = check_reset_options(options, (), "KernelVectorEnv")
         if options:
-            raise ValueError(f"reset options {sorted(options)} are not used by KernelVectorEnv")
+            raise ValueError(f"reset options {sorted(options, key=repr)} are not used by KernelVectorEnv (it takes none)")
         if seed is not None:
             self.rng = np.random.default_rng(seed)
             self._np_random_seed = seed
