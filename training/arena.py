@@ -13,7 +13,9 @@ during its episode: the first dealer, the shuffle of every hand of a match (``ep
 (Aluette's intercepted signals, P'yanitsa's random collection order). Every seating of a
 deal gets fresh streams with the same keys, so both seatings see identical chance, and a
 deal's result does not depend on ``batch`` or on the other deals: results are bit-identical
-for any batch size (for agents whose action in a row depends only on that row). Each kind of
+for any batch size (for agents whose action in a row depends only on that row: an agent with its
+own random generator, such as ``random`` or a search, draws for a whole chunk at once, so its play,
+reproducible for the same seed and batch, changes with the batch). Each kind of
 chance has its own stream, so the k-th hand of a match gets the same cards in every seating
 even if one seating had a redeal or more chance during play.
 
@@ -398,12 +400,17 @@ def _restore_random_state(saved: list) -> None:
             g.bit_generator.state = state
 
 
-def _resolve(agent, env_options: dict, game: str) -> Agent:
+def _resolve(agent, env_options: dict, game: str, seed: int) -> Agent:
+    """``agent`` itself, or the agent of that name loaded for ``game`` with ``env_options``; a named
+    agent that draws random numbers (``random``, a search: ``registry.takes_seed``) is built with
+    ``seed`` (as ``cardzoo arena`` builds the i-th agent named, with ``--seed`` + i)."""
+    from cardzoo.agents.registry import takes_seed
+
     from .common import check_agent_game
 
     if isinstance(agent, str):
         check_agent_game(None, game, agent)
-        loaded = load(agent, **env_options)
+        loaded = load(agent, **env_options, **({"seed": int(seed)} if takes_seed(agent) else {}))
         check_agent_game(loaded, game, agent)
         return loaded
     check_agent_game(agent, game, getattr(agent, "name", type(agent).__name__))
@@ -528,7 +535,12 @@ def play_duplicate(
     Args:
         game: a name of :data:`envs.GAMES` (e.g. ``"all_fours"``).
         agent_a, agent_b: :class:`~agents.Agent` objects, or names/paths for :func:`cardzoo.agents.load`
-            (loaded with ``env_options``). They may be the same object.
+            (loaded with ``env_options``). They may be the same object. A name of an agent that draws
+            random numbers (``random``, ``GAME/pimc``, ``GAME/ismcts``) is built with ``seed`` (A) and
+            ``seed + 1`` (B), as ``cardzoo arena GAME A B --seed S`` builds them, so the same call
+            gives the same numbers, here and on the command line. An agent object plays with its own
+            generators: seed it when you build it (``RandomAgent(seed=...)``,
+            ``load(name, seed=...)``); one built unseeded (fresh entropy) plays differently each time.
         n_deals: number of deals; each is played once per side (``2 * n_deals`` hands for a
             two-team game).
         seed: fixes the deals and all chance of their episodes (deal ``i`` uses the streams
@@ -536,8 +548,9 @@ def play_duplicate(
         batch: deals per chunk (the games of a chunk advance together: ``batch * sides`` games);
             it changes speed and memory only, never the results of deterministic agents (rule bots,
             trained agents playing their most likely action). A stochastic agent (``random``, a
-            sampling policy, a search) draws one batch at a time from its own generator, so its
-            results depend on ``batch`` as on ``seed``.
+            sampling policy, a search) draws for all the games of a chunk at once from its one
+            generator, so its results are reproducible for the same ``seed`` and ``batch`` but
+            change with ``batch`` (the deals do not).
         env_options: the game's options (``RULES.md`` §8), e.g. ``{"undertrump": "forbidden"}``.
         progress: show a progress bar (tqdm) over deals.
         name_a, name_b: names for the report (default: the agents' ``name``).
@@ -565,7 +578,7 @@ def play_duplicate(
     if int(seed) < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     kernel = envs.kernel(game, **env_options)
-    a, b = _resolve(agent_a, env_options, game), _resolve(agent_b, env_options, game)
+    a, b = _resolve(agent_a, env_options, game, int(seed)), _resolve(agent_b, env_options, game, int(seed) + 1)
     sides = _sides(kernel)
     k = len(sides)
     max_steps = (kernel.max_episode_steps or 100_000) + 1
@@ -692,16 +705,19 @@ def round_robin(
 
     The rating CIs are percentile intervals over ``n_boot`` bootstrap resamples of the deals
     (the same resampled deals for every pair, since every pair played the same deals); NaN with
-    ``n_boot=0`` or a single deal.
-    Raises ``ValueError`` with fewer than 2 agents.
+    ``n_boot=0`` or a single deal (:func:`rating_ci`). The ``i``-th agent given by name is built,
+    if it draws random numbers, with ``seed + i``, as ``cardzoo arena`` builds it.
+    Raises ``ValueError`` with fewer than 2 agents or a negative ``seed``.
     """
     env_options = dict(env_options or {})
+    if int(seed) < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     if not isinstance(agents, dict):
         agents = {str(a): a for a in agents}
     names = list(agents)
     if len(names) < 2:
         raise ValueError(f"round_robin needs at least 2 agents, got {names}")
-    resolved = {nm: _resolve(ag, env_options, game) for nm, ag in agents.items()}
+    resolved = {nm: _resolve(ag, env_options, game, int(seed) + i) for i, (nm, ag) in enumerate(agents.items())}
     K = len(names)
     pairs = []
     for i, j in itertools.combinations(range(K), 2):
