@@ -130,7 +130,6 @@ def test_play_refuses_a_partner_where_everyone_plays_alone_before_loading(monkey
     (["bench", "all_fours", "--seconds", "nan"], ["--seconds", "positive"]),
     (["arena", "all_fours", "random", "random", "--deals", "-3"], ["--deals"]),
     (["arena", "all_fours", "random", "random", "--json", "/nonexistent/dir/x.json"], ["/nonexistent/dir/x.json"]),
-    (["demo", "all_fours", "--seed", "-1"], ["--seed"]),
     (["train", "all_fours", "--lr", "-1"], ["learning_rate", "> 0.0", "-1"]),
     (["train", "all_fours", "--clip-range", "2"], ["clip_range", "<= 1.0"]),
     (["train", "all_fours", "--ent-coef", "-0.1"], ["ent_coef", ">= 0"]),
@@ -142,6 +141,29 @@ def test_cli_rejects_bad_arguments_up_front(argv, words, capsys):
     err = capsys.readouterr().err
     for w in words:
         assert w in err
+
+
+def test_every_seed_flag_says_a_seed_is_a_non_negative_integer(capsys):
+    """cardzoo play GAME --seed -3 printed numpy's "expected non-negative integer": every --seed of every
+    command is read by one argparse type (common.seed_arg), which names the flag and the value."""
+    import argparse
+
+    from cardzoo.training.cli import build_parser
+    from cardzoo.training.common import seed_arg
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    seeded = {name: next(a for a in cmd._actions if "--seed" in a.option_strings)
+              for name, cmd in sub.choices.items() if "--seed" in cmd._option_string_actions}
+    assert {"play", "arena", "train", "demo", "label", "distil"} <= set(seeded)
+    for name, action in seeded.items():
+        assert action.type is seed_arg, name
+        for value, shown in (("-3", "-3"), ("x", "'x'"), ("1.5", "'1.5'")):
+            with pytest.raises(SystemExit) as exit_:
+                main([name, "--seed", value])
+            assert exit_.value.code == 2
+            err = capsys.readouterr().err
+            assert err.endswith(f"cardzoo {name}: error: argument --seed: must be a non-negative integer, got {shown}\n"), (name, err)
+    assert build_parser().parse_args(["demo", "all_fours", "--seed", "07"]).seed == 7
 
 
 def test_terminal_play_announces_trick_winners():

@@ -22,6 +22,7 @@ from cardzoo import agents
 from cardzoo.agents.silent import Silent
 
 from .arena import json_text, play_duplicate
+from .common import seed_arg
 from .pyanitsa_study import markdown
 
 
@@ -54,7 +55,7 @@ def main(argv=None) -> int:
     p.add_argument("--on", required=True, help="agent trained with the channel on (name or path)")
     p.add_argument("--off", required=True, help="agent trained with signals=off (name or path)")
     p.add_argument("--deals", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument("--out", default="runs/aluette_signals")
     a = p.parse_args(argv)
     rows = study(a.on, a.off, a.deals, a.seed, progress=True)

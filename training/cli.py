@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from .common import parse_options
+from .common import parse_options, seed_arg
 
 
 def _one_core() -> None:
@@ -99,8 +99,6 @@ def cmd_demo(args) -> int:
 
     from cardzoo import envs
 
-    if args.seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {args.seed}")
     env = envs.make(args.game, render_mode="ansi", render_view="all", **parse_options(args.option))
     env.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
@@ -170,12 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--games", type=int, default=1_000_000, help="games per setting (default 1,000,000)")
     g.add_argument("--out", default="runs/pyanitsa_lengths", help="output folder (default runs/pyanitsa_lengths)")
     g.add_argument("--only", type=int, nargs="+", help="indices 0-14 of the settings to run (default all; a bad index lists them)")
-    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--seed", type=seed_arg, default=0)
     g.set_defaults(fn=cmd_lengths)
 
     d = sub.add_parser("demo", help="play one random hand and print the table")
     d.add_argument("game", choices=games)
-    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--seed", type=seed_arg, default=0)
     d.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     d.set_defaults(fn=cmd_demo)
 
@@ -194,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     lw.add_argument("--games", nargs="+", choices=games, help="games, round robin over the clients (default all)")
     lw.add_argument("--moves", type=int, default=300, help="moves per client at most (default 300)")
     lw.add_argument("--seconds", type=float, default=120.0, help="wall-clock limit of the run (default 120)")
-    lw.add_argument("--seed", type=int, default=0)
+    lw.add_argument("--seed", type=seed_arg, default=0)
     lw.add_argument("--json", default=None, help="also write the results as JSON to this file")
     lw.set_defaults(fn=cmd_bench_web)
 

@@ -320,6 +320,7 @@ def cmd_expert_iterate(args) -> int:
 def add_commands(sub, games, parse_options) -> None:
     """Register the train / arena / play sub-commands on ``sub``."""
     # every default comes from TrainConfig (training/config.py imports neither torch nor SB3)
+    from .common import seed_arg
     from .config import EXPERT_ROUNDS, TrainConfig
 
     d = TrainConfig()
@@ -345,7 +346,7 @@ def add_commands(sub, games, parse_options) -> None:
         help="keyword option of a registered teacher (repeatable), e.g. rank_order=0,1,2,3,4,5,6,8,7 for pyanitsa/rule",
     )
     t.add_argument("--n-envs", type=int, default=d.n_envs, help=f"games in lockstep (default {d.n_envs})")
-    t.add_argument("--seed", type=int, default=d.seed, help=f"seeds the deals, the network and the opponents (default {d.seed})")
+    t.add_argument("--seed", type=seed_arg, default=d.seed, help=f"seeds the deals, the network and the opponents (default {d.seed})")
     t.add_argument("--opponents", default=opp, help=f"opponent-pool family weights (default {opp})")
     t.add_argument(
         "--snapshot-every", type=int, default=d.snapshot_every,
@@ -388,7 +389,7 @@ def add_commands(sub, games, parse_options) -> None:
     a.add_argument("game", choices=games)
     a.add_argument("agents", nargs="+", help="agent names (e.g. all_fours/ppo all_fours/rule random) or saved-agent paths")
     a.add_argument("--deals", type=int, default=2000, help="duplicate deals per pairing (default 2000; a CI needs 2 or more: with 1 it is n/a, null in --json)")
-    a.add_argument("--seed", type=int, default=0, help="seeds the deals (default 0) and, as seed + i, the i-th agent "
+    a.add_argument("--seed", type=seed_arg, default=0, help="seeds the deals (default 0) and, as seed + i, the i-th agent "
                    "named (random, search): the same list of agents and seed give the same numbers")
     a.add_argument("--json", default=None, help="also write the results as JSON to this file (a new file, unless --overwrite)")
     a.add_argument("--overwrite", action="store_true", help="replace an existing --json file (refused otherwise)")
@@ -410,7 +411,7 @@ def add_commands(sub, games, parse_options) -> None:
     lbd.add_argument("game", choices=games)
     lbd.add_argument("agents", nargs="*", help="agents: names, paths, entry points or exec:COMMAND (default: random, GAME/rule, GAME/ppo, GAME/pimc where they exist)")
     lbd.add_argument("--deals", type=int, default=1000, help="deals per pairing (default 1000)")
-    lbd.add_argument("--seed", type=int, default=20261201, help="deal set seed (default 20261201: cardzoo-bench v1)")
+    lbd.add_argument("--seed", type=seed_arg, default=20261201, help="deal set seed (default 20261201: cardzoo-bench v1)")
     lbd.add_argument("--out", default=None, help="output folder (default runs/leaderboard/GAME); cached pairings there are reused")
     lbd.add_argument("--batch", type=int, default=256, help="deals played at once (default 256; speed only)")
     lbd.add_argument("--boot", type=int, default=1000, help="bootstrap resamples for the rating CIs (default 1000)")
@@ -431,7 +432,7 @@ def add_commands(sub, games, parse_options) -> None:
     ex.add_argument("--bc-samples", type=int, default=50_000, help="rule-bot behaviour-cloning samples to start from (default 50,000; 0: scratch, needed for P'yanitsa)")
     ex.add_argument("--skip-forced", action="store_true", help="the training env plays decisions with one legal action itself (P'yanitsa's FLIP)")
     ex.add_argument("--deals", type=int, default=1000, help="fresh duplicate deals for the edge (default 1000)")
-    ex.add_argument("--seed", type=int, default=0)
+    ex.add_argument("--seed", type=seed_arg, default=0)
     ex.add_argument("--out", default=None, help="run folder (default runs/exploit/GAME_AGENT; never overwritten)")
     ex.add_argument("--torch-threads", type=int, default=1, help="torch threads (default 1)")
     ex.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
@@ -452,7 +453,7 @@ def add_commands(sub, games, parse_options) -> None:
     lb.add_argument("--batch", type=int, default=256, help="deals played at once (default 256)")
     lb.add_argument("--opponent", default=None, help="the other team's agent (default GAME/rule)")
     lb.add_argument("--rollout", default=None, help="the search's rollout agent (default GAME/rule)")
-    lb.add_argument("--seed", type=int, default=0, help="seeds the deals, the policy's sampling and the search (default 0)")
+    lb.add_argument("--seed", type=seed_arg, default=0, help="seeds the deals, the policy's sampling and the search (default 0)")
     lb.add_argument(
         "--label-search-on", nargs="+", default=None, metavar="TYPE",
         help="decision types whose positions get PIMC values in the label file: cards, others (bids, declarations, "
@@ -483,7 +484,7 @@ def add_commands(sub, games, parse_options) -> None:
     ds.add_argument("--reference", default=None, help="agent whose held-out agreement/regret is shown for comparison (default GAME/rule; 'none': skip)")
     ds.add_argument("--bid-weight", type=float, default=1.0, help="weight of the KL term that keeps the bids (default 1)")
     ds.add_argument("--batch-size", type=int, default=1024, help="card positions per minibatch (default 1024)")
-    ds.add_argument("--seed", type=int, default=0, help="seeds the held-out split, the shuffling and torch (default 0)")
+    ds.add_argument("--seed", type=seed_arg, default=0, help="seeds the held-out split, the shuffling and torch (default 0)")
     ds.add_argument("--torch-threads", type=int, default=1, help="torch threads (default 1)")
     ds.add_argument(
         "--search-on", default="cards",
@@ -525,7 +526,7 @@ def add_commands(sub, games, parse_options) -> None:
     ei.add_argument("--bid-weight", type=float, default=1.0, help="weight of the KL term on the kept decision types (default 1)")
     ei.add_argument("--batch-size", type=int, default=1024, help="positions per minibatch (default 1024)")
     ei.add_argument("--arena-deals", type=int, default=100, help="duplicate deals vs GAME/rule per round (default 100; 0: none)")
-    ei.add_argument("--seed", type=int, default=0, help="seeds labels (seed + round), distillation and arena (seed + 10000)")
+    ei.add_argument("--seed", type=seed_arg, default=0, help="seeds labels (seed + round), distillation and arena (seed + 10000)")
     ei.add_argument("--resume", action="store_true", help="continue the run in --out (complete rounds are kept)")
     ei.add_argument("--workers", type=int, default=1, help="labelling processes at once, one per core (default 1)")
     ei.add_argument(
@@ -542,7 +543,7 @@ def add_commands(sub, games, parse_options) -> None:
     p.add_argument("game", choices=games)
     p.add_argument("--partner", default=None, help="partner agent (default: GAME/ppo if shipped and fitting the options, else GAME/rule)")
     p.add_argument("--opponents", default=None, help="opponents' agent (same default as --partner)")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=seed_arg, default=None)
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     p.add_argument(
         "--force-agent", action="store_true",

@@ -150,6 +150,21 @@ def refuse_existing_file(path, what: str, overwrite: bool = False, how: str = "-
         raise FileExistsError(f"{what} {path} exists; a run never overwrites another: choose a new name, or {how}")
 
 
+def seed_arg(text: str) -> int:
+    """The argparse ``type`` of every ``--seed`` of the commands: a non-negative integer (what numpy
+    seeds with). Anything else is refused by argparse as ``argument --seed: must be a non-negative
+    integer, got -3`` (numpy's own words were "expected non-negative integer")."""
+    import argparse
+
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text}")
+    return seed
+
+
 def parse_options(pairs: list[str] | None) -> dict:
     """``["episode=match", "target_score=7"]`` -> dict (the ``-o name=value`` options of the commands).
 

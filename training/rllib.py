@@ -291,6 +291,8 @@ def main(argv=None) -> int:
 
 def add_arguments(p, games) -> None:
     """The options of ``cardzoo train-rllib`` (shared by the CLI and ``main``)."""
+    from .common import seed_arg
+
     d = RLlibConfig()
     p.add_argument("game", choices=games)
     p.add_argument("--iterations", type=int, default=d.iterations, help=f"PPO iterations (default {d.iterations})")
@@ -302,7 +304,7 @@ def add_arguments(p, games) -> None:
                    help=f"steps per game per iteration (default {d.rollout_fragment_length})")
     p.add_argument("--opponents", nargs="+", default=None, help="agent names or paths (default GAME/rule)")
     p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--seed", type=seed_arg, default=d.seed)
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     p.add_argument("--out", default=None, help="output directory (default runs/GAME-rllib)")
     p.add_argument("--bench-sampling", type=int, default=0, metavar="ROUNDS",
