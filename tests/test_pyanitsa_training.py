@@ -252,3 +252,7 @@ def test_a_study_of_one_deal_writes_valid_json(tmp_path):
     rows = json.loads((tmp_path / "frontier.json").read_text(), parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
     assert len(rows) == 2 and all(r["diff_ci"] == r["win_ci"] == [None, None] and isinstance(r["mean_diff"], float) for r in rows)
     assert list(rows[0]) == list(pyanitsa_study.frontier(2, orders=["0,1,2,3,4,5,6,8,7"])[0])
+    md = (tmp_path / "frontier.md").read_text()  # the table says so instead of [+nan, +nan]
+    assert md.count("n/a (1 deal)") == 2 * len(rows) and "nan" not in md
+    three = pyanitsa_study.markdown(pyanitsa_study.frontier(1, orders=["0,1,2,3,4,5,6,8,7"], players=3))
+    assert three.count("n/a (1 deal)") == 3 * 2 and "nan" not in three  # and the not-losing column

@@ -261,3 +261,28 @@ def test_a_game_without_decisions_fails_cleanly(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "100 deals in a row ended before the learner had a decision" in err and "'collect_order': 'winner_first'" in err
     assert not out.exists()
+
+
+def test_a_one_deal_evaluation_says_n_a_not_nan(tmp_path, capsys):
+    """With 1 deal a CI is undefined: the warm-start line, evaluation.md, the printed table and the
+    next: line say "n/a (1 deal)" (arena.ci_text), never "+nan", and the next: line gives no verdict."""
+    from rich.console import Console
+
+    from cardzoo.training.selfplay import evaluation_table, next_step, train
+
+    out = tmp_path / "run"
+    summary = train(_tiny_cfg(out, total_steps=128, bc_samples=200, bc_epochs=1, bc_eval_deals=1, eval_deals=1))
+    said = capsys.readouterr().out
+    cloning = next(x for x in said.splitlines() if x.startswith("behaviour cloning:"))
+    assert "over 1 duplicate deals" in cloning and "per hand n/a (1 deal), win rate" in cloning, cloning
+    rows = summary["evaluation"]
+    assert [r["n_deals"] for r in rows] == [1] * len(rows) and len(rows) >= 2
+    md = (out / "evaluation.md").read_text()
+    assert md.count("n/a (1 deal)") == 2 * len(rows) and "nan" not in md
+    con = Console(record=True, width=200)
+    con.print(evaluation_table(rows, "t"))
+    table = con.export_text()
+    assert table.count("n/a (1 deal)") == 2 * len(rows) and "nan" not in table
+    line = next_step("all_fours", rows, str(out / "agent"), str(out))
+    assert "CI n/a (1 deal)" in line and "evaluate on more deals" in line and "--deals 2000" in line, line
+    assert "nan" not in line and "beats" not in line and "loses" not in line and "level" not in line

@@ -228,12 +228,14 @@ def cmd_exploit(args, parse_options) -> int:
                 skip_forced=args.skip_forced)
     e = r["edge"]
     episode = envs.kernel(game, **parse_options(args.option)).episode_name
+    from .arena import ci_text  # an undefined CI (1 deal): "n/a (1 deal)"
+
     print(f"{args.agent}: learner's edge after {r['steps']:,} steps ({r['seconds']:.0f} s): "
-          f"{e['mean_diff']:+.3f} [{e['diff_ci'][0]:+.3f}, {e['diff_ci'][1]:+.3f}] per {episode}, "
-          f"win rate {e['win_rate']:.3f} [{e['win_ci'][0]:.3f}, {e['win_ci'][1]:.3f}] over {e['n_deals']} fresh duplicate deals")
+          f"{e['mean_diff']:+.3f} {ci_text(*e['diff_ci'], '+.3f', e['n_deals'])} per {episode}, "
+          f"win rate {e['win_rate']:.3f} {ci_text(*e['win_ci'], '.3f', e['n_deals'])} over {e['n_deals']} fresh duplicate deals")
     if r["start"] is not None:
         s = r["start"]
-        print(f"the learner before training (rule-bot clone): {s['mean_diff']:+.3f} [{s['diff_ci'][0]:+.3f}, {s['diff_ci'][1]:+.3f}] "
+        print(f"the learner before training (rule-bot clone): {s['mean_diff']:+.3f} {ci_text(*s['diff_ci'], '+.3f', s['n_deals'])} "
               f"per {episode}; gain {r['gain']:+.3f}")
     print(f"written: {Path(r['learner']).parent / 'exploit.json'}")
     return 0

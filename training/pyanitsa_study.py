@@ -25,7 +25,7 @@ from cardzoo import agents
 from cardzoo.agents.pyanitsa_rule import PyanitsaRuleAgent
 from cardzoo.agents.skip_forced import SkipForced
 
-from .arena import json_text, play_duplicate
+from .arena import ci_text, json_text, play_duplicate
 from .common import refuse_existing_file
 
 OPTIONS = {"collect_order": "winner_chooses"}
@@ -91,13 +91,11 @@ def markdown(rows: list[dict]) -> str:
         rule += "---:|"
     lines = [head, rule]
     for r in rows:
-        lo, hi = r["diff_ci"]
-        wl, wh = r["win_ci"]
-        line = (f"| {r['agent_a']} | {r['agent_b']} | {r['n_hands']:,} | {r['mean_diff']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
-                f"| {r['win_rate']:.3f} [{wl:.3f}, {wh:.3f}] |")
+        n = r["n_deals"]  # an undefined CI (1 deal): "n/a (1 deal)"
+        line = (f"| {r['agent_a']} | {r['agent_b']} | {r['n_hands']:,} | {r['mean_diff']:+.3f} {ci_text(*r['diff_ci'], '+.3f', n)} "
+                f"| {r['win_rate']:.3f} {ci_text(*r['win_ci'], '.3f', n)} |")
         if alone:
-            nl, (nlo, nhi) = r["not_losing"], r["not_losing_ci"]
-            line += f" {nl:.3f} [{nlo:.3f}, {nhi:.3f}] ({r['null_not_losing']:.3f}) |"
+            line += f" {r['not_losing']:.3f} {ci_text(*r['not_losing_ci'], '.3f', n)} ({r['null_not_losing']:.3f}) |"
         lines.append(line)
     return "\n".join(lines)
 

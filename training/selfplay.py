@@ -191,9 +191,9 @@ def warm_start(cfg: TrainConfig, policy, kernel) -> dict:
         res = arena.play_duplicate(cfg.game, cloned, rule, n_deals=cfg.bc_eval_deals, seed=cfg.seed + 777,
                                    env_options=cfg.env_options, progress=False, name_a="cloned", name_b=_rule_name(cfg.game))
         info["arena_vs_rule"] = {k: res.to_dict()[k] for k in ("n_hands", "mean_diff", "diff_ci", "win_rate", "win_ci")}
-        lo, hi = res.diff_ci if hasattr(res, "diff_ci") else info["arena_vs_rule"]["diff_ci"]
         line += (f"; against {_rule_name(cfg.game)} over {cfg.bc_eval_deals} duplicate deals: "
-                 f"{res.mean_diff:+.3f} per {kernel.episode_name} [{lo:+.3f}, {hi:+.3f}], win rate {res.win_rate:.3f}")
+                 f"{res.mean_diff:+.3f} per {kernel.episode_name} {arena.ci_text(*res.diff_ci, '+.3f', res.n_deals)}, "
+                 f"win rate {res.win_rate:.3f}")
     print(line + "; PPO starts from it", flush=True)
     return info
 
@@ -564,6 +564,9 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
     from . import arena
 
     ep = arena.episode_name([rule]) if "env_options" in rule else "episode"
+    if not arena._defined(lo, hi):  # one deal: no CI, so no verdict either way
+        return (f"next: the result against the rule bot ({rule['mean_diff']:+.3f} per {ep}, CI {arena.ci_text(lo, hi, '+.3f', rule['n_deals'])}) "
+                f"cannot tell yet whether it is better or worse: evaluate on more deals (cardzoo arena {game} {agent} {game}/rule --deals 2000)")
     shipped = by.get(f"{game}/ppo")
     more = (f"cardzoo expert-iterate {game} --init {agent} --out {out}_more_rounds --rounds 2 --games 5120 --n-det 32 "
             f"--label-search-on cards --batch 256 --epochs 8 --workers 2 --aggregate --arena-deals 2000")
@@ -603,12 +606,7 @@ def evaluation_markdown(rows: list[dict]) -> str:
         "|---|---|---:|---:|---:|",
     ]
     for r in rows:
-        lo, hi = r["diff_ci"]
-        wl, wh = r["win_ci"]
-        lines.append(
-            f"| {r['agent_a']} | {r['agent_b']} | {r['n_hands']} | {r['mean_diff']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
-            f"| {r['win_rate']:.3f} [{wl:.3f}, {wh:.3f}] |"
-        )
+        lines.append(f"| {r['agent_a']} | {r['agent_b']} | {r['n_hands']} | {_diff_cell(r)} | {_win_cell(r)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -627,7 +625,18 @@ def evaluation_table(rows: list[dict], title: str):
             r["agent_a"],
             r["agent_b"],
             str(r["n_hands"]),
-            f"{r['mean_diff']:+.3f} [{r['diff_ci'][0]:+.3f}, {r['diff_ci'][1]:+.3f}]",
-            f"{r['win_rate']:.3f} [{r['win_ci'][0]:.3f}, {r['win_ci'][1]:.3f}]",
+            _diff_cell(r),
+            _win_cell(r),
         )
     return t
+
+
+def _diff_cell(r: dict) -> str:
+    """``"+0.123 [+0.050, +0.196]"``: an evaluation row's mean difference and its CI, ``"n/a (1 deal)"``
+    when undefined (:func:`cardzoo.training.arena.ci_text`)."""
+    return f"{r['mean_diff']:+.3f} {arena.ci_text(*r['diff_ci'], '+.3f', r['n_deals'])}"
+
+
+def _win_cell(r: dict) -> str:
+    """``"0.512 [0.480, 0.544]"``: an evaluation row's win rate and its CI (as :func:`_diff_cell`)."""
+    return f"{r['win_rate']:.3f} {arena.ci_text(*r['win_ci'], '.3f', r['n_deals'])}"
