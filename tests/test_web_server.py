@@ -176,6 +176,37 @@ def test_agents_dir_lists_its_agents_and_nothing_else_loads(tmp_path):
     assert args.agents_dir == str(tmp_path)
 
 
+def test_an_agent_folder_that_fails_to_load_reveals_no_server_path(tmp_path, caplog):
+    """A saved agent of --agents-dir whose files are damaged, or whose folder went away after the
+    server started, was refused with the loader's message, which names the server's files
+    ('/srv/.../weights.safetensors is not a valid weights file'). The client is now told the agent is
+    unavailable and what to do, with no path; the server's console (log) has the whole error; no table
+    is opened and the other agents still play."""
+    import logging
+
+    src = agents.registry.shipped_path("aluette/ppo")
+    shutil.copytree(src, tmp_path / "broken")
+    (tmp_path / "broken" / "weights.safetensors").write_bytes(b"garbage")
+    shutil.copytree(src, tmp_path / "gone")
+    c = make_client(agents_dir=str(tmp_path))
+    shutil.rmtree(tmp_path / "gone")
+    for name, file in (("local:broken", "weights.safetensors"), ("local:gone", "no agent file or folder")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="cardzoo.training.web.tables"):
+            r = c.post("/api/tables", json={"game": "aluette", "opponents": name, "partner": "random", "seed": 1})
+        assert r.status_code == 400, r.text
+        d = r.json()["detail"]
+        assert d.startswith(f"agent {name!r} is unavailable: the server could not load it from its agent folder (its files "
+                            "are missing or damaged; the server's console says why). Choose another agent (")
+        assert d.endswith("or ask whoever runs the server to check its agent folder (--agents-dir)")
+        assert str(tmp_path) not in d and file not in d and "/" not in d.replace("aluette/", "")
+        assert "'aluette/rule'" in d and f"'{name}'" not in d.split("Choose another agent")[1]
+        logged = caplog.text
+        assert str(tmp_path / name.split(":")[1]) in logged and file in logged  # the operator sees it all
+    assert len(manager(c)) == 0
+    open_table(c, "aluette", seed=2, opponents="aluette/rule", partner="random")
+
+
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("lang", ["en", "id"])
 def test_howto_pages(game, lang):

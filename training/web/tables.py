@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 import secrets
 import threading
@@ -46,6 +47,9 @@ __all__ = [
     "TooManyTables",
     "game_options",
 ]
+
+#: where a server-side failure is told in full (the server's console): never sent to the client
+log = logging.getLogger(__name__)
 
 def short(value, limit: int = 40) -> str:
     """``repr(value)`` cut to ``limit`` characters (error messages never echo large input)."""
@@ -488,11 +492,30 @@ class TableManager:
                     self._shared[key] = (loaded, threading.Lock())
                 except LayoutMismatchError:
                     raise
-                except (ValueError, OSError, ImportError) as e:  # ImportError: a missing extra, named
-                    raise BadRequest(f"agent {name!r} cannot play {game} with these options: {str(e)[:300]}") from None
+                except (ValueError, OSError, ImportError) as e:
+                    raise BadRequest(self._load_failure(game, name, e)) from None
                 _trim(self._shared, self.MAX_CACHED)
             self._shared.move_to_end(key)
             return self._shared[key]
+
+    def _load_failure(self, game: str, name: str, error: Exception) -> str:
+        """The client's message for agent ``name`` failing to load with ``error``. The error names
+        files of the server (the agent folder, the package's shipped agents), so it goes to the server's
+        console (logger ``cardzoo.training.web.tables``) and the client is told only what failed and
+        what to do; a missing extra (:class:`cardzoo.MissingExtraError`) is named, it holds no path."""
+        from cardzoo import MissingExtraError
+
+        if isinstance(error, MissingExtraError):
+            return f"agent {name!r} cannot play {game} on this server: {error}"
+        where = f"from the server's agent folder {self._local[name][1]}" if name in self._local else "on the server"
+        log.warning("agent %r could not be loaded %s for %s: %s: %s", name, where, game, type(error).__name__, error)
+        others = [n for n in self.agent_names(game) if n != name]
+        if name in self._local:
+            return (f"agent {name!r} is unavailable: the server could not load it from its agent folder (its files "
+                    f"are missing or damaged; the server's console says why). Choose another agent "
+                    f"({others}), or ask whoever runs the server to check its agent folder (--agents-dir)")
+        return (f"agent {name!r} is unavailable: the server could not load it (the server's console says why). "
+                f"Choose another agent ({others})")
 
     def _trained_or_rule(self, game: str, name: str, options: dict, force: bool) -> str:
         """The agent to seat for the trained agent ``name`` (:func:`~cardzoo.agents.options.seat_decision`):
