@@ -241,3 +241,25 @@ def test_option_values_read_as_a_person_writes_them(tmp_path, capsys):
         assert err == f"cardzoo arena: error: option num_players={shown} is not valid; valid values: [2, 3, 4]\n"
     with pytest.raises(ValueError, match=r"env option 'num_players' must look like name=value \(e.g. episode=match\)"):
         parse_options(["num_players"])
+
+
+def test_every_option_value_a_refusal_lists_can_be_typed_as_printed(tmp_path, capsys):
+    """-o first_dealer=None was refused ("option first_dealer='None' is not valid; valid values: [None,
+    0, 1, 2, 3]"): None, True and False are read as the refusal prints them; 'none', a choice of three
+    options, stays the string. Checked for every choice of every game's options."""
+    from cardzoo import envs
+    from cardzoo.training.common import parse_option_value, parse_options
+
+    assert parse_options(["first_dealer=None", "surrender=True", "chant= False ", "game_tie=none", "x=null", "y=NONE"]) == {
+        "first_dealer": None, "surrender": True, "chant": False, "game_tie": "none", "x": None, "y": "NONE"}
+    for game in envs.GAMES:
+        for name, option in envs.kernel_class(game).OPTIONS.items():
+            for choice in option.choices or ():
+                got = parse_option_value(str(choice))
+                assert got == choice and type(got) is type(choice), (game, name, choice)
+    out = tmp_path / "a.json"
+    assert main(["arena", "all_fours", "random", "random", "--deals", "2", "-o", "first_dealer=None", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["env_options"] == {"first_dealer": None}
+    capsys.readouterr()
+    assert main(["arena", "all_fours", "random", "random", "--deals", "2", "-o", "first_dealer=none"]) == 2
+    assert capsys.readouterr().err == "cardzoo arena: error: option first_dealer='none' is not valid; valid values: [None, 0, 1, 2, 3]\n"

@@ -188,13 +188,22 @@ def parse_option_value(text: str):
     Space around it is dropped. It is read as JSON where it is JSON (``7``, ``-1``, ``0.5``,
     ``true``, ``null``, ``"x"``); a whole number written with leading zeros or a plus sign (``03``,
     ``+3``), which JSON refuses, is that ``int`` too, so that ``num_players=03`` means what
-    ``num_players=3`` and ``num_players=' 3'`` do; anything else is the string itself.
+    ``num_players=3`` and ``num_players=' 3'`` do; ``None``, ``True`` and ``False`` (as a refused
+    value's message prints the valid ones, e.g. ``first_dealer``'s ``[None, 0, 1, 2, 3]``) are
+    ``None``, ``True`` and ``False`` as JSON's ``null``, ``true`` and ``false`` are; anything else is
+    the string itself. Lower-case ``none`` stays the string: it is a choice of several options
+    (All Fours' ``game_tie``, Ottocento's ``declaration_mode``, Avinas' ``facedown_signal``).
     """
     v = text.strip()
+    if v in _PYTHON_CONSTANTS:
+        return _PYTHON_CONSTANTS[v]
     try:
         return json.loads(v)
     except json.JSONDecodeError:
         return int(v) if re.fullmatch(r"[+-]?[0-9]+", v) else v
+
+
+_PYTHON_CONSTANTS = {"None": None, "True": True, "False": False}
 
 
 def report_console():
