@@ -55,6 +55,21 @@ def test_labels_are_reproducible(labels, tmp_path):
     assert not np.array_equal(load_labels([other])["obs"][:50], a["obs"][:50])
 
 
+def test_label_plays_exactly_the_deals_asked_for(tmp_path, capsys):
+    """--games 3 with --batch 8 labels 3 deals, not a whole batch of 8: the last batch is cut to the
+    deals left, so the file is the one a batch of 3 writes; 5 deals in batches of 3 are 3 + 2."""
+    out = tmp_path / "three.npz"
+    assert cli.main(["label", "all_fours", str(out), "--games", "3", "--batch", "8", "--n-det", "1", "--seed", "4"]) == 0
+    assert capsys.readouterr().out.startswith("3 deals: ")
+    one_batch = tmp_path / "batch3.npz"
+    assert label_positions("all_fours", "all_fours/ppo", 3, one_batch, n_det=1, seed=4, batch=3, progress=False)["games"] == 3
+    a, b = load_labels([out]), load_labels([one_batch])
+    for key in LABEL_KEYS:
+        assert np.array_equal(a[key], b[key], equal_nan=True), key
+    five = label_positions("all_fours", "all_fours/ppo", 5, tmp_path / "five.npz", n_det=1, seed=4, batch=3, progress=False)
+    assert five["games"] == 5 and five["card_positions"] > len(a["obs"])
+
+
 def test_label_bad_input(tmp_path):
     with pytest.raises(ValueError, match=r"unknown search_on value 'bids'; valid: \['all', 'cards', 'none', 'others'\]"):
         label_positions("all_fours", "all_fours/ppo", 4, tmp_path / "x.npz", search_on="bids", progress=False)

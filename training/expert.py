@@ -125,7 +125,8 @@ def label_positions(
     progress: bool = True,
     overwrite: bool = False,
 ) -> dict[str, int]:
-    """Play ``n_games`` deals (rounded up to whole batches) and write PIMC labels to ``out`` (.npz).
+    """Play ``n_games`` deals (``batch`` at a time, the last batch smaller if need be) and write PIMC
+    labels to ``out`` (.npz).
     An existing ``out`` is refused (``FileExistsError``) unless ``overwrite``.
 
     Args:
@@ -140,7 +141,7 @@ def label_positions(
             with the deals labelled so far.
         n_det: determinizations per labelled decision.
         seed: seeds the deals, the side draw, the policy's sampling and the search.
-        batch: deals played at once.
+        batch: deals played at once (at most; the last batch plays only the deals left).
         opponent: agent of the other sides (default ``"<game>/rule"``).
         rollout: agent playing every seat in the search's rollouts (default ``"<game>/rule"``).
         search_on: decision types that get PIMC values (:func:`parse_search_on`: ``"cards"``,
@@ -199,9 +200,10 @@ def label_positions(
     with tqdm(total=n_games, desc=f"labelling {game} (PIMC {n_det}, search on {'+'.join(searched) or 'none'})",
               unit="deal", disable=not progress) as bar:
         while played < n_games:
-            played += _label_batch(kernel, pol, opp, search, side_of, len(sides), batch, rng, parts, searched)
+            n = _label_batch(kernel, pol, opp, search, side_of, len(sides), min(batch, n_games - played), rng, parts, searched)
+            played += n
             _save_labels(out, {key: _stack(parts[key], kernel, key) for key in LABEL_KEYS}, searched)
-            bar.update(batch)
+            bar.update(n)
             bar.set_postfix(counts())
     c = counts()
     return {"games": played, "card_positions": c["cards"], "other_positions": c["others"]}
