@@ -157,6 +157,14 @@ def test_malformed_move_body_is_422_with_a_message(client, body, words):
         ({"game": "all_fours", "seed": -1}, 422, "seed"),
         ({"game": "all_fours", "players": "4"}, 422, "players"),
         ({"players": 4}, 422, "game: Field required"),
+        # force_agent is a JSON boolean: "yes", "no", "true", 1, 0, null were read as true/false (or a
+        # bare 'valid boolean'); the refusal names the field and the valid values, and opens nothing
+        ({"game": "all_fours", "force_agent": "yes"}, 422, 'force_agent: must be a JSON boolean, true or false, not "yes"'),
+        ({"game": "all_fours", "force_agent": "no"}, 422, 'force_agent: must be a JSON boolean, true or false, not "no"'),
+        ({"game": "all_fours", "force_agent": "true"}, 422, 'force_agent: must be a JSON boolean, true or false, not "true"'),
+        ({"game": "all_fours", "force_agent": 1}, 422, "force_agent: must be a JSON boolean, true or false, not 1"),
+        ({"game": "all_fours", "force_agent": 0}, 422, "force_agent: must be a JSON boolean, true or false, not 0"),
+        ({"game": "all_fours", "force_agent": None}, 422, "force_agent: must be a JSON boolean, true or false, not null"),
     ],
 )
 def test_bad_new_table_requests_are_clear_errors(client, body, status, words):
@@ -164,6 +172,15 @@ def test_bad_new_table_requests_are_clear_errors(client, body, status, words):
     r = client.post("/api/tables", json=body)
     assert r.status_code == status and words in r.json()["detail"], r.json()
     assert len(manager(client)) == n
+
+
+def test_force_agent_true_and_false_through_the_api(client):
+    """force_agent as a JSON boolean: true seats the trained agent asked for under options it was not
+    trained for, false (and leaving it out) seats the rule bot instead (the view's seats say which)."""
+    body = {"game": "all_fours", "opponents": "all_fours/ppo", "seed": 3, "options": {"undertrump": "forbidden"}}
+    seats = lambda extra: [s["agent"] for s in open_table(client, **{**body, **extra})["view"]["seats"]][1]  # noqa: E731
+    assert seats({"force_agent": True}) == "all_fours/ppo"
+    assert seats({"force_agent": False}) == seats({}) == "all_fours/rule"
 
 
 def test_string_option_values_are_read_as_cardzoo_play_reads_o_values(client):

@@ -11,7 +11,9 @@ with a 4xx/5xx status, and changes nothing):
                                          ``{"table_id", "view"}``; the person is seat 0. 400: bad player
                                          count, option or agent name (only registry names of the game and
                                          ``"random"``), a ``partner`` in a game without partnerships or
-                                         unknown game; 503: too many open tables. A trained agent, named or
+                                         unknown game; 422: a field of the wrong JSON type (``players``
+                                         ``"4"``; ``force_agent`` is ``true`` or ``false`` only, not
+                                         ``"yes"`` or 1); 503: too many open tables. A trained agent, named or
                                          the default, trained for other options is replaced by the rule bot
                                          unless ``force_agent`` (the view's seats name the agents seated).
                                          A string option value is read as ``cardzoo play -o`` reads one,
@@ -62,7 +64,7 @@ from fastapi import BackgroundTasks, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from cardzoo import envs
 
@@ -137,7 +139,9 @@ class NewTable(BaseModel):
     opponents: str | None = None
     seed: StrictInt | None = Field(None, ge=0, le=2**63 - 1)
     options: dict[str, Any] | None = None
-    force_agent: bool = False  # seat a trained agent even for options it was not trained for
+    # seat a trained agent even for options it was not trained for; a JSON boolean only: a lax bool
+    # read "yes", "no", "1", 0 as true/false, so a typo could seat an agent the person did not ask for
+    force_agent: StrictBool = False
 
 
 class Move(BaseModel):
@@ -166,6 +170,17 @@ def _short(value, limit: int = 40) -> str:
     return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
+def _json_short(value, limit: int = 40) -> str:
+    """``value`` as the client wrote it (JSON: ``"yes"``, ``null``), cut to ``limit`` characters."""
+    import json
+
+    try:
+        r = json.dumps(value)
+    except (TypeError, ValueError):
+        return _short(value, limit)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
 def _detail(message: str) -> str:
     return message if len(message) <= MAX_DETAIL else message[: MAX_DETAIL - 3] + "..."
 
@@ -186,7 +201,10 @@ def _validation_message(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors():
         where = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
-        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+        if err.get("type") == "bool_type":  # name the valid values, as every refusal does
+            parts.append(f"{where}: must be a JSON boolean, true or false, not {_json_short(err.get('input'))}")
+        else:
+            parts.append(f"{where}: {err.get('msg', 'invalid')}")
     return "malformed request: " + "; ".join(parts)
 
 
