@@ -99,7 +99,8 @@ def load_agent(name: str, **options):
     """An agent by registry name (``"all_fours/rule"``, ``"random"``, ...) or the path of a saved
     agent; ``options`` are the game options (see :func:`cardzoo.agents.load`). Trained policies
     need the ``[train]`` extra (:class:`MissingExtraError` names it). ``ValueError`` for an unknown
-    name, ``FileNotFoundError`` naming a missing path."""
+    name, ``FileNotFoundError`` naming a missing path, ``TypeError`` for what is neither a name nor a
+    path (e.g. ``None``)."""
     from .agents import load
 
     return load(name, **options)

@@ -38,7 +38,7 @@ from typing import Any
 
 from .base import Agent
 
-__all__ = ["available", "load", "register", "unregister"]
+__all__ = ["agent_name", "available", "load", "register", "unregister"]
 
 Factory = Callable[..., Agent]
 _REGISTRY: dict[str, Factory] = {}
@@ -121,11 +121,26 @@ def takes_seed(name: str) -> bool:
     return "seed" in inspect.signature(factory).parameters
 
 
-def load(name: str, **env_options: Any) -> Agent:
+def agent_name(name) -> str:
+    """``name`` (of :func:`load`) as a ``str``: a registered agent name, or the path of a saved agent
+    as a ``str`` or ``os.PathLike`` (``pathlib.Path``). Anything else (``None``, a number, an agent
+    object) raises ``TypeError`` saying what is accepted."""
+    if isinstance(name, os.PathLike):
+        name = os.fspath(name)
+    if not isinstance(name, str):
+        raise TypeError(
+            f"an agent is named by a registered agent name such as 'all_fours/rule' (cardzoo.agents.available()) "
+            f"or the path of a saved agent folder (str or pathlib.Path), got {name!r}"
+        )
+    return name
+
+
+def load(name: str | os.PathLike, **env_options: Any) -> Agent:
     """The agent registered as ``name``, or the trained policy saved at path ``name``.
 
     Args:
-        name: a registered name (see :func:`available`) or a path to a saved policy.
+        name: a registered name (see :func:`available`) or a path to a saved policy (``str`` or
+            ``pathlib.Path``).
         **env_options: options of the game (``RULES.md`` §8 of the game), passed to the
             factory (the rule agents need them to read the observation layout); the random
             agents also take ``seed``. A saved policy holds its own options in its metadata:
@@ -135,8 +150,11 @@ def load(name: str, **env_options: Any) -> Agent:
     Raises:
         ValueError: unknown name (the message lists the available names), bad env option,
             or a path whose content is not a valid saved agent (the message names the path).
-        FileNotFoundError: ``name`` looks like a path and nothing exists there.
+        FileNotFoundError: ``name`` looks like a path (or is a ``pathlib.Path``) and nothing exists there.
+        TypeError: ``name`` is neither a ``str`` nor a path (e.g. ``None``; :func:`agent_name`).
     """
+    given_path = isinstance(name, os.PathLike)
+    name = agent_name(name)
     if name in _REGISTRY:
         return _REGISTRY[name](**env_options)
     if name.startswith("exec:"):
@@ -149,7 +167,7 @@ def load(name: str, **env_options: Any) -> Agent:
     path = os.path.expanduser(name)
     if os.path.exists(path):
         return _load_path(path, env_options)
-    if _looks_like_path(name):
+    if given_path or _looks_like_path(name):
         raise FileNotFoundError(
             f"no agent file or folder at {name!r} (and no registered agent of that name; available: {available()})"
         )

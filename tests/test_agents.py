@@ -300,6 +300,31 @@ def test_registry_missing_path_names_it(tmp_path):
         agents.load("runs/af/final")
 
 
+def test_an_agent_that_is_neither_a_name_nor_a_path_is_a_type_error_saying_what_is_accepted(tmp_path):
+    """load_agent(None) and agents.load(None) raised AttributeError ('NoneType' object has no attribute
+    'startswith'), as did a pathlib.Path; a Path is now a path, anything else a TypeError."""
+    import pathlib
+
+    import cardzoo
+    from cardzoo.training.common import resolve_agent
+
+    accepted = ("an agent is named by a registered agent name such as 'all_fours/rule' (cardzoo.agents.available()) "
+                "or the path of a saved agent folder (str or pathlib.Path), got ")
+    for load in (agents.load, cardzoo.load_agent, resolve_agent):
+        for bad in (None, 3, agents.load("random")):
+            with pytest.raises(TypeError) as e:
+                load(bad)
+            assert str(e.value) == accepted + repr(bad)
+    missing = tmp_path / "agent"  # a Path is a path even when its name looks like no path
+    with pytest.raises(FileNotFoundError, match=f"no agent file or folder at {str(missing)!r}"):
+        agents.load(missing)
+    with pytest.raises(FileNotFoundError, match="no agent file or folder at 'myagent'"):
+        agents.load(pathlib.Path("myagent"))
+    pytest.importorskip("torch")
+    shipped = pathlib.Path(agents.__file__).parent / "shipped" / "all_fours_ppo"
+    assert agents.load(shipped).meta["game"] == "all_fours"
+
+
 def test_registry_invalid_saved_agent_names_path(tmp_path):
     junk = tmp_path / "junk.zip"
     junk.write_bytes(b"this is not an agent")

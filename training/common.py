@@ -31,8 +31,10 @@ def resolve_agent(name: str, env_options: dict | None = None, seed: int | None =
     seconds per answer, default 10; ``agents/external.py``); anything else is loaded as a saved
     policy path.
     With ``game``, an agent made for another game is refused (:func:`check_agent_game`).
-    Raises ``ValueError`` / ``FileNotFoundError`` with the name or path in the message.
+    Raises ``ValueError`` / ``FileNotFoundError`` with the name or path in the message, ``TypeError``
+    for what is neither a name nor a path (``registry.agent_name``).
     """
+    name = registry.agent_name(name)  # TypeError for None or an agent object, saying what is accepted
     env_options = dict(env_options or {})
     if game is not None:
         check_agent_game(None, game, name)  # by name, before loading
