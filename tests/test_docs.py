@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 from pathlib import Path
 
@@ -224,6 +225,14 @@ def _anchors(md: Path) -> set[str]:
         seen[slug] = n + 1
         out.add(slug if n == 0 else f"{slug}-{n}")
     return out
+
+
+def test_envs_page_states_the_metadata_render_modes():
+    """envs/README.md said render_modes ["ansi"] while every env has ["ansi", "human"]."""
+    page = (ROOT / "envs/README.md").read_text()
+    for game in sorted(cardzoo.GAMES):
+        modes = cardzoo.make(game).metadata["render_modes"]
+        assert f"`render_modes` (`{json.dumps(modes)}`)" in page, (game, modes)
 
 
 def test_relative_links_point_to_existing_files():
