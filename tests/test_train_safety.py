@@ -286,3 +286,49 @@ def test_a_one_deal_evaluation_says_n_a_not_nan(tmp_path, capsys):
     line = next_step("all_fours", rows, str(out / "agent"), str(out))
     assert "CI n/a (1 deal)" in line and "evaluate on more deals" in line and "--deals 2000" in line, line
     assert "nan" not in line and "beats" not in line and "loses" not in line and "level" not in line
+
+
+@pytest.mark.parametrize(
+    "args, cli, kw, api",
+    [
+        (["--eval-deals", "-1"], "--eval-deals must be >= 0, got -1", {"eval_deals": -1}, "eval_deals must be >= 0, got -1"),
+        (["--steps", "0"], "--steps must be a positive int, got 0", {"total_steps": 0}, "total_steps must be a positive int, got 0"),
+        (["--lr", "0"], "--lr must be a number > 0.0, got 0.0", {"learning_rate": 0.0}, "learning_rate must be a number > 0.0, got 0.0"),
+        (["--critic-warmup", "-1"], "--critic-warmup must be an int >= 0, got -1", {"critic_warmup_steps": -1},
+         "critic_warmup_steps must be an int >= 0, got -1"),
+        (["--opponents", "foe=1"], "--opponents: unknown opponent families ['foe']", {"opponents": {"foe": 1.0}},
+         "opponents: unknown opponent families ['foe']"),
+        (["--expert-rounds", "2", "-o", "episode=match"], "--expert-rounds=2 needs episodes that end with the deal",
+         {"expert_rounds": 2, "env_options": {"episode": "match"}}, "give expert_rounds=0 or drop the match options"),
+        (["--bc-teacher", "nosuch"], "--bc-teacher 'nosuch' is neither a registered agent", {"bc_teacher": "nosuch", "bc_samples": 10},
+         "bc_teacher 'nosuch' is neither a registered agent"),
+    ],
+)
+def test_a_bad_option_is_named_as_typed(tmp_path, capsys, args, cli, kw, api):
+    """cardzoo train names a bad option by the flag given (--eval-deals), TrainConfig by its field
+    (eval_deals); nothing is written either way."""
+    out = tmp_path / "o"
+    assert main(["train", "all_fours", "--out", str(out), *TINY, *args]) == 2
+    err = capsys.readouterr().err
+    assert f"cardzoo train: error: {cli}" in err and "_" not in err.split("error:")[1].split("(")[0], err
+    with pytest.raises((ValueError, FileNotFoundError), match=re.escape(api)):
+        _tiny_cfg(out, **kw).validate()
+    assert not out.exists()
+
+
+def test_every_flag_named_in_errors_is_a_train_flag():
+    """config.FLAGS (the flag of each TrainConfig option set from the command line) matches cardzoo
+    train's parser: every flag exists, and every flag of the parser is listed."""
+    import argparse
+    import dataclasses
+
+    from cardzoo.training.cli import build_parser
+    from cardzoo.training.config import FLAGS, flag
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["train"]
+    strings = {s for a in sub._actions for s in a.option_strings} | {"GAME"}
+    assert set(FLAGS.values()) <= strings, set(FLAGS.values()) - strings
+    named = {s for a in sub._actions if a.option_strings and a.dest != "help" for s in a.option_strings[:1]}
+    assert named - {"--option"} <= set(FLAGS.values()), named - set(FLAGS.values())  # -o is --option's short form
+    assert set(FLAGS) <= {f.name for f in dataclasses.fields(TrainConfig)}
+    assert flag("eval_deals") == "--eval-deals" and flag("total_steps") == "--steps" and flag("n_epochs") == "n_epochs"

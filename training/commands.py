@@ -93,6 +93,10 @@ def cmd_train(args, parse_options) -> int:
     )
     try:
         summary = train(cfg)
+    except (ValueError, OSError) as e:
+        if getattr(e, "cli_message", None) is None:
+            raise
+        raise type(e)(e.cli_message) from None  # the option as typed here: --eval-deals, not the field eval_deals
     except TrainingInterrupted as e:
         import sys
 

@@ -17,6 +17,38 @@ from cardzoo import envs
 EXPERT_ROUNDS = {"all_fours": 3}
 
 
+#: The ``cardzoo train`` flag of each :class:`TrainConfig` option the command line sets (``cardzoo
+#: train --help``); the options not listed (``n_epochs``, ``gamma``, ``net_arch``, ...) are set from
+#: Python only. Errors name an option by its flag when they reach the command line (:func:`flag`).
+FLAGS = {
+    "game": "GAME", "total_steps": "--steps", "learning_rate": "--lr", "critic_warmup_steps": "--critic-warmup",
+    "env_options": "-o", "bc_teacher_options": "--bc-teacher-option",
+    **{name: "--" + name.replace("_", "-") for name in (
+        "bc_samples", "bc_epochs", "bc_teacher", "n_envs", "seed", "opponents", "snapshot_every", "checkpoint_every",
+        "eval_deals", "out", "resume", "overwrite", "skip_forced", "privileged_critic", "init_from", "n_steps",
+        "batch_size", "clip_range", "ent_coef", "torch_threads", "expert_rounds", "expert_games", "expert_n_det",
+        "expert_epochs", "expert_arena_deals", "expert_workers",
+    )},
+}
+
+
+def flag(name: str) -> str:
+    """``cardzoo train``'s flag of the :class:`TrainConfig` option ``name`` (``"eval_deals"`` ->
+    ``"--eval-deals"``, ``"total_steps"`` -> ``"--steps"``); ``name`` itself for an option the command
+    line does not set."""
+    return FLAGS.get(name, name)
+
+
+def option_error(message, kind: type[Exception] = ValueError) -> Exception:
+    """The error ``kind`` for a bad option. ``message(name)`` writes its text, naming each option
+    ``o`` as ``name(o)``: the exception's text names the :class:`TrainConfig` fields (``eval_deals``,
+    as the Python caller wrote them) and its ``cli_message`` the flags (``--eval-deals``), which
+    ``cardzoo train`` shows instead."""
+    e = kind(message(str))
+    e.cli_message = message(flag)
+    return e
+
+
 def searchable(env_options: dict) -> bool:
     """Whether PIMC search (and so expert iteration) can run with these game options: every
     episode must end with the deal (no ``episode="match"``, no ``match_target``)."""
@@ -84,30 +116,31 @@ class TrainConfig:
             self.expert_rounds = EXPERT_ROUNDS.get(self.game, 0) if searchable(self.env_options) else 0
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming any bad option."""
+        """Raise ``ValueError`` naming any bad option (as a field, e.g. ``eval_deals``; the error's
+        ``cli_message`` names the flag, ``--eval-deals``: :func:`option_error`)."""
         if self.game not in envs.GAMES:
             raise ValueError(f"unknown game {self.game!r}; available: {sorted(envs.GAMES)}")
         for name in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "checkpoint_every"):
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be a positive int, got {v!r}")
+                raise option_error(lambda n: f"{n(name)} must be a positive int, got {v!r}")
         for name, lo, hi in (("learning_rate", 0.0, None), ("clip_range", 0.0, 1.0)):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or not (v > lo and (hi is None or v <= hi)):
-                raise ValueError(f"{name} must be a number > {lo}{'' if hi is None else f' and <= {hi}'}, got {v!r}")
+                raise option_error(lambda n: f"{n(name)} must be a number > {lo}{'' if hi is None else f' and <= {hi}'}, got {v!r}")
         if not isinstance(self.ent_coef, (int, float)) or self.ent_coef < 0:
-            raise ValueError(f"ent_coef must be a number >= 0, got {self.ent_coef!r}")
+            raise option_error(lambda n: f"{n('ent_coef')} must be a number >= 0, got {self.ent_coef!r}")
         if not isinstance(self.torch_threads, int) or self.torch_threads < 1:
-            raise ValueError(f"torch_threads must be a positive int, got {self.torch_threads!r}")
+            raise option_error(lambda n: f"{n('torch_threads')} must be a positive int, got {self.torch_threads!r}")
         if self.bc_samples < 0 or self.bc_epochs < 1:
-            raise ValueError(f"bc_samples must be >= 0 and bc_epochs >= 1, got {self.bc_samples}, {self.bc_epochs}")
+            raise option_error(lambda n: f"{n('bc_samples')} must be >= 0 and {n('bc_epochs')} >= 1, got {self.bc_samples}, {self.bc_epochs}")
         if self.bc_teacher is not None or self.bc_teacher_options:
             self._check_teacher()
         if self.eval_deals < 0:
-            raise ValueError(f"eval_deals must be >= 0, got {self.eval_deals}")
+            raise option_error(lambda n: f"{n('eval_deals')} must be >= 0, got {self.eval_deals}")
         unknown = set(self.opponents) - {"random", "rule", "snapshot"}
         if unknown:
-            raise ValueError(f"unknown opponent families {sorted(unknown)}; valid: random, rule, snapshot")
+            raise option_error(lambda n: f"{n('opponents')}: unknown opponent families {sorted(unknown)}; valid: random, rule, snapshot")
         if self.resume is not None and not Path(self.resume).is_file():
             raise FileNotFoundError(
                 f"cannot resume: no checkpoint file at {self.resume} (expected a model .zip such as OUT/checkpoints/model_1000000.zip or OUT/model.zip)"
@@ -120,17 +153,17 @@ class TrainConfig:
             if trained is not None and trained != self.game:
                 raise ValueError(f"cannot start a {self.game} run from {self.init_from}: that agent plays {trained}")
         if not isinstance(self.critic_warmup_steps, int) or self.critic_warmup_steps < 0:
-            raise ValueError(f"critic_warmup_steps must be an int >= 0, got {self.critic_warmup_steps!r}")
+            raise option_error(lambda n: f"{n('critic_warmup_steps')} must be an int >= 0, got {self.critic_warmup_steps!r}")
         for name, lo in (("expert_rounds", 0), ("expert_games", 1), ("expert_n_det", 1), ("expert_epochs", 1),
                          ("expert_workers", 1), ("expert_arena_deals", 0)):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+                raise option_error(lambda n: f"{n(name)} must be an int >= {lo}, got {v!r}")
         if self.expert_rounds and not searchable(self.env_options):
-            raise ValueError(
-                f"expert_rounds={self.expert_rounds} needs episodes that end with the deal (PIMC rollouts play the deal out); "
-                f"got env options {self.env_options}: give expert_rounds=0 (--expert-rounds 0) or drop the match options"
-            )
+            raise option_error(lambda n: (
+                f"{n('expert_rounds')}={self.expert_rounds} needs episodes that end with the deal (PIMC rollouts play the deal "
+                f"out); got the game options {self.env_options}: give {n('expert_rounds')}=0 or drop the match options"
+            ))
         envs.kernel(self.game, **self.env_options)  # validates the env options
         check_out_folder(Path(self.out), resume=self.resume, overwrite=self.overwrite)
 
@@ -148,12 +181,13 @@ class TrainConfig:
         name = self.bc_teacher or f"{self.game}/rule"
         opts = dict(self.bc_teacher_options)
         if opts and name not in agents.available():
-            raise ValueError(f"bc_teacher_options {opts} need a registered teacher; {name!r} is not one (registered: {agents.available()})")
+            raise option_error(lambda n: f"{n('bc_teacher_options')} {opts} need a registered teacher; {name!r} is not one "
+                                         f"(registered: {agents.available()})")
         game_options = set(envs.kernel(self.game, **self.env_options).options)
         clash = sorted(set(opts) & game_options)
         if clash:
-            raise ValueError(f"bc_teacher_options {clash} are options of the game {self.game}, which the teacher plays as the run does: "
-                             f"give them with -o (env_options) for the whole run")
+            raise option_error(lambda n: f"{n('bc_teacher_options')} {clash} are options of the game {self.game}, which the teacher "
+                                         f"plays as the run does: give them with {n('env_options')} for the whole run")
         if opts:
             try:
                 agent = agents.load(name, **{**self.env_options, **opts})
@@ -175,12 +209,14 @@ class TrainConfig:
         name = self.bc_teacher or f"{self.game}/rule"
         registered = name in agents.available()
         if registered and "/" in name and not name.startswith(f"{self.game}/"):
-            raise ValueError(f"bc_teacher {name!r} does not play {self.game}; give one of "
-                             f"{[a for a in agents.available() if a.startswith(self.game + '/') or '/' not in a]} or a saved agent's path")
+            fit = [a for a in agents.available() if a.startswith(self.game + "/") or "/" not in a]
+            raise option_error(lambda n: f"{n('bc_teacher')} {name!r} does not play {self.game}; give one of {fit} or a saved agent's path")
         if not registered and not Path(name).exists():
-            raise FileNotFoundError(f"bc_teacher {name!r} is neither a registered agent nor a saved agent's path")
+            raise option_error(lambda n: f"{n('bc_teacher')} {name!r} is neither a registered agent nor a saved agent's path",
+                               FileNotFoundError)
         if self.bc_samples == 0:
-            raise ValueError("a behaviour-cloning teacher (bc_teacher, bc_teacher_options) needs bc_samples > 0 (--bc-samples)")
+            raise option_error(lambda n: f"a behaviour-cloning teacher ({n('bc_teacher')}, {n('bc_teacher_options')}) needs "
+                                         f"{n('bc_samples')} > 0")
         self.teacher()  # builds it: a bad option fails here, before anything is written
 
 
