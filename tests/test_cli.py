@@ -130,10 +130,10 @@ def test_play_refuses_a_partner_where_everyone_plays_alone_before_loading(monkey
     (["bench", "all_fours", "--seconds", "nan"], ["--seconds", "positive"]),
     (["arena", "all_fours", "random", "random", "--deals", "-3"], ["--deals"]),
     (["arena", "all_fours", "random", "random", "--json", "/nonexistent/dir/x.json"], ["/nonexistent/dir/x.json"]),
-    (["train", "all_fours", "--lr", "-1"], ["learning_rate", "> 0.0", "-1"]),
-    (["train", "all_fours", "--clip-range", "2"], ["clip_range", "<= 1.0"]),
-    (["train", "all_fours", "--ent-coef", "-0.1"], ["ent_coef", ">= 0"]),
-    (["train", "all_fours", "--torch-threads", "0"], ["torch_threads"]),
+    (["train", "all_fours", "--lr", "-1"], ["--lr must be", "> 0.0", "-1"]),  # the flag typed, not the field learning_rate
+    (["train", "all_fours", "--clip-range", "2"], ["--clip-range must be", "<= 1.0"]),
+    (["train", "all_fours", "--ent-coef", "-0.1"], ["--ent-coef must be", ">= 0"]),
+    (["train", "all_fours", "--torch-threads", "0"], ["--torch-threads must be"]),
     (["play", "pyanitsa", "--partner", "pyanitsa/rule"], ["--partner is for partnership games", "use --opponents"]),
 ])
 def test_cli_rejects_bad_arguments_up_front(argv, words, capsys):
