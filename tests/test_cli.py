@@ -182,10 +182,12 @@ def test_train_flags_default_to_the_train_config():
     d = TrainConfig()
     got = (args.n_steps, args.batch_size, args.lr, args.clip_range, args.ent_coef, args.torch_threads, args.steps, args.n_envs,
            args.bc_samples, args.bc_epochs, args.seed, args.snapshot_every, args.checkpoint_every, args.eval_deals,
-           args.critic_warmup, args.overwrite, args.resume, args.skip_forced, args.privileged_critic, args.init_from)
+           args.critic_warmup, args.overwrite, args.resume, args.skip_forced, args.privileged_critic, args.init_from,
+           args.change_options)
     assert got == (d.n_steps, d.batch_size, d.learning_rate, d.clip_range, d.ent_coef, d.torch_threads, d.total_steps, d.n_envs,
                    d.bc_samples, d.bc_epochs, d.seed, d.snapshot_every, d.checkpoint_every, d.eval_deals,
-                   d.critic_warmup_steps, d.overwrite, d.resume, d.skip_forced, d.privileged_critic, d.init_from)
+                   d.critic_warmup_steps, d.overwrite, d.resume, d.skip_forced, d.privileged_critic, d.init_from,
+                   d.change_options)
     assert args.eval_deals == 2000  # was 2000 on the command line but 1000 in TrainConfig
     from cardzoo.training.commands import _opponent_weights
 

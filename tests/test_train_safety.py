@@ -48,7 +48,8 @@ def test_out_folder_with_an_earlier_run_is_refused(tmp_path, capsys):
     rows = len(json.loads((out / "history.json").read_text()))
     assert main(["train", "all_fours", "--out", str(out), *TINY, "--resume", str(out / "model.zip")]) == 0
     meta = json.loads((out / "agent" / "agent.json").read_text())
-    assert meta["training"]["steps"] == 256
+    assert meta["training"]["steps"] == 512  # the agent's PPO steps in all: 256 before the resume, 256 after
+    assert meta["training"]["resumed_from"] == {"model": str(out / "model.zip"), "steps": 256}
     assert len(json.loads((out / "history.json").read_text())) >= rows
 
 
@@ -332,3 +333,70 @@ def test_every_flag_named_in_errors_is_a_train_flag():
     assert named - {"--option"} <= set(FLAGS.values()), named - set(FLAGS.values())  # -o is --option's short form
     assert set(FLAGS) <= {f.name for f in dataclasses.fields(TrainConfig)}
     assert flag("eval_deals") == "--eval-deals" and flag("total_steps") == "--steps" and flag("n_epochs") == "n_epochs"
+
+
+def _files(folder) -> dict:
+    """Every file under ``folder`` with its bytes, and every sub-folder."""
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None for p in folder.rglob("*")}
+
+
+def test_resume_under_other_settings_is_refused_and_changes_nothing(tmp_path, capsys):
+    """--resume with other game options, another --skip-forced or another game than the run's is
+    refused naming each difference (the run's value, the given one) and the fix; nothing in --out
+    changes. --change-options continues under other game options on purpose, and the agent records
+    them with the steps in all (as the summary and the history do)."""
+    out = tmp_path / "run"
+    assert main(["train", "all_fours", "--out", str(out), *TINY]) == 0
+    capsys.readouterr()
+    before = _files(out)
+    resume = ["--out", str(out), *TINY, "--resume", str(out / "model.zip")]
+    assert main(["train", "all_fours", *resume, "-o", "undertrump=forbidden"]) == 2
+    err = capsys.readouterr().err
+    assert "game option undertrump: the run's 'allowed', given 'forbidden'" in err and str(out / "agent" / "agent.json") in err
+    assert "drop the -o options (the run had none)" in err and "add --change-options" in err
+    assert main(["train", "all_fours", *resume, "--skip-forced", "-o", "target_score=11"]) == 2
+    err = capsys.readouterr().err
+    assert "game option target_score: the run's 14, given 11; --skip-forced: the run's False, given True" in err
+    assert "drop the -o options (the run had none) and drop --skip-forced" in err
+    assert main(["train", "pyanitsa", *resume]) == 2  # a model of another game: named before SB3 would say it
+    err = capsys.readouterr().err
+    assert "that model was trained for all_fours" in err and "402 numbers and has 56 actions, pyanitsa here 195 and 37" in err
+    with pytest.raises(ValueError, match=re.escape("give the run's env_options={}")):  # from Python: the field names
+        _tiny_cfg(out, resume=str(out / "model.zip"), env_options={"undertrump": "forbidden"}, net_arch=[256, 256]).validate()
+    with pytest.raises(ValueError, match=re.escape("net_arch: the run's [256, 256], given [16]")):
+        _tiny_cfg(out, resume=str(out / "model.zip")).validate()
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--change-options"]) == 2
+    assert "--change-options goes with --resume" in capsys.readouterr().err
+    assert _files(out) == before
+    # on purpose: the run continues under the new options and says so
+    assert main(["train", "all_fours", *resume, "-o", "undertrump=forbidden", "--change-options"]) == 0
+    assert "trained 256 more steps (512 in all)" in capsys.readouterr().out
+    meta = json.loads((out / "agent" / "agent.json").read_text())
+    assert meta["env_options"] == {"undertrump": "forbidden"} and meta["game_options"]["undertrump"] == "forbidden"
+    resumed = {"model": str(out / "model.zip"), "steps": 256, "env_options": {}}
+    assert meta["training"]["resumed_from"] == resumed and meta["training"]["change_options"] is True
+    summary = json.loads((out / "summary.json").read_text())
+    history = json.loads((out / "history.json").read_text())
+    assert summary["steps"] == meta["training"]["steps"] == history[-1]["steps"] == 512 and summary["resumed_from"] == resumed
+
+
+def test_resuming_a_model_of_another_game_names_both_spaces(tmp_path):
+    """A model zip with no agent saved beside it (so no recorded run) is checked against the env
+    before SB3 loads it: another game's model is refused naming the file and both observation
+    shapes and action counts, a file that is no model zip naming what is expected; nothing written."""
+    from cardzoo.training.selfplay import train
+
+    run = tmp_path / "run"
+    train(_tiny_cfg(run, total_steps=128))
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "m.zip").write_bytes((run / "model.zip").read_bytes())
+    before = _files(alone)
+    message = (f"cannot resume {alone / 'm.zip'}: that model was trained for another game or other game options: it reads "
+               "observations of shape (402,) and has 56 actions, but pyanitsa with the game options {} gives (195,) and 37")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        train(_tiny_cfg(alone, game="pyanitsa", resume=str(alone / "m.zip")))
+    (alone / "bad.zip").write_text("not a zip")
+    with pytest.raises(ValueError, match=re.escape(f"cannot resume {alone / 'bad.zip'}: it is not a model zip saved by cardzoo train")):
+        train(_tiny_cfg(alone, resume=str(alone / "bad.zip")))
+    assert _files(alone) == before | {"bad.zip": b"not a zip"}

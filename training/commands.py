@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 
@@ -47,7 +46,9 @@ def _play_command(cfg, agent: str) -> str:
     has partnerships), under the run's game options, so that play seats the agent itself."""
     from cardzoo import envs
 
-    opts = [a for k, v in cfg.env_options.items() for a in ("-o", f"{k}={json.dumps(v) if not isinstance(v, str) else v}")]
+    from .config import option_args
+
+    opts = option_args(cfg.env_options)
     seats = ["--opponents", agent] if envs.kernel(cfg.game, **cfg.env_options).teams is None else ["--partner", agent, "--opponents", agent]
     return shlex.join(["cardzoo", "play", cfg.game, *opts, *seats])
 
@@ -72,6 +73,7 @@ def cmd_train(args, parse_options) -> int:
         out=args.out or f"runs/{args.game}",
         resume=args.resume,
         overwrite=args.overwrite,
+        change_options=args.change_options,
         env_options=parse_options(args.option),
         skip_forced=args.skip_forced,
         privileged_critic=args.privileged_critic,
@@ -117,8 +119,10 @@ def cmd_train(args, parse_options) -> int:
     con = report_console()
     if "evaluation" in summary:
         con.print(evaluation_table(summary["evaluation"], f"{args.game}: trained agent, duplicate deals"))
+    resumed = summary.get("resumed_from")
+    more = f"{summary['steps'] - resumed['steps']:,} more steps ({summary['steps']:,} in all)" if resumed else f"{summary['steps']:,} steps"
     lines = [
-        f"trained {summary['steps']:,} steps in {summary['seconds']:.0f} s "
+        f"trained {more} in {summary['seconds']:.0f} s "
         f"({summary['steps_per_second']:,.0f} env steps/s incl. opponents and updates; "
         "runs end on a whole rollout of n_envs x n_steps)",
         f"agent (weights + JSON):  {summary['agent']}",
@@ -363,6 +367,11 @@ def add_commands(sub, games, parse_options) -> None:
     t.add_argument("--out", default=None, help="output directory (default runs/GAME); must not hold an earlier run unless --resume or --overwrite")
     t.add_argument("--resume", default=d.resume, help="continue the run in --out from one of its model .zip files (OUT/checkpoints/model_N.zip or OUT/model.zip)")
     t.add_argument("--overwrite", action="store_true", default=d.overwrite, help="delete the earlier run's outputs in --out and start afresh")
+    t.add_argument(
+        "--change-options", action="store_true", default=d.change_options,
+        help="with --resume: continue the model under other game options (-o) than its run's, e.g. to fine-tune on a variant "
+        "(refused otherwise)",
+    )
     t.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     t.add_argument("--skip-forced", action="store_true", default=d.skip_forced, help="the env plays decisions with one legal action itself (e.g. P'yanitsa's FLIP)")
     t.add_argument(

@@ -27,7 +27,7 @@ FLAGS = {
         "bc_samples", "bc_epochs", "bc_teacher", "n_envs", "seed", "opponents", "snapshot_every", "checkpoint_every",
         "eval_deals", "out", "resume", "overwrite", "skip_forced", "privileged_critic", "init_from", "n_steps",
         "batch_size", "clip_range", "ent_coef", "torch_threads", "expert_rounds", "expert_games", "expert_n_det",
-        "expert_epochs", "expert_arena_deals", "expert_workers",
+        "expert_epochs", "expert_arena_deals", "expert_workers", "change_options",
     )},
 }
 
@@ -47,6 +47,36 @@ def option_error(message, kind: type[Exception] = ValueError) -> Exception:
     e = kind(message(str))
     e.cli_message = message(flag)
     return e
+
+
+def option_args(env_options: dict) -> list[str]:
+    """The ``-o NAME=VALUE`` arguments that give ``env_options`` on the command line (a non-string
+    value as JSON: ``-o score_rejected_kicks=false``)."""
+    return [a for k, v in env_options.items() for a in ("-o", f"{k}={v if isinstance(v, str) else json.dumps(v)}")]
+
+
+#: Settings of a run that its model was trained under besides the game options: a ``--resume``
+#: must give the same (:meth:`TrainConfig.validate`); the PPO settings (``--lr``, ...) may change.
+RESUME_KEEPS = ("skip_forced", "privileged_critic", "net_arch", "activation")
+
+
+def resumed_run(model) -> tuple[Path, dict] | None:
+    """``(agent folder, its agent.json)`` of the run that saved the model zip ``model``: the agent
+    saved with it (``OUT/checkpoints/model_N.zip``: ``OUT/checkpoints/agent_N``; ``OUT/model.zip``:
+    ``OUT/ppo_agent``, else ``OUT/agent``), which records the run's game, options and settings;
+    ``None`` when there is none. ``ValueError`` names an ``agent.json`` that is not a saved agent's."""
+    from cardzoo.agents.policy import read_meta
+
+    model = Path(model)
+    stem = model.stem
+    if stem.startswith("model_"):
+        folders = [model.with_name("agent_" + stem[len("model_"):])]
+    else:
+        folders = [model.with_name("ppo_agent"), model.with_name("agent")]
+    for folder in folders:
+        if (folder / "agent.json").is_file():
+            return folder, read_meta(folder)
+    return None
 
 
 def searchable(env_options: dict) -> bool:
@@ -101,6 +131,7 @@ class TrainConfig:
     critic_warmup_steps: int = 0
     skip_forced: bool = False  # the env plays single-legal-action decisions itself (P'yanitsa's FLIP)
     overwrite: bool = False  # replace an earlier run's outputs in ``out`` (see check_out_folder)
+    change_options: bool = False  # with ``resume``: continue the model under other game options than its run's, on purpose
     # expert iteration after PPO (training/expert.py, training/EXPERT.md): each round labels the
     # positions of the current agent's games with PIMC search, then distils the card play
     expert_rounds: int | None = None  # None: EXPERT_ROUNDS[game] (0 for the other games, or where search cannot run)
@@ -165,7 +196,62 @@ class TrainConfig:
                 f"out); got the game options {self.env_options}: give {n('expert_rounds')}=0 or drop the match options"
             ))
         envs.kernel(self.game, **self.env_options)  # validates the env options
+        if self.change_options and self.resume is None:
+            raise option_error(lambda n: f"{n('change_options')} goes with {n('resume')}: it lets a resumed model continue "
+                                         f"under other game options than its run's")
+        if self.resume is not None:
+            self._check_resume()
         check_out_folder(Path(self.out), resume=self.resume, overwrite=self.overwrite)
+
+    def _check_resume(self) -> None:
+        """Refuse to resume a model under another game, other game options (unless ``change_options``)
+        or other :data:`RESUME_KEEPS` settings than its run's, as recorded by :func:`resumed_run`
+        (nothing is checked when no agent was saved with the model: the training then compares the
+        model's observation and action spaces with the env's)."""
+        from types import SimpleNamespace
+
+        from cardzoo.agents.options import option_differences
+
+        found = resumed_run(self.resume)
+        if found is None:
+            return
+        where, meta = found
+        kernel = envs.kernel(self.game, **self.env_options)
+        if meta["game"] != self.game:
+            raise option_error(lambda n: (
+                f"cannot resume {self.resume}: that model was trained for {meta['game']} (its run's agent: {where}), "
+                f"not {self.game}: it reads observations of {meta['obs_dim']} numbers and has {meta['num_actions']} actions, "
+                f"{self.game} here {kernel.obs_layout.size} and {kernel.num_actions}. Resume it as {meta['game']} "
+                f"(cardzoo train {meta['game']} ... {n('resume')} {self.resume}), or train {self.game} in another {n('out')}"
+            ))
+        options = {} if self.change_options else option_differences(SimpleNamespace(meta=meta), self.game, self.env_options)
+        run = {**meta.get("training", {}), "net_arch": meta["net_arch"], "activation": meta["activation"]}
+        settings = {k: (run[k], getattr(self, k)) for k in RESUME_KEEPS if k in run and run[k] != getattr(self, k)}
+        if not options and not settings:
+            return
+        run_options = dict(meta["env_options"])
+
+        def message(n) -> str:
+            cli = n is flag
+            diffs = [f"game option {k}: the run's {a!r}, given {b!r}" for k, (a, b) in options.items()]
+            diffs += [f"{n(k)}: the run's {a!r}, given {b!r}" for k, (a, b) in settings.items()]
+            fixes = []
+            if options and not cli:
+                fixes.append(f"give the run's env_options={run_options!r}")
+            elif options:
+                fixes.append(f"give the run's game options ({' '.join(option_args(run_options))})" if run_options
+                             else "drop the -o options (the run had none)")
+            for k, (a, _) in settings.items():
+                fixes.append(f"{'add' if a else 'drop'} {n(k)}" if cli and isinstance(a, bool) else f"give {n(k)}={a!r}")
+            text = (f"cannot resume {self.resume} with other settings than its run's (recorded in {where / 'agent.json'}): "
+                    f"{'; '.join(diffs)}. To resume it, {' and '.join(fixes)}")
+            if options:
+                still = " (the other settings must still be the run's)" if settings else ""
+                text += (f"; or, to continue its model under these game options on purpose (e.g. fine-tuning on a variant), "
+                         f"{'add --change-options' if cli else 'set change_options=True'}{still}")
+            return text
+
+        raise option_error(message)
 
     def teacher(self):
         """``(name, agent)`` of the behaviour-cloning teacher: ``bc_teacher`` (default: the game's rule

@@ -26,7 +26,7 @@ from cardzoo.agents.policy import PolicyAgent, save_policy_agent
 
 from . import arena
 from .common import resolve_agent
-from .config import RUN_FILES, TrainConfig, check_out_folder  # noqa: F401  (TrainConfig is re-exported)
+from .config import RUN_FILES, TrainConfig, check_out_folder, resumed_run  # noqa: F401  (TrainConfig is re-exported)
 from .vec_env import KernelVecEnv, OpponentPool
 
 
@@ -325,6 +325,8 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
             "gamma": cfg.gamma,
             "gae_lambda": cfg.gae_lambda,
         }
+        _check_resumable(cfg, vec)
+        before = resumed_run(cfg.resume)  # the resumed run's agent, read before this run saves its own
         model = MaskablePPO.load(cfg.resume, env=vec, device="cpu", tensorboard_log=str(out / "tb"), custom_objects=custom)
         start = int(model.num_timesteps)
     else:
@@ -374,22 +376,28 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
         interrupted.remaining = max(cfg.total_steps - (interrupted.steps - start), 0)  # of this run's --steps
         raise interrupted from None
     seconds = time.perf_counter() - t0
-    steps = int(model.num_timesteps) - start
+    steps = int(model.num_timesteps)  # the model's PPO steps, as in history.json and the checkpoints' agents
     model.save(out / "model.zip")
     summary = {
         "game": cfg.game,
         "steps": steps,
         "seconds": round(seconds, 1),
-        "steps_per_second": round(steps / seconds, 1),
+        "steps_per_second": round((steps - start) / seconds, 1),  # of this run's steps
         "out": str(out),
     }
+    resumed = {}
+    if cfg.resume:  # the steps before this run, and the game options they were trained under if --change-options changed them
+        summary["resumed_from"] = {"model": str(cfg.resume), "steps": start}
+        if cfg.change_options and before is not None and before[1]["env_options"] != cfg.env_options:
+            summary["resumed_from"]["env_options"] = before[1]["env_options"]
+        resumed = {"resumed_from": summary["resumed_from"]}
     (out / "history.json").write_text(json.dumps(history, indent=1))
     if history:
         plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play",
                    envs.kernel(cfg.game, **cfg.env_options).episode_name)
     expert = cfg.expert_rounds > 0
     agent_dir = _save_agent(cfg, model.policy, vec, out / ("ppo_agent" if expert else "agent"),
-                            {"steps": steps, "seconds": round(seconds, 1)})
+                            {"steps": steps, "seconds": round(seconds, 1), **resumed})
     if bc_info is not None:
         summary["behaviour_cloning"] = bc_info
     if history:
@@ -429,6 +437,36 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
         meta_file.write_text(arena.json_text(meta, indent=2, sort_keys=True))
     (out / "summary.json").write_text(arena.json_text(summary, indent=2))
     return summary
+
+
+def _check_resumable(cfg: TrainConfig, vec: KernelVecEnv) -> None:
+    """Refuse (``ValueError`` naming the file) a ``cfg.resume`` that is not a model zip saved by
+    ``cardzoo train``, or whose observation or action space is not the env's: a model of another
+    game or of game options with another observation (SB3 would only say "Observation spaces do
+    not match"). Reads the zip's ``data`` entry alone, before anything is loaded."""
+    import zipfile
+
+    from stable_baselines3.common.save_util import json_to_data
+
+    try:
+        with zipfile.ZipFile(cfg.resume) as z:
+            data = json_to_data(z.read("data").decode())
+        obs, act = data["observation_space"], data["action_space"]
+        model_shape, model_actions = tuple(obs.shape), int(act.n)
+    except (zipfile.BadZipFile, KeyError, AttributeError, TypeError, ValueError, OSError) as e:
+        raise ValueError(f"cannot resume {cfg.resume}: it is not a model zip saved by cardzoo train "
+                         f"(such as OUT/model.zip or OUT/checkpoints/model_N.zip): {e}") from None
+    here_shape, here_actions = tuple(vec.observation_space.shape), int(vec.action_space.n)
+    if (model_shape, model_actions) == (here_shape, here_actions):
+        return
+    run = resumed_run(cfg.resume)
+    trained = f" ({run[1]['game']}, game options {run[1]['env_options']})" if run is not None else ""
+    raise ValueError(
+        f"cannot resume {cfg.resume}: that model was trained for another game or other game options{trained}: it reads "
+        f"observations of shape {model_shape} and has {model_actions} actions, but {cfg.game} with the game options "
+        f"{cfg.env_options}{' and the privileged critic' if cfg.privileged_critic else ''} gives {here_shape} and {here_actions}. "
+        f"Resume it with the game and options it was trained for, or start a new run in another --out"
+    )
 
 
 def _save_interrupted(cfg: TrainConfig, model, vec: KernelVecEnv, out: Path, history: list, bc_info) -> TrainingInterrupted:
