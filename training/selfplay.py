@@ -167,7 +167,7 @@ def _save_agent(cfg: TrainConfig, policy, vec: KernelVecEnv, path: Path, extra: 
         kernel=vec.kernel,
         net_arch=cfg.net_arch,
         activation=cfg.activation,
-        extra=arena.json_safe({"name": path.name, "training": {**asdict(cfg), **extra}}),  # behaviour cloning's arena CI
+        extra={"name": path.name, "training": {**asdict(cfg), **extra}},  # an undefined CI in it is written as null
     )
 
 
