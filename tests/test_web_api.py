@@ -257,6 +257,23 @@ def test_whole_episode_to_the_end_then_a_new_deal(client, game):
     assert v["text"] != first["text"]
 
 
+def test_no_redeal_while_the_deal_is_running(client):
+    """POST /new mid-deal is a 409 and changes nothing: a dropped deal would not count in the totals,
+    so redealing bad hands would flatter them; once the deal is over it deals the next one."""
+    tid = open_table(client, "all_fours", seed=8)["table_id"]
+    before = client.get(f"/api/tables/{tid}").json()
+    assert not before["done"] and before["your_turn"]
+    r = client.post(f"/api/tables/{tid}/new")
+    assert r.status_code == 409
+    assert "the deal is not over" in r.json()["detail"] and "open a new table" in r.json()["detail"]
+    assert client.get(f"/api/tables/{tid}").json() == before
+    v = before
+    while not v["done"]:
+        v = client.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]}).json()
+    r = client.post(f"/api/tables/{tid}/new")
+    assert r.status_code == 200 and r.json()["totals"] == v["totals"] == v["returns"]
+
+
 def test_delete_closes_the_table(client):
     tid = open_table(client, "avinas", seed=2)["table_id"]
     assert client.delete(f"/api/tables/{tid}").status_code == 204

@@ -25,8 +25,10 @@ with a 4xx/5xx status, and changes nothing):
                                          for the browser to show one at a time. 400 illegal (the message
                                          names the action and the legal ones); 409 not your turn or the
                                          episode is over; 422 malformed body.
-``POST /api/tables/{id}/new``            deal a new episode at the table (running totals kept) -> View
-                                         with ``"frames"`` (the AI moves before the person's first turn)
+``POST /api/tables/{id}/new``            deal a new episode at the table once the deal is over (running
+                                         totals kept) -> View with ``"frames"`` (the AI moves before the
+                                         person's first turn); 409 while the deal is running (a deal
+                                         dropped half way would not count: finish it or open a table)
 ``GET /api/tables/{id}/replay``          the finished episode move by move from seat 0's view:
                                          ``{"first", "initial": view, "frames": [...]}`` (the last
                                          1,500 moves: ``first`` is the number of the first one, 0 unless
@@ -274,7 +276,7 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
     @app.post("/api/tables/{table_id}/new")
     def new_deal(table_id: str):
         def op(t):
-            t.deal()
+            t.new_deal()
             return 0
 
         return with_frames(mgr().get(table_id), op)

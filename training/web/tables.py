@@ -238,6 +238,21 @@ class Table:
         self.returns = np.array([self.env.rewards[a] for a in self.env.possible_agents], dtype=float)
         self._advance()
 
+    def new_deal(self) -> None:
+        """Deal the next episode once this one is over (:meth:`deal`); the running totals count every
+        finished episode.
+
+        Raises :class:`Conflict` while the episode is running: a deal dropped half way would not count
+        in :attr:`totals`, so a person could redeal every hand that looks bad and keep the good ones.
+        Finish the deal, or open a new table (its totals start from zero).
+        """
+        if not self.done:
+            raise Conflict(
+                "the deal is not over: finish it first (a deal left unfinished would not count in the running "
+                "totals), or open a new table with POST /api/tables"
+            )
+        self.deal()
+
     def move(self, action: int) -> int:
         """Apply the person's ``action`` at seat 0, then the AI seats' moves up to seat 0's next turn.
 
