@@ -608,6 +608,21 @@ BAD_SEEDS = [-1, 1.5, True, "7", [1, 2]]
 BAD_RESET_OPTIONS = ["x", ["deck"], 3]
 
 
+def _assert_bad_reset_refused(reset, valid_names: str) -> None:
+    """``reset(seed=bad)`` and ``reset(seed=4, options=bad)`` raise ValueError in the core's words."""
+    for seed in BAD_SEEDS:
+        with pytest.raises(ValueError) as err:
+            reset(seed=seed)
+        assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
+    for options in BAD_RESET_OPTIONS:
+        with pytest.raises(ValueError) as err:
+            reset(seed=4, options=options)
+        assert str(err.value) == (
+            f"reset options must be a dict of option name -> value or None, got {options!r}; "
+            f"valid option names for {valid_names}"
+        )
+
+
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_bad_seed_or_options_of_reset_raises_naming_it_and_changes_nothing(game):
     """reset(seed=-1 / 1.5 / True, options="x") is refused by the core in its own words (numpy's were
@@ -618,17 +633,7 @@ def test_a_bad_seed_or_options_of_reset_raises_naming_it_and_changes_nothing(gam
     twin.reset(seed=3)
     before = env.unwrapped.game_state.copy()
     rng_before = env.unwrapped._rng.bit_generator.state
-    for seed in BAD_SEEDS:
-        with pytest.raises(ValueError) as err:
-            env.reset(seed=seed)
-        assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
-    for options in BAD_RESET_OPTIONS:
-        with pytest.raises(ValueError) as err:
-            env.reset(seed=4, options=options)
-        assert str(err.value) == (
-            f"reset options must be a dict of option name -> value or None, got {options!r}; "
-            f"valid option names for {game}_v0: {VALID_HOOKS[game]}"
-        )
+    _assert_bad_reset_refused(lambda **kw: env.reset(**kw), f"{game}_v0: {VALID_HOOKS[game]}")
     assert _state_equal(env.unwrapped.game_state, before)
     assert env.unwrapped._rng.bit_generator.state == rng_before
     env.reset()
@@ -655,17 +660,7 @@ def test_the_vector_env_checks_seed_options_and_learner_side_as_the_aec_env(game
     venv = KernelVectorEnv(k, 2, first, learner_side=np.int64(last_side), seed=0)
     twin = KernelVectorEnv(k, 2, first, learner_side=last_side, seed=0)
     assert venv.learner_side == last_side and type(venv.learner_side) is int
-    for seed in BAD_SEEDS:
-        with pytest.raises(ValueError) as err:
-            venv.reset(seed=seed)
-        assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
-    for options in BAD_RESET_OPTIONS:
-        with pytest.raises(ValueError) as err:
-            venv.reset(options=options)
-        assert str(err.value) == (
-            f"reset options must be a dict of option name -> value or None, got {options!r}; "
-            "valid option names for KernelVectorEnv: none"
-        )
+    _assert_bad_reset_refused(venv.reset, "KernelVectorEnv: none")
     with pytest.raises(ValueError, match=r"reset options \['deck'\] are not used by KernelVectorEnv \(it takes none\)"):
         venv.reset(options={"deck": [0]})
     assert np.array_equal(venv.reset()[0], twin.reset()[0])  # the refused calls took no seed
