@@ -315,7 +315,6 @@ def is_int(x) -> bool:
     return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-
 def check_seed(seed, name: str = "seed") -> int | None:
     """``seed`` (of ``reset`` or a constructor) as ``None`` or a plain ``int``: a non-negative integer,
     numpy integers included. Anything else raises ``ValueError`` naming ``name``, the value and what
