@@ -8,7 +8,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-from cardzoo import agents
+from cardzoo import agents, envs
 from cardzoo.agents.base import Agent
 from cardzoo.agents.policy import load_policy_agent, save_policy_agent
 from cardzoo.training.selfplay import TrainConfig, make_pool, train
@@ -355,3 +355,37 @@ def test_behaviour_cloning_data_for_a_game_without_teams():
     assert set(np.unique(np.round(data.ret, 6)).tolist()) <= {-1.0, 0.0, 0.5}
     assert (data.ret == -1).any() and (np.round(data.ret, 6) == 0.5).any()
     assert data.mask[np.arange(len(data.action)), data.action].all()
+
+
+def _deck_that_ends_the_match_on_the_deal():
+    """A stacked deck (all fours, score 13-13, dealer 0) whose kick wins the match before anyone plays."""
+    e = envs.make("all_fours", episode="match")
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        d = rng.permutation(52)
+        e.reset(seed=1, options={"score": [13, 13], "dealer": 0, "deck": d})
+        if all(e.terminations.values()):
+            return d
+    raise AssertionError("no such deck found")
+
+
+def test_single_seat_reset_with_a_deal_that_ends_before_the_seat_acts():
+    """A reset whose stacked deck ends the match before the learning seat acts used to redeal itself
+    recursively (the same deck each time) until RecursionError; now ValueError names the options. Without a
+    stacked deck the redeal is a fresh random deal, and bounded (RuntimeError after MAX_REDEALS)."""
+    d = _deck_that_ends_the_match_on_the_deal()
+    env = SingleSeatEnv("all_fours", seat=0, episode="match")
+    opts = {"score": [13, 13], "dealer": 0, "deck": d}
+    with pytest.raises(ValueError) as e:
+        env.reset(seed=1, options=opts)
+    msg = str(e.value)
+    assert "these reset options end the episode before seat 0 (player_0) acts, so there is nothing to learn" in msg
+    assert f"'deck': {d.tolist()}" in msg and "'score': [13, 13]" in msg and "fixed by ['deck']" in msg
+    # without the deck, the same score redeals fresh cards until seat 0 acts
+    obs, info = env.reset(seed=1, options={"score": [13, 13], "dealer": 0})
+    assert obs.shape == env.observation_space.shape and info["action_mask"].any()
+    # every deal ending before the seat acts: bounded, then a clear RuntimeError
+    env.MAX_REDEALS = 3
+    env._run_others = lambda: (0.0, True, False)
+    with pytest.raises(RuntimeError, match=r"3 deals in a row ended the episode before seat 0 \(player_0\) acted"):
+        env.reset(seed=1)

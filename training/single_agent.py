@@ -45,6 +45,8 @@ class SingleSeatEnv(gymnasium.Env):
     """
 
     metadata = {"render_modes": ["ansi", "human"]}
+    MAX_REDEALS = 1000  # reset redeals (fresh random deals) at most this often when a deal ends before the seat acts
+    STACKING_OPTIONS = {"deck", "piles", "draw_deck"}  # reset options that fix the cards dealt
 
     def __init__(
         self,
@@ -60,6 +62,7 @@ class SingleSeatEnv(gymnasium.Env):
     ) -> None:
         seed = check_seed(seed)
         self.aec = envs.make(game, render_mode=render_mode, illegal_action=illegal_action, **env_options)
+        self.aec_options = dict(env_options)
         n = len(self.aec.possible_agents)
         if not (is_int(seat) and 0 <= seat < n):
             raise ValueError(f"seat must be an int from 0 to {n - 1} (the seats of {game}), got {seat!r}")
@@ -111,7 +114,10 @@ class SingleSeatEnv(gymnasium.Env):
 
     def reset(self, *, seed=None, options=None):
         """Deal a new game and play the other seats until the learning seat acts;
-        returns ``(observation uint8[D], {"action_mask": int8[A]})``. ``seed`` and ``options`` are
+        returns ``(observation uint8[D], {"action_mask": int8[A]})``. A deal that ends the episode
+        before the learning seat acts (e.g. a match won on a kick) is dealt again with fresh random
+        cards, at most ``MAX_REDEALS`` times (then ``RuntimeError``); when the reset ``options`` fix the
+        cards (``deck``), a redeal would repeat it, so ``ValueError`` names the options. ``seed`` and ``options`` are
         checked as the AEC env's ``reset`` checks them (``ValueError`` naming the value and what is
         valid), before anything changes."""
         seed, options = self.aec.check_reset(seed, options)
@@ -121,12 +127,26 @@ class SingleSeatEnv(gymnasium.Env):
             b.reset()
             if seed is not None and hasattr(b, "rng"):  # seeded bots replay identically for a seed
                 b.rng = np.random.default_rng([seed, s])
-        self.aec.reset(seed=seed, options=options)
-        self._seed = None
-        _, term, trunc = self._run_others()
-        if term or trunc:  # the episode ended before this seat acted (e.g. a match won on a kick)
-            return self.reset(options=options)
-        return self._obs["observation"], {"action_mask": self._obs["action_mask"]}
+        me = self.aec.possible_agents[self.seat]
+        for _ in range(self.MAX_REDEALS):
+            self.aec.reset(seed=seed, options=options)
+            seed = None
+            self._seed = None
+            _, term, trunc = self._run_others()
+            if not (term or trunc):
+                return self._obs["observation"], {"action_mask": self._obs["action_mask"]}
+            # the episode ended before this seat acted (e.g. a match won on a kick): nothing to learn
+            shown = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in options.items()}
+            stacked = sorted(set(options) & self.STACKING_OPTIONS)
+            if stacked:  # the same cards would be dealt again: redealing cannot help
+                raise ValueError(
+                    f"these reset options end the episode before seat {self.seat} ({me}) acts, so there is "
+                    f"nothing to learn: options {shown!r} (the deal is fixed by {stacked}); change them")
+            # redeal: fresh random cards (no seed, or the seeded deal would repeat), the same options
+        shown = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in options.items()}
+        raise RuntimeError(
+            f"{self.MAX_REDEALS} deals in a row ended the episode before seat {self.seat} ({me}) acted, so "
+            f"there is nothing to learn; reset options {shown!r}, game options {self.aec_options!r}")
 
     def action_masks(self) -> np.ndarray:
         """``bool[A]`` legal actions of the learning seat (``RuntimeError`` before ``reset``)."""
