@@ -143,9 +143,10 @@ def load(name: str | os.PathLike, **env_options: Any) -> Agent:
             ``pathlib.Path``).
         **env_options: options of the game (``RULES.md`` §8 of the game), passed to the
             factory (the rule agents need them to read the observation layout); the random
-            agents also take ``seed``. A saved policy holds its own options in its metadata:
-            for a path only ``seed`` is passed on (the policy can still play games with other
-            options, the action mask keeps it legal).
+            agents also take ``seed``. A saved policy holds its own game and options in its
+            metadata: for a path, as for a shipped ``<game>/ppo``, the options are checked against
+            that game (:func:`check_trained_options`: ``game=`` must be its game, a bad option is a
+            ``ValueError``, options it was not trained for warn) and only ``seed`` is passed on.
 
     Raises:
         ValueError: unknown name (the message lists the available names), bad env option,
@@ -195,14 +196,38 @@ def _load_path(path: str, env_options: dict) -> Agent:
         raise ValueError(f"{path!r} is not a valid saved agent: {type(e).__name__}: {e}") from e
     if not isinstance(agent, Agent) and not callable(getattr(agent, "act", None)):
         raise ValueError(f"{path!r} did not load as an agent (got {type(agent).__name__})")
-    if game_options:  # the options of the games it is loaded for: warn if it learned others
-        from .options import warn_if_differs
-
-        try:
-            warn_if_differs(agent, agent.meta["game"], game_options, path, stacklevel=4)
-        except ValueError:
-            pass  # options of another game: the caller's game check names that
+    game = agent.meta.get("game") if isinstance(getattr(agent, "meta", None), dict) else None
+    if game is not None:
+        check_trained_options(agent, game, game_options, f"the saved agent at {path!r}", path, stacklevel=4)
+    elif game_options:
+        raise ValueError(f"the saved agent at {path!r} records no game, so it takes no game options; got {sorted(game_options)}")
     return agent
+
+
+def check_trained_options(agent, game: str, env_options: dict, label: str, short: str, stacklevel: int = 3) -> None:
+    """The option check of a trained agent of ``game`` (called ``label`` in errors, ``short`` in the
+    warning) loaded with ``env_options``,
+    the same for a saved-agent path and a shipped ``<game>/ppo``: a ``game=`` option must be ``game``;
+    the others must be valid ``game`` options (``ValueError`` naming the bad one), give the observation
+    layout it was trained on (:class:`~cardzoo.agents.options.LayoutMismatchError`), and warn
+    (:class:`~cardzoo.agents.options.OptionsMismatchWarning`) if it was trained for others."""
+    from cardzoo import envs
+
+    from .options import check_layout, warn_if_differs
+
+    env_options = dict(env_options)
+    if "game" in env_options:
+        given = env_options.pop("game")
+        if given != game:
+            raise ValueError(f"{label} plays {game}; game={given!r} given (leave game= out, or give game={game!r})")
+    if not env_options:
+        return
+    try:
+        envs.kernel(game, **env_options)
+    except ValueError as e:
+        raise ValueError(f"{label} plays {game}, and these are not valid {game} options: {e}") from None
+    check_layout(agent, game, env_options, label)  # LayoutMismatchError when they change the observation
+    warn_if_differs(agent, game, env_options, short, stacklevel=stacklevel + 1)
 
 
 # ---------------------------------------------------------------- built-ins
@@ -351,18 +376,13 @@ def _shipped(game: str, folder: str, ignore: tuple = ()) -> Factory:
     """
 
     def factory(seed=None, **env_options) -> Agent:
-        from .options import check_layout
         from .policy import load_policy_agent
 
         path = os.path.join(SHIPPED, folder)
         agent = load_policy_agent(path, seed=seed)
-        if env_options:  # LayoutMismatchError (a ValueError) when these options change the observation
-            check_layout(agent, game, env_options, f"the shipped agent {game}/ppo (agents/shipped/{folder})")
         agent.options_ignored = tuple(ignore)
-        if env_options:
-            from .options import warn_if_differs
-
-            warn_if_differs(agent, game, env_options, f"{game}/ppo", stacklevel=3)
+        check_trained_options(agent, game, env_options, f"the shipped agent {game}/ppo (agents/shipped/{folder})",
+                              f"{game}/ppo")
         return agent
 
     factory.__doc__ = f"The shipped trained {game} agent in agents/shipped/{folder}."

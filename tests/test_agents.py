@@ -360,3 +360,29 @@ def test_registry_register_extension_point():
     finally:
         agents.unregister("test/fixed")
     assert "test/fixed" not in agents.available()
+
+
+def test_a_saved_agent_path_checks_its_options_as_the_registered_name_does():
+    """load_agent(path, bogus=1), undertrump="xx" or env_options={...} were accepted silently for a
+    saved-agent path while "all_fours/ppo" refused them, and game= gave "TypeError: kernel() got
+    multiple values for argument 'game'"; both routes now run registry.check_trained_options."""
+    pytest.importorskip("torch")
+    import os
+
+    import cardzoo
+    from cardzoo.agents.options import OptionsMismatchWarning
+    from cardzoo.agents.registry import SHIPPED
+
+    path = os.path.join(SHIPPED, "all_fours_ppo")
+    for name, label in ((path, f"the saved agent at {path!r}"), ("all_fours/ppo", "the shipped agent all_fours/ppo (agents/shipped/all_fours_ppo)")):
+        for bad, why in (({"bogus": 1}, "unknown option(s) ['bogus']"), ({"undertrump": "xx"}, "option undertrump='xx' is not valid; valid values: ['allowed', 'forbidden']"),
+                         ({"env_options": {"undertrump": "forbidden"}}, "unknown option(s) ['env_options']")):
+            with pytest.raises(ValueError) as e:
+                cardzoo.load_agent(name, **bad)
+            assert str(e.value).startswith(f"{label} plays all_fours, and these are not valid all_fours options: {why}")
+        with pytest.raises(ValueError) as e:
+            cardzoo.load_agent(name, game="pyanitsa")
+        assert str(e.value) == f"{label} plays all_fours; game='pyanitsa' given (leave game= out, or give game='all_fours')"
+        assert cardzoo.load_agent(name, game="all_fours").meta["game"] == "all_fours"
+        with pytest.warns(OptionsMismatchWarning, match="trained for other all_fours options than these .undertrump: trained 'allowed', here 'forbidden'"):
+            cardzoo.load_agent(name, undertrump="forbidden")
