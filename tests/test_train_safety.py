@@ -4,6 +4,7 @@ resumable checkpoint, the curve line only when a curve exists, no empty folder a
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 
@@ -294,7 +295,18 @@ def test_a_one_deal_evaluation_says_n_a_not_nan(tmp_path, capsys):
     [
         (["--eval-deals", "-1"], "--eval-deals must be >= 0, got -1", {"eval_deals": -1}, "eval_deals must be >= 0, got -1"),
         (["--steps", "0"], "--steps must be a positive int, got 0", {"total_steps": 0}, "total_steps must be a positive int, got 0"),
-        (["--lr", "0"], "--lr must be a number > 0.0, got 0.0", {"learning_rate": 0.0}, "learning_rate must be a number > 0.0, got 0.0"),
+        (["--lr", "0"], "--lr must be a finite number > 0, got 0.0", {"learning_rate": 0.0}, "learning_rate must be a finite number > 0, got 0.0"),
+        # inf and nan used to pass and fail in torch mid-training (nan) or train nothing (inf)
+        (["--lr", "inf"], "--lr must be a finite number > 0, got inf", {"learning_rate": math.inf},
+         "learning_rate must be a finite number > 0, got inf"),
+        (["--ent-coef", "nan"], "--ent-coef must be a finite number >= 0, got nan", {"ent_coef": math.nan},
+         "ent_coef must be a finite number >= 0, got nan"),
+        (["--ent-coef", "inf"], "--ent-coef must be a finite number >= 0, got inf", {"ent_coef": math.inf},
+         "ent_coef must be a finite number >= 0, got inf"),
+        (["--clip-range", "nan"], "--clip-range must be a finite number > 0 and <= 1, got nan", {"clip_range": math.nan},
+         "clip_range must be a finite number > 0 and <= 1, got nan"),
+        (["--lr", "1e9", "--ent-coef=-inf"], "--ent-coef must be a finite number >= 0, got -inf", {"gamma": math.nan},
+         "gamma must be a finite number >= 0 and <= 1, got nan"),
         (["--critic-warmup", "-1"], "--critic-warmup must be an int >= 0, got -1", {"critic_warmup_steps": -1},
          "critic_warmup_steps must be an int >= 0, got -1"),
         (["--opponents", "foe=1"], "--opponents: unknown opponent families ['foe']", {"opponents": {"foe": 1.0}},
@@ -315,6 +327,11 @@ def test_a_bad_option_is_named_as_typed(tmp_path, capsys, args, cli, kw, api):
     with pytest.raises((ValueError, FileNotFoundError), match=re.escape(api)):
         _tiny_cfg(out, **kw).validate()
     assert not out.exists()
+
+
+def test_a_large_finite_learning_rate_is_accepted(tmp_path):
+    """Only non-finite floats are refused: there is no upper bound on the learning rate."""
+    _tiny_cfg(tmp_path / "o", learning_rate=1e9, gae_lambda=1.0, gamma=0.0, ent_coef=0.0).validate()
 
 
 def test_every_flag_named_in_errors_is_a_train_flag():

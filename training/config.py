@@ -7,6 +7,7 @@ from here (``cardzoo train --help`` shows them) without loading the training sta
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,12 +156,16 @@ class TrainConfig:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise option_error(lambda n: f"{n(name)} must be a positive int, got {v!r}")
-        for name, lo, hi in (("learning_rate", 0.0, None), ("clip_range", 0.0, 1.0)):
+        # every float setting: a finite number (inf or nan would reach torch and fail mid-training)
+        for name, lo, lo_open, hi in (("learning_rate", 0.0, True, None), ("clip_range", 0.0, True, 1.0),
+                                      ("ent_coef", 0.0, False, None), ("gamma", 0.0, False, 1.0),
+                                      ("gae_lambda", 0.0, False, 1.0)):
             v = getattr(self, name)
-            if not isinstance(v, (int, float)) or not (v > lo and (hi is None or v <= hi)):
-                raise option_error(lambda n: f"{n(name)} must be a number > {lo}{'' if hi is None else f' and <= {hi}'}, got {v!r}")
-        if not isinstance(self.ent_coef, (int, float)) or self.ent_coef < 0:
-            raise option_error(lambda n: f"{n('ent_coef')} must be a number >= 0, got {self.ent_coef!r}")
+            ok = (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                  and (v > lo if lo_open else v >= lo) and (hi is None or v <= hi))
+            if not ok:
+                bound = f"{'>' if lo_open else '>='} {lo:g}" + ("" if hi is None else f" and <= {hi:g}")
+                raise option_error(lambda n: f"{n(name)} must be a finite number {bound}, got {v!r}")
         if not isinstance(self.torch_threads, int) or self.torch_threads < 1:
             raise option_error(lambda n: f"{n('torch_threads')} must be a positive int, got {self.torch_threads!r}")
         if self.bc_samples < 0 or self.bc_epochs < 1:
