@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -162,6 +163,71 @@ def test_a_second_run_into_a_folder_in_use_is_refused(tmp_path, capsys):
     (out / ".run.lock").unlink()
     assert main(["train", "all_fours", "--out", str(out), *TINY]) == 0
     assert not (out / ".run.lock").exists() and (out / "agent").is_dir()
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_the_lock_of_a_killed_run_is_taken_over(tmp_path, capsys):
+    """A run killed by SIGKILL leaves its lock; its process (on this host) is gone, so the next run takes
+    the lock over with a note instead of refusing forever. A lock without a host name (written before
+    host names were recorded) is still refused, with the hint that the process is gone."""
+    import socket
+
+    out = tmp_path / "killed"
+    out.mkdir()
+    dead = _dead_pid()
+    (out / ".run.lock").write_text(f"{dead} {socket.gethostname()}")
+    assert main(["train", "all_fours", "--out", str(out), *TINY]) == 0
+    said = capsys.readouterr().out
+    assert f"--out {out}: removed the lock of an earlier run that was stopped (process {dead} on this host is gone)" in said
+    assert not (out / ".run.lock").exists() and (out / "agent").is_dir()
+    assert not list(out.glob(".run.lock*"))
+    # on another host the process cannot be checked: refused
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".run.lock").write_text(f"{dead} some-other-host")
+    assert main(["train", "all_fours", "--out", str(other), *TINY]) == 2
+    err = capsys.readouterr().err
+    assert f"in use by another training run (process {dead} on some-other-host; lock file {other / '.run.lock'})" in err
+    (other / ".run.lock").write_text(str(dead))
+    assert main(["train", "all_fours", "--out", str(other), *TINY]) == 2
+    err = capsys.readouterr().err
+    assert f"(process {dead}; lock file" in err and f"no process {dead} runs on this machine" in err and "delete the lock file" in err
+    # a live holder (this test's process) is respected
+    (other / ".run.lock").write_text(f"{os.getpid()} {socket.gethostname()}")
+    assert main(["train", "all_fours", "--out", str(other), *TINY]) == 2
+    assert f"(process {os.getpid()} on {socket.gethostname()}; lock file" in capsys.readouterr().err
+
+
+def test_sigterm_saves_like_ctrl_c(tmp_path, capsys):
+    """kill PID (SIGTERM) during PPO saves the model and agent so far, as Ctrl-C does, and exits 130."""
+    import signal
+
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from cardzoo.training.selfplay import train
+
+    class Term(BaseCallback):
+        def _on_step(self) -> bool:
+            if self.n_calls >= 2:
+                os.kill(os.getpid(), signal.SIGTERM)
+            return True
+
+    before = signal.getsignal(signal.SIGTERM)
+    out = tmp_path / "term"
+    with pytest.raises(KeyboardInterrupt) as e:
+        train(_tiny_cfg(out), callback=Term())
+    assert Path(e.value.model).is_file() and (Path(e.value.agent) / "agent.json").is_file()
+    assert e.value.model == out / "checkpoints" / f"model_{e.value.steps}.zip"
+    assert not (out / ".run.lock").exists()
+    assert signal.getsignal(signal.SIGTERM) is before  # restored after the run
 
 
 def test_ctrl_c_in_the_expert_rounds_keeps_ppo_and_finished_rounds(tmp_path, capsys, monkeypatch):

@@ -15,6 +15,7 @@ import copy
 import json
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -262,7 +263,8 @@ def train(cfg: TrainConfig, callback=None, pool: OpponentPool | None = None, sav
             from .config import clear_run
 
             clear_run(out)
-        return _train(cfg, out, callback, pool, save_start)
+        with _sigterm_as_ctrl_c():
+            return _train(cfg, out, callback, pool, save_start)
     except TrainingInterrupted:
         raise
     except BaseException:
@@ -277,24 +279,101 @@ def train(cfg: TrainConfig, callback=None, pool: OpponentPool | None = None, sav
 
 
 def _lock_run(out: Path) -> Path:
-    """Claim ``out`` for this run: create ``out/.run.lock`` (holding this process id) or raise
-    ``FileExistsError`` naming the folder when another run holds it (two runs at once into one
-    ``--out`` would overwrite each other). The caller removes the lock when the run ends."""
+    """Claim ``out`` for this run: create ``out/.run.lock`` (holding this process id and host name) or
+    raise ``FileExistsError`` naming the folder when another run holds it (two runs at once into one
+    ``--out`` would overwrite each other). A lock left by a killed run (its process, on this host, is
+    gone) is taken over with a one-line note. The caller removes the lock when the run ends."""
     import os
+    import socket
 
     out.mkdir(parents=True, exist_ok=True)
     lock = out / ".run.lock"
-    try:
-        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    except FileExistsError:
-        holder = lock.read_text().strip() if lock.is_file() else "?"
-        raise FileExistsError(
-            f"--out {out} is in use by another training run (process {holder}; lock file {lock}): wait for it, "
-            f"give another --out, or delete the lock file if no run is using the folder"
-        ) from None
+    host = socket.gethostname()
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            break
+        except FileExistsError:
+            text = lock.read_text().strip() if lock.is_file() else ""
+            pid, _, held_on = text.partition(" ")
+            gone = pid.isdigit() and not _process_alive(int(pid))
+            if gone and held_on == host and _take_stale_lock(lock, text):
+                print(f"--out {out}: removed the lock of an earlier run that was stopped (process {pid} on this host is gone)",
+                      flush=True)
+                continue
+            holder = f"process {pid or '?'}" + (f" on {held_on}" if held_on else "")
+            hint = ""
+            if gone and not held_on:
+                hint = (f"; no process {pid} runs on this machine, so if the run was here it was killed: delete "
+                        f"the lock file to go on")
+            raise FileExistsError(
+                f"--out {out} is in use by another training run ({holder}; lock file {lock}): wait for it, "
+                f"give another --out, or delete the lock file if no run is using the folder{hint}"
+            ) from None
+    else:
+        raise FileExistsError(f"--out {out}: could not take the lock file {lock} (another run took it first)")
     with os.fdopen(fd, "w") as f:
-        f.write(str(os.getpid()))
+        f.write(f"{os.getpid()} {host}")
     return lock
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this machine (one of another user counts as alive)."""
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except (OverflowError, OSError):
+        return False
+    return True
+
+
+def _take_stale_lock(lock: Path, text: str) -> bool:
+    """Remove the stale ``lock`` (whose content was ``text``) unless another run replaced it meanwhile:
+    renamed aside first, so of two runs taking it over at once only one removes it."""
+    import os
+
+    aside = lock.with_name(f"{lock.name}.stale.{os.getpid()}")
+    try:
+        os.rename(lock, aside)
+    except FileNotFoundError:
+        return True  # another run removed it: try to create it again
+    if aside.read_text().strip() != text:  # a live run's new lock: put it back
+        os.rename(aside, lock)
+        return False
+    aside.unlink()
+    return True
+
+
+@contextmanager
+def _sigterm_as_ctrl_c():
+    """While training, SIGTERM (``kill PID``) stops the run as Ctrl-C does: the model and agent so far
+    are saved into ``out/checkpoints``. Outside the main thread signals cannot be set: nothing changes."""
+    import os
+    import signal
+
+    main_pid = os.getpid()
+
+    def handler(signum, frame):
+        if os.getpid() != main_pid:  # a forked child: die as SIGTERM would
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except ValueError:
+        old = None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
 
 
 def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dict:
@@ -474,7 +553,8 @@ def _save_interrupted(cfg: TrainConfig, model, vec: KernelVecEnv, out: Path, his
     import signal
 
     try:
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not spoil the save
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C (or a SIGTERM) must not spoil the save
+        old_term = signal.signal(signal.SIGTERM, signal.SIG_IGN)
     except ValueError:  # not the main thread: signals cannot be changed here
         old = None
     try:
@@ -492,6 +572,7 @@ def _save_interrupted(cfg: TrainConfig, model, vec: KernelVecEnv, out: Path, his
     finally:
         if old is not None:
             signal.signal(signal.SIGINT, old)
+            signal.signal(signal.SIGTERM, old_term)
     return TrainingInterrupted(model_path, agent_path, steps)
 
 
