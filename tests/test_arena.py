@@ -520,3 +520,44 @@ def test_a_named_random_agent_is_seeded_from_the_arena_seed(tmp_path, capsys):
                           play_duplicate("all_fours", "all_fours/rule", RandomAgent(seed=5), 12, seed=4, batch=4).deal_diff)
     # the caveat of ARENA.md and --batch's help: a stochastic agent's play changes with the batch
     assert not np.array_equal(play_duplicate("all_fours", "random", "all_fours/rule", 24, seed=1, batch=5).deal_diff, first.deal_diff)
+
+
+def test_play_duplicate_and_round_robin_refuse_bad_agents_counts_and_seeds_naming_the_argument():
+    """play_duplicate("all_fours", None, "random", 2) gave AttributeError ('NoneType' has no attribute
+    'begin'), seed=1.5 / "3" / True and n_deals=1.5 / True were taken (int()), and round_robin with
+    ["random", "random"] merged them into one and said it "needs at least 2 agents, got ['random']"."""
+    from cardzoo.agents.registry import agent_name
+
+    with pytest.raises(TypeError) as named:
+        agent_name(None)
+    for args, arg in ((("all_fours", None, "random", 2), "agent_a"), (("all_fours", "random", 3, 2), "agent_b")):
+        with pytest.raises(TypeError) as e:
+            play_duplicate(*args)
+        bad = args[1] if arg == "agent_a" else args[2]
+        assert str(e.value) == f"{arg} is not an agent (an Agent, or an object with act()); " + str(named.value).replace("None", repr(bad))
+    for kw, msg in (({"seed": 1.5}, "seed must be a non-negative int (it fixes the deals), got 1.5"),
+                    ({"seed": "3"}, "seed must be a non-negative int (it fixes the deals), got '3'"),
+                    ({"seed": True}, "seed must be a non-negative int (it fixes the deals), got True"),
+                    ({"seed": -1}, "seed must be a non-negative int (it fixes the deals), got -1"),
+                    ({"n_deals": 1.5}, "n_deals must be an int >= 1, got 1.5"), ({"n_deals": True}, "n_deals must be an int >= 1, got True"),
+                    ({"n_deals": 0}, "n_deals must be an int >= 1, got 0"), ({"batch": 0}, "batch must be an int >= 1, got 0"),
+                    ({"batch": 2.0}, "batch must be an int >= 1, got 2.0")):
+        args = {"n_deals": 2, **kw}
+        with pytest.raises(ValueError) as e:
+            play_duplicate("all_fours", "random", "lowest", **args)
+        assert str(e.value) == msg
+        with pytest.raises(ValueError) as e:
+            round_robin("all_fours", ["random", "lowest"], **args)
+        assert str(e.value) == msg
+    assert play_duplicate("all_fours", "random", "lowest", np.int64(2), seed=np.int64(3), batch=np.int64(1)).n_deals == 2
+    with pytest.raises(ValueError) as e:
+        round_robin("all_fours", ["random", "lowest"], 2, n_boot=-1)
+    assert str(e.value) == "n_boot must be an int >= 0, got -1"
+    with pytest.raises(ValueError) as e:
+        round_robin("all_fours", ["random", "random"], 3)
+    assert str(e.value) == ("round_robin: agents ['random'] are given more than once; each agent plays once. To have the same agent twice, "
+                            "pass a dict of distinct names, e.g. {'random': 'random', 'random#2': 'random'}")
+    rr = round_robin("all_fours", {"random": "random", "random#2": "random"}, 3, n_boot=0)  # the way it says
+    assert rr.names == ["random", "random#2"]
+    with pytest.raises(TypeError, match=r"^agents\['x'\] is not an agent"):
+        round_robin("all_fours", {"x": None, "random": "random"}, 3)

@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import os
 from statistics import NormalDist
 from typing import Any
 
@@ -52,6 +53,7 @@ from cardzoo.agents import Agent, load
 from cardzoo.agents.external import ExecAgent
 from cardzoo.agents.jsonsafe import json_safe  # kept importable as arena.json_safe
 from cardzoo.envs.core.chance import RowStreams
+from cardzoo.envs.core.kernel import is_int
 
 __all__ = [
     "DuplicateResult",
@@ -400,14 +402,37 @@ def _restore_random_state(saved: list) -> None:
             g.bit_generator.state = state
 
 
-def _resolve(agent, env_options: dict, game: str, seed: int) -> Agent:
+def check_count(value, name: str, minimum: int = 1) -> int:
+    """``value`` as an ``int`` if it is an integer (numpy ones too, not a ``bool``: :func:`is_int`) of at
+    least ``minimum``; else ``ValueError`` naming ``name`` (an argument, or a flag such as ``--deals``)."""
+    if not is_int(value) or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_deal_seed(seed, name: str = "seed") -> int:
+    """The seed of a deal set as an ``int``: a non-negative integer (:func:`is_int`; ``None`` is refused,
+    since it fixes the deals); else ``ValueError`` naming ``name``."""
+    if not is_int(seed) or seed < 0:
+        raise ValueError(f"{name} must be a non-negative int (it fixes the deals), got {seed!r}")
+    return int(seed)
+
+
+def _resolve(agent, env_options: dict, game: str, seed: int, arg: str = "agent") -> Agent:
     """``agent`` itself, or the agent of that name loaded for ``game`` with ``env_options``; a named
     agent that draws random numbers (``random``, a search: ``registry.takes_seed``) is built with
-    ``seed`` (as ``cardzoo arena`` builds the i-th agent named, with ``--seed`` + i)."""
-    from cardzoo.agents.registry import takes_seed
+    ``seed`` (as ``cardzoo arena`` builds the i-th agent named, with ``--seed`` + i). What is neither
+    an agent (an object with ``act``) nor a name/path raises ``TypeError`` naming ``arg``
+    (:func:`cardzoo.agents.registry.agent_name` says what names an agent)."""
+    from cardzoo.agents.registry import agent_name, takes_seed
 
     from .common import check_agent_game
 
+    if not isinstance(agent, Agent) and not callable(getattr(agent, "act", None)):
+        try:
+            agent = agent_name(agent)
+        except TypeError as e:
+            raise TypeError(f"{arg} is not an agent (an Agent, or an object with act()); {e}") from None
     if isinstance(agent, str):
         check_agent_game(None, game, agent)
         loaded = load(agent, **env_options, **({"seed": int(seed)} if takes_seed(agent) else {}))
@@ -420,6 +445,8 @@ def _resolve(agent, env_options: dict, game: str, seed: int) -> Agent:
 def _agent_name(agent, given: str | None) -> str:
     if given is not None:
         return given
+    if isinstance(agent, os.PathLike):
+        return os.fspath(agent)
     return agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
 
 
@@ -566,19 +593,15 @@ def play_duplicate(
     An ``exec:`` bot's randomness is its own.
 
     Raises:
-        ValueError: bad game/option/agent name, ``n_deals < 1``, or an agent returning an
-        illegal action (the message names it and the legal ones).
+        ValueError: bad game/option/agent name; ``n_deals`` or ``batch`` not an int >= 1 or ``seed`` not
+        a non-negative int (:func:`check_count`, :func:`check_deal_seed`: bools and floats refused); or an
+        agent returning an illegal action (the message names it and the legal ones).
+        TypeError: an agent that is neither an agent object nor a name/path (``agent_a``/``agent_b`` named).
     """
     env_options = dict(env_options or {})
-    if int(n_deals) < 1:
-        raise ValueError(f"n_deals must be >= 1, got {n_deals!r}")
-    if int(batch) < 1:
-        raise ValueError(f"batch must be >= 1, got {batch!r}")
-    n_deals, batch = int(n_deals), int(batch)
-    if int(seed) < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    n_deals, batch, seed = check_count(n_deals, "n_deals"), check_count(batch, "batch"), check_deal_seed(seed)
     kernel = envs.kernel(game, **env_options)
-    a, b = _resolve(agent_a, env_options, game, int(seed)), _resolve(agent_b, env_options, game, int(seed) + 1)
+    a, b = _resolve(agent_a, env_options, game, seed, "agent_a"), _resolve(agent_b, env_options, game, seed + 1, "agent_b")
     sides = _sides(kernel)
     k = len(sides)
     max_steps = (kernel.max_episode_steps or 100_000) + 1
@@ -701,23 +724,32 @@ def round_robin(
 ) -> RoundRobinResult:
     """Every pair of ``agents`` plays :func:`play_duplicate` on the same ``n_deals`` deals;
     Bradley-Terry ratings are fitted to the pairwise win counts. ``agents``: a dict name -> Agent
-    or loadable name, or a list of loadable names (each its own key).
+    or loadable name, or a list of loadable names or agents (each keyed by its name, which must differ, as
+    in a leaderboard; the same agent twice takes a dict with two keys).
 
     The rating CIs are percentile intervals over ``n_boot`` bootstrap resamples of the deals
     (the same resampled deals for every pair, since every pair played the same deals); NaN with
     ``n_boot=0`` or a single deal (:func:`rating_ci`). The ``i``-th agent given by name is built,
     if it draws random numbers, with ``seed + i``, as ``cardzoo arena`` builds it.
-    Raises ``ValueError`` with fewer than 2 agents or a negative ``seed``.
+    Raises ``ValueError`` with fewer than 2 agents, an agent given twice in a list, or a bad ``n_deals``,
+    ``batch``, ``seed`` or ``n_boot`` (:func:`check_count`, :func:`check_deal_seed`); ``TypeError`` for an
+    entry that is neither an agent nor a name.
     """
     env_options = dict(env_options or {})
-    if int(seed) < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    n_deals, batch, seed = check_count(n_deals, "n_deals"), check_count(batch, "batch"), check_deal_seed(seed)
+    n_boot = check_count(n_boot, "n_boot", 0)
     if not isinstance(agents, dict):
-        agents = {str(a): a for a in agents}
+        agents = list(agents)
+        named = [_agent_name(a, None) for a in agents]
+        twice = sorted({n for n in named if named.count(n) > 1})
+        if twice:  # as the leaderboard: an agent is one entry, named by its name
+            raise ValueError(f"round_robin: agents {twice} are given more than once; each agent plays once. To have the same "
+                             f"agent twice, pass a dict of distinct names, e.g. {{{twice[0]!r}: {twice[0]!r}, {twice[0] + '#2'!r}: {twice[0]!r}}}")
+        agents = dict(zip(named, agents))
     names = list(agents)
     if len(names) < 2:
         raise ValueError(f"round_robin needs at least 2 agents, got {names}")
-    resolved = {nm: _resolve(ag, env_options, game, int(seed) + i) for i, (nm, ag) in enumerate(agents.items())}
+    resolved = {nm: _resolve(ag, env_options, game, seed + i, f"agents[{nm!r}]") for i, (nm, ag) in enumerate(agents.items())}
     K = len(names)
     pairs = []
     for i, j in itertools.combinations(range(K), 2):
