@@ -130,10 +130,14 @@ def test_play_refuses_a_partner_where_everyone_plays_alone_before_loading(monkey
     (["bench", "all_fours", "--seconds", "nan"], ["--seconds", "positive"]),
     (["arena", "all_fours", "random", "random", "--deals", "-3"], ["--deals"]),
     (["arena", "all_fours", "random", "random", "--json", "/nonexistent/dir/x.json"], ["/nonexistent/dir/x.json"]),
-    (["train", "all_fours", "--lr", "-1"], ["--lr must be", "> 0.0", "-1"]),  # the flag typed, not the field learning_rate
-    (["train", "all_fours", "--clip-range", "2"], ["--clip-range must be", "<= 1.0"]),
+    (["train", "all_fours", "--lr", "-1"], ["--lr must be a finite number > 0, got -1.0"]),  # the flag typed, not the field learning_rate
+    (["train", "all_fours", "--clip-range", "2"], ["--clip-range must be a finite number > 0 and <= 1, got 2.0"]),
     (["train", "all_fours", "--ent-coef", "-0.1"], ["--ent-coef must be", ">= 0"]),
     (["train", "all_fours", "--torch-threads", "0"], ["--torch-threads must be"]),
+    # label named its Python parameters ("n_games and batch must be >= 1")
+    (["label", "all_fours", "x.npz", "--games", "0"], ["cardzoo label: error: --games must be >= 1, got 0"]),
+    (["label", "all_fours", "x.npz", "--batch", "-2"], ["cardzoo label: error: --batch must be >= 1, got -2"]),
+    (["label", "all_fours", "x.npz", "--n-det", "0"], ["cardzoo label: error: --n-det must be >= 1, got 0"]),
     (["play", "pyanitsa", "--partner", "pyanitsa/rule"], ["--partner is for partnership games", "use --opponents"]),
 ])
 def test_cli_rejects_bad_arguments_up_front(argv, words, capsys):

@@ -79,8 +79,10 @@ def test_label_bad_input(tmp_path):
         label_positions("all_fours", "all_fours/ppo", 4, tmp_path / "nowhere" / "x.npz", progress=False)
     with pytest.raises(ValueError, match="'all_fours/rule' is not a trained policy"):
         label_positions("all_fours", "all_fours/rule", 4, tmp_path / "x.npz", progress=False)
-    with pytest.raises(ValueError, match="n_games and batch must be >= 1"):
+    with pytest.raises(ValueError, match="n_games must be >= 1, got 0"):
         label_positions("all_fours", "all_fours/ppo", 0, tmp_path / "x.npz", progress=False)
+    with pytest.raises(ValueError, match="batch must be >= 1, got 0"):
+        label_positions("all_fours", "all_fours/ppo", 4, tmp_path / "x.npz", batch=0, progress=False)
     with pytest.raises(FileNotFoundError, match="no-such-agent"):
         label_positions("all_fours", str(tmp_path / "no-such-agent"), 4, tmp_path / "x.npz", progress=False)
     assert cli.main(["label", "all_fours", str(tmp_path / "none" / "x.npz")]) == 2

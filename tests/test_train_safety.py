@@ -379,6 +379,20 @@ def test_a_one_deal_evaluation_says_n_a_not_nan(tmp_path, capsys):
          "opponents: unknown opponent families ['foe']"),
         (["--expert-rounds", "2", "-o", "episode=match"], "--expert-rounds=2 needs episodes that end with the deal",
          {"expert_rounds": 2, "env_options": {"episode": "match"}}, "give expert_rounds=0 or drop the match options"),
+        # opponent weights: named by the flag; snapshot alone has no opponent to draw at the start
+        (["--opponents", "random=-1"], "--opponents: each weight must be a finite number >= 0, got {'random': -1.0}",
+         {"opponents": {"random": -1.0}}, "opponents: each weight must be a finite number >= 0, got {'random': -1.0}"),
+        (["--opponents", "random=nan,rule=1"], "--opponents: each weight must be a finite number >= 0, got {'random': nan}",
+         {"opponents": {"random": math.nan, "rule": 1.0}}, "opponents: each weight must be a finite number >= 0"),
+        (["--opponents", "snapshot=1"], "--opponents snapshot=1: at least one opponent available from the start needs a "
+         "weight > 0: random or rule (snapshot has no snapshots until the first is saved, every --snapshot-every rollouts), "
+         "e.g. --opponents rule=0.5,snapshot=0.5", {"opponents": {"snapshot": 1.0}},
+         "opponents snapshot=1: at least one opponent available from the start needs a weight > 0: random or rule "
+         "(snapshot has no snapshots until the first is saved, every snapshot_every rollouts)"),
+        (["--opponents", "rule"], "--opponents: 'rule' must look like NAME=NUMBER (e.g. rule=0.5)", {"opponents": {"rule": 0.0}},
+         "opponents rule=0: at least one opponent available from the start"),
+        (["--bc-teacher-option", "x"], "--bc-teacher-option 'x' must look like NAME=VALUE", {"opponents": {"random": 0.0, "snapshot": 1.0}},
+         "opponents random=0,snapshot=1: at least one"),
         (["--bc-teacher", "nosuch"], "--bc-teacher 'nosuch' is neither a registered agent", {"bc_teacher": "nosuch", "bc_samples": 10},
          "bc_teacher 'nosuch' is neither a registered agent"),
     ],

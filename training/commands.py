@@ -14,7 +14,7 @@ def _opponent_weights(text: str) -> dict:
         try:
             out[name.strip()] = float(w)
         except ValueError:
-            raise ValueError(f"opponent weight {part!r} must look like name=number (e.g. rule=0.5)") from None
+            raise ValueError(f"--opponents: {part!r} must look like NAME=NUMBER (e.g. rule=0.5)") from None
     return out
 
 
@@ -57,6 +57,10 @@ def cmd_train(args, parse_options) -> int:
     from .common import report_console
     from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, next_step, train
 
+    for p in args.bc_teacher_option or []:  # parse_options would name it an "env option"
+        if "=" not in p:
+            raise ValueError(f"--bc-teacher-option {p!r} must look like NAME=VALUE (a keyword option of the teacher, "
+                             f"e.g. --bc-teacher-option seed=1)")
     cfg = TrainConfig(
         game=args.game,
         total_steps=args.steps,
@@ -268,6 +272,9 @@ def cmd_label(args) -> int:
         print("cardzoo label: warning: --search-on is deprecated here, use --label-search-on (the types that get PIMC "
               "values; in distil and expert-iterate --search-on names the types distilled)", file=sys.stderr)
         labelled = args.old_search_on
+    for flag, v in (("--games", args.games), ("--batch", args.batch), ("--n-det", args.n_det)):
+        if v < 1:  # label_positions would name its parameters (n_games, batch)
+            raise ValueError(f"{flag} must be >= 1, got {v}")
     counts = label_positions(
         args.game, args.policy, args.games, args.out, n_det=args.n_det, seed=args.seed, batch=args.batch,
         opponent=args.opponent, rollout=args.rollout, search_on=labelled or ["all"], overwrite=args.overwrite,
@@ -572,6 +579,11 @@ def _leaderboard_out(args):
         raise ValueError(f"--out {args.out!r} is an empty path: give the folder to write, e.g. --out runs/leaderboard/{args.game} "
                          "(or leave --out out for that default)")
     args.out = args.out or str(Path("runs") / "leaderboard" / args.game)
+    from . import arena, leaderboard
+
+    leaderboard.check_out(args.out, args.game, "--out")  # a file: refused before any agent loads
+    for flag, value, least in (("--deals", args.deals, 1), ("--batch", args.batch, 1), ("--boot", args.boot, 0)):
+        arena.check_count(value, flag, least)  # "--deals must be an int >= 1, got 0" (run_leaderboard would say n_deals)
     return args
 
 

@@ -177,6 +177,7 @@ class TrainConfig:
         unknown = set(self.opponents) - {"random", "rule", "snapshot"}
         if unknown:
             raise option_error(lambda n: f"{n('opponents')}: unknown opponent families {sorted(unknown)}; valid: random, rule, snapshot")
+        self._check_opponent_weights()
         if self.resume is not None and not Path(self.resume).is_file():
             raise FileNotFoundError(
                 f"cannot resume: no checkpoint file at {self.resume} (expected a model .zip such as OUT/checkpoints/model_1000000.zip or OUT/model.zip)"
@@ -207,6 +208,26 @@ class TrainConfig:
         if self.resume is not None:
             self._check_resume()
         check_out_folder(Path(self.out), resume=self.resume, overwrite=self.overwrite)
+
+    def _check_opponent_weights(self) -> None:
+        """Each opponent family's weight must be a finite number >= 0, and one available from the start
+        (random, and the game's rule bot where it has one: snapshots are only added while training)
+        must have a weight > 0, or the first rollout has no opponent to draw."""
+        from cardzoo import agents
+
+        bad = {k: w for k, w in self.opponents.items()
+               if not (isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and w >= 0)}
+        if bad:
+            raise option_error(lambda n: f"{n('opponents')}: each weight must be a finite number >= 0, got {bad}")
+        start = ["random"] + (["rule"] if f"{self.game}/rule" in agents.available() else [])
+        if not any(self.opponents.get(k, 0) > 0 for k in start):
+            given = ",".join(f"{k}={w:g}" for k, w in self.opponents.items())
+            no_rule = "" if "rule" in start else f"; {self.game} has no rule bot, so rule is never drawn"
+            raise option_error(lambda n: (
+                f"{n('opponents')} {given}: at least one opponent available from the start needs a weight > 0: "
+                f"{' or '.join(start)} (snapshot has no snapshots until the first is saved, every "
+                f"{n('snapshot_every')} rollouts{no_rule}), e.g. {n('opponents')} {start[-1]}=0.5,snapshot=0.5"
+            ))
 
     def _check_resume(self) -> None:
         """Refuse to resume a model under another game, other game options (unless ``change_options``)

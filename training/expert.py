@@ -162,8 +162,9 @@ def label_positions(
 
     from .common import refuse_existing_file, resolve_agent
 
-    if n_games < 1 or batch < 1:
-        raise ValueError(f"n_games and batch must be >= 1, got n_games={n_games}, batch={batch}")
+    for name, v in (("n_games", n_games), ("batch", batch)):
+        if v < 1:
+            raise ValueError(f"{name} must be >= 1, got {v}")
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
     searched = parse_search_on(search_on)
