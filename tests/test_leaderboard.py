@@ -4,6 +4,7 @@ arena, resuming from the cached pairings, the published fingerprints."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -166,3 +167,47 @@ def test_one_deal_writes_valid_json_with_null_cis_and_resumes(tmp_path, monkeypa
     again = run_leaderboard("avinas", names, 1, tmp_path, n_boot=50, progress=False)
     assert strict((tmp_path / "leaderboard.json").read_text()) == d and (tmp_path / "leaderboard.md").read_text() == md
     assert again["matrix"]["avinas/rule"]["lowest"]["mean_diff"] == p["matrix"]["avinas/rule"]["lowest"]["mean_diff"]
+
+
+def test_leaderboard_bad_counts_and_a_file_for_out_name_the_argument_or_flag(tmp_path, monkeypatch, capsys):
+    """`cardzoo leaderboard --deals 0` said "need deals >= 1, batch >= 1, seed >= 0 and n_boot >= 0"
+    (which one?), and an --out that is a file failed late with "[Errno 20] Not a directory". Each is
+    now named: the argument from Python, the flag from the command line, before any deal is played."""
+    monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: pytest.fail("a deal was played"))
+    two = ["lowest", "avinas/rule"]
+    for kw, msg in (({"n_deals": 0}, "n_deals must be an int >= 1, got 0"), ({"batch": 0}, "batch must be an int >= 1, got 0"),
+                    ({"n_boot": -1}, "n_boot must be an int >= 0, got -1"), ({"seed": -1}, "seed must be a non-negative int (it fixes the deals), got -1"),
+                    ({"n_deals": 2.5}, "n_deals must be an int >= 1, got 2.5")):
+        args = {"n_deals": 2, **kw}
+        with pytest.raises(ValueError) as e:
+            run_leaderboard("avinas", two, out=tmp_path / "lb", progress=False, **args)
+        assert str(e.value) == msg
+    a_file = tmp_path / "x.json"
+    a_file.write_text("{}")
+    for out, where in ((a_file, "it is a file"), (a_file / "sub", f"{str(a_file)!r} is a file")):
+        with pytest.raises(ValueError) as e:
+            run_leaderboard("avinas", two, 2, out, progress=False)
+        assert str(e.value) == (f"out {str(out)!r} is not a folder ({where}): out is the folder the leaderboard writes "
+                                "leaderboard.md, .json, .png and pairs/ to, e.g. runs/leaderboard/avinas")
+    for flags, msg in ((["--deals", "0"], "--deals must be an int >= 1, got 0"), (["--batch", "0"], "--batch must be an int >= 1, got 0"),
+                       (["--boot", "-1"], "--boot must be an int >= 0, got -1"),
+                       (["--out", str(a_file)], f"--out {str(a_file)!r} is not a folder (it is a file): --out is the folder the leaderboard "
+                                                "writes leaderboard.md, .json, .png and pairs/ to, e.g. --out runs/leaderboard/avinas")):
+        argv = ["leaderboard", "avinas", *two, "--deals", "2", "--out", str(tmp_path / "lb"), *flags]
+        assert main(argv) == 2
+        assert msg in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.json"]
+    assert a_file.read_text() == "{}"
+
+
+def test_a_zero_is_printed_as_zero_never_minus_zero(tmp_path):
+    """The 1-deal leaderboard printed "-0.000": the cell below the diagonal is the flipped mean
+    (-0.0). arena.num_text, the formatter of the leaderboard and the arena tables, writes zero as zero."""
+    assert arena.num_text(-0.0, "+.3f") == "+0.000" and arena.num_text(-0.0001, "+.3f") == "+0.000"
+    assert arena.num_text(-0.4, "+.0f") == "+0" and arena.num_text(-0.6, "+.0f") == "-1" and arena.num_text(0.25, ".3f") == "0.250"
+    assert arena.ci_text(-0.0, 0.0, "+.3f", 5) == "[+0.000, +0.000]"
+    p = run_leaderboard("all_fours", ["random", "all_fours/rule", "lowest"], 1, tmp_path / "lb", n_boot=0, progress=False)
+    flipped = [c["mean_diff"] for row in p["matrix"].values() for c in row.values() if c["mean_diff"] == 0]
+    assert any(math.copysign(1, d) < 0 for d in flipped)  # the case this is about: a -0.0 in the matrix
+    text = leaderboard.markdown(p)
+    assert "-0.000" not in text and "| `lowest` | +0.000 n/a (1 deal) | +0.000 n/a (1 deal) |  |" in text

@@ -120,12 +120,19 @@ def json_text(value: Any, **kwargs) -> str:
     return json.dumps(json_safe(value), allow_nan=False, **kwargs)
 
 
+def num_text(x: float, fmt: str) -> str:
+    """``x`` with format spec ``fmt`` (e.g. ``"+.3f"``), a value that shows as zero written as zero
+    (``"+0.000"``, never ``"-0.000"``: a flipped 0.0 is -0.0, and -0.0001 rounds to it)."""
+    text = format(x, fmt)
+    return format(0.0, fmt) if float(text) == 0 else text
+
+
 def ci_text(lo: float | None, hi: float | None, fmt: str, n_deals: int) -> str:
     """``"[lo, hi]"`` with format spec ``fmt`` (e.g. ``"+.3f"``), or ``"n/a (1 deal)"`` when the
     interval is undefined (NaN or ``None``: fewer than 2 deals, ``n_deals`` of them)."""
     if not _defined(lo, hi):
         return f"n/a ({_deals(n_deals)})"
-    return f"[{lo:{fmt}}, {hi:{fmt}}]"
+    return f"[{num_text(lo, fmt)}, {num_text(hi, fmt)}]"
 
 
 def _defined(lo, hi) -> bool:
@@ -836,7 +843,7 @@ def results_table(results, title: str = "Duplicate evaluation"):
             r.agent_a,
             r.agent_b,
             str(r.n_hands),
-            f"{r.mean_diff:+.3f}",
+            num_text(r.mean_diff, "+.3f"),
             ci_text(*r.diff_ci, "+.3f", r.n_deals),
             f"{r.win_rate:.3f}",
             ci_text(*r.win_ci, ".3f", r.n_deals),
@@ -865,7 +872,7 @@ def category_table(r: DuplicateResult):
         t.add_row(
             name,
             str(c["n_deals"]),
-            f"{c['mean_diff']:+.3f}" if c["n_deals"] else "n/a",
+            num_text(c["mean_diff"], "+.3f") if c["n_deals"] else "n/a",
             ci_text(*c["diff_ci"], "+.3f", c["n_deals"]),
             f"{c['win_rate']:.3f}" if c["n_deals"] else "n/a",
             ci_text(*c["win_ci"], ".3f", c["n_deals"]),
@@ -883,7 +890,7 @@ def ratings_table(rr: RoundRobinResult, title: str = "Bradley-Terry ratings (Elo
     t.add_column("rating", justify="right")
     t.add_column("95% CI", justify="right")
     for rank, i in enumerate(np.argsort(-rr.ratings), 1):
-        t.add_row(str(rank), rr.names[i], f"{rr.ratings[i]:+.0f}", ci_text(*rr.rating_ci[i], "+.0f", rr.pairs[0].n_deals))
+        t.add_row(str(rank), rr.names[i], num_text(rr.ratings[i], "+.0f"), ci_text(*rr.rating_ci[i], "+.0f", rr.pairs[0].n_deals))
     return t
 
 
@@ -897,7 +904,7 @@ def via_table(rr: RoundRobinResult):
     for col in ("A", "B", "C", f"A vs C / {ep}", f"B vs C / {ep}", "A - B", "95% CI"):
         t.add_column(col, justify="left" if col in ("A", "B", "C") else "right", overflow="fold")
     for r in rr.via_common_opponent():
-        t.add_row(r["a"], r["b"], r["via"], f"{r['a_vs_via']:+.3f}", f"{r['b_vs_via']:+.3f}", f"{r['mean_diff']:+.3f}",
+        t.add_row(r["a"], r["b"], r["via"], num_text(r["a_vs_via"], "+.3f"), num_text(r["b_vs_via"], "+.3f"), num_text(r["mean_diff"], "+.3f"),
                   ci_text(*r["diff_ci"], "+.3f", r["n_deals"]))
     return t
 

@@ -88,6 +88,21 @@ def _load_pair(path: Path, meta: dict) -> dict | None:
     return d
 
 
+def check_out(out, game: str, name: str = "out") -> Path:
+    """``out`` (the leaderboard's folder, called ``name``: ``out`` or ``--out``) as a ``Path``; an empty
+    path or an existing file raises ``ValueError`` naming it (it is a folder, made if missing)."""
+    example = f"{name} runs/leaderboard/{game}" if name.startswith("--") else f"runs/leaderboard/{game}"
+    if isinstance(out, str) and not out.strip():  # Path("") is the current folder: never meant
+        raise ValueError(f"{name} {out!r} is an empty path: give the folder to write, e.g. {example}")
+    path = Path(out)
+    for p in (path, *path.parents):
+        if p.exists() and not p.is_dir():
+            where = "it is a file" if p == path else f"{str(p)!r} is a file"
+            raise ValueError(f"{name} {str(out)!r} is not a folder ({where}): {name} is the folder the leaderboard writes "
+                             f"leaderboard.md, .json, .png and pairs/ to, e.g. {example}")
+    return path
+
+
 def run_leaderboard(
     game: str,
     agent_names: list[str] | None,
@@ -114,8 +129,9 @@ def run_leaderboard(
 
     Returns the JSON payload written to ``leaderboard.json``.
 
-    Raises ``ValueError`` for bad arguments, an unknown agent, or a folder holding results of
-    another game / deal set / deal count / option set.
+    Raises ``ValueError`` for bad arguments (naming the argument: ``n_deals``, ``batch``, ``seed``,
+    ``n_boot``; ``out`` empty or a file, :func:`check_out`), an unknown agent, or a folder holding results
+    of another game / deal set / deal count / option set.
     """
     from tqdm.auto import tqdm
 
@@ -128,11 +144,9 @@ def run_leaderboard(
         raise ValueError(f"a leaderboard needs at least 2 agents, got {names}")
     if len(set(names)) != len(names):
         raise ValueError(f"agents must be different, got {names}")
-    if int(n_deals) < 1 or int(batch) < 1 or int(seed) < 0 or int(n_boot) < 0:
-        raise ValueError(f"need deals >= 1, batch >= 1, seed >= 0 and n_boot >= 0; got {n_deals}, {batch}, {seed}, {n_boot}")
-    if isinstance(out, str) and not out.strip():  # Path("") is the current folder: never meant
-        raise ValueError(f"out {out!r} is an empty path: give the folder to write, e.g. runs/leaderboard/{game}")
-    out = Path(out)
+    n_deals, batch = arena.check_count(n_deals, "n_deals"), arena.check_count(batch, "batch")
+    seed, n_boot = arena.check_deal_seed(seed), arena.check_count(n_boot, "n_boot", 0)
+    out = check_out(out, game)
     meta = {"benchmark": BENCH_NAME if int(seed) == BENCH_SEED else f"custom deal set (seed {int(seed)})",
             "game": game, "seed": int(seed), "n_deals": int(n_deals), "env_options": env_options}
     pairs = list(itertools.combinations(range(len(names)), 2))
@@ -245,7 +259,7 @@ def markdown(p: dict) -> str:
         "|---:|---|---:|---:|",
     ]
     for r in p["ratings"]:
-        lines.append(f"| {r['rank']} | `{r['agent']}` | {r['rating']:+.0f} | {arena.ci_text(*r['ci'], '+.0f', p['n_deals'])} |")
+        lines.append(f"| {r['rank']} | `{r['agent']}` | {arena.num_text(r['rating'], '+.0f')} | {arena.ci_text(*r['ci'], '+.0f', p['n_deals'])} |")
     ep = envs.kernel(p["game"], **p["env_options"]).episode_name
     lines += ["", f"## Head to head: mean score difference per {ep}, row minus column (95% CI)", "",
               "| | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---:|" * len(names)]
@@ -254,7 +268,7 @@ def markdown(p: dict) -> str:
         for b in names:
             c = p["matrix"][a].get(b)
             cells.append("" if c is None or c["mean_diff"] is None
-                         else f"{c['mean_diff']:+.3f} {arena.ci_text(*c['diff_ci'], '+.3f', p['n_deals'])}")
+                         else f"{arena.num_text(c['mean_diff'], '+.3f')} {arena.ci_text(*c['diff_ci'], '+.3f', p['n_deals'])}")
         lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
     lines += ["", f"## Head to head: pairwise win rate of the row agent (null {p['null_win_rate']:.2f})", "",
               "| | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---:|" * len(names)]
@@ -289,10 +303,10 @@ def plot(p: dict, path) -> None:
         for j, b in enumerate(names):
             c = p["matrix"][a].get(b)
             if c is not None and c["mean_diff"] is not None:
-                ax.text(j, i, f"{c['mean_diff']:+.3f}\n{arena.ci_text(*c['diff_ci'], '+.3f', p['n_deals'])}",
+                ax.text(j, i, f"{arena.num_text(c['mean_diff'], '+.3f')}\n{arena.ci_text(*c['diff_ci'], '+.3f', p['n_deals'])}",
                         ha="center", va="center", fontsize=8, color="white" if abs(c["mean_diff"]) > 0.6 * lim else "black")
     ax.set_xticks(range(K), [f"{n}" for n in names], rotation=30, ha="right")
-    ax.set_yticks(range(K), [f"{n} ({r['rating']:+.0f})" for n, r in zip(names, p["ratings"])])
+    ax.set_yticks(range(K), [f"{n} ({arena.num_text(r['rating'], '+.0f')})" for n, r in zip(names, p["ratings"])])
     ep = envs.kernel(p["game"], **p["env_options"]).episode_name
     ax.set_title(f"{p['game']}: mean score difference per {ep}, row minus column\n"
                  f"{p['deal_set']['name']}, {p['n_deals']} deals per pairing (ratings in brackets)", fontsize=10)
