@@ -497,3 +497,38 @@ def test_resuming_a_model_of_another_game_names_both_spaces(tmp_path):
     with pytest.raises(ValueError, match=re.escape(f"cannot resume {alone / 'bad.zip'}: it is not a model zip saved by cardzoo train")):
         train(_tiny_cfg(alone, resume=str(alone / "bad.zip")))
     assert _files(alone) == before | {"bad.zip": b"not a zip"}
+
+
+def test_resume_from_an_earlier_checkpoint_into_the_same_out_is_refused(tmp_path, capsys):
+    """Resuming checkpoint 128 of a run whose --out holds checkpoints 256 would branch the run and leave
+    the abandoned branch's later checkpoints beside the new ones: refused before anything is written,
+    naming them and the two fixes, both of which work. A resume with --eval-deals 0 renames the earlier
+    evaluation (it describes the agent before the resume) to evaluation_before_resume.*."""
+    out = tmp_path / "run"
+    i = TINY.index("--eval-deals")
+    flags = TINY[:i] + TINY[i + 2:] + ["--checkpoint-every", "128"]
+    assert main(["train", "all_fours", "--out", str(out), *flags, "--eval-deals", "2"]) == 0
+    capsys.readouterr()
+    ck = out / "checkpoints"
+    assert sorted(p.name for p in ck.iterdir()) == ["agent_128", "agent_256", "model_128.zip", "model_256.zip"]
+    before = _files(out)
+    early = ck / "model_128.zip"
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--resume", str(early)]) == 2
+    err = capsys.readouterr().err
+    assert (f"cannot resume {early} into --out {out}: {ck} holds later checkpoints of that run (agent_256, model_256.zip)"
+            in err), err
+    assert f"Either resume from the latest (--resume {ck / 'model_256.zip'}), or resume into a new --out (--out NEW --resume {early})" in err
+    assert _files(out) == before
+    # into a new --out: works, and the old run is untouched
+    new = tmp_path / "branch"
+    assert main(["train", "all_fours", "--out", str(new), *TINY, "--resume", str(early)]) == 0
+    assert "trained 256 more steps (384 in all)" in capsys.readouterr().out
+    assert (new / "agent" / "agent.json").is_file() and _files(out) == before
+    # from the latest into the same --out: works; the earlier evaluation is set aside, not left as if it were the new agent's
+    old_eval = (out / "evaluation.md").read_text()
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--resume", str(ck / "model_256.zip")]) == 0
+    said = capsys.readouterr().out
+    assert (f"{out}: the earlier evaluation describes the agent before this resume: renamed to evaluation_before_resume.md "
+            f"and evaluation_before_resume.json (--eval-deals 0: no new evaluation)") in said
+    assert not (out / "evaluation.md").exists() and not (out / "evaluation.json").exists()
+    assert (out / "evaluation_before_resume.md").read_text() == old_eval

@@ -336,6 +336,7 @@ class TrainConfig:
 RUN_FILES = (
     "agent", "model.zip", "history.json", "learning_curve.png", "evaluation.md", "evaluation.json",
     "summary.json", "tb", "checkpoints", "ppo_agent", "expert",
+    "evaluation_before_resume.md", "evaluation_before_resume.json",
 )
 
 
@@ -363,6 +364,38 @@ def check_out_folder(out: Path, resume: str | None = None, overwrite: bool = Fal
             f"--out {out} holds an earlier run ({', '.join(found)}); give --resume {out}/checkpoints/model_N.zip "
             f"(or {out}/model.zip) to continue it, --overwrite to delete it and start afresh, or another --out"
         )
+    if resume is not None:
+        later = later_checkpoints(out, resume)
+        if later:
+            models = [n for n in later if n.startswith("model_")]
+            first = f"resume from the latest (--resume {out / 'checkpoints' / models[-1]})" if models else \
+                "delete them if they are not wanted"
+            raise FileExistsError(
+                f"cannot resume {resume} into --out {out}: {out / 'checkpoints'} holds later checkpoints of that run "
+                f"({', '.join(later)}), which the new branch would leave beside its own (and a later --resume would mix "
+                f"them in). Either {first}, or resume into a new --out (--out NEW --resume {resume}) to keep both"
+            )
+
+
+def later_checkpoints(out: Path, resume) -> list[str]:
+    """The checkpoints (``model_M.zip``, ``agent_M``) in ``out/checkpoints`` later than ``resume`` when it
+    is one of them (``out/checkpoints/model_N.zip``, ``M > N``), sorted by step; else ``[]``."""
+    ck = Path(out) / "checkpoints"
+    resume = Path(resume)
+    step = _checkpoint_step(resume.name, "model_", ".zip")
+    if step is None or not ck.is_dir() or resume.resolve().parent != ck.resolve():
+        return []
+    found = []
+    for p in ck.iterdir():
+        m = _checkpoint_step(p.name, "model_", ".zip") if p.is_file() else _checkpoint_step(p.name, "agent_", "")
+        if m is not None and m > step:
+            found.append((m, p.name))
+    return [name for _, name in sorted(found)]
+
+
+def _checkpoint_step(name: str, prefix: str, suffix: str) -> int | None:
+    core = name[len(prefix):len(name) - len(suffix)] if name.startswith(prefix) and name.endswith(suffix) else ""
+    return int(core) if core.isdigit() else None
 
 
 def clear_run(out: Path) -> None:

@@ -504,6 +504,8 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
             if old.exists():
                 shutil.rmtree(old)
     summary["agent"] = str(agent_dir)
+    if cfg.resume and cfg.eval_deals <= 0:
+        _set_aside_old_evaluation(out)
     if cfg.eval_deals > 0:
         try:
             summary["evaluation"] = evaluate(cfg, agent_dir, out)
@@ -516,6 +518,20 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
         meta_file.write_text(arena.json_text(meta, indent=2, sort_keys=True))
     (out / "summary.json").write_text(arena.json_text(summary, indent=2))
     return summary
+
+
+def _set_aside_old_evaluation(out: Path) -> None:
+    """A resumed run that does not evaluate: the earlier ``evaluation.md`` / ``.json`` in ``out`` describe
+    the agent before the resume, so they are renamed ``evaluation_before_resume.*`` (one line says so)."""
+    moved = []
+    for ext in (".md", ".json"):
+        old = out / f"evaluation{ext}"
+        if old.is_file():
+            old.replace(out / f"evaluation_before_resume{ext}")
+            moved.append(f"evaluation_before_resume{ext}")
+    if moved:
+        print(f"{out}: the earlier evaluation describes the agent before this resume: renamed to {' and '.join(moved)} "
+              f"(--eval-deals 0: no new evaluation)", flush=True)
 
 
 def _check_resumable(cfg: TrainConfig, vec: KernelVecEnv) -> None:
