@@ -532,3 +532,24 @@ def test_resume_from_an_earlier_checkpoint_into_the_same_out_is_refused(tmp_path
             f"and evaluation_before_resume.json (--eval-deals 0: no new evaluation)") in said
     assert not (out / "evaluation.md").exists() and not (out / "evaluation.json").exists()
     assert (out / "evaluation_before_resume.md").read_text() == old_eval
+
+
+def test_resuming_a_lone_model_zip_says_what_was_not_checked(tmp_path, capsys):
+    """A model zip with no agent folder beside it (nothing records its run's options) resumes with one line
+    saying the game options and settings could not be compared; the sizes were."""
+    import shutil
+
+    out = tmp_path / "run"
+    assert main(["train", "all_fours", "--out", str(out), *TINY]) == 0
+    lone = tmp_path / "lone" / "model.zip"
+    lone.parent.mkdir()
+    shutil.copy(out / "model.zip", lone)
+    capsys.readouterr()
+    assert main(["train", "all_fours", "--out", str(tmp_path / "more"), *TINY, "--resume", str(lone)]) == 0
+    said = capsys.readouterr().out
+    assert (f"resuming {lone}: no agent folder beside it records its run, so its game options and settings "
+            f"(--skip-forced, --privileged-critic, network) could not be compared with this run's; only its "
+            f"observation and action sizes were checked (they match)") in said
+    # with its agent beside it, no such line
+    assert main(["train", "all_fours", "--out", str(tmp_path / "more2"), *TINY, "--resume", str(out / "model.zip")]) == 0
+    assert "no agent folder beside it" not in capsys.readouterr().out

@@ -406,6 +406,10 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
         }
         _check_resumable(cfg, vec)
         before = resumed_run(cfg.resume)  # the resumed run's agent, read before this run saves its own
+        if before is None:  # a lone model zip: TrainConfig._check_resume had nothing to compare with
+            print(f"resuming {cfg.resume}: no agent folder beside it records its run, so its game options and "
+                  f"settings (--skip-forced, --privileged-critic, network) could not be compared with this run's; "
+                  f"only its observation and action sizes were checked (they match)", flush=True)
         model = MaskablePPO.load(cfg.resume, env=vec, device="cpu", tensorboard_log=str(out / "tb"), custom_objects=custom)
         start = int(model.num_timesteps)
     else:
