@@ -569,6 +569,41 @@ def test_a_dealer_hook_that_is_not_seats_raises_naming_it(game, value):
         kernel(game).init(np.random.default_rng(0), 2, dealer=value)
 
 
+def test_hook_ints_takes_the_shapes_it_states_only():
+    """score=[[1]] (shape (1, 1)) was broadcast to the (B, 2) scores though the message says shape
+    (2,) or (B, 2): numpy's broadcasting is not the rule, the two stated shapes are."""
+    assert hook_ints("score", [3, 1], (2, 2), 0, 10).tolist() == [[3, 1], [3, 1]]
+    assert hook_ints("score", [[3, 1], [0, 2]], (2, 2), 0, 10).tolist() == [[3, 1], [0, 2]]
+    for bad, got in (([[1]], (1, 1)), ([[3, 1]], (1, 2)), (1, ()), ([1, 2, 3], (3,)), ([[[1, 2]]], (1, 1, 2))):
+        with pytest.raises(ValueError) as e:
+            hook_ints("score", bad, (2, 2), 0, 10)
+        assert str(e.value) == f"reset option score={bad!r} must be int(s) of shape (2,) (or (2, 2)), got shape {got}"
+    with pytest.raises(ValueError) as e:
+        hook_ints("score", [[1, 2], [3]], (2, 2), 0, 10)  # ragged
+    assert str(e.value) == "reset option score=[[1, 2], [3]] must be int(s) of shape (2,) (or (2, 2))"
+
+
+#: the per-game shape of each array hook of reset (``deck``: the pack's size); piles are lists of lists
+HOOK_SHAPES = {"deck": None, "draw_deck": None, "dealer": (), "score": (2,), "pips": (2,), "ram_balance": ()}
+
+
+@pytest.mark.parametrize("game, hook", [(g, h) for g in sorted(GAMES) for h in kernel(g).INIT_HOOKS if h != "piles"])
+def test_a_reset_hook_of_another_shape_is_refused_naming_the_valid_shapes(game, hook):
+    """A (1, 1) hook such as score=[[1]] (All Fours, Aluette) or pips=[[1]] (Avinas) was accepted by the
+    AEC env (B = 1) though the message says shape (2,) or (1, 2). Every array hook of every game now
+    refuses it, naming the valid shapes and the one given."""
+    needs = {("aluette", "draw_deck"): {"partnership_draw": True}, ("ottocento", "score"): {"match_target": 1000}}
+    env = envs_make(game, **needs.get((game, hook), {}))
+    with pytest.raises(ValueError) as e:
+        env.reset(seed=1, options={hook: [[1]]})
+    n = kernel(game).deck.n
+    per = HOOK_SHAPES[hook] if HOOK_SHAPES[hook] is not None else (n,)
+    if game == "pyanitsa":  # its own order check (envs/pyanitsa/kernel.py _check_order)
+        assert str(e.value) == f"reset option deck must be int card ids 0..{n - 1} (a permutation), shape ({n},) or (B, {n}); got shape (1, 1)"
+    else:
+        assert str(e.value) == f"reset option {hook}=[[1]] must be int(s) of shape {per} (or {(1, *per)}), got shape (1, 1)"
+
+
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_refused_hook_value_leaves_the_env_as_it_was(game):
     """A deck hook that is not a permutation fails; the env keeps its game and its random generator (the

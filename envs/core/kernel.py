@@ -365,16 +365,21 @@ def bool_option(default: bool) -> Option:
 
 
 def hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
-    """Validate a test hook of ``init`` (e.g. a stacked ``deck``): ints broadcastable to ``shape``,
-    each in ``[lo, hi]``. Returns the broadcast array; ``ValueError`` naming the hook, the shape and
-    the range otherwise."""
+    """Validate a test hook of ``init`` (e.g. a stacked ``deck``): ints of shape ``shape[1:]`` (one
+    value for every game, e.g. ``score=[3, 1]``) or ``shape`` (one per game), each in ``[lo, hi]``.
+    Returns the array of shape ``shape``; ``ValueError`` naming the hook, the valid shapes (and the one
+    given) or the range otherwise. Other shapes that numpy would broadcast (``score=[[1]]``) are refused:
+    they are not what the message states."""
+    valid = f"int(s) of shape {shape[1:]} (or {shape})"
     try:
         arr = np.asarray(value)
-        if arr.dtype.kind not in "iu" or arr.ndim > len(shape):
-            raise TypeError
-        arr = np.broadcast_to(arr, shape)
-    except (TypeError, ValueError):
-        raise ValueError(f"reset option {name}={value!r} must be int(s) of shape {shape[1:] or '()'} (or {shape})") from None
+    except (TypeError, ValueError):  # ragged lists
+        raise ValueError(f"reset option {name}={value!r} must be {valid}") from None
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"reset option {name}={value!r} must be {valid}")
+    if arr.shape not in (tuple(shape[1:]), tuple(shape)):
+        raise ValueError(f"reset option {name}={value!r} must be {valid}, got shape {arr.shape}")
+    arr = np.broadcast_to(arr, shape)
     if arr.size and (arr.min() < lo or arr.max() > hi):
         raise ValueError(f"reset option {name}={value!r} is out of range: each value must be in {lo}..{hi}")
     return arr
