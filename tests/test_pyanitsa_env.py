@@ -181,6 +181,7 @@ def test_bad_options_raise_naming_the_option_and_valid_values(options, valid):
         ({"piles": [["KS"]]}, "2 card lists"),
         ({"piles": [["XX"], ["KS"]]}, "not a card"),
         ({"deck": list(range(35))}, r"shape \(36,\) or \(B, 36\); got shape \(35,\)"),
+        ({"deck": [list(range(36))] * 2}, r"shape \(36,\) or \(B, 36\); got shape \(2, 36\)"),  # B = 1
         ({"deck": [0] * 36}, "permutation"),
     ],
 )

@@ -264,7 +264,7 @@ class PyanitsaKernel(CompiledKernel):
             raise ValueError(f"reset option deck must be {valid}; got ragged lists") from None
         if arr.dtype.kind not in "iu":
             raise ValueError(f"reset option deck must be {valid}; got {arr.dtype} values of shape {arr.shape}")
-        if arr.shape[-1:] != (C,) or arr.ndim > 2:
+        if arr.shape not in ((C,), (B, C)):  # the shapes the message states, as core.hook_ints
             raise ValueError(f"reset option deck must be {valid}; got shape {arr.shape}")
         arr = np.broadcast_to(arr, (B, self.C))
         if not (np.sort(arr, axis=1) == np.arange(self.C)).all():
