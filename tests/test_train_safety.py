@@ -493,6 +493,13 @@ def test_resuming_a_model_of_another_game_names_both_spaces(tmp_path):
                "observations of shape (402,) and has 56 actions, but pyanitsa with the game options {} gives (195,) and 37")
     with pytest.raises(ValueError, match=re.escape(message)):
         train(_tiny_cfg(alone, game="pyanitsa", resume=str(alone / "m.zip")))
+    # the network comes from the zip, and the agent saved from it records the run's: they must agree
+    message = (f"cannot resume {alone / 'm.zip'}: its network is net_arch=[16], activation ReLU, but this run has "
+               "net_arch=[32], activation='relu'")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        train(_tiny_cfg(alone, net_arch=[32], resume=str(alone / "m.zip")))
+    with pytest.raises(ValueError, match=re.escape("its network is net_arch=[16], activation ReLU, but this run has net_arch=[16], activation='tanh'")):
+        train(_tiny_cfg(alone, activation="tanh", resume=str(alone / "m.zip")))
     (alone / "bad.zip").write_text("not a zip")
     with pytest.raises(ValueError, match=re.escape(f"cannot resume {alone / 'bad.zip'}: it is not a model zip saved by cardzoo train")):
         train(_tiny_cfg(alone, resume=str(alone / "bad.zip")))

@@ -552,9 +552,20 @@ def _check_resumable(cfg: TrainConfig, vec: KernelVecEnv) -> None:
             data = json_to_data(z.read("data").decode())
         obs, act = data["observation_space"], data["action_space"]
         model_shape, model_actions = tuple(obs.shape), int(act.n)
+        kwargs = data.get("policy_kwargs") or {}
     except (zipfile.BadZipFile, KeyError, AttributeError, TypeError, ValueError, OSError) as e:
         raise ValueError(f"cannot resume {cfg.resume}: it is not a model zip saved by cardzoo train "
                          f"(such as OUT/model.zip or OUT/checkpoints/model_N.zip): {e}") from None
+    # the network is the zip's; the agent saved from it records cfg's, so they must agree (a lone zip
+    # has no agent folder for TrainConfig._check_resume to compare them with)
+    model_arch, model_act = kwargs.get("net_arch"), getattr(kwargs.get("activation_fn"), "__name__", None)
+    want_act = {"relu": "ReLU", "tanh": "Tanh"}.get(cfg.activation)
+    if (model_arch is not None and list(model_arch) != list(cfg.net_arch)) or (model_act is not None and model_act != want_act):
+        raise ValueError(
+            f"cannot resume {cfg.resume}: its network is net_arch={model_arch}, activation {model_act}, but this run "
+            f"has net_arch={cfg.net_arch}, activation={cfg.activation!r}: give the run the model's network "
+            f"(TrainConfig(net_arch=..., activation=...)) or start a new run"
+        )
     here_shape, here_actions = tuple(vec.observation_space.shape), int(vec.action_space.n)
     if (model_shape, model_actions) == (here_shape, here_actions):
         return
