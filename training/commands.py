@@ -242,7 +242,8 @@ def cmd_exploit(args, parse_options) -> int:
     episode = envs.kernel(game, **parse_options(args.option)).episode_name
     from .arena import ci_text  # an undefined CI (1 deal): "n/a (1 deal)"
 
-    print(f"{args.agent}: learner's edge after {r['steps']:,} steps ({r['seconds']:.0f} s): "
+    whole = "" if r["steps"] == args.steps else f" (--steps {args.steps:,} rounded up to whole rollouts of {args.n_envs} games x 64 steps)"
+    print(f"{args.agent}: learner's edge after {r['steps']:,} steps{whole} ({r['seconds']:.0f} s): "
           f"{e['mean_diff']:+.3f} {ci_text(*e['diff_ci'], '+.3f', e['n_deals'])} per {episode}, "
           f"win rate {e['win_rate']:.3f} {ci_text(*e['win_ci'], '.3f', e['n_deals'])} over {e['n_deals']} fresh duplicate deals")
     if r["start"] is not None:
