@@ -553,7 +553,10 @@ async function showFrames(final) {
     const logged = frames.map((f) => f.text != null);
     let logLen = (final.log || []).length - logged.filter(Boolean).length;
     for (const f of frames) {
-      if (f.text != null) logLen += 1;
+      // a move seat 0 does not hear of (an uncaught Aluette signal) gets no frame and no pause of its
+      // own: a pause would tell that something happened
+      if (f.text == null) continue;
+      logLen += 1;
       view = { ...final, ...f.view, your_turn: false, legal: [], log: (final.log || []).slice(0, logLen) };
       if (!f.view.done) view.summary = null;
       arrived = f.seat;
