@@ -180,8 +180,8 @@ def test_bad_options_raise_naming_the_option_and_valid_values(options, valid):
         ({"piles": [["KS"], []]}, "two seats"),
         ({"piles": [["KS"]]}, "2 card lists"),
         ({"piles": [["XX"], ["KS"]]}, "not a card"),
-        ({"deck": list(range(35))}, r"shape \(36,\) or \(B, 36\); got shape \(35,\)"),
-        ({"deck": [list(range(36))] * 2}, r"shape \(36,\) or \(B, 36\); got shape \(2, 36\)"),  # B = 1
+        ({"deck": list(range(35))}, r"shape \(36,\) or \(1, 36\); got shape \(35,\)"),
+        ({"deck": [list(range(36))] * 2}, r"shape \(36,\) or \(1, 36\); got shape \(2, 36\)"),  # B = 1
         ({"deck": [0] * 36}, "permutation"),
     ],
 )
@@ -201,7 +201,7 @@ def test_a_deck_hook_of_the_wrong_type_says_what_was_wrong_and_what_is_valid(dec
     env = pyanitsa_v0.env()
     with pytest.raises(ValueError) as err:
         env.reset(options={"deck": deck})
-    assert str(err.value) == ("reset option deck must be int card ids 0..35 (a permutation), shape (36,) or (B, 36); "
+    assert str(err.value) == ("reset option deck must be int card ids 0..35 (a permutation), shape (36,) or (1, 36); "
                               f"got {got}")
 
 

@@ -257,7 +257,7 @@ class PyanitsaKernel(CompiledKernel):
 
     def _check_order(self, order, B) -> np.ndarray:
         C = self.C
-        valid = f"int card ids 0..{C - 1} (a permutation), shape ({C},) or (B, {C})"
+        valid = f"int card ids 0..{C - 1} (a permutation), shape ({C},) or ({B}, {C})"  # B: the games dealt
         try:
             arr = np.asarray(order)
         except ValueError:  # ragged nested lists
