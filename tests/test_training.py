@@ -375,12 +375,23 @@ def test_single_seat_reset_with_a_deal_that_ends_before_the_seat_acts():
     stacked deck the redeal is a fresh random deal, and bounded (RuntimeError after MAX_REDEALS)."""
     d = _deck_that_ends_the_match_on_the_deal()
     env = SingleSeatEnv("all_fours", seat=0, episode="match")
+    twin = SingleSeatEnv("all_fours", seat=0, episode="match")
+    obs0, _ = env.reset(seed=5)
+    twin.reset(seed=5)
     opts = {"score": [13, 13], "dealer": 0, "deck": d}
     with pytest.raises(ValueError) as e:
         env.reset(seed=1, options=opts)
     msg = str(e.value)
     assert "these reset options end the episode before seat 0 (player_0) acts, so there is nothing to learn" in msg
     assert f"'deck': {d.tolist()}" in msg and "'score': [13, 13]" in msg and "fixed by ['deck']" in msg
+    # the refused reset changed nothing: the episode being played goes on exactly as its twin's
+    assert np.array_equal(env.action_masks(), twin.action_masks())
+    for _ in range(6):
+        a = int(np.flatnonzero(twin.action_masks())[0])
+        got, want = env.step(a), twin.step(a)
+        assert np.array_equal(got[0], want[0]) and got[1:4] == want[1:4]
+        if want[2] or want[3]:
+            break
     # without the deck, the same score redeals fresh cards until seat 0 acts
     obs, info = env.reset(seed=1, options={"score": [13, 13], "dealer": 0})
     assert obs.shape == env.observation_space.shape and info["action_mask"].any()

@@ -11,6 +11,8 @@ paid at once).
 
 from __future__ import annotations
 
+import copy
+
 import gymnasium
 import numpy as np
 
@@ -117,10 +119,15 @@ class SingleSeatEnv(gymnasium.Env):
         returns ``(observation uint8[D], {"action_mask": int8[A]})``. A deal that ends the episode
         before the learning seat acts (e.g. a match won on a kick) is dealt again with fresh random
         cards, at most ``MAX_REDEALS`` times (then ``RuntimeError``); when the reset ``options`` fix the
-        cards (``deck``), a redeal would repeat it, so ``ValueError`` names the options. ``seed`` and ``options`` are
+        cards (``deck``), a redeal would repeat it, so ``ValueError`` names the options and the env is
+        left as it was (the episode being played goes on). ``seed`` and ``options`` are
         checked as the AEC env's ``reset`` checks them (``ValueError`` naming the value and what is
         valid), before anything changes."""
         seed, options = self.aec.check_reset(seed, options)
+        stacked = sorted(set(options) & self.STACKING_OPTIONS)
+        # options that fix the cards may be refused below: keep what a refusal must leave as it was
+        # (the episode being played, the other seats' agents, the generators)
+        saved = copy.deepcopy(self.__dict__) if stacked else None
         super().reset(seed=seed)
         seed = seed if seed is not None else self._seed
         for s, b in self.bots.items():
@@ -137,8 +144,8 @@ class SingleSeatEnv(gymnasium.Env):
                 return self._obs["observation"], {"action_mask": self._obs["action_mask"]}
             # the episode ended before this seat acted (e.g. a match won on a kick): nothing to learn
             shown = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in options.items()}
-            stacked = sorted(set(options) & self.STACKING_OPTIONS)
             if stacked:  # the same cards would be dealt again: redealing cannot help
+                self.__dict__.update(saved)  # the refused reset changes nothing
                 raise ValueError(
                     f"these reset options end the episode before seat {self.seat} ({me}) acts, so there is "
                     f"nothing to learn: options {shown!r} (the deal is fixed by {stacked}); change them")
