@@ -560,3 +560,24 @@ def test_resuming_a_lone_model_zip_says_what_was_not_checked(tmp_path, capsys):
     # with its agent beside it, no such line
     assert main(["train", "all_fours", "--out", str(tmp_path / "more2"), *TINY, "--resume", str(out / "model.zip")]) == 0
     assert "no agent folder beside it" not in capsys.readouterr().out
+
+
+def test_resume_from_a_model_older_than_out_model_zip_is_refused(tmp_path, capsys):
+    """--out's model.zip went further than the checkpoint resumed (a resume of the latest checkpoint
+    ran on): resuming that checkpoint again into --out would replace the later model.zip, agent, history
+    and summary. Refused naming model.zip and both step counts and the two fixes; nothing written.
+    Resuming the latest checkpoint while model.zip has the same steps, and model.zip itself, stay fine."""
+    out = tmp_path / "run"
+    ck = out / "checkpoints" / "model_256.zip"
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--checkpoint-every", "256"]) == 0
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--resume", str(ck)]) == 0  # same steps as model.zip
+    capsys.readouterr()
+    before = _files(out)
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--resume", str(ck)]) == 2
+    err = capsys.readouterr().err
+    assert (f"cannot resume {ck} (256 steps) into --out {out}: {out / 'model.zip'} holds a later model of 512 steps, "
+            f"which this run would replace (with its agent, history and summary). Either resume from it (--resume "
+            f"{out / 'model.zip'}), or resume into a new --out (--out NEW --resume {ck}) to keep both") in err, err
+    assert _files(out) == before
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--resume", str(out / "model.zip")]) == 0
+    assert json.loads((out / "summary.json").read_text())["steps"] == 768

@@ -375,6 +375,50 @@ def check_out_folder(out: Path, resume: str | None = None, overwrite: bool = Fal
                 f"({', '.join(later)}), which the new branch would leave beside its own (and a later --resume would mix "
                 f"them in). Either {first}, or resume into a new --out (--out NEW --resume {resume}) to keep both"
             )
+        final = later_model(out, resume)
+        if final is not None:
+            raise FileExistsError(
+                f"cannot resume {resume} ({model_steps(resume):,} steps) into --out {out}: {out / 'model.zip'} holds a later "
+                f"model of {final:,} steps, which this run would replace (with its agent, history and summary). Either "
+                f"resume from it (--resume {out / 'model.zip'}), or resume into a new --out (--out NEW --resume {resume}) "
+                f"to keep both"
+            )
+
+
+def model_steps(path) -> int | None:
+    """The PPO steps (``num_timesteps``) a model zip saved by SB3 records in its ``data`` entry, read
+    without loading torch; ``None`` if ``path`` is no such zip."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            return int(json.loads(z.read("data").decode())["num_timesteps"])
+    except (zipfile.BadZipFile, KeyError, TypeError, ValueError, OSError):  # nothing to compare
+        return None
+
+
+def final_model_steps(out: Path) -> int | None:
+    """The steps of the run's final model in ``out``: ``out/model.zip``'s, else those of ``summary.json``
+    (written with it); ``None`` when neither records any."""
+    steps = model_steps(Path(out) / "model.zip") if (Path(out) / "model.zip").is_file() else None
+    if steps is None and (Path(out) / "summary.json").is_file():
+        try:
+            steps = int(json.loads((Path(out) / "summary.json").read_text())["steps"])
+        except (ValueError, KeyError, TypeError, OSError):
+            steps = None
+    return steps
+
+
+def later_model(out: Path, resume) -> int | None:
+    """The steps of ``out/model.zip`` (or, without it, of ``out/summary.json``) when they are more than
+    ``resume``'s (a model zip other than ``out/model.zip`` itself): the run in ``out`` went further than
+    the model resumed, and resuming into ``out`` would replace its model, agent, history and summary.
+    ``None`` otherwise (also when either step count cannot be read)."""
+    out, resume = Path(out), Path(resume)
+    if resume.resolve() == (out / "model.zip").resolve():
+        return None
+    final, start = final_model_steps(out), model_steps(resume)
+    return final if final is not None and start is not None and final > start else None
 
 
 def later_checkpoints(out: Path, resume) -> list[str]:
