@@ -581,3 +581,23 @@ def test_resume_from_a_model_older_than_out_model_zip_is_refused(tmp_path, capsy
     assert _files(out) == before
     assert main(["train", "all_fours", "--out", str(out), *TINY, "--resume", str(out / "model.zip")]) == 0
     assert json.loads((out / "summary.json").read_text())["steps"] == 768
+
+
+def test_a_diverging_run_fails_with_a_short_message_and_leaves_no_folder(tmp_path, capsys):
+    """--lr 1e9 makes the policy's logits NaN: exit 2 with one short line (no NaN tensor printed) naming
+    the steps and the learning rate; nothing of the diverged model is saved, so the folder this run created
+    is gone. Resumed into an earlier run's --out, the earlier run (checkpoints and all) is left as it was."""
+    out = tmp_path / "run"
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--lr", "1e9"]) == 2
+    err = capsys.readouterr().err
+    assert "cardzoo train: error: training diverged: the policy's outputs became NaN after " in err, err
+    assert "steps; lower --lr (1e+09 given)" in err and "tensor(" not in err
+    assert not out.exists()
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--checkpoint-every", "256"]) == 0
+    before = _files(out)
+    capsys.readouterr()
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--lr", "1e9", "--resume", str(out / "model.zip")]) == 2
+    err = capsys.readouterr().err
+    assert "training diverged" in err and "tensor(" not in err
+    assert f"The checkpoints in {out / 'checkpoints'} (model_256.zip) are kept" in err
+    assert _files(out) == before

@@ -435,6 +435,7 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
     history: list[dict] = []
     if cfg.resume and (out / "history.json").is_file():
         history = [r for r in json.loads((out / "history.json").read_text()) if r.get("steps", 0) <= start]
+    tb_before = {out / "tb", *(out / "tb").rglob("*")} if (out / "tb").is_dir() else set()
     t0 = time.perf_counter()
     try:
         if cfg.init_from and not cfg.resume:
@@ -454,10 +455,16 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
             reset_num_timesteps=cfg.resume is None,
             tb_log_name="maskable_ppo",
         )
+    except ValueError as e:
+        if "invalid values" not in str(e):  # torch.distributions: the policy's logits are NaN
+            raise
+        raise _diverged(cfg, model, out, start, tb_before) from None
     except KeyboardInterrupt:
         interrupted = _save_interrupted(cfg, model, vec, out, history, bc_info)
         interrupted.remaining = max(cfg.total_steps - (interrupted.steps - start), 0)  # of this run's --steps
         raise interrupted from None
+    if not all(bool(torch.isfinite(p).all()) for p in model.policy.parameters()):  # the last update went NaN
+        raise _diverged(cfg, model, out, start, tb_before)
     seconds = time.perf_counter() - t0
     steps = int(model.num_timesteps)  # the model's PPO steps, as in history.json and the checkpoints' agents
     model.save(out / "model.zip")
@@ -522,6 +529,30 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
         meta_file.write_text(arena.json_text(meta, indent=2, sort_keys=True))
     (out / "summary.json").write_text(arena.json_text(summary, indent=2))
     return summary
+
+
+def _diverged(cfg: TrainConfig, model, out: Path, start: int, tb_before: set) -> ValueError:
+    """The short error for a run whose policy went NaN (torch would print the whole NaN tensor). Nothing
+    of the diverged model is saved; what this run added to ``out/tb`` is deleted (``tb_before``: its paths
+    before the run; ``out/tb`` too if this run made it), so a folder this run created is removed by
+    :func:`train` unless checkpoints were saved in it (from before the NaN: a rollout ran on them)."""
+    import shutil
+
+    logger = getattr(model, "_logger", None)
+    if logger is not None:
+        logger.close()
+    tb = out / "tb"  # a resume appends to the run's last log folder: only what this run added goes
+    for p in sorted(tb.rglob("*") if tb.is_dir() else [], key=lambda p: len(p.parts), reverse=True):
+        if p not in tb_before:
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
+    if tb not in tb_before and tb.is_dir() and not any(tb.iterdir()):
+        tb.rmdir()
+    kept = sorted(p.name for p in (out / "checkpoints").glob("model_*.zip")) if (out / "checkpoints").is_dir() else []
+    steps = int(model.num_timesteps) - start
+    return ValueError(
+        f"training diverged: the policy's outputs became NaN after {steps:,} steps; lower --lr ({cfg.learning_rate:g} given)"
+        + (f". The checkpoints in {out / 'checkpoints'} ({', '.join(kept)}) are kept" if kept else "")
+    )
 
 
 def _set_aside_old_evaluation(out: Path) -> None:
