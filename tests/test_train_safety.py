@@ -601,3 +601,14 @@ def test_a_diverging_run_fails_with_a_short_message_and_leaves_no_folder(tmp_pat
     assert "training diverged" in err and "tensor(" not in err
     assert f"The checkpoints in {out / 'checkpoints'} (model_256.zip) are kept" in err
     assert _files(out) == before
+
+
+def test_an_opponent_family_given_twice_is_refused(tmp_path, capsys):
+    """--opponents random=1,random=1 named a family twice and the last weight silently won: refused
+    naming the entry; nothing written."""
+    out = tmp_path / "run"
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--opponents", "random=1,rule=0.5,random=0.2"]) == 2
+    err = capsys.readouterr().err
+    assert ("--opponents random=1,rule=0.5,random=0.2: 'random' is given twice ('random=0.2'); give each family once"
+            in err), err
+    assert not out.exists()

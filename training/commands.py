@@ -12,9 +12,12 @@ def _opponent_weights(text: str) -> dict:
     for part in text.split(","):
         name, _, w = part.partition("=")
         try:
-            out[name.strip()] = float(w)
+            weight = float(w)
         except ValueError:
             raise ValueError(f"--opponents: {part!r} must look like NAME=NUMBER (e.g. rule=0.5)") from None
+        if name.strip() in out:
+            raise ValueError(f"--opponents {text}: {name.strip()!r} is given twice ({part.strip()!r}); give each family once")
+        out[name.strip()] = weight
     return out
 
 
