@@ -612,3 +612,55 @@ def test_an_opponent_family_given_twice_is_refused(tmp_path, capsys):
     assert ("--opponents random=1,rule=0.5,random=0.2: 'random' is given twice ('random=0.2'); give each family once"
             in err), err
     assert not out.exists()
+
+
+def test_the_refusal_of_an_existing_out_names_only_what_can_be_resumed(tmp_path):
+    """The refusal of an --out holding an earlier run names the model zips there that --resume can take
+    (model.zip, the latest checkpoint unless model.zip went further), and none when there is none (a run
+    killed before saving: no model.zip; no checkpoints/): then it says there is nothing to resume."""
+    import shutil
+
+    from cardzoo.training.selfplay import train
+
+    src = tmp_path / "src"
+    train(_tiny_cfg(src, total_steps=128))
+    out = tmp_path / "out"
+    (out / "tb").mkdir(parents=True)
+    with pytest.raises(FileExistsError) as e:
+        check_out_folder(out)
+    assert str(e.value) == (f"--out {out} holds an earlier run (tb) with nothing to resume in it (no model.zip, no "
+                            f"checkpoints/model_N.zip): give --overwrite to delete it and start afresh, or another --out")
+    (out / "checkpoints").mkdir()
+    for n in (64, 128):
+        shutil.copy(src / "model.zip", out / "checkpoints" / f"model_{n}.zip")
+    with pytest.raises(FileExistsError, match=re.escape(f"give --resume {out / 'checkpoints' / 'model_128.zip'} to continue it, "
+                                                        "--overwrite")):
+        check_out_folder(out)
+    shutil.copy(src / "model.zip", out / "model.zip")  # same steps as the latest checkpoint: both resumable
+    with pytest.raises(FileExistsError, match=re.escape(
+            f"give --resume {out / 'model.zip'} (or {out / 'checkpoints' / 'model_128.zip'}) to continue it")):
+        check_out_folder(out)
+
+
+@pytest.mark.parametrize("trained, given, fix", [(False, True, "drop"), (True, False, "add")])
+def test_a_lone_zip_resumed_with_the_other_privileged_critic_setting_says_so(tmp_path, capsys, trained, given, fix):
+    """A lone model zip (no agent beside it) whose observation width is this game's with the other
+    --privileged-critic setting: the refusal says so and to drop (or add) the flag, not that the model
+    was trained for another game."""
+    import shutil
+
+    from cardzoo.training.selfplay import train
+
+    run = tmp_path / "run"
+    train(_tiny_cfg(run, total_steps=128, privileged_critic=trained, net_arch=[256, 256]))  # the CLI's network
+    lone = tmp_path / "lone" / "m.zip"
+    lone.parent.mkdir()
+    shutil.copy(run / "model.zip", lone)
+    out = tmp_path / "more"
+    argv = ["train", "all_fours", "--out", str(out), *TINY, "--resume", str(lone)] + (["--privileged-critic"] if given else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    had = "with" if trained else "without"
+    assert f"cannot resume {lone}: that model was trained {had} the privileged critic: it reads observations of shape" in err, err
+    assert f"Resume it {had} the privileged critic: {fix} --privileged-critic" in err and "another game" not in err
+    assert not out.exists()

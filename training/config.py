@@ -360,9 +360,16 @@ def check_out_folder(out: Path, resume: str | None = None, overwrite: bool = Fal
         raise NotADirectoryError(f"--out {out} is a file, not a folder")
     found = earlier_run(out)
     if found and resume is None and not overwrite:
+        models = resumable_models(out)
+        if not models:
+            raise FileExistsError(
+                f"--out {out} holds an earlier run ({', '.join(found)}) with nothing to resume in it (no model.zip, no "
+                f"checkpoints/model_N.zip): give --overwrite to delete it and start afresh, or another --out"
+            )
+        either = f"--resume {models[0]}" + (f" (or {models[1]})" if len(models) > 1 else "")
         raise FileExistsError(
-            f"--out {out} holds an earlier run ({', '.join(found)}); give --resume {out}/checkpoints/model_N.zip "
-            f"(or {out}/model.zip) to continue it, --overwrite to delete it and start afresh, or another --out"
+            f"--out {out} holds an earlier run ({', '.join(found)}); give {either} to continue it, --overwrite to "
+            f"delete it and start afresh, or another --out"
         )
     if resume is not None:
         later = later_checkpoints(out, resume)
@@ -383,6 +390,22 @@ def check_out_folder(out: Path, resume: str | None = None, overwrite: bool = Fal
                 f"resume from it (--resume {out / 'model.zip'}), or resume into a new --out (--out NEW --resume {resume}) "
                 f"to keep both"
             )
+
+
+def resumable_models(out: Path) -> list[Path]:
+    """The model zips in ``out`` that ``--resume`` can continue into ``out``: ``out/model.zip`` and the
+    latest ``out/checkpoints/model_N.zip`` (unless ``model.zip`` went further: see :func:`later_model`)."""
+    out = Path(out)
+    final = out / "model.zip"
+    found = [final] if final.is_file() else []
+    ck = out / "checkpoints"
+    steps = [(n, p) for p in ck.glob("model_*.zip") if p.is_file()
+             and (n := _checkpoint_step(p.name, "model_", ".zip")) is not None] if ck.is_dir() else []
+    if steps:
+        latest = max(steps)[1]
+        if not found or later_model(out, latest) is None:
+            found.append(latest)
+    return found
 
 
 def model_steps(path) -> int | None:

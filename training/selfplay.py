@@ -600,6 +600,19 @@ def _check_resumable(cfg: TrainConfig, vec: KernelVecEnv) -> None:
     here_shape, here_actions = tuple(vec.observation_space.shape), int(vec.action_space.n)
     if (model_shape, model_actions) == (here_shape, here_actions):
         return
+    k = vec.kernel  # the other width: with the privileged critic the observation has the state and seats appended
+    other = (vec.actor_dim,) if cfg.privileged_critic else (vec.actor_dim + k.state_layout.size + k.num_players,)
+    if (model_shape, model_actions) == (other, here_actions):
+        from .config import option_error
+
+        had = "without" if cfg.privileged_critic else "with"
+        raise option_error(lambda n: (
+            f"cannot resume {cfg.resume}: that model was trained {had} the privileged critic: it reads observations of "
+            f"shape {model_shape}, which {cfg.game} with the game options {cfg.env_options} gives {had} "
+            f"{n('privileged_critic')} ({here_shape} {'with' if had == 'without' else 'without'} it). Resume it "
+            f"{'without' if had == 'without' else 'with'} the privileged critic: "
+            f"{'drop' if cfg.privileged_critic else 'add'} {n('privileged_critic')}"
+        ))
     run = resumed_run(cfg.resume)
     trained = f" ({run[1]['game']}, game options {run[1]['env_options']})" if run is not None else ""
     raise ValueError(
