@@ -599,7 +599,7 @@ def test_a_reset_hook_of_another_shape_is_refused_naming_the_valid_shapes(game, 
     n = kernel(game).deck.n
     per = HOOK_SHAPES[hook] if HOOK_SHAPES[hook] is not None else (n,)
     if game == "pyanitsa":  # its own order check (envs/pyanitsa/kernel.py _check_order)
-        assert str(e.value) == f"reset option deck must be int card ids 0..{n - 1} (a permutation), shape ({n},) or (B, {n}); got shape (1, 1)"
+        assert str(e.value) == f"reset option deck must be int card ids 0..{n - 1} (a permutation), shape ({n},) or (1, {n}); got shape (1, 1)"
     else:
         assert str(e.value) == f"reset option {hook}=[[1]] must be int(s) of shape {per} (or {(1, *per)}), got shape (1, 1)"
 
