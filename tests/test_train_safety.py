@@ -331,6 +331,17 @@ def test_a_game_without_decisions_fails_cleanly(tmp_path, capsys):
     assert not out.exists()
 
 
+def test_a_failed_run_into_new_nested_folders_removes_the_folders_it_made(tmp_path, capsys):
+    """--out a/b/c where only tmp_path exists: a failure with nothing saved removes a/ (the folders the
+    run made), and leaves an existing parent alone."""
+    (tmp_path / "keep").mkdir()
+    for out, gone in [(tmp_path / "a" / "b" / "c", tmp_path / "a"), (tmp_path / "keep" / "x" / "y", tmp_path / "keep" / "x")]:
+        assert main(["train", "pyanitsa", "--skip-forced", "--out", str(out), *TINY]) == 2
+        assert "before the learner had a decision" in capsys.readouterr().err
+        assert not gone.exists()
+    assert (tmp_path / "keep").is_dir()
+
+
 def test_a_one_deal_evaluation_says_n_a_not_nan(tmp_path, capsys):
     """With 1 deal a CI is undefined: the warm-start line, evaluation.md, the printed table and the
     next: line say "n/a (1 deal)" (arena.ci_text), never "+nan", and the next: line gives no verdict."""

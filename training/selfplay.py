@@ -257,6 +257,9 @@ def train(cfg: TrainConfig, callback=None, pool: OpponentPool | None = None, sav
     cfg.validate()
     out = Path(cfg.out)
     created = not out.exists()
+    top = out  # the outermost folder this run creates (--out a/b/c with only a/ existing: a/b)
+    while created and not top.parent.exists() and top.parent != top:
+        top = top.parent
     lock = _lock_run(out)
     try:
         if cfg.overwrite:
@@ -269,10 +272,10 @@ def train(cfg: TrainConfig, callback=None, pool: OpponentPool | None = None, sav
         raise
     except BaseException:
         lock.unlink(missing_ok=True)
-        if created and out.is_dir() and not any(p.is_file() for p in out.rglob("*")):
+        if created and top.is_dir() and not any(p.is_file() for p in top.rglob("*")):
             import shutil
 
-            shutil.rmtree(out)  # nothing of this run to keep
+            shutil.rmtree(top)  # nothing of this run to keep, nor the parent folders it made
         raise
     finally:
         lock.unlink(missing_ok=True)
