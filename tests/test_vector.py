@@ -216,3 +216,36 @@ def test_an_opponent_of_another_game_is_refused_when_the_env_is_made():
         cardzoo.make_vec("all_fours", 4, opponents=["all_fours/rule", "ottocento/rule"])
     with pytest.raises(ValueError, match="unknown agent|no-such"):
         cardzoo.make_vec("all_fours", 4, opponents="no-such-agent")
+
+
+@pytest.mark.parametrize("illegal_action", ["raise", "lose"])
+def test_a_refused_step_leaves_the_autoresets_to_come(illegal_action):
+    """NEXT_STEP: a step refused for a bad action of a live game used to deal the games that had
+    just ended before the check (their autoreset spent, the generator drawn), so the retry applied
+    the ignored actions to the new games (and was refused in turn). The twin never saw the refusal."""
+    twins = [cardzoo.make_vec("all_fours", 4, opponents="random", seed=0, illegal_action=illegal_action) for _ in range(2)]
+    info = [v.reset()[1] for v in twins][0]
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        actions = _random_legal(info["action_mask"], rng)
+        (_, _, term, _, info), _ = [v.step(actions) for v in twins]
+        if term.any() and not term.all():
+            break
+    pending = twins[1]._pending.copy()
+    assert pending.any() and not pending.all()
+    live = int(np.flatnonzero(~pending)[0])
+    actions = _random_legal(info["action_mask"], rng)
+    bad = actions.copy()
+    if illegal_action == "raise":
+        bad[live] = int(np.flatnonzero(~info["action_mask"][live])[0])
+        with pytest.raises(ValueError, match=rf"illegal action \w+ in game {live} for seat \d; legal: \["):
+            twins[1].step(bad)
+    else:
+        bad[live] = 10_000
+        with pytest.raises(ValueError, match=r"actions must be in 0\.\.55, got \[10000\]"):
+            twins[1].step(bad)
+    np.testing.assert_array_equal(twins[1]._pending, pending)
+    out = [v.step(actions) for v in twins]
+    for a, b in zip(out[0][:4], out[1][:4]):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(out[0][4]["action_mask"], out[1][4]["action_mask"])

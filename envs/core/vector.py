@@ -316,29 +316,29 @@ class KernelVectorEnv(VectorEnv):
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be an int array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}")
-        actions = actions.astype(np.int64)
+        actions = actions.astype(np.int64)  # a copy: the caller's array is never changed
         rewards = np.zeros(self.num_envs, dtype=np.float64)
+        # every check comes before anything changes: a refused step leaves the games (and the
+        # autoresets still to come) as they were. The games that ended last step (NEXT_STEP,
+        # ``pending``) are finished games here, so their actions, which are ignored, are not checked.
         pending = np.flatnonzero(self._pending)
-        if pending.size:  # NEXT_STEP: the games that ended last step start again, their actions ignored
-            self._fresh(pending)
-            self._pending[:] = False
-        moving = np.ones(self.num_envs, dtype=bool)
-        moving[pending] = False
-        if pending.size:
-            actions = actions.copy()
-            actions[pending] = k.legal_actions(st)[pending].argmax(axis=1)  # placeholders, not stepped
+        moving = ~self._pending
         learner_seat = self._rep_seat[self.learner_team]
         forfeit = np.zeros(self.num_envs, dtype=bool)
         if self.illegal_action == "lose":
             in_range = (actions >= 0) & (actions < k.num_actions)
-            if not in_range.all():
-                raise ValueError(f"actions must be in 0..{k.num_actions - 1}, got {actions[~in_range].tolist()}")
-            forfeit = moving & ~k.legal_actions(st)[self._ar, actions]
+            if not in_range[moving].all():
+                raise ValueError(f"actions must be in 0..{k.num_actions - 1}, got {actions[moving & ~in_range].tolist()}")
+            legal = k.legal_actions(st)
+            forfeit = moving & ~legal[self._ar, np.where(in_range, actions, 0)]
             if forfeit.any():
                 moving &= ~forfeit
-                actions = actions.copy()
-                actions[forfeit] = k.legal_actions(st)[forfeit].argmax(axis=1)  # placeholders, not stepped
-        k.check_actions(st, actions)  # ValueError naming the action and the legal ones
+                actions[forfeit] = legal[forfeit].argmax(axis=1)  # placeholders, not stepped
+        k.check_actions(st, actions)  # ValueError naming the action and the legal ones (finished games skipped)
+        if pending.size:  # NEXT_STEP: the games that ended last step start again, their actions ignored
+            self._fresh(pending)
+            self._pending[:] = False
+            actions[pending] = k.legal_actions(st)[pending].argmax(axis=1)  # placeholders, not stepped
         k.step(st, actions, self.rng, active=moving if not moving.all() else None)
         rewards += st.rewards[self._ar, learner_seat] * moving
         for i in np.flatnonzero(forfeit):  # the learner's side loses these games at once
