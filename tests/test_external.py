@@ -189,3 +189,31 @@ def test_the_protocol_page_shows_the_shipped_example_bot():
     bot = (ROOT / "training" / "examples" / "lowest_bot.py").read_text()
     assert f"```python no-run\n{bot}```" in page
     assert len([x for x in bot.splitlines() if x.strip() and not x.startswith(("#", '"""', "Run it"))]) <= 16
+
+
+@pytest.mark.parametrize("bot_first", [True, False])
+def test_a_fault_names_the_deal_it_happened_in(tmp_path, bot_first):
+    """With --batch 1 the deals are played one after another, each in its two seatings, so a bot
+    that turns illegal at its third decision after 6 ``end`` messages does so in deal 3. The fault
+    message named deal 38 of 20 and the like: the chunk's first deal was overwritten while the
+    actions were split."""
+    cmd = _bot(tmp_path, "late", """
+        ends = late = 0
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "hello":
+                print('{"type": "ready"}', flush=True)
+            elif m["type"] == "end":
+                ends += 1
+            elif m["type"] == "act":
+                late += ends >= 6
+                bad = [i for i, v in enumerate(m["action_mask"]) if not v][0]
+                print(json.dumps({"action": bad if late == 3 else m["legal_actions"][0]}), flush=True)
+        """)
+    bot = ExecAgent(cmd, timeout=5, name="late")
+    pair = (bot, "all_fours/rule") if bot_first else ("all_fours/rule", bot)
+    with pytest.warns(RuntimeWarning, match="the bot is stopped"):
+        r = play_duplicate("all_fours", *pair, 5, seed=1, batch=1)
+    assert len(r.faults) == 1
+    assert "played illegal action" in r.faults[0]
+    assert ", decision " in r.faults[0] and " (deal 3, seating " in r.faults[0], r.faults[0]

@@ -529,10 +529,10 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
                     f"({kernel.action_name(int(a[bad])) if 0 <= a[bad] < kernel.num_actions else 'out of range'}); "
                     f"legal: {[kernel.action_name(x) for x in np.flatnonzero(mk[bad])]}"
                 )
-            start = 0
+            at = 0  # not `start`: that is the chunk's first deal, which the exec: bots' fault labels name
             for o, r in enumerate(rows):
-                acts[o][r] = a[start : start + r.size]
-                start += r.size
+                acts[o][r] = a[at : at + r.size]
+                at += r.size
         for o, st in enumerate(states):
             if live[o].any():
                 kernel.step(st, acts[o], rngs[o])
