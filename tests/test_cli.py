@@ -269,3 +269,15 @@ def test_every_option_value_a_refusal_lists_can_be_typed_as_printed(tmp_path, ca
     capsys.readouterr()
     assert main(["arena", "all_fours", "random", "random", "--deals", "2", "-o", "first_dealer=none"]) == 2
     assert capsys.readouterr().err == "cardzoo arena: error: option first_dealer='none' is not valid; valid values: [None, 0, 1, 2, 3]\n"
+
+
+def test_terminal_play_takes_a_superscript_digit_as_a_bad_move():
+    """'²' is a digit to str.isdigit but int() refuses it: play ended with 'cardzoo play: error:
+    invalid literal for int() with base 10' and the game was lost; it is now a bad move like any."""
+    seed = _seed_where_player0_decides_first()
+    said = []
+    answers = iter(["²", "q"])
+    assert play("all_fours", "all_fours/rule", "random", seed=seed, read=lambda p: next(answers), write=said.append) is None
+    text = "\n".join(said)
+    assert "'²' is not a move. Type a move's name or its number: STAND, BEG (q quits)" in text
+    assert text.rstrip().endswith("bye")

@@ -37,7 +37,7 @@ def _choose(env, legal: list[int], read: Callable[[str], str], write: Callable[[
             return None
         if text == "" and len(legal) == 1:
             return legal[0]
-        if text.isdigit() and int(text) < len(legal):
+        if text.isascii() and text.isdigit() and int(text) < len(legal):  # not '²' (isdigit, but int() refuses it)
             return legal[int(text)]
         try:
             return env.unwrapped.action_from_text(env.agent_selection, text)
