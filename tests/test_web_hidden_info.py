@@ -186,3 +186,30 @@ def test_aluette_opponents_uncaught_signals_leave_no_trace_in_the_log(seed):
         assert r.status_code == 200, r.text
         v = r.json()
     assert sent_by_opponents > 0  # they did signal: the check above had something to hide
+
+
+@pytest.mark.parametrize("seed", [1, 5])
+def test_aluette_opponents_uncaught_signals_leave_no_frame_and_no_move_count(seed):
+    """The frames of an answer, its move count and the replay are what seat 0 heard, exactly as the
+    log: an opponent's uncaught signal (Aluette RULES.md §7: seen by the sender and his partner only)
+    used to come as a frame ``{"seat": 3, "text": null}`` and to count in ``"moves"``, so seat 0 could
+    count the opponents' signals (with truthful signals, how many key cards they hold)."""
+    client = make_client()
+    out = open_table(client, "aluette", seed=seed, partner="aluette/rule", opponents="aluette/rule")
+    tid, v = out["table_id"], out["view"]
+    table = manager(client).get(tid)
+    answers = [v]
+    while not v["done"]:
+        r = client.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]})
+        assert r.status_code == 200, r.text
+        v = r.json()
+        answers.append(v)
+    sent_by_opponents = sum(bin(int(table.env.game_state.sent[0, s])).count("1") for s in (1, 3))
+    assert sent_by_opponents > 0  # they did signal: there was something to hide
+    for a in answers:
+        shown = [{"seat": f["seat"], "text": f["text"]} for f in a["frames"]]
+        assert a["moves"] == len(a["log"])
+        assert shown == a["log"][len(a["log"]) - len(shown):]
+    rep = client.get(f"/api/tables/{tid}/replay").json()
+    assert rep["first"] == 0
+    assert [{"seat": f["seat"], "text": f["text"]} for f in rep["frames"]] == v["log"]

@@ -194,9 +194,9 @@ class Table:
         self._counted = False
         self._max_steps = self.kernel.max_episode_steps or 1_000_000
         self.completed_trick: list[dict] | None = None
-        #: this episode's moves for pacing and replay: ``(state after the move, seat, action, seen,
-        #: completed trick as seat 0 saw it or None)``: the last :attr:`MAX_HISTORY` moves of the
-        #: episode; ``history[0]`` is move number ``history_start``, ``initial_state`` the state before it
+        #: this episode's moves that seat 0 heard of, for pacing and replay: ``(state after the move,
+        #: seat, action, seen, heard (always True), completed trick as seat 0 saw it or None)``: the
+        #: last :attr:`MAX_HISTORY` of them; ``history[0]`` is move number ``history_start``, ``initial_state`` the state before it
         self.history: list[tuple] = []
         self.history_start = 0
         self.initial_state = None
@@ -208,7 +208,7 @@ class Table:
 
     @property
     def moves(self) -> int:
-        """Moves made in this episode so far."""
+        """Moves of this episode so far that seat 0 heard of (an uncaught Aluette signal does not count)."""
         return self.history_start + len(self.history)
 
     # ------------------------------------------------------------------ state
@@ -316,16 +316,19 @@ class Table:
             name = k.action_name(action)
             seen = any(name in line.split() for line in lines)
             heard = bool(lines)
-        if heard:  # a move seat 0 learns nothing of (an uncaught Aluette signal) is not logged at all
-            self.log.append(LogEntry(seat, int(action), bool(seen)))
-        # a move seat 0 does not hear of is kept (its state changed) but named to nobody
-        self.history.append((env.game_state.copy(), seat, int(action), bool(seen) and heard, heard, completed))
+        self.returns += [env.rewards[a] for a in env.possible_agents]
+        if not heard:
+            # a move seat 0 learns nothing of (an uncaught Aluette signal) leaves no trace for seat 0: no
+            # log entry, no frame, no count in ``moves`` (a frame or a count would let seat 0 count the
+            # opponents' signals); the next move's frame is drawn from the state that includes it
+            return
+        self.log.append(LogEntry(seat, int(action), bool(seen)))
+        self.history.append((env.game_state.copy(), seat, int(action), bool(seen), True, completed))
         if len(self.history) > self.MAX_HISTORY:
             first = self.history.pop(0)
             self.initial_state = first[0]
             self.completed_before = first[5] or self.completed_before
             self.history_start += 1
-        self.returns += [env.rewards[a] for a in env.possible_agents]
 
 
     def _trick_seen_by_seat0(self) -> list[dict] | None:

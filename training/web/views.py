@@ -138,9 +138,9 @@ FRAME_KEYS = ("hand", "hand_sizes", "exposed", "trick", "last_trick", "to_act", 
 def frames_json(table: Table, start: int = 0, stop: int | None = None) -> list[dict]:
     """The moves number ``start`` to ``stop`` (exclusive) of the episode that ``table.history``
     still holds, one by one, as seat 0 saw them: ``[{"seat", "text"
-    (the action's name, ``"face_down"`` for a move seat 0 does not see which it was, ``None`` for one
-    it does not hear of), "completed" (``{"cards", "winner"}`` when the move completed a trick, else
-    ``None``), "view" (the seat-0 view after the move, keys :data:`FRAME_KEYS`)}]``.
+    (the action's name, ``"face_down"`` for a move seat 0 does not see which it was; a move seat 0
+    does not hear of, an uncaught Aluette signal, has no frame and no number), "completed"
+    (``{"cards", "winner"}`` when the move completed a trick, else ``None``), "view" (the seat-0 view after the move, keys :data:`FRAME_KEYS`)}]``.
 
     Built only from seat 0's ``table_view`` of each state, so a frame shows nothing seat 0 may not
     see at that moment (no other hand, no face-down card). Call it holding ``table.lock``."""

@@ -553,8 +553,8 @@ async function showFrames(final) {
     const logged = frames.map((f) => f.text != null);
     let logLen = (final.log || []).length - logged.filter(Boolean).length;
     for (const f of frames) {
-      // a move seat 0 does not hear of (an uncaught Aluette signal) gets no frame and no pause of its
-      // own: a pause would tell that something happened
+      // the server sends no frame for a move seat 0 does not hear of (an uncaught Aluette signal):
+      // a frame, or a pause, would tell that something happened; a frame without text is skipped too
       if (f.text == null) continue;
       logLen += 1;
       view = { ...final, ...f.view, your_turn: false, legal: [], log: (final.log || []).slice(0, logLen) };
