@@ -381,3 +381,28 @@ def test_pyanitsa_samples_are_uniform_over_the_consistent_arrangements():
     assert faceup and not set(got) & set(mask_to_cards(faceup))  # winner_first: the face-up cards' places are public
     assert len(got) == 36 - popcount(np.uint64(faceup))
     _chi2_ok(list(got.values()), 20_000)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_determinize_refuses_a_bad_seat_or_rng_by_name(game):
+    """Only All Fours checked its seat: Pyanitsa's determinize took seat 9 (or -1, True, 1.0) and
+    returned a copy for no seat; Avinas, Ottocento and Aluette took -1, True, 1.0 and raised
+    IndexError for 9, numpy's broadcast error for a wrong shape, AttributeError for rng=None."""
+    k = envs.kernel(game)
+    st = k.init(np.random.default_rng(0), 3)
+    n = k.num_players
+    for seat in (n, -1, True, 1.0, "0", np.array([0, 1, n])):
+        with pytest.raises(ValueError) as err:
+            k.determinize(st, seat, np.random.default_rng(1))
+        assert str(err.value) == f"seat {seat!r} is not valid for {game}; seats are ints 0..{n - 1}"
+    with pytest.raises(ValueError) as err:
+        k.determinize(st, [0, 1], np.random.default_rng(1))
+    assert str(err.value) == "seat must be an int or int[3] (one per game), got shape (2,)"
+    with pytest.raises(ValueError) as err:
+        k.determinize(st, 0, None)
+    assert str(err.value) == "rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(0)), got None"
+    # numpy ints and int[B] still work, and give the same copy as the plain int
+    a = k.determinize(st, 1, np.random.default_rng(2))
+    for seat in (np.int8(1), np.ones(3, dtype=np.int64)):
+        b = k.determinize(st, seat, np.random.default_rng(2))
+        assert all(np.array_equal(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))

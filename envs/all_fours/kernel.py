@@ -258,15 +258,11 @@ class AllFoursKernel(CompiledKernel):
         ``seat`` may know and on ``rng``. Compiled (:func:`cardzoo.envs.all_fours.determinize.redeal_unseen`);
         ``rng`` gives ``random((B, 52), float32)`` keys, then ``random((52, B))`` uniforms.
 
-        Raises ``ValueError`` for a seat out of 0..3 (or not broadcastable to ``[B]``).
+        Raises ``ValueError`` for a seat that is not an int 0..3 (or ints of shape ``[B]``) and an ``rng``
+        that is not a ``numpy.random.Generator`` (:meth:`~cardzoo.envs.core.kernel.Kernel.check_determinize`).
         """
         B = st.batch_size
-        try:
-            seats = np.broadcast_to(np.asarray(seat, dtype=np.intp), (B,)).astype(np.int64)
-        except (TypeError, ValueError):
-            raise ValueError(f"seat must be an int or int[{B}], got {seat!r}") from None
-        if B and (seats.min() < 0 or seats.max() >= NUM_PLAYERS):
-            raise ValueError(f"seat {seat!r} is not valid for all_fours; seats are ints 0..{NUM_PLAYERS - 1}")
+        seats = self.check_determinize(st, seat, rng)
         keys = rng.random((B, NUM_CARDS), dtype=np.float32)  # the order in which unseen cards are dealt
         u = rng.random((NUM_CARDS, B))  # where each goes
         out = st.copy()

@@ -307,7 +307,7 @@ class AluetteKernel(CompiledKernel):
         :mod:`cardzoo.envs.aluette.determinize`)."""
         from .determinize import determinize
 
-        return determinize(self, st, seat, rng)
+        return determinize(self, st, self.check_determinize(st, seat, rng), rng)
 
     # ------------------------------------------------------------------ views
     def hands(self, st: AluetteState, b: int = 0) -> list[list[int]]:

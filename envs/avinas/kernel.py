@@ -273,7 +273,7 @@ class AvinasKernel(CompiledKernel):
         consistent with what it has seen (for PIMC search; :mod:`cardzoo.envs.avinas.determinize`)."""
         from .determinize import determinize
 
-        return determinize(self, st, seat, rng)
+        return determinize(self, st, self.check_determinize(st, seat, rng), rng)
 
     # ------------------------------------------------------------------ views
     def hands(self, st: AvinasState, b: int = 0) -> list[list[int]]:

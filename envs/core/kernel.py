@@ -695,6 +695,22 @@ class Kernel(ABC):
             return int(seat)
         raise ValueError(f"seat {seat!r} is not valid for {self.name}; valid seats: 0..{self.num_players - 1}")
 
+    def check_determinize(self, state: BatchState, seat, rng) -> np.ndarray:
+        """The checks of :meth:`determinize`: ``seat`` (an int, or ints of shape ``[B]``) as ``int64[B]``.
+        ``ValueError`` naming the value and what is valid for a seat that is not an int of this game
+        (a bool, a float, a string, another shape) or an ``rng`` that is not a ``numpy.random.Generator``."""
+        B = state.batch_size
+        try:
+            seats = np.broadcast_to(np.asarray(seat), (B,))
+        except ValueError:
+            raise ValueError(f"seat must be an int or int[{B}] (one per game), got shape {np.shape(seat)}") from None
+        n = int(self.num_players)
+        if seats.dtype.kind not in "iu" or (B and (seats.min() < 0 or seats.max() >= n)):
+            raise ValueError(f"seat {seat!r} is not valid for {self.name}; seats are ints 0..{n - 1}")
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(0)), got {rng!r}")
+        return seats.astype(np.int64)
+
     def action_is_public(self, state: BatchState, b: int, action: int) -> bool:
         """Whether the other seats see which ``action`` the seat to act in game ``b`` takes now
         (before it is applied). Default True; a game with face-down moves (a discard) returns False,
@@ -715,5 +731,6 @@ class Kernel(ABC):
         cannot see (other hands, undealt cards) is redealt at random, consistently with what
         ``seat`` has seen. ``seat`` is an int or ``int[B]``; the result has the same batch size.
         It must read only what ``seat`` may know, so its output (for a given ``rng``) does not
-        change when the hidden cards are permuted. Kernels without it raise ``NotImplementedError``."""
+        change when the hidden cards are permuted. Kernels without it raise ``NotImplementedError``.
+        Kernels with it raise ``ValueError`` for a bad ``seat`` or ``rng`` (:meth:`check_determinize`)."""
         raise NotImplementedError(f"{self.name} has no determinize(); search agents need it")

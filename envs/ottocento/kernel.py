@@ -270,7 +270,7 @@ class OttocentoKernel(CompiledKernel):
         consistent with what it has seen (for PIMC search; :mod:`cardzoo.envs.ottocento.determinize`)."""
         from .determinize import determinize
 
-        return determinize(self, st, seat, rng)
+        return determinize(self, st, self.check_determinize(st, seat, rng), rng)
 
     def action_is_public(self, st: OttocentoState, b: int, action: int) -> bool:
         """The dealer's discards are face down (§3.5): hidden from the other seats; every other action is public."""

@@ -295,7 +295,7 @@ class PyanitsaKernel(CompiledKernel):
         :mod:`cardzoo.envs.pyanitsa.determinize`)."""
         from .determinize import determinize
 
-        return determinize(self, st, seat, rng)
+        return determinize(self, st, self.check_determinize(st, seat, rng), rng)
 
     # ------------------------------------------------------------------ chance (§5 collecting the pot)
     def _chance(self, st: PyanitsaState, need: np.ndarray, rng) -> None:
