@@ -439,3 +439,21 @@ def test_refused_requests_load_no_agent_and_the_agent_cache_is_bounded(client):
     for i in range(1, TableManager.MAX_CACHED + 9):
         fresh._agent("all_fours", "all_fours/rule", {"max_hands": i}, None)
     assert len(fresh._shared) == TableManager.MAX_CACHED
+
+
+@pytest.mark.parametrize("opponents", ["avinas/pimc", "avinas/ismcts"])
+def test_the_same_seed_plays_the_same_deal_against_a_search_agent(client, opponents):
+    """A table's seed reproduces its deal with every agent: a search agent (it draws determinizations)
+    was one instance shared by all tables and never seeded, so two tables with seed 5 played
+    differently. Now a table with a seed seats its own search agents, seeded like the random ones."""
+
+    def play(seed):
+        out = open_table(client, "avinas", seed=seed, partner=opponents, opponents=opponents)
+        tid, v = out["table_id"], out["view"]
+        while not v["done"]:
+            v = client.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]}).json()
+        return v["log"], v["returns"]
+
+    first = play(5)
+    assert play(5) == first
+    assert len(first[0]) > 30

@@ -32,6 +32,7 @@ import numpy as np
 from cardzoo import agents
 from cardzoo import envs
 from cardzoo.agents.options import LayoutMismatchError, OptionsMismatchWarning, seat_decision
+from cardzoo.agents.registry import takes_seed
 
 from ..common import agent_action, check_partner, parse_option_value
 
@@ -480,8 +481,9 @@ class TableManager:
             return [name for name, _ in self._shared]
 
     def _agent(self, game: str, name: str, options: dict, seed: int | None):
-        """``(agent, lock)`` for ``name``: a fresh seeded agent for the random ones (lock
-        ``None``), else one shared instance per (name, options) with its lock. :class:`BadRequest`
+        """``(agent, lock)`` for ``name``: a fresh seeded agent for the random ones, and for a search
+        agent (one that takes a ``seed``) when ``seed`` is given (lock ``None``), else one shared
+        instance per (name, options) with its lock. :class:`BadRequest`
         for an unknown name or one that fails to load, :class:`CannotPlay` for a trained agent
         that cannot read these options' observation."""
         try:
@@ -497,6 +499,13 @@ class TableManager:
             raise BadRequest(f"unknown agent {short(name)} for {game}; valid agents: {valid}")
         if name == "random" or name.endswith("/random"):
             return agents.load(name, seed=seed), None
+        if seed is not None and not name.endswith("/ppo") and name not in self._local and takes_seed(name):
+            # a search agent draws random numbers (determinizations): a table with a seed gets its own,
+            # seeded, so that the same seed plays the same deal (a shared one is never reseeded)
+            try:
+                return agents.load(name, seed=seed, **options), None
+            except (ValueError, OSError, ImportError) as e:
+                raise BadRequest(self._load_failure(game, name, e)) from None
         key = (name, json.dumps(options, sort_keys=True))
         with self._load_lock:
             if key not in self._shared:
