@@ -457,3 +457,16 @@ def test_the_same_seed_plays_the_same_deal_against_a_search_agent(client, oppone
     first = play(5)
     assert play(5) == first
     assert len(first[0]) > 30
+
+
+def test_players_and_a_different_num_players_option_are_refused(client):
+    """``players`` 2 with ``options.num_players`` 3 opened a 2-player table, silently dropping the
+    option; now the two must agree (the same number, as written or as a string, is fine)."""
+    n = len(manager(client))
+    r = client.post("/api/tables", json={"game": "pyanitsa", "players": 2, "options": {"num_players": 3}})
+    assert r.status_code == 400
+    assert r.json()["detail"] == ("players is 2 but options.num_players is 3: give the number of players once "
+                                  "(players, 2 to 4)")
+    assert len(manager(client)) == n
+    r = client.post("/api/tables", json={"game": "pyanitsa", "players": 3, "options": {"num_players": "03"}})
+    assert r.status_code == 201 and r.json()["view"]["num_players"] == 3

@@ -112,7 +112,8 @@ class LogEntry:
 def game_options(game: str, options: dict | None = None, players: int | None = None) -> dict:
     """The env options of a web table of ``game``: one episode is one deal/hand where the game has
     an ``episode`` option (its non-``"match"`` value), then ``options`` on top, then ``players``
-    (the ``num_players`` option of games with a choice of players). A string value in ``options``
+    (the ``num_players`` option of games with a choice of players; an ``options.num_players`` that
+    differs from ``players`` is refused). A string value in ``options``
     is read as ``cardzoo play -o NAME=VALUE`` reads its value
     (:func:`cardzoo.training.common.parse_option_value`: ``"3"``, ``"03"`` and ``" 3"`` are ``3``,
     ``"true"`` is ``True``, ``"winner_chooses"`` stays a string): the table page sends its
@@ -132,10 +133,14 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
     out.update({k: parse_option_value(v) if isinstance(v, str) else v for k, v in (options or {}).items()})
     if players is not None:
         lo, hi, _ = player_range(game)
+        valid = f"{lo}" if lo == hi else f"{lo} to {hi}"
         if not lo <= players <= hi:
-            valid = f"{lo}" if lo == hi else f"{lo} to {hi}"
             raise BadRequest(f"{game} is played by {valid} players, not {short(players)}")
         if "num_players" in spec:
+            given = out.get("num_players", players)
+            if given != players or type(given) is bool:
+                raise BadRequest(f"players is {players} but options.num_players is {short(given)}: give the "
+                                 f"number of players once (players, {valid})")
             out["num_players"] = players
     try:
         envs.kernel(game, **out)
