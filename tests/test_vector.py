@@ -249,3 +249,27 @@ def test_a_refused_step_leaves_the_autoresets_to_come(illegal_action):
     for a, b in zip(out[0][:4], out[1][:4]):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(out[0][4]["action_mask"], out[1][4]["action_mask"])
+
+
+def test_reset_seed_replays_the_games_whatever_the_opponents_drew_before():
+    """The docs promise that the same seed and actions replay the same games; a ``random`` opponent
+    kept drawing from its own generator, so a second ``reset(seed=5)`` of the same env (or one
+    built without a seed) played other games. Its generator is now seeded with the env's."""
+
+    def trace(venv, seed):
+        return [x for step in _run(venv, 60, seed) for x in step if x is not None]
+
+    def same(a, b):
+        return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+
+    venv = cardzoo.make_vec("all_fours", 8, opponents="random")
+    first = trace(venv, 5)
+    assert same(first, trace(venv, 5))
+    assert same(first, trace(cardzoo.make_vec("all_fours", 8, opponents="random"), 5))
+    assert not same(first, trace(venv, 6))
+    built = cardzoo.make_vec("all_fours", 8, opponents="random", seed=5)  # the constructor's seed is the same seed
+    rng = np.random.default_rng(5)
+    obs, info = built.reset()
+    np.testing.assert_array_equal(obs, first[0])
+    obs, rew, term, trunc, info = built.step(_random_legal(info["action_mask"], rng))
+    np.testing.assert_array_equal(obs, first[1])

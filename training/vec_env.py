@@ -89,6 +89,9 @@ class OpponentPool(OpponentSet):
         """Indices of ``n`` opponents drawn by weight."""
         return rng.choice(len(self.entries), size=n, p=self.probabilities())
 
+    def seed(self, seed: int) -> None:
+        """Nothing: the pool's agents change during training and are seeded by the trainer."""
+
     def __len__(self) -> int:
         return len(self.entries)
 

@@ -43,8 +43,8 @@ The learner's side (unless fixed by ``learner_side``) and the opponent are drawn
 deal, so the learner plays every seat. A deal that ends before the learner's first decision
 (e.g. an All Fours match won on the kick) is dealt again. Seeding: ``reset(seed=s)`` (or the
 constructor's ``seed``) seeds the one ``numpy.random.Generator`` that deals, draws sides and
-opponents; the same seed and actions give the same games. Opponents with their own generator
-are seeded by their owner.
+opponents, and the opponents that keep a generator of their own (:meth:`OpponentSet.seed`:
+``random``, the search bots); the same seed and actions give the same games.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class OpponentSet:
             all are zero, or their count differs from the opponents'.
 
     Subclasses (e.g. :class:`cardzoo.training.vec_env.OpponentPool`, whose members change during
-    training) override :meth:`__len__`, :meth:`name`, :meth:`act` and :meth:`sample`.
+    training) override :meth:`__len__`, :meth:`name`, :meth:`act`, :meth:`sample` and :meth:`seed`.
     """
 
     def __init__(self, opponents: ActFn | Sequence[ActFn] | Mapping[str, ActFn], weights: Sequence[float] | None = None):
@@ -113,6 +113,17 @@ class OpponentSet:
         """Indices ``int64[n]`` of ``n`` opponents drawn by weight."""
         return rng.choice(len(self._acts), size=n, p=self._p)
 
+    def seed(self, seed: int) -> None:
+        """Seed the opponents that draw from a generator of their own: where opponent ``i`` is an
+        object's bound method (an agent's ``act``) and that object keeps a ``numpy.random.Generator``
+        as ``rng`` (``random``, the search bots), it gets ``numpy.random.default_rng([seed, i])``.
+        :class:`KernelVectorEnv` calls it with its seed, so that the same seed and actions replay
+        the same games whatever the opponents drew before. Other callables are left as they are."""
+        for i, f in enumerate(getattr(self, "_acts", ())):  # a subclass may keep its opponents elsewhere
+            owner = getattr(f, "__self__", None)
+            if isinstance(getattr(owner, "rng", None), np.random.Generator):
+                owner.rng = np.random.default_rng([seed, i])
+
 
 class KernelVectorEnv(VectorEnv):
     """``num_envs`` games of ``kernel`` for one learning side (see the module docstring).
@@ -123,7 +134,7 @@ class KernelVectorEnv(VectorEnv):
         opponents: an :class:`OpponentSet`, or what its constructor takes (callables).
         learner_side: index into :attr:`sides` of the side the learner always plays; ``None``
             (default) draws it at every deal.
-        seed: seed of the env's generator (``reset(seed=...)`` re-seeds it).
+        seed: seed of the env's generator and of the opponents' own (``reset(seed=...)`` re-seeds them).
         privileged: append the perfect-information critic features to the observation.
         skip_forced: play decisions with exactly one legal action automatically (the learner's
             too), so the learner only sees real choices.
@@ -178,7 +189,10 @@ class KernelVectorEnv(VectorEnv):
         self.skip_forced = bool(skip_forced)
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}
-        self.rng = np.random.default_rng(check_seed(seed))
+        seed = check_seed(seed)
+        self.rng = np.random.default_rng(seed)
+        if seed is not None:
+            self.opponents.seed(seed)
         self.scale = (1.0 / np.maximum(k.obs_layout.high(), 1.0)).astype(np.float32)
         self.state_scale = (1.0 / np.maximum(k.state_layout.high(), 1.0)).astype(np.float32)
         self.actor_dim = k.obs_layout.size
@@ -296,6 +310,7 @@ class KernelVectorEnv(VectorEnv):
             raise ValueError(f"reset options {sorted(options, key=repr)} are not used by KernelVectorEnv (it takes none)")
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+            self.opponents.seed(seed)
             self._np_random_seed = seed
         self.st = None
         self._pending[:] = False
