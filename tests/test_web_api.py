@@ -470,3 +470,26 @@ def test_players_and_a_different_num_players_option_are_refused(client):
     assert len(manager(client)) == n
     r = client.post("/api/tables", json={"game": "pyanitsa", "players": 3, "options": {"num_players": "03"}})
     assert r.status_code == 201 and r.json()["view"]["num_players"] == 3
+
+
+def test_refusals_quote_long_input_briefly(client):
+    """Error messages quote input in at most 40 characters (training/web/README.md): an illegal
+    action of 200 digits, an unknown option name or a bad option value of 1,000 characters were
+    echoed whole (the option messages up to 300 characters)."""
+    tid = open_table(client, "all_fours", seed=1)["table_id"]
+    r = client.post(f"/api/tables/{tid}/move", content=b'{"action": ' + b"9" * 200 + b"}",
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    assert r.json()["detail"] == ("illegal action " + "9" * 37 + "... (out of range 0..55); legal actions: "
+                                  "15 4D, 16 5D, 22 JD, 24 KD")
+    r = client.post("/api/tables", json={"game": "pyanitsa", "options": {"x" * 1000: 1}})
+    assert r.status_code == 400
+    assert r.json()["detail"] == (
+        "bad pyanitsa options: unknown option(s) ['" + "x" * 36 + "...]; valid options: ['collect_order', 'deck', "
+        "'detect_cycles', 'max_battles', 'num_players', 'objective', 'runout', 'six_beats_ace', 'tie_mode', "
+        "'tie_players']")
+    r = client.post("/api/tables", json={"game": "pyanitsa", "options": {"collect_order": "y" * 1000}})
+    assert r.status_code == 400
+    detail = r.json()["detail"]
+    assert detail.startswith("bad pyanitsa options: option collect_order='" + "y" * 36 + "... is not valid; valid values:")
+    assert "y" * 37 not in detail

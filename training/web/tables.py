@@ -142,10 +142,18 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
                 raise BadRequest(f"players is {players} but options.num_players is {short(given)}: give the "
                                  f"number of players once (players, {valid})")
             out["num_players"] = players
+    unknown = [name for name in out if name not in spec]
+    if unknown:  # named here, each briefly (the kernel's message would quote a long name whole)
+        raise BadRequest(f"bad {game} options: unknown option(s) [{', '.join(short(n) for n in unknown)}]; "
+                         f"valid options: {sorted(spec)}")
     try:
         envs.kernel(game, **out)
     except (ValueError, TypeError) as e:
-        raise BadRequest(f"bad {game} options: {str(e)[:300]}") from None
+        message = str(e)
+        for value in out.values():  # the kernel quotes a refused value whole: briefly here
+            if len(repr(value)) > 40:
+                message = message.replace(repr(value), short(value))
+        raise BadRequest(f"bad {game} options: {message[:300]}") from None
     return out
 
 
@@ -279,7 +287,7 @@ class Table:
             if 0 <= action < k.num_actions:
                 what = k.action_name(action)
             else:
-                what = f"{action} (out of range 0..{k.num_actions - 1})"
+                what = f"{short(action)} (out of range 0..{k.num_actions - 1})"
             names = ", ".join(f"{a} {k.action_name(a)}" for a in legal)
             raise BadRequest(f"illegal action {what}; legal actions: {names}")
         start = self.moves
