@@ -273,3 +273,25 @@ def test_reset_seed_replays_the_games_whatever_the_opponents_drew_before():
     np.testing.assert_array_equal(obs, first[0])
     obs, rew, term, trunc, info = built.step(_random_legal(info["action_mask"], rng))
     np.testing.assert_array_equal(obs, first[1])
+
+
+def test_sb3_adapter_refuses_float_actions_by_name():
+    """KernelVecEnv.step_async cast the actions with np.asarray(..., dtype=int64): 2.7 was played as 2
+    without a word, and 3 actions for 4 games raised numpy's 'cannot reshape' error."""
+    pytest.importorskip("stable_baselines3")
+    from cardzoo import agents
+    from cardzoo.training.vec_env import KernelVecEnv, OpponentPool
+
+    pool = OpponentPool({"random": 1.0})
+    pool.add("random", agents.load("random", seed=0))
+    venv = KernelVecEnv("all_fours", 4, pool, seed=0)
+    venv.seed(0)
+    venv.reset()
+    legal = venv.action_masks().argmax(axis=1)
+    with pytest.raises(ValueError) as err:
+        venv.step(legal + 0.7)
+    assert str(err.value) == "actions must be an int array of shape (4,), got float64 (4,)"
+    with pytest.raises(ValueError) as err:
+        venv.step(legal[:3])
+    assert str(err.value) == "actions must be an int array of shape (4,), got int64 (3,)"
+    venv.step(legal[:, None])  # (n_envs, 1), as SB3 may pass them, is played

@@ -171,7 +171,11 @@ class KernelVecEnv(VecEnv):
         return self.venv.action_masks()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        """Keep ``actions`` (ints, one per game: shape ``(n_envs,)``, or ``(n_envs, 1)`` as SB3 may pass
+        them) for :meth:`step_wait`, which refuses other shapes and dtypes by name (``ValueError``
+        from the vector env: a float action is not truncated to an int)."""
+        actions = np.asarray(actions)
+        self._actions = actions.reshape(self.num_envs) if actions.shape == (self.num_envs, 1) else actions
 
     def step_wait(self):
         obs, rewards, term, trunc, info = self.venv.step(self._actions)
