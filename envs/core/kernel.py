@@ -349,6 +349,8 @@ def _same_kind(a, b) -> bool:
         return isinstance(a, (bool, np.bool_))
     if is_int(b):
         return is_int(a)
+    if isinstance(b, str):  # numpy's str_ (an option read from an array) is a str
+        return isinstance(a, str)
     return type(a) is type(b)
 
 

@@ -1,0 +1,38 @@
+"""Constructor options given as numpy scalars (read from an array, a config table) are the options
+they name, and come back as plain Python values (options stay JSON-serializable)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import cardzoo
+
+CHOICES = [
+    ("all_fours", "episode", "match"),
+    ("aluette", "signals", "free"),
+    ("avinas", "knock_back", "never"),
+    ("ottocento", "reward", "point_diff"),
+    ("pyanitsa", "collect_order", "random"),
+]
+
+
+@pytest.mark.parametrize("game, name, value", CHOICES)
+def test_a_numpy_str_option_is_the_option_it_names(game, name, value):
+    """np.str_('match') was refused with "option episode=np.str_('match') is not valid; valid values:
+    ['hand', 'match']", a message naming the value it refused among the valid ones."""
+    env = cardzoo.make(game, **{name: np.array([value])[0]})
+    assert env.kernel.options[name] == value and type(env.kernel.options[name]) is str
+    json.dumps(env.kernel.options)
+    assert env.kernel.options == cardzoo.make(game, **{name: value}).kernel.options
+
+
+def test_a_numpy_str_that_is_not_a_choice_is_still_refused_by_name():
+    with pytest.raises(ValueError) as err:
+        cardzoo.make("all_fours", episode=np.str_("game"))
+    assert str(err.value) == "option episode=np.str_('game') is not valid; valid values: ['hand', 'match']"
+    with pytest.raises(ValueError) as err:  # a str is not an int option, whatever its class
+        cardzoo.make("all_fours", deal_packet=np.str_("3"))
+    assert str(err.value) == "option deal_packet=np.str_('3') is not valid; valid values: [3, 1]"
