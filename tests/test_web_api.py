@@ -493,3 +493,28 @@ def test_refusals_quote_long_input_briefly(client):
     detail = r.json()["detail"]
     assert detail.startswith("bad pyanitsa options: option collect_order='" + "y" * 36 + "... is not valid; valid values:")
     assert "y" * 37 not in detail
+
+
+def test_a_body_that_is_not_json_is_422_saying_so(client):
+    """Broken JSON was answered 'malformed request: 1: JSON decode error' (the '1' a character
+    position, unexplained), and a body that is not UTF-8 or holds a 5,000-digit number got 400
+    'There was an error parsing the body', naming neither the problem nor what is valid."""
+    tid = open_table(client, "all_fours", seed=1)["table_id"]
+    before = client.get(f"/api/tables/{tid}").json()
+    cases = [
+        (b"{action: 3}", "malformed request: the body is not valid JSON (Expecting property name enclosed in double "
+                         "quotes at character 1); send a JSON object, e.g. {\"action\": 3}"),
+        (b'{"action": "\xff"}', "malformed request: the body could not be read as JSON (it must be UTF-8 text, "
+                                "numbers of at most 4300 digits); send a JSON object, e.g. {\"action\": 3}"),
+        (b'{"action": ' + b"9" * 5000 + b"}", "malformed request: the body could not be read as JSON (it must be "
+                                               "UTF-8 text, numbers of at most 4300 digits); send a JSON object, "
+                                               "e.g. {\"action\": 3}"),
+    ]
+    for body, detail in cases:
+        r = client.post(f"/api/tables/{tid}/move", content=body, headers={"content-type": "application/json"})
+        assert (r.status_code, r.json()) == (422, {"detail": detail}), body[:20]
+    assert client.get(f"/api/tables/{tid}").json() == before
+    r = client.post("/api/tables", content=b'{"game": "\xff"}', headers={"content-type": "application/json"})
+    assert r.status_code == 422 and "send a JSON object, e.g. {\"game\": \"all_fours\"}" in r.json()["detail"]
+    assert client.get("/api/tables/nope").status_code == 404  # other HTTP errors as before
+    assert client.put(f"/api/tables/{tid}").json() == {"detail": "Method Not Allowed"}

@@ -63,10 +63,12 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import BackgroundTasks, FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from cardzoo import envs
 
@@ -199,9 +201,23 @@ def rules_html(game: str) -> str:
     return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
 
 
-def _validation_message(exc: RequestValidationError) -> str:
+#: what FastAPI answers (400) for a body it cannot decode: not UTF-8, or a number past Python's digit limit
+_UNREADABLE = "There was an error parsing the body"
+
+
+def _example(path: str) -> str:
+    """A valid body for the endpoint at ``path`` (for a refusal to name what is valid)."""
+    return '{"action": 3}' if path.endswith("/move") else '{"game": "all_fours"}'
+
+
+def _validation_message(exc: RequestValidationError, path: str = "") -> str:
     parts = []
     for err in exc.errors():
+        if err.get("type") == "json_invalid":  # loc is ("body", character position)
+            pos = err.get("loc", ("body", "?"))[-1]
+            why = (err.get("ctx") or {}).get("error", "JSON decode error")
+            return (f"malformed request: the body is not valid JSON ({why} at character {pos}); "
+                    f"send a JSON object, e.g. {_example(path)}")
         where = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
         if err.get("type") == "bool_type":  # name the valid values, as every refusal does
             parts.append(f"{where}: must be a JSON boolean, true or false, not {_json_short(err.get('input'))}")
@@ -233,7 +249,15 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
 
     @app.exception_handler(RequestValidationError)
     async def _bad_body(request: Request, exc: RequestValidationError):
-        return JSONResponse({"detail": _detail(_validation_message(exc))}, status_code=422)
+        return JSONResponse({"detail": _detail(_validation_message(exc, request.url.path))}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException):
+        if exc.status_code == 400 and exc.detail == _UNREADABLE:  # a malformed body like any other: 422
+            return JSONResponse({"detail": "malformed request: the body could not be read as JSON (it must be UTF-8 "
+                                           "text, numbers of at most 4300 digits); send a JSON object, e.g. "
+                                           f"{_example(request.url.path)}"}, status_code=422)
+        return await http_exception_handler(request, exc)
 
     def mgr() -> TableManager:
         return app.state.manager
