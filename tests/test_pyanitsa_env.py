@@ -316,3 +316,25 @@ def test_renderer_and_search_do_not_import_the_kernel():
         tree = ast.parse((root / name).read_text())
         froms = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert "kernel" not in froms, f"{name} imports the kernel"
+
+
+@pytest.mark.parametrize("piles, message", [
+    # a bool or a float was taken as a card id (int(True) == 1, int(1.9) == 1)
+    ([[True], ["KS"]], "reset option piles: True in seat 0's pile is not a card: give card ids (ints 0..35) or names such as 'AS'"),
+    ([["KS"], [1.9]], "reset option piles: 1.9 in seat 1's pile is not a card: give card ids (ints 0..35) or names such as 'AS'"),
+    # said "card 1 is out of range or appears twice" for both, and a pile that is no list was a TypeError
+    ([[0, 1], [1]], "reset option piles: card 7C (id 1) appears twice"),
+    ([[40], [1]], "reset option piles: card id 40 in seat 0's pile is out of range; card ids are 0..35"),
+    ([5, [1]], "reset option piles: seat 0's pile must be a list of card ids or names (top first), got 5"),
+    ([[0], [None]], "reset option piles: None in seat 1's pile is not a card: give card ids (ints 0..35) or names such as 'AS'"),
+])
+def test_a_bad_pile_hook_names_the_card_the_seat_and_what_is_valid(piles, message):
+    env = pyanitsa_v0.env()
+    env.reset(seed=1)
+    before = env.game_state.copy()
+    with pytest.raises(ValueError) as err:
+        env.reset(options={"piles": piles})
+    assert str(err.value) == message
+    assert all(np.array_equal(getattr(before, f), getattr(env.game_state, f)) for f in before.__dataclass_fields__)
+    env.reset(options={"piles": [np.array([0, 1]), ("KS", np.int64(2))]})  # numpy ids and arrays are piles
+    assert env.unwrapped.kernel.piles(env.game_state, 0) == [[0, 1], [34, 2]]

@@ -22,7 +22,7 @@ import numpy as np
 from ..core.cards import FRENCH36, FRENCH52, bit
 from ..core import chance
 from ..core.compiled import CompiledKernel, arrays_type
-from ..core.kernel import BatchState, Layout, Option, bool_option, int_option, state_field
+from ..core.kernel import BatchState, Layout, Option, bool_option, int_option, is_int, state_field
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
@@ -275,14 +275,26 @@ class PyanitsaKernel(CompiledKernel):
         if not isinstance(piles, (list, tuple)) or len(piles) != self.num_players:
             raise ValueError(f"reset option piles must be a list of {self.num_players} card lists (one per seat), got {piles!r}")
         out, seen = [], set()
-        for seq in piles:
+        for s, seq in enumerate(piles):
             if isinstance(seq, str):
                 seq = seq.replace(",", " ").split()
-            ids = [self.deck.card_id(c) if isinstance(c, str) else int(c) for c in seq]
-            for c in ids:
-                if not 0 <= c < self.C or c in seen:
-                    raise ValueError(f"reset option piles: card {c} is out of range or appears twice")
+            if not isinstance(seq, (list, tuple, np.ndarray)) or np.ndim(seq) != 1:
+                raise ValueError(f"reset option piles: seat {s}'s pile must be a list of card ids or names (top first), got {seq!r}")
+            ids = []
+            for c in seq:
+                if isinstance(c, str):
+                    c = self.deck.card_id(c)  # ValueError naming the pack and its names
+                elif not is_int(c):  # a bool or a float is not a card id
+                    raise ValueError(
+                        f"reset option piles: {c!r} in seat {s}'s pile is not a card: give card ids "
+                        f"(ints 0..{self.C - 1}) or names such as {self.deck.names[-1]!r}")
+                c = int(c)
+                if not 0 <= c < self.C:
+                    raise ValueError(f"reset option piles: card id {c} in seat {s}'s pile is out of range; card ids are 0..{self.C - 1}")
+                if c in seen:
+                    raise ValueError(f"reset option piles: card {self.deck.names[c]} (id {c}) appears twice")
                 seen.add(c)
+                ids.append(c)
             out.append(ids)
         if sum(1 for s in out if s) < 2:
             raise ValueError("reset option piles: at least two seats must hold cards")
