@@ -12,6 +12,7 @@ paid at once).
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 
 import gymnasium
 import numpy as np
@@ -81,6 +82,9 @@ class SingleSeatEnv(gymnasium.Env):
         for s, agent in enumerate(self.aec.possible_agents):
             if s != seat:
                 names[s] = partner if agent in mine else opponents
+        if others is not None and not isinstance(others, Mapping):
+            valid = [t for t in range(n) if t != seat]
+            raise ValueError(f"others must be a dict seat -> agent name (seats {valid}), got {others!r}")
         for s, name in (others or {}).items():
             if not (is_int(s) and 0 <= s < n and s != seat):
                 valid = [t for t in range(n) if t != seat]
