@@ -1,0 +1,29 @@
+"""Each game's page names every option of its env, the env-only ones included, with their values."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+import cardzoo
+from cardzoo.envs.core.aec import ILLEGAL_ACTION_MODES, KernelAECEnv
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("game", sorted(cardzoo.GAMES))
+def test_game_page_names_the_env_only_options_and_their_values(game):
+    """The pages said "Env-only options: `render_mode` (`None`/`"ansi"`) and `render_view`": no
+    `"human"` (which every env takes) and no `illegal_action`."""
+    params = [p for p in inspect.signature(KernelAECEnv.__init__).parameters if p not in ("self", "options")]
+    assert params == ["render_mode", "render_view", "illegal_action"]
+    page = (ROOT / "envs" / game / "README.md").read_text()
+    line = page[page.index("Env-only options:"):].split("\n\n")[0]
+    for name in params:
+        assert f"`{name}`" in line, name
+    for value in ("None", '"ansi"', '"human"', *(f'"{m}"' for m in ILLEGAL_ACTION_MODES)):
+        assert f"`{value}`" in line, value
+    env = cardzoo.make(game, render_mode="human", illegal_action="lose")  # what the page says is taken
+    assert env.render_mode == "human" and env.illegal_action == "lose"
