@@ -568,6 +568,7 @@ class Kernel(ABC):
 
         Returns:
             ``int8[..., P]``: ``+1`` win, ``0`` draw, ``-1`` loss; partners get their side's outcome.
+            ``ValueError`` for returns whose last axis is not ``P`` (:meth:`check_returns`).
 
         Default (every game with partnerships, and any game of two sides): a side's return is
         the mean of its seats'; the side wins when its return is strictly above every other
@@ -575,7 +576,7 @@ class Kernel(ABC):
         truncated episode (return 0 for all) or an equal score is a draw. A game whose result is
         not "highest return wins" overrides this (P'yanitsa: safe / draw / loser).
         """
-        r = np.asarray(returns, dtype=np.float64)
+        r = self.check_returns(returns)
         sides = self.sides()
         side_r = np.stack([r[..., s].mean(axis=-1) for s in sides], axis=-1)
         best = side_r.max(axis=-1, keepdims=True)
@@ -585,6 +586,17 @@ class Kernel(ABC):
         for i, s in enumerate(sides):
             out[..., s] = side_o[..., i : i + 1]
         return out
+
+    def check_returns(self, returns) -> np.ndarray:
+        """``returns`` as ``float64[..., P]`` for :meth:`outcome`; ``ValueError`` naming the shape given
+        when its last axis is not one return per seat (numbers only)."""
+        try:
+            r = np.asarray(returns, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"returns must be numbers of shape (..., {self.num_players}), one per seat of {self.name}; got {returns!r}") from None
+        if r.ndim == 0 or r.shape[-1] != self.num_players:
+            raise ValueError(f"returns must be numbers of shape (..., {self.num_players}), one per seat of {self.name}; got shape {r.shape}")
+        return r
 
     @property
     def null_win_rate(self) -> float:

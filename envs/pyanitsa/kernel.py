@@ -378,7 +378,7 @@ class PyanitsaKernel(CompiledKernel):
         the decided games, while the arena's pairwise win rate (A compared with each other seat:
         safe beats loser, equal fates tie) has the null ``1/2`` (:attr:`Kernel.null_win_rate`).
         """
-        return np.sign(np.asarray(returns, dtype=np.float64)).astype(np.int8)
+        return np.sign(self.check_returns(returns)).astype(np.int8)
 
     def linear_piles(self, st: PyanitsaState, g=None) -> np.ndarray:
         """``uint8[m, P, C]`` piles top -> bottom from position 0, ``255`` past the end (games ``g``)."""
