@@ -9,7 +9,10 @@ clicking legal moves, at a desktop size (1280 x 900) and a phone size (390 x 844
 - no seat label overlaps the trick or its cards, and every legal card lies inside the viewport
   without scrolling, at every turn;
 - pacing: at normal speed a completed trick stays on the table with its winner marked for at least
-  0.8 s; forced moves (P'yanitsa's flips) play themselves;
+  0.8 s; forced moves (P'yanitsa's flips) play themselves; each move of an answer is drawn on its own
+  (the log grows one entry per render), at least 450 ms apart (1.1 s more after a completed trick),
+  a partner's Aluette signal paced like a card, and a frame without text (a move seat 0 does not
+  hear of) drawn as nothing with no pause of its own (on a server of its own, auto-play off);
 - the end-of-deal summary shows the explanation lines the API sends (from the env's scoring, which
   ``tests/test_web_explain.py`` checks against the state) and no training reward;
 - replay, hint, keyboard play, Indonesian text and "How to play" pages, settings kept after a reload;
@@ -17,7 +20,7 @@ clicking legal moves, at a desktop size (1280 x 900) and a phone size (390 x 844
 
 Without chromium/chromedriver the test is skipped, unless the environment variable ``CI`` is
 ``"true"``: then it fails, because CI installs the browser (``.ci/run``). Every wait has a timeout
-and each deal a move cap; the whole test takes about a minute here.
+and each deal a move cap; the whole test takes about a minute here, the pacing test 20 s.
 """
 
 from __future__ import annotations
@@ -380,3 +383,122 @@ def test_whole_deals_of_every_game_at_desktop_and_phone_sizes(server, driver, tm
     elapsed = time.monotonic() - started
     print(f"browser test: {elapsed:.0f} s")
     assert elapsed < 180
+
+
+# ---------------------------------------------------------------------------- pacing, one move at a time
+
+PACING_WATCH_JS = """
+// Every render of the page (body data-seq) with what it showed, and every move answer with its frames.
+window.__renders = []; window.__answers = [];
+const snap = () => window.__renders.push({t: performance.now(), seq: Number(document.body.dataset.seq),
+  busy: document.body.dataset.busy, log: document.querySelectorAll('#log li').length,
+  completed: document.getElementById('trick').dataset.completed});
+new MutationObserver(snap).observe(document.body, { attributes: true, attributeFilter: ['data-seq'] });
+const origFetch = window.fetch;
+window.fetch = async (url, opts) => {
+  const r = await origFetch(url, opts);
+  if (!String(url).endsWith('/move')) return r;
+  const d = await r.json();
+  if (window.__inject && d.frames && d.frames.length > 1) {
+    // a frame without text (a move seat 0 does not hear of, which the server no longer sends): the
+    // page must show nothing for it and make no pause of its own
+    const f = d.frames[d.frames.length - 1];
+    d.frames.splice(d.frames.length - 1, 0, {seat: f.seat, text: null, completed: null, view: f.view});
+  }
+  window.__answers.push({t: performance.now(), log: (d.log || []).length,
+    frames: d.frames.map((f) => [f.seat, f.text, !!(f.completed && f.completed.cards && f.completed.cards.length)])});
+  return new Response(JSON.stringify(d), {status: r.status, headers: r.headers});
+};
+"""
+
+
+@pytest.fixture()
+def pacing_server():
+    """A server of its own (the whole-deal test above leaves its client at the table limits)."""
+    _require_browser()
+    import uvicorn
+
+    from cardzoo.training.web.app import create_app
+
+    port = _free_port()
+    srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT_S
+    while not srv.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def _paced_moves(drv, moves, move_ms, trick_ms, inject=False):
+    """Play ``moves`` of the person's moves (first legal move) and check how each answer was shown:
+    its frames one at a time (the log grows by one entry per render, never by two), at least
+    ``move_ms`` apart and ``trick_ms`` more after a frame that completed a trick. Returns the answers."""
+    drv.execute_script(PACING_WATCH_JS)
+    drv.execute_script("window.__inject = arguments[0]", inject)
+    seq = _wait_table_ready(drv)
+    for _ in range(moves):
+        if _body(drv, "done") == "1":
+            break
+        drv.execute_script("window.__renders = [];")
+        n_answers = len(drv.execute_script("return window.__answers"))
+        legal = drv.find_elements("css selector", "#hand button.legal, #move-cards button.legal, #move-buttons button.move")
+        log_before = drv.execute_script("return document.querySelectorAll('#log li').length")
+        drv.execute_script("arguments[0].click()", legal[0])
+        seq = _wait_table_ready(drv, seq)
+        answers = drv.execute_script("return window.__answers")[n_answers:]
+        renders = drv.execute_script("return window.__renders")
+        assert len(answers) == 1, answers  # auto-play is off: one move, one answer
+        answer = answers[0]
+        heard = [f for f in answer["frames"] if f[1] is not None]
+        assert answer["log"] == log_before + len(heard)
+        # after the answer came: a render per heard frame, the log one entry longer each time
+        shown = [r for r in renders if r["t"] >= answer["t"] - 1]
+        firsts = {}
+        for r in shown:
+            firsts.setdefault(r["log"], r["t"])
+        assert sorted(firsts) == list(range(log_before + 1, log_before + len(heard) + 1)), (firsts, answer)
+        times = [firsts[log_before + i + 1] for i in range(len(heard))]
+        for i in range(1, len(heard)):
+            least = move_ms + (trick_ms if heard[i - 1][2] else 0)
+            assert times[i] - times[i - 1] >= least - 20, (i, times, answer)
+        holds = [r for r in shown if r["completed"] == "1"]
+        assert len(holds) == sum(1 for f in heard if f[2])  # each completed trick is held once
+        last = heard[-1]
+        done_at = max(r["t"] for r in renders)  # the answer's final view
+        pause = move_ms + (trick_ms if last[2] else 0)
+        # no pause of its own for a frame without text: the answer is over one pause after the last
+        # frame, less than two (a slow machine may fire a timer late, never early)
+        assert done_at - times[-1] < pause + move_ms - 50, (done_at - times[-1], answer)
+        assert done_at - times[-1] >= pause - 20
+        yield answer
+
+
+def test_ai_moves_are_shown_one_at_a_time_and_aluette_signals_paced(pacing_server, driver):
+    """The page's pacing (README "Pacing"): at normal speed (450 ms a move, a completed trick held
+    1.1 s) each move of an answer is drawn on its own, in order, never several at once; a partner's
+    Aluette signal is one paced move like a card; a frame without text (a move seat 0 does not hear
+    of) shows nothing and adds no pause. Auto-play is off so that each click makes one answer."""
+    drv = driver
+    _inner_size(drv, *DESKTOP)
+    _settings(drv, pacing_server, speed="normal", auto="off")
+
+    drv.get(f"{pacing_server}/table.html?game=all_fours&partner=all_fours/random&opponents=all_fours/random&seed=7")
+    _wait(drv, lambda d: "table=" in d.current_url, "the All Fours table")
+    answers = list(_paced_moves(drv, 4, 450, 1100))
+    assert sum(len(a["frames"]) for a in answers) >= 10  # several AI moves per answer were paced
+    assert any(f[2] for a in answers for f in a["frames"])  # and a completed trick among them
+
+    # Aluette with rule bots: the partner (seat 2) signals to seat 0, the opponents' signals are not heard
+    drv.get(f"{pacing_server}/table.html?game=aluette&partner=aluette/rule&opponents=aluette/rule&seed=5")
+    _wait(drv, lambda d: "table=" in d.current_url, "the Aluette table")
+    signals = {"monsieur", "madame", "borgne", "vache", "grand_neuf", "petit_neuf", "deux_de_chene", "deux_d_ecrit",
+               "as", "faible"}  # RULES.md §4.5
+    answers = list(_paced_moves(drv, 3, 450, 1100, inject=True))
+    frames = [f for a in answers for f in a["frames"]]
+    assert any(f[0] == 2 and f[1] in signals for f in frames), frames  # a partner's signal, paced like any move
+    assert not any(f[0] in (1, 3) and f[1] in signals for f in frames), frames  # no opponent's signal heard
+    assert any(f[1] is None for f in frames)  # the injected frame was there, and shown as nothing
