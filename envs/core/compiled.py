@@ -789,7 +789,10 @@ class CompiledKernel(Kernel):
 
     def set_parallel(self, parallel: bool = True) -> None:
         """Run the batch drivers over numba's threads (``numba.set_num_threads`` sets how many; one
-        chunk of games each) or, with ``False``, on one core (the default). Results are identical."""
+        chunk of games each) or, with ``False``, on one core (the default). Results are identical.
+        ``ValueError`` for anything but a bool (``"no"`` would be true)."""
+        if not isinstance(parallel, (bool, np.bool_)):
+            raise ValueError(f"parallel must be True or False, got {parallel!r}")
         self._parallel = bool(parallel)
 
     def init(self, rng, batch: int, **hooks):
