@@ -174,3 +174,45 @@ def test_pyanitsa_who_lost_and_why(objective):
             (e,) = ex
             losers = [int(x[1]) for x in e["args"]["seats"].split()]
             assert e["key"] == "py_first_out" and all(sizes[p] == 0 for p in losers)
+
+
+def test_avinas_explanations_state_the_tables_own_scoring_schedule():
+    """The pips sentence said "(6 with no trick, 4 with 30 points or fewer, else 2)" also at a table
+    with ``pip_schedule="flat"``, where 2 pips are written whatever the loser took (RULES.md §6.3):
+    'lost with 0 card points in 0 tricks: 2 pips written (6 with no trick, ...)'. Such a table now
+    gets the sentence of its own schedule, and so does a table with ``ram_schedule="graded"`` (§6.2)."""
+    import json
+    from pathlib import Path
+
+    from web_util import make_client
+
+    import cardzoo.training.web as web
+
+    en = json.loads((Path(web.__file__).parent / "i18n" / "en.json").read_text(encoding="utf-8"))["explain"]
+    assert en["av_pips_detail_flat"] == ("{team} lost with {points} card points in {tricks} tricks: {n} pips "
+                                         "written (always 2 at this table).")
+    client = make_client()
+    seen = set()
+    for options in ({"pip_schedule": "flat"}, {"ram_schedule": "graded"}, {}):
+        for seed in range(12):
+            out = client.post("/api/tables", json={"game": "avinas", "seed": seed, "partner": "avinas/rule",
+                                                    "opponents": "avinas/rule", "options": options}).json()
+            tid, v = out["table_id"], out["view"]
+            while not v["done"]:
+                v = client.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]}).json()
+            ex = _by_key(v["summary"])
+            rep = client.get(f"/api/tables/{tid}/replay").json()
+            assert rep["frames"][-1]["view"]["summary"] == v["summary"]  # the replay says the same
+            if options.get("pip_schedule") == "flat":
+                assert "av_pips_detail" not in ex
+                if "av_pips_detail_flat" in ex:
+                    seen.add("flat")
+                    assert ex["av_pips_detail_flat"][0]["n"] == 2
+            elif options.get("ram_schedule") == "graded":
+                assert "av_rams" not in ex
+                if "av_rams_graded" in ex:
+                    seen.add("graded")
+            else:
+                assert "av_pips_detail_flat" not in ex and "av_rams_graded" not in ex
+                seen.add("default")
+    assert seen == {"flat", "graded", "default"}

@@ -113,6 +113,28 @@ def _played(deck, entries) -> list[dict]:
     return [{"seat": e["seat"], "card": card_dict(deck, e["card"])} for e in entries]
 
 
+#: explanation lines whose sentence states a scoring schedule, and the key of their sentence under the
+#: other schedule: (line key, option, value) -> key (Avinas RULES.md §6.2, §6.3)
+_SCHEDULE_KEYS = {
+    ("av_pips_detail", "pip_schedule", "flat"): "av_pips_detail_flat",
+    ("av_rams", "ram_schedule", "graded"): "av_rams_graded",
+}
+
+
+def _explain_for_options(k, explain: list[dict]) -> list[dict]:
+    """``explain`` with each line whose sentence states the default scoring schedule given the key of
+    the sentence for the kernel's schedule (the ``av_pips_detail`` sentence says "6 with no trick, 4
+    with 30 points or fewer, else 2", untrue with ``pip_schedule="flat"``)."""
+    options = getattr(k, "options", None) or {}
+    out = []
+    for e in explain:
+        for (key, option, value), other in _SCHEDULE_KEYS.items():
+            if e.get("key") == key and options.get(option) == value:
+                e = {**e, "key": other}
+        out.append(e)
+    return out
+
+
 def _seat0_view(k, st, completed) -> dict:
     """``k.table_view`` of seat 0 (or :func:`generic_view`) with card ids made card dicts;
     ``completed``: the cards of the last completed trick where the kernel keeps only its winner."""
@@ -122,6 +144,8 @@ def _seat0_view(k, st, completed) -> dict:
     except NotImplementedError:
         v = generic_view(k, st, 0)
     v = dict(v)
+    if v.get("summary") and v["summary"].get("explain"):
+        v["summary"] = {**v["summary"], "explain": _explain_for_options(k, v["summary"]["explain"])}
     v["hand"] = _cards(deck, v["hand"])
     v["exposed"] = [_cards(deck, cards) for cards in v["exposed"]]
     v["trick"] = _played(deck, v["trick"])
