@@ -211,3 +211,50 @@ def test_a_zero_is_printed_as_zero_never_minus_zero(tmp_path):
     assert any(math.copysign(1, d) < 0 for d in flipped)  # the case this is about: a -0.0 in the matrix
     text = leaderboard.markdown(p)
     assert "-0.000" not in text and "| `lowest` | +0.000 n/a (1 deal) | +0.000 n/a (1 deal) |  |" in text
+
+
+SHIPPED_3P = Path(__file__).resolve().parent.parent / "agents" / "shipped" / "pyanitsa_ppo_3p"
+
+
+def test_a_trained_agent_is_refused_for_options_it_was_not_trained_for(tmp_path, capsys):
+    """The leaderboard played pyanitsa/ppo (trained for collect_order=winner_chooses) under the default
+    options without a word, and a saved 3-player agent on a 2-player board failed mid-run with
+    "expected observation [B, 236] ..." after making OUT/pairs. Both are refused before anything is
+    written, naming the options; --force-agent plays the first anyway, with a note."""
+    out = tmp_path / "lb"
+    with pytest.raises(ValueError) as e:
+        run_leaderboard("pyanitsa", ["random", "pyanitsa/ppo"], 2, out, progress=False)
+    assert str(e.value) == (
+        "pyanitsa/ppo was trained for other pyanitsa options (collect_order: trained 'winner_chooses', here 'winner_first'): "
+        "give the options it was trained for (-o collect_order=winner_chooses), or force_agent=True "
+        "(cardzoo leaderboard --force-agent) to play it anyway")
+    with pytest.raises(ValueError) as e:
+        run_leaderboard("pyanitsa", ["random", str(SHIPPED_3P)], 2, out, progress=False, force_agent=True)
+    assert str(e.value).startswith(
+        f"{SHIPPED_3P} was trained for other pyanitsa options (collect_order: trained 'winner_chooses', here 'winner_first'; "
+        "num_players: trained 3, here 2), which give another observation")
+    assert not out.exists()
+    said = []
+    p = run_leaderboard("pyanitsa", ["random", "pyanitsa/ppo"], 2, out, progress=False, force_agent=True, say=said.append)
+    assert said == ["note: playing pyanitsa/ppo although it was trained for other options "
+                    "(collect_order: trained 'winner_chooses', here 'winner_first')"]
+    assert sorted(r["agent"] for r in p["ratings"]) == ["pyanitsa/ppo", "random"]
+    argv = ["leaderboard", "pyanitsa", "random", "pyanitsa/ppo", "--deals", "2", "--out", str(tmp_path / "cli")]
+    assert main(argv) == 2
+    assert "give the options it was trained for (-o collect_order=winner_chooses)" in capsys.readouterr().err
+    assert not (tmp_path / "cli").exists()
+    assert main([*argv, "-o", "collect_order=winner_chooses"]) == 0
+    assert "note:" not in capsys.readouterr().out
+
+
+def test_the_default_agents_leave_out_a_shipped_agent_trained_for_other_options(tmp_path):
+    said = []
+    p = run_leaderboard("pyanitsa", None, 2, tmp_path / "lb", progress=False, say=said.append)
+    assert sorted(r["agent"] for r in p["ratings"]) == ["pyanitsa/pimc", "pyanitsa/rule", "random"]
+    assert said == ["note: pyanitsa/ppo is left out of the default agents: pyanitsa/ppo was trained for other pyanitsa options "
+                    "(collect_order: trained 'winner_chooses', here 'winner_first'): give the options it was trained for "
+                    "(-o collect_order=winner_chooses), or force_agent=True (cardzoo leaderboard --force-agent) to play it anyway"]
+    p = run_leaderboard("pyanitsa", None, 2, tmp_path / "fits", progress=False, say=said.append,
+                        env_options={"collect_order": "winner_chooses"})
+    assert sorted(r["agent"] for r in p["ratings"]) == ["pyanitsa/pimc", "pyanitsa/ppo", "pyanitsa/rule", "random"]
+    assert len(said) == 1

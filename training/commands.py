@@ -216,7 +216,7 @@ def cmd_leaderboard(args, parse_options) -> int:
     t = time.monotonic()
     p = leaderboard.run_leaderboard(
         args.game, args.agents, args.deals, args.out, seed=args.seed, batch=args.batch, env_options=parse_options(args.option),
-        n_boot=args.boot, exec_timeout=args.exec_timeout,
+        n_boot=args.boot, exec_timeout=args.exec_timeout, force_agent=args.force_agent, say=lambda s: print(s, flush=True),
     )
     print(leaderboard.markdown(p))
     out = Path(args.out)
@@ -443,6 +443,11 @@ def add_commands(sub, games, parse_options) -> None:
     lbd.add_argument("--boot", type=int, default=1000, help="bootstrap resamples for the rating CIs (default 1000)")
     lbd.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")
     lbd.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    lbd.add_argument(
+        "--force-agent", action="store_true",
+        help="play a trained agent even where it was trained for other game options (default: refused, naming its "
+        "options; a default GAME/ppo that does not fit is left out)",
+    )
     lbd.set_defaults(fn=lambda a_: cmd_leaderboard(_leaderboard_out(a_), parse_options))
 
     ex = sub.add_parser(

@@ -101,6 +101,33 @@ def seat_agent(
     return seated.agent, seated.name, seated.note
 
 
+def check_fits(agent, name: str, game: str, env_options: dict | None, force: bool = False, how: str = "") -> str | None:
+    """For the commands that play an agent under the name asked for, with no rule bot to seat instead
+    (``cardzoo leaderboard``, ``cardzoo exploit``): refuse a trained ``agent`` (called ``name``) that
+    was trained for other ``game`` options than ``env_options``.
+
+    Raises :class:`~cardzoo.agents.options.LayoutMismatchError` when it cannot read these options'
+    observation (even with ``force``), and ``ValueError`` when its recorded options differ: the message
+    names the differences, the ``-o`` options it was trained for and ``how`` (e.g. "or --force-agent
+    to play it anyway"). With ``force`` a difference is allowed: the returned note says so. Returns
+    ``None`` when the agent fits (agents without training metadata always do)."""
+    import shlex
+
+    from cardzoo.agents.options import check_layout, describe, option_differences
+
+    from .config import option_args
+
+    check_layout(agent, game, env_options, name)
+    diff = option_differences(agent, game, env_options)
+    if not diff:
+        return None
+    if force:
+        return f"playing {name} although it was trained for other options ({describe(diff)})"
+    trained = shlex.join(option_args({k: a for k, (a, _) in diff.items()}))
+    raise ValueError(f"{name} was trained for other {game} options ({describe(diff)}): give the options it was "
+                     f"trained for ({trained}){', ' + how if how else ''}")
+
+
 def default_agent(game: str, env_options: dict | None = None, force: bool = False) -> tuple[str, str | None]:
     """The AI that plays ``game`` by default: ``"<game>/ppo"`` when a trained agent is shipped and
     was trained for ``env_options`` (its observation layout and its recorded game options,

@@ -114,6 +114,8 @@ def run_leaderboard(
     n_boot: int = 1000,
     exec_timeout: float | None = None,
     progress: bool = True,
+    force_agent: bool = False,
+    say=None,
 ) -> dict:
     """Play (or resume) the round robin and write ``leaderboard.md/.json/.png`` to ``out``.
 
@@ -126,6 +128,11 @@ def run_leaderboard(
         out: the folder (created once every agent still to play has loaded); pairings already
             cached there are not replayed; a pairing in which an ``exec:`` bot faulted is not cached.
         n_boot: bootstrap resamples of the deals for the rating CIs.
+        force_agent: play a trained agent also under options other than those it was trained for
+            (refused otherwise, naming the options it was trained for: a board has no rule bot to seat
+            in its place; :func:`cardzoo.training.common.check_fits`). Without ``agent_names``, a
+            default ``GAME/ppo`` that does not fit these options is left out, and ``say`` (e.g.
+            ``print``; ``None``: silent) is told why.
 
     Returns the JSON payload written to ``leaderboard.json``.
 
@@ -135,28 +142,56 @@ def run_leaderboard(
     """
     from tqdm.auto import tqdm
 
-    from .common import resolve_agent
+    from .common import check_fits, resolve_agent
 
     env_options = dict(env_options or {})
     envs.kernel(game, **env_options)  # bad game or options fail here
-    names = list(agent_names) if agent_names else default_agents(game)
+    n_deals, batch = arena.check_count(n_deals, "n_deals"), arena.check_count(batch, "batch")
+    seed, n_boot = arena.check_deal_seed(seed), arena.check_count(n_boot, "n_boot", 0)
+    how = "or force_agent=True (cardzoo leaderboard --force-agent) to play it anyway"
+
+    def load(name, i):
+        import warnings
+
+        from cardzoo.agents.options import OptionsMismatchWarning
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OptionsMismatchWarning)  # check_fits refuses it, or says so
+            a = resolve_agent(name, env_options, seed=int(seed) + i, game=game, exec_timeout=exec_timeout)
+        note = check_fits(a, name, game, env_options, force=force_agent, how=how)
+        if note and say is not None:
+            say(f"note: {note}")
+        return a
+
+    loaded: dict[int, Any] = {}
+    if agent_names:
+        names = list(agent_names)
+    else:  # the defaults: a shipped GAME/ppo only where it was trained for these options
+        names = []
+        for name in default_agents(game):
+            if name == f"{game}/ppo":
+                try:
+                    found = load(name, len(names))
+                except ValueError as e:  # other options, or another observation layout
+                    if say is not None:
+                        say(f"note: {name} is left out of the default agents: {e}")
+                    continue
+                loaded[len(names)] = found
+            names.append(name)
     if len(names) < 2:
         raise ValueError(f"a leaderboard needs at least 2 agents, got {names}")
     if len(set(names)) != len(names):
         raise ValueError(f"agents must be different, got {names}")
-    n_deals, batch = arena.check_count(n_deals, "n_deals"), arena.check_count(batch, "batch")
-    seed, n_boot = arena.check_deal_seed(seed), arena.check_count(n_boot, "n_boot", 0)
     out = check_out(out, game)
     meta = {"benchmark": BENCH_NAME if int(seed) == BENCH_SEED else f"custom deal set (seed {int(seed)})",
             "game": game, "seed": int(seed), "n_deals": int(n_deals), "env_options": env_options}
     pairs = list(itertools.combinations(range(len(names)), 2))
     cached = {(i, j): _load_pair(_pair_file(out, names[i], names[j]), meta) for i, j in pairs}
     todo = [p for p in pairs if cached[p] is None]
-    loaded: dict[int, Any] = {}
 
     def agent(i):
         if i not in loaded:
-            loaded[i] = resolve_agent(names[i], env_options, seed=int(seed) + i, game=game, exec_timeout=exec_timeout)
+            loaded[i] = load(names[i], i)
         return loaded[i]
 
     for i in sorted({x for p in todo for x in p}):  # every agent still to play loads before anything is written
