@@ -229,8 +229,12 @@ def cmd_leaderboard(args, parse_options) -> int:
 
 def cmd_exploit(args, parse_options) -> int:
     """Best-response learner against a frozen agent; prints its edge with a CI (training/exploit.py)."""
+    from .arena import check_count
     from .exploit import exploit
 
+    for flag, value, least in (("--steps", args.steps, 1), ("--n-envs", args.n_envs, 1), ("--deals", args.deals, 1),
+                               ("--bc-samples", args.bc_samples, 0), ("--torch-threads", args.torch_threads, 1)):
+        check_count(value, flag, least)  # exploit() names its parameters (eval_deals, n_envs), not these flags
     game = args.game or args.agent.split("/", 1)[0]
     from cardzoo import envs
 
