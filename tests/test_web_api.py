@@ -155,7 +155,9 @@ def test_malformed_move_body_is_422_with_a_message(client, body, words):
         ({"game": "all_fours", "options": {"target_score": 0}}, 400, "target_score"),
         ({"game": "all_fours", "options": {"colour": 1}}, 400, "unknown option"),
         ({"game": "all_fours", "seed": -1}, 422, "seed"),
-        ({"game": "all_fours", "players": "4"}, 422, "players"),
+        ({"game": "all_fours", "players": "4"}, 422, 'malformed request: players: must be a JSON integer, not "4"'),
+        ({"game": "all_fours", "seed": "abc"}, 422, 'malformed request: seed: must be a JSON integer, not "abc"'),
+        ({"game": "all_fours", "seed": 1.5}, 422, "malformed request: seed: must be a JSON integer, not 1.5"),
         ({"players": 4}, 422, "game: Field required"),
         # force_agent is a JSON boolean: "yes", "no", "true", 1, 0, null were read as true/false (or a
         # bare 'valid boolean'); the refusal names the field and the valid values, and opens nothing

@@ -502,3 +502,41 @@ def test_ai_moves_are_shown_one_at_a_time_and_aluette_signals_paced(pacing_serve
     assert any(f[0] == 2 and f[1] in signals for f in frames), frames  # a partner's signal, paced like any move
     assert not any(f[0] in (1, 3) and f[1] in signals for f in frames), frames  # no opponent's signal heard
     assert any(f[1] is None for f in frames)  # the injected frame was there, and shown as nothing
+
+
+def test_table_address_numbers_are_sent_exactly_or_refused(pacing_server, driver):
+    """seed and players of the table page's address were read with Number(): "abc" became NaN, sent
+    as null, so the page silently dealt a random deal (or seated the default number of players), and
+    a seed past 2^53 was rounded (9007199254740993 dealt seed 9007199254740992's cards). Now a whole
+    number is sent digit for digit and anything else as written, for the server to refuse naming it."""
+    from selenium.webdriver.common.by import By
+
+    from web_util import make_client
+
+    drv = driver
+    _settings(drv, pacing_server, speed="instant", auto="off")
+    for query, detail in [
+        ("game=pyanitsa&opponents=random&seed=abc", 'malformed request: seed: must be a JSON integer, not "abc"'),
+        ("game=pyanitsa&opponents=random&players=two", 'malformed request: players: must be a JSON integer, not "two"'),
+        ("game=pyanitsa&opponents=random&seed=1.5", 'malformed request: seed: must be a JSON integer, not "1.5"'),
+    ]:
+        drv.get(f"{pacing_server}/table.html?{query}")
+        _wait(drv, lambda d: d.find_element(By.ID, "error").is_displayed(), f"the refusal of {query}")
+        assert drv.find_element(By.ID, "error").text == "Error: " + detail
+        assert "table=" not in drv.current_url
+    client = make_client()
+    big = 2**53 + 1  # 9007199254740993, which a JavaScript Number cannot hold
+    hands = {}
+    for seed in (big, big - 1):
+        hands[seed] = [c["code"] for c in client.post("/api/tables", json={
+            "game": "all_fours", "seed": seed, "partner": "random", "opponents": "random"}).json()["view"]["hand"]]
+    assert hands[big] != hands[big - 1]
+    drv.get(f"{pacing_server}/table.html?game=all_fours&partner=random&opponents=random&seed={big}")
+    _wait(drv, lambda d: "table=" in d.current_url, "the All Fours table")
+    _wait_table_ready(drv)
+    shown = drv.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "const id = new URLSearchParams(location.search).get('table');"
+        "fetch('/api/tables/' + id).then((r) => r.json()).then((v) => done(v.hand.map((c) => c.code)));"
+    )
+    assert shown == hands[big]  # auto-play off: the hand as dealt by that very seed

@@ -221,6 +221,8 @@ def _validation_message(exc: RequestValidationError, path: str = "") -> str:
         where = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
         if err.get("type") == "bool_type":  # name the valid values, as every refusal does
             parts.append(f"{where}: must be a JSON boolean, true or false, not {_json_short(err.get('input'))}")
+        elif err.get("type") in ("int_type", "int_from_float"):  # "abc", "3", 1.5, true, null
+            parts.append(f"{where}: must be a JSON integer, not {_json_short(err.get('input'))}")
         else:
             parts.append(f"{where}: {err.get('msg', 'invalid')}")
     return "malformed request: " + "; ".join(parts)

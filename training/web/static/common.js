@@ -10,12 +10,13 @@ export function currentSettings() {
   return settings;
 }
 
-/** JSON request; throws Error(detail) with the server's {"detail": ...} message on a 4xx/5xx. */
+/** JSON request; throws Error(detail) with the server's {"detail": ...} message on a 4xx/5xx.
+ *  `body`: a value sent as JSON, or a string already written as JSON text (sent as it is). */
 export async function api(method, url, body) {
   const opts = { method, headers: {} };
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
-    opts.body = JSON.stringify(body);
+    opts.body = typeof body === "string" ? body : JSON.stringify(body);
   }
   const r = await fetch(url, opts);
   if (r.status === 204) return null;

@@ -696,8 +696,15 @@ async function openTable() {
   }
   const body = { game };
   for (const k of ["partner", "opponents"]) body[k] = params.get(k) || null;
-  body.players = params.get("players") ? Number(params.get("players")) : null;
-  body.seed = params.get("seed") ? Number(params.get("seed")) : null;
+  // players and seed as written in the address: a whole number digit for digit (a seed past 2^53
+  // would be rounded by a JavaScript number), anything else as a string for the server to refuse
+  // naming it (Number("abc") was NaN, sent as null: a silent random deal)
+  const digits = {};
+  for (const k of ["players", "seed"]) {
+    const v = (params.get(k) || "").trim();
+    body[k] = v === "" ? null : v;
+    if (/^[0-9]+$/.test(v)) digits[k] = v.replace(/^0+(?=[0-9])/, "");
+  }
   // Env options as opt.NAME=VALUE, e.g. opt.collect_order=winner_chooses, sent as written: the
   // server reads each value as cardzoo play -o NAME=VALUE does (opt.num_players=03 is 3)
   const options = {};
@@ -705,7 +712,8 @@ async function openTable() {
     if (k.startsWith("opt.")) options[k.slice(4)] = v;
   }
   if (Object.keys(options).length) body.options = options;
-  const data = await api("POST", "/api/tables", body);
+  const text = "{" + Object.entries(body).map(([k, v]) => JSON.stringify(k) + ":" + (k in digits ? digits[k] : JSON.stringify(v))).join(",") + "}";
+  const data = await api("POST", "/api/tables", text);
   tableId = data.table_id;
   params.set("table", tableId);
   history.replaceState(null, "", "/table.html?" + params.toString());
