@@ -19,3 +19,31 @@ def test_others_that_is_not_a_dict_is_refused_by_name(others):
 def test_others_as_a_dict_still_names_the_agents():
     env = SingleSeatEnv("all_fours", seat=1, others={0: "all_fours/rule"}, seed=0)
     assert type(env.bots[0]).__name__ != type(env.bots[2]).__name__  # seat 0 the rule bot, seat 2 random
+
+
+def test_a_reset_refused_for_a_bad_hook_value_leaves_the_episode_and_the_agents():
+    """reset(seed=1, options={"dealer": 9}) reset and re-seeded the other seats' agents before the
+    kernel refused the dealer, so the episode being played went on with other random moves (the
+    next step of a twin's legal action was refused as illegal)."""
+    import numpy as np
+
+    def make():
+        return SingleSeatEnv("all_fours", seat=0, partner="random", opponents="random", seed=0)
+
+    env, twin = make(), make()
+    info = env.reset(seed=0)[1]
+    twin.reset(seed=0)
+    with pytest.raises(ValueError) as err:
+        env.reset(seed=1, options={"dealer": 9})
+    assert str(err.value) == "reset option dealer=9 is out of range: each value must be in 0..3"
+    rng = np.random.default_rng(0)
+    mask = info["action_mask"]
+    for _ in range(40):
+        action = int(rng.choice(np.flatnonzero(mask)))
+        a, b = env.step(action), twin.step(action)
+        assert np.array_equal(a[0], b[0]) and a[1:4] == b[1:4]
+        mask = a[4]["action_mask"]
+        if a[2] or a[3]:
+            a, b = env.reset(), twin.reset()
+            assert np.array_equal(a[0], b[0])
+            mask = a[1]["action_mask"]

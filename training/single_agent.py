@@ -132,15 +132,19 @@ class SingleSeatEnv(gymnasium.Env):
         # options that fix the cards may be refused below: keep what a refusal must leave as it was
         # (the episode being played, the other seats' agents, the generators)
         saved = copy.deepcopy(self.__dict__) if stacked else None
-        super().reset(seed=seed)
-        seed = seed if seed is not None else self._seed
-        for s, b in self.bots.items():
-            b.reset()
-            if seed is not None and hasattr(b, "rng"):  # seeded bots replay identically for a seed
-                b.rng = np.random.default_rng([seed, s])
+        given, seed = seed, seed if seed is not None else self._seed
         me = self.aec.possible_agents[self.seat]
-        for _ in range(self.MAX_REDEALS):
+        for attempt in range(self.MAX_REDEALS):
+            # the first deal comes before anything of this env changes: a hook value the kernel refuses
+            # (e.g. dealer=9) raises here with the AEC env as it was, and the other seats' agents and
+            # their generators untouched, so the episode being played goes on as before
             self.aec.reset(seed=seed, options=options)
+            if attempt == 0:
+                super().reset(seed=given)
+                for s, b in self.bots.items():
+                    b.reset()
+                    if seed is not None and hasattr(b, "rng"):  # seeded bots replay identically for a seed
+                        b.rng = np.random.default_rng([seed, s])
             seed = None
             self._seed = None
             _, term, trunc = self._run_others()
