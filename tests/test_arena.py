@@ -561,3 +561,24 @@ def test_play_duplicate_and_round_robin_refuse_bad_agents_counts_and_seeds_namin
     assert rr.names == ["random", "random#2"]
     with pytest.raises(TypeError, match=r"^agents\['x'\] is not an agent"):
         round_robin("all_fours", {"x": None, "random": "random"}, 3)
+
+
+def test_an_agent_for_another_observation_layout_is_refused_by_name_before_playing(monkeypatch):
+    """A saved 3-player P'yanitsa agent in a 2-player game failed on its first decision with
+    "expected observation [B, 236] and action_mask [B, 37], got (3, 195) and (3, 37)", naming
+    neither the agent nor the options; it is refused before any deal, naming both."""
+    from pathlib import Path
+
+    import cardzoo
+    from cardzoo.agents.options import LayoutMismatchError
+
+    three = str(Path(__file__).resolve().parent.parent / "agents" / "shipped" / "pyanitsa_ppo_3p")
+    monkeypatch.setattr(arena, "_play_chunk", lambda *a, **k: pytest.fail("a deal was played"))
+    want = ("was trained for other pyanitsa options (collect_order: trained 'winner_chooses', here 'winner_first'; "
+            "num_players: trained 3, here 2), which give another observation")
+    with pytest.raises(LayoutMismatchError) as e:
+        play_duplicate("pyanitsa", "random", three, 3)
+    assert str(e.value).startswith(f"{three} {want}")
+    with pytest.raises(LayoutMismatchError) as e:
+        play_duplicate("pyanitsa", cardzoo.load_agent(three), "random", 3, name_a="three")
+    assert str(e.value).startswith(f"three {want}")

@@ -52,6 +52,7 @@ from cardzoo import envs
 from cardzoo.agents import Agent, load
 from cardzoo.agents.external import ExecAgent
 from cardzoo.agents.jsonsafe import json_safe  # kept importable as arena.json_safe
+from cardzoo.agents.options import check_layout
 from cardzoo.envs.core.chance import RowStreams
 from cardzoo.envs.core.kernel import is_int
 
@@ -601,14 +602,19 @@ def play_duplicate(
 
     Raises:
         ValueError: bad game/option/agent name; ``n_deals`` or ``batch`` not an int >= 1 or ``seed`` not
-        a non-negative int (:func:`check_count`, :func:`check_deal_seed`: bools and floats refused); or an
-        agent returning an illegal action (the message names it and the legal ones).
+        a non-negative int (:func:`check_count`, :func:`check_deal_seed`: bools and floats refused); a
+        trained agent whose observation layout is not this game's with ``env_options``
+        (:class:`~cardzoo.agents.options.LayoutMismatchError`, naming the agent and the options it was
+        trained for, before any deal is played); or an agent returning an illegal action (the message
+        names it and the legal ones).
         TypeError: an agent that is neither an agent object nor a name/path (``agent_a``/``agent_b`` named).
     """
     env_options = dict(env_options or {})
     n_deals, batch, seed = check_count(n_deals, "n_deals"), check_count(batch, "batch"), check_deal_seed(seed)
     kernel = envs.kernel(game, **env_options)
     a, b = _resolve(agent_a, env_options, game, seed, "agent_a"), _resolve(agent_b, env_options, game, seed + 1, "agent_b")
+    for ag, given, label in ((a, agent_a, name_a), (b, agent_b, name_b)):  # before a deal is played, naming the agent
+        check_layout(ag, game, env_options, _agent_name(given, label))
     sides = _sides(kernel)
     k = len(sides)
     max_steps = (kernel.max_episode_steps or 100_000) + 1
