@@ -35,3 +35,27 @@ def test_set_parallel_takes_a_bool_only(flag):
     assert k._parallel is False
     k.set_parallel(np.bool_(True))
     assert k._parallel is True
+
+
+VIEWS = {
+    "render": lambda k, st, b: k.render(st, b, None),
+    "table_view": lambda k, st, b: k.table_view(st, b, 0),
+    "hands": lambda k, st, b: k.hands(st, b),
+    "known_cards": lambda k, st, b: k.known_cards(st, b),
+    "info": lambda k, st, b: k.info(st, b),
+    "text_view": lambda k, st, b: k.text_view(st, b, 0),
+}
+
+
+@pytest.mark.parametrize("game", sorted(cardzoo.GAMES))
+def test_the_views_of_one_game_refuse_a_game_index_out_of_the_batch(game):
+    """render/table_view/info(st, 5) of a 3-game state raised numpy's IndexError, b=-1 showed the last
+    game, and P'yanitsa's hands(st, 5) answered [[], []]; text_view alone named the valid range."""
+    k = cardzoo.kernel(game)
+    st = k.init(np.random.default_rng(0), 3)
+    for name, view in VIEWS.items():
+        for b in (3, -1, True, 1.0):
+            with pytest.raises(ValueError) as err:
+                view(k, st, b)
+            assert str(err.value) == f"game index b={b!r} is not valid; the state holds games 0..2", name
+        assert view(k, st, np.int64(2)) == view(k, st.take(np.array([2])), 0), name

@@ -312,25 +312,30 @@ class AluetteKernel(CompiledKernel):
     # ------------------------------------------------------------------ views
     def hands(self, st: AluetteState, b: int = 0) -> list[list[int]]:
         """Card ids each seat holds in game ``b`` (private to that seat)."""
+        b = self.check_game(st, b)
         return [mask_to_cards(st.hands[b, s]) for s in range(4)]
 
     def known_cards(self, st: AluetteState, b: int = 0) -> list[list[int]]:
         """Aluette never shows a held card to another player: empty lists."""
+        b = self.check_game(st, b)
         return [[] for _ in range(4)]
 
     def render(self, st: AluetteState, b: int = 0, view=None) -> str:
         """Text table of game ``b``: ``view`` None = public, a seat = that seat's view, ``"all"`` = every hand."""
+        b = self.check_game(st, b)
         return _render.render(self, st, b, view)
 
     def table_view(self, st: AluetteState, b: int, seat: int) -> dict:
         """What ``seat`` sees at the table in game ``b`` as JSON-able data (``Kernel.table_view``, §7);
         see :func:`cardzoo.envs.aluette.render.table_view`."""
+        b = self.check_game(st, b)
         return _render.table_view(self, st, b, seat)
 
     def info(self, st: AluetteState, b: int = 0) -> dict:
         """Public facts: phase, dealer, the last deal's winner seat, points and mordienne, the match score
         and result, and the partnership draw's seat map (``agent_seat[i]`` = seat now taken by the
         agent who drew at seat ``i``) when that option is on."""
+        b = self.check_game(st, b)
         out = {
             "phase": PHASE_NAMES[int(st.phase[b])],
             "dealer": int(st.dealer[b]),

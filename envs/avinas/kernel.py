@@ -278,21 +278,25 @@ class AvinasKernel(CompiledKernel):
     # ------------------------------------------------------------------ views
     def hands(self, st: AvinasState, b: int = 0) -> list[list[int]]:
         """Card ids each seat holds in game ``b`` (exposed cards included: they stay in the hand)."""
+        b = self.check_game(st, b)
         return [mask_to_cards(st.hands[b, s]) for s in range(4)]
 
     def known_cards(self, st: AvinasState, b: int = 0) -> list[list[int]]:
         """Held cards of each seat that another seat has seen: the exposed 4th/8th cards (everyone)
         and the dealer's side's hidden 4th/8th cards (seen by the dealer), §3.3."""
+        b = self.check_game(st, b)
         seen = int(st.exposed[b]) | int(st.dealer_seen[b])
         return [mask_to_cards(int(st.hands[b, s]) & seen) for s in range(4)]
 
     def render(self, st: AvinasState, b: int = 0, view=None) -> str:
         """Text table of game ``b``: ``view`` None = public, a seat = that seat's view, ``"all"`` = everything."""
+        b = self.check_game(st, b)
         return _render.render(self, st, b, view)
 
     def table_view(self, st: AvinasState, b: int, seat: int) -> dict:
         """What ``seat`` sees at the table in game ``b`` as JSON-able data (``Kernel.table_view``, §7);
         see :func:`cardzoo.envs.avinas.render.table_view`."""
+        b = self.check_game(st, b)
         return _render.table_view(self, st, b, seat)
 
     def action_is_public(self, st: AvinasState, b: int, action: int) -> bool:
@@ -306,6 +310,7 @@ class AvinasKernel(CompiledKernel):
     def info(self, st: AvinasState, b: int = 0) -> dict:
         """Public facts (end of the episode): game, declarer, trump, calls, knocks, card points,
         the last deal's loser and penalty, whether its declarer lied or stopped, rams, pips, winner."""
+        b = self.check_game(st, b)
         tr = int(st.trump[b])
         out = {
             "game": GAME_NAMES[int(st.last_game[b])] if st.last_game[b] >= 0 else GAME_NAMES[int(st.game[b])],

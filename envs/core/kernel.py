@@ -628,6 +628,7 @@ class Kernel(ABC):
 
     def known_cards(self, state: BatchState, b: int = 0) -> list[list[int]]:
         """Held cards of each seat that other seats have seen (default: none)."""
+        self.check_game(state, b)
         return [[] for _ in range(self.num_players)]
 
     @abstractmethod
@@ -702,6 +703,15 @@ class Kernel(ABC):
         out[others] = len(side) / len(others)
         out[list(side)] = -1.0
         return out
+
+    def check_game(self, state: BatchState, b) -> int:
+        """``b`` as an int if it indexes a game of ``state`` (``0..B-1``), else ``ValueError`` naming it and
+        the valid range (a negative index or a bool is no game index). The views of one game
+        (``render``, ``table_view``, ``hands``, ``known_cards``, ``info``) check ``b`` with it."""
+        n = state.batch_size
+        if is_int(b) and 0 <= b < n:
+            return int(b)
+        raise ValueError(f"game index b={b!r} is not valid; the state holds games 0..{n - 1}")
 
     def check_seat(self, seat) -> int:
         """``seat`` as an int if it is a seat of this game, else ``ValueError`` naming the valid seats."""

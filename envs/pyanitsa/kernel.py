@@ -392,21 +392,25 @@ class PyanitsaKernel(CompiledKernel):
     # ------------------------------------------------------------------ views
     def piles(self, st: PyanitsaState, b: int = 0) -> list[list[int]]:
         """Each seat's pile in game ``b`` as card ids, top -> bottom (hidden from every player)."""
+        b = self.check_game(st, b)
         lin = self.linear_piles(st, np.array([b]))[0]
         return [[int(c) for c in lin[s, : int(st.size[b, s])]] for s in range(self.num_players)]
 
     def hands(self, st: PyanitsaState, b: int = 0) -> list[list[int]]:
         """Nobody holds cards privately in P'yanitsa (piles are hidden from their owners too): empty lists."""
+        b = self.check_game(st, b)
         return [[] for _ in range(self.num_players)]
 
     def render(self, st: PyanitsaState, b: int = 0, view=None) -> str:
         """Text table of game ``b``: ``view`` None/seat = public (+ that seat's pot while it orders), ``"all"`` = every pile."""
+        b = self.check_game(st, b)
         return _render.render(self, st, b, view)
 
     def table_view(self, st: PyanitsaState, b: int, seat: int) -> dict:
         """What ``seat`` sees in game ``b`` as JSON-able data (contract: :meth:`Kernel.table_view`;
         details: :func:`cardzoo.envs.pyanitsa.render.table_view`): pile sizes, the last battle, the pot
         while ``seat`` orders it; never a pile's content."""
+        b = self.check_game(st, b)
         return _render.table_view(self, st, b, self.check_seat(seat))
 
     def action_is_public(self, st: PyanitsaState, b: int, action: int) -> bool:
@@ -417,6 +421,7 @@ class PyanitsaKernel(CompiledKernel):
 
     def info(self, st: PyanitsaState, b: int = 0) -> dict:
         """Public facts: battles, pile sizes, last battle winner; at the end losers, draw, truncation reason."""
+        b = self.check_game(st, b)
         out = {
             "battles": int(st.battles[b]),
             "pile_sizes": st.size[b].tolist(),
