@@ -295,3 +295,13 @@ def test_sb3_adapter_refuses_float_actions_by_name():
         venv.step(legal[:3])
     assert str(err.value) == "actions must be an int array of shape (4,), got int64 (3,)"
     venv.step(legal[:, None])  # (n_envs, 1), as SB3 may pass them, is played
+
+
+@pytest.mark.parametrize("name", ["privileged", "skip_forced"])
+@pytest.mark.parametrize("flag", ["no", 0, None])
+def test_flags_take_a_bool_only(name, flag):
+    """make_vec(..., skip_forced="no") played the forced moves (bool("no") is True) without a word."""
+    with pytest.raises(ValueError) as err:
+        cardzoo.make_vec("pyanitsa", 2, **{name: flag})
+    assert str(err.value) == f"{name} must be True or False, got {flag!r}"
+    assert getattr(cardzoo.make_vec("pyanitsa", 2, **{name: np.bool_(True)}), name) is True

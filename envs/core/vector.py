@@ -144,7 +144,8 @@ class KernelVectorEnv(VectorEnv):
             (reward ``-1``, ``Kernel.forfeit_rewards``; ``infos["illegal_action"]`` is True for it),
             so learners without masks can run.
 
-    Raises ``ValueError`` for a bad ``num_envs``, ``learner_side``, ``seed``, ``autoreset_mode`` or opponents;
+    Raises ``ValueError`` for a bad ``num_envs``, ``learner_side``, ``seed``, ``autoreset_mode``, opponents, or a
+    ``privileged`` / ``skip_forced`` that is not a bool;
     ``step`` raises ``ValueError`` for an illegal action (naming it and the legal ones) and
     ``RuntimeError`` before ``reset``.
     """
@@ -185,6 +186,9 @@ class KernelVectorEnv(VectorEnv):
         self.learner_side = None if learner_side is None else int(learner_side)
         self.opponents = opponents if isinstance(opponents, OpponentSet) else OpponentSet(opponents)
         self.num_envs = int(num_envs)
+        for name, flag in (("privileged", privileged), ("skip_forced", skip_forced)):
+            if not isinstance(flag, (bool, np.bool_)):  # "no" would be true
+                raise ValueError(f"{name} must be True or False, got {flag!r}")
         self.privileged = bool(privileged)
         self.skip_forced = bool(skip_forced)
         self.autoreset_mode = mode
