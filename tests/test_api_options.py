@@ -36,3 +36,15 @@ def test_a_numpy_str_that_is_not_a_choice_is_still_refused_by_name():
     with pytest.raises(ValueError) as err:  # a str is not an int option, whatever its class
         cardzoo.make("all_fours", deal_packet=np.str_("3"))
     assert str(err.value) == "option deal_packet=np.str_('3') is not valid; valid values: [3, 1]"
+
+
+@pytest.mark.parametrize("game", sorted(cardzoo.GAMES))
+def test_an_unknown_option_is_told_the_env_options_too(game):
+    """cardzoo.make(game, render_mdoe="ansi") listed the game's options as the valid ones, without
+    render_mode, render_view or illegal_action, which the env takes."""
+    valid = sorted(cardzoo.envs.kernel_class(game).OPTIONS)
+    with pytest.raises(ValueError) as err:
+        cardzoo.make(game, render_mdoe="ansi")
+    assert str(err.value) == (
+        f"unknown option(s) ['render_mdoe']; valid options: {valid}; "
+        "env options: ['illegal_action', 'render_mode', 'render_view']")

@@ -72,6 +72,12 @@ class KernelAECEnv(AECEnv):
         self, render_mode: str | None = None, render_view=None, illegal_action: str = "raise", **options: Any
     ) -> None:
         super().__init__()
+        cls = self.kernel_cls
+        unknown = sorted(set(options) - set(cls.OPTIONS) - set(cls.DEPRECATED_OPTIONS))
+        if unknown:  # a misspelt env option (render_mdoe) is told the env's own options too
+            raise ValueError(
+                f"unknown option(s) {unknown}; valid options: {sorted(cls.OPTIONS)}; "
+                f"env options: ['illegal_action', 'render_mode', 'render_view']")
         self.kernel = self.kernel_cls(**options)
         k = self.kernel
         if render_mode not in (None, "ansi", "human"):
