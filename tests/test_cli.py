@@ -281,3 +281,17 @@ def test_terminal_play_takes_a_superscript_digit_as_a_bad_move():
     text = "\n".join(said)
     assert "'²' is not a move. Type a move's name or its number: STAND, BEG (q quits)" in text
     assert text.rstrip().endswith("bye")
+
+
+@pytest.mark.parametrize("command", ["arena", "leaderboard"])
+def test_a_bad_exec_timeout_is_refused_by_its_flag(command, tmp_path, capsys):
+    """`--exec-timeout -1` was taken silently when no exec: bot was named, and with one the error
+    said "exec: agent timeout must be ...", not the flag; nothing is played or written either way."""
+    for value in ("-1", "0", "nan", "inf"):
+        argv = [command, "avinas", "lowest", "avinas/rule", "--deals", "2", "--exec-timeout", value]
+        if command == "leaderboard":
+            argv += ["--out", str(tmp_path / "lb")]
+        assert main(argv) == 2
+        assert capsys.readouterr().err == (f"cardzoo {command}: error: --exec-timeout must be a positive number of seconds "
+                                           f"(default 10), got {value}\n")
+    assert list(tmp_path.iterdir()) == []

@@ -163,6 +163,7 @@ def cmd_arena(args, parse_options) -> int:
         raise ValueError(f"--batch must be >= 1, got {args.batch}")
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    check_exec_timeout(args.exec_timeout)
     if args.json is not None and not args.json.strip():
         raise ValueError(f"--json {args.json!r} is an empty path: give the file to write, e.g. --json arena.json (or leave --json out)")
     if args.json and not Path(args.json).resolve().parent.is_dir():
@@ -597,7 +598,17 @@ def _leaderboard_out(args):
     leaderboard.check_out(args.out, args.game, "--out")  # a file: refused before any agent loads
     for flag, value, least in (("--deals", args.deals, 1), ("--batch", args.batch, 1), ("--boot", args.boot, 0)):
         arena.check_count(value, flag, least)  # "--deals must be an int >= 1, got 0" (run_leaderboard would say n_deals)
+    check_exec_timeout(args.exec_timeout)
     return args
+
+
+def check_exec_timeout(seconds: float) -> None:
+    """``--exec-timeout`` must be a positive number of seconds, whether or not an ``exec:`` bot is named
+    (the bot's own check says "exec: agent timeout", and without a bot -1 was taken silently)."""
+    import math
+
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"--exec-timeout must be a positive number of seconds (default 10), got {seconds:g}")
 
 
 def _policy_default(args):
