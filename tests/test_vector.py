@@ -305,3 +305,24 @@ def test_flags_take_a_bool_only(name, flag):
         cardzoo.make_vec("pyanitsa", 2, **{name: flag})
     assert str(err.value) == f"{name} must be True or False, got {flag!r}"
     assert getattr(cardzoo.make_vec("pyanitsa", 2, **{name: np.bool_(True)}), name) is True
+
+
+def test_opponents_and_weights_of_the_wrong_kind_are_refused_by_name():
+    """KernelVectorEnv(k, 2, "random") read the name as six opponents, one per letter ("opponents
+    ['opponent_0', ..., 'opponent_5'] are not callables"); an agent object or a number raised
+    TypeError ('RandomAgent' object is not iterable); weights=['a', 'b'] numpy's float error."""
+    k = envs.kernel("all_fours")
+    agent = cardzoo.load_agent("random", seed=0)
+    head = "opponents must be an act(obs, mask) callable, a list of them or a dict name -> callable, got "
+    for opponents, tail in [
+        ("random", "'random': agents by name are cardzoo.make_vec's (it loads them)"),
+        (agent, f"{agent!r}: pass the agent's .act"),
+        (5, "5"),
+    ]:
+        with pytest.raises(ValueError) as err:
+            KernelVectorEnv(k, 2, opponents)
+        assert str(err.value) == head + tail
+    with pytest.raises(ValueError) as err:
+        OpponentSet([agent.act, agent.act], weights=["a", "b"])
+    assert str(err.value) == "weights must be 2 numbers >= 0 with a positive sum, got ['a', 'b']"
+    assert len(OpponentSet((agent.act, agent.act), weights=[1, 3])) == 2

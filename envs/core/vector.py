@@ -84,8 +84,16 @@ class OpponentSet:
             items = list(opponents.items())
         elif callable(opponents):
             items = [("opponent_0", opponents)]
-        else:
+        elif isinstance(opponents, Sequence) and not isinstance(opponents, (str, bytes)):
             items = [(f"opponent_{i}", f) for i, f in enumerate(opponents)]
+        else:  # a name was read as a list of letters, an agent or a number raised TypeError
+            hint = (
+                ": agents by name are cardzoo.make_vec's (it loads them)" if isinstance(opponents, str)
+                else ": pass the agent's .act" if callable(getattr(opponents, "act", None)) else ""
+            )
+            raise ValueError(
+                f"opponents must be an act(obs, mask) callable, a list of them or a dict name -> callable, "
+                f"got {opponents!r}{hint}")
         if not items:
             raise ValueError("no opponents given: pass at least one act(obs, mask) callable")
         bad = [n for n, f in items if not callable(f)]
@@ -93,7 +101,10 @@ class OpponentSet:
             raise ValueError(f"opponents {bad} are not callables act(obs, mask) -> actions (pass an agent's .act)")
         self._names = [str(n) for n, _ in items]
         self._acts = [f for _, f in items]
-        w = np.ones(len(items)) if weights is None else np.asarray(weights, dtype=np.float64)
+        try:
+            w = np.ones(len(items)) if weights is None else np.asarray(weights, dtype=np.float64)
+        except (TypeError, ValueError):  # not numbers
+            w = np.full(len(items), np.nan)
         if w.shape != (len(items),) or (w < 0).any() or not w.sum() > 0:
             raise ValueError(f"weights must be {len(items)} numbers >= 0 with a positive sum, got {weights!r}")
         self._p = w / w.sum()
