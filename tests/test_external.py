@@ -217,3 +217,31 @@ def test_a_fault_names_the_deal_it_happened_in(tmp_path, bot_first):
     assert len(r.faults) == 1
     assert "played illegal action" in r.faults[0]
     assert ", decision " in r.faults[0] and " (deal 3, seating " in r.faults[0], r.faults[0]
+
+
+def test_every_game_sends_the_seats_text_view_as_the_protocol_page_says(tmp_path):
+    """BOTS.md said `text` "is empty ("") until the kernels have a per-seat text view" and showed
+    "text": "" in the act message, while every game sends the seat's text view."""
+    log = tmp_path / "log.jsonl"
+    cmd = _bot(tmp_path, "logger", f"""
+        log = open({str(log)!r}, "a")
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "hello":
+                print(json.dumps({{"type": "ready"}}), flush=True)
+            elif m["type"] == "act":
+                log.write(line); log.flush()
+                print(json.dumps({{"action": m["legal_actions"][0]}}), flush=True)
+        """)
+    for game in sorted(envs.GAMES):
+        log.write_text("")
+        play_duplicate(game, f"exec:{cmd}", "lowest", 1, seed=3)
+        acts = [json.loads(x) for x in log.read_text().splitlines()]
+        k = envs.kernel(game)
+        assert acts, game
+        for a in acts:
+            assert a["text"].startswith(f"You are S{a['seat']} (player_{a['seat']}) in {game}."), (game, a["text"][:80])
+            assert a["text"].endswith("Legal actions: " + " ".join(k.action_name(x) for x in a["legal_actions"])), game
+    page = (ROOT / "training" / "BOTS.md").read_text()
+    assert '"text": ""' not in page and "It is empty" not in page
+    assert '"text": "You are S2 (player_2) in all_fours. ..."' in page and "Every game\n  sends it." in page
