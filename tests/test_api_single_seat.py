@@ -47,3 +47,25 @@ def test_a_reset_refused_for_a_bad_hook_value_leaves_the_episode_and_the_agents(
             a, b = env.reset(), twin.reset()
             assert np.array_equal(a[0], b[0])
             mask = a[1]["action_mask"]
+
+
+def test_search_agents_play_the_other_seats_and_replay_for_a_seed():
+    """SingleSeatEnv(partner="all_fours/pimc") was built, then reset() raised TypeError ("pimc32(...)
+    searches the game state: call act_state(state)"): the env asked every agent for act(obs, mask).
+    Search agents now read the game state, as in the arena, and are re-seeded by reset(seed)."""
+    import numpy as np
+
+    env = SingleSeatEnv("all_fours", seat=0, partner="all_fours/pimc", opponents="all_fours/ismcts")
+
+    def run(seed):
+        obs, info = env.reset(seed=seed)
+        rng, out = np.random.default_rng(0), [obs.tobytes()]
+        for _ in range(12):
+            obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            out.append((obs.tobytes(), reward))
+            if term or trunc:
+                obs, info = env.reset()
+                out.append(obs.tobytes())
+        return out
+
+    assert run(3) == run(3)

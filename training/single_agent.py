@@ -114,8 +114,11 @@ class SingleSeatEnv(gymnasium.Env):
                 env._cumulative_rewards[me] = 0.0
                 self._obs = obs
                 return reward, False, False
-            s = env.agent_name_mapping[agent]
-            a = int(self.bots[s].act(obs["observation"][None], obs["action_mask"][None])[0])
+            bot = self.bots[env.agent_name_mapping[agent]]
+            if getattr(bot, "needs_state", False):  # a search agent (GAME/pimc, GAME/ismcts) reads the game, as in the arena
+                a = int(bot.act_state(env.game_state)[0])
+            else:
+                a = int(bot.act(obs["observation"][None], obs["action_mask"][None])[0])
             env.step(a)
 
     def reset(self, *, seed=None, options=None):
@@ -143,8 +146,11 @@ class SingleSeatEnv(gymnasium.Env):
                 super().reset(seed=given)
                 for s, b in self.bots.items():
                     b.reset()
-                    if seed is not None and hasattr(b, "rng"):  # seeded bots replay identically for a seed
-                        b.rng = np.random.default_rng([seed, s])
+                    if seed is None:
+                        continue
+                    for owner in (b, getattr(b, "search", None)):  # seeded bots replay identically for a seed
+                        if isinstance(getattr(owner, "rng", None), np.random.Generator):  # (PIMC's is its search's)
+                            owner.rng = np.random.default_rng([seed, s])
             seed = None
             self._seed = None
             _, term, trunc = self._run_others()
