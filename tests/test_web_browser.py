@@ -392,7 +392,7 @@ PACING_WATCH_JS = """
 window.__renders = []; window.__answers = [];
 const snap = () => window.__renders.push({t: performance.now(), seq: Number(document.body.dataset.seq),
   busy: document.body.dataset.busy, log: document.querySelectorAll('#log li').length,
-  completed: document.getElementById('trick').dataset.completed});
+  completed: document.getElementById('trick').dataset.completed, text: document.getElementById('text').textContent});
 new MutationObserver(snap).observe(document.body, { attributes: true, attributeFilter: ['data-seq'] });
 const origFetch = window.fetch;
 window.fetch = async (url, opts) => {
@@ -405,7 +405,7 @@ window.fetch = async (url, opts) => {
     const f = d.frames[d.frames.length - 1];
     d.frames.splice(d.frames.length - 1, 0, {seat: f.seat, text: null, completed: null, view: f.view});
   }
-  window.__answers.push({t: performance.now(), log: (d.log || []).length,
+  window.__answers.push({t: performance.now(), log: (d.log || []).length, text: d.text,
     frames: d.frames.map((f) => [f.seat, f.text, !!(f.completed && f.completed.cards && f.completed.cards.length)])});
   return new Response(JSON.stringify(d), {status: r.status, headers: r.headers});
 };
@@ -447,6 +447,7 @@ def _paced_moves(drv, moves, move_ms, trick_ms, inject=False):
         n_answers = len(drv.execute_script("return window.__answers"))
         legal = drv.find_elements("css selector", "#hand button.legal, #move-cards button.legal, #move-buttons button.move")
         log_before = drv.execute_script("return document.querySelectorAll('#log li').length")
+        text_before = drv.execute_script("return document.getElementById('text').textContent")
         drv.execute_script("arguments[0].click()", legal[0])
         seq = _wait_table_ready(drv, seq)
         answers = drv.execute_script("return window.__answers")[n_answers:]
@@ -474,6 +475,10 @@ def _paced_moves(drv, moves, move_ms, trick_ms, inject=False):
         # frame, less than two (a slow machine may fire a timer late, never early)
         assert done_at - times[-1] < pause + move_ms - 50, (done_at - times[-1], answer)
         assert done_at - times[-1] >= pause - 20
+        # the text view (the state after the answer's last move) changes only with the final view:
+        # while the moves are shown it keeps its text, it does not show them all at once
+        assert [r["text"] for r in renders if r["t"] < done_at] == [text_before] * sum(r["t"] < done_at for r in renders)
+        assert renders[-1]["text"] == answer["text"] != text_before
         yield answer
 
 
@@ -481,7 +486,8 @@ def test_ai_moves_are_shown_one_at_a_time_and_aluette_signals_paced(pacing_serve
     """The page's pacing (README "Pacing"): at normal speed (450 ms a move, a completed trick held
     1.1 s) each move of an answer is drawn on its own, in order, never several at once; a partner's
     Aluette signal is one paced move like a card; a frame without text (a move seat 0 does not hear
-    of) shows nothing and adds no pause. Auto-play is off so that each click makes one answer."""
+    of) shows nothing and adds no pause; the text view keeps its text until the last move has been
+    shown. Auto-play is off so that each click makes one answer."""
     drv = driver
     _inner_size(drv, *DESKTOP)
     _settings(drv, pacing_server, speed="normal", auto="off")
