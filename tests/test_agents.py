@@ -386,3 +386,19 @@ def test_a_saved_agent_path_checks_its_options_as_the_registered_name_does():
         assert cardzoo.load_agent(name, game="all_fours").meta["game"] == "all_fours"
         with pytest.warns(OptionsMismatchWarning, match="trained for other all_fours options than these .undertrump: trained 'allowed', here 'forbidden'"):
             cardzoo.load_agent(name, undertrump="forbidden")
+
+
+def test_the_rule_bot_row_of_the_agent_pages_is_what_its_command_prints():
+    """agents/README.md and the shipped agents' table said `cardzoo arena all_fours all_fours/rule random
+    --deals 2000 --seed 7` gives +1.160 [+1.102, +1.218], win rate 0.668: the former arena's deals.
+    Today's arena (exact duplicates) prints +1.176 [+1.117, +1.236], 0.683 [0.672, 0.693]."""
+    from pathlib import Path
+
+    from cardzoo.training.arena import ci_text, play_duplicate
+
+    r = play_duplicate("all_fours", "all_fours/rule", "random", 2000, seed=7, batch=256)
+    diff, win = f"{r.mean_diff:+.3f} {ci_text(*r.diff_ci, '+.3f', 2000)}", f"{r.win_rate:.3f} {ci_text(*r.win_ci, '.3f', 2000)}"
+    assert (diff, win) == ("+1.176 [+1.117, +1.236]", "0.683 [0.672, 0.693]")
+    root = Path(__file__).resolve().parent.parent / "agents"
+    assert "against random +1.176\n[+1.117, +1.236] points per hand, win rate 0.683 [0.672, 0.693]" in (root / "README.md").read_text()
+    assert f"--deals 2000 --seed 7` | 4,000 | {diff} | {win} |" in (root / "shipped" / "README.md").read_text()
