@@ -326,3 +326,18 @@ def test_opponents_and_weights_of_the_wrong_kind_are_refused_by_name():
         OpponentSet([agent.act, agent.act], weights=["a", "b"])
     assert str(err.value) == "weights must be 2 numbers >= 0 with a positive sum, got ['a', 'b']"
     assert len(OpponentSet((agent.act, agent.act), weights=[1, 3])) == 2
+
+
+def test_search_agents_are_opponents_and_replay_for_a_seed():
+    """make_vec("all_fours", opponents="all_fours/pimc") was built, then its first step raised
+    TypeError ("pimc32(...) searches the game state: call act_state(state)"). A search agent now acts
+    on the games' state (as in the arena) and is re-seeded with the env."""
+    venv = cardzoo.make_vec("all_fours", 4, opponents=["all_fours/pimc", "all_fours/ismcts"])
+
+    def trace(seed):
+        return [x for step in _run(venv, 25, seed) for x in step if x is not None]
+
+    a, b = trace(2), trace(2)
+    assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert venv.opponents.needs_state(0) and venv.opponents.needs_state(1)
+    assert not cardzoo.make_vec("all_fours", 2).opponents.needs_state(0)

@@ -103,6 +103,14 @@ class OpponentPool(OpponentSet):
         """Actions of entry ``i``'s agent for ``obs`` ``uint8[n, D]`` and ``mask`` ``bool[n, A]``."""
         return self.entries[i].agent.act(obs, mask)
 
+    def needs_state(self, i: int) -> bool:
+        """Whether entry ``i``'s agent is a search agent, which acts on the game state (:meth:`act_state`)."""
+        return bool(getattr(self.entries[i].agent, "needs_state", False))
+
+    def act_state(self, i: int, state) -> np.ndarray:
+        """Actions of entry ``i``'s search agent for the seats to act in the games of ``state``."""
+        return self.entries[i].agent.act_state(state)
+
 
 class KernelVecEnv(VecEnv):
     """``VecEnv`` of ``n_envs`` games of ``game`` for a learning team (see module docstring).

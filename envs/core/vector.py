@@ -120,6 +120,16 @@ class OpponentSet:
         """Actions ``int[n]`` of opponent ``i`` for ``n`` decisions."""
         return self._acts[i](obs, mask)
 
+    def needs_state(self, i: int) -> bool:
+        """Whether opponent ``i`` is a search agent's ``act`` (its agent has ``needs_state``: GAME/pimc,
+        GAME/ismcts), which acts on the game state (:meth:`act_state`), not on observations."""
+        acts = getattr(self, "_acts", None)  # a subclass may keep its opponents elsewhere (and override this)
+        return acts is not None and bool(getattr(getattr(acts[i], "__self__", None), "needs_state", False))
+
+    def act_state(self, i: int, state) -> np.ndarray:
+        """Actions ``int[n]`` of opponent ``i`` (a search agent) for the seats to act in the ``n`` games of ``state``."""
+        return self._acts[i].__self__.act_state(state)
+
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """Indices ``int64[n]`` of ``n`` opponents drawn by weight."""
         return rng.choice(len(self._acts), size=n, p=self._p)
@@ -131,9 +141,10 @@ class OpponentSet:
         :class:`KernelVectorEnv` calls it with its seed, so that the same seed and actions replay
         the same games whatever the opponents drew before. Other callables are left as they are."""
         for i, f in enumerate(getattr(self, "_acts", ())):  # a subclass may keep its opponents elsewhere
-            owner = getattr(f, "__self__", None)
-            if isinstance(getattr(owner, "rng", None), np.random.Generator):
-                owner.rng = np.random.default_rng([seed, i])
+            agent = getattr(f, "__self__", None)
+            for owner in (agent, getattr(agent, "search", None)):  # PIMC's generator is its search's
+                if isinstance(getattr(owner, "rng", None), np.random.Generator):
+                    owner.rng = np.random.default_rng([seed, i])
 
 
 class KernelVectorEnv(VectorEnv):
@@ -265,9 +276,13 @@ class KernelVectorEnv(VectorEnv):
             if chooser.any():
                 obs = k.observe(st, st.current_player)
                 mask = k.legal_actions(st)
+                state_aware = getattr(self.opponents, "needs_state", None)
                 for j in np.unique(self.opponent[chooser]):
                     g = chooser & (self.opponent == j)
-                    actions[g] = self.opponents.act(int(j), obs[g], mask[g])
+                    if state_aware is not None and state_aware(int(j)):  # a search agent reads the games
+                        actions[g] = self.opponents.act_state(int(j), st.take(np.flatnonzero(g)))
+                    else:
+                        actions[g] = self.opponents.act(int(j), obs[g], mask[g])
             k.step(st, actions, self.rng, active=opp)
             rewards += st.rewards[self._ar, learner_seat]
         raise RuntimeError(
