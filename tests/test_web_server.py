@@ -283,3 +283,24 @@ def test_serve_on_a_port_in_use_fails_before_announcing(capsys):
     out = capsys.readouterr()
     assert f"cannot listen on 127.0.0.1:{port}" in out.err and "give another --port" in out.err
     assert "card table at" not in out.out
+
+
+def test_frames_carry_the_dealer_of_their_moment():
+    """In a match a deal ends and the next is dealt within one answer; the frames had no "dealer",
+    so the page drew every paced move (and every replay step) with the dealer of the answer's last
+    state: the next deal's dealer was marked while the last trick of the deal before was shown."""
+    c = make_client()
+    out = open_table(c, "all_fours", seed=4, partner="random", opponents="random", options={"episode": "match"})
+    tid, v = out["table_id"], out["view"]
+    table = manager(c).get(tid)
+    changes = 0
+    while not v["done"]:
+        r = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]})
+        v = r.json()
+        dealers = [f["view"]["dealer"] for f in v["frames"]]
+        first = len(table.history) - len(v["frames"])
+        assert dealers == [int(st.dealer[0]) for st, *_ in table.history[first:]]
+        assert dealers[-1] == v["dealer"]
+        changes += len(set(dealers)) > 1
+    assert changes >= 2  # answers in which a new deal began: their frames show two dealers
+    assert "dealer" in c.get(f"/api/tables/{tid}").json()

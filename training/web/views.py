@@ -156,7 +156,8 @@ def _seat0_view(k, st, completed) -> dict:
 
 
 #: keys of a frame's view (what the browser redraws between two moves)
-FRAME_KEYS = ("hand", "hand_sizes", "exposed", "trick", "last_trick", "to_act", "phase", "facts", "scores", "summary")
+FRAME_KEYS = ("hand", "hand_sizes", "exposed", "trick", "last_trick", "to_act", "dealer", "phase", "facts", "scores",
+              "summary")
 
 
 def frames_json(table: Table, start: int = 0, stop: int | None = None) -> list[dict]:
