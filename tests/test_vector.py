@@ -341,3 +341,22 @@ def test_search_agents_are_opponents_and_replay_for_a_seed():
     assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
     assert venv.opponents.needs_state(0) and venv.opponents.needs_state(1)
     assert not cardzoo.make_vec("all_fours", 2).opponents.needs_state(0)
+
+
+def test_an_opponent_that_returns_bad_actions_is_named():
+    """An opponent's illegal action was reported as the learner's would be ("illegal action 2C in game 0
+    for seat 0"), one action for the whole batch was broadcast to every game, and float actions were
+    truncated to ints, all without naming the opponent."""
+    cases = [
+        ({"lazy": lambda obs, mask: (~mask).argmax(axis=1)},
+         "opponent 'lazy' chose an illegal action 2C in game 0 for seat 0; legal: ['STAND', 'BEG']"),
+        ({"scalar": lambda obs, mask: 0},
+         "opponent 'scalar' returned int64 actions of shape () for 4 decisions; it must return one int action per row (4,)"),
+        ({"floats": lambda obs, mask: mask.argmax(axis=1).astype(float)},
+         "opponent 'floats' returned float64 actions of shape (4,) for 4 decisions; it must return one int action per row (4,)"),
+    ]
+    for opponents, message in cases:
+        venv = cardzoo.make_vec("all_fours", 4, opponents=opponents, seed=0)
+        with pytest.raises(ValueError) as err:
+            venv.reset()
+        assert str(err.value) == message

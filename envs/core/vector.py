@@ -280,10 +280,25 @@ class KernelVectorEnv(VectorEnv):
                 for j in np.unique(self.opponent[chooser]):
                     g = chooser & (self.opponent == j)
                     if state_aware is not None and state_aware(int(j)):  # a search agent reads the games
-                        actions[g] = self.opponents.act_state(int(j), st.take(np.flatnonzero(g)))
+                        acts = self.opponents.act_state(int(j), st.take(np.flatnonzero(g)))
                     else:
-                        actions[g] = self.opponents.act(int(j), obs[g], mask[g])
-            k.step(st, actions, self.rng, active=opp)
+                        acts = self.opponents.act(int(j), obs[g], mask[g])
+                    acts, n = np.asarray(acts), int(g.sum())
+                    if acts.shape != (n,) or acts.dtype.kind not in "iu":
+                        raise ValueError(
+                            f"opponent {self.opponents.name(int(j))!r} returned {acts.dtype} actions of shape "
+                            f"{acts.shape} for {n} decisions; it must return one int action per row ({n},)")
+                    actions[g] = acts
+            try:
+                k.step(st, actions, self.rng, active=opp)
+            except ValueError as err:  # the kernel names the action and the game; say whose it was
+                A = k.num_actions
+                legal = k.legal_actions(st)
+                ok = (actions >= 0) & (actions < A) & legal[self._ar, np.clip(actions, 0, A - 1)]
+                bad = np.flatnonzero(chooser & ~ok)
+                if bad.size:
+                    raise ValueError(f"opponent {self.opponents.name(int(self.opponent[bad[0]]))!r} chose an {err}") from None
+                raise
             rewards += st.rewards[self._ar, learner_seat]
         raise RuntimeError(
             f"opponents (and forced moves) moved {cap:,} times in a row, more than an episode's bound "
