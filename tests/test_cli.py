@@ -295,3 +295,29 @@ def test_a_bad_exec_timeout_is_refused_by_its_flag(command, tmp_path, capsys):
         assert capsys.readouterr().err == (f"cardzoo {command}: error: --exec-timeout must be a positive number of seconds "
                                            f"(default 10), got {value}\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_terminal_play_seats_an_exec_bot(tmp_path):
+    """`cardzoo play all_fours --opponents "exec:python3 training/examples/lowest_bot.py"` ended at the
+    bot's first move with "call begin(kernel) before act_state (the arena does)", the game lost. The
+    bot is now started for the game (and stopped after it): it plays exactly as the in-process lowest
+    agent, and a fault is written as the arena writes it."""
+    import sys
+    from pathlib import Path
+
+    bot = Path(__file__).resolve().parent.parent / "training" / "examples" / "lowest_bot.py"
+    said, ref_said = [], []
+    got = play("all_fours", "all_fours/rule", f"exec:{sys.executable} {bot}", seed=3, read=lambda p: "0", write=said.append)
+    ref = play("all_fours", "all_fours/rule", "lowest", seed=3, read=lambda p: "0", write=ref_said.append)
+    assert got == ref and got is not None
+    assert [x for x in said if not x.startswith("You are player_0")] == [x for x in ref_said if not x.startswith("You are player_0")]
+    illegal = tmp_path / "illegal.py"
+    illegal.write_text("import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)\n"
+                       "    if m['type'] == 'hello':\n        print(json.dumps({'type': 'ready'}), flush=True)\n"
+                       "    elif m['type'] == 'act':\n        print(json.dumps({'action': -1}), flush=True)\n")
+    said = []
+    got = play("all_fours", "all_fours/rule", f"exec:{sys.executable} {illegal}", seed=3, read=lambda p: "0", write=said.append)
+    assert got == ref  # after its fault the bot plays the lowest legal action: here from its first decision
+    faults = [x for x in said if x.startswith("fault: ")]
+    assert len(faults) == 2 and all(f"bot 'exec:{sys.executable} {illegal}', game all_fours, decision 1 (seat " in x
+                                    and "played illegal action -1 (out of range)" in x for x in faults)

@@ -16,11 +16,13 @@ input. ``q`` quits.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable, Collection
 
 import numpy as np
 
 from cardzoo import envs
+from cardzoo.agents.external import ExecAgent
 
 from .common import agent_action, check_partner, seat_agent
 
@@ -91,6 +93,28 @@ def play(
     for note in notes:
         write(f"note: {note}")
     partner, opponents = seated.get(partner, partner), seated.get(opponents, opponents)
+    bots_started = []  # exec: bots: a process each, started for this game and stopped at its end
+    for bot in bots.values():
+        if isinstance(bot, ExecAgent) and all(bot is not b for b in bots_started):
+            bot.begin(env.unwrapped.kernel)
+            bots_started.append(bot)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=RuntimeWarning, message="bot ")  # said below, as the arena does
+            returns = _play_episode(env, bots, seed, teams, n, mates, partner, opponents, read, write)
+            if returns is not None:
+                for bot in bots_started:  # the protocol's end message: every seat's return, in seat order
+                    bot.end_episodes(np.array([[returns[a] for a in env.possible_agents]]))
+        return returns
+    finally:
+        for bot in bots_started:
+            for fault in bot.faults:
+                write(f"fault: {fault}")
+            bot.close()
+
+
+def _play_episode(env, bots, seed, teams, n, mates, partner, opponents, read, write) -> dict | None:
+    """The episode of :func:`play`, its agents seated."""
     env.reset(seed=seed)
     if teams is None:
         write(f"You are player_0 of {n} players, each for themselves; the others are played by {opponents}.")
