@@ -59,3 +59,36 @@ def test_the_views_of_one_game_refuse_a_game_index_out_of_the_batch(game):
                 view(k, st, b)
             assert str(err.value) == f"game index b={b!r} is not valid; the state holds games 0..2", name
         assert view(k, st, np.int64(2)) == view(k, st.take(np.array([2])), 0), name
+
+
+def test_a_rowstreams_of_another_size_is_refused_before_the_step_moves():
+    """A RowStreams with fewer streams than games failed with IndexError in the middle of step,
+    after the compiled rules had moved the games (here a P'yanitsa battle collected with chance)."""
+    import dataclasses
+
+    from cardzoo.envs.core.chance import RowStreams
+
+    k = cardzoo.kernel("pyanitsa", collect_order="random")
+    st = k.init(RowStreams([(0, i) for i in range(3)]), 3)
+    short = RowStreams([(0, 0)])
+    for _ in range(3):
+        before = st.copy()
+        with pytest.raises(ValueError) as err:
+            k.step(st, k.legal_actions(st).argmax(axis=1), short)
+        assert str(err.value) == "rng is a RowStreams of 1 streams; the state holds 3 games (one stream per game)"
+        assert all(np.array_equal(getattr(st, f.name), getattr(before, f.name)) for f in dataclasses.fields(st))
+        k.step(st, k.legal_actions(st).argmax(axis=1), np.random.default_rng(0))
+    for call in (lambda: k.init(short, 3), lambda: k.reset_done(st, short)):
+        with pytest.raises(ValueError, match=r"RowStreams of 1 streams; the state holds 3 games"):
+            call()
+
+
+@pytest.mark.parametrize("keys, shown", [([(1.5,)], "(1.5,)"), ([(True, 2)], "(True, 2)"), ([("a",)], "('a',)")])
+def test_rowstreams_keys_are_non_negative_ints(keys, shown):
+    """RowStreams([(1.5,)]) made the key (1,) and [(True,)] the key (1,): other deals' streams."""
+    from cardzoo.envs.core.chance import RowStreams
+
+    with pytest.raises(ValueError) as err:
+        RowStreams(keys)
+    assert str(err.value) == f"RowStreams keys must be non-negative ints, got {shown}"
+    assert RowStreams([(np.int64(3), 2), 5]).keys == [(3, 2), (5,)]

@@ -45,10 +45,15 @@ class RowStreams:
     """
 
     def __init__(self, keys) -> None:
-        self.keys = [tuple(int(v) for v in np.atleast_1d(k)) for k in keys]
-        for k in self.keys:
-            if any(v < 0 for v in k):
+        try:
+            rows = [tuple(k) if isinstance(k, (tuple, list, np.ndarray)) else (k,) for k in keys]
+        except TypeError:  # not one key per row
+            raise ValueError(f"RowStreams keys must be one sequence of non-negative ints per row, got {keys!r}") from None
+        rows = [tuple(v.item() if isinstance(v, np.generic) else v for v in k) for k in rows]
+        for k in rows:  # a bool or a float is no key (int(1.5) would have made it 1)
+            if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in k):
                 raise ValueError(f"RowStreams keys must be non-negative ints, got {k}")
+        self.keys = rows
         self._gens: list[dict[str, np.random.Generator]] = [{} for _ in self.keys]
 
     @classmethod

@@ -680,8 +680,10 @@ class CompiledSingleGame:
         return out
 
 
-def _check_rng(rng) -> None:
-    """``ValueError`` unless ``rng`` is a chance source the kernels draw from (checked before any write)."""
+def _check_rng(rng, batch: int) -> None:
+    """``ValueError`` unless ``rng`` is a chance source the kernels draw from, for ``batch`` games (a
+    ``RowStreams`` holds one stream per game: a shorter one failed in the middle of a step, after the
+    rules had moved), checked before any write."""
     from .chance import RowStreams
 
     if not isinstance(rng, (np.random.Generator, RowStreams)):
@@ -689,6 +691,8 @@ def _check_rng(rng) -> None:
             f"rng must be a numpy.random.Generator or a cardzoo.envs.core.chance.RowStreams, got {rng!r} "
             "(e.g. numpy.random.default_rng(0))"
         )
+    if isinstance(rng, RowStreams) and len(rng) != batch:
+        raise ValueError(f"rng is a RowStreams of {len(rng)} streams; the state holds {batch} games (one stream per game)")
 
 
 class CompiledKernel(Kernel):
@@ -805,7 +809,7 @@ class CompiledKernel(Kernel):
             raise ValueError(f"unknown reset option(s) {unknown} for {self.name}; valid: {list(self.INIT_HOOKS)}")
         if not isinstance(batch, (int, np.integer)) or isinstance(batch, (bool, np.bool_)) or batch < 0:
             raise ValueError(f"batch must be an int >= 0, got {batch!r}")
-        _check_rng(rng)
+        _check_rng(rng, int(batch))
         B = int(batch)
         st = self.State.allocate(B, self.state_dims())
         rows = np.arange(B, dtype=np.int64)
@@ -867,7 +871,7 @@ class CompiledKernel(Kernel):
         """Deal fresh games in place wherever ``state.done``; returns the reset indices ``int64[k]``.
         ``out``: the ``(obs, words)`` pair of :meth:`step_observe`, whose rows of the reset games are
         written anew (observation and legal actions of the seat to act in the fresh deal)."""
-        _check_rng(rng)
+        _check_rng(rng, state.batch_size)
         if out is not None:
             self._check_view(state, out)
         idx = np.flatnonzero(state.done)
@@ -904,7 +908,7 @@ class CompiledKernel(Kernel):
 
     def _advance(self, st, actions, rng, active, view) -> None:
         """The body of :meth:`step` (``view``: ``None`` or the ``(obs, words)`` of :meth:`step_observe`)."""
-        _check_rng(rng)
+        _check_rng(rng, st.batch_size)
         B = st.batch_size
         acts = np.asarray(actions)
         if acts.shape != (B,) or acts.dtype.kind not in "iu":
