@@ -537,6 +537,8 @@ def run(
     if not seconds > 0 or rounds < 1:
         raise ValueError(f"seconds must be > 0 and rounds >= 1, got {seconds} and {rounds}")
     options = dict(options or {})
+    for g in games:  # a bad option fails here, before the warm-up of the first row
+        envs.kernel(g, **options)
     if cpus is None:
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
     cpus = sorted(cpus)[:2]

@@ -43,6 +43,8 @@ def cmd_bench(args) -> int:
         raise ValueError(f"--rounds must be >= 1, got {args.rounds}")
     if args.option and len(games) != 1:
         raise ValueError(f"--option applies to one game: give exactly one GAME (got {len(games)} games)")
+    if args.json is not None and not args.json.strip():  # "" was taken as no --json: the numbers went unwritten
+        raise ValueError(f"--json {args.json!r} is an empty path: give the file to write, e.g. --json bench.json (or leave --json out)")
     if args.json:
         if os.path.exists(args.json):
             raise ValueError(f"--json {args.json} exists; a run never overwrites another: choose a new path")
