@@ -27,3 +27,18 @@ def test_game_page_names_the_env_only_options_and_their_values(game):
         assert f"`{value}`" in line, value
     env = cardzoo.make(game, render_mode="human", illegal_action="lose")  # what the page says is taken
     assert env.render_mode == "human" and env.illegal_action == "lose"
+
+
+def test_envs_page_says_which_agents_need_the_train_extra():
+    """The page said 'Agents other than random and the rule bots need the [train] extra', but the
+    search bots (GAME/pimc, GAME/ismcts) load without torch and now play the other seats."""
+    import subprocess
+    import sys
+
+    page = (ROOT / "envs" / "README.md").read_text()
+    assert "Agents other than\n`random` and the rule bots need the `[train]` extra" not in page
+    assert "search bots (`GAME/pimc`, `GAME/ismcts`" in page and "trained agents (`GAME/ppo`, saved paths) need the `[train]` extra" in page
+    code = ("import sys, cardzoo; cardzoo.load_agent('all_fours/pimc'); cardzoo.load_agent('avinas/ismcts'); "
+            "print(sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
