@@ -22,6 +22,16 @@ import numpy as np
 __all__ = ["run", "format_report"]
 
 
+def _max_tables() -> int:
+    """The server's cap on open tables (:class:`~.tables.TableManager` ``max_tables``): the most
+    simulated players a run may have."""
+    import inspect
+
+    from .tables import TableManager
+
+    return inspect.signature(TableManager).parameters["max_tables"].default
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -124,6 +134,10 @@ def run(
 
     if clients < 1 or max_moves < 1 or not seconds > 0:
         raise ValueError(f"clients and max_moves must be >= 1 and seconds > 0, got {clients}, {max_moves}, {seconds}")
+    cap = _max_tables()
+    if clients > cap:  # a thread each, and the server would refuse every table past its cap
+        raise ValueError(f"clients must be 1 to {cap} (the server holds at most {cap} open tables; "
+                         f"more clients would only be refused with 503), got {clients}")
     games = list(games or envs.GAMES)
     bad = [g for g in games if g not in envs.GAMES]
     if bad:
