@@ -42,3 +42,11 @@ def test_envs_page_says_which_agents_need_the_train_extra():
             "print(sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_core_page_says_search_agents_are_vector_env_opponents():
+    """The vector env took only act(obs, mask) callables; search agents now act on the state and
+    bad opponent actions are named (tests/test_vector.py), which the page now says."""
+    page = (ROOT / "envs" / "core" / "README.md").read_text()
+    assert "A search\n  agent's `act` (`GAME/pimc`, `GAME/ismcts`: agents with `needs_state`) is called on its games'\n  state instead" in page
+    assert "raises `ValueError` naming the opponent" in page
