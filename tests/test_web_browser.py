@@ -406,7 +406,7 @@ window.fetch = async (url, opts) => {
     d.frames.splice(d.frames.length - 1, 0, {seat: f.seat, text: null, completed: null, view: f.view});
   }
   window.__answers.push({t: performance.now(), log: (d.log || []).length, text: d.text,
-    frames: d.frames.map((f) => [f.seat, f.text, !!(f.completed && f.completed.cards && f.completed.cards.length)])});
+    frames: d.frames.map((f) => [f.seat, f.text, !!(f.completed && f.completed.cards && f.completed.cards.length), f.view.text])});
   return new Response(JSON.stringify(d), {status: r.status, headers: r.headers});
 };
 """
@@ -475,10 +475,11 @@ def _paced_moves(drv, moves, move_ms, trick_ms, inject=False):
         # frame, less than two (a slow machine may fire a timer late, never early)
         assert done_at - times[-1] < pause + move_ms - 50, (done_at - times[-1], answer)
         assert done_at - times[-1] >= pause - 20
-        # the text view (the state after the answer's last move) changes only with the final view:
-        # while the moves are shown it keeps its text, it does not show them all at once
-        assert [r["text"] for r in renders if r["t"] < done_at] == [text_before] * sum(r["t"] < done_at for r in renders)
-        assert renders[-1]["text"] == answer["text"] != text_before
+        # the text view shows each move's moment as it is drawn, not the answer's last state at once
+        at = {r["t"]: r["text"] for r in renders}
+        assert [at[t] for t in times] == [f[3] for f in heard]
+        assert len({text_before, *(f[3] for f in heard)}) == len(heard) + 1
+        assert renders[-1]["text"] == answer["text"] == heard[-1][3]
         yield answer
 
 
@@ -486,8 +487,7 @@ def test_ai_moves_are_shown_one_at_a_time_and_aluette_signals_paced(pacing_serve
     """The page's pacing (README "Pacing"): at normal speed (450 ms a move, a completed trick held
     1.1 s) each move of an answer is drawn on its own, in order, never several at once; a partner's
     Aluette signal is one paced move like a card; a frame without text (a move seat 0 does not hear
-    of) shows nothing and adds no pause; the text view keeps its text until the last move has been
-    shown. Auto-play is off so that each click makes one answer."""
+    of) shows nothing and adds no pause; the text view shows each move's moment as it is drawn. Auto-play is off so that each click makes one answer."""
     drv = driver
     _inner_size(drv, *DESKTOP)
     _settings(drv, pacing_server, speed="normal", auto="off")

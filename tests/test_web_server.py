@@ -304,3 +304,25 @@ def test_frames_carry_the_dealer_of_their_moment():
         changes += len(set(dealers)) > 1
     assert changes >= 2  # answers in which a new deal began: their frames show two dealers
     assert "dealer" in c.get(f"/api/tables/{tid}").json()
+
+
+@pytest.mark.parametrize("game", ["all_fours", "aluette"])
+def test_frames_and_replay_carry_the_text_view_of_their_moment(game):
+    """A frame had no "text", so the page's text view showed the answer's last state while the moves
+    were paced (every AI move at once), and every replay step showed the end of the deal. Each frame
+    and the replay's start now carry seat 0's text render of their own state: the last frame's is the
+    View's, and the replay repeats the texts the answers gave."""
+    c = make_client()
+    partner = {} if envs.kernel(game).teams is None else {"partner": "random"}
+    out = open_table(c, game, seed=2, opponents="random", **partner)
+    tid, v = out["table_id"], out["view"]
+    first_text = manager(c).get(tid).kernel.render(manager(c).get(tid).initial_state, 0, 0)
+    texts = [f["view"]["text"] for f in v["frames"]]
+    while not v["done"]:
+        v = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]}).json()
+        assert v["frames"][-1]["view"]["text"] == v["text"]
+        assert len({f["view"]["text"] for f in v["frames"]}) == len(v["frames"])  # each move changes it
+        texts += [f["view"]["text"] for f in v["frames"]]
+    rep = c.get(f"/api/tables/{tid}/replay").json()
+    assert rep["initial"]["text"] == first_text and "view of S0" in first_text
+    assert [f["view"]["text"] for f in rep["frames"]] == texts

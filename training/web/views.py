@@ -181,6 +181,7 @@ def frames_json(table: Table, start: int = 0, stop: int | None = None) -> list[d
         frame_view = {key: v[key] for key in FRAME_KEYS}
         done = bool(st.done[0])
         frame_view["done"] = done
+        frame_view["text"] = k.render(st, 0, 0)  # the text view of that moment, as the View's "text"
         text = (k.action_name(action) if seen else "face_down") if heard else None
         done_trick = None
         if completed is not None and v["last_trick"] is not None:
@@ -190,12 +191,14 @@ def frames_json(table: Table, start: int = 0, stop: int | None = None) -> list[d
 
 
 def replay_initial(table: Table) -> dict:
-    """The seat-0 view at the start of the episode (before any move), keys :data:`FRAME_KEYS` and
-    ``done``, for the replay. The other hands are not revealed after the deal: each game's RULES.md
-    makes only played (and declared or exposed) cards public, so the replay shows what seat 0 saw."""
+    """The seat-0 view at the start of the episode (before any move), keys :data:`FRAME_KEYS`,
+    ``done`` and ``text``, for the replay. The other hands are not revealed after the deal: each
+    game's RULES.md makes only played (and declared or exposed) cards public, so the replay shows
+    what seat 0 saw."""
     v = _seat0_view(table.kernel, table.initial_state, table.completed_before)
     out = {key: v[key] for key in FRAME_KEYS}
     out["done"] = False
+    out["text"] = table.kernel.render(table.initial_state, 0, 0)
     return out
 
 

@@ -549,9 +549,9 @@ async function showFrames(final) {
   const frames = final.frames || [];
   delete final.frames;
   const p = pace();
-  // the text view is the answer's last state: while the moves are shown it keeps the text it had,
-  // or it would show every move of the answer at once
-  const shownText = view && view.text != null ? view.text : "";
+  // the text view of each move's moment (the answer's own text is its last state: shown with the
+  // first move, it would show every move of the answer at once); a frame without one keeps the text
+  let shownText = view && view.text != null ? view.text : "";
   if (p.move > 0 && frames.length) {
     const logged = frames.map((f) => f.text != null);
     let logLen = (final.log || []).length - logged.filter(Boolean).length;
@@ -560,6 +560,7 @@ async function showFrames(final) {
       // a frame, or a pause, would tell that something happened; a frame without text is skipped too
       if (f.text == null) continue;
       logLen += 1;
+      if (f.view.text != null) shownText = f.view.text;
       view = { ...final, ...f.view, your_turn: false, legal: [], log: (final.log || []).slice(0, logLen), text: shownText };
       if (!f.view.done) view.summary = null;
       arrived = f.seat;
