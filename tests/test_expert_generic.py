@@ -290,3 +290,31 @@ def test_rounds_read_back_with_an_undefined_ci_are_shown_and_plotted(tmp_path):
     assert "| 0 (start) | - | - | - | +0.250 n/a (1 deal) | 1.000 | - |" in rounds_table(rows)
     plot_rounds(rows, tmp_path / "rounds.png")
     assert (tmp_path / "rounds.png").stat().st_size > 0
+
+
+def test_rounds_check_the_labelling_and_distillation_settings_before_writing(tmp_path, monkeypatch, capsys):
+    """expert_iterate checked n_det, batch and distil's settings only when it used them: a bad --tau
+    failed after round 1's labelling, leaving OUT/run.json, so the corrected command was refused
+    ("holds an earlier expert-iterate run; give --resume") and --resume refused the other value.
+    They are checked first, nothing written; the CLI names the flag as typed."""
+    from cardzoo.training import expert
+
+    monkeypatch.setattr(expert, "_label_round", lambda *a, **k: pytest.fail("a round was labelled"))
+    out = tmp_path / "r"
+    for kwargs, message in (({"n_det": 0}, "n_det must be >= 1, got 0"), ({"batch": 0}, "batch must be >= 1, got 0"),
+                            ({"tau": -1.0}, "need finite numbers with epochs >= 1, batch_size >= 2, lr > 0, tau >= 0, "),
+                            ({"epochs": 0}, "got epochs=0, "), ({"torch_threads": 0}, "torch_threads must be >= 1 and seed >= 0")):
+        with pytest.raises(ValueError) as e:
+            expert_iterate("avinas", out, progress=False, **kwargs)
+        assert message in str(e.value), (kwargs, str(e.value))
+    assert not out.exists()
+    for flags, message in ((["--tau", "-1"], "--tau must be a finite number >= 0, got -1"),
+                           (["--lr", "nan"], "--lr must be a finite number > 0, got nan"),
+                           (["--batch-size", "1"], "--batch-size must be >= 2, got 1"),
+                           (["--n-det", "0"], "--n-det must be >= 1, got 0"),
+                           (["--workers", "3", "--games", "2"], "--workers 3 is more than --games 2: each labelling process needs a deal")):
+        assert cli.main(["expert-iterate", "avinas", "--out", str(out), *flags]) == 2
+        assert capsys.readouterr().err == f"cardzoo expert-iterate: error: {message}\n"
+    assert cli.main(["distil", "avinas/ppo", str(tmp_path / "d"), "--labels", "x.npz", "--prior", "-0.5"]) == 2
+    assert capsys.readouterr().err == "cardzoo distil: error: --prior must be a finite number >= 0, got -0.5\n"
+    assert sorted(tmp_path.iterdir()) == []

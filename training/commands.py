@@ -311,10 +311,31 @@ def _print_type_table(s) -> None:
         print(f"no PIMC values for {unlabelled} in these labels (cardzoo label --label-search-on all measures them too)")
 
 
+def _check_numbers(args, flags) -> None:
+    """Each ``--flag`` of ``flags`` (``{flag: (least, whole)}``) must be a finite number >= ``least``
+    (> 0 for ``least=None``; an int if ``whole``): ``ValueError`` naming the flag, as typed, else (distil()
+    and expert_iterate() name their parameters, all at once: "need finite numbers with epochs >= 1, ...")."""
+    import math
+
+    for flag, (least, whole) in flags.items():
+        v = getattr(args, flag[2:].replace("-", "_"))
+        if whole:
+            if v < least:
+                raise ValueError(f"{flag} must be >= {least}, got {v}")
+        elif not math.isfinite(v) or (v <= 0 if least is None else v < least):
+            raise ValueError(f"{flag} must be a finite number {'> 0' if least is None else f'>= {least:g}'}, got {v:g}")
+
+
+_DISTIL_FLAGS = {"--epochs": (1, True), "--batch-size": (2, True), "--lr": (None, False), "--tau": (0, False),
+                 "--prior": (0, False), "--bid-weight": (0, False), "--torch-threads": (1, True)}
+
+
 def cmd_distil(args) -> int:
     from cardzoo.agents.policy import read_meta
 
     from .expert import _policy_dir, distil
+
+    _check_numbers(args, _DISTIL_FLAGS)
 
     reference = args.reference or f"{read_meta(_policy_dir(args.init))['game']}/rule"
     s = distil(
@@ -331,6 +352,11 @@ def cmd_distil(args) -> int:
 
 def cmd_expert_iterate(args) -> int:
     from .expert import expert_iterate, rounds_table
+
+    _check_numbers(args, {"--rounds": (1, True), "--games": (1, True), "--n-det": (1, True), "--batch": (1, True),
+                          "--arena-deals": (0, True), "--workers": (1, True), **_DISTIL_FLAGS})
+    if args.workers > args.games:
+        raise ValueError(f"--workers {args.workers} is more than --games {args.games}: each labelling process needs a deal")
 
     rows = expert_iterate(
         args.game, args.out, rounds=args.rounds, init=args.init, games=args.games, n_det=args.n_det,

@@ -464,6 +464,24 @@ def distillation_target(q: np.ndarray, mask: np.ndarray, tau: float, prior: floa
     return target / target.sum(axis=1, keepdims=True)
 
 
+def _check_distil_settings(epochs, batch_size, lr, tau, prior, bid_weight, val_fraction, torch_threads, seed) -> None:
+    """The numeric settings of :func:`distil` (``ValueError`` naming them all); also checked by
+    :func:`expert_iterate` before it writes anything, since its first distillation comes after a
+    round of labelling."""
+    import math
+
+    finite = all(math.isfinite(x) for x in (lr, tau, prior, bid_weight, val_fraction))
+    if not finite or epochs < 1 or batch_size < 2 or not lr > 0 or tau < 0 or prior < 0 or bid_weight < 0 or not 0 < val_fraction < 1:
+        raise ValueError(
+            "need finite numbers with epochs >= 1, batch_size >= 2, lr > 0, tau >= 0, prior >= 0, bid_weight >= 0, "
+            "0 < val_fraction < 1; got "
+            f"epochs={epochs}, batch_size={batch_size}, lr={lr}, tau={tau}, prior={prior}, bid_weight={bid_weight}, "
+            f"val_fraction={val_fraction}"
+        )
+    if torch_threads < 1 or seed < 0:
+        raise ValueError(f"torch_threads must be >= 1 and seed >= 0, got torch_threads={torch_threads}, seed={seed}")
+
+
 def distil(
     init: str,
     files,
@@ -517,21 +535,10 @@ def distil(
         only with ``overwrite=True``; a run never overwrites another);
         ``FileNotFoundError`` naming a missing policy or label file.
     """
-    import math
-
     import torch
     from tqdm import tqdm
 
-    finite = all(math.isfinite(x) for x in (lr, tau, prior, bid_weight, val_fraction))
-    if not finite or epochs < 1 or batch_size < 2 or not lr > 0 or tau < 0 or prior < 0 or bid_weight < 0 or not 0 < val_fraction < 1:
-        raise ValueError(
-            "need finite numbers with epochs >= 1, batch_size >= 2, lr > 0, tau >= 0, prior >= 0, bid_weight >= 0, "
-            "0 < val_fraction < 1; got "
-            f"epochs={epochs}, batch_size={batch_size}, lr={lr}, tau={tau}, prior={prior}, bid_weight={bid_weight}, "
-            f"val_fraction={val_fraction}"
-        )
-    if torch_threads < 1 or seed < 0:
-        raise ValueError(f"torch_threads must be >= 1 and seed >= 0, got torch_threads={torch_threads}, seed={seed}")
+    _check_distil_settings(epochs, batch_size, lr, tau, prior, bid_weight, val_fraction, torch_threads, seed)
     searched = parse_search_on(search_on)
     if not searched:
         raise ValueError(f"search_on={search_on!r} distils nothing; valid: 'cards', 'others' or 'all'")
@@ -791,6 +798,10 @@ def expert_iterate(
     if rounds < 1 or arena_deals < 0 or games < 1 or not isinstance(workers, int) or not 1 <= workers <= games:
         raise ValueError(f"need rounds >= 1, games >= 1, arena_deals >= 0 and 1 <= workers <= games, got rounds={rounds}, "
                          f"games={games}, arena_deals={arena_deals}, workers={workers!r}")
+    for name, v in (("n_det", n_det), ("batch", batch)):  # label_positions' checks, made in round 1 after the folder
+        if v < 1:
+            raise ValueError(f"{name} must be >= 1, got {v}")
+    _check_distil_settings(epochs, batch_size, lr, tau, prior, bid_weight, 0.1, torch_threads, seed)  # distil's, after labelling
     searched = parse_search_on(search_on)
     labelled = parse_search_on(label_search_on)
     if not searched:
