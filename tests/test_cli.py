@@ -321,3 +321,17 @@ def test_terminal_play_seats_an_exec_bot(tmp_path):
     faults = [x for x in said if x.startswith("fault: ")]
     assert len(faults) == 2 and all(f"bot 'exec:{sys.executable} {illegal}', game all_fours, decision 1 (seat " in x
                                     and "played illegal action -1 (out of range)" in x for x in faults)
+
+
+@pytest.mark.parametrize("game, options, word", [
+    ("avinas", {}, "deal"), ("ottocento", {"reward": "point_diff"}, "deal"), ("all_fours", {"episode": "match", "target_score": 3}, "match"),
+])
+def test_terminal_play_ends_with_the_episode_and_the_return_as_they_are(game, options, word):
+    """The last line said "hand over" in every partnership game (an Avinas deal, an All Fours match)
+    and rounded the return to a whole number: Ottocento's point_diff return (the difference / 100,
+    e.g. +1.27) was printed +1."""
+    said = []
+    returns = play(game, f"{game}/rule", f"{game}/rule", seed=4, env_options=options, read=lambda p: "0", write=said.append)
+    assert said[-1] == f"{word} over: your team's return {returns['player_0']:+g}"
+    if game == "ottocento":
+        assert returns["player_0"] != round(returns["player_0"])  # a return that the former line rounded

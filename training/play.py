@@ -169,7 +169,8 @@ def _play_episode(env, bots, seed, teams, n, mates, partner, opponents, read, wr
     if teams is None:
         write(f"game over: your return {returns['player_0']:+g}")
     else:
-        write(f"hand over: your team's return {returns['player_0']:+.0f}")
+        # the game's word (hand, deal, match) and the return as it is: Ottocento's point_diff is the difference / 100
+        write(f"{kernel.episode_name} over: your team's return {returns['player_0']:+g}")
     return returns
 
 
