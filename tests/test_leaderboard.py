@@ -258,3 +258,21 @@ def test_the_default_agents_leave_out_a_shipped_agent_trained_for_other_options(
                         env_options={"collect_order": "winner_chooses"})
     assert sorted(r["agent"] for r in p["ratings"]) == ["pyanitsa/pimc", "pyanitsa/ppo", "pyanitsa/rule", "random"]
     assert len(said) == 1
+
+
+def test_the_batch_help_says_a_stochastic_agent_depends_on_it(tmp_path):
+    """`cardzoo leaderboard --help` said --batch is "speed only", but random (a default agent) draws
+    for a whole batch: the same board with --batch 7 gives random other results."""
+    import argparse
+
+    from cardzoo.training.cli import build_parser
+
+    a = run_leaderboard("all_fours", ["random", "all_fours/rule"], 20, tmp_path / "a", n_boot=0, progress=False)
+    b = run_leaderboard("all_fours", ["random", "all_fours/rule"], 20, tmp_path / "b", batch=7, n_boot=0, progress=False)
+    assert a["matrix"]["random"]["all_fours/rule"]["mean_diff"] != b["matrix"]["random"]["all_fours/rule"]["mean_diff"]
+    sub = next(x for x in build_parser()._actions if isinstance(x, argparse._SubParsersAction))
+    text = sub.choices["leaderboard"]._option_string_actions["--batch"].help
+    assert "speed only" not in text
+    assert "except for stochastic agents (random, GAME/pimc), which draw one batch at a time" in text
+    page = (Path(__file__).resolve().parent.parent / "training" / "LEADERBOARD.md").read_text()
+    assert "reproduce or resume a board with the same `--batch`" in page

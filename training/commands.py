@@ -470,7 +470,8 @@ def add_commands(sub, games, parse_options) -> None:
     lbd.add_argument("--deals", type=int, default=1000, help="deals per pairing (default 1000)")
     lbd.add_argument("--seed", type=seed_arg, default=20261201, help="deal set seed (default 20261201: cardzoo-bench v1)")
     lbd.add_argument("--out", default=None, help="output folder (default runs/leaderboard/GAME); cached pairings there are reused")
-    lbd.add_argument("--batch", type=int, default=256, help="deals played at once (default 256; speed only)")
+    lbd.add_argument("--batch", type=int, default=256, help="deals played at once (default 256); speed and memory only, except for "
+                     "stochastic agents (random, GAME/pimc), which draw one batch at a time: give the same --batch to reproduce or resume a board")
     lbd.add_argument("--boot", type=int, default=1000, help="bootstrap resamples for the rating CIs (default 1000)")
     lbd.add_argument("--exec-timeout", type=float, default=10.0, help="seconds an exec: bot has for each answer (default 10)")
     lbd.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
