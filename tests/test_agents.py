@@ -402,3 +402,20 @@ def test_the_rule_bot_row_of_the_agent_pages_is_what_its_command_prints():
     root = Path(__file__).resolve().parent.parent / "agents"
     assert "against random +1.176\n[+1.117, +1.236] points per hand, win rate 0.683 [0.672, 0.693]" in (root / "README.md").read_text()
     assert f"--deals 2000 --seed 7` | 4,000 | {diff} | {win} |" in (root / "shipped" / "README.md").read_text()
+
+
+def test_the_avinas_row_of_the_shipped_agents_page_is_what_its_command_prints():
+    """The page gave `cardzoo arena avinas avinas/ppo avinas/rule --deals 2000 --seed 2026` as +0.096
+    [+0.071, +0.120] over 1,434 sevens deals (the former arena's deals); the command prints +0.093."""
+    from pathlib import Path
+
+    from cardzoo.training.arena import ci_text, play_duplicate
+
+    r = play_duplicate("avinas", "avinas/ppo", "avinas/rule", 2000, seed=2026, batch=256)
+    sevens = r.by_category()["sevens"]
+    row = f"| PPO vs rule bot, all deals | 2,000 | **{r.mean_diff:+.3f}** {ci_text(*r.diff_ci, '+.3f', 2000)} | " \
+          f"{r.win_rate:.3f} {ci_text(*r.win_ci, '.3f', 2000)} |"
+    assert row == "| PPO vs rule bot, all deals | 2,000 | **+0.093** [+0.071, +0.115] | 0.541 [0.532, 0.551] |"
+    assert sevens["n_deals"] == 1440 and f"{sevens['mean_diff']:+.3f}" == "+0.098"
+    page = (Path(__file__).resolve().parent.parent / "agents" / "shipped" / "README.md").read_text()
+    assert row in page and "| — sevens game | 1,440 | **+0.098** [+0.072, +0.123] |" in page
