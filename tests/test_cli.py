@@ -335,3 +335,15 @@ def test_terminal_play_ends_with_the_episode_and_the_return_as_they_are(game, op
     assert said[-1] == f"{word} over: your team's return {returns['player_0']:+g}"
     if game == "ottocento":
         assert returns["player_0"] != round(returns["player_0"])  # a return that the former line rounded
+
+
+def test_demo_refuses_the_render_options_it_sets_itself(capsys):
+    """`cardzoo demo all_fours -o render_mode=human` ended in a traceback: "TypeError: cardzoo.envs.make()
+    got multiple values for keyword argument 'render_mode'"."""
+    for opt in ("render_mode=human", "render_view=0"):
+        assert main(["demo", "all_fours", "-o", opt]) == 2
+        name = opt.split("=")[0]
+        assert capsys.readouterr().err == (f"cardzoo demo: error: -o {name}: cardzoo demo sets them itself (render_mode='ansi', "
+                                           "render_view='all': the whole table as text); leave them out and give only the game's options\n")
+    assert main(["demo", "all_fours", "-o", "undertrump=forbidden", "--seed", "2"]) == 0
+    assert "returns:" in capsys.readouterr().out

@@ -101,7 +101,12 @@ def cmd_demo(args) -> int:
 
     from cardzoo import envs
 
-    env = envs.make(args.game, render_mode="ansi", render_view="all", **parse_options(args.option))
+    options = parse_options(args.option)
+    fixed = sorted(k for k in options if k in ("render_mode", "render_view"))
+    if fixed:  # envs.make would raise TypeError: got multiple values for keyword argument 'render_mode'
+        raise ValueError(f"-o {', '.join(fixed)}: cardzoo demo sets them itself (render_mode='ansi', render_view='all': "
+                         "the whole table as text); leave them out and give only the game's options")
+    env = envs.make(args.game, render_mode="ansi", render_view="all", **options)
     env.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
     print(env.render())
