@@ -13,7 +13,7 @@ from cardzoo import agents
 from cardzoo import envs
 from cardzoo.training.cli import build_parser
 from cardzoo.training.web.app import MAX_BODY
-from cardzoo.training.web.tables import TableManager
+from cardzoo.training.web.tables import TableManager, game_options
 
 from web_util import make_client, manager, open_table
 
@@ -326,3 +326,23 @@ def test_frames_and_replay_carry_the_text_view_of_their_moment(game):
     rep = c.get(f"/api/tables/{tid}/replay").json()
     assert rep["initial"]["text"] == first_text and "view of S0" in first_text
     assert [f["view"]["text"] for f in rep["frames"]] == texts
+
+
+@pytest.mark.parametrize("game, agent, options", [
+    ("all_fours", "all_fours/pimc", {"episode": "match"}),
+    ("aluette", "aluette/ismcts", {"episode": "match"}),
+])
+def test_a_search_agent_refused_for_a_match_says_why(game, agent, options, caplog):
+    """A search agent cannot play a whole match (its rollouts play one deal to the end). The page
+    offers "whole match" and every agent, but the refusal only said the agent 'is unavailable: the
+    server could not load it (the server's console says why)', which a player cannot read. A
+    registered agent's own refusal of the options names no file of the server: it is now passed on."""
+    with pytest.raises(ValueError) as e:
+        agents.load(agent, **game_options(game, options))
+    c = make_client()
+    r = c.post("/api/tables", json={"game": game, "opponents": agent, "options": options})
+    assert r.status_code == 400
+    others = [n for n in manager(c).agent_names(game) if n != agent]
+    assert r.json()["detail"] == (f"agent {agent!r} cannot play these {game} options: {e.value}. "
+                                  f"Choose another agent ({others})")
+    assert len(manager(c)) == 0

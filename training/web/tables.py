@@ -20,6 +20,7 @@ import dataclasses
 import json
 import logging
 import os
+import re
 import secrets
 import threading
 import time
@@ -362,6 +363,10 @@ class Table:
             self.completed_trick = [*trick, {"seat": seat, "card": card if seen else None}]
 
 
+#: an absolute file path in a message (POSIX or Windows): such a message stays on the server's console
+_ABSOLUTE_PATH = re.compile(r"(?:^|[\s'\"(=])(?:/[^\s/'\"]+/|[A-Za-z]:\\)")
+
+
 def _trim(cache: OrderedDict, size: int) -> None:
     while len(cache) > size:
         cache.popitem(last=False)
@@ -542,11 +547,19 @@ class TableManager:
         """The client's message for agent ``name`` failing to load with ``error``. The error names
         files of the server (the agent folder, the package's shipped agents), so it goes to the server's
         console (logger ``cardzoo.training.web.tables``) and the client is told only what failed and
-        what to do; a missing extra (:class:`cardzoo.MissingExtraError`) is named, it holds no path."""
+        what to do; a missing extra (:class:`cardzoo.MissingExtraError`) is named, it holds no path, and
+        so is a registered agent's refusal of the options (``ValueError`` naming no absolute path: a
+        search agent asked to play a whole match)."""
         from cardzoo import MissingExtraError
 
         if isinstance(error, MissingExtraError):
             return f"agent {name!r} cannot play {game} on this server: {error}"
+        if (isinstance(error, ValueError) and name in agents.available() and not name.endswith("/ppo")
+                and not _ABSOLUTE_PATH.search(str(error))):
+            # a registered agent (search, rule bot) refusing the options (a search agent plays single
+            # deals, not a match): its message is about the options and names no file; pass it on
+            others = [n for n in self.agent_names(game) if n != name]
+            return f"agent {name!r} cannot play these {game} options: {error}. Choose another agent ({others})"
         where = f"from the server's agent folder {self._local[name][1]}" if name in self._local else "on the server"
         log.warning("agent %r could not be loaded %s for %s: %s: %s", name, where, game, type(error).__name__, error)
         others = [n for n in self.agent_names(game) if n != name]
