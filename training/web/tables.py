@@ -523,7 +523,7 @@ class TableManager:
             try:
                 return agents.load(name, seed=seed, **options), None
             except (ValueError, OSError, ImportError) as e:
-                raise BadRequest(self._load_failure(game, name, e)) from None
+                raise BadRequest(self._load_failure(game, name, e, options)) from None
         key = (name, json.dumps(options, sort_keys=True))
         with self._load_lock:
             if key not in self._shared:
@@ -538,12 +538,25 @@ class TableManager:
                 except LayoutMismatchError:
                     raise
                 except (ValueError, OSError, ImportError) as e:
-                    raise BadRequest(self._load_failure(game, name, e)) from None
+                    raise BadRequest(self._load_failure(game, name, e, options)) from None
                 _trim(self._shared, self.MAX_CACHED)
             self._shared.move_to_end(key)
             return self._shared[key]
 
-    def _load_failure(self, game: str, name: str, error: Exception) -> str:
+    @staticmethod
+    def _may_play(name: str, options: dict) -> bool:
+        """Whether agent ``name`` may be offered for ``options``: a search agent (registered, taking a
+        seed, not trained) is built to see whether it refuses them (cheap: a kernel and a rule bot);
+        every other agent is offered (a trained one is checked when seated)."""
+        if name.endswith("/ppo") or name not in agents.available() or not takes_seed(name) or name.endswith("/random"):
+            return True
+        try:
+            agents.load(name, **options)
+        except (ValueError, TypeError):
+            return False
+        return True
+
+    def _load_failure(self, game: str, name: str, error: Exception, options: dict | None = None) -> str:
         """The client's message for agent ``name`` failing to load with ``error``. The error names
         files of the server (the agent folder, the package's shipped agents), so it goes to the server's
         console (logger ``cardzoo.training.web.tables``) and the client is told only what failed and
@@ -558,7 +571,7 @@ class TableManager:
                 and not _ABSOLUTE_PATH.search(str(error))):
             # a registered agent (search, rule bot) refusing the options (a search agent plays single
             # deals, not a match): its message is about the options and names no file; pass it on
-            others = [n for n in self.agent_names(game) if n != name]
+            others = [n for n in self.agent_names(game) if n != name and self._may_play(n, options or {})]
             return f"agent {name!r} cannot play these {game} options: {error}. Choose another agent ({others})"
         where = f"from the server's agent folder {self._local[name][1]}" if name in self._local else "on the server"
         log.warning("agent %r could not be loaded %s for %s: %s: %s", name, where, game, type(error).__name__, error)
