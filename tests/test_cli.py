@@ -347,3 +347,17 @@ def test_demo_refuses_the_render_options_it_sets_itself(capsys):
                                            "render_view='all': the whole table as text); leave them out and give only the game's options\n")
     assert main(["demo", "all_fours", "-o", "undertrump=forbidden", "--seed", "2"]) == 0
     assert "returns:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["label", "all_fours", "{tmp}/x.npz", "--label-search-on", "bogus"], "--label-search-on bogus"),
+    (["distil", "all_fours/ppo", "{tmp}/d", "--labels", "{tmp}/x.npz", "--search-on", "bogus"], "--search-on bogus"),
+    (["expert-iterate", "all_fours", "--out", "{tmp}/e", "--label-search-on", "bogus"], "--label-search-on bogus"),
+])
+def test_a_bad_search_on_names_the_flag(argv, flag, tmp_path, capsys):
+    """`cardzoo label --label-search-on bogus` said "unknown search_on value 'bogus'", the library's
+    parameter: which flag? The flag as typed now leads the message; nothing is written."""
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cardzoo {argv[0]}: error: {flag}: unknown search_on value 'bogus'; valid: ['all', 'cards', 'none', 'others']"), err
+    assert list(tmp_path.iterdir()) == []

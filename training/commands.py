@@ -281,6 +281,7 @@ def cmd_label(args) -> int:
         print("cardzoo label: warning: --search-on is deprecated here, use --label-search-on (the types that get PIMC "
               "values; in distil and expert-iterate --search-on names the types distilled)", file=sys.stderr)
         labelled = args.old_search_on
+    _check_search_on("--label-search-on" if args.old_search_on is None else "--search-on", labelled or ["all"])
     for flag, v in (("--games", args.games), ("--batch", args.batch), ("--n-det", args.n_det)):
         if v < 1:  # label_positions would name its parameters (n_games, batch)
             raise ValueError(f"{flag} must be >= 1, got {v}")
@@ -326,6 +327,17 @@ def _check_numbers(args, flags) -> None:
             raise ValueError(f"{flag} must be a finite number {'> 0' if least is None else f'>= {least:g}'}, got {v:g}")
 
 
+def _check_search_on(flag: str, value) -> None:
+    """A ``--search-on``/``--label-search-on`` value, refused naming the flag as typed (the library's
+    message names its parameter: "unknown search_on value 'card'")."""
+    from .expert import parse_search_on
+
+    try:
+        parse_search_on(value)
+    except ValueError as e:
+        raise ValueError(f"{flag} {' '.join(value) if isinstance(value, list) else value}: {e}") from None
+
+
 _DISTIL_FLAGS = {"--epochs": (1, True), "--batch-size": (2, True), "--lr": (None, False), "--tau": (0, False),
                  "--prior": (0, False), "--bid-weight": (0, False), "--torch-threads": (1, True)}
 
@@ -336,6 +348,7 @@ def cmd_distil(args) -> int:
     from .expert import _policy_dir, distil
 
     _check_numbers(args, _DISTIL_FLAGS)
+    _check_search_on("--search-on", args.search_on)
 
     reference = args.reference or f"{read_meta(_policy_dir(args.init))['game']}/rule"
     s = distil(
@@ -355,6 +368,8 @@ def cmd_expert_iterate(args) -> int:
 
     _check_numbers(args, {"--rounds": (1, True), "--games": (1, True), "--n-det": (1, True), "--batch": (1, True),
                           "--arena-deals": (0, True), "--workers": (1, True), **_DISTIL_FLAGS})
+    _check_search_on("--label-search-on", args.label_search_on)
+    _check_search_on("--search-on", args.search_on)
     if args.workers > args.games:
         raise ValueError(f"--workers {args.workers} is more than --games {args.games}: each labelling process needs a deal")
 
