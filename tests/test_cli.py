@@ -361,3 +361,13 @@ def test_a_bad_search_on_names_the_flag(argv, flag, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"cardzoo {argv[0]}: error: {flag}: unknown search_on value 'bogus'; valid: ['all', 'cards', 'none', 'others']"), err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_arena_refuses_overwrite_without_json(capsys, monkeypatch):
+    """`cardzoo arena ... --overwrite` without --json played and wrote nothing to replace, silently."""
+    from cardzoo.training import arena
+
+    monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: pytest.fail("a deal was played"))
+    assert main(["arena", "avinas", "lowest", "avinas/rule", "--deals", "2", "--overwrite"]) == 2
+    assert capsys.readouterr().err == ("cardzoo arena: error: --overwrite replaces an existing --json file; give --json FILE "
+                                       "with it, or leave --overwrite out\n")

@@ -166,6 +166,8 @@ def cmd_arena(args, parse_options) -> int:
     check_exec_timeout(args.exec_timeout)
     if args.json is not None and not args.json.strip():
         raise ValueError(f"--json {args.json!r} is an empty path: give the file to write, e.g. --json arena.json (or leave --json out)")
+    if args.overwrite and args.json is None:  # it replaces a --json file only: alone it did nothing, silently
+        raise ValueError("--overwrite replaces an existing --json file; give --json FILE with it, or leave --overwrite out")
     if args.json and not Path(args.json).resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write --json {args.json}: its folder does not exist")
     if args.json and Path(args.json).is_dir():
