@@ -582,3 +582,17 @@ def test_an_agent_for_another_observation_layout_is_refused_by_name_before_playi
     with pytest.raises(LayoutMismatchError) as e:
         play_duplicate("pyanitsa", cardzoo.load_agent(three), "random", 3, name_a="three")
     assert str(e.value).startswith(f"three {want}")
+
+
+def test_too_many_deals_for_memory_is_a_clear_error(capsys):
+    """`cardzoo arena avinas lowest avinas/rule --deals 100000000000` ended in numpy's traceback
+    "_ArrayMemoryError: Unable to allocate 745. GiB for an array with shape (100000000000,)"."""
+    from cardzoo.training.cli import main
+
+    n = 10**13
+    with pytest.raises(ValueError) as e:
+        play_duplicate("all_fours", "lowest", "all_fours/rule", n)
+    assert str(e.value) == f"{n:,} deals are too many to hold their per-deal results in memory ({n * 48 / 2**30:,.0f} GiB); play fewer deals"
+    assert main(["arena", "avinas", "lowest", "avinas/rule", "--deals", str(n)]) == 2
+    assert capsys.readouterr().err == (f"cardzoo arena: error: {n:,} deals are too many to hold their per-deal results in memory "
+                                       f"({n * 56 / 2**30:,.0f} GiB); play fewer deals\n")

@@ -618,12 +618,16 @@ def play_duplicate(
     sides = _sides(kernel)
     k = len(sides)
     max_steps = (kernel.max_episode_steps or 100_000) + 1
-    diffs = np.empty(n_deals)
-    wins = np.empty(n_deals)
-    own = np.empty((n_deals, 3))
-    losing = np.empty(n_deals)
     kinds = tuple(getattr(kernel, "DEAL_CATEGORIES", ()))
-    categories = np.zeros(n_deals, dtype=np.int64) if kinds else None
+    try:  # the per-deal results: 48 bytes a deal (56 with kinds of deal)
+        diffs = np.empty(n_deals)
+        wins = np.empty(n_deals)
+        own = np.empty((n_deals, 3))
+        losing = np.empty(n_deals)
+        categories = np.zeros(n_deals, dtype=np.int64) if kinds else None
+    except MemoryError:  # --deals 100000000000 ended in numpy's _ArrayMemoryError traceback
+        raise ValueError(f"{n_deals:,} deals are too many to hold their per-deal results in memory "
+                         f"({n_deals * (56 if kinds else 48) / 2**30:,.0f} GiB); play fewer deals") from None
     truncated = 0
     bar = _progress(n_deals, f"{_agent_name(agent_a, name_a)} vs {_agent_name(agent_b, name_b)}", progress)
     faults_before = [len(ag.faults) if isinstance(ag, ExecAgent) else 0 for ag in (a, b)]
