@@ -81,3 +81,27 @@ def test_exported_agent_plays_the_rllib_policy_and_the_arena_loads_it(trained):
 
     assert main(["arena", "avinas", str(out / "agent"), "random", "--deals", "20", "--seed", "0"]) == 0
     assert envs.kernel("avinas").num_actions == agent.policy.action_space.n
+
+
+@needs_ray
+@pytest.mark.parametrize("change, message", [
+    ({"env_options": {"bogus": 1}}, "unknown option(s) ['bogus']; valid options: ['call_count', "),
+    ({"opponents": "avinas/rule"}, "opponents must be a list of agent names, e.g. ['avinas/rule'], got 'avinas/rule'"),
+    ({"opponents": ["all_fours/rule"]}, "'all_fours/rule' plays all_fours, not avinas"),
+])
+def test_a_bad_config_is_refused_before_anything_is_written_or_started(tmp_path, change, message):
+    """train(RLlibConfig(env_options={'bogus': 1})) wrote OUT/config.json and started ray before the
+    env runner found the option: the corrected run was then refused ('already holds a run') and the
+    ray it started stayed up. A lone opponent name was read letter by letter."""
+    import dataclasses
+
+    import ray
+
+    from cardzoo.training.rllib import RLlibConfig, train
+
+    assert not ray.is_initialized()
+    cfg = dataclasses.replace(RLlibConfig(game="avinas", out=str(tmp_path / "run")), **change)
+    with pytest.raises(ValueError) as err:
+        train(cfg, log=lambda line: None)
+    assert message in str(err.value)
+    assert not (tmp_path / "run").exists() and not ray.is_initialized()

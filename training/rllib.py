@@ -197,12 +197,27 @@ def export_agent(module, cfg: RLlibConfig, path, extra: dict | None = None) -> P
     )
 
 
+def check_config(cfg: RLlibConfig) -> None:
+    """The game, its options and the opponents of ``cfg``, checked by making one env of them (no ray):
+    ``ValueError`` naming what is wrong (an unknown game, option or agent name, an agent of another
+    game), or for ``opponents`` that are not a list of agent names (a lone name was read letter by
+    letter)."""
+    import cardzoo
+
+    if isinstance(cfg.opponents, (str, bytes)) or not all(isinstance(o, str) for o in cfg.opponents):
+        raise ValueError(f"opponents must be a list of agent names, e.g. ['{cfg.game}/rule'], got {cfg.opponents!r}")
+    cardzoo.make_vec(cfg.game, 1, opponents=list(cfg.opponents) or [f"{cfg.game}/rule"], **dict(cfg.env_options))
+
+
 def train(cfg: RLlibConfig, log=print) -> dict:
     """Train ``cfg.iterations`` PPO iterations on a local ray cluster; returns a summary (steps,
-    seconds, env steps/s, agent path). ``FileExistsError`` if ``cfg.out`` already holds a run."""
+    seconds, env steps/s, agent path). ``FileExistsError`` if ``cfg.out`` already holds a run;
+    ``ValueError`` for a bad game, option or opponent (:func:`check_config`), before anything is
+    written or ray is started."""
     import ray
     from torch.utils.tensorboard import SummaryWriter
 
+    check_config(cfg)  # a bad option was found inside ray's env runner, after OUT/config.json was written
     out = Path(cfg.out)
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} already holds a run; pass another --out (runs never overwrite each other)")
@@ -211,7 +226,12 @@ def train(cfg: RLlibConfig, log=print) -> dict:
     started = not ray.is_initialized()
     if started:
         ray.init(num_cpus=max(cfg.num_env_runners, 1) + 1, include_dashboard=False, log_to_driver=False)
-    algo = build_algo_config(cfg).build_algo()
+    try:
+        algo = build_algo_config(cfg).build_algo()
+    except BaseException:
+        if started:  # the ray this call started does not outlive it
+            ray.shutdown()
+        raise
     writer = SummaryWriter(str(out / "tb"))
     rows = []
     t0 = time.perf_counter()
@@ -253,10 +273,16 @@ def bench_sampling(cfg: RLlibConfig, rounds: int = 5, log=print) -> dict:
     (warm-up) is not timed. Returns ``{"runners", "steps", "seconds", "steps_per_second"}``."""
     import ray
 
+    check_config(cfg)
     started = not ray.is_initialized()
     if started:
         ray.init(num_cpus=max(cfg.num_env_runners, 1) + 1, include_dashboard=False, log_to_driver=False)
-    algo = build_algo_config(cfg).build_algo()
+    try:
+        algo = build_algo_config(cfg).build_algo()
+    except BaseException:
+        if started:
+            ray.shutdown()
+        raise
     remote = cfg.num_env_runners > 0
 
     def sample_round() -> int:
