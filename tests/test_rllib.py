@@ -105,3 +105,27 @@ def test_a_bad_config_is_refused_before_anything_is_written_or_started(tmp_path,
         train(cfg, log=lambda line: None)
     assert message in str(err.value)
     assert not (tmp_path / "run").exists() and not ray.is_initialized()
+
+
+@needs_ray
+@pytest.mark.parametrize("change, message", [
+    ({"iterations": 0}, "iterations (--iterations) must be an int >= 1, got 0"),
+    ({"num_envs_per_runner": 0}, "num_envs_per_runner (--num-envs-per-runner) must be an int >= 1, got 0"),
+    ({"lr": float("nan")}, "lr (--lr) must be a finite number > 0, got nan"),
+    ({"gamma": 1.5}, "gamma must be a number from 0 to 1, got 1.5"),
+])
+def test_bad_counts_and_rates_are_refused_by_name_before_anything_starts(tmp_path, change, message):
+    """--iterations 0 trained nothing and then failed with IndexError ('list index out of range', the
+    empty progress rows) after ray had started and OUT/config.json was written; --num-envs-per-runner 0
+    failed inside ray's env runner."""
+    import dataclasses
+
+    import ray
+
+    from cardzoo.training.rllib import RLlibConfig, train
+
+    cfg = dataclasses.replace(RLlibConfig(game="avinas", out=str(tmp_path / "run")), **change)
+    with pytest.raises(ValueError) as err:
+        train(cfg, log=lambda line: None)
+    assert str(err.value) == message
+    assert not (tmp_path / "run").exists() and not ray.is_initialized()

@@ -198,12 +198,30 @@ def export_agent(module, cfg: RLlibConfig, path, extra: dict | None = None) -> P
 
 
 def check_config(cfg: RLlibConfig) -> None:
-    """The game, its options and the opponents of ``cfg``, checked by making one env of them (no ray):
+    """The counts and rates of ``cfg`` (named with their ``cardzoo train-rllib`` flags), then the game, its
+    options and the opponents, checked by making one env of them (no ray):
     ``ValueError`` naming what is wrong (an unknown game, option or agent name, an agent of another
     game), or for ``opponents`` that are not a list of agent names (a lone name was read letter by
     letter)."""
+    import math
+
     import cardzoo
 
+    def flag(name):  # the RLlibConfig field, and its cardzoo train-rllib flag where it has one
+        cli = ("iterations", "num_env_runners", "num_envs_per_runner", "rollout_fragment_length", "lr")
+        return f"{name} (--{name.replace('_', '-')})" if name in cli else name
+
+    for name, low in (("iterations", 1), ("num_env_runners", 0), ("num_envs_per_runner", 1),
+                      ("rollout_fragment_length", 1), ("minibatch_size", 1), ("num_epochs", 1)):
+        v = getattr(cfg, name)
+        if not (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= low):
+            raise ValueError(f"{flag(name)} must be an int >= {low}, got {v!r}")
+    for name, low, high in (("lr", 0.0, math.inf), ("gamma", 0.0, 1.0), ("lambda_", 0.0, 1.0), ("entropy_coeff", 0.0, math.inf)):
+        v = getattr(cfg, name)
+        ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) and math.isfinite(v)
+        if not (ok and low <= v <= high and (name != "lr" or v > 0)):
+            what = "a finite number > 0" if name == "lr" else f"a number from {low:g} to {high:g}" if high < math.inf else f"a finite number >= {low:g}"
+            raise ValueError(f"{flag(name)} must be {what}, got {v!r}")
     if isinstance(cfg.opponents, (str, bytes)) or not all(isinstance(o, str) for o in cfg.opponents):
         raise ValueError(f"opponents must be a list of agent names, e.g. ['{cfg.game}/rule'], got {cfg.opponents!r}")
     cardzoo.make_vec(cfg.game, 1, opponents=list(cfg.opponents) or [f"{cfg.game}/rule"], **dict(cfg.env_options))
