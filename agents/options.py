@@ -179,3 +179,11 @@ def seat_decision(
         return Seating(rule, None, f"{name} was trained for other options ({describe(diff)}; --force-agent seats it anyway)")
     return Seating(rule, None, f"{name} was trained for other options ({describe(diff)}); seating {rule} instead "
                                f"(--force-agent seats {name} anyway)")
+
+
+def option_args(env_options: dict) -> list[str]:
+    """The ``-o NAME=VALUE`` arguments that give ``env_options`` on the command line (a non-string
+    value as JSON: ``-o score_rejected_kicks=false``)."""
+    import json
+
+    return [a for k, v in env_options.items() for a in ("-o", f"{k}={v if isinstance(v, str) else json.dumps(v)}")]

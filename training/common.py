@@ -113,9 +113,7 @@ def check_fits(agent, name: str, game: str, env_options: dict | None, force: boo
     ``None`` when the agent fits (agents without training metadata always do)."""
     import shlex
 
-    from cardzoo.agents.options import check_layout, describe, option_differences
-
-    from .config import option_args
+    from cardzoo.agents.options import check_layout, describe, option_args, option_differences
 
     check_layout(agent, game, env_options, name)
     diff = option_differences(agent, game, env_options)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardzoo import envs
+from cardzoo.agents.options import option_args
 
 #: Rounds of expert iteration after PPO by default, per game: only where measurement showed they
 #: help (All Fours: three rounds took the main job from -0.090 to above the rule bot; training/EXPERT.md).
@@ -48,12 +49,6 @@ def option_error(message, kind: type[Exception] = ValueError) -> Exception:
     e = kind(message(str))
     e.cli_message = message(flag)
     return e
-
-
-def option_args(env_options: dict) -> list[str]:
-    """The ``-o NAME=VALUE`` arguments that give ``env_options`` on the command line (a non-string
-    value as JSON: ``-o score_rejected_kicks=false``)."""
-    return [a for k, v in env_options.items() for a in ("-o", f"{k}={v if isinstance(v, str) else json.dumps(v)}")]
 
 
 #: Settings of a run that its model was trained under besides the game options: a ``--resume``
