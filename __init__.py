@@ -90,8 +90,8 @@ def register_gymnasium() -> None:
         if gym_id not in gymnasium.registry:
             gymnasium.register(
                 id=gym_id,
-                entry_point="cardzoo.training.single_agent:SingleSeatEnv",
-                kwargs={"game": game},
+                entry_point="cardzoo.training.single_agent:registered_env",
+                kwargs={"registered_game": game, "registered_id": gym_id},
             )
 
 

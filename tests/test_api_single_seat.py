@@ -3,6 +3,8 @@ are refused with a ValueError that names them and what is valid."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from cardzoo.training.single_agent import SingleSeatEnv
@@ -69,3 +71,15 @@ def test_search_agents_play_the_other_seats_and_replay_for_a_seed():
         return out
 
     assert run(3) == run(3)
+
+
+def test_a_gymnasium_id_plays_its_own_game_only():
+    """cardzoo/AllFours-v0 with game='avinas' returned an Avinas env without a word; the id fixes the game."""
+    import gymnasium
+
+    import cardzoo  # noqa: F401  (registers the ids)
+
+    with pytest.raises(ValueError, match=re.escape("cardzoo/AllFours-v0 plays all_fours, not game='avinas'")):
+        gymnasium.make("cardzoo/AllFours-v0", game="avinas")
+    env = gymnasium.make("cardzoo/Avinas-v0", game="avinas", disable_env_checker=True)
+    assert env.unwrapped.aec.kernel.name == "avinas"

@@ -24,6 +24,19 @@ from cardzoo.envs.core.kernel import check_seed, is_int
 from .common import check_partner, resolve_agent
 
 
+def registered_env(registered_game: str, registered_id: str, **kwargs) -> "SingleSeatEnv":
+    """Gymnasium entry point of ``cardzoo.GYM_IDS[registered_game]`` (``registered_id``): a
+    :class:`SingleSeatEnv` of that game. ``ValueError`` if ``game=`` names another game (the id fixes
+    the game: make that game's id)."""
+    game = kwargs.pop("game", registered_game)
+    if game != registered_game:
+        raise ValueError(
+            f"{registered_id} plays {registered_game}, not game={game!r}: "
+            f"make that game's id instead (cardzoo.GYM_IDS[{game!r}])"
+        )
+    return SingleSeatEnv(registered_game, **kwargs)
+
+
 class SingleSeatEnv(gymnasium.Env):
     """One seat of ``game`` as a Gymnasium env (see module docstring).
 
