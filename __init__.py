@@ -144,8 +144,9 @@ def make_vec(
 
     def act_fn(x):
         from .agents.base import Agent
-        from .training.common import check_agent_game, resolve_agent
+        from .training.common import check_agent_game, refuse_exec_bot, resolve_agent
 
+        refuse_exec_bot(x, "an opponent of the vector env")
         if isinstance(x, str):  # refuses an agent of another game, by name or by its saved metadata
             x = resolve_agent(x, options, seed=seed, game=game)
         if isinstance(x, Agent):

@@ -83,3 +83,17 @@ def test_a_gymnasium_id_plays_its_own_game_only():
         gymnasium.make("cardzoo/AllFours-v0", game="avinas")
     env = gymnasium.make("cardzoo/Avinas-v0", game="avinas", disable_env_checker=True)
     assert env.unwrapped.aec.kernel.name == "avinas"
+
+
+def test_an_exec_bot_is_refused_by_the_single_seat_and_vector_envs():
+    """An exec: bot needs the arena's protocol (begin/end/close); the envs crashed at the first step with
+    'call begin(kernel) before act_state'. Now refused at construction, naming where it plays."""
+    import cardzoo
+
+    bot = "exec:python3 training/examples/lowest_bot.py"
+    with pytest.raises(ValueError, match=re.escape(f"{bot} is an exec: bot: it plays in `cardzoo arena`")):
+        SingleSeatEnv("all_fours", seat=0, opponents=bot)
+    with pytest.raises(ValueError, match=re.escape("not as an opponent of the vector env")):
+        cardzoo.make_vec("all_fours", num_envs=2, opponents=bot)
+    with pytest.raises(ValueError, match=re.escape("not as an opponent of the vector env")):
+        cardzoo.make_vec("all_fours", num_envs=2, opponents={"a": "random", "b": bot})

@@ -23,6 +23,20 @@ def check_agent_game(agent, game: str, label) -> None:
         raise ValueError(f"agent {label!r} was trained for {meta_game}, not {game}")
 
 
+def refuse_exec_bot(agent, where: str) -> None:
+    """``ValueError`` when ``agent`` (an agent or its name) is an ``exec:`` bot (agents/external.py): such a bot is a process
+    started for one run of games by the arena or ``cardzoo play`` (``begin``/``end_episodes``/``close``);
+    ``where`` (e.g. "the vector env's opponents") does not run that protocol."""
+    from cardzoo.agents.external import ExecAgent
+
+    name = agent if isinstance(agent, str) else getattr(agent, "name", "")
+    if isinstance(agent, ExecAgent) or (isinstance(agent, str) and agent.startswith("exec:")):
+        raise ValueError(
+            f"{name} is an exec: bot: it plays in `cardzoo arena`, `cardzoo leaderboard` and `cardzoo play`, "
+            f"not as {where}; give a registered agent, a saved agent's path or an act(obs, mask) callable"
+        )
+
+
 def resolve_agent(name: str, env_options: dict | None = None, seed: int | None = None, game: str | None = None, exec_timeout: float | None = None):
     """Load an agent by registry name or path, passing what each kind needs.
 

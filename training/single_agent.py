@@ -21,7 +21,7 @@ from cardzoo import envs
 
 from cardzoo.envs.core.kernel import check_seed, is_int
 
-from .common import check_partner, resolve_agent
+from .common import check_partner, refuse_exec_bot, resolve_agent
 
 
 def registered_env(registered_game: str, registered_id: str, **kwargs) -> "SingleSeatEnv":
@@ -106,6 +106,8 @@ class SingleSeatEnv(gymnasium.Env):
         missing = [s for s in range(n) if s != seat and s not in names]
         if missing:
             raise ValueError(f"no agent named for seats {missing}; pass others={{seat: name}}")
+        for name in names.values():
+            refuse_exec_bot(name, "a seat of the single-seat env")
         self.bots = {s: resolve_agent(name, env_options, seed, game=game) for s, name in names.items()}
         space = self.aec.observation_space(self.aec.possible_agents[seat])
         self.observation_space = space["observation"]
