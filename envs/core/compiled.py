@@ -975,15 +975,8 @@ class CompiledKernel(Kernel):
         range), laid out as :attr:`obs_layout`; only what that seat may know. Written by the game's
         compiled ``observe_one``. ``packed=True`` returns the packed form ``uint8[B, obs_layout.packed_size]``
         (0/1 features 8 to a byte: :meth:`~cardzoo.envs.core.kernel.Layout.pack`)."""
-        B = st.batch_size
-        try:
-            seats = np.broadcast_to(np.asarray(seat), (B,))
-        except ValueError:
-            raise ValueError(f"seat must be an int or int[{B}], got shape {np.shape(seat)}") from None
-        n = int(self.num_players)
-        if seats.dtype.kind not in "iu" or (B and (seats.min() < 0 or seats.max() >= n)):
-            raise ValueError(f"seat {seat!r} is not valid for {self.name}; seats are ints 0..{n - 1}")
-        out = self.drivers.observe(st, seats.astype(np.int64), self.params, self.obs_layout.size)
+        seats = self.check_seats(st.batch_size, seat)
+        out = self.drivers.observe(st, seats, self.params, self.obs_layout.size)
         return self.obs_layout.pack(out) if packed else out
 
     def global_state(self, st) -> np.ndarray:

@@ -719,11 +719,10 @@ class Kernel(ABC):
             return int(seat)
         raise ValueError(f"seat {seat!r} is not valid for {self.name}; valid seats: 0..{self.num_players - 1}")
 
-    def check_determinize(self, state: BatchState, seat, rng) -> np.ndarray:
-        """The checks of :meth:`determinize`: ``seat`` (an int, or ints of shape ``[B]``) as ``int64[B]``.
-        ``ValueError`` naming the value and what is valid for a seat that is not an int of this game
-        (a bool, a float, a string, another shape) or an ``rng`` that is not a ``numpy.random.Generator``."""
-        B = state.batch_size
+    def check_seats(self, B: int, seat) -> np.ndarray:
+        """``seat`` (an int, or ints of shape ``[B]``: one per game) as ``int64[B]``; ``ValueError`` naming
+        the value and the valid seats for what is not an int seat of this game (a bool, a float, a
+        string, another shape). The seat check of :meth:`observe` and :meth:`determinize`."""
         try:
             seats = np.broadcast_to(np.asarray(seat), (B,))
         except ValueError:
@@ -731,9 +730,16 @@ class Kernel(ABC):
         n = int(self.num_players)
         if seats.dtype.kind not in "iu" or (B and (seats.min() < 0 or seats.max() >= n)):
             raise ValueError(f"seat {seat!r} is not valid for {self.name}; seats are ints 0..{n - 1}")
+        return seats.astype(np.int64)
+
+    def check_determinize(self, state: BatchState, seat, rng) -> np.ndarray:
+        """The checks of :meth:`determinize`: ``seat`` (an int, or ints of shape ``[B]``) as ``int64[B]``.
+        ``ValueError`` naming the value and what is valid for a seat that is not an int of this game
+        (a bool, a float, a string, another shape) or an ``rng`` that is not a ``numpy.random.Generator``."""
+        seats = self.check_seats(state.batch_size, seat)
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(0)), got {rng!r}")
-        return seats.astype(np.int64)
+        return seats
 
     def action_is_public(self, state: BatchState, b: int, action: int) -> bool:
         """Whether the other seats see which ``action`` the seat to act in game ``b`` takes now
