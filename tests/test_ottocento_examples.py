@@ -77,6 +77,27 @@ def test_e5_matto_led_and_matto_played_while_able_to_follow():
     assert play_trick(k, st, ["QC", "MAT", "KC", "9C"]) == 2
 
 
+def test_a_lone_led_matto_is_not_winning_the_trick():
+    """§2.2: the Matto never wins a trick, so while it is the only card of the trick nobody is
+    winning it: the state's ``trick_winner`` is -1 and every seat's ``trick_winner`` slice is all
+    zeros; the second card (8B, seat 1) then wins so far, and each seat sees seat 1 relative to it."""
+    k, st = trick_state(["MAT 6S", "8B 7B", "KB 9C", "T6 7D"])
+    sl = k.obs_layout["trick_winner"]
+    rng = np.random.default_rng(0)
+    k.step(st, np.array([cid("MAT")]), rng)
+    assert int(st.trick_winner[0]) == -1
+    for seat in range(4):
+        assert k.observe(st, seat)[0, sl].tolist() == [0, 0, 0, 0]
+    k.step(st, np.array([cid("8B")]), rng)
+    assert int(st.trick_winner[0]) == 1
+    assert [k.observe(st, seat)[0, sl].tolist() for seat in range(4)] == [
+        [0, 1, 0, 0],  # seat 0: the next seat
+        [1, 0, 0, 0],  # seat 1: me
+        [0, 0, 0, 1],  # seat 2: the previous seat
+        [0, 0, 1, 0],  # seat 3: the partner
+    ]
+
+
 def test_matto_led_then_trump_means_trumps_led():
     k, st = trick_state(["MAT 6S", "T7 7B", "KB T9", "T6 7D"])
     rng = np.random.default_rng(0)

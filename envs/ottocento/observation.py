@@ -43,7 +43,7 @@ def _public(L: Layout) -> None:
     L.add("dealer", 4, "dealer, seat-relative (me, next, partner, previous)")
     L.add("leader", 4, "leader of the current trick, seat-relative")
     L.add("to_act", 4, "seat to act, seat-relative")
-    L.add("trick_winner", 4, "seat winning the current trick so far, seat-relative")
+    L.add("trick_winner", 4, "seat winning the current trick so far, seat-relative (none while only a led Matto is in it)")
     L.add("matto_played_by", 4, "who played the Matto (its owner), seat-relative")
     L.add("matto_trick_won_by", 4, "who won the trick the Matto was played to, seat-relative")
     L.add("decided", 4, "seats that have declared or passed, seat-relative")

@@ -599,7 +599,9 @@ def _play(S, b, card, P):
     best = np.int64(S.trick_best[b])
     tie = P[P_LAST_PLAYED] != 0 and key == MOOR_KEY and best == MOOR_KEY
     win = np.int64(S.trick_winner[b])
-    if n == 0 or key > best or tie:
+    if n == 0 and card == MAT:  # §2.2: the Matto never wins; a lone led Matto leaves no winner yet
+        S.trick_best[b] = key
+    elif n == 0 or key > best or tie:
         S.trick_best[b] = key
         win = p
         S.trick_winner[b] = p
