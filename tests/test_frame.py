@@ -253,6 +253,24 @@ def test_off_turn_masks_are_zero_observations_fit_and_spaces_are_stable(game, op
 
 
 @pytest.mark.parametrize("game, options", DEFAULTS)
+def test_the_spaces_of_an_unknown_agent_raise_naming_the_agents(game, options):
+    # was a bare KeyError('player_9') (and TypeError for an unhashable agent)
+    from cardzoo.envs.core.aec import TextObservationWrapper
+
+    env = envs_make(game, **options)
+    agents = env.possible_agents
+    wrapped = TextObservationWrapper(envs_make(game, **options))
+    for call in (env.observation_space, env.action_space, wrapped.observation_space, wrapped.action_space):
+        for agent in ("player_9", 0, ["player_0"]):
+            with pytest.raises(ValueError) as err:
+                call(agent)
+            assert str(err.value) == f"unknown agent {agent!r}; agents: {agents}"
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"unknown agent \['player_0'\]; agents: "):
+        env.observe(["player_0"])
+
+
+@pytest.mark.parametrize("game, options", DEFAULTS)
 def test_action_names_round_trip(game, options):
     k = kernel(game, **options)
     names = [k.action_name(a) for a in range(k.num_actions)]

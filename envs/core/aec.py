@@ -117,10 +117,24 @@ class KernelAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        """The ``Dict`` observation space of ``agent`` (the same object on every call); ``ValueError``
+        naming the agents for an unknown agent."""
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):  # TypeError: an unhashable agent
+            raise self._unknown_agent(agent) from None
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        """The ``Discrete(A)`` action space of ``agent`` (the same object on every call); ``ValueError``
+        naming the agents for an unknown agent."""
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
+
+    def _unknown_agent(self, agent) -> ValueError:
+        """The error for an agent that is not one of :attr:`possible_agents`."""
+        return ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
 
     # ------------------------------------------------------------------ episode
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -261,9 +275,9 @@ class KernelAECEnv(AECEnv):
         unknown agent."""
         if self._st is None:
             self._require_reset("observe()")
-        seat = self.agent_name_mapping.get(agent)
+        seat = self.agent_name_mapping.get(agent) if isinstance(agent, str) else None
         if seat is None:
-            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
+            raise self._unknown_agent(agent)
         single = self._single
         if single is not None:
             # fast path: the seat to act's view was computed by the step (or by _legal_mask); copies
@@ -415,8 +429,8 @@ class KernelAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ text view
     def _seat_of(self, agent: str) -> int:
-        if agent not in self.agent_name_mapping:
-            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
+        if not isinstance(agent, str) or agent not in self.agent_name_mapping:
+            raise self._unknown_agent(agent)
         return self.agent_name_mapping[agent]
 
     def text_observation(self, agent: str) -> str:
@@ -475,7 +489,10 @@ class TextObservationWrapper(BaseWrapper):
         }
 
     def observation_space(self, agent):
-        return self._spaces[agent]
+        try:
+            return self._spaces[agent]
+        except (KeyError, TypeError):  # ValueError naming the agents, as the env's
+            raise self.env.unwrapped._unknown_agent(agent) from None
 
     def observe(self, agent):
         obs = dict(self.env.observe(agent))
