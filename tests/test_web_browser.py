@@ -218,6 +218,7 @@ def _check_summary(drv):
             if isinstance(value, (int, float)):
                 shown = str(int(value)) if float(value).is_integer() else f"{value:.2f}"
                 assert shown in text, (e, text)
+        assert "point(s)" not in text and not text.endswith(" 1 points.") and " 1 points " not in text, text
     assert "Points this deal" not in box.text and "Running total" not in box.text
     rows = drv.find_elements(By.CSS_SELECTOR, "#summary-table tbody tr")
     assert len(rows) == len(view["summary"]["lines"])

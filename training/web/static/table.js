@@ -490,11 +490,13 @@ function drawSummary() {
 }
 
 /** One explanation line: the sentence of explain.KEY with its {args} as seat names, team names,
- *  mini cards or numbers; {A} and {B} are the two teams. */
+ *  mini cards or numbers; {A} and {B} are the two teams. A sentence about exactly 1 point uses
+ *  explain.KEY_one where the language has one ("1 point", not "1 points"). */
 function explainNode(e) {
   const span = el("span", { class: "explain-line" });
-  const text = t("explain", e.key, e.key);
   const args = e.args || {};
+  const key = args.points === 1 && has("explain", e.key + "_one") ? e.key + "_one" : e.key;
+  const text = t("explain", key, e.key);
   for (const part of text.split(/(\{\w+\})/)) {
     const m = /^\{(\w+)\}$/.exec(part);
     if (!m) {
