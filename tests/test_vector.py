@@ -251,6 +251,33 @@ def test_a_refused_step_leaves_the_autoresets_to_come(illegal_action):
     np.testing.assert_array_equal(out[0][4]["action_mask"], out[1][4]["action_mask"])
 
 
+@pytest.mark.parametrize("illegal_action", ["raise", "lose"])
+def test_actions_of_every_int_width_play_and_a_huge_uint64_is_named_as_given(illegal_action):
+    """The step cast the actions to int64 before checking them: a uint64 action 2**63 + a wrapped to
+    a negative number, and the ValueError named that number (-9223372036854775804), not the action given."""
+    twins = [cardzoo.make_vec("all_fours", 4, opponents="random", seed=0, illegal_action=illegal_action) for _ in range(2)]
+    info = [v.reset()[1] for v in twins][0]
+    rng = np.random.default_rng(3)
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64):
+        actions = _random_legal(info["action_mask"], rng)
+        out = [twins[0].step(actions), twins[1].step(actions.astype(dtype))]
+        for a, b in zip(out[0][:4], out[1][:4]):
+            np.testing.assert_array_equal(a, b)
+        info = out[0][4]
+    actions = _random_legal(info["action_mask"], rng)
+    huge = actions.astype(np.uint64)
+    huge[0] += np.uint64(2**63)
+    if illegal_action == "raise":
+        match = rf"illegal action {2**63 + int(actions[0])} \(out of range 0\.\.55\) in game 0 for seat \d; legal: \["
+    else:
+        match = rf"actions must be in 0\.\.55, got \[{2**63 + int(actions[0])}\]$"
+    with pytest.raises(ValueError, match=match):
+        twins[1].step(huge)
+    out = [v.step(actions) for v in twins]  # the refused step changed nothing
+    for a, b in zip(out[0][:4], out[1][:4]):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_reset_seed_replays_the_games_whatever_the_opponents_drew_before():
     """The docs promise that the same seed and actions replay the same games; a ``random`` opponent
     kept drawing from its own generator, so a second ``reset(seed=5)`` of the same env (or one

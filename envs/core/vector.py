@@ -373,10 +373,12 @@ class KernelVectorEnv(VectorEnv):
         if self.st is None:
             raise RuntimeError("step() called before reset(): call reset() first")
         k, st = self.kernel, self.st
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be an int array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}")
-        actions = actions.astype(np.int64)  # a copy: the caller's array is never changed
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,) or not np.issubdtype(given.dtype, np.integer):
+            raise ValueError(f"actions must be an int array of shape ({self.num_envs},), got {given.dtype} {given.shape}")
+        # a copy: the caller's array is never changed. The checks and their messages read ``given``:
+        # a uint64 action >= 2**63 wraps to a negative int64 here and would be named as that
+        actions = given.astype(np.int64)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         # every check comes before anything changes: a refused step leaves the games (and the
         # autoresets still to come) as they were. The games that ended last step (NEXT_STEP,
@@ -386,15 +388,17 @@ class KernelVectorEnv(VectorEnv):
         learner_seat = self._rep_seat[self.learner_team]
         forfeit = np.zeros(self.num_envs, dtype=bool)
         if self.illegal_action == "lose":
-            in_range = (actions >= 0) & (actions < k.num_actions)
+            in_range = (given >= 0) & (given < k.num_actions)
             if not in_range[moving].all():
-                raise ValueError(f"actions must be in 0..{k.num_actions - 1}, got {actions[moving & ~in_range].tolist()}")
+                raise ValueError(f"actions must be in 0..{k.num_actions - 1}, got {given[moving & ~in_range].tolist()}")
             legal = k.legal_actions(st)
             forfeit = moving & ~legal[self._ar, np.where(in_range, actions, 0)]
             if forfeit.any():
                 moving &= ~forfeit
                 actions[forfeit] = legal[forfeit].argmax(axis=1)  # placeholders, not stepped
-        k.check_actions(st, actions)  # ValueError naming the action and the legal ones (finished games skipped)
+        # ValueError naming the action as given and the legal ones (finished games skipped); under "lose"
+        # every action left is in range and ``actions`` holds the placeholders of the forfeits
+        k.check_actions(st, actions if forfeit.any() else given)
         if pending.size:  # NEXT_STEP: the games that ended last step start again, their actions ignored
             self._fresh(pending)
             self._pending[:] = False
