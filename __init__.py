@@ -126,7 +126,7 @@ def make_vec(
     unless ``learner_side`` fixes it; ``opponents`` play the others, in batch: an agent name or path
     (``"random"``, seeded with ``seed``; ``"all_fours/rule"``, a saved agent's path: loaded with
     ``cardzoo.load_agent``), an agent, an ``act(obs, mask)`` callable, or a list / dict (name -> one of those)
-    to draw one per deal uniformly. Observations ``float32[N, D]`` in ``[0, 1]``, actions ``int[N]``,
+    to draw one per deal uniformly (a name listed twice is drawn twice as often). Observations ``float32[N, D]`` in ``[0, 1]``, actions ``int[N]``,
     masks ``infos["action_mask"]`` (``bool[N, A]``); ``autoreset_mode`` ``"NextStep"`` (default)
     or ``"SameStep"``; ``illegal_action`` ``"raise"`` (default) or ``"lose"`` (an illegal action
     loses that game, reward -1). ``options`` are the game's options. ``ValueError`` for an unknown game,
@@ -159,7 +159,12 @@ def make_vec(
     if isinstance(opponents, dict):
         opp = OpponentSet({str(n): act_fn(a) for n, a in opponents.items()})
     elif isinstance(opponents, (list, tuple)):
-        opp = OpponentSet({(a if isinstance(a, str) else f"opponent_{i}"): act_fn(a) for i, a in enumerate(opponents)})
+        # one draw per deal uniformly over the list: a name given twice is one opponent drawn twice as often
+        names = [a if isinstance(a, str) else f"opponent_{i}" for i, a in enumerate(opponents)]
+        first: dict = {}
+        for n, a in zip(names, opponents):
+            first.setdefault(n, a)
+        opp = OpponentSet({n: act_fn(a) for n, a in first.items()}, weights=[names.count(n) for n in first])
     else:
         opp = OpponentSet({opponents if isinstance(opponents, str) else "opponent_0": act_fn(opponents)})
     return KernelVectorEnv(

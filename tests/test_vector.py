@@ -218,6 +218,16 @@ def test_an_opponent_of_another_game_is_refused_when_the_env_is_made():
         cardzoo.make_vec("all_fours", 4, opponents="no-such-agent")
 
 
+def test_a_name_listed_twice_among_the_opponents_is_drawn_twice_as_often():
+    """make_vec built a dict name -> agent from the list: ["random", "random", "all_fours/rule"] kept one
+    "random" and drew it half of the time, not the two thirds of a uniform draw over the list."""
+    venv = cardzoo.make_vec("all_fours", 4, opponents=["random", "random", "all_fours/rule"], seed=0)
+    assert [venv.opponents.name(i) for i in range(len(venv.opponents))] == ["random", "all_fours/rule"]
+    np.testing.assert_allclose(venv.opponents._p, [2 / 3, 1 / 3])
+    venv = cardzoo.make_vec("all_fours", 4, opponents=["random", "all_fours/rule"], seed=0)
+    np.testing.assert_allclose(venv.opponents._p, [1 / 2, 1 / 2])
+
+
 @pytest.mark.parametrize("illegal_action", ["raise", "lose"])
 def test_a_refused_step_leaves_the_autoresets_to_come(illegal_action):
     """NEXT_STEP: a step refused for a bad action of a live game used to deal the games that had
