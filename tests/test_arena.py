@@ -491,6 +491,23 @@ def test_rating_ci_is_undefined_for_one_deal():
     assert "n/a (1 deal)" in arena.ci_text(*rr.rating_ci[0], "+.0f", 1)
 
 
+def test_rating_ci_shows_its_progress_over_the_resamples(capsys):
+    """A long bootstrap (the leaderboard's --boot) shows a bar with rate and ETA on stderr, counted in
+    resamples, and gives the very same intervals as without it (one stream drawn in the same order)."""
+    def wins(idx):
+        w = np.zeros((2, 2))
+        w[0, 1] = float((np.asarray(idx) % 3 != 0).sum())
+        w[1, 0] = len(idx) - w[0, 1]
+        return w
+
+    quiet = arena.rating_ci(wins, 2, 9, seed=4, n_boot=300)
+    assert capsys.readouterr().err == ""
+    shown = arena.rating_ci(wins, 2, 9, seed=4, n_boot=300, progress=True)
+    err = capsys.readouterr().err
+    assert "rating CIs (bootstrap)" in err and "/300 " in err and "resample/s" in err
+    assert np.array_equal(quiet, shown)
+
+
 def test_a_named_random_agent_is_seeded_from_the_arena_seed(tmp_path, capsys):
     """play_duplicate(game, "random", ...) from Python drew fresh entropy: two calls with the same
     seed gave different numbers. A named agent that draws random numbers is built with seed (A) and

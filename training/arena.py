@@ -721,12 +721,12 @@ class _NoProgress:
         pass
 
 
-def _progress(total: int, desc: str, enabled: bool):
+def _progress(total: int, desc: str, enabled: bool, unit: str = "deal"):
     if not enabled:
         return _NoProgress()
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, unit="deal", leave=False)
+    return tqdm(total=total, desc=desc, unit=unit, leave=False)
 
 
 def round_robin(
@@ -796,22 +796,27 @@ def round_robin(
 
     wins = win_matrix(np.arange(n_deals))
     ratings = bradley_terry(wins)
-    ci = rating_ci(win_matrix, K, n_deals, seed, n_boot)
+    ci = rating_ci(win_matrix, K, n_deals, seed, n_boot, progress=progress)
     return RoundRobinResult(names=names, pairs=pairs, ratings=ratings, rating_ci=ci, wins=wins)
 
 
-def rating_ci(win_matrix, n_agents: int, n_deals: int, seed: int, n_boot: int) -> np.ndarray:
+def rating_ci(win_matrix, n_agents: int, n_deals: int, seed: int, n_boot: int, progress: bool = False) -> np.ndarray:
     """``float[n_agents, 2]``: bootstrap 95% percentile intervals of the Bradley-Terry ratings
     (:func:`bradley_terry`) over ``n_boot`` resamples of the ``n_deals`` deals, drawn from
     ``numpy.random.default_rng([seed, 7919])``; ``win_matrix(idx)`` gives the win matrix of the
     deals ``idx`` (``int[n_deals]``, with repeats). NaN with ``n_boot=0`` or a single deal:
     resampling one deal gives that deal back, so there is no spread to estimate (as
     :func:`mean_ci` gives no interval for 1 observation). :func:`round_robin` and the
-    leaderboard (``training/leaderboard.py``) both use it."""
+    leaderboard (``training/leaderboard.py``) both use it. ``progress``: a progress bar (tqdm, rate
+    and ETA) over the resamples."""
     if n_boot <= 0 or n_deals < 2:
         return np.full((n_agents, 2), np.nan)
     rng = np.random.default_rng([seed, 7919])
-    boots = np.array([bradley_terry(win_matrix(rng.integers(0, n_deals, size=n_deals))) for _ in range(n_boot)])
+    boots = np.empty((n_boot, n_agents))
+    with _progress(n_boot, "rating CIs (bootstrap)", progress, unit="resample") as bar:
+        for r in range(n_boot):
+            boots[r] = bradley_terry(win_matrix(rng.integers(0, n_deals, size=n_deals)))
+            bar.update(1)
     return np.percentile(boots, [2.5, 97.5], axis=0).T
 
 

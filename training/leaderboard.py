@@ -216,14 +216,14 @@ def run_leaderboard(
         for ag in loaded.values():
             if isinstance(ag, ExecAgent):  # stop the bot's process
                 ag.close()
-    payload = _summarize(game, names, cached, meta, int(n_boot), env_options)
+    payload = _summarize(game, names, cached, meta, int(n_boot), env_options, progress)
     _write_json(out / "leaderboard.json", payload)
     (out / "leaderboard.md").write_text(markdown(payload))
     plot(payload, out / "leaderboard.png")
     return payload
 
 
-def _summarize(game, names, cached, meta, n_boot, env_options) -> dict:
+def _summarize(game, names, cached, meta, n_boot, env_options, progress: bool = False) -> dict:
     K = len(names)
     n = meta["n_deals"]
     k = envs.kernel(game, **env_options)
@@ -239,7 +239,7 @@ def _summarize(game, names, cached, meta, n_boot, env_options) -> dict:
         return w
 
     ratings = arena.bradley_terry(wins(np.arange(n)))
-    ci = arena.rating_ci(wins, K, n, meta["seed"], n_boot)  # NaN (null, "n/a (1 deal)") with 1 deal
+    ci = arena.rating_ci(wins, K, n, meta["seed"], n_boot, progress=progress)  # NaN (null, "n/a (1 deal)") with 1 deal
     matrix = {a: {} for a in names}
     for (i, j), d in cached.items():
         r = d["result"]
