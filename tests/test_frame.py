@@ -623,6 +623,25 @@ def test_a_reset_hook_of_another_shape_is_refused_naming_the_valid_shapes(game, 
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_deck_hook_that_is_not_a_permutation_names_the_id_given_twice_and_the_id_missing(game):
+    """Each game had its own copy of the permutation check; four said only 'deck must be a permutation of
+    the 52 card ids 0..51' (not even that it was a reset option), none said what was wrong. One check
+    (core.kernel.check_permutation) now names the hook, an id given twice and an id missing."""
+    n = kernel(game).deck.n
+    env = envs_make(game)
+    deck = list(range(n))
+    deck[5] = 3
+    with pytest.raises(ValueError) as e:
+        env.reset(seed=1, options={"deck": deck})
+    assert str(e.value) == (f"reset option deck must be a permutation of the {n} card ids 0..{n - 1} (each id exactly "
+                            "once): id 3 is given 2 times and id 5 is missing")
+    k = kernel(game)
+    with pytest.raises(ValueError) as e:
+        k.init(np.random.default_rng(0), 2, deck=[list(range(n)), [0] * n])
+    assert str(e.value).endswith(f"id 0 is given {n} times and id 1 is missing (game 1)")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_refused_hook_value_leaves_the_env_as_it_was(game):
     """A deck hook that is not a permutation fails; the env keeps its game and its random generator (the
     kernel may draw the first dealer before it checks the deck), so the next reset deals what it would have."""

@@ -23,7 +23,7 @@ import numpy as np
 from ..core.cards import FRENCH52, mask_to_cards, popcount
 from ..core import chance
 from ..core.compiled import CompiledKernel, arrays_type
-from ..core.kernel import BatchState, Option, bool_option, hook_ints, int_option, state_field
+from ..core.kernel import BatchState, Option, bool_option, hook_deck, hook_ints, int_option, state_field
 from . import determinize as _determinize
 from . import observation as _obs
 from . import render as _render
@@ -227,9 +227,7 @@ class AllFoursKernel(CompiledKernel):
             st.score[rows] = hook_ints("score", score, (n, 2), 0, self.target - 1)
         stock = None
         if deck is not None:
-            stock = hook_ints("deck", deck, (n, 52), 0, 51).astype(np.int8)
-            if not (np.sort(stock, axis=1) == np.arange(52)).all():
-                raise ValueError("deck must be a permutation of the 52 card ids 0..51 (each id exactly once)")
+            stock = hook_deck("deck", deck, (n, 52)).astype(np.int8)
         st.stock[rows] = self._shuffle(rng, rows, "deal") if stock is None else stock
         return _rules.NEED_DEAL
 

@@ -25,7 +25,7 @@ import numpy as np
 from ..core.cards import SPANISH48, mask_to_cards
 from ..core import chance
 from ..core.compiled import CompiledKernel, arrays_type
-from ..core.kernel import BatchState, Option, bool_option, hook_ints, int_option, state_field
+from ..core.kernel import BatchState, Option, bool_option, hook_deck, hook_ints, int_option, state_field
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
@@ -56,10 +56,7 @@ for _k, _c in enumerate(DRAW_CARDS):
 
 
 def _hook_deck(name: str, value, B: int) -> np.ndarray:
-    arr = hook_ints(name, value, (B, NUM_CARDS), 0, NUM_CARDS - 1).astype(np.int8)
-    if not (np.sort(arr, axis=1) == np.arange(NUM_CARDS)).all():
-        raise ValueError(f"{name} must be a permutation of the 48 card ids 0..47 (each id exactly once)")
-    return arr
+    return hook_deck(name, value, (B, NUM_CARDS)).astype(np.int8)
 
 
 U64 = np.uint64

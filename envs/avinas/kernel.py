@@ -25,7 +25,7 @@ import numpy as np
 from ..core.cards import FRENCH32, mask_to_cards
 from ..core import chance
 from ..core.compiled import CompiledKernel, arrays_type
-from ..core.kernel import BatchState, Option, bool_option, hook_ints, int_option, state_field
+from ..core.kernel import BatchState, Option, bool_option, hook_deck, hook_ints, int_option, state_field
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
@@ -248,9 +248,7 @@ class AvinasKernel(CompiledKernel):
         if deck is None:
             self.draw_chance(st, rows, _rules.NEED_DEAL_PLAY, rng)
         else:
-            stock = hook_ints("deck", deck, (n, 32), 0, 31).astype(np.int8)
-            if not (np.sort(stock, axis=1) == np.arange(32)).all():
-                raise ValueError("deck must be a permutation of the 32 card ids 0..31 (each id exactly once)")
+            stock = hook_deck("deck", deck, (n, 32)).astype(np.int8)
             st.stock[rows] = stock
         return _rules.NEED_DEAL_PLAY
 

@@ -57,6 +57,8 @@ __all__ = [
     "check_options",
     "check_reset_options",
     "check_seed",
+    "check_permutation",
+    "hook_deck",
     "hook_ints",
     "int_option",
     "is_int",
@@ -385,6 +387,29 @@ def hook_ints(name: str, value, shape: tuple, lo: int, hi: int) -> np.ndarray:
     if arr.size and (arr.min() < lo or arr.max() > hi):
         raise ValueError(f"reset option {name}={value!r} is out of range: each value must be in {lo}..{hi}")
     return arr
+
+
+def check_permutation(name: str, arr: np.ndarray) -> np.ndarray:
+    """``arr`` (``int[B, N]``: a stacked pack per game, e.g. the ``deck`` hook) if every row is a
+    permutation of the card ids ``0..N-1``; else ``ValueError`` naming the hook, an id given more than
+    once and an id missing (and the game, for one row per game). The one check of every kernel's
+    stacked packs."""
+    B, N = arr.shape
+    ok = (np.sort(arr, axis=1) == np.arange(N)).all(axis=1)
+    if not ok.all():
+        b = int(np.flatnonzero(~ok)[0])
+        counts = np.bincount(arr[b], minlength=N)
+        twice, missing = int(np.flatnonzero(counts > 1)[0]), int(np.flatnonzero(counts == 0)[0])
+        raise ValueError(
+            f"reset option {name} must be a permutation of the {N} card ids 0..{N - 1} (each id exactly once): "
+            f"id {twice} is given {counts[twice]} times and id {missing} is missing" + (f" (game {b})" if B > 1 else ""))
+    return arr
+
+
+def hook_deck(name: str, value, shape: tuple) -> np.ndarray:
+    """A stacked pack hook of ``init`` (``deck``): :func:`hook_ints` of ``shape`` ``(B, N)`` with ids in
+    ``0..N-1``, each row a permutation (:func:`check_permutation`)."""
+    return check_permutation(name, hook_ints(name, value, shape, 0, shape[1] - 1))
 
 
 def check_options(spec: dict[str, Option], given: dict[str, Any]) -> dict[str, Any]:

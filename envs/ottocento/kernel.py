@@ -23,7 +23,7 @@ import numpy as np
 from ..core import chance
 from ..core.cards import TAROCCO62, mask_to_cards
 from ..core.compiled import CompiledKernel, arrays_type
-from ..core.kernel import BatchState, Option, bool_option, hook_ints, int_option, state_field
+from ..core.kernel import BatchState, Option, bool_option, hook_deck, hook_ints, int_option, state_field
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
@@ -252,9 +252,7 @@ class OttocentoKernel(CompiledKernel):
                 raise ValueError("reset option score needs match mode (option match_target)")
             st.score[rows] = 2 * hook_ints("score", score, (n, 2), 0, self.target_half // 2 - 1)
         if deck is not None:
-            stock = hook_ints("deck", deck, (n, NUM_CARDS), 0, NUM_CARDS - 1)
-            if not (np.sort(stock, axis=1) == np.arange(NUM_CARDS)).all():
-                raise ValueError("deck must be a permutation of the 62 card ids 0..61 (each id exactly once)")
+            stock = hook_deck("deck", deck, (n, NUM_CARDS))
             st.stock[rows] = stock
         elif n:
             self.draw_chance(st, rows, _rules.NEED_DEAL, rng)

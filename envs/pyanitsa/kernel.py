@@ -22,7 +22,7 @@ import numpy as np
 from ..core.cards import FRENCH36, FRENCH52, bit
 from ..core import chance
 from ..core.compiled import CompiledKernel, arrays_type
-from ..core.kernel import BatchState, Layout, Option, bool_option, int_option, is_int, state_field
+from ..core.kernel import BatchState, Layout, Option, bool_option, check_permutation, int_option, is_int, state_field
 from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
@@ -266,10 +266,7 @@ class PyanitsaKernel(CompiledKernel):
             raise ValueError(f"reset option deck must be {valid}; got {arr.dtype} values of shape {arr.shape}")
         if arr.shape not in ((C,), (B, C)):  # the shapes the message states, as core.hook_ints
             raise ValueError(f"reset option deck must be {valid}; got shape {arr.shape}")
-        arr = np.broadcast_to(arr, (B, self.C))
-        if not (np.sort(arr, axis=1) == np.arange(self.C)).all():
-            raise ValueError(f"reset option deck must be a permutation of the card ids 0..{self.C - 1}")
-        return arr.astype(np.uint8)
+        return check_permutation("deck", np.broadcast_to(arr, (B, self.C))).astype(np.uint8)
 
     def _check_piles(self, piles) -> list[list[int]]:
         if not isinstance(piles, (list, tuple)) or len(piles) != self.num_players:
