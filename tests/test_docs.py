@@ -270,3 +270,20 @@ def test_rules_documents_are_linked_and_self_contained():
     for rel in PAGES:
         assert "../shared" not in _page(rel), rel
     assert "../shared" not in README
+
+
+def test_training_page_states_the_default_recipe():
+    """training/README.md said the default run behaviour-cloned for 3 epochs and took about 6
+    minutes; the defaults clone up to 30 epochs (until the held-out agreement stops rising) and the
+    run takes about 10 minutes (TrainConfig's docstring, training/TRAIN_RUNS.md)."""
+    from cardzoo.training.config import TrainConfig
+
+    page = _page("training/README.md")
+    d = TrainConfig()
+    intro = " ".join(page[page.index("`cardzoo train all_fours` first") :].split("\n\n")[0].split())
+    assert f"rule bot ({d.bc_samples:,} of its decisions, at most {d.bc_epochs} epochs:" in intro
+    assert f"for {d.total_steps:,} environment steps" in intro
+    opp = ", ".join(f"{'rule bot' if k == 'rule' else 'snapshots of itself' if k == 'snapshot' else k} {v}" for k, v in d.opponents.items())
+    assert f"({opp})" in intro
+    assert f"decisions of {d.expert_games:,} deals" in intro and f"{d.eval_deals:,} duplicate deals" in intro
+    assert "# the default recipe (about 10 minutes on 2 cores)" in page and "about 10 minutes" in TrainConfig.__doc__
