@@ -45,9 +45,36 @@ def test_render_test_and_human_mode_prints_the_ansi_table(game, capsys):
     for e in (human, ansi):
         e.reset(seed=3)
         _walk(e, 3, 5)
+    capsys.readouterr()
     assert human.render() is None
     printed = capsys.readouterr().out
     assert printed == ansi.render() + "\n" and "S0" in printed
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_human_mode_prints_the_table_at_reset_and_after_every_step(game, capsys):
+    """Gymnasium's and PettingZoo's "human" mode renders during reset and step (render() need not be
+    called); ours printed only when render() was called, so gymnasium.make(id, render_mode="human")
+    showed nothing while it played. Dead steps (step(None) once the episode ended) print nothing."""
+    human, ansi = envs.make(game, render_mode="human", render_view=0), envs.make(game, render_mode="ansi", render_view=0)
+    capsys.readouterr()
+    human.reset(seed=3)
+    ansi.reset(seed=3)
+    assert capsys.readouterr().out == ansi.render() + "\n"
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        a = int(rng.choice(ansi.legal_actions()))
+        human.step(a)
+        ansi.step(a)
+        assert capsys.readouterr().out == ansi.render() + "\n"
+    lose = envs.make(game, render_mode="human", illegal_action="lose")
+    lose.reset(seed=3)
+    capsys.readouterr()
+    bad = int(np.flatnonzero(lose.observe(lose.agent_selection)["action_mask"] == 0)[0])
+    lose.step(bad)  # the forfeit ends the episode: printed once
+    assert capsys.readouterr().out == lose.unwrapped.kernel.render(lose.unwrapped.game_state, 0, None) + "\n"
+    lose.step(None)  # a dead step
+    assert capsys.readouterr().out == ""
 
 
 @pytest.mark.slow

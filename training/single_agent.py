@@ -49,7 +49,8 @@ class SingleSeatEnv(gymnasium.Env):
             naming one in a game where everyone plays alone (P'yanitsa) raises ``ValueError``: use
             ``opponents``.
         seed: seed of the env and of seeded agents (``None`` or a non-negative int).
-        render_mode: ``None``, ``"ansi"`` or ``"human"`` (rendered from the learning seat's view).
+        render_mode: ``None``, ``"ansi"`` or ``"human"`` (rendered from the learning seat's view;
+            ``"human"`` prints the table after every move, the other seats' included).
         illegal_action: ``"raise"`` (default: ``ValueError`` naming the action and the legal ones) or
             ``"lose"``: an illegal action ends the episode and the learning seat's side loses it
             (reward ``-1``, ``info["illegal_action"]`` names it; see :mod:`cardzoo.envs.core.aec`), so

@@ -13,7 +13,8 @@ more per step than the rules themselves. What those wrappers check is checked he
 
 PettingZoo classic conventions (see ``envs/core/README.md``):
 
-* ``render_mode="human"`` prints the ``ansi`` table (``render()`` returns ``None``);
+* ``render_mode="human"`` prints the ``ansi`` table at every ``reset`` and live ``step`` (and on
+  ``render()``, which returns ``None``), as Gymnasium's and PettingZoo's human mode renders during ``step``;
 * ``illegal_action="lose"`` (default ``"raise"``): an in-range but illegal action ends the
   episode at once and the offender's side loses it: the rewards of that step are
   :meth:`Kernel.forfeit_rewards <cardzoo.envs.core.kernel.Kernel.forfeit_rewards>` (``-1`` for
@@ -49,7 +50,8 @@ class KernelAECEnv(AECEnv):
 
     Args:
         render_mode: ``None``, ``"ansi"`` (``render()`` returns a string) or ``"human"``
-            (``render()`` prints that string and returns ``None``).
+            (that string is printed at every ``reset`` and live ``step``; ``render()`` prints it too
+            and returns ``None``).
         render_view: viewpoint of ``render()``: ``None`` public information only, a seat
             index to add that seat's hand, or ``"all"`` for every hand (debugging).
         illegal_action: ``"raise"`` (default: ``ValueError``, the game unchanged) or ``"lose"``
@@ -186,6 +188,8 @@ class KernelAECEnv(AECEnv):
             for i, ag in enumerate(self.possible_agents):
                 self.rewards[ag] = float(self._st.rewards[0, i])
             self._accumulate_rewards()
+        if self.render_mode == "human":  # human rendering happens in reset and step (Gymnasium, PettingZoo)
+            self.render()
 
     def check_reset(self, seed, options) -> tuple[int | None, dict]:
         """The checks of :meth:`reset`, which change nothing: returns ``(seed, hooks)``, the seed as a
@@ -323,6 +327,8 @@ class KernelAECEnv(AECEnv):
         if not (0 <= a < self._num_actions and mask[a]):
             if 0 <= a < self._num_actions and self.illegal_action == "lose":
                 self._lose(agent, a)
+                if self.render_mode == "human":
+                    self.render()
                 return
             what = self.kernel.action_name(a) if 0 <= a < self._num_actions else f"{a} (out of range 0..{self._num_actions - 1})"
             raise ValueError(f"illegal action {what} for {agent}; legal: {self._legal_names()}")
@@ -334,6 +340,8 @@ class KernelAECEnv(AECEnv):
             self.rewards = dict(zip(self.possible_agents, st.rewards[0].tolist()))
             self._after_step()
             self._accumulate_rewards()
+            if self.render_mode == "human":
+                self.render()
             return
         # fast path: one compiled call steps and computes the next seat's mask and observation
         code = single.play(a, self._rng)
@@ -348,6 +356,8 @@ class KernelAECEnv(AECEnv):
             self.rewards = dict.fromkeys(self.possible_agents, 0.0)
             if code & 2:
                 self._finish()
+        if self.render_mode == "human":  # human rendering happens in reset and step (Gymnasium, PettingZoo)
+            self.render()
 
     def _lose(self, agent: str, action: int) -> None:
         """``illegal_action="lose"``: ``agent`` forfeits the episode by ``action`` (module docstring)."""
@@ -416,7 +426,8 @@ class KernelAECEnv(AECEnv):
 
     def render(self, view="default") -> str | None:
         """With ``render_mode="ansi"``: the table as text from ``render_view`` (or ``view``); with
-        ``render_mode="human"`` the same text is printed and ``None`` returned."""
+        ``render_mode="human"`` the same text is printed and ``None`` returned (``reset`` and ``step``
+        print it themselves in that mode)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called with render_mode=None; pass render_mode='ansi' or 'human'")
             return None
