@@ -287,3 +287,12 @@ def test_training_page_states_the_default_recipe():
     assert f"({opp})" in intro
     assert f"decisions of {d.expert_games:,} deals" in intro and f"{d.eval_deals:,} duplicate deals" in intro
     assert "# the default recipe (about 10 minutes on 2 cores)" in page and "about 10 minutes" in TrainConfig.__doc__
+
+
+def test_agents_page_lists_every_registered_name():
+    """agents/README.md's registry table left out `lowest` and the search bots of every game
+    (`GAME/pimc` but All Fours', every `GAME/ismcts`)."""
+    page = _page("agents/README.md")
+    table = page[page.index("## The registry") : page.index("Saved agents are")]
+    listed = set(re.findall(r"`([\w/-]+)`", "\n".join(x.split("|")[1] for x in table.splitlines() if x.startswith("| `"))))
+    assert listed == set(cardzoo.agents.available())
