@@ -138,8 +138,13 @@ def make_vec(
         obs, infos = envs.reset()
         obs, rew, term, trunc, infos = envs.step(infos["action_mask"].argmax(axis=1))
     """
+    from .envs import kernel_class
+    from .envs.core.kernel import check_option_names
     from .envs.core.vector import KernelVectorEnv, OpponentSet
 
+    # a misspelt parameter (num_env=4) is told make_vec's own parameters too, not the game's options alone
+    own = ("num_envs", "opponents", "seed", "learner_side", "privileged", "skip_forced", "autoreset_mode", "illegal_action")
+    check_option_names(kernel_class(game), options, own, "make_vec")
     k = kernel(game, **options)
 
     def act_fn(x):

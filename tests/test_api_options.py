@@ -48,3 +48,24 @@ def test_an_unknown_option_is_told_the_env_options_too(game):
     assert str(err.value) == (
         f"unknown option(s) ['render_mdoe']; valid options: {valid}; "
         "env options: ['illegal_action', 'render_mode', 'render_view']")
+
+
+@pytest.mark.parametrize("game", sorted(cardzoo.GAMES))
+def test_a_misspelt_parameter_of_make_vec_or_the_single_seat_env_is_told_their_own_parameters(game):
+    """cardzoo.make_vec(game, num_env=4) and gymnasium.make(id, oponents="random") listed the game's options
+    as the valid ones, without make_vec's num_envs or the single-seat env's opponents; the single-seat
+    env also took render_view, passed it to the AEC env and overwrote it (it renders from the learning seat)."""
+    import gymnasium
+
+    valid = sorted(cardzoo.envs.kernel_class(game).OPTIONS)
+    with pytest.raises(ValueError) as err:
+        cardzoo.make_vec(game, num_env=4)
+    assert str(err.value) == (
+        f"unknown option(s) ['num_env']; valid options: {valid}; make_vec options: ['autoreset_mode', "
+        "'illegal_action', 'learner_side', 'num_envs', 'opponents', 'privileged', 'seed', 'skip_forced']")
+    for typo in ("oponents", "render_view"):
+        with pytest.raises(ValueError) as err:
+            gymnasium.make(cardzoo.GYM_IDS[game], **{typo: "random"})
+        assert str(err.value) == (
+            f"unknown option(s) ['{typo}']; valid options: {valid}; single-seat env options: ['illegal_action', "
+            "'opponents', 'others', 'partner', 'render_mode', 'seat', 'seed']")

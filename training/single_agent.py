@@ -19,7 +19,7 @@ import numpy as np
 
 from cardzoo import envs
 
-from cardzoo.envs.core.kernel import check_seed, is_int
+from cardzoo.envs.core.kernel import check_option_names, check_seed, is_int
 
 from .common import check_partner, refuse_exec_bot, resolve_agent
 
@@ -78,6 +78,9 @@ class SingleSeatEnv(gymnasium.Env):
         **env_options,
     ) -> None:
         seed = check_seed(seed)
+        # a misspelt parameter (oponents=...) is told this env's own parameters too, not the game's options alone
+        own = ("seat", "partner", "opponents", "others", "seed", "render_mode", "illegal_action")
+        check_option_names(envs.kernel_class(game), env_options, own, "single-seat env")
         self.aec = envs.make(game, render_mode=render_mode, illegal_action=illegal_action, **env_options)
         self.aec_options = dict(env_options)
         n = len(self.aec.possible_agents)

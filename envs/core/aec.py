@@ -36,13 +36,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 
-from .kernel import Kernel, check_reset_options, check_seed
+from .kernel import Kernel, check_option_names, check_reset_options, check_seed
 from .render import check_view
 
 __all__ = ["ILLEGAL_ACTION_MODES", "KernelAECEnv", "TextObservationWrapper"]
 
 #: values of the ``illegal_action`` option of every AEC env
 ILLEGAL_ACTION_MODES = ("raise", "lose")
+#: the AEC env's own options, beside the game's
+ENV_OPTIONS = ("illegal_action", "render_mode", "render_view")
 
 
 class KernelAECEnv(AECEnv):
@@ -74,12 +76,8 @@ class KernelAECEnv(AECEnv):
         self, render_mode: str | None = None, render_view=None, illegal_action: str = "raise", **options: Any
     ) -> None:
         super().__init__()
-        cls = self.kernel_cls
-        unknown = sorted(set(options) - set(cls.OPTIONS) - set(cls.DEPRECATED_OPTIONS))
-        if unknown:  # a misspelt env option (render_mdoe) is told the env's own options too
-            raise ValueError(
-                f"unknown option(s) {unknown}; valid options: {sorted(cls.OPTIONS)}; "
-                f"env options: ['illegal_action', 'render_mode', 'render_view']")
+        # a misspelt env option (render_mdoe) is told the env's own options too
+        check_option_names(self.kernel_cls, options, ENV_OPTIONS, "env")
         self.kernel = self.kernel_cls(**options)
         k = self.kernel
         if render_mode not in (None, "ansi", "human"):

@@ -412,6 +412,16 @@ def hook_deck(name: str, value, shape: tuple) -> np.ndarray:
     return check_permutation(name, hook_ints(name, value, shape, 0, shape[1] - 1))
 
 
+def check_option_names(kernel_cls: type["Kernel"], given, own, who: str) -> None:
+    """``ValueError`` if a name in ``given`` (the keyword arguments of a constructor that passes the
+    game's options on) is neither an option of ``kernel_cls`` (deprecated names included) nor one of
+    the constructor's own parameters ``own``: a misspelt ``num_env`` or ``oponents`` is told the game's
+    options and ``who``'s own (``"env options: [...]"``), not the game's options alone."""
+    unknown = sorted(set(given) - set(kernel_cls.OPTIONS) - set(kernel_cls.DEPRECATED_OPTIONS) - set(own))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown}; valid options: {sorted(kernel_cls.OPTIONS)}; {who} options: {sorted(own)}")
+
+
 def check_options(spec: dict[str, Option], given: dict[str, Any]) -> dict[str, Any]:
     """Validate ``given`` options against ``spec``; return the full option dict.
 
