@@ -296,3 +296,14 @@ def test_agents_page_lists_every_registered_name():
     table = page[page.index("## The registry") : page.index("Saved agents are")]
     listed = set(re.findall(r"`([\w/-]+)`", "\n".join(x.split("|")[1] for x in table.splitlines() if x.startswith("| `"))))
     assert listed == set(cardzoo.agents.available())
+
+
+def test_studies_quote_the_rule_bots_signal_channel_as_agents_page():
+    """training/STUDIES.md quoted the Aluette channel's worth to the rule bot from before the exact
+    duplicates (+0.063 [0.053, 0.073]) after agents/README.md had re-measured it (+0.061)."""
+    agents_page, studies = _page("agents/README.md"), _page("training/STUDIES.md")
+    number = re.search(r"\*\*\+(0\.\d+) points per deal, 95% CI \[([\d.]+), ([\d.]+)\]\*\*, win rate ([\d.]+) \[([\d.]+), ([\d.]+)\]",
+                       " ".join(agents_page[agents_page.index("What the channel is worth to the rule bot"):].split())).groups()
+    flat = " ".join(studies.split())
+    assert "**+{} points per deal, 95% CI [{}, {}]**, win rate {} [{}, {}]".format(*number) in flat
+    assert f"against +{number[0]} to the rule bot" in flat
