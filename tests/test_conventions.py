@@ -137,6 +137,12 @@ def test_illegal_action_lose_ends_the_episode_zero_sum(game):
     assert env.agents == []
     # last() gives each agent what it has not collected yet: the forfeit, plus any reward still pending
     assert returns == {a: expected[a] + (0.0 if a == offender else paid[a]) for a in env.possible_agents}
+    # every agent's text view still says so once the agents have left (it read the offender from infos,
+    # which lose each agent at its dead step: KeyError), also through the wrapper
+    wrapped = TextObservationWrapper(env)
+    for a in env.possible_agents:
+        assert env.text_observation(a).endswith(f"The episode is over: {offender} played an illegal action.")
+        assert wrapped.observe(a)["text"] == env.text_observation(a)
 
 
 @pytest.mark.parametrize("game", GAMES)

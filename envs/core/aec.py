@@ -113,7 +113,7 @@ class KernelAECEnv(AECEnv):
         self._st = None
         self._single = None
         self._legal = None
-        self._forfeit = False
+        self._forfeit: str | None = None  # the agent who lost the episode by an illegal action ("lose")
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -172,7 +172,7 @@ class KernelAECEnv(AECEnv):
                 raise
             self._st = st
             self._single = self.kernel.single_game(self._st)
-        self._forfeit = False
+        self._forfeit = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -226,7 +226,7 @@ class KernelAECEnv(AECEnv):
             self.infos[a] = dict(info)
 
     def _over(self) -> bool:
-        return bool(self._st.done.item(0)) or self._forfeit
+        return bool(self._st.done.item(0)) or self._forfeit is not None
 
     def _legal_mask(self) -> np.ndarray:
         """The action mask of the seat to act (``int8[A]`` on the fast path, else ``bool[A]``), cached in
@@ -286,7 +286,7 @@ class KernelAECEnv(AECEnv):
             # are handed out, so what a caller keeps never changes
             legal = self._legal if self._legal is not None else self._legal_mask()
             if legal is single.mask and seat == single.view_seat:
-                mask = np.zeros(self._num_actions, dtype=np.int8) if self._forfeit else legal.copy()
+                mask = np.zeros(self._num_actions, dtype=np.int8) if self._forfeit is not None else legal.copy()
                 return {"observation": single.obs.copy(), "action_mask": mask}
         st = self._st
         obs = self._single.observe(seat) if self._single is not None else self.kernel.observe(st, seat)[0]
@@ -360,7 +360,7 @@ class KernelAECEnv(AECEnv):
     def _lose(self, agent: str, action: int) -> None:
         """``illegal_action="lose"``: ``agent`` forfeits the episode by ``action`` (module docstring)."""
         self._cumulative_rewards[agent] = 0.0
-        self._forfeit = True
+        self._forfeit = agent
         self._legal = None
         pay = self.kernel.forfeit_rewards(self.agent_name_mapping[agent])
         self.rewards = dict(zip(self.possible_agents, pay.tolist()))
@@ -451,8 +451,9 @@ class KernelAECEnv(AECEnv):
         self._require_reset("text_observation()")
         seat = self._seat_of(agent)
         text = self.kernel.text_view(self._st, 0, seat)
-        if self._forfeit:  # the kernel's game goes on, but the episode was forfeited
-            text = text.rsplit("\n", 1)[0] + f"\nThe episode is over: {self.infos[agent]['offender']} played an illegal action."
+        if self._forfeit is not None:  # the kernel's game goes on, but the episode was forfeited (the offender
+            # is kept here: infos lose each agent at its dead step)
+            text = text.rsplit("\n", 1)[0] + f"\nThe episode is over: {self._forfeit} played an illegal action."
         return text
 
     def action_from_text(self, agent: str, text: str) -> int:
