@@ -52,6 +52,17 @@ def test_render_test_and_human_mode_prints_the_ansi_table(game, capsys):
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_a_render_view_that_is_an_array_is_refused_by_name(game):
+    """render_view=np.array([1, 2]) raised numpy's "The truth value of an array with more than one
+    element is ambiguous" (comparing it with "all") instead of naming the valid views."""
+    n = len(envs.make(game).possible_agents)
+    for view in (np.array([1, 2]), [0]):
+        with pytest.raises(ValueError) as err:
+            envs.make(game, render_mode="ansi", render_view=view)
+        assert str(err.value) == f"render view {view!r} is not valid; valid: None (public), 'all', or a seat 0..{n - 1}"
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_human_mode_prints_the_table_at_reset_and_after_every_step(game, capsys):
     """Gymnasium's and PettingZoo's "human" mode renders during reset and step (render() need not be
     called); ours printed only when render() was called, so gymnasium.make(id, render_mode="human")

@@ -27,7 +27,7 @@ def check_view(view, num_players: int):
 
     Raises ``ValueError`` naming the valid values.
     """
-    if view is None or view == "all":
+    if view is None or (isinstance(view, str) and view == "all"):  # an array == "all" would be ambiguous
         return view
     if isinstance(view, (int, np.integer)) and not isinstance(view, (bool, np.bool_)) and 0 <= view < num_players:
         return int(view)
