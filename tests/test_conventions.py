@@ -63,6 +63,25 @@ def test_a_render_view_that_is_an_array_is_refused_by_name(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_an_array_given_for_render_mode_illegal_action_or_partner_is_refused_by_name(game):
+    """render_mode=np.array([...]) (AEC env), illegal_action=np.array([...]) (vector env) and
+    partner=np.array([...]) (single-seat env in P'yanitsa) raised numpy's "The truth value of an array
+    with more than one element is ambiguous" (``x in (...)``, ``if partner``), not the valid values."""
+    bad = np.array([1, 2])
+    with pytest.raises(ValueError) as err:
+        envs.make(game, render_mode=bad)
+    assert str(err.value) == "render_mode=array([1, 2]) is not supported; valid: None, 'ansi', 'human'"
+    for make in (lambda: envs.make(game, illegal_action=bad), lambda: cardzoo.make_vec(game, 2, illegal_action=bad)):
+        with pytest.raises(ValueError) as err:
+            make()
+        assert str(err.value) == "illegal_action=array([1, 2]) is not valid; valid values: ['raise', 'lose']"
+    if envs.kernel(game).teams is None:
+        with pytest.raises(ValueError) as err:
+            gymnasium.make(cardzoo.GYM_IDS[game], partner=bad)
+        assert str(err.value) == f"partner is for partnership games; in {game} every player plays alone: use opponents"
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_human_mode_prints_the_table_at_reset_and_after_every_step(game, capsys):
     """Gymnasium's and PettingZoo's "human" mode renders during reset and step (render() need not be
     called); ours printed only when render() was called, so gymnasium.make(id, render_mode="human")

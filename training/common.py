@@ -179,7 +179,8 @@ def check_partner(game: str, kernel, partner, partner_flag: str = "--partner", o
     is ``None``): there is no partner seat, the others are all opponents. ``partner_flag`` and
     ``opponents_flag`` are the names the caller's user knows (``--partner`` in ``cardzoo play``,
     ``partner`` in the web API)."""
-    if partner and kernel.teams is None:
+    named = partner is not None and not (isinstance(partner, str) and partner == "")  # never `if partner`: an array
+    if named and kernel.teams is None:
         raise ValueError(f"{partner_flag} is for partnership games; in {game} every player plays alone: use {opponents_flag}")
 
 

@@ -36,13 +36,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 
-from .kernel import Kernel, check_option_names, check_reset_options, check_seed
+from .kernel import ILLEGAL_ACTION_MODES, Kernel, check_illegal_action, check_option_names, check_reset_options, check_seed
 from .render import check_view
 
 __all__ = ["ILLEGAL_ACTION_MODES", "KernelAECEnv", "TextObservationWrapper"]
 
-#: values of the ``illegal_action`` option of every AEC env
-ILLEGAL_ACTION_MODES = ("raise", "lose")
 #: the AEC env's own options, beside the game's
 ENV_OPTIONS = ("illegal_action", "render_mode", "render_view")
 
@@ -80,11 +78,9 @@ class KernelAECEnv(AECEnv):
         check_option_names(self.kernel_cls, options, ENV_OPTIONS, "env")
         self.kernel = self.kernel_cls(**options)
         k = self.kernel
-        if render_mode not in (None, "ansi", "human"):
+        if render_mode is not None and not (isinstance(render_mode, str) and render_mode in ("ansi", "human")):
             raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi', 'human'")
-        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action={illegal_action!r} is not valid; valid values: {list(ILLEGAL_ACTION_MODES)}")
-        self.illegal_action = illegal_action
+        self.illegal_action = check_illegal_action(illegal_action)
         self.render_view = check_view(render_view, k.num_players)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(k.num_players)]

@@ -48,6 +48,7 @@ from . import chance
 from .cards import Deck
 
 __all__ = [
+    "ILLEGAL_ACTION_MODES",
     "BatchState",
     "Kernel",
     "Layout",
@@ -410,6 +411,19 @@ def hook_deck(name: str, value, shape: tuple) -> np.ndarray:
     """A stacked pack hook of ``init`` (``deck``): :func:`hook_ints` of ``shape`` ``(B, N)`` with ids in
     ``0..N-1``, each row a permutation (:func:`check_permutation`)."""
     return check_permutation(name, hook_ints(name, value, shape, 0, shape[1] - 1))
+
+
+#: values of the ``illegal_action`` option of every env (AEC, vector, single-seat)
+ILLEGAL_ACTION_MODES = ("raise", "lose")
+
+
+def check_illegal_action(value) -> str:
+    """``value`` if it is one of :data:`ILLEGAL_ACTION_MODES`, else ``ValueError`` naming it and the valid
+    values (also for a value that is not a str, e.g. an array, which ``in`` would compare element-wise).
+    The one check of every env's ``illegal_action``."""
+    if not isinstance(value, str) or value not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"illegal_action={value!r} is not valid; valid values: {list(ILLEGAL_ACTION_MODES)}")
+    return value
 
 
 def check_option_names(kernel_cls: type["Kernel"], given, own, who: str) -> None:

@@ -57,7 +57,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .kernel import Kernel, check_reset_options, check_seed, is_int
+from .kernel import Kernel, check_illegal_action, check_reset_options, check_seed, is_int
 
 __all__ = ["KernelVectorEnv", "OpponentSet"]
 
@@ -198,9 +198,7 @@ class KernelVectorEnv(VectorEnv):
             mode = None
         if mode not in modes:
             raise ValueError(f"autoreset_mode={autoreset_mode!r} is not supported; valid: {[m.value for m in modes]}")
-        if illegal_action not in ("raise", "lose"):
-            raise ValueError(f"illegal_action={illegal_action!r} is not valid; valid values: ['raise', 'lose']")
-        self.illegal_action = illegal_action
+        self.illegal_action = check_illegal_action(illegal_action)
         self.kernel = k = kernel
         self.sides = [list(t) for t in k.teams] if k.teams is not None else [[s] for s in range(k.num_players)]
         if learner_side is not None and not (is_int(learner_side) and 0 <= learner_side < len(self.sides)):
