@@ -314,3 +314,17 @@ def test_label_search_on_flag_and_its_deprecated_spelling(monkeypatch, tmp_path,
             "(cardzoo label --label-search-on)") in helps["expert-iterate"]
     assert ("--search-on SEARCH_ON decision types distilled each round, trained towards the PIMC values "
             "(cardzoo distil --search-on)") in helps["expert-iterate"]
+
+
+def test_label_values_bids_by_default_as_its_help_says(tmp_path, capsys):
+    """`cardzoo label --help` said the bids get values only "with --label-search-on"; without the flag
+    every decision type is labelled (default all), as its --label-search-on help and training/README.md say."""
+    from cardzoo.training.cli import build_parser
+
+    text = " ".join(build_parser()._subparsers._group_actions[0].choices["label"].format_help().split())
+    assert "and of each bid, declaration or signal (--label-search-on chooses which; default all)" in text
+    out = tmp_path / "x.npz"
+    assert cli.main(["label", "all_fours", str(out), "--games", "2", "--batch", "2", "--n-det", "1"]) == 0
+    with np.load(out) as f:
+        assert [str(t) for t in f["labelled"]] == ["cards", "others"]
+        assert np.array_equal(np.isfinite(f["other_q"]), f["other_mask"]) and f["other_mask"].any()  # every legal bid has a value

@@ -522,7 +522,7 @@ def add_commands(sub, games, parse_options) -> None:
         "label", help="expert iteration, step 1: label a policy's positions (card play, bids) with PIMC search",
         description="Play deals between a trained policy (one team) and an opponent; at every card decision with a "
         "choice, store the observation and the PIMC search value of each legal card (agents/shipped/README.md, All Fours: how the "
-        "shipped agent was made) and, with --label-search-on, of each bid, declaration or signal; every game can be labelled "
+        "shipped agent was made) and of each bid, declaration or signal (--label-search-on chooses which; default all); every game can be labelled "
         "(training/EXPERT.md). About 900 labels per second per core (All Fours, n-det 32, the compiled kernel); run one process per core with different seeds.",
     )
     lb.add_argument("game", choices=games, help="the game")
