@@ -307,3 +307,19 @@ def test_studies_quote_the_rule_bots_signal_channel_as_agents_page():
     flat = " ".join(studies.split())
     assert "**+{} points per deal, 95% CI [{}, {}]**, win rate {} [{}, {}]".format(*number) in flat
     assert f"against +{number[0]} to the rule bot" in flat
+
+
+def test_training_page_names_the_expert_iteration_defaults():
+    """training/README.md said "Its defaults are the recipe of the shipped all_fours/ppo" right after
+    `cardzoo expert-iterate`, whose defaults (8 determinizations, 200 deals a round) are not; the
+    recipe's are label's and distil's, which the page now names."""
+    from cardzoo.training.cli import build_parser
+
+    sub = build_parser()._subparsers._group_actions[0].choices
+    label, distil, ei = (sub[c].parse_args(a) for c, a in (("label", ["all_fours", "x.npz"]),
+                                                           ("distil", ["a", "b", "--labels", "x"]),
+                                                           ("expert-iterate", ["all_fours", "--out", "o"])))
+    flat = " ".join(_page("training/README.md").split())
+    assert (f"The defaults of `label` and `distil` ({label.n_det} determinizations, `--tau {distil.tau}`, "
+            f"`--prior {distil.prior}`) are the recipe of the shipped `all_fours/ppo`") in flat
+    assert ei.n_det < label.n_det and "(`expert-iterate`'s are smaller, for a quick run)" in flat
