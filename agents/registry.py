@@ -36,6 +36,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from cardzoo.envs.core.kernel import check_seed
+
 from .base import Agent
 
 __all__ = ["agent_name", "available", "load", "register", "unregister"]
@@ -156,6 +158,8 @@ def load(name: str | os.PathLike, **env_options: Any) -> Agent:
     """
     given_path = isinstance(name, os.PathLike)
     name = agent_name(name)
+    if "seed" in env_options:  # the envs' one seed check: True or 1.5 are not seeds, -1 is named as the seed
+        env_options["seed"] = check_seed(env_options["seed"])
     if name in _REGISTRY:
         return _REGISTRY[name](**env_options)
     if name.startswith("exec:"):

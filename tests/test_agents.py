@@ -419,3 +419,15 @@ def test_the_avinas_row_of_the_shipped_agents_page_is_what_its_command_prints():
     assert sevens["n_deals"] == 1440 and f"{sevens['mean_diff']:+.3f}" == "+0.098"
     page = (Path(__file__).resolve().parent.parent / "agents" / "shipped" / "README.md").read_text()
     assert row in page and "| — sevens game | 1,440 | **+0.098** [+0.072, +0.123] |" in page
+
+
+@pytest.mark.parametrize("name", ["random", "all_fours/random", "all_fours/pimc", "all_fours/ismcts"])
+def test_a_bad_seed_of_an_agent_is_refused_as_the_envs_refuse_it(name):
+    """agents.load(name, seed=...) handed the seed to numpy: True was taken as the seed 1, 1.5 and "3"
+    raised numpy's TypeError ("SeedSequence expects int ..."), -1 its "expected non-negative integer"
+    (not saying which argument). load now checks it with the envs' one seed check (kernel.check_seed)."""
+    for seed in (-1, True, 1.5, "3"):
+        with pytest.raises(ValueError) as err:
+            agents.load(name, seed=seed)
+        assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
+    agents.load(name, seed=np.int64(3))  # numpy ints are seeds

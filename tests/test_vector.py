@@ -288,6 +288,15 @@ def test_actions_of_every_int_width_play_and_a_huge_uint64_is_named_as_given(ill
         np.testing.assert_array_equal(a, b)
 
 
+def test_a_bad_seed_of_make_vec_is_refused_before_the_opponents_are_loaded():
+    """make_vec loaded the opponents with the seed before the vector env checked it: seed=1.5 raised
+    numpy's TypeError ("SeedSequence expects int ..."), seed=-1 numpy's "expected non-negative integer"."""
+    for seed in (-1, True, 1.5, "3"):
+        with pytest.raises(ValueError) as err:
+            cardzoo.make_vec("all_fours", 2, opponents=["random", "all_fours/pimc"], seed=seed)
+        assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
+
+
 def test_reset_seed_replays_the_games_whatever_the_opponents_drew_before():
     """The docs promise that the same seed and actions replay the same games; a ``random`` opponent
     kept drawing from its own generator, so a second ``reset(seed=5)`` of the same env (or one
