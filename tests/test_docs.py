@@ -323,3 +323,27 @@ def test_training_page_names_the_expert_iteration_defaults():
     assert (f"The defaults of `label` and `distil` ({label.n_det} determinizations, `--tau {distil.tau}`, "
             f"`--prior {distil.prior}`) are the recipe of the shipped `all_fours/ppo`") in flat
     assert ei.n_det < label.n_det and "(`expert-iterate`'s are smaller, for a quick run)" in flat
+
+
+def test_agents_page_wrappers_construct_as_written():
+    """agents/README.md showed `Silent(agent)`, which raises TypeError (Silent takes the signal
+    actions too; `Silent.aluette(agent)` fills them in). Every wrapper call of the page's Wrappers
+    section builds a working agent as written, on its game."""
+    import importlib
+
+    page = _page("agents/README.md")
+    section = page[page.index("## Wrappers") : page.index("## The rule bots")]
+    calls = re.findall(r"`(cardzoo\.agents\.(\w+)\.[\w.]+\([\w, ]*\))`", section)
+    game_of = {"skip_forced": "pyanitsa", "honest": "avinas", "silent": "aluette", "phase_mix": "all_fours"}
+    assert sorted(module for _, module in calls) == sorted(game_of), calls
+    for call, module in calls:
+        game = game_of[module]
+        importlib.import_module(f"cardzoo.agents.{module}")
+        rule = cardzoo.load_agent(f"{game}/rule")
+        namespace = {"cardzoo": cardzoo, "agent": rule, "bids_agent": rule, "cards_agent": cardzoo.load_agent("lowest"), "game": game}
+        wrapped = eval(call, namespace)
+        env = cardzoo.make(game)
+        env.reset(seed=0)
+        obs = env.observe(env.agent_selection)
+        action = wrapped.act(obs["observation"][None], obs["action_mask"][None])[0]
+        assert obs["action_mask"][action], call
