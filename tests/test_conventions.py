@@ -197,6 +197,22 @@ def test_pettingzoo_api_test_under_lose(game):
     api_test(envs.make(game, illegal_action="lose"), num_cycles=60)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_turn_based_aec_to_parallel_passes_the_parallel_api_test(game):
+    """envs/core/README.md: metadata["is_parallelizable"] is False (aec_to_parallel does not apply to a
+    turn-based game) and PettingZoo's turn_based_aec_to_parallel gives a parallel env that passes
+    parallel_api_test, with exactly one agent acting per step."""
+    from pettingzoo.test import parallel_api_test
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    assert envs.make(game).metadata["is_parallelizable"] is False
+    par = turn_based_aec_to_parallel(envs.make(game))
+    parallel_api_test(par, num_cycles=40)
+    obs, infos = par.reset(seed=3)
+    acting = [a for a in par.agents if obs[a]["action_mask"].any()]
+    assert len(acting) == 1
+
+
 # ----------------------------------------------------------------------------- single seat
 @pytest.mark.parametrize("game", GAMES)
 def test_single_seat_env_passes_gymnasium_and_sb3_check_env_under_lose(game):
@@ -205,6 +221,10 @@ def test_single_seat_env_passes_gymnasium_and_sb3_check_env_under_lose(game):
 
     from cardzoo.training.single_agent import SingleSeatEnv
 
+    with warnings.catch_warnings(record=True) as caught:  # the metadata gives a render rate
+        warnings.simplefilter("always")
+        gymnasium.make(cardzoo.GYM_IDS[game], render_mode="ansi").reset(seed=0)
+    assert not [w for w in caught if "render fps" in str(w.message)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # check_env's advice (e.g. on the Box's bounds)
         check_env(gymnasium.make(cardzoo.GYM_IDS[game], illegal_action="lose").unwrapped)

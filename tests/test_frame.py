@@ -30,6 +30,9 @@ def test_packed_observation_round_trips_and_packs_the_binary_features(game):
         assert np.array_equal(lay.unpack(packed), obs)
         if hasattr(k, "drivers"):
             assert np.array_equal(k.observe(st, seat, packed=True), packed)
+    for bad in ("yes", 1, None):  # "no" would be true: only a bool picks the form
+        with pytest.raises(ValueError, match=f"packed must be True or False, got {bad!r}"):
+            k.observe(st, 0, packed=bad)
 
 
 def test_layout_pack_worked_example():

@@ -61,7 +61,7 @@ class SingleSeatEnv(gymnasium.Env):
     bool), seed, agent name or option, and ``FileNotFoundError`` naming an agent path that does not exist.
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
     MAX_REDEALS = 1000  # reset redeals (fresh random deals) at most this often when a deal ends before the seat acts
     STACKING_OPTIONS = {"deck", "piles", "draw_deck"}  # reset options that fix the cards dealt
 

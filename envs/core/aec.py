@@ -100,6 +100,7 @@ class KernelAECEnv(AECEnv):
         self.metadata = {
             "name": self.env_name,
             "render_modes": ["ansi", "human"],
+            "render_fps": 1,  # human mode prints a text table per step; Gymnasium's checker asks for a rate
             "is_parallelizable": False,
             "zero_sum": k.zero_sum,
             "teams": teams,

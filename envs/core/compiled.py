@@ -974,7 +974,10 @@ class CompiledKernel(Kernel):
         """Observation ``uint8[B, D]`` of ``seat`` (int or ``int[B]``; ``ValueError`` for a seat out of
         range), laid out as :attr:`obs_layout`; only what that seat may know. Written by the game's
         compiled ``observe_one``. ``packed=True`` returns the packed form ``uint8[B, obs_layout.packed_size]``
-        (0/1 features 8 to a byte: :meth:`~cardzoo.envs.core.kernel.Layout.pack`)."""
+        (0/1 features 8 to a byte: :meth:`~cardzoo.envs.core.kernel.Layout.pack`); ``ValueError`` for a
+        ``packed`` that is not a bool (``"no"`` would be true)."""
+        if not isinstance(packed, (bool, np.bool_)):
+            raise ValueError(f"packed must be True or False, got {packed!r}")
         seats = self.check_seats(st.batch_size, seat)
         out = self.drivers.observe(st, seats, self.params, self.obs_layout.size)
         return self.obs_layout.pack(out) if packed else out
