@@ -347,3 +347,11 @@ def test_agents_page_wrappers_construct_as_written():
         obs = env.observe(env.agent_selection)
         action = wrapped.act(obs["observation"][None], obs["action_mask"][None])[0]
         assert obs["action_mask"][action], call
+
+
+def test_expert_page_quotes_the_search_pages_aluette_row():
+    """agents/SEARCH.md's PIMC rows were from the former arena (Aluette −0.243; the call as written
+    now gives −0.155) and training/EXPERT.md quoted them; the two pages give the same number."""
+    row = next(x for x in _page("agents/SEARCH.md").splitlines() if x.startswith("| `aluette/pimc` | 200 |"))
+    mean = row.split("|")[3].split()[0]
+    assert f"Aluette's card search loses to its own rule bot ({mean} per deal" in _page("training/EXPERT.md")
