@@ -276,3 +276,17 @@ def test_the_batch_help_says_a_stochastic_agent_depends_on_it(tmp_path):
     assert "except for stochastic agents (random, GAME/pimc), which draw one batch at a time" in text
     page = (Path(__file__).resolve().parent.parent / "training" / "LEADERBOARD.md").read_text()
     assert "reproduce or resume a board with the same `--batch`" in page
+
+
+def test_the_leaderboard_page_shows_the_committed_boards():
+    """Each game's section of training/LEADERBOARD.md shows the ratings and the mean-difference
+    matrix of its board file (training/leaderboards/GAME/leaderboard.md), so a regenerated board is
+    regenerated on the page too (the Ottocento board was, after the lone-Matto rules fix)."""
+    root = Path(__file__).resolve().parent.parent / "training"
+    page = (root / "LEADERBOARD.md").read_text()
+    for game in ("all_fours", "avinas", "aluette", "ottocento", "pyanitsa"):
+        board = (root / "leaderboards" / game / "leaderboard.md").read_text()
+        at = page.index(f"--out training/leaderboards/{game}`")
+        section = page[at : page.index("![", at)]
+        rows = [x for x in board.split("## Head to head: pairwise win rate")[0].splitlines() if x.startswith("| ")]
+        assert rows and all(row in section for row in rows), game
