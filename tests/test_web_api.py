@@ -520,3 +520,33 @@ def test_a_body_that_is_not_json_is_422_saying_so(client):
     assert r.status_code == 422 and "send a JSON object, e.g. {\"game\": \"all_fours\"}" in r.json()["detail"]
     assert client.get("/api/tables/nope").status_code == 404  # other HTTP errors as before
     assert client.put(f"/api/tables/{tid}").json() == {"detail": "Method Not Allowed"}
+
+
+def test_a_long_pyanitsa_game_sends_only_the_last_moves_of_its_log():
+    """The View's move log is the episode's last ``LOG_WINDOW`` (150) moves, ``log_start`` the number
+    of the first: the whole log went in every answer (29 bytes a move), so a long P'yanitsa game's
+    answers grew without bound (a 758-move game's last answer was 22.8 KB, 22 KB of it log). The
+    frames of the answers, put together, are the whole log, and the log sent is its tail."""
+    from cardzoo.training.web.views import LOG_WINDOW
+
+    assert LOG_WINDOW == 150
+    client = make_client()
+    out = open_table(client, "pyanitsa", seed=4, players=2)
+    tid, v = out["table_id"], out["view"]
+    heard = [{"seat": f["seat"], "text": f["text"]} for f in v["frames"]]
+    largest = 0
+    while not v["done"]:
+        r = client.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]})
+        assert r.status_code == 200, r.text
+        v = r.json()
+        largest = max(largest, len(r.content))
+        heard += [{"seat": f["seat"], "text": f["text"]} for f in v["frames"]]
+        assert v["moves"] == len(heard)
+        assert len(v["log"]) == min(len(heard), 150) and v["log_start"] == len(heard) - len(v["log"])
+        assert v["log"] == heard[v["log_start"]:]
+    assert (v["moves"], v["log_start"]) == (206, 56)
+    assert largest < 9000
+    again = client.get(f"/api/tables/{tid}").json()
+    assert (again["log"], again["log_start"]) == (v["log"], 56)
+    rep = client.get(f"/api/tables/{tid}/replay").json()
+    assert rep["first"] == 0 and [{"seat": f["seat"], "text": f["text"]} for f in rep["frames"]] == heard

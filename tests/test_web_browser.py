@@ -547,3 +547,67 @@ def test_table_address_numbers_are_sent_exactly_or_refused(pacing_server, driver
         "fetch('/api/tables/' + id).then((r) => r.json()).then((v) => done(v.hand.map((c) => c.code)));"
     )
     assert shown == hands[big]  # auto-play off: the hand as dealt by that very seed
+
+
+def test_a_long_game_shows_the_log_window_numbered_and_its_replay_log(pacing_server, driver):
+    """A View carries the last 150 moves of the log (``log_start``: the number of the first). The page
+    numbers the log from there, and the replay builds its log from its own frames: it used to slice
+    the live log by counting back from its end, so with only the last moves sent, the replay of a
+    206-move P'yanitsa game showed 97 log entries at its third move."""
+    from selenium.webdriver.common.by import By
+
+    drv = driver
+    _inner_size(drv, *DESKTOP)
+    _settings(drv, pacing_server, speed="instant", auto="on")
+    drv.get(f"{pacing_server}/table.html?game=pyanitsa&opponents=random&players=2&seed=4")
+    _wait(drv, lambda d: "table=" in d.current_url, "the P'yanitsa table")
+    assert _play_deal(drv, check_layout=False) == 0  # every flip is forced: the table played them all
+    log = "return [document.getElementById('log').start, document.querySelectorAll('#log li').length]"
+    assert drv.execute_script(log) == [57, 150]  # moves 57 to 206 of 206
+    drv.find_element(By.ID, "replay-open").click()
+    _wait(drv, lambda d: d.find_element(By.ID, "replay-bar").is_displayed(), "the replay")
+    assert drv.find_element(By.ID, "replay-step").text.startswith("Move 0 of 206")
+    assert drv.execute_script(log) == [1, 0]
+    for _ in range(3):
+        drv.find_element(By.ID, "replay-next").click()
+    assert drv.find_element(By.ID, "replay-step").text.startswith("Move 3 of 206")
+    assert drv.execute_script(log) == [1, 3]
+    drv.find_element(By.ID, "replay-close").click()
+    assert drv.execute_script(log) == [57, 150]
+
+
+LOG_WATCH_JS = """
+// every render's move log: [number of its first entry, entries]; the pace made 1 ms a move
+window.__logs = [];
+new MutationObserver(() => { const ol = document.getElementById('log');
+  window.__logs.push([ol.start, ol.querySelectorAll('li').length]); })
+  .observe(document.body, { attributes: true, attributeFilter: ['data-seq'] });
+const done = arguments[arguments.length - 1];
+import('/static/i18n.js').then((m) => { m.PACE.fast.move = 1; m.PACE.fast.trick = 1; done(true); });
+"""
+
+
+def test_an_answer_longer_than_the_log_window_shows_each_move_logged_in_turn(pacing_server, driver):
+    """Once seat 0 of a 4-player P'yanitsa game is out of cards, one answer holds the rest of the
+    game (585 moves here, more than the View's 150-move log): each move, shown in turn, is the
+    last entry of the log drawn with it, the log holding the last 150 moves (or all, fewer)."""
+    from selenium.webdriver.support.ui import Select
+
+    drv = driver
+    _inner_size(drv, *DESKTOP)
+    _settings(drv, pacing_server, speed="fast", auto="off")
+    drv.get(f"{pacing_server}/table.html?game=pyanitsa&opponents=random&players=4&seed=2")
+    _wait(drv, lambda d: "table=" in d.current_url, "the P'yanitsa table")
+    seq = _wait_table_ready(drv)
+    assert drv.execute_async_script(LOG_WATCH_JS)
+    Select(drv.find_element("id", "set-auto")).select_by_value("on")
+    drv.execute_script("arguments[0].click()", drv.find_element("css selector", "#move-buttons button.move"))
+    _wait(drv, lambda d: _body(d, "done") == "1" and _body(d, "busy") == "0", "the end of the game", timeout=120)
+    logs = drv.execute_script("return window.__logs")
+    ends = []
+    for start, n in logs:
+        end = start - 1 + n  # the number of the last move in the log
+        assert n == min(150, end), (start, n)
+        if not ends or ends[-1] != end:
+            ends.append(end)
+    assert ends == list(range(ends[0], 684)) and ends[0] <= 4

@@ -4,7 +4,8 @@
 see; a generic view where a game has none yet), replaces card ids with card dicts
 (:func:`card_dict`) and adds the table's seats, the legal moves, the move log (another seat's
 move that seat 0 does not see is ``"face_down"``), returns, running totals and the env's text
-render from seat 0.
+render from seat 0. The move log is the episode's last :data:`LOG_WINDOW` moves, ``"log_start"``
+the number of the first of them (0 while the episode is shorter).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # type names only: tables imports nothing from here, views nothing at run time from tables
     from .tables import Table
 
-__all__ = ["card_dict", "frames_json", "generic_view", "seat_roles", "table_view_json"]
+__all__ = ["LOG_WINDOW", "card_dict", "frames_json", "generic_view", "seat_roles", "table_view_json"]
 
 _SUITS = {
     "french": {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"},
@@ -155,6 +156,12 @@ def _seat0_view(k, st, completed) -> dict:
     return v
 
 
+#: entries of the move log a View carries: the last ones (``"log_start"`` is the number of the first).
+#: The whole log went in every answer, 29 bytes a move, so a long P'yanitsa game (thousands of flips)
+#: sent hundreds of KB an answer and its transfer grew with the square of its length.
+LOG_WINDOW = 150
+
+
 #: keys of a frame's view (what the browser redraws between two moves)
 FRAME_KEYS = ("hand", "hand_sizes", "exposed", "trick", "last_trick", "to_act", "dealer", "phase", "facts", "scores",
               "summary")
@@ -214,6 +221,7 @@ def table_view_json(table: Table) -> dict:
     legal = env.legal_actions() if your_turn else []
     roles = seat_roles(k, table.num_players)
     team_of = {s: i for i, t in enumerate(k.teams or []) for s in t}
+    shown_log = table.log[-LOG_WINDOW:]
     v.update(
         {
             "table_id": table.id,
@@ -234,7 +242,8 @@ def table_view_json(table: Table) -> dict:
             "legal": [{"action": a, "name": k.action_name(a), "card": _action_card_dict(k, a)} for a in legal],
             "your_turn": your_turn,
             "done": done,
-            "log": [{"seat": e.seat, "text": k.action_name(e.action) if e.seen else "face_down"} for e in table.log],
+            "log": [{"seat": e.seat, "text": k.action_name(e.action) if e.seen else "face_down"} for e in shown_log],
+            "log_start": len(table.log) - len(shown_log),
             "returns": [float(r) for r in table.returns] if done else None,
             "totals": [float(t) for t in table.totals],
             "match": bool(getattr(k, "match", False)),

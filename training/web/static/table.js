@@ -332,6 +332,8 @@ function drawScores() {
 function drawLog() {
   const ol = document.getElementById("log");
   ol.innerHTML = "";
+  // the View carries the episode's last moves only: number them from the first one sent
+  ol.start = (view.log_start || 0) + 1;
   for (const e of view.log || []) {
     const li = el("li", {}, el("span", { class: "who", text: seatName(e.seat) + ": " }));
     const text = e.text == null ? "" : String(e.text);
@@ -546,8 +548,9 @@ function setBusy(b) {
   document.getElementById("main").setAttribute("aria-busy", b ? "true" : "false");
 }
 
-/** Show the moves of an answer one at a time, then its final view. */
-async function showFrames(final) {
+/** Show the moves of an answer one at a time, then its final view. `prev`: the view shown before a
+ *  move's answer (the same episode), whose log may reach further back than the answer's. */
+async function showFrames(final, prev) {
   const frames = final.frames || [];
   delete final.frames;
   const p = pace();
@@ -555,15 +558,21 @@ async function showFrames(final) {
   // first move, it would show every move of the answer at once); a frame without one keeps the text
   let shownText = view && view.text != null ? view.text : "";
   if (p.move > 0 && frames.length) {
-    const logged = frames.map((f) => f.text != null);
-    let logLen = (final.log || []).length - logged.filter(Boolean).length;
+    // the log at each move: the log before the answer (the view shown before it, else the answer's
+    // log less its own moves), then its frames one by one; a View carries the last moves only
+    // (numbered from log_start), and an answer may hold more moves than that
+    const all = final.log || [];
+    const heard = frames.filter((f) => f.text != null).length;
+    const log = prev ? (prev.log || []).slice() : all.slice(0, Math.max(0, all.length - heard));
+    const first = (final.log_start || 0) + all.length - heard - log.length;
     for (const f of frames) {
       // the server sends no frame for a move seat 0 does not hear of (an uncaught Aluette signal):
       // a frame, or a pause, would tell that something happened; a frame without text is skipped too
       if (f.text == null) continue;
-      logLen += 1;
+      log.push({ seat: f.seat, text: f.text });
+      const drop = Math.max(0, log.length - all.length);
       if (f.view.text != null) shownText = f.view.text;
-      view = { ...final, ...f.view, your_turn: false, legal: [], log: (final.log || []).slice(0, logLen), text: shownText };
+      view = { ...final, ...f.view, your_turn: false, legal: [], log: log.slice(drop), log_start: first + drop, text: shownText };
       if (!f.view.done) view.summary = null;
       arrived = f.seat;
       render();
@@ -595,7 +604,8 @@ async function play(action) {
   let next = action;
   while (next != null) {
     try {
-      await showFrames(await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/move", { action: next }));
+      const before = view;
+      await showFrames(await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/move", { action: next }), before);
     } catch (e) {
       showError(e.message);
       try {
@@ -650,7 +660,7 @@ async function openReplay() {
   try {
     const r = await api("GET", "/api/tables/" + encodeURIComponent(tableId) + "/replay");
     liveView = view;
-    replay = { initial: r.initial, frames: r.frames, i: 0 };
+    replay = { initial: r.initial, frames: r.frames, first: r.first, i: 0 };
     showReplayStep();
   } catch (e) {
     showError(e.message);
@@ -659,10 +669,10 @@ async function openReplay() {
 
 function showReplayStep() {
   const f = replay.i === 0 ? { view: replay.initial, seat: null, text: null, completed: null } : replay.frames[replay.i - 1];
-  // log entries up to this move: the live log less the moves still to come (a long episode's
-  // replay starts after its first moves)
-  const logLen = (liveView.log || []).length - replay.frames.slice(replay.i).filter((x) => x.text != null).length;
-  view = { ...liveView, ...f.view, your_turn: false, legal: [], log: (liveView.log || []).slice(0, logLen) };
+  // the log up to this move, from the replay's own frames (the live View carries only the last
+  // moves; a long episode's replay starts at move number replay.first)
+  const log = replay.frames.slice(0, replay.i).filter((x) => x.text != null).map((x) => ({ seat: x.seat, text: x.text }));
+  view = { ...liveView, ...f.view, your_turn: false, legal: [], log, log_start: replay.first };
   if (replay.i < replay.frames.length) view.summary = null;
   holdTrick = f.completed || null;
   render();
