@@ -611,3 +611,29 @@ def test_an_answer_longer_than_the_log_window_shows_each_move_logged_in_turn(pac
         if not ends or ends[-1] != end:
             ends.append(end)
     assert ends == list(range(ends[0], 684)) and ends[0] <= 4
+
+
+def test_a_speed_change_applies_within_a_long_answer(pacing_server, driver):
+    """The speed was read once per answer: once seat 0 of a 3-player P'yanitsa game is out of cards,
+    the last answer holds the rest of the game (109 moves here, about two minutes at slow speed), and
+    choosing "instant" meanwhile changed nothing until it was over. Now each move reads the speed:
+    instant shows the end of the game at once."""
+    from selenium.webdriver.support.ui import Select
+
+    drv = driver
+    _inner_size(drv, *DESKTOP)
+    _settings(drv, pacing_server, speed="instant", auto="off")
+    drv.get(f"{pacing_server}/table.html?game=pyanitsa&opponents=random&players=3&seed=0")
+    _wait(drv, lambda d: "table=" in d.current_url, "the P'yanitsa table")
+    seq = _wait_table_ready(drv)
+    flip = "#move-buttons button.move"
+    for _ in range(13):
+        drv.execute_script("arguments[0].click()", drv.find_element("css selector", flip))
+        seq = _wait_table_ready(drv, seq)
+    assert _body(drv, "done") == "0"
+    Select(drv.find_element("id", "set-speed")).select_by_value("slow")
+    drv.execute_script("arguments[0].click()", drv.find_element("css selector", flip))  # seat 0's last card
+    time.sleep(1.5)
+    assert _body(drv, "busy") == "1" and _body(drv, "done") == "0"  # the other two play on, slowly
+    Select(drv.find_element("id", "set-speed")).select_by_value("instant")
+    _wait(drv, lambda d: _body(d, "busy") == "0" and _body(d, "done") == "1", "the end of the game", timeout=5)

@@ -553,11 +553,10 @@ function setBusy(b) {
 async function showFrames(final, prev) {
   const frames = final.frames || [];
   delete final.frames;
-  const p = pace();
   // the text view of each move's moment (the answer's own text is its last state: shown with the
   // first move, it would show every move of the answer at once); a frame without one keeps the text
   let shownText = view && view.text != null ? view.text : "";
-  if (p.move > 0 && frames.length) {
+  if (pace().move > 0 && frames.length) {
     // the log at each move: the log before the answer (the view shown before it, else the answer's
     // log less its own moves), then its frames one by one; a View carries the last moves only
     // (numbered from log_start), and an answer may hold more moves than that
@@ -569,6 +568,10 @@ async function showFrames(final, prev) {
       // the server sends no frame for a move seat 0 does not hear of (an uncaught Aluette signal):
       // a frame, or a pause, would tell that something happened; a frame without text is skipped too
       if (f.text == null) continue;
+      // the speed is read at each move: a change applies at once (instant shows the answer's end),
+      // not after the rest of a long answer (the rest of a P'yanitsa game once seat 0 is out)
+      const p = pace();
+      if (p.move <= 0) break;
       log.push({ seat: f.seat, text: f.text });
       const drop = Math.max(0, log.length - all.length);
       if (f.view.text != null) shownText = f.view.text;
