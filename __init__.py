@@ -181,6 +181,17 @@ def make_vec(
 
 register_gymnasium()
 
+
+def __getattr__(name: str):
+    """``cardzoo.agents`` and ``cardzoo.training`` after a plain ``import cardzoo``, as the pages write
+    them (``cardzoo.agents.load(...)``): imported on first use, so ``import cardzoo`` stays light."""
+    if name in ("agents", "training"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "EXTRAS",
     "GAMES",

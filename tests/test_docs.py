@@ -355,3 +355,19 @@ def test_expert_page_quotes_the_search_pages_aluette_row():
     row = next(x for x in _page("agents/SEARCH.md").splitlines() if x.startswith("| `aluette/pimc` | 200 |"))
     mean = row.split("|")[3].split()[0]
     assert f"Aluette's card search loses to its own rule bot ({mean} per deal" in _page("training/EXPERT.md")
+
+
+def test_the_subpackages_the_pages_name_work_after_a_plain_import():
+    """The pages write `cardzoo.agents.load("avinas/pimc")`, `cardzoo.agents.available()` and
+    `cardzoo.agents.register(...)`; after `import cardzoo` alone they raised AttributeError (module
+    'cardzoo' has no attribute 'agents'). `cardzoo.agents` and `cardzoo.training` are imported on
+    first use, and `import cardzoo` itself still imports neither them nor torch."""
+    import subprocess
+    import sys
+
+    code = ("import sys, cardzoo; assert 'cardzoo.agents' not in sys.modules and 'cardzoo.training' not in sys.modules; "
+            "print(len(cardzoo.agents.available()) > 10, callable(cardzoo.agents.register), cardzoo.training.__name__, "
+            "'torch' in sys.modules); cardzoo.nothing")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.stdout == "True True cardzoo.training False\n"
+    assert run.stderr.strip().endswith("AttributeError: module 'cardzoo' has no attribute 'nothing'")
