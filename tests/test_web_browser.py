@@ -637,3 +637,49 @@ def test_a_speed_change_applies_within_a_long_answer(pacing_server, driver):
     assert _body(drv, "busy") == "1" and _body(drv, "done") == "0"  # the other two play on, slowly
     Select(drv.find_element("id", "set-speed")).select_by_value("instant")
     _wait(drv, lambda d: _body(d, "busy") == "0" and _body(d, "done") == "1", "the end of the game", timeout=5)
+
+
+EXPLAIN_INJECT_JS = """
+// the end-of-deal answer's explanation lines replaced by arguments[0] (counts of 1 and of 2)
+const lines = arguments[0];
+const origFetch = window.fetch;
+window.fetch = async (url, opts) => {
+  const r = await origFetch(url, opts);
+  if (!String(url).endsWith('/move')) return r;
+  const d = await r.json();
+  if (d.done && d.summary) d.summary.explain = lines;
+  return new Response(JSON.stringify(d), {status: r.status, headers: r.headers});
+};
+"""
+
+
+def test_explanation_counts_of_one_are_singular(pacing_server, driver):
+    """English explanation sentences said "1 rams written (1 knocks, ...)", "in 1 tricks", "reach 1
+    tricks": only a count of points had a singular sentence (KEY_one). A sentence's {NAME|one|other}
+    now gives the word for the count NAME; Indonesian has no plural and is unchanged."""
+    from selenium.webdriver.common.by import By
+
+    drv = driver
+    _inner_size(drv, *DESKTOP)
+    _settings(drv, pacing_server, speed="instant", auto="on", lang="en")
+    lines = [
+        {"key": "av_took", "args": {"team": "A", "points": 47, "tricks": 1}},
+        {"key": "av_rams", "args": {"team": "B", "n": 1, "knocks": 1}},
+        {"key": "av_rams", "args": {"team": "B", "n": 2, "knocks": 2}},
+        {"key": "av_pips_detail", "args": {"team": "A", "n": 6, "points": 0, "tricks": 0}},
+        {"key": "al_winner_detail", "args": {"seat": "S1", "team": "B", "n": 1, "points": 1}},
+    ]
+    drv.get(f"{pacing_server}/table.html?game=avinas&partner=avinas/random&opponents=avinas/random&seed=4")
+    _wait(drv, lambda d: "table=" in d.current_url, "the Avinas table")
+    _wait_table_ready(drv)
+    drv.execute_script(EXPLAIN_INJECT_JS, lines)
+    _play_deal(drv, check_layout=False)
+    _wait(drv, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#explain li")) == 5, "the explanation")
+    shown = [li.text for li in drv.find_elements(By.CSS_SELECTOR, "#explain li")]
+    assert shown == [
+        "Your team took 47 card points in 1 trick.",
+        "Opponents lost the deal: 1 ram written (1 knock, each doubling the stake).",
+        "Opponents lost the deal: 2 rams written (2 knocks, each doubling the stake).",
+        "Your team lost with 0 card points in 0 tricks: 6 pips written (6 with no trick, 4 with 30 points or fewer, else 2).",
+        "Left opponent was the first to reach 1 trick, the most: 1 point to Opponents.",
+    ]

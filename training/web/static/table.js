@@ -493,19 +493,24 @@ function drawSummary() {
 
 /** One explanation line: the sentence of explain.KEY with its {args} as seat names, team names,
  *  mini cards or numbers; {A} and {B} are the two teams. A sentence about exactly 1 point uses
- *  explain.KEY_one where the language has one ("1 point", not "1 points"). */
+ *  explain.KEY_one where the language has one ("1 point", not "1 points"); {NAME|one|other} in a
+ *  sentence is the word "one" when the argument NAME is 1, else "other" ("1 ram", "2 rams"). */
 function explainNode(e) {
   const span = el("span", { class: "explain-line" });
   const args = e.args || {};
   const key = args.points === 1 && has("explain", e.key + "_one") ? e.key + "_one" : e.key;
   const text = t("explain", key, e.key);
-  for (const part of text.split(/(\{\w+\})/)) {
-    const m = /^\{(\w+)\}$/.exec(part);
+  for (const part of text.split(/(\{\w+(?:\|[^{}|]*\|[^{}|]*)?\})/)) {
+    const m = /^\{(\w+)(?:\|([^{}|]*)\|([^{}|]*))?\}$/.exec(part);
     if (!m) {
       if (part) span.append(part);
       continue;
     }
     const name = m[1];
+    if (m[2] !== undefined) {
+      span.append(args[name] === 1 ? m[2] : m[3]);
+      continue;
+    }
     if (name === "A" || name === "B") span.append(el("strong", { text: teamName(name === "A" ? 0 : 1) }));
     else if (!(name in args)) span.append(part);
     else if (name === "team") span.append(el("strong", { text: teamName(args.team === "A" ? 0 : 1) }));
