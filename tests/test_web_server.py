@@ -348,3 +348,27 @@ def test_a_search_agent_refused_for_a_match_says_why(game, agent, options, caplo
     assert r.json()["detail"] == (f"agent {agent!r} cannot play these {game} options: {e.value}. "
                                   f"Choose another agent ({others})")
     assert len(manager(c)) == 0
+
+
+def test_answers_are_gzipped_for_a_client_that_accepts_it():
+    """Answers went uncompressed: an Avinas match's replay was 1.3 MB and every P'yanitsa answer
+    several KB, on a phone's connection. An answer of GZIP_MIN (1024) bytes or more is now gzipped
+    when the client accepts it (a replay about 30 times smaller); a client that does not gets it plain."""
+    from cardzoo.training.web.app import GZIP_MIN
+
+    assert GZIP_MIN == 1024
+    c = make_client()
+    out = open_table(c, "ottocento", seed=3, partner="ottocento/rule", opponents="ottocento/rule")
+    tid, v = out["table_id"], out["view"]
+    while not v["done"]:
+        v = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]}).json()
+    for url in (f"/api/tables/{tid}/replay", f"/api/tables/{tid}", "/static/table.js"):
+        r = c.get(url, headers={"Accept-Encoding": "gzip"})
+        assert r.status_code == 200 and r.headers["content-encoding"] == "gzip", url
+        assert r.num_bytes_downloaded * 3 < len(r.content), url
+        plain = c.get(url, headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in plain.headers and plain.content == r.content
+    r = c.get(f"/api/tables/{tid}/replay", headers={"Accept-Encoding": "gzip"})
+    assert r.num_bytes_downloaded * 20 < len(r.content)
+    small = c.get("/api/tables/nope", headers={"Accept-Encoding": "gzip"})  # under GZIP_MIN: plain
+    assert small.status_code == 404 and "content-encoding" not in small.headers
