@@ -323,6 +323,10 @@ def test_whole_deals_of_every_game_at_desktop_and_phone_sizes(server, driver, tm
     assert max(int(x) for x in score) >= 14
     assert drv.find_element(By.ID, "totals-table").is_displayed()
     assert "Match score" in drv.find_element(By.ID, "totals-table").text
+    # who won the match, in words (the page showed the key humanized: "team 1 wins match")
+    assert view["match_result"] == view["summary"]["result"] and view["match_result"].endswith("_wins_match")
+    won = "Your team wins the match!" if view["match_result"] == "team_0_wins_match" else "The opponents win the match."
+    assert drv.find_element(By.ID, "summary-result").text == won
 
     # A hint on demand: the default agent's move is marked.
     _open(drv, server, "aluette", "seed=11")
@@ -640,14 +644,16 @@ def test_a_speed_change_applies_within_a_long_answer(pacing_server, driver):
 
 
 EXPLAIN_INJECT_JS = """
-// the end-of-deal answer's explanation lines replaced by arguments[0] (counts of 1 and of 2)
-const lines = arguments[0];
+// the end-of-deal answer's explanation lines replaced by arguments[0] (counts of 1 and of 2), its
+// match_result by arguments[1] where given
+const lines = arguments[0], matchResult = arguments[1];
 const origFetch = window.fetch;
 window.fetch = async (url, opts) => {
   const r = await origFetch(url, opts);
   if (!String(url).endsWith('/move')) return r;
   const d = await r.json();
   if (d.done && d.summary) d.summary.explain = lines;
+  if (d.done && matchResult) d.match_result = matchResult;
   return new Response(JSON.stringify(d), {status: r.status, headers: r.headers});
 };
 """
@@ -683,3 +689,28 @@ def test_explanation_counts_of_one_are_singular(pacing_server, driver):
         "Your team lost with 0 card points in 0 tricks: 6 pips written (6 with no trick, 4 with 30 points or fewer, else 2).",
         "Left opponent was the first to reach 1 trick, the most: 1 point to Opponents.",
     ]
+
+
+def test_the_summary_says_the_deal_and_the_match_result(pacing_server, driver):
+    """At the end of a match whose summary gives the last deal's result (Avinas, Aluette, Ottocento),
+    the page says both: the deal's winner and the match's ("match_result" of the View, injected here
+    into a single Avinas deal's last answer), in English and in Indonesian."""
+    from selenium.webdriver.common.by import By
+
+    drv = driver
+    _inner_size(drv, *DESKTOP)
+    for lang, match_text in (("en", "The opponents win the match."), ("id", "Tim lawan memenangkan pertandingan.")):
+        _settings(drv, pacing_server, speed="instant", auto="on", lang=lang)
+        drv.get(f"{pacing_server}/table.html?game=avinas&partner=avinas/random&opponents=avinas/random&seed=4")
+        _wait(drv, lambda d: "table=" in d.current_url, "the Avinas table")
+        _wait_table_ready(drv)
+        drv.execute_script(EXPLAIN_INJECT_JS, [], "team_1_wins_match")
+        _play_deal(drv, check_layout=False)
+        view = drv.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('/api/tables/' + new URLSearchParams(location.search).get('table')).then((r) => r.json()).then(done);"
+        )
+        deal = {"en": ("Your team wins the deal!", "The opponents win the deal."),
+                "id": ("Tim Anda memenangkan babak ini!", "Tim lawan memenangkan babak ini.")}[lang]
+        deal_text = deal[0] if view["summary"]["result"] == "team_0_wins" else deal[1]
+        assert drv.find_element(By.ID, "summary-result").text == f"{deal_text} {match_text}"

@@ -89,3 +89,32 @@ def test_a_whole_match_at_the_table_with_a_running_score(game, target):
             assert v["summary"]["explain"]
     assert v["done"] and summaries_mid_match > 0
     assert any(s["key"] in ("match_score", "pips", "rams") for s in v["scores"])
+
+
+@pytest.mark.parametrize(
+    "game,deal_result,match_result",
+    [("all_fours", "team_1_wins_match", "team_1_wins_match"), ("avinas", "team_0_wins", "team_1_wins_match"),
+     ("aluette", "team_0_wins", "team_0_wins_match"), ("ottocento", "team_0_wins", "team_0_wins_match")],
+)
+def test_the_end_of_a_match_says_who_won_the_match(game, deal_result, match_result):
+    """The summary's result is the last deal's (All Fours' alone says the match's), so at the end of
+    this Avinas match the page said "Your team wins the deal!" and nothing of the match, which team B
+    won (team A, though it won the last deal, holds rams: RULES.md §6.4). The View's "match_result"
+    now says who won the match, once it is over; a single deal has none."""
+    from web_util import make_client, open_table
+
+    c = make_client()
+    match = {g["id"]: g["match"] for g in c.get("/api/games").json()["games"]}[game]
+    out = open_table(c, game, seed=2, partner="random", opponents="random", options=match["options"])
+    tid, v = out["table_id"], out["view"]
+    assert v["match_result"] is None
+    while not v["done"]:
+        v = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]}).json()
+        assert v["match_result"] is None or v["done"]
+    assert (v["summary"]["result"], v["match_result"]) == (deal_result, match_result)
+    assert c.get(f"/api/tables/{tid}").json()["match_result"] == match_result
+    deal = open_table(c, game, seed=2, partner="random", opponents="random")
+    tid, v = deal["table_id"], deal["view"]
+    while not v["done"]:
+        v = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]}).json()
+    assert v["match"] is False and v["match_result"] is None

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # type names only: tables imports nothing from here, views nothing at run time from tables
     from .tables import Table
 
-__all__ = ["LOG_WINDOW", "card_dict", "frames_json", "generic_view", "seat_roles", "table_view_json"]
+__all__ = ["LOG_WINDOW", "card_dict", "frames_json", "generic_view", "match_result", "seat_roles", "table_view_json"]
 
 _SUITS = {
     "french": {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"},
@@ -209,6 +209,18 @@ def replay_initial(table: Table) -> dict:
     return out
 
 
+def match_result(kernel, state) -> str | None:
+    """Who won the match, once a match episode is over: ``"team_<t>_wins_match"``, ``"match_drawn"``
+    (Aluette), else ``None`` (a single deal, a match running or cut short). The kernels' summaries
+    give the last deal's result (All Fours' the match's), so the View says it (``"match_result"``)."""
+    if not getattr(kernel, "match", False) or not bool(state.done[0]) or bool(state.truncated[0]):
+        return None
+    if not hasattr(state, "winner"):
+        return None
+    w = int(state.winner[0])
+    return f"team_{w}_wins_match" if w in (0, 1) else "match_drawn" if w == 2 else None
+
+
 def table_view_json(table: Table) -> dict:
     """The View JSON of ``table`` for its person at seat 0 (see the module docstring and the
     API in :mod:`cardzoo.training.web.app`). Call it holding ``table.lock``."""
@@ -247,6 +259,7 @@ def table_view_json(table: Table) -> dict:
             "returns": [float(r) for r in table.returns] if done else None,
             "totals": [float(t) for t in table.totals],
             "match": bool(getattr(k, "match", False)),
+            "match_result": match_result(k, st),
             "moves": table.moves,
             "text": env.render(),
         }

@@ -150,10 +150,11 @@ function columns(n) {
 function resultText(result) {
   if (result == null) return "";
   let m;
-  if ((m = /^team_(\d+)_wins$/.exec(result)) && view.teams) {
+  if ((m = /^team_(\d+)_wins(_match)?$/.exec(result)) && view.teams) {
     const mine = (view.teams[Number(m[1])] || []).includes(view.seat);
-    return mine ? ui("your_team_wins") : ui("their_team_wins");
+    return ui((mine ? "your_team_wins" : "their_team_wins") + (m[2] || ""));
   }
+  if (result === "match_drawn") return ui("match_drawn");
   if ((m = /^seat_(\d+)_(wins|loses)$/.exec(result))) {
     if (Number(m[1]) === view.seat) return ui(m[2] === "wins" ? "you_win" : "you_lose");
     return ui("seat_" + m[2], { who: seatName(Number(m[1])) });
@@ -456,7 +457,9 @@ function drawSummary() {
   const wasHidden = box.hidden;
   box.hidden = false;
   document.getElementById("summary-title").textContent = s ? t("key", s.key) : ui("deal_over");
-  document.getElementById("summary-result").textContent = s ? resultText(s.result) : "";
+  // at the end of a match, who won it (a game whose summary tells the last deal's result only)
+  const matchResult = view.match_result && (!s || view.match_result !== s.result) ? resultText(view.match_result) : "";
+  document.getElementById("summary-result").textContent = [s ? resultText(s.result) : "", matchResult].filter(Boolean).join(" ");
   const table = document.getElementById("summary-table");
   table.replaceWith(
     s && s.lines && s.lines.length
