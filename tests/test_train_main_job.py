@@ -5,11 +5,14 @@ and one line saying what to do next."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cardzoo.training import cli
 from cardzoo.training.config import TrainConfig
 from cardzoo.training.selfplay import next_step
 
@@ -107,3 +110,40 @@ def test_train_prints_cloning_result_and_compares_with_the_shipped_agent(tmp_pat
     rows = json.loads((out / "evaluation.json").read_text())
     assert [r["opponent"] for r in rows] == ["random", "all_fours/rule", "all_fours/ppo"]
     assert TrainConfig().bc_until_converged and TrainConfig().bc_eval_deals == 500
+
+
+def test_next_step_repeats_the_runs_options_in_every_command():
+    """The next: line printed `cardzoo train GAME --out OUT --resume OUT/model.zip --steps N` without
+    the run's -o options and --skip-forced, which cardzoo train refuses for such a run ('cannot resume
+    ... game option episode: the run's 'match', given 'hand'), and play/arena commands in which the
+    agent, trained for other options, would be replaced by the rule bot."""
+    a, out, o, flags = "runs/af/agent", "runs/af", ["-o", "episode=match"], ["--skip-forced"]
+    loses = [_row("all_fours/rule", -0.344, -0.4, -0.29)]
+    line = next_step("all_fours", loses, a, out, options=o, train_flags=flags)
+    assert "(cardzoo train all_fours -o episode=match --skip-forced --out runs/af --resume runs/af/model.zip --steps N: N more steps)" in line
+    assert "(cardzoo train all_fours -o episode=match --skip-forced --out runs/af_from_shipped --init-from " in line
+    beats = [_row("all_fours/rule", 0.2, 0.1, 0.3), _row("all_fours/ppo", 0.1, 0.02, 0.2)]
+    assert next_step("all_fours", beats, a, out, options=o, train_flags=flags) == (
+        "next: it beats the rule bot and the shipped agent: play it (cardzoo play all_fours -o episode=match --opponents "
+        "runs/af/agent) or confirm on fresh seeds (cardzoo arena all_fours -o episode=match runs/af/agent all_fours/ppo --seed 1)"
+    )
+    level = [_row("all_fours/rule", 0.01, -0.04, 0.06)]
+    for rows, expert in ((loses, False), (beats[:1], False), (level, False), (level, True), (beats[:1], True)):
+        line = next_step("all_fours", rows, a, out, expert=expert, options=o, train_flags=flags)
+        for cmd in re.findall(r"cardzoo (?:play|arena|train) \S+", line):
+            assert line.split(cmd, 1)[1].startswith(" -o episode=match"), (cmd, line)
+
+
+def test_the_printed_resume_command_runs_as_printed(tmp_path, capsys):
+    """A run with -o options and --skip-forced: the next: line's resume command, run as printed
+    (N and small PPO settings filled in), continues the run instead of being refused."""
+    out = tmp_path / "run"
+    small = ["--n-envs", "8", "--n-steps", "16", "--batch-size", "64", "--torch-threads", "1"]
+    argv = ["train", "all_fours", "-o", "undertrump=forbidden", "--skip-forced", "--steps", "128", "--bc-samples", "200",
+            "--bc-epochs", "1", "--eval-deals", "2", "--expert-rounds", "0", "--out", str(out), *small]
+    assert cli.main(argv) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("next:"))
+    resume = re.search(r"\(cardzoo (train all_fours [^()]*?--resume \S+ --steps) N", line).group(1)
+    assert "-o undertrump=forbidden --skip-forced" in resume, line
+    assert cli.main([*shlex.split(resume), "128", "--eval-deals", "0", "--expert-rounds", "0", *small]) == 0
+    assert "more steps (256 in all)" in capsys.readouterr().out

@@ -146,7 +146,11 @@ def cmd_train(args, parse_options) -> int:
         f"play against it:         {_play_command(cfg, summary['agent'])}",
     ]
     if "evaluation" in summary:
-        lines.append(next_step(args.game, summary["evaluation"], summary["agent"], cfg.out, expert="ppo_agent" in summary))
+        from .config import option_args
+
+        flags = [f for f, on in (("--skip-forced", cfg.skip_forced), ("--privileged-critic", cfg.privileged_critic)) if on]
+        lines.append(next_step(args.game, summary["evaluation"], summary["agent"], cfg.out, expert="ppo_agent" in summary,
+                               options=option_args(cfg.env_options), train_flags=flags))
     for line in lines:
         print(line)
     return 0

@@ -749,47 +749,56 @@ def evaluate(cfg: TrainConfig, agent_dir: Path, out: Path) -> list[dict]:
     return rows
 
 
-def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = False) -> str:
+def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = False,
+              options: list[str] = (), train_flags: list[str] = ()) -> str:
     """One line saying what to do after a run, from its evaluation rows (see :func:`evaluate`):
     the trained agent against the rule bot (and the shipped agent, where it was played).
-    ``expert``: the run ended with expert iteration, so more rounds of it are the way on."""
+    ``expert``: the run ended with expert iteration, so more rounds of it are the way on.
+    ``options``: the run's ``-o NAME=VALUE`` arguments and ``train_flags`` its ``--skip-forced`` /
+    ``--privileged-critic``, which the commands it prints repeat, so that they run as printed (a
+    ``--resume`` under other settings is refused; play and arena seat the agent only under its
+    options)."""
+    import shlex
+
+    game_o = shlex.join([game, *options])  # GAME -o NAME=VALUE ...
+    train_o = shlex.join([game, *options, *train_flags])
     by = {r["opponent"]: r for r in rows}
     rule = by.get(_rule_name(game))
     if rule is None:
-        return f"next: compare it with other agents, e.g. cardzoo arena {game} {agent} random --deals 2000"
+        return f"next: compare it with other agents, e.g. cardzoo arena {game_o} {agent} random --deals 2000"
     lo, hi = rule["diff_ci"]
     from . import arena
 
     ep = arena.episode_name([rule]) if "env_options" in rule else "episode"
     if not arena._defined(lo, hi):  # one deal: no CI, so no verdict either way
         return (f"next: the result against the rule bot ({rule['mean_diff']:+.3f} per {ep}, CI {arena.ci_text(lo, hi, '+.3f', rule['n_deals'])}) "
-                f"cannot tell yet whether it is better or worse: evaluate on more deals (cardzoo arena {game} {agent} {game}/rule --deals 2000)")
+                f"cannot tell yet whether it is better or worse: evaluate on more deals (cardzoo arena {game_o} {agent} {game}/rule --deals 2000)")
     shipped = by.get(f"{game}/ppo")
     more = (f"cardzoo expert-iterate {game} --init {agent} --out {out}_more_rounds --rounds 2 --games 5120 --n-det 32 "
             f"--label-search-on cards --batch 256 --epochs 8 --workers 2 --aggregate --arena-deals 2000")
     if lo > 0:
         if shipped is not None and shipped["diff_ci"][0] > 0:
-            return f"next: it beats the rule bot and the shipped agent: play it (cardzoo play {game} --opponents {agent}) or confirm on fresh seeds (cardzoo arena {game} {agent} {game}/ppo --seed 1)"
+            return f"next: it beats the rule bot and the shipped agent: play it (cardzoo play {game_o} --opponents {agent}) or confirm on fresh seeds (cardzoo arena {game_o} {agent} {game}/ppo --seed 1)"
         if expert:
-            return (f"next: it beats the rule bot: play it (cardzoo play {game} --opponents {agent}); to beat the shipped agent "
+            return (f"next: it beats the rule bot: play it (cardzoo play {game_o} --opponents {agent}); to beat the shipped agent "
                     f"too, run more rounds of expert iteration ({more})")
-        return f"next: it beats the rule bot: play it (cardzoo play {game} --opponents {agent}); to beat the shipped agent too, train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N)"
+        return f"next: it beats the rule bot: play it (cardzoo play {game_o} --opponents {agent}); to beat the shipped agent too, train longer (cardzoo train {train_o} --out {out} --resume {out}/model.zip --steps N)"
     if expert:
         where = (f"it loses to the rule bot ({rule['mean_diff']:+.3f} per {ep})" if hi < 0
                  else f"level with the rule bot (CI [{lo:+.3f}, {hi:+.3f}])")
         return (f"next: {where}: the rounds' table above shows whether expert iteration was still gaining; run more rounds "
-                f"({more}) or evaluate on more deals (cardzoo arena {game} {agent} {game}/rule --deals 20000)")
+                f"({more}) or evaluate on more deals (cardzoo arena {game_o} {agent} {game}/rule --deals 20000)")
     if hi < 0:
         import os
 
         from cardzoo.agents.registry import SHIPPED
 
         shipped_dir = os.path.join(SHIPPED, f"{game}_ppo")
-        stronger = (f", or start PPO from a stronger agent (cardzoo train {game} --out {out}_from_shipped --init-from {shipped_dir})"
+        stronger = (f", or start PPO from a stronger agent (cardzoo train {train_o} --out {out}_from_shipped --init-from {shipped_dir})"
                     if os.path.isdir(shipped_dir) else "")
         return (f"next: it loses to the rule bot ({rule['mean_diff']:+.3f} per {ep}): the behaviour-cloned start is printed above; "
-                f"train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N: N more steps){stronger}")
-    return f"next: level with the rule bot (CI [{lo:+.3f}, {hi:+.3f}]): train longer (cardzoo train {game} --out {out} --resume {out}/model.zip --steps N) or evaluate on more deals (--eval-deals)"
+                f"train longer (cardzoo train {train_o} --out {out} --resume {out}/model.zip --steps N: N more steps){stronger}")
+    return f"next: level with the rule bot (CI [{lo:+.3f}, {hi:+.3f}]): train longer (cardzoo train {train_o} --out {out} --resume {out}/model.zip --steps N) or evaluate on more deals (--eval-deals)"
 
 
 def evaluation_markdown(rows: list[dict]) -> str:
