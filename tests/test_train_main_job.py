@@ -135,8 +135,9 @@ def test_next_step_repeats_the_runs_options_in_every_command():
 
 
 def test_the_printed_resume_command_runs_as_printed(tmp_path, capsys):
-    """A run with -o options and --skip-forced: the next: line's resume command, run as printed
-    (N and small PPO settings filled in), continues the run instead of being refused."""
+    """A run with -o options, --skip-forced and --expert-rounds 0: the next: line's resume command,
+    run as printed (N and small PPO settings filled in), continues the run instead of being refused
+    (and does not start All Fours' default three rounds of expert iteration)."""
     out = tmp_path / "run"
     small = ["--n-envs", "8", "--n-steps", "16", "--batch-size", "64", "--torch-threads", "1"]
     argv = ["train", "all_fours", "-o", "undertrump=forbidden", "--skip-forced", "--steps", "128", "--bc-samples", "200",
@@ -144,6 +145,6 @@ def test_the_printed_resume_command_runs_as_printed(tmp_path, capsys):
     assert cli.main(argv) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("next:"))
     resume = re.search(r"\(cardzoo (train all_fours [^()]*?--resume \S+ --steps) N", line).group(1)
-    assert "-o undertrump=forbidden --skip-forced" in resume, line
-    assert cli.main([*shlex.split(resume), "128", "--eval-deals", "0", "--expert-rounds", "0", *small]) == 0
+    assert "-o undertrump=forbidden --skip-forced --expert-rounds 0" in resume, line
+    assert cli.main([*shlex.split(resume), "128", "--eval-deals", "0", *small]) == 0
     assert "more steps (256 in all)" in capsys.readouterr().out

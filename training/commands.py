@@ -149,6 +149,8 @@ def cmd_train(args, parse_options) -> int:
         from .config import option_args
 
         flags = [f for f, on in (("--skip-forced", cfg.skip_forced), ("--privileged-critic", cfg.privileged_critic)) if on]
+        if args.expert_rounds is not None:  # a resume without it would run the game's default rounds
+            flags += ["--expert-rounds", str(args.expert_rounds)]
         lines.append(next_step(args.game, summary["evaluation"], summary["agent"], cfg.out, expert="ppo_agent" in summary,
                                options=option_args(cfg.env_options), train_flags=flags))
     for line in lines:
