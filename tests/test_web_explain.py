@@ -189,8 +189,8 @@ def test_avinas_explanations_state_the_tables_own_scoring_schedule():
     import cardzoo.training.web as web
 
     en = json.loads((Path(web.__file__).parent / "i18n" / "en.json").read_text(encoding="utf-8"))["explain"]
-    assert en["av_pips_detail_flat"] == ("{team} lost with {points} card points in {tricks} tricks: {n} pips "
-                                         "written (always 2 at this table).")
+    assert en["av_pips_detail_flat"] == ("{team} lost with {points} card {points|point|points} in {tricks} "
+                                         "{tricks|trick|tricks}: {n} pips written (always 2 at this table).")
     client = make_client()
     seen = set()
     for options in ({"pip_schedule": "flat"}, {"ram_schedule": "graded"}, {}):
