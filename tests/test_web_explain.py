@@ -216,3 +216,32 @@ def test_avinas_explanations_state_the_tables_own_scoring_schedule():
                 assert "av_pips_detail_flat" not in ex and "av_rams_graded" not in ex
                 seen.add("default")
     assert seen == {"flat", "graded", "default"}
+
+
+def test_avinas_rams_written_mid_match_name_no_knocks():
+    """In a match the next deal begins at once, and the summary then shows only the rams written: it
+    said "Team A lost the deal: 4 rams written (0 knocks, each doubling the stake)" though two knocks
+    had doubled the stake twice (the knocks were read from the new deal). Off the table the line is
+    ``av_rams_written`` (team, n), with no knock count; on the table ``av_rams`` counts them."""
+    import random
+
+    from web_util import make_client
+
+    client = make_client()
+    out = client.post("/api/tables", json={"game": "avinas", "seed": 0, "partner": "avinas/rule",
+                                            "opponents": "avinas/rule", "options": {"episode": "match"}}).json()
+    tid, v = out["table_id"], out["view"]
+    rng = random.Random(0)
+    off_table = []
+    while not v["done"]:
+        v = client.post(f"/api/tables/{tid}/move", json={"action": rng.choice(v["legal"])["action"]}).json()
+        s = v["summary"]
+        if s and s["explain"]:
+            ex = _by_key(s)
+            if "av_took" in ex:  # the deal is still on the table
+                assert "av_rams_written" not in ex
+            elif (ex.get("av_rams_written") or [None])[0] not in off_table[-1:]:
+                assert "av_rams" not in ex
+                off_table += ex.get("av_rams_written", [])
+    assert off_table == [{"team": "A", "n": 1}, {"team": "B", "n": 1}, {"team": "A", "n": 1}, {"team": "A", "n": 4},
+                         {"team": "A", "n": 1}, {"team": "A", "n": 4}]

@@ -232,15 +232,15 @@ def _explain(st, b: int, on_table: bool) -> list[dict]:
     """What decided the last scored deal (§6), from the state: ``[{"key", "args"}]``. Keys:
     ``av_target_61`` / ``av_target_all`` (team, seat: the declarer; all eight tricks after his team
     knocked), ``av_took`` (team, points, tricks), ``av_lied`` / ``av_stopped`` (seat),
-    ``av_rams`` (team, n, knocks) / ``av_pips`` (team, n) / ``av_pips_detail`` (team, n, points,
-    tricks: the loser's). The deal's
+    ``av_rams`` (team, n, knocks) / ``av_rams_written`` (team, n) / ``av_pips`` (team, n) /
+    ``av_pips_detail`` (team, n, points, tricks: the loser's). The deal's
     own lines need it on the table (``on_table``); in a match, once the next deal has begun, only
     the rams or pips written are left."""
     out = []
     loser = int(st.last_loser[b])
     pen = int(st.last_penalty[b])
     sevens = int(st.last_game[b]) == SEVENS
-    knocks = int(st.knocked[b].sum()) if on_table else 0
+    knocks = int(st.knocked[b].sum())
     if on_table:
         decl = int(st.declarer[b])
         dteam = decl % 2
@@ -254,8 +254,11 @@ def _explain(st, b: int, on_table: bool) -> list[dict]:
             out.append({"key": "av_lied", "args": {"seat": seat_name(decl)}})
         if st.last_stopped[b]:
             out.append({"key": "av_stopped", "args": {"seat": seat_name(decl)}})
-    if sevens:
-        out.append({"key": "av_rams", "args": {"team": "AB"[loser], "n": pen, "knocks": knocks}})
+    if sevens:  # the knocks are known while the deal is on the table only (a match deals the next one)
+        if on_table:
+            out.append({"key": "av_rams", "args": {"team": "AB"[loser], "n": pen, "knocks": knocks}})
+        else:
+            out.append({"key": "av_rams_written", "args": {"team": "AB"[loser], "n": pen}})
     else:
         args = {"team": "AB"[loser], "n": pen}
         if on_table:
