@@ -148,3 +148,21 @@ def test_the_printed_resume_command_runs_as_printed(tmp_path, capsys):
     assert "-o undertrump=forbidden --skip-forced --expert-rounds 0" in resume, line
     assert cli.main([*shlex.split(resume), "128", "--eval-deals", "0", *small]) == 0
     assert "more steps (256 in all)" in capsys.readouterr().out
+
+
+def test_next_step_suggests_only_a_shipped_start_that_reads_the_runs_observations():
+    """--init-from needs the observation layout of the run: a three-player P'yanitsa run is pointed at
+    agents/shipped/pyanitsa_ppo_3p (the two-player agent cannot read its 236 values), a two-player
+    run at pyanitsa_ppo, and All Fours at all_fours_ppo whatever its rule options."""
+    from cardzoo.agents.registry import SHIPPED
+
+    loses = [_row("pyanitsa/rule", -0.3, -0.4, -0.2)]
+    o3 = ["-o", "num_players=3", "-o", "collect_order=winner_chooses"]
+    line = next_step("pyanitsa", loses, "runs/p3/agent", "runs/p3", options=o3, train_flags=["--skip-forced"],
+                     env_options={"num_players": 3, "collect_order": "winner_chooses"})
+    assert line.endswith(f"--out runs/p3_from_shipped --init-from {Path(SHIPPED) / 'pyanitsa_ppo_3p'})")
+    line = next_step("pyanitsa", loses, "runs/p2/agent", "runs/p2", env_options={"num_players": 2})
+    assert line.endswith(f"--init-from {Path(SHIPPED) / 'pyanitsa_ppo'})")
+    af = next_step("all_fours", [_row("all_fours/rule", -0.3, -0.4, -0.2)], "runs/af/agent", "runs/af",
+                   env_options={"undertrump": "forbidden"})
+    assert af.endswith(f"--init-from {Path(SHIPPED) / 'all_fours_ppo'})")

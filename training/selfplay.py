@@ -749,15 +749,31 @@ def evaluate(cfg: TrainConfig, agent_dir: Path, out: Path) -> list[dict]:
     return rows
 
 
+def _shipped_start(game: str, env_options: dict) -> str | None:
+    """The folder of a shipped agent of ``game`` whose observation layout fits ``env_options`` (what
+    ``--init-from`` needs), e.g. ``agents/shipped/pyanitsa_ppo_3p`` for three players; ``None`` if none."""
+    from cardzoo import envs
+    from cardzoo.agents.policy import layout_version, read_meta
+    from cardzoo.agents.registry import SHIPPED
+
+    want = layout_version(envs.kernel(game, **env_options))
+    root = Path(SHIPPED)
+    for folder in sorted(root.glob(f"{game}_ppo*")):
+        if (folder / "agent.json").is_file() and read_meta(folder).get("obs_layout_version") == want:
+            return str(folder)
+    return None
+
+
 def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = False,
-              options: list[str] = (), train_flags: list[str] = ()) -> str:
+              options: list[str] = (), train_flags: list[str] = (), env_options: dict | None = None) -> str:
     """One line saying what to do after a run, from its evaluation rows (see :func:`evaluate`):
     the trained agent against the rule bot (and the shipped agent, where it was played).
     ``expert``: the run ended with expert iteration, so more rounds of it are the way on.
     ``options``: the run's ``-o NAME=VALUE`` arguments and ``train_flags`` its ``--skip-forced`` /
     ``--privileged-critic``, which the commands it prints repeat, so that they run as printed (a
     ``--resume`` under other settings is refused; play and arena seat the agent only under its
-    options)."""
+    options). ``env_options``: the run's game options as a dict, to suggest ``--init-from`` only a
+    shipped agent that can read the run's observations."""
     import shlex
 
     game_o = shlex.join([game, *options])  # GAME -o NAME=VALUE ...
@@ -789,13 +805,9 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
         return (f"next: {where}: the rounds' table above shows whether expert iteration was still gaining; run more rounds "
                 f"({more}) or evaluate on more deals (cardzoo arena {game_o} {agent} {game}/rule --deals 20000)")
     if hi < 0:
-        import os
-
-        from cardzoo.agents.registry import SHIPPED
-
-        shipped_dir = os.path.join(SHIPPED, f"{game}_ppo")
+        shipped_dir = _shipped_start(game, env_options or {})
         stronger = (f", or start PPO from a stronger agent (cardzoo train {train_o} --out {out}_from_shipped --init-from {shipped_dir})"
-                    if os.path.isdir(shipped_dir) else "")
+                    if shipped_dir is not None else "")
         return (f"next: it loses to the rule bot ({rule['mean_diff']:+.3f} per {ep}): the behaviour-cloned start is printed above; "
                 f"train longer (cardzoo train {train_o} --out {out} --resume {out}/model.zip --steps N: N more steps){stronger}")
     return f"next: level with the rule bot (CI [{lo:+.3f}, {hi:+.3f}]): train longer (cardzoo train {train_o} --out {out} --resume {out}/model.zip --steps N) or evaluate on more deals (--eval-deals)"
