@@ -645,8 +645,8 @@ def test_a_speed_change_applies_within_a_long_answer(pacing_server, driver):
 
 EXPLAIN_INJECT_JS = """
 // the end-of-deal answer's explanation lines replaced by arguments[0] (counts of 1 and of 2), its
-// match_result by arguments[1] where given
-const lines = arguments[0], matchResult = arguments[1];
+// match_result by arguments[1] where given, arguments[2] (facts) added to its facts
+const lines = arguments[0], matchResult = arguments[1], facts = arguments[2] || [];
 const origFetch = window.fetch;
 window.fetch = async (url, opts) => {
   const r = await origFetch(url, opts);
@@ -654,6 +654,7 @@ window.fetch = async (url, opts) => {
   const d = await r.json();
   if (d.done && d.summary) d.summary.explain = lines;
   if (d.done && matchResult) d.match_result = matchResult;
+  if (d.done) d.facts = d.facts.concat(facts);
   return new Response(JSON.stringify(d), {status: r.status, headers: r.headers});
 };
 """
@@ -694,7 +695,9 @@ def test_explanation_counts_of_one_are_singular(pacing_server, driver):
 def test_the_summary_says_the_deal_and_the_match_result(pacing_server, driver):
     """At the end of a match whose summary gives the last deal's result (Avinas, Aluette, Ottocento),
     the page says both: the deal's winner and the match's ("match_result" of the View, injected here
-    into a single Avinas deal's last answer), in English and in Indonesian."""
+    into a single Avinas deal's last answer), in English and in Indonesian. Aluette's fact
+    match_result ("team B wins": the match) is said as the match's win; it said "The opponents win
+    the deal."."""
     from selenium.webdriver.common.by import By
 
     drv = driver
@@ -704,8 +707,12 @@ def test_the_summary_says_the_deal_and_the_match_result(pacing_server, driver):
         drv.get(f"{pacing_server}/table.html?game=avinas&partner=avinas/random&opponents=avinas/random&seed=4")
         _wait(drv, lambda d: "table=" in d.current_url, "the Avinas table")
         _wait_table_ready(drv)
-        drv.execute_script(EXPLAIN_INJECT_JS, [], "team_1_wins_match")
+        # and Aluette's match_result fact, "team B wins" (the match), said as a deal's win before
+        drv.execute_script(EXPLAIN_INJECT_JS, [], "team_1_wins_match", [{"key": "match_result", "value": "team B wins"}])
         _play_deal(drv, check_layout=False)
+        facts = dict(zip([e.text for e in drv.find_elements(By.CSS_SELECTOR, "#facts dt")],
+                         [e.text for e in drv.find_elements(By.CSS_SELECTOR, "#facts dd")]))
+        assert facts[{"en": "Match result", "id": "Hasil pertandingan"}[lang]] == match_text
         view = drv.execute_async_script(
             "const done = arguments[arguments.length - 1];"
             "fetch('/api/tables/' + new URLSearchParams(location.search).get('table')).then((r) => r.json()).then(done);"

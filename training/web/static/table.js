@@ -116,8 +116,9 @@ function valueNode(value, key) {
     return span;
   }
   if ((m = /^team ([AB]) wins$/.exec(text)) && view.teams) {
+    // Aluette's match_result fact is the match's winner, not a deal's
     const mine = (view.teams[m[1] === "A" ? 0 : 1] || []).includes(view.seat);
-    span.textContent = mine ? ui("your_team_wins") : ui("their_team_wins");
+    span.textContent = ui((mine ? "your_team_wins" : "their_team_wins") + (key === "match_result" ? "_match" : ""));
     return span;
   }
   for (const p of text.split(/(\s+|,\s*|:\s*)/)) {
