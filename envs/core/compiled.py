@@ -340,7 +340,7 @@ class _CompileNotice(_numba_event.Listener):
         game = getattr((event.data or {}).get("dispatcher"), "_cardzoo_game", None)
         if game is not None and game not in self.said:
             self.said.add(game)
-            print(f"compiling the {game} rules (first use, about 15-25 s; cached after that)", file=sys.stderr, flush=True)
+            print(f"compiling the {game} rules (first use, about 15-35 s; cached after that)", file=sys.stderr, flush=True)
 
     def on_end(self, event) -> None:
         pass
@@ -522,7 +522,7 @@ def drivers_for(arrays, rules, parallel: bool = False) -> Drivers:
     """The :class:`Drivers` of a game, built once per process and flag (compiled on first use,
     loaded from numba's cache after that). When a driver is really compiled (numba's on-disk
     cache does not hold it yet), one line on stderr says so, once per game and process:
-    ``compiling the GAME rules (first use, about 15-25 s; cached after that)``."""
+    ``compiling the GAME rules (first use, about 15-35 s; cached after that)``."""
     key = (rules.__name__, arrays, bool(parallel))
     if key not in _DRIVERS:
         _DRIVERS[key] = Drivers(arrays, rules, parallel=parallel)
