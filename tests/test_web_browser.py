@@ -662,7 +662,8 @@ window.fetch = async (url, opts) => {
 
 def test_explanation_counts_of_one_are_singular(pacing_server, driver):
     """English explanation sentences said "1 rams written (1 knocks, ...)", "in 1 tricks", "reach 1
-    tricks": only a count of points had a singular sentence (KEY_one). A sentence's {NAME|one|other}
+    tricks", "1 points" (All Fours' hang jack with hang_jack_points=1): only some counts of points had a
+    singular sentence (KEY_one). A sentence's {NAME|one|other}
     now gives the word for the count NAME; Indonesian has no plural and is unchanged."""
     from selenium.webdriver.common.by import By
 
@@ -675,13 +676,14 @@ def test_explanation_counts_of_one_are_singular(pacing_server, driver):
         {"key": "av_rams", "args": {"team": "B", "n": 2, "knocks": 2}},
         {"key": "av_pips_detail", "args": {"team": "A", "n": 6, "points": 0, "tricks": 0}},
         {"key": "al_winner_detail", "args": {"seat": "S1", "team": "B", "n": 1, "points": 1}},
+        {"key": "af_hang_jack", "args": {"seat": "S1", "team": "A", "points": 1}},  # hang_jack_points=1
     ]
     drv.get(f"{pacing_server}/table.html?game=avinas&partner=avinas/random&opponents=avinas/random&seed=4")
     _wait(drv, lambda d: "table=" in d.current_url, "the Avinas table")
     _wait_table_ready(drv)
     drv.execute_script(EXPLAIN_INJECT_JS, lines)
     _play_deal(drv, check_layout=False)
-    _wait(drv, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#explain li")) == 5, "the explanation")
+    _wait(drv, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#explain li")) == 6, "the explanation")
     shown = [li.text for li in drv.find_elements(By.CSS_SELECTOR, "#explain li")]
     assert shown == [
         "Your team took 47 card points in 1 trick.",
@@ -689,6 +691,7 @@ def test_explanation_counts_of_one_are_singular(pacing_server, driver):
         "Opponents lost the deal: 2 rams written (2 knocks, each doubling the stake).",
         "Your team lost with 0 card points in 0 tricks: 6 pips written (6 with no trick, 4 with 30 points or fewer, else 2).",
         "Left opponent was the first to reach 1 trick, the most: 1 point to Opponents.",
+        "Hang jack: Left opponent held the jack of trumps but Your team captured it — 1 point to Your team.",
     ]
 
 
