@@ -114,6 +114,27 @@ def test_unknown_table_is_404_everywhere(client):
         assert r.status_code == 404 and "no table 'nope'" in r.json()["detail"]
 
 
+def test_an_unknown_api_path_or_method_names_what_is_valid(client):
+    """An API path no endpoint takes was answered by the front end's files, a bare {"detail": "Not
+    Found"} (GET /api/tables/{id}/nothing, GET /api/game), and a wrong method "Method Not Allowed",
+    neither naming what is valid. Now 404 lists the endpoints and 405 the path's methods."""
+    from cardzoo.training.web.app import API_ENDPOINTS
+
+    r = client.get("/api/game")
+    assert r.status_code == 404
+    assert r.json() == {"detail": "no API endpoint GET /api/game; endpoints: " + ", ".join(API_ENDPOINTS)}
+    assert API_ENDPOINTS[:2] == ("GET /api/games", "POST /api/tables") and len(API_ENDPOINTS) == 11
+    assert client.post("/api/tables/nope/nothing").json()["detail"].startswith(
+        "no API endpoint POST /api/tables/nope/nothing; endpoints: GET /api/games,")
+    assert client.get("/api/" + "x" * 100).json()["detail"].startswith(f"no API endpoint GET /api/{'x' * 32}...; ")
+    for method, path, allowed in [("GET", "/api/tables", "POST"), ("PUT", "/api/tables", "POST"),
+                                  ("POST", "/api/games", "GET"), ("GET", "/api/tables/nope/move", "POST")]:
+        r = client.request(method, path)
+        assert (r.status_code, r.headers["allow"]) == (405, allowed)
+        assert r.json() == {"detail": f"{method} is not allowed on {path}; allowed: {allowed}"}
+    assert client.get("/nothing.html").status_code == 404  # the front end's own 404
+
+
 @pytest.mark.parametrize(
     "body, words",
     [
@@ -519,7 +540,8 @@ def test_a_body_that_is_not_json_is_422_saying_so(client):
     r = client.post("/api/tables", content=b'{"game": "\xff"}', headers={"content-type": "application/json"})
     assert r.status_code == 422 and "send a JSON object, e.g. {\"game\": \"all_fours\"}" in r.json()["detail"]
     assert client.get("/api/tables/nope").status_code == 404  # other HTTP errors as before
-    assert client.put(f"/api/tables/{tid}").json() == {"detail": "Method Not Allowed"}
+    assert client.put(f"/api/tables/{tid}").json() == {"detail": f"PUT is not allowed on /api/tables/{tid}; "
+                                                                "allowed: DELETE, GET"}
 
 
 def test_a_long_pyanitsa_game_sends_only_the_last_moves_of_its_log():

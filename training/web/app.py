@@ -47,7 +47,8 @@ with a 4xx/5xx status, and changes nothing):
 =======================================  ===================================================================
 
 An answer of :data:`GZIP_MIN` bytes or more is gzip-compressed for a client that sends
-``Accept-Encoding: gzip``. Limits: a request body over :data:`MAX_BODY` bytes gets 413 (unread, never echoed); a client
+``Accept-Encoding: gzip``. An API path no endpoint takes is 404 listing :data:`API_ENDPOINTS`; a wrong method 405 naming the
+path's methods. Limits: a request body over :data:`MAX_BODY` bytes gets 413 (unread, never echoed); a client
 (its address) holds at most ``per_client`` open tables and opens at most ``per_minute`` a minute,
 else 429; tables idle for ``idle_seconds`` are dropped, and the page closes its table when it is
 closed. Error messages are cut to :data:`MAX_DETAIL` characters and quote input only briefly.
@@ -77,7 +78,7 @@ from cardzoo import envs
 from .tables import Table, TableError, TableManager
 from .views import frames_json, table_view_json
 
-__all__ = ["MAX_BODY", "MAX_DETAIL", "create_app", "howto_html", "rules_html", "serve"]
+__all__ = ["API_ENDPOINTS", "MAX_BODY", "MAX_DETAIL", "create_app", "howto_html", "rules_html", "serve"]
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
@@ -204,6 +205,13 @@ def rules_html(game: str) -> str:
     text = (Path(envs.__file__).parent / game / "RULES.md").read_text(encoding="utf-8")
     return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
 
+
+#: the endpoints, as an unknown API path's refusal lists them
+API_ENDPOINTS = (
+    "GET /api/games", "POST /api/tables", "GET /api/tables/{id}", "POST /api/tables/{id}/move",
+    "POST /api/tables/{id}/new", "GET /api/tables/{id}/replay", "GET /api/tables/{id}/hint",
+    "DELETE /api/tables/{id}", "POST /api/tables/{id}/close", "GET /api/rules/{game}", "GET /api/howto/{game}",
+)
 
 #: what FastAPI answers (400) for a body it cannot decode: not UTF-8, or a number past Python's digit limit
 _UNREADABLE = "There was an error parsing the body"
@@ -357,6 +365,22 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
                 {"detail": f"unknown language {_short(lang)}; languages: {list(HOWTO_LANGS)}"}, status_code=400
             )
         return {"game": game, "lang": lang, "html": howto_html(game, lang)}
+
+    @app.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)
+    def unknown_api(rest: str, request: Request):
+        # after every endpoint: an API path none of them takes (else the front end's files answered a
+        # bare "Not Found", naming neither what was wrong nor what is valid); 405 for a known path
+        from fastapi.routing import APIRoute
+
+        path = request.url.path
+        allowed = sorted({m for r in app.routes if isinstance(r, APIRoute) and r.name != "unknown_api"
+                          and r.path_regex.match(path) for m in r.methods})
+        shown = path if len(path) <= 40 else path[:37] + "..."
+        if allowed:
+            return JSONResponse({"detail": f"{request.method} is not allowed on {shown}; allowed: {', '.join(allowed)}"},
+                                status_code=405, headers={"Allow": ", ".join(allowed)})
+        return JSONResponse({"detail": _detail(f"no API endpoint {request.method} {shown}; "
+                                               f"endpoints: {', '.join(API_ENDPOINTS)}")}, status_code=404)
 
     if I18N.is_dir():
         app.mount("/i18n", StaticFiles(directory=I18N), name="i18n")
