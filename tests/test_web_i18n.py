@@ -134,3 +134,13 @@ def test_every_key_a_table_view_sends_is_translated(game, options, episodes, max
 
     missing = sorted(k for k in keys if not known(k))
     assert not missing, f"{game}: view keys without a translation in training/web/i18n: {missing}"
+
+
+def test_the_mordienne_line_without_its_first_trick_says_some_trick():
+    """In a match the next deal begins at once and the Aluette summary keeps only al_mordienne (no
+    first trick): it said "took every trick from one trick to the ninth", read as from trick one,
+    where RULES.md §6 means tricks k to 9 for some k >= 2."""
+    en, id_ = _load("en")["explain"], _load("id")["explain"]
+    assert en["al_mordienne"] == "Mordienne: {seat} took every trick from some trick on to the ninth, and none before it — worth 2."
+    assert id_["al_mordienne"] == ("Mordienne: {seat} mengambil setiap trik sejak trik tertentu sampai trik kesembilan, "
+                                   "dan tidak satu pun sebelumnya — bernilai 2.")
