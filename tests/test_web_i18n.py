@@ -144,3 +144,19 @@ def test_the_mordienne_line_without_its_first_trick_says_some_trick():
     assert en["al_mordienne"] == "Mordienne: {seat} took every trick from some trick on to the ninth, and none before it — worth 2."
     assert id_["al_mordienne"] == ("Mordienne: {seat} mengambil setiap trik sejak trik tertentu sampai trik kesembilan, "
                                    "dan tidak satu pun sebelumnya — bernilai 2.")
+
+
+def test_a_truncated_all_fours_episode_has_a_translated_result():
+    """An All Fours match cut off by max_hands (or a deal by max_redeals) ends with the summary result
+    "truncated", which had no text: the page showed the key itself, "truncated", in both languages."""
+    from web_util import make_client, open_table
+
+    c = make_client()
+    out = open_table(c, "all_fours", seed=1, partner="random", opponents="random",
+                     options={"episode": "match", "max_hands": 1})
+    tid, v = out["table_id"], out["view"]
+    while not v["done"]:
+        v = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]}).json()
+    assert (v["summary"]["result"], v["returns"], v["match_result"]) == ("truncated", [0.0] * 4, None)
+    assert _load("en")["key"]["truncated"] == "Stopped at the table's limit (hands or redeals): no result"
+    assert _load("id")["key"]["truncated"] == "Dihentikan pada batas meja (tangan atau pembagian ulang): tanpa hasil"
