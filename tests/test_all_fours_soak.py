@@ -7,7 +7,6 @@ deal positions, the legal-move table of §5, the trick winner, and the end-of-ha
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -227,11 +226,9 @@ def soak(options, batch, hands_wanted, seed):
 
 
 def test_soak_default_rules_10000_hands():
-    t = time.perf_counter()
     hands, steps, tricks = soak({}, batch=1000, hands_wanted=10_000, seed=12345)
     assert hands >= 10_000
     assert tricks > 50_000
-    assert time.perf_counter() - t < 60
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,6 @@ The checks are computed here from RULES.md (§2 trump order and points, §5 lead
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
@@ -103,15 +102,18 @@ def expected_outcome(st, b, k):
     return loser, 6 if tw[loser] == 0 else 4 if pts[loser] <= 30 else 2
 
 
-def soak(k, B, games_wanted, seed, max_seconds):
+def soak(k, B, games_wanted, seed):
+    """Random play until ``games_wanted`` episodes ended. Every row ends an episode within
+    ``k.max_episode_steps`` batch steps (the truncation cap), so more steps than that per B episodes
+    wanted would be a game that never ends: a step bound, not a clock."""
     rng = np.random.default_rng(seed)
     st = k.init(rng, B)
     games = steps = 0
-    t0 = time.perf_counter()
+    max_steps = -(-games_wanted // B) * k.max_episode_steps
     check_legal_every = 7
     seen_phase = set()
     while games < games_wanted:
-        assert time.perf_counter() - t0 < max_seconds
+        assert steps <= max_steps, f"{games} of {games_wanted} episodes ended in {steps} steps of {B} games"
         live = ~st.done
         # every card accounted for: held or played, never both
         h, p = st.hands, st.played
@@ -187,7 +189,7 @@ def soak(k, B, games_wanted, seed, max_seconds):
 
 
 def test_soak_random_deals_default_rules():  # with the two below: > 10,000 deals
-    games, steps, phases = soak(AvinasKernel(), 1000, 7_000, seed=1, max_seconds=60)
+    games, steps, phases = soak(AvinasKernel(), 1000, 7_000, seed=1)
     assert games >= 7_000
     assert {KNOCKING, CALLING, DECLARING, PLAY, STOPPING} <= phases
 
@@ -196,13 +198,13 @@ def test_soak_variant_rules():
     k = AvinasKernel(knock_back="always", ram_schedule="graded", pip_schedule="flat", call_count="suit",
                      honesty="mask", facedown_signal="free", trump_lead_rule="every_lead", valuable_min_points=4,
                      reward="win", no7_stop=False)
-    games, steps, phases = soak(k, 500, 3_000, seed=2, max_seconds=60)
+    games, steps, phases = soak(k, 500, 3_000, seed=2)
     assert SIGNAL in phases and STOPPING not in phases
 
 
 def test_soak_matches():
     k = AvinasKernel(episode="match", pip_limit=12)
-    games, steps, phases = soak(k, 200, 200, seed=3, max_seconds=60)
+    games, steps, phases = soak(k, 200, 200, seed=3)
     assert games >= 200
 
 
