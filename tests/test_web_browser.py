@@ -590,6 +590,15 @@ import('/static/i18n.js').then((m) => { m.PACE.fast.move = 1; m.PACE.fast.trick 
 """
 
 
+def _open_pyanitsa(drv, server: str, speed: str, players: int, seed: int) -> str:
+    """A P'yanitsa table against random players at a desktop size, auto-play off; its ready seq."""
+    _inner_size(drv, *DESKTOP)
+    _settings(drv, server, speed=speed, auto="off")
+    drv.get(f"{server}/table.html?game=pyanitsa&opponents=random&players={players}&seed={seed}")
+    _wait(drv, lambda d: "table=" in d.current_url, "the P'yanitsa table")
+    return _wait_table_ready(drv)
+
+
 def test_an_answer_longer_than_the_log_window_shows_each_move_logged_in_turn(pacing_server, driver):
     """Once seat 0 of a 4-player P'yanitsa game is out of cards, one answer holds the rest of the
     game (585 moves here, more than the View's 150-move log): each move, shown in turn, is the
@@ -597,11 +606,7 @@ def test_an_answer_longer_than_the_log_window_shows_each_move_logged_in_turn(pac
     from selenium.webdriver.support.ui import Select
 
     drv = driver
-    _inner_size(drv, *DESKTOP)
-    _settings(drv, pacing_server, speed="fast", auto="off")
-    drv.get(f"{pacing_server}/table.html?game=pyanitsa&opponents=random&players=4&seed=2")
-    _wait(drv, lambda d: "table=" in d.current_url, "the P'yanitsa table")
-    seq = _wait_table_ready(drv)
+    seq = _open_pyanitsa(drv, pacing_server, speed="fast", players=4, seed=2)
     assert drv.execute_async_script(LOG_WATCH_JS)
     Select(drv.find_element("id", "set-auto")).select_by_value("on")
     drv.execute_script("arguments[0].click()", drv.find_element("css selector", "#move-buttons button.move"))
@@ -624,11 +629,7 @@ def test_a_speed_change_applies_within_a_long_answer(pacing_server, driver):
     from selenium.webdriver.support.ui import Select
 
     drv = driver
-    _inner_size(drv, *DESKTOP)
-    _settings(drv, pacing_server, speed="instant", auto="off")
-    drv.get(f"{pacing_server}/table.html?game=pyanitsa&opponents=random&players=3&seed=0")
-    _wait(drv, lambda d: "table=" in d.current_url, "the P'yanitsa table")
-    seq = _wait_table_ready(drv)
+    seq = _open_pyanitsa(drv, pacing_server, speed="instant", players=3, seed=0)
     flip = "#move-buttons button.move"
     for _ in range(13):
         drv.execute_script("arguments[0].click()", drv.find_element("css selector", flip))
