@@ -312,6 +312,12 @@ class KernelAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        self._live_step(agent, action)
+        if self.render_mode == "human":  # human rendering happens in reset and step (Gymnasium, PettingZoo)
+            self.render()
+
+    def _live_step(self, agent: str, action) -> None:
+        """:meth:`step` for a live ``agent``: check ``action``, then apply it (or forfeit)."""
         if type(action) is not int:
             if isinstance(action, np.ndarray) and action.shape == ():
                 action = action.item()
@@ -322,8 +328,6 @@ class KernelAECEnv(AECEnv):
         if not (0 <= a < self._num_actions and mask[a]):
             if 0 <= a < self._num_actions and self.illegal_action == "lose":
                 self._lose(agent, a)
-                if self.render_mode == "human":
-                    self.render()
                 return
             what = self.kernel.action_name(a) if 0 <= a < self._num_actions else f"{a} (out of range 0..{self._num_actions - 1})"
             raise ValueError(f"illegal action {what} for {agent}; legal: {self._legal_names()}")
@@ -335,8 +339,6 @@ class KernelAECEnv(AECEnv):
             self.rewards = dict(zip(self.possible_agents, st.rewards[0].tolist()))
             self._after_step()
             self._accumulate_rewards()
-            if self.render_mode == "human":
-                self.render()
             return
         # fast path: one compiled call steps and computes the next seat's mask and observation
         code = single.play(a, self._rng)
@@ -351,8 +353,6 @@ class KernelAECEnv(AECEnv):
             self.rewards = dict.fromkeys(self.possible_agents, 0.0)
             if code & 2:
                 self._finish()
-        if self.render_mode == "human":  # human rendering happens in reset and step (Gymnasium, PettingZoo)
-            self.render()
 
     def _lose(self, agent: str, action: int) -> None:
         """``illegal_action="lose"``: ``agent`` forfeits the episode by ``action`` (module docstring)."""
