@@ -406,3 +406,75 @@ def test_an_opponent_that_returns_bad_actions_is_named():
         with pytest.raises(ValueError) as err:
             venv.reset()
         assert str(err.value) == message
+
+
+def test_close_twice_is_fine_and_a_closed_env_refuses_to_play():
+    """``step`` after ``close()`` played on (and ``reset`` dealt again) as if the env were open:
+    Gymnasium's own AsyncVectorEnv refuses a closed env, and a closed env should hold no games."""
+    venv = cardzoo.make_vec("all_fours", 4, opponents="random", seed=0)
+    obs, info = venv.reset()
+    actions = info["action_mask"].argmax(axis=1)
+    venv.close()
+    venv.close()  # a second close does nothing
+    assert venv.closed and venv.st is None
+    message = "called after close(): this KernelVectorEnv is closed (its games are freed); make a new one (cardzoo.make_vec)"
+    for call, what in ((lambda: venv.step(actions), "step()"), (venv.reset, "reset()"), (venv.action_masks, "action_masks()")):
+        with pytest.raises(RuntimeError) as err:
+            call()
+        assert str(err.value) == f"{what} {message}"
+
+
+def test_a_list_of_seeds_is_refused_naming_the_one_generator():
+    """Gymnasium's SyncVectorEnv takes ``reset(seed=[s0, s1, ...])``, one seed per sub-env; the batched
+    games are dealt from one generator, so no game can be seeded alone. The list was refused with the
+    message of any bad seed ("seed must be a non-negative int or None"), which read like a bug."""
+    venv = cardzoo.make_vec("avinas", 3, opponents="random", seed=0)
+    first = venv.reset(seed=4)[0]
+    for seeds in ([1, 2, 3], (1, 2, 3), np.array([1, 2, 3])):
+        with pytest.raises(ValueError) as err:
+            venv.reset(seed=seeds)
+        assert str(err.value) == (
+            "seed must be one non-negative int or None, got a list [1, 2, 3]: KernelVectorEnv deals all its games "
+            "in one batch from one generator, so it takes one seed (the same seed and actions replay the same "
+            "games), not one seed per game as Gymnasium's SyncVectorEnv does")
+    with pytest.raises(ValueError, match="got a list"):
+        KernelVectorEnv(venv.kernel, 3, venv.opponents, seed=[1, 2, 3])
+    np.testing.assert_array_equal(venv.reset(seed=4)[0], first)  # one int seeds it as before
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
+def test_observations_and_infos_do_not_reveal_hidden_cards(game, mode):
+    """Every step, the cards the learner's seat cannot see (the other hands, the undealt cards) are
+    dealt again at random (``Kernel.determinize`` from that seat's view): the observations, masks and
+    infos the vector env returns for that seat must stay the same, final observations included."""
+    n = 8
+    venv = cardzoo.make_vec(game, n, opponents="random", seed=7, autoreset_mode=mode)
+    k = venv.kernel
+    rng = np.random.default_rng(7)
+    obs, info = venv.reset()
+    moved = checked = 0
+    for step in range(40):
+        st = venv.st
+        done = st.done.copy()  # NEXT_STEP: finished games show the learner's final view
+        seat = np.where(done, venv._rep_seat[venv.learner_team], st.current_player).astype(np.int64)
+        if not done.all():
+            other = k.determinize(st, seat, np.random.default_rng(step))
+            for f in ("done", "current_player"):
+                np.testing.assert_array_equal(getattr(other, f), getattr(st, f))
+            venv.st = other
+            try:
+                shown = venv._obs(seat), venv._masks()
+            finally:
+                venv.st = st
+            live = ~done
+            np.testing.assert_array_equal(shown[0][live], obs[live])
+            np.testing.assert_array_equal(shown[1][live], info["action_mask"][live])
+            moved += int((k.global_state(other) != k.global_state(st)).any(axis=1)[live].sum())  # cards really moved
+            checked += int(live.sum())
+        obs, rew, term, trunc, info = venv.step(_random_legal(info["action_mask"], rng))
+        # beside the masks, infos hold per-game results only (no cards): return, length, opponent, flags
+        assert set(info) <= {"action_mask", "_action_mask", "episode_return", "_episode_return", "episode_length",
+                             "_episode_length", "opponent", "_opponent", "truncated", "_truncated", "illegal_action",
+                             "_illegal_action", "final_obs", "_final_obs", "final_info", "_final_info"}
+    assert checked > 100 and moved > checked // 4

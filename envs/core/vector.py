@@ -44,7 +44,12 @@ deal, so the learner plays every seat. A deal that ends before the learner's fir
 (e.g. an All Fours match won on the kick) is dealt again. Seeding: ``reset(seed=s)`` (or the
 constructor's ``seed``) seeds the one ``numpy.random.Generator`` that deals, draws sides and
 opponents, and the opponents that keep a generator of their own (:meth:`OpponentSet.seed`:
-``random``, the search bots); the same seed and actions give the same games.
+``random``, the search bots); the same seed and actions give the same games. A list of seeds, one
+per game (Gymnasium's ``SyncVectorEnv`` takes one), is refused with ``ValueError``: the games are
+dealt in one batch from one generator, so none can be seeded on its own.
+
+``close()`` frees the games; ``reset``, ``step`` and ``action_masks`` then raise ``RuntimeError``
+(a second ``close()`` does nothing).
 """
 
 from __future__ import annotations
@@ -62,6 +67,18 @@ from .kernel import Kernel, check_illegal_action, check_reset_options, check_see
 __all__ = ["KernelVectorEnv", "OpponentSet"]
 
 ActFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def _one_seed(seed) -> int | None:
+    """The seed of the one generator of a :class:`KernelVectorEnv` (``check_seed``). A list of seeds,
+    one per game (what Gymnasium's ``SyncVectorEnv`` takes), is refused by name: all the games are
+    dealt in one batch from one generator, so no game can be seeded on its own."""
+    if isinstance(seed, (list, tuple, np.ndarray)):
+        raise ValueError(
+            f"seed must be one non-negative int or None, got a list {np.asarray(seed).tolist()!r}: KernelVectorEnv deals all "
+            "its games in one batch from one generator, so it takes one seed (the same seed and actions "
+            "replay the same games), not one seed per game as Gymnasium's SyncVectorEnv does")
+    return check_seed(seed)
 
 
 class OpponentSet:
@@ -169,7 +186,7 @@ class KernelVectorEnv(VectorEnv):
     Raises ``ValueError`` for a bad ``num_envs``, ``learner_side``, ``seed``, ``autoreset_mode``, opponents, or a
     ``privileged`` / ``skip_forced`` that is not a bool;
     ``step`` raises ``ValueError`` for an illegal action (naming it and the legal ones) and
-    ``RuntimeError`` before ``reset``.
+    ``RuntimeError`` before ``reset`` or after ``close``.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -213,7 +230,7 @@ class KernelVectorEnv(VectorEnv):
         self.skip_forced = bool(skip_forced)
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}
-        seed = check_seed(seed)
+        seed = _one_seed(seed)
         self.rng = np.random.default_rng(seed)
         if seed is not None:
             self.opponents.seed(seed)
@@ -347,7 +364,8 @@ class KernelVectorEnv(VectorEnv):
         """Deal ``num_envs`` new games; ``seed`` re-seeds the generator. ``options`` are not used
         (``ValueError`` if given). Returns ``(obs float32[N, D], {"action_mask": bool[N, A]})``.
         ``seed`` must be ``None`` or a non-negative int (``ValueError`` naming it otherwise, nothing changed)."""
-        seed = check_seed(seed)
+        self._check_open("reset()")
+        seed = _one_seed(seed)
         options = check_reset_options(options, (), "KernelVectorEnv")
         if options:
             raise ValueError(f"reset options {sorted(options, key=repr)} are not used by KernelVectorEnv (it takes none)")
@@ -362,12 +380,14 @@ class KernelVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """``bool[N, A]``: ``infos["action_mask"]`` of the current step (``RuntimeError`` before ``reset``)."""
+        self._check_open("action_masks()")
         if self.st is None:
             raise RuntimeError("action_masks() called before reset(): call reset() first")
         return self._masks()
 
     def step(self, actions):
         """One learner action per game, ``int[N]`` (see the module docstring for what is returned)."""
+        self._check_open("step()")
         if self.st is None:
             raise RuntimeError("step() called before reset(): call reset() first")
         k, st = self.kernel, self.st
@@ -441,5 +461,13 @@ class KernelVectorEnv(VectorEnv):
         infos["_action_mask"] = np.ones(self.num_envs, dtype=bool)
         return obs, rewards, terminated, truncated, infos
 
+    def _check_open(self, what: str) -> None:
+        if self.closed:
+            raise RuntimeError(
+                f"{what} called after close(): this KernelVectorEnv is closed (its games are freed); "
+                "make a new one (cardzoo.make_vec)")
+
     def close_extras(self, **kwargs) -> None:
-        pass
+        """Free the games' state; ``reset``, ``step`` and ``action_masks`` then raise ``RuntimeError``
+        (``close()`` itself may be called again: it does nothing more)."""
+        self.st = None
