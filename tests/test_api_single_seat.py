@@ -97,3 +97,39 @@ def test_an_exec_bot_is_refused_by_the_single_seat_and_vector_envs():
         cardzoo.make_vec("all_fours", num_envs=2, opponents=bot)
     with pytest.raises(ValueError, match=re.escape("not as an opponent of the vector env")):
         cardzoo.make_vec("all_fours", num_envs=2, opponents={"a": "random", "b": bot})
+
+
+def test_stable_baselines3_make_vec_env_builds_it_and_maskable_ppo_trains_and_evaluates():
+    """SB3's ``make_vec_env("cardzoo/Pyanitsa-v0", ...)`` asks for ``render_mode="rgb_array"`` unless
+    ``env_kwargs`` names one, and retries without it only on ``TypeError``: the env raised ValueError
+    ("render_mode='rgb_array' is not supported"), so the most common SB3 recipe failed for every game.
+    The refusal is now a RenderModeError (ValueError and TypeError), on which SB3 makes the env without it."""
+    pytest.importorskip("sb3_contrib")
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.env_util import make_vec_env
+
+    import cardzoo  # noqa: F401  registers the ids
+    from cardzoo.training.single_agent import RenderModeError
+
+    for bad in ("rgb_array", np.array([1, 2])):
+        with pytest.raises(RenderModeError) as err:
+            SingleSeatEnv("pyanitsa", seat=0, render_mode=bad)
+        assert isinstance(err.value, ValueError) and isinstance(err.value, TypeError)
+        assert str(err.value) == f"render_mode={bad!r} is not supported; valid: None, 'ansi', 'human'"
+
+    torch.set_num_threads(1)
+    venv = make_vec_env("cardzoo/Pyanitsa-v0", n_envs=2, seed=0, env_kwargs=dict(seat=0, opponents="random"))
+    assert venv.get_attr("render_mode") == [None, None]
+    venv.reset()
+    masks = get_action_masks(venv)
+    assert masks.shape == (2, 37) and masks.dtype == bool and masks.any(axis=1).all()
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(256)
+    assert model.num_timesteps == 256
+    returns, lengths = evaluate_policy(model, venv, n_eval_episodes=4, return_episode_rewards=True, warn=False)
+    assert len(returns) == 4 and set(returns) <= {-1.0, 0.0, 1.0}  # 2 players: a loss, a draw or a win
+    assert all(n >= 1 for n in lengths)

@@ -7,6 +7,10 @@ actions (sb3-contrib convention) and ``info["action_mask"]`` carries them too. T
 seats are played by the named agents on their own observations; the reward of a step is what
 the seat received between its two decisions (so a hand that ends on another seat's card is
 paid at once).
+
+stable-baselines3 builds it by id: ``make_vec_env("cardzoo/AllFours-v0", n_envs=8, env_kwargs={"seat": 0})``
+(its default ``render_mode="rgb_array"`` is refused with :class:`RenderModeError`, on which SB3 makes the
+env without a render mode), and ``MaskablePPO`` reads the masks through ``action_masks()``.
 """
 
 from __future__ import annotations
@@ -22,6 +26,15 @@ from cardzoo import envs
 from cardzoo.envs.core.kernel import check_option_names, check_seed, is_int
 
 from .common import check_partner, refuse_exec_bot, resolve_agent
+
+
+class RenderModeError(ValueError, TypeError):
+    """A ``render_mode`` the single-seat env does not have (it renders text: ``"ansi"``, ``"human"``).
+
+    A ``ValueError``, as every bad option of cardzoo, and also a ``TypeError``: stable-baselines3's
+    ``make_vec_env(env_id, ...)`` asks ``gymnasium.make`` for ``render_mode="rgb_array"`` unless
+    ``env_kwargs`` names one, and makes the env again without it only when that raises ``TypeError``
+    (the error of an env that takes no ``render_mode``)."""
 
 
 def registered_env(registered_game: str, registered_id: str, **kwargs) -> "SingleSeatEnv":
@@ -59,6 +72,8 @@ class SingleSeatEnv(gymnasium.Env):
 
     Raises ``ValueError`` for a bad seat (any integer, numpy ints too, from 0 to the last seat; not a
     bool), seed, agent name or option, and ``FileNotFoundError`` naming an agent path that does not exist.
+    A bad ``render_mode`` raises :class:`RenderModeError`, a ``ValueError`` that is also the ``TypeError``
+    on which stable-baselines3's ``make_vec_env`` makes the env without its default ``"rgb_array"``.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -78,6 +93,8 @@ class SingleSeatEnv(gymnasium.Env):
         **env_options,
     ) -> None:
         seed = check_seed(seed)
+        if not (render_mode is None or (isinstance(render_mode, str) and render_mode in self.metadata["render_modes"])):
+            raise RenderModeError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi', 'human'")
         # a misspelt parameter (oponents=...) is told this env's own parameters too, not the game's options alone
         own = ("seat", "partner", "opponents", "others", "seed", "render_mode", "illegal_action")
         check_option_names(envs.kernel_class(game), env_options, own, "single-seat env")
