@@ -67,3 +67,59 @@ def test_run_all_writes_json_markdown_and_png(tmp_path):
     assert "| 4 | variant 2 | winner_first | 200 |" in (tmp_path / "lengths.md").read_text()
     assert L.results_from_json(tmp_path / "lengths.json")[0].battles.size == 200
     assert rows[0]["mean"] == data[0]["mean"]
+
+
+def test_run_all_keeps_an_earlier_run_and_refuses_other_sizes(tmp_path):
+    """A second run into the same folder used to rewrite lengths.json with its own rows only (the
+    first run's settings were lost); now the rows already there are kept, not replayed, and a run of
+    another --games or --seed is refused, leaving the file as it was."""
+    a, b = L.SETTINGS[0], L.SETTINGS[6]
+    first = L.run_all(150, tmp_path, settings=[a], log=lambda s: None, progress=False)
+    said = []
+    rows = L.run_all(150, tmp_path, settings=[a, b], log=said.append, progress=False)
+    data = json.loads((tmp_path / "lengths.json").read_text())
+    assert [r["options"] for r in data] == [a, b] and [r["games"] for r in data] == [150, 150]
+    assert rows[0]["counts"] == first[0]["counts"] == {int(k): v for k, v in data[0]["counts"].items()}  # kept, not replayed
+    assert said[0] == f"1 of 2 settings kept from {tmp_path / 'lengths.json'} (the same --games and --seed)"
+    assert "| 3 | variant 2 | winner_first | 150 |" in (tmp_path / "lengths.md").read_text()
+    assert "| 2 | variant 1 | winner_first | 150 |" in (tmp_path / "lengths.md").read_text()
+    before = (tmp_path / "lengths.json").read_text()
+    with pytest.raises(ValueError, match="holds a run of 150 games per setting with seed 0, not 100 games with seed 0"):
+        L.run_all(100, tmp_path, settings=[b], log=lambda s: None, progress=False)
+    with pytest.raises(ValueError, match="not 150 games with seed 7"):
+        L.run_all(150, tmp_path, settings=[L.SETTINGS[3]], seed=7, log=lambda s: None, progress=False)
+    assert (tmp_path / "lengths.json").read_text() == before
+    with pytest.raises(ValueError, match="empty path"):
+        L.run_all(10, "", settings=[a], log=lambda s: None, progress=False)
+
+
+def test_a_settings_games_do_not_depend_on_the_settings_run_with_it(tmp_path):
+    """Setting i is played with seed + i: `--only 6` and `--only 0 6` give the same row 6 (its seed was
+    its place in the --only list: 0 and 1)."""
+    alone = L.run_all(120, tmp_path / "a", settings=[L.SETTINGS[6]], seed=5, log=lambda s: None, progress=False)
+    both = L.run_all(120, tmp_path / "b", settings=[L.SETTINGS[0], L.SETTINGS[6]], seed=5, log=lambda s: None, progress=False)
+    assert alone[0]["counts"] == both[1]["counts"] and alone[0]["seed"] == both[1]["seed"] == 11
+    assert both[0]["seed"] == 5
+
+
+def test_an_interrupted_run_keeps_the_settings_done_and_resumes(tmp_path, monkeypatch, capsys):
+    real = L.run
+    calls = []
+
+    def stopping(n, **kw):
+        calls.append(kw["seed"])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(n, **kw)
+
+    monkeypatch.setattr(L, "run", stopping)
+    settings = [L.SETTINGS[0], L.SETTINGS[3]]
+    with pytest.raises(KeyboardInterrupt):
+        L.run_all(100, tmp_path, settings=settings, log=lambda s: None, progress=False)
+    assert "holds the settings finished (1 of 2); run the same command again" in capsys.readouterr().err
+    assert [r["options"] for r in json.loads((tmp_path / "lengths.json").read_text())] == [settings[0]]
+    assert not (tmp_path / ".lengths.json.partial").exists()
+    monkeypatch.setattr(L, "run", real)
+    rows = L.run_all(100, tmp_path, settings=settings, log=lambda s: None, progress=False)
+    assert [r["games"] for r in rows] == [100, 100] and rows[1]["seed"] == 3
+    assert [r["options"] for r in json.loads((tmp_path / "lengths.json").read_text())] == settings

@@ -11,6 +11,7 @@ batch drains), so the sample is not biased towards short games.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 
 import numpy as np
@@ -59,8 +60,10 @@ class LengthResult:
         }
 
 
-def run(n_games: int, batch: int = 4096, seed: int = 0, **options) -> LengthResult:
+def run(n_games: int, batch: int = 4096, seed: int = 0, on_games=None, **options) -> LengthResult:
     """Play ``n_games`` games of P'yanitsa with ``options`` (any collect order but ``winner_chooses``).
+    ``on_games`` (e.g. a progress bar's ``update``) is called with the number of games that ended
+    after every battle in which some did.
 
     Raises ``ValueError`` for ``winner_chooses`` (it needs a policy), bad options or ``n_games < 1``.
     """
@@ -83,6 +86,8 @@ def run(n_games: int, batch: int = 4096, seed: int = 0, **options) -> LengthResu
         d = st.done
         if d.any():
             g = slot_game[d]
+            if on_games is not None:
+                on_games(int(d.sum()))
             battles[g] = st.battles[d]
             outcome[g] = np.where(st.draw[d], 3, st.trunc_reason[d])
             losers[g] = st.loser[d]
@@ -158,28 +163,114 @@ def histogram(results: list[LengthResult], path, title: str = "P'yanitsa: battle
     plt.close(fig)
 
 
-def run_all(n_games: int, out, settings=None, batch: int = 4096, seed: int = 0, log=print) -> list[dict]:
+def _setting_seeds(settings: list[dict], seed: int) -> list[int]:
+    """The seed of each setting: ``seed`` plus its index in :data:`SETTINGS` (its place in ``settings``
+    for one that is not there), so a setting's games are the same whichever others run with it."""
+    return [seed + (SETTINGS.index(o) if o in SETTINGS else i) for i, o in enumerate(settings)]
+
+
+def _read_rows(path) -> list[dict]:
+    """The summaries in an earlier ``lengths.json`` (none if it is missing); ``ValueError`` naming a damaged one."""
+    import json
+
+    if not path.exists():
+        return []
+    try:
+        rows = json.loads(path.read_text())
+        if not isinstance(rows, list) or not all(isinstance(r, dict) and "options" in r and "games" in r for r in rows):
+            raise ValueError("not a list of setting summaries")
+    except ValueError as e:
+        raise ValueError(f"{path} is damaged or not a lengths.json ({e}): use another --out, or delete it") from None
+    for r in rows:  # JSON keys are strings; a fresh summary counts games by int battles
+        r["counts"] = {int(b): int(c) for b, c in r.get("counts", {}).items()}
+    return rows
+
+
+def _result_of_row(row: dict) -> LengthResult:
+    b = np.repeat(np.array([int(k) for k in row["counts"]], dtype=np.int64), [int(v) for v in row["counts"].values()])
+    return LengthResult(row["options"], b, np.zeros(b.size, np.int8), np.zeros((b.size, 1), bool), row["seconds"])
+
+
+def _write_outputs(out, rows: list[dict]) -> None:
+    """``lengths.json`` (through a temporary file and a rename: an interruption never leaves half a file),
+    ``lengths.md`` and ``game_lengths.png`` of ``rows``."""
+    import json
+    import os
+
+    tmp = out / ".lengths.json.partial"
+    tmp.write_text(json.dumps(rows, indent=1))
+    os.replace(tmp, out / "lengths.json")
+    (out / "lengths.md").write_text(markdown(rows) + "\n")
+    histogram([_result_of_row(r) for r in rows], out / "game_lengths.png")
+
+
+def run_all(n_games: int, out, settings=None, batch: int = 4096, seed: int = 0, log=print, progress: bool = True) -> list[dict]:
     """Run every setting (default :data:`SETTINGS`), writing after each one to ``out``:
     ``lengths.json`` (summaries + per-setting counts of games by battles), ``lengths.md`` and
-    ``game_lengths.png``. Returns the summaries."""
-    import json
+    ``game_lengths.png``. Returns the summaries of ``settings``.
+
+    Setting ``i`` of :data:`SETTINGS` is played with seed ``seed + i``, whichever settings run. A
+    folder holds one ``n_games`` and ``seed``: the settings already in its ``lengths.json`` are kept,
+    not played again (run the same command again to finish an interrupted run; runs of other
+    settings into the same folder add their rows), and a ``lengths.json`` of another ``n_games`` or
+    ``seed`` is refused (``ValueError``), never overwritten. ``progress``: a bar over the games
+    still to play (rate and ETA).
+    """
+    import sys
     from pathlib import Path
 
+    from tqdm import tqdm
+
+    if n_games < 1:
+        raise ValueError(f"n_games must be >= 1, got {n_games}")
+    if isinstance(out, str) and not out.strip():  # Path("") is the current folder: never meant
+        raise ValueError(f"--out {out!r} is an empty path: give the folder to write, e.g. --out runs/pyanitsa_lengths")
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file: give the folder to write lengths.json, lengths.md and game_lengths.png to")
+    settings = list(settings or SETTINGS)
+    seeds = _setting_seeds(settings, seed)
+    for opts in settings:
+        envs.kernel("pyanitsa", **opts)  # bad options fail before any game is played
+    earlier = _read_rows(out / "lengths.json")
+    for r in earlier:
+        if r["games"] != n_games or r.get("base_seed") != seed:
+            was = f"seed {r['base_seed']}" if "base_seed" in r else "no recorded seed (written by an earlier cardzoo)"
+            raise ValueError(
+                f"{out / 'lengths.json'} holds a run of {r['games']:,} games per setting with {was}, not {n_games:,} games "
+                f"with seed {seed}: a folder holds one --games and --seed, and a run never overwrites another; use another --out"
+            )
+    done = {json.dumps(r["options"], sort_keys=True): r for r in earlier}
+    key = lambda o: json.dumps(o, sort_keys=True)  # noqa: E731
+    todo = [(o, s) for o, s in zip(settings, seeds) if key(o) not in done]
+    if len(todo) < len(settings):
+        log(f"{len(settings) - len(todo)} of {len(settings)} settings kept from {out / 'lengths.json'} (the same --games and --seed)")
     out.mkdir(parents=True, exist_ok=True)
-    rows, results = [], []
-    for i, opts in enumerate(settings or SETTINGS):
-        r = run(n_games, batch=batch, seed=seed + i, **opts)
-        s = r.summary()
-        counts = np.bincount(r.battles)
-        s["counts"] = {int(b): int(c) for b, c in enumerate(counts) if c}
-        rows.append(s)
-        results.append(r)
-        log(markdown([s]).splitlines()[-1] + f"  ({s['seconds']} s)")
-        (out / "lengths.json").write_text(json.dumps(rows, indent=1))
-        (out / "lengths.md").write_text(markdown(rows) + "\n")
-        histogram(results, out / "game_lengths.png")
-    return rows
+    bar = tqdm(total=n_games * len(todo), desc=f"P'yanitsa lengths ({len(todo)} settings)", unit="game", disable=not progress or not todo)
+    finished = 0
+    try:
+        for opts, s_seed in todo:
+            r = run(n_games, batch=batch, seed=s_seed, on_games=bar.update, **opts)
+            s = r.summary()
+            s["seed"], s["base_seed"] = s_seed, seed
+            counts = np.bincount(r.battles)
+            s["counts"] = {int(b): int(c) for b, c in enumerate(counts) if c}
+            done[key(opts)] = s
+            finished += 1
+            bar.clear()
+            log(markdown([s]).splitlines()[-1] + f"  ({s['seconds']} s)")
+            merged = {key(x["options"]): x for x in _read_rows(out / "lengths.json")}  # rows a parallel run wrote meanwhile
+            merged[key(opts)] = s
+            order = [key(o) for o in SETTINGS]
+            rows = sorted(merged.values(), key=lambda x: order.index(key(x["options"])) if key(x["options"]) in order else len(order))
+            _write_outputs(out, rows)
+    except KeyboardInterrupt:
+        bar.close()
+        print(f"interrupted: {out} holds the settings finished ({len(settings) - len(todo) + finished} of {len(settings)}); "
+              "run the same command again to play the others", file=sys.stderr)
+        raise
+    bar.close()
+    return [done[key(o)] for o in settings]
 
 
 def results_from_json(path) -> list[LengthResult]:
