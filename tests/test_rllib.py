@@ -129,3 +129,68 @@ def test_bad_counts_and_rates_are_refused_by_name_before_anything_starts(tmp_pat
         train(cfg, log=lambda line: None)
     assert str(err.value) == message
     assert not (tmp_path / "run").exists() and not ray.is_initialized()
+
+
+@needs_ray
+@pytest.mark.parametrize("change, message", [
+    ({"lr": -1.0}, "lr (--lr) must be a finite number > 0, got -1.0"),
+    ({"opponents": "avinas/rule"}, "opponents must be a list of agent names, e.g. ['avinas/rule'], got 'avinas/rule'"),
+    ({"env_options": {"bogus": 1}}, "unknown option(s) ['bogus']; valid options: ['call_count', "),
+    ({"game": "chess"}, "unknown game 'chess'; available games: ['all_fours', 'aluette', 'avinas', 'ottocento', 'pyanitsa']"),
+    ({"seed": -1}, "seed must be a non-negative int or None, got -1"),
+])
+def test_build_algo_config_refuses_a_bad_config_by_name(change, message):
+    """The documented ``build_algo_config(RLlibConfig(...)).build_algo()`` checked nothing: a negative lr,
+    a lone opponent name (read letter by letter) or an unknown option gave a PPOConfig, and the error,
+    if any, came from inside an env runner once ray was up."""
+    import dataclasses
+
+    import ray
+
+    from cardzoo.training.rllib import RLlibConfig, build_algo_config
+
+    cfg = dataclasses.replace(RLlibConfig(game="avinas"), **change)
+    with pytest.raises(ValueError) as err:
+        build_algo_config(cfg)
+    assert message in str(err.value)
+    assert not ray.is_initialized()
+
+
+@needs_ray
+@pytest.mark.parametrize("change, message", [
+    ({"activation": "elu"}, "activation must be one of ['tanh', 'relu'] (what a cardzoo saved agent runs), got 'elu'"),
+    ({"net_arch": []}, "net_arch must be a non-empty list of layer widths (ints >= 1), e.g. [256, 256], got []"),
+    ({"net_arch": [64, 0]}, "net_arch must be a non-empty list of layer widths (ints >= 1), e.g. [256, 256], got [64, 0]"),
+])
+def test_a_network_the_saved_agent_cannot_hold_is_refused_before_training(tmp_path, change, message):
+    """RLlibConfig(activation="elu") trained every iteration (RLlib has elu), wrote progress.csv and the
+    RLlib checkpoint, then failed exporting the agent with KeyError: 'elu' (a saved agent runs relu or tanh)."""
+    import dataclasses
+
+    import ray
+
+    from cardzoo.training.rllib import RLlibConfig, train
+
+    cfg = dataclasses.replace(RLlibConfig(game="pyanitsa", out=str(tmp_path / "run")), **change)
+    with pytest.raises(ValueError) as err:
+        train(cfg, log=lambda line: None)
+    assert str(err.value) == message
+    assert not (tmp_path / "run").exists() and not ray.is_initialized()
+
+
+@needs_ray
+@pytest.mark.parametrize("rounds", ["-2", "-1"])
+def test_a_negative_bench_sampling_count_is_refused_before_ray_starts(rounds, capsys):
+    """``cardzoo train-rllib avinas --bench-sampling -2`` started ray, built the algorithm and reported
+    '0 env steps in 0.0 s (0 env steps/s)' with exit 0."""
+    import ray
+
+    from cardzoo.training.cli import main
+    from cardzoo.training.rllib import RLlibConfig, bench_sampling
+
+    assert main(["train-rllib", "avinas", "--bench-sampling", rounds]) != 0
+    assert f"rounds (--bench-sampling) must be an int >= 1, got {rounds}" in capsys.readouterr().err
+    with pytest.raises(ValueError) as err:
+        bench_sampling(RLlibConfig(game="avinas"), rounds=0, log=lambda line: None)
+    assert str(err.value) == "rounds (--bench-sampling) must be an int >= 1, got 0"
+    assert not ray.is_initialized()

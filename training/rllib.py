@@ -104,7 +104,10 @@ class RLlibConfig:
 
 
 def build_algo_config(cfg: RLlibConfig):
-    """The ``PPOConfig`` of ``cfg`` (``ray[rllib]`` imported here)."""
+    """The ``PPOConfig`` of ``cfg`` (``ray[rllib]`` imported here). ``cfg`` is checked first
+    (:func:`check_config`: ``ValueError`` naming what is wrong), so a bad setting is refused here,
+    not later inside an env runner or, for the network, at export after training."""
+    check_config(cfg)
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
@@ -206,6 +209,8 @@ def check_config(cfg: RLlibConfig) -> None:
     import math
 
     import cardzoo
+    from cardzoo.agents.policy import _ACTIVATIONS
+    from cardzoo.envs.core.kernel import check_seed, is_int
 
     def flag(name):  # the RLlibConfig field, and its cardzoo train-rllib flag where it has one
         cli = ("iterations", "num_env_runners", "num_envs_per_runner", "rollout_fragment_length", "lr")
@@ -222,8 +227,17 @@ def check_config(cfg: RLlibConfig) -> None:
         if not (ok and low <= v <= high and (name != "lr" or v > 0)):
             what = "a finite number > 0" if name == "lr" else f"a number from {low:g} to {high:g}" if high < math.inf else f"a finite number >= {low:g}"
             raise ValueError(f"{flag(name)} must be {what}, got {v!r}")
-    if isinstance(cfg.opponents, (str, bytes)) or not all(isinstance(o, str) for o in cfg.opponents):
+    if not isinstance(cfg.opponents, (list, tuple)) or not all(isinstance(o, str) for o in cfg.opponents):
         raise ValueError(f"opponents must be a list of agent names, e.g. ['{cfg.game}/rule'], got {cfg.opponents!r}")
+    check_seed(cfg.seed)
+    # the exported agent's network (agents.policy): anything else trained, then failed at export
+    arch = cfg.net_arch
+    if not (isinstance(arch, (list, tuple)) and arch and all(is_int(w) and w >= 1 for w in arch)):
+        raise ValueError(f"net_arch must be a non-empty list of layer widths (ints >= 1), e.g. [256, 256], got {arch!r}")
+    if not (isinstance(cfg.activation, str) and cfg.activation in _ACTIVATIONS):
+        raise ValueError(f"activation must be one of {list(_ACTIVATIONS)} (what a cardzoo saved agent runs), got {cfg.activation!r}")
+    if not isinstance(cfg.env_options, dict):
+        raise ValueError(f"env_options must be a dict of option name -> value, got {cfg.env_options!r}")
     cardzoo.make_vec(cfg.game, 1, opponents=list(cfg.opponents) or [f"{cfg.game}/rule"], **dict(cfg.env_options))
 
 
@@ -291,6 +305,8 @@ def bench_sampling(cfg: RLlibConfig, rounds: int = 5, log=print) -> dict:
     (warm-up) is not timed. Returns ``{"runners", "steps", "seconds", "steps_per_second"}``."""
     import ray
 
+    if not (isinstance(rounds, (int, np.integer)) and not isinstance(rounds, bool) and rounds >= 1):
+        raise ValueError(f"rounds (--bench-sampling) must be an int >= 1, got {rounds!r}")
     check_config(cfg)
     started = not ray.is_initialized()
     if started:
@@ -372,7 +388,7 @@ def run_args(args) -> int:
         opponents=args.opponents or [], lr=args.lr, seed=args.seed, env_options=parse_options(args.option),
         out=args.out or f"runs/{args.game}-rllib",
     )
-    if args.bench_sampling:
+    if args.bench_sampling != 0:  # a negative count is refused by bench_sampling, not taken for "train"
         r = bench_sampling(cfg, args.bench_sampling)
         print(f"{r['runners']} env runner(s): {r['steps']:,} env steps in {r['seconds']:.1f} s "
               f"({r['steps_per_second']:,.0f} env steps/s, sampling only)")
