@@ -23,6 +23,8 @@ import json
 import os
 import select
 import shlex
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -72,7 +74,14 @@ class ExecAgent(Agent):
     says hello. It reads the game state through ``act_state`` (like search agents) only to build
     the acting seat's observation, action mask and text view; nothing else is sent.
 
-    Raises ``ValueError`` for an empty command or a timeout that is not a positive number.
+    ``legal_in_faults`` (default True): a fault message lists the acting seat's legal actions by
+    name; terminal play sets it False, as those are another seat's cards, hidden from the person.
+
+    The bot runs in a process group of its own: when it is stopped (at the end, or at a fault) the
+    group is killed, so programs the bot started do not outlive it.
+
+    Raises ``ValueError`` for an empty command, a program that is not found or not executable
+    (naming it), or a timeout that is not a positive number.
     """
 
     needs_state = True
@@ -86,7 +95,9 @@ class ExecAgent(Agent):
             raise ValueError("exec: agent needs a command after 'exec:', e.g. exec:python3 my_bot.py")
         if not (isinstance(timeout, (int, float)) and np.isfinite(timeout) and timeout > 0):
             raise ValueError(f"exec: agent timeout must be a positive number of seconds, got {timeout!r}")
+        _check_program(command, argv[0])
         self.command, self.argv, self.timeout = command, argv, float(timeout)
+        self.legal_in_faults = True
         self.name = name or f"exec:{command}"
         self.kernel = None
         self.proc: subprocess.Popen | None = None
@@ -105,7 +116,9 @@ class ExecAgent(Agent):
         self.kernel, self.failed, self.decisions = kernel, False, 0
         self._err = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the bot process; closed in close()
         try:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err)
+            # a session (process group) of its own: _stop kills the group, programs the bot started included
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
+                                         start_new_session=True)
         except OSError as e:
             self._fault(f"could not start ({e})", where="start")
             return
@@ -124,23 +137,20 @@ class ExecAgent(Agent):
             self._send(hello)
             msg = self._receive("hello")
             if not (isinstance(msg, dict) and msg.get("type") == "ready"):
-                raise ExecBotError(f'answered the hello with {msg!r}, expected {{"type": "ready"}}')
+                raise ExecBotError(f'answered the hello with {_short(msg)}, expected {{"type": "ready"}}')
         except ExecBotError as e:
             self._fault(str(e), where="hello")
 
     def close(self) -> None:
-        """Stop the bot process (closing its stdin first; killed if it has not exited after 1 s)."""
+        """Stop the bot process (closing its stdin first; killed, with whatever it started, if it has
+        not exited after 1 s)."""
         p, self.proc = self.proc, None
         if p is not None:
             try:
                 p.stdin.close()
             except OSError:
                 pass
-            try:
-                p.wait(timeout=1.0)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            _stop(p, grace=1.0)
             p.stdout.close()
         if self._err is not None:
             self._err.close()
@@ -160,12 +170,7 @@ class ExecAgent(Agent):
         return f"; its stderr ends: {tail!r}" if tail else ""
 
     def _dead(self, during: str) -> ExecBotError:
-        code = self.proc.poll() if self.proc is not None else None
-        if code is None:
-            try:
-                code = self.proc.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                code = None
+        code = _exit_status(self.proc, wait=0.5) if self.proc is not None else None
         return ExecBotError(f"crashed during {during} (exit status {code}){self._stderr_tail()}")
 
     def _send(self, msg: dict) -> None:
@@ -217,8 +222,7 @@ class ExecAgent(Agent):
         self.failed = True
         warnings.warn(text, RuntimeWarning, stacklevel=3)
         if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
+            _stop(self.proc, grace=0.0)
             self.close()
 
     # ---------------------------------------------------------------- acting
@@ -247,7 +251,8 @@ class ExecAgent(Agent):
             if self.failed:
                 continue
             legal = np.flatnonzero(masks[b])
-            where = f"decision {self.decisions} ({labels[b] + ', ' if labels else ''}seat {int(seats[b])}, legal {[k.action_name(int(a)) for a in legal]})"
+            shown = f", legal {[k.action_name(int(a)) for a in legal]}" if self.legal_in_faults else ""
+            where = f"decision {self.decisions} ({labels[b] + ', ' if labels else ''}seat {int(seats[b])}{shown})"
             try:
                 self._send({
                     "type": "act",
@@ -260,7 +265,7 @@ class ExecAgent(Agent):
                 msg = self._receive("act message")
                 a = msg.get("action") if isinstance(msg, dict) else None
                 if not (isinstance(a, int) and not isinstance(a, bool)):
-                    raise ExecBotError(f'answered {msg!r}, expected {{"action": <int id>}}')
+                    raise ExecBotError(f'answered {_short(msg)}, expected {{"action": <int id>}}')
                 if not (0 <= a < k.num_actions and masks[b, a]):
                     name = k.action_name(a) if 0 <= a < k.num_actions else "out of range"
                     raise ExecBotError(f"played illegal action {a} ({name})")
@@ -279,6 +284,65 @@ class ExecAgent(Agent):
             except ExecBotError as e:
                 self._fault(str(e), where="end of an episode")
                 return
+
+
+def _short(msg, limit: int = 200) -> str:
+    """``repr(msg)``, cut to ``limit`` characters (a bot that echoes the hello back is not quoted in full)."""
+    text = repr(msg)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def _check_program(command: str, program: str) -> None:
+    """``ValueError`` naming ``program`` (the command's first word) when it cannot be run: a path
+    that is no file or not executable, or a name not found on ``PATH``."""
+    if os.sep in program or (os.altsep and os.altsep in program):
+        if not os.path.isfile(program):
+            what = "is a folder" if os.path.isdir(program) else "does not exist"
+            raise ValueError(f"exec: agent command {command!r}: the program {program!r} {what}; give the path of an "
+                             "executable file, or a program on PATH and the script, e.g. exec:python3 my_bot.py")
+        if not os.access(program, os.X_OK):
+            raise ValueError(f"exec: agent command {command!r}: the program {program!r} is not executable; "
+                             f"make it executable (chmod +x {shlex.quote(program)}) or name its interpreter, "
+                             f"e.g. exec:python3 {shlex.quote(program)}")
+    elif shutil.which(program) is None:
+        raise ValueError(f"exec: agent command {command!r}: no program {program!r} on PATH; give a program on PATH "
+                         "(e.g. exec:python3 my_bot.py) or the path of an executable file (exec:./my_bot)")
+
+
+def _exit_status(p: subprocess.Popen, wait: float = 0.0) -> int | None:
+    """The exit status of ``p`` once it has exited (within ``wait`` seconds), else ``None``; it is
+    not reaped (where ``os.waitid`` exists), so its process group stays reserved for :func:`_stop`."""
+    deadline = time.monotonic() + wait
+    while True:
+        if p.returncode is not None:
+            return p.returncode
+        if hasattr(os, "waitid"):
+            try:
+                info = os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:  # reaped elsewhere
+                return p.poll()
+            if info is not None:
+                return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        elif p.poll() is not None:  # pragma: no cover - platforms without waitid
+            return p.returncode
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.01)
+
+
+def _stop(p: subprocess.Popen, grace: float) -> None:
+    """Stop the bot ``p`` and reap it: give it ``grace`` seconds to exit by itself, then kill its
+    process group (the bot and whatever it started, which would otherwise be left running) while
+    the bot, exited or not, is not yet reaped: its pid keeps the group's id from being reused."""
+    _exit_status(p, wait=grace)
+    if p.returncode is None:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):  # the group is gone already
+            pass
+        except OSError:  # pragma: no cover - no process groups: the bot alone
+            p.kill()
+    p.wait()
 
 
 def entry_point_agents() -> dict:

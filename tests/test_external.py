@@ -155,10 +155,8 @@ def test_exec_agent_bad_input():
         ExecAgent("python3 'unclosed")
     with pytest.raises(ValueError, match="call begin"):
         ExecAgent("python3 x.py").act_state(envs.kernel("avinas").init(np.random.default_rng(0), 1))
-    bot = agents.load("exec:/no/such/program --flag")
-    with pytest.warns(RuntimeWarning, match="could not start"):
-        r = play_duplicate("avinas", bot, "lowest", 2, seed=0)
-    assert len(r.faults) == 1 and r.mean_diff == 0.0  # the fallback is the lowest agent
+    with pytest.raises(ValueError, match="the program '/no/such/program' does not exist"):
+        agents.load("exec:/no/such/program --flag")  # refused up front (test_a_program_that_cannot_run_is_refused_up_front)
 
 
 def test_entry_point_agents(tmp_path, monkeypatch):
@@ -245,3 +243,95 @@ def test_every_game_sends_the_seats_text_view_as_the_protocol_page_says(tmp_path
     page = (ROOT / "training" / "BOTS.md").read_text()
     assert '"text": ""' not in page and "It is empty" not in page
     assert '"text": "You are S2 (player_2) in all_fours. ..."' in page and "Every game\n  sends it." in page
+
+
+def test_a_program_that_cannot_run_is_refused_up_front(tmp_path, capsys):
+    """`cardzoo arena all_fours exec:/no/such/bot all_fours/rule` played the whole run with the lowest-action
+    fallback and exited 1 ("could not start"); a script without its interpreter or execute bit
+    ("Permission denied") the same. The program (the command's first word) is now checked when the
+    agent is made: a ValueError names it and says what is valid, and the CLI exits 2 before any deal."""
+    script = tmp_path / "bot.py"
+    script.write_text("print('never run')\n")  # not executable
+    cases = {
+        "/no/such/bot --level 2": "the program '/no/such/bot' does not exist; give the path of an executable file",
+        str(script): f"the program '{script}' is not executable; make it executable (chmod +x {script}) or name its "
+                     f"interpreter, e.g. exec:python3 {script}",
+        str(tmp_path): f"the program '{tmp_path}' is a folder",
+        "no_such_program_cardzoo_xyz my_bot.py": "no program 'no_such_program_cardzoo_xyz' on PATH",
+    }
+    for command, expected in cases.items():
+        with pytest.raises(ValueError) as e:
+            ExecAgent(command)
+        assert str(e.value).startswith(f"exec: agent command {command!r}: ") and expected in str(e.value)
+        assert main(["arena", "avinas", f"exec:{command}", "avinas/rule", "--deals", "2"]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and expected in captured.err
+    script.chmod(0o755)
+    assert ExecAgent(str(script)).argv == [str(script)]  # an executable file is fine (it runs when the arena begins)
+
+
+def _state(pid: int) -> str | None:
+    """The process state letter of ``pid`` from /proc (``None``: no such process)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
+def _gone(pid: int) -> bool:
+    import time
+
+    for _ in range(500):  # the kill is sent at once, the exit is asynchronous: read the state for up to 5 s
+        if _state(pid) in (None, "Z", "X"):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+@pytest.mark.parametrize("how", ["fault", "close"])
+def test_stopping_a_bot_stops_what_it_started(tmp_path, how):
+    """A bot started a helper (`sleep 300`) and hung: at the timeout the bot was killed but the helper
+    was left running, reparented to init; the same after a normal end when the bot left it behind.
+    The bot now runs in a process group of its own and the group is killed when the bot is stopped."""
+    pidfile = tmp_path / "child.pid"
+    cmd = _bot(tmp_path, "spawner", f"""
+        import subprocess
+        child = subprocess.Popen(["sleep", "300"])
+        open({str(pidfile)!r}, "w").write(str(child.pid))
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "hello":
+                print('{{"type": "ready"}}', flush=True)
+            elif m["type"] == "act":
+                if {how == "fault"!r}:
+                    time.sleep(30)
+                print(json.dumps({{"action": m["legal_actions"][0]}}), flush=True)
+        """)
+    bot = ExecAgent(cmd, timeout=0.5, name="spawner")
+    if how == "fault":
+        with pytest.warns(RuntimeWarning, match="gave no answer to the act message within the timeout of 0.5 s"):
+            play_duplicate("avinas", bot, "lowest", 1, seed=0)
+        assert bot.failed
+    else:
+        play_duplicate("avinas", bot, "lowest", 1, seed=0)
+        assert not bot.failed and bot.faults == []
+        bot.close()  # the arena keeps a bot running for the next pairing: its caller stops it (the CLI does)
+    assert bot.proc is None
+    child = int(pidfile.read_text())
+    assert _gone(child), f"the bot's helper {child} is still running ({_state(child)})"
+
+
+def test_an_answer_that_is_too_long_is_quoted_short(tmp_path):
+    """`exec:cat` echoes the hello back: the fault quoted the whole hello (every option and action name,
+    about 1,500 characters); the answer is now cut to 200 characters and its length said."""
+    bot = ExecAgent("cat", timeout=2, name="exec:cat")
+    with pytest.warns(RuntimeWarning):
+        bot.begin(envs.kernel("all_fours"))
+    assert len(bot.faults) == 1
+    fault = bot.faults[0]
+    assert fault.startswith("bot 'exec:cat', game all_fours, hello: answered the hello with "
+                            "{'type': 'hello', 'protocol': 1, ")
+    quoted = fault.split("answered the hello with ", 1)[1].split(", expected", 1)[0]
+    assert len(quoted) < 240 and quoted.endswith(" characters)") and "'9S'" not in fault
+    assert bot.proc is None
