@@ -10,7 +10,11 @@ The person sees only what seat 0 may see (the env's per-seat text view,
 actions by name; names typed are read by ``action_from_text``), types a
 move by name (``10H``, ``beg``) or by its number in the list of legal moves (an empty line
 plays the move when only one is legal), and gets a clear message and another try on bad
-input. ``q`` quits.
+input. ``?`` or ``help`` shows how to answer and the table again; ``q`` (or end of input, Ctrl-D) quits.
+
+An ``exec:`` bot (training/BOTS.md) is one process for all the seats it plays, started for the game
+and stopped at its end; a fault is written when it happens (``fault: ...``, without the bot seat's
+legal moves, which are its hidden cards), and from then on the bot plays the lowest legal action.
 """
 
 from __future__ import annotations
@@ -27,20 +31,37 @@ from cardzoo.agents.external import ExecAgent
 from .common import agent_action, check_partner, seat_agent
 
 
-def _choose(env, legal: list[int], read: Callable[[str], str], write: Callable[[str], None]) -> int | None:
+def _choose(
+    env, legal: list[int], read: Callable[[str], str], write: Callable[[str], None], view: str = "",
+) -> int | None:
     names = [env.action_name(a) for a in legal]
-    write("your legal moves: " + "  ".join(f"[{i}] {n}" for i, n in enumerate(names)))
+    choices = f"{', '.join(names)} (q quits). ? shows help."
+    moves = "your legal moves: " + "  ".join(f"[{i}] {n}" for i, n in enumerate(names))
+    write(moves)
     while True:
         try:
             text = read("your move> ").strip()
         except EOFError:
+            write("")  # end of input (Ctrl-D) leaves the cursor after the prompt: 'bye' goes on a line of its own
             return None
         if text.lower() in ("q", "quit", "exit"):
             return None
+        if text.lower() in ("?", "h", "help"):
+            write(_help(names))
+            if view:
+                write("\n" + view)
+            write(moves)
+            continue
         if text == "" and len(legal) == 1:
             return legal[0]
-        if text.isascii() and text.isdigit() and int(text) < len(legal):  # not '²' (isdigit, but int() refuses it)
-            return legal[int(text)]
+        if text.isascii() and text.isdigit():  # not '²' (isdigit, but int() refuses it)
+            if int(text) < len(legal):
+                return legal[int(text)]
+            write(f"'{text}' is not a move: the numbers go from 0 to {len(legal) - 1}. Legal: {choices}")
+            continue
+        if text == "":
+            write(f"Type a move's name or its number (0 to {len(legal) - 1}): {choices}")
+            continue
         try:
             return env.unwrapped.action_from_text(env.agent_selection, text)
         except ValueError:
@@ -48,9 +69,19 @@ def _choose(env, legal: list[int], read: Callable[[str], str], write: Callable[[
         try:
             a = env.action_id(text)
         except ValueError:
-            write(f"'{text}' is not a move. Type a move's name or its number: {', '.join(names)} (q quits)")
+            write(f"'{text}' is not a move. Type a move's name or its number: {choices}")
             continue
         write(f"{env.action_name(a)} is not legal now. Legal: {', '.join(names)}")
+
+
+def _help(names: list[str]) -> str:
+    other_case = names[0].lower() if names[0].lower() != names[0] else names[0].upper()
+    return (
+        f"Type a legal move by its name, as listed (case does not matter: {other_case} is {names[0]}), or by its\n"
+        f"number in the list of your legal moves ([0] is {names[0]}); Enter alone plays the move when it is\n"
+        "the only one.\n"
+        "? or help shows this and the table again; q (or Ctrl-D) quits the game."
+    )
 
 
 def play(
@@ -84,36 +115,51 @@ def play(
     mates = set() if teams is None else {env.agent_name_mapping[a] for a in teams[0]} - {0}
     if mates and not partner:
         raise ValueError(f"{game} is a partnership game: name the partner agent (e.g. {game}/rule)")
-    bots, seated, notes = {}, {}, []
+    bots, seated, notes, execs = {}, {}, [], {}
     for seat in range(1, n):
         wanted = partner if seat in mates else opponents
+        if wanted in execs:  # an exec: bot is one process for all its seats (as in the arena), not one per seat
+            bots[seat] = execs[wanted]
+            continue
         bots[seat], seated[wanted], note = seat_agent(wanted, game, env_options, seed, force=force_agent, warn=False)
+        if isinstance(bots[seat], ExecAgent):
+            execs[wanted] = bots[seat]
+            bots[seat].legal_in_faults = False  # a fault message must not list the bot seat's cards to the person
         if note and note not in notes and wanted not in said:
             notes.append(note)
     for note in notes:
         write(f"note: {note}")
     partner, opponents = seated.get(partner, partner), seated.get(opponents, opponents)
-    bots_started = []  # exec: bots: a process each, started for this game and stopped at its end
-    for bot in bots.values():
-        if isinstance(bot, ExecAgent) and all(bot is not b for b in bots_started):
-            bot.begin(env.unwrapped.kernel)
-            bots_started.append(bot)
+    bots_started = list(execs.values())  # exec: bots: a process each, started for this game and stopped at its end
+    said_faults = {id(bot): 0 for bot in bots_started}
+
+    def tell_faults():  # each fault once, when it happens
+        for bot in bots_started:
+            for fault in bot.faults[said_faults[id(bot)]:]:
+                write(f"fault: {fault}")
+            said_faults[id(bot)] = len(bot.faults)
+
     try:
         with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", category=RuntimeWarning, message="bot ")  # said below, as the arena does
-            returns = _play_episode(env, bots, seed, teams, n, mates, partner, opponents, read, write)
+            # a fault is written as a fault: line (tell_faults), not as a Python warning
+            warnings.filterwarnings("ignore", category=RuntimeWarning, message="bot ")
+            for bot in bots_started:
+                bot.begin(env.unwrapped.kernel)
+            tell_faults()
+            returns = _play_episode(env, bots, seed, teams, n, mates, partner, opponents, read, write, tell_faults)
             if returns is not None:
                 for bot in bots_started:  # the protocol's end message: every seat's return, in seat order
                     bot.end_episodes(np.array([[returns[a] for a in env.possible_agents]]))
         return returns
     finally:
+        tell_faults()
         for bot in bots_started:
-            for fault in bot.faults:
-                write(f"fault: {fault}")
             bot.close()
 
 
-def _play_episode(env, bots, seed, teams, n, mates, partner, opponents, read, write) -> dict | None:
+def _play_episode(
+    env, bots, seed, teams, n, mates, partner, opponents, read, write, tell_faults=lambda: None,
+) -> dict | None:
     """The episode of :func:`play`, its agents seated."""
     env.reset(seed=seed)
     if teams is None:
@@ -136,12 +182,13 @@ def _play_episode(env, bots, seed, teams, n, mates, partner, opponents, read, wr
             if text != last_render:
                 write("\n" + text)
             legal = np.flatnonzero(obs["action_mask"]).tolist()
-            a = _choose(env, legal, read, write)
+            a = _choose(env, legal, read, write, view=text)
             if a is None:
                 write("bye")
                 return None
         else:
             a = agent_action(bots[seat], env)
+            tell_faults()
         state = env.unwrapped.game_state
         snapshot = state.copy()
         tricks = getattr(state, "tricks_done", None)

@@ -1,0 +1,153 @@
+"""Terminal play (`cardzoo play`) as a person meets it: answers that are not moves, help, end of
+input, and exec: bots at the table (one process for all their seats, faults said when they happen
+and without the bot seat's hidden cards)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+import warnings
+
+from cardzoo.training.play import play
+
+
+def _first_prompt(answers: list[str], game: str = "all_fours", seed: int = 3):
+    """Play ``game`` answering ``answers`` in turn, then quitting; returns what was written."""
+    said: list[str] = []
+    it = iter(answers)
+
+    def read(prompt):
+        try:
+            return next(it)
+        except StopIteration:
+            return "q"
+
+    assert play(game, f"{game}/rule", f"{game}/rule", seed=seed, read=read, write=said.append) is None
+    return said
+
+
+def _legal(said: list[str]) -> list[str]:
+    line = next(x for x in said if x.startswith("your legal moves: "))
+    return [part.split("] ", 1)[1] for part in line[len("your legal moves: "):].split("  ")]
+
+
+def test_a_number_out_of_range_and_an_empty_line_say_what_is_valid():
+    """'9' with four legal moves said "'9' is not a move. Type a move's name or its number", the
+    numbers not given; an empty line with several legal moves said "'' is not a move"."""
+    said = _first_prompt(["9", ""])
+    names = _legal(said)
+    assert len(names) >= 2
+    i = said.index(next(x for x in said if x.startswith("your legal moves: ")))
+    last = len(names) - 1
+    choices = f"{', '.join(names)} (q quits). ? shows help."
+    assert said[i + 1] == f"'9' is not a move: the numbers go from 0 to {last}. Legal: {choices}"
+    assert said[i + 2] == f"Type a move's name or its number (0 to {last}): {choices}"
+    assert said[i + 3:] == ["bye"]
+
+
+def test_help_explains_and_shows_the_table_again():
+    """'?' and 'help' were "not a move"; they now explain how to answer and show the table and the legal moves again."""
+    for word in ("?", "help", "HELP"):
+        said = _first_prompt([word])
+        names = _legal(said)
+        views = [x for x in said if x.startswith("\nYou are S0 (player_0) in all_fours.")]
+        assert len(views) == 2 and views[0] == views[1]  # the table, then again after the help
+        moves = [x for x in said if x.startswith("your legal moves: ")]
+        assert len(moves) == 2 and moves[0] == moves[1]
+        help_text = next(x for x in said if x.startswith("Type a legal move by its name"))
+        assert f"case does not matter: {names[0].lower()} is {names[0]}" in help_text
+        assert f"([0] is {names[0]})" in help_text and "q (or Ctrl-D) quits the game." in help_text
+        assert not any("is not a move" in x for x in said)
+
+
+def test_end_of_input_ends_the_prompt_line_before_bye():
+    """Ctrl-D (end of input) at the prompt printed "your move> bye" on one line; 'bye' is now on its own line."""
+    said: list[str] = []
+
+    def read(prompt):
+        raise EOFError
+
+    assert play("all_fours", "all_fours/rule", "all_fours/rule", seed=3, read=read, write=said.append) is None
+    assert said[-2:] == ["", "bye"]
+
+
+def _bot(tmp_path, name: str, body: str) -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text("import json, sys\n" + textwrap.dedent(body))
+    return f"exec:{sys.executable} {path}"
+
+
+def test_an_exec_bot_is_one_process_for_all_its_seats(tmp_path):
+    """`cardzoo play all_fours --opponents exec:...` started one bot process per opponent seat (two
+    hellos, two decision counts, two copies of every fault); one process now plays both seats, as in the arena."""
+    log = tmp_path / "log.jsonl"
+    bot = _bot(tmp_path, "logger", f"""
+        log = open({str(log)!r}, "a")
+        for line in sys.stdin:
+            log.write(line); log.flush()
+            m = json.loads(line)
+            if m["type"] == "hello":
+                print(json.dumps({{"type": "ready"}}), flush=True)
+            elif m["type"] == "act":
+                print(json.dumps({{"action": min(m["legal_actions"])}}), flush=True)
+        """)
+    said: list[str] = []
+    returns = play("all_fours", "all_fours/rule", bot, seed=3, read=lambda p: "0", write=said.append)
+    msgs = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [m["type"] for m in msgs].count("hello") == 1
+    assert {m["seat"] for m in msgs if m["type"] == "act"} == {1, 3}
+    ends = [m for m in msgs if m["type"] == "end"]
+    assert ends == [{"type": "end", "rewards": [returns[f"player_{s}"] for s in range(4)]}]
+    assert not any(x.startswith("fault: ") for x in said)
+
+
+def test_a_fault_is_said_when_it_happens_without_the_bot_seats_cards(tmp_path):
+    """A bot's fault was written only after the game, once per seat, as "decision 1 (seat 1, legal
+    ['KC', '4S', ...])": the legal moves of an opponent's seat are its hidden cards. It is now written
+    at once, once, naming the seat only."""
+    bot = _bot(tmp_path, "illegal", """
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "hello":
+                print(json.dumps({"type": "ready"}), flush=True)
+            elif m["type"] == "act":
+                print(json.dumps({"action": -1}), flush=True)
+        """)
+    said: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the fault is a line of the game, not a Python warning
+        returns = play("all_fours", "all_fours/rule", bot, seed=3, read=lambda p: "0", write=said.append)
+    assert returns is not None
+    faults = [i for i, x in enumerate(said) if x.startswith("fault: ")]
+    assert len(faults) == 1
+    fault = said[faults[0]]
+    name = bot
+    assert fault.startswith(f"fault: bot {name!r}, game all_fours, decision 1 (seat ")
+    seat = int(fault.split("decision 1 (seat ", 1)[1].split(")", 1)[0])
+    assert seat in (1, 3)
+    assert fault.endswith("): played illegal action -1 (out of range); the bot is stopped and plays the lowest legal "
+                          "action from now on")
+    assert "legal [" not in fault
+    assert faults[0] < len(said) - 3  # said during the game, before its last lines
+    # right after the bot's first decision: the line before it is the game's opening or an earlier move, and
+    # the next line is that seat's move (the fallback, the lowest legal action)
+    assert said[faults[0] + 1].startswith(f"player_{seat} plays ")
+
+
+def test_a_bot_that_fails_the_hello_is_said_before_the_game_and_raises_no_warning(tmp_path):
+    """A bot that answered the hello with something else leaked a Python RuntimeWarning (file, line and
+    source line) onto the terminal before the game, and its fault was written only at the end."""
+    bot = _bot(tmp_path, "rude", """
+        for line in sys.stdin:
+            print(json.dumps({"type": "nope"}), flush=True)
+        """)
+    said: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        play("all_fours", "all_fours/rule", bot, seed=3, read=lambda p: "q", write=said.append)
+    faults = [i for i, x in enumerate(said) if x.startswith("fault: ")]
+    assert faults == [0]
+    assert said[0] == (f"fault: bot {bot!r}, game all_fours, hello: answered the hello with {{'type': 'nope'}}, "
+                       'expected {"type": "ready"}; the bot is stopped and plays the lowest legal action from now on')
+    assert said[1].startswith("You are player_0 (team ['player_0', 'player_2'])")
