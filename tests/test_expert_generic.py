@@ -318,3 +318,18 @@ def test_rounds_check_the_labelling_and_distillation_settings_before_writing(tmp
     assert cli.main(["distil", "avinas/ppo", str(tmp_path / "d"), "--labels", "x.npz", "--prior", "-0.5"]) == 2
     assert capsys.readouterr().err == "cardzoo distil: error: --prior must be a finite number >= 0, got -0.5\n"
     assert sorted(tmp_path.iterdir()) == []
+
+
+def test_an_empty_out_is_refused_not_taken_as_the_current_folder(tmp_path, monkeypatch, capsys):
+    """`cardzoo distil avinas/ppo '' --labels l.npz` wrote agent.json, weights.safetensors and distillation.png
+    into the current folder and said "agent written to  (with distillation.png)" (Path('') is '.');
+    `cardzoo expert-iterate avinas --out ''` ran its rounds there. Both are refused before any work."""
+    from cardzoo.training import cli
+
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["distil", "avinas/ppo", "", "--labels", "l.npz"]) == 2
+    assert capsys.readouterr().err == "cardzoo distil: error: '' is an empty path: give the agent's folder, e.g. my_agent\n"
+    assert cli.main(["expert-iterate", "avinas", "--out", " ", "--rounds", "1", "--games", "2", "--n-det", "1"]) == 2
+    assert capsys.readouterr().err == (
+        "cardzoo expert-iterate: error: ' ' is an empty path: give the run folder (--out), e.g. --out runs/expert/avinas\n")
+    assert list(tmp_path.iterdir()) == []

@@ -539,6 +539,7 @@ def distil(
     from tqdm import tqdm
 
     _check_distil_settings(epochs, batch_size, lr, tau, prior, bid_weight, val_fraction, torch_threads, seed)
+    _refuse_empty_path(out, "the agent's folder", "my_agent")
     searched = parse_search_on(search_on)
     if not searched:
         raise ValueError(f"search_on={search_on!r} distils nothing; valid: 'cards', 'others' or 'all'")
@@ -673,6 +674,13 @@ def distil(
     )
     plot_distillation(summary, Path(out) / "distillation.png")
     return summary
+
+
+def _refuse_empty_path(out, what: str, example: str) -> None:
+    """``ValueError`` for an empty or blank ``out`` string: ``Path("")`` is the current folder, never meant
+    (cardzoo distil wrote its agent there and said "agent written to  (with distillation.png)")."""
+    if isinstance(out, str) and not out.strip():
+        raise ValueError(f"{out!r} is an empty path: give {what}, e.g. {example}")
 
 
 def _check_distil_out(out: Path, init_dir: Path, overwrite: bool = False) -> None:
@@ -815,6 +823,7 @@ def expert_iterate(
     if game not in envs.GAMES:
         raise ValueError(f"unknown game {game!r}; available games: {sorted(envs.GAMES)}")
     init = init or f"{game}/ppo"
+    _refuse_empty_path(out, "the run folder (--out)", f"--out runs/expert/{game}")
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file; give a new folder")
