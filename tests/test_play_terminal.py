@@ -151,3 +151,25 @@ def test_a_bot_that_fails_the_hello_is_said_before_the_game_and_raises_no_warnin
     assert said[0] == (f"fault: bot {bot!r}, game all_fours, hello: answered the hello with {{'type': 'nope'}}, "
                        'expected {"type": "ready"}; the bot is stopped and plays the lowest legal action from now on')
     assert said[1].startswith("You are player_0 (team ['player_0', 'player_2'])")
+
+
+def test_a_hidden_move_that_is_no_card_is_not_called_a_face_down_card():
+    """Avinas with facedown_signal="free": the leader's face-down lead and then its signal (valuable or
+    not, for the partner) were both written "player_N puts a card face down", as if two cards were
+    played. The signal is now "player_N makes a hidden move" (the partner's table says what it was)."""
+    for seed in range(100):
+        said: list[str] = []
+        play("avinas", "avinas/random", "avinas/random", seed=seed, env_options={"facedown_signal": "free"},
+             read=lambda p: "0", write=said.append)
+        hidden = [i for i, x in enumerate(said) if x.endswith(" puts a card face down")]
+        if hidden:
+            break
+    else:
+        raise AssertionError("no face-down lead by another seat in 100 deals")
+    i = hidden[0]
+    actor = said[i].split(" ", 1)[0]
+    assert said[i + 1] == f"{actor} makes a hidden move"  # the signal, right after the lead
+    assert not any("SIGNAL" in x for x in said if not x.startswith("\n"))  # its name is never written
+    if actor != "player_2":  # an opponent's signal is for its partner: seat 0's next table does not tell it
+        view = next(x for x in said[i:] if x.startswith("\nYou are S0"))
+        assert "signal to S0" not in view and "valuable" not in view
