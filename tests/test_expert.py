@@ -328,3 +328,47 @@ def test_label_values_bids_by_default_as_its_help_says(tmp_path, capsys):
     with np.load(out) as f:
         assert [str(t) for t in f["labelled"]] == ["cards", "others"]
         assert np.array_equal(np.isfinite(f["other_q"]), f["other_mask"]) and f["other_mask"].any()  # every legal bid has a value
+
+
+def test_an_interrupted_label_run_leaves_a_complete_file_that_says_so(tmp_path, monkeypatch, capsys):
+    """Ctrl-C during `cardzoo label` said only "interrupted": the file held the deals done so far with nothing
+    telling it from a finished run, and Ctrl-C during a save left a half-written `.NAME.partial.npz` beside it.
+    Now the file records `deals` of `deals_asked`, the interrupt says how many deals it holds, and the temporary
+    file is removed."""
+    import cardzoo.training.expert as ex
+
+    real, calls = ex._label_batch, []
+
+    def stop_on_second(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(ex, "_label_batch", stop_on_second)
+    out = tmp_path / "l.npz"
+    assert cli.main(["label", "all_fours", str(out), "--games", "6", "--batch", "2", "--n-det", "1", "--seed", "3"]) == 130
+    err = capsys.readouterr().err
+    assert f"\ninterrupted after 2 of 6 deals: {out} holds the labels of those 2 (a complete label file" in err
+    assert err.endswith("cardzoo label: interrupted\n") and "Traceback" not in err
+    with np.load(out) as z:
+        assert int(z["deals"]) == 2 and int(z["deals_asked"]) == 6
+    monkeypatch.setattr(ex, "_label_batch", real)
+    two = tmp_path / "two.npz"
+    label_positions("all_fours", "all_fours/ppo", 2, two, n_det=1, seed=3, batch=2, progress=False)
+    a, b = load_labels([out]), load_labels([two])
+    for key in LABEL_KEYS:  # the interrupted file is the file of the deals it holds
+        assert np.array_equal(a[key], b[key], equal_nan=True), key
+    with np.load(two) as z:
+        assert int(z["deals"]) == int(z["deals_asked"]) == 2
+
+    def interrupted_save(file, **arrays):
+        with open(file, "wb") as f:
+            f.write(b"PK half a zip")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ex.np, "savez_compressed", interrupted_save)
+    with pytest.raises(KeyboardInterrupt):
+        label_positions("all_fours", "all_fours/ppo", 2, two, n_det=1, seed=4, batch=2, progress=False, overwrite=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["l.npz", "two.npz"]  # no .two.npz.partial.npz left
+    assert np.array_equal(load_labels([two])["obs"], b["obs"])  # the previous complete file stays

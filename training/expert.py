@@ -34,7 +34,9 @@ Label files are ``.npz`` with
   (``q``: PIMC values, NaN where illegal; all NaN when cards were not searched);
 * ``other_obs`` ``uint8[M, D]``, ``other_mask`` ``bool[M, A]``, ``other_q`` ``float32[M, A]``:
   the other decisions, the same way;
-* ``labelled`` ``str[k]``: the decision types that carry values (``"cards"``, ``"others"``).
+* ``labelled`` ``str[k]``: the decision types that carry values (``"cards"``, ``"others"``);
+* ``deals``, ``deals_asked``: the deals labelled and the deals asked for (fewer labelled: the run
+  was interrupted; files written before these keys lack them).
 
 Files written before decision types (keys ``bid_obs``/``bid_mask``, no ``other_q`` nor
 ``labelled``) still load: their bids become the ``other_*`` positions without values
@@ -189,7 +191,8 @@ def label_positions(
         search = PIMCSearch(kernel, roll, n_det=n_det, seed=seed)
     except ValueError as e:
         raise ValueError(f"cannot label {policy!r} (options {env_options}): {e}") from None
-    _save_labels(out, {key: _stack([], kernel, key) for key in LABEL_KEYS}, searched)  # fails now if out is not writable
+    _save_labels(out, {key: _stack([], kernel, key) for key in LABEL_KEYS}, searched,  # fails now if out is not writable
+                 deals=0, deals_asked=n_games)
     rng = np.random.default_rng(seed)
     sides = kernel.sides()
     side_of = np.empty(kernel.num_players, dtype=np.int64)
@@ -198,14 +201,25 @@ def label_positions(
     parts: dict[str, list[np.ndarray]] = {key: [] for key in LABEL_KEYS}
     played = 0
     counts = lambda: {t: sum(len(x) for x in parts[TYPE_KEYS[t][0]]) for t in DECISION_TYPES}  # noqa: E731
-    with tqdm(total=n_games, desc=f"labelling {game} (PIMC {n_det}, search on {'+'.join(searched) or 'none'})",
-              unit="deal", disable=not progress) as bar:
-        while played < n_games:
-            n = _label_batch(kernel, pol, opp, search, side_of, len(sides), min(batch, n_games - played), rng, parts, searched)
-            played += n
-            _save_labels(out, {key: _stack(parts[key], kernel, key) for key in LABEL_KEYS}, searched)
-            bar.update(n)
-            bar.set_postfix(counts())
+    saved = 0
+    try:
+        with tqdm(total=n_games, desc=f"labelling {game} (PIMC {n_det}, search on {'+'.join(searched) or 'none'})",
+                  unit="deal", disable=not progress) as bar:
+            while played < n_games:
+                n = _label_batch(kernel, pol, opp, search, side_of, len(sides), min(batch, n_games - played), rng, parts, searched)
+                played += n
+                _save_labels(out, {key: _stack(parts[key], kernel, key) for key in LABEL_KEYS}, searched,
+                             deals=played, deals_asked=n_games)
+                saved = played
+                bar.update(n)
+                bar.set_postfix(counts())
+    except KeyboardInterrupt:
+        import sys
+
+        print(f"interrupted after {saved:,} of {n_games:,} deals: {out} holds the labels of those {saved:,} (a complete label "
+              f"file, its 'deals' says how many); label more into another file with another --seed and give cardzoo distil both",
+              file=sys.stderr)
+        raise
     c = counts()
     return {"games": played, "card_positions": c["cards"], "other_positions": c["others"]}
 
@@ -242,17 +256,23 @@ def _label_batch(kernel, pol, opp, search, side_of, n_sides, batch, rng, parts, 
     return batch
 
 
-def _save_labels(out: Path, arrays: dict[str, np.ndarray], labelled) -> None:
-    """Write ``arrays`` and ``labelled`` to ``out`` atomically (a temporary file in the same folder, then a rename)."""
+def _save_labels(out: Path, arrays: dict[str, np.ndarray], labelled, deals: int = 0, deals_asked: int = 0) -> None:
+    """Write ``arrays``, ``labelled`` and the deal counts (``deals`` labelled of ``deals_asked``: fewer in the file of
+    an interrupted run) to ``out`` atomically (a temporary file in the same folder, then a rename; the temporary
+    file is removed whatever stops the write, Ctrl-C included)."""
     import os
 
     tmp = out.with_name(f".{out.name}.partial.npz")
     try:
-        np.savez_compressed(tmp, **arrays, labelled=np.array(list(labelled), dtype="<U6"))
+        np.savez_compressed(tmp, **arrays, labelled=np.array(list(labelled), dtype="<U6"),
+                            deals=np.int64(deals), deals_asked=np.int64(deals_asked))
         os.replace(tmp, out)
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise OSError(f"cannot write labels to {out}: {e.strerror or e}") from None
+    except BaseException:  # KeyboardInterrupt mid-write: the previous complete file stays, the half-written one goes
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _stack(chunks: list[np.ndarray], kernel, key: str) -> np.ndarray:
