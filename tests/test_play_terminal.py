@@ -173,3 +173,27 @@ def test_a_hidden_move_that_is_no_card_is_not_called_a_face_down_card():
     if actor != "player_2":  # an opponent's signal is for its partner: seat 0's next table does not tell it
         view = next(x for x in said[i:] if x.startswith("\nYou are S0"))
         assert "signal to S0" not in view and "valuable" not in view
+
+
+def test_the_move_typed_as_a_number_or_enter_is_said_by_name():
+    """'1' played the second legal move without saying which: nothing on the screen showed the card
+    until the next table. The move is now said by name ("you choose ...")."""
+    said = _first_prompt(["1"])
+    names = _legal(said)
+    i = said.index(f"you choose {names[1]}")
+    assert said[i - 1].startswith("your legal moves: [0] ")
+
+
+def test_pyanitsa_says_what_a_player_plays_for():
+    """P'yanitsa's loser is the player left holding the cards (RULES.md §6): the opening said only
+    "each for themselves", and a person who won every card read "game over: your return -1". The
+    opening now states the goal of the game's objective option."""
+    for objective, goal in [
+        ("last_holder_loses", "do not be the last player holding cards (the one who ends with them all loses)"),
+        ("first_out_loses", "do not run out of cards first (whoever runs out first loses)"),
+    ]:
+        said: list[str] = []
+        play("pyanitsa", None, "pyanitsa/rule", seed=1, env_options={"num_players": 3, "objective": objective},
+             read=lambda p: "q", write=said.append)
+        assert said[0] == ("You are player_0 of 3 players, each for themselves; the others are played by pyanitsa/rule. "
+                           f"Goal: {goal}.")

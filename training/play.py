@@ -157,13 +157,22 @@ def play(
             bot.close()
 
 
+#: what a player without partners plays for (P'yanitsa's ``objective``, RULES.md §6): its loser holds every card
+_GOALS = {
+    "last_holder_loses": "do not be the last player holding cards (the one who ends with them all loses)",
+    "first_out_loses": "do not run out of cards first (whoever runs out first loses)",
+}
+
+
 def _play_episode(
     env, bots, seed, teams, n, mates, partner, opponents, read, write, tell_faults=lambda: None,
 ) -> dict | None:
     """The episode of :func:`play`, its agents seated."""
     env.reset(seed=seed)
     if teams is None:
-        write(f"You are player_0 of {n} players, each for themselves; the others are played by {opponents}.")
+        goal = _GOALS.get(env.unwrapped.kernel.options.get("objective"))
+        write(f"You are player_0 of {n} players, each for themselves; the others are played by {opponents}."
+              + (f" Goal: {goal}." if goal else ""))
     else:
         names = ", ".join(env.possible_agents[s] for s in sorted(mates))
         write(f"You are player_0 (team {teams[0]}); partner {names} = {partner}; opponents = {opponents}.")
@@ -186,6 +195,7 @@ def _play_episode(
             if a is None:
                 write("bye")
                 return None
+            write(f"you choose {env.action_name(a)}")  # the move a number or Enter stood for
         else:
             a = agent_action(bots[seat], env)
             tell_faults()
