@@ -478,3 +478,38 @@ def test_observations_and_infos_do_not_reveal_hidden_cards(game, mode):
                              "_episode_length", "opponent", "_opponent", "truncated", "_truncated", "illegal_action",
                              "_illegal_action", "final_obs", "_final_obs", "final_info", "_final_info"}
     assert checked > 100 and moved > checked // 4
+
+
+def test_sb3_adapter_refuses_a_pool_of_the_wrong_kind_at_construction():
+    """KernelVecEnv("all_fours", 4, "random") raised AttributeError ('str' object has no attribute
+    'entries'), an OpponentSet of callables the same, OpponentPool("random") AttributeError ('items'),
+    and a pool whose only members have weight 0 was built and failed at the first reset."""
+    pytest.importorskip("stable_baselines3")
+    from cardzoo.training.vec_env import KernelVecEnv, OpponentPool
+
+    with pytest.raises(ValueError) as err:
+        KernelVecEnv("all_fours", 4, "random")
+    assert str(err.value) == (
+        "pool must be an OpponentPool (pool = OpponentPool({'random': 1.0}); pool.add('random', agent)) "
+        "or an OpponentSet of act(obs, mask) callables, got 'random'")
+    with pytest.raises(ValueError) as err:
+        OpponentPool("random")
+    assert str(err.value) == "group weights must be a dict family -> weight, e.g. {'random': 0.1, 'rule': 0.9}, got 'random'"
+    pool = OpponentPool({"rule": 1.0, "random": 0.0})
+    pool.add("random", cardzoo.load_agent("random", seed=0))
+    with pytest.raises(ValueError) as err:
+        KernelVecEnv("all_fours", 4, pool)
+    assert str(err.value) == "no opponent in the pool has a positive weight: pool ['random'], weights {'rule': 1.0, 'random': 0.0}"
+    # a fixed OpponentSet of callables plays too
+    lowest = OpponentSet({"lowest": lambda obs, mask: mask.argmax(axis=1)})
+    venv = KernelVecEnv("all_fours", 4, lowest, seed=0)
+    venv.seed(0)
+    obs = venv.reset()
+    assert obs.shape == (4, 402) and obs.dtype == np.float32
+    done = np.zeros(4, dtype=bool)
+    for _ in range(60):
+        obs, rew, dones, infos = venv.step(venv.action_masks().argmax(axis=1))
+        for i in np.flatnonzero(dones):
+            assert infos[i]["episode_result"]["opponent"] == "lowest"
+        done |= dones
+    assert done.all()

@@ -61,6 +61,8 @@ class OpponentPool(OpponentSet):
     """
 
     def __init__(self, group_weights: dict[str, float]) -> None:
+        if not isinstance(group_weights, dict):
+            raise ValueError(f"group weights must be a dict family -> weight, e.g. {{'random': 0.1, 'rule': 0.9}}, got {group_weights!r}")
         bad = {k: w for k, w in group_weights.items() if not (isinstance(w, (int, float)) and w >= 0)}
         if bad or not any(w > 0 for w in group_weights.values()):
             raise ValueError(f"opponent weights must be >= 0 with at least one > 0, got {group_weights}")
@@ -118,7 +120,8 @@ class KernelVecEnv(VecEnv):
     Args:
         game: registry name (``envs.GAMES``).
         n_envs: games in the batch.
-        pool: the :class:`OpponentPool` (must hold at least one entry).
+        pool: the :class:`OpponentPool` (must hold at least one entry with a positive weight), or a
+            fixed :class:`~cardzoo.envs.core.vector.OpponentSet`; ``ValueError`` otherwise.
         seed: seed of the env's generator (deals, seats, opponents).
         env_options: the game's options (RULES.md §8).
         privileged: append the perfect-information features for a critic (module docstring).
@@ -138,8 +141,14 @@ class KernelVecEnv(VecEnv):
         privileged: bool = False,
         skip_forced: bool = False,
     ):
-        if not pool.entries:
+        if not isinstance(pool, OpponentSet):
+            raise ValueError(
+                f"pool must be an OpponentPool (pool = OpponentPool({{'random': 1.0}}); pool.add('random', agent)) "
+                f"or an OpponentSet of act(obs, mask) callables, got {pool!r}")
+        if len(pool) == 0:
             raise ValueError("the opponent pool is empty: add at least one opponent")
+        if isinstance(pool, OpponentPool):
+            pool.probabilities()  # ValueError at construction if no member has a positive weight
         self.game = game
         self.env_options = dict(env_options or {})
         self.venv = KernelVectorEnv(
