@@ -349,7 +349,8 @@ def test_an_interrupted_label_run_leaves_a_complete_file_that_says_so(tmp_path, 
     out = tmp_path / "l.npz"
     assert cli.main(["label", "all_fours", str(out), "--games", "6", "--batch", "2", "--n-det", "1", "--seed", "3"]) == 130
     err = capsys.readouterr().err
-    assert f"\ninterrupted after 2 of 6 deals: {out} holds the labels of those 2 (a complete label file" in err
+    assert (f"\ninterrupted after 2 of 6 deals: {out} holds the labels of those 2 (a complete label file, its 'deals' says "
+            "how many); label more deals into another file with another --seed and give cardzoo distil both\n") in err
     assert err.endswith("cardzoo label: interrupted\n") and "Traceback" not in err
     with np.load(out) as z:
         assert int(z["deals"]) == 2 and int(z["deals_asked"]) == 6

@@ -333,3 +333,32 @@ def test_an_empty_out_is_refused_not_taken_as_the_current_folder(tmp_path, monke
     assert capsys.readouterr().err == (
         "cardzoo expert-iterate: error: ' ' is an empty path: give the run folder (--out), e.g. --out runs/expert/avinas\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupted_run_says_what_it_keeps_and_the_command_to_finish_it(tmp_path, monkeypatch, capsys):
+    """Ctrl-C during `cardzoo expert-iterate` said only "interrupted"; it now says how many rounds the folder keeps
+    and prints the command with --resume, which finishes the run (and not cardzoo label's advice to label another
+    file, when the Ctrl-C comes during a round's labelling)."""
+    import cardzoo.training.expert as ex
+
+    real, calls = ex._label_batch, []
+
+    def stop_in_round_2(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(ex, "_label_batch", stop_in_round_2)
+    run = tmp_path / "run"
+    argv = ["expert-iterate", "avinas", "--out", str(run), "--rounds", "2", "--games", "2", "--n-det", "1", "--batch", "2",
+            "--epochs", "1", "--batch-size", "16", "--arena-deals", "0", "--seed", "1"]
+    assert cli.main(argv) == 130
+    err = capsys.readouterr().err
+    assert err.endswith(f"\n{run} keeps 1 finished round(s) of 2; finish the run with: cardzoo {' '.join(argv)} --resume\n"
+                        "\ncardzoo expert-iterate: interrupted\n"), err
+    assert "label more deals" not in err and "Traceback" not in err
+    assert (run / "round_1" / "round.json").is_file() and not (run / "round_2" / "round.json").exists()
+    monkeypatch.setattr(ex, "_label_batch", real)
+    assert cli.main([*argv, "--resume"]) == 0
+    assert json.loads((run / "round_2" / "round.json").read_text())["round"] == 2

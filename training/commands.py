@@ -293,10 +293,16 @@ def cmd_label(args) -> int:
     for flag, v in (("--games", args.games), ("--batch", args.batch), ("--n-det", args.n_det)):
         if v < 1:  # label_positions would name its parameters (n_games, batch)
             raise ValueError(f"{flag} must be >= 1, got {v}")
-    counts = label_positions(
-        args.game, args.policy, args.games, args.out, n_det=args.n_det, seed=args.seed, batch=args.batch,
-        opponent=args.opponent, rollout=args.rollout, search_on=labelled or ["all"], overwrite=args.overwrite,
-    )
+    from .expert import LabellingInterrupted
+
+    try:
+        counts = label_positions(
+            args.game, args.policy, args.games, args.out, n_det=args.n_det, seed=args.seed, batch=args.batch,
+            opponent=args.opponent, rollout=args.rollout, search_on=labelled or ["all"], overwrite=args.overwrite,
+        )
+    except LabellingInterrupted as e:  # say what the file holds (main() then says "interrupted", exit 130)
+        print(f"\n{e}; label more deals into another file with another --seed and give cardzoo distil both", file=sys.stderr)
+        raise
     print(f"{counts['games']:,} deals: {counts['card_positions']:,} card positions and "
           f"{counts['other_positions']:,} other positions (bids, declarations, signals) -> {args.out}")
     return 0
@@ -381,12 +387,22 @@ def cmd_expert_iterate(args) -> int:
     if args.workers > args.games:
         raise ValueError(f"--workers {args.workers} is more than --games {args.games}: each labelling process needs a deal")
 
-    rows = expert_iterate(
-        args.game, args.out, rounds=args.rounds, init=args.init, games=args.games, n_det=args.n_det,
-        label_search_on=args.label_search_on, search_on=args.search_on, batch=args.batch, epochs=args.epochs, lr=args.lr,
-        tau=args.tau, prior=args.prior, bid_weight=args.bid_weight, batch_size=args.batch_size, arena_deals=args.arena_deals,
-        seed=args.seed, resume=args.resume, workers=args.workers, aggregate=args.aggregate, torch_threads=args.torch_threads,
-    )
+    try:
+        rows = expert_iterate(
+            args.game, args.out, rounds=args.rounds, init=args.init, games=args.games, n_det=args.n_det,
+            label_search_on=args.label_search_on, search_on=args.search_on, batch=args.batch, epochs=args.epochs, lr=args.lr,
+            tau=args.tau, prior=args.prior, bid_weight=args.bid_weight, batch_size=args.batch_size, arena_deals=args.arena_deals,
+            seed=args.seed, resume=args.resume, workers=args.workers, aggregate=args.aggregate, torch_threads=args.torch_threads,
+        )
+    except KeyboardInterrupt:  # say what is kept and how to go on (main() then says "interrupted", exit 130)
+        import sys
+
+        if (Path(args.out) / "run.json").is_file():
+            done = sum((Path(args.out) / f"round_{r}" / "round.json").is_file() for r in range(1, args.rounds + 1))
+            argv = [*args.argv, *([] if args.resume else ["--resume"])]
+            print(f"\n{args.out} keeps {done} finished round(s) of {args.rounds}; finish the run with: "
+                  f"cardzoo {shlex.join(argv)}", file=sys.stderr)
+        raise
     print(rounds_table(rows))
     print(f"written: {args.out}/rounds.md, rounds.json, rounds.png; round r's agent: {args.out}/round_r/agent")
     return 0

@@ -65,7 +65,7 @@ from cardzoo.agents.search import PIMCSearch
 
 __all__ = [
     "label_positions", "load_labels", "distil", "distillation_target", "agreement_and_regret", "regret_change", "expert_iterate",
-    "LABEL_KEYS", "DECISION_TYPES", "parse_search_on",
+    "LABEL_KEYS", "DECISION_TYPES", "parse_search_on", "LabellingInterrupted",
 ]
 
 #: the decision types: card play, and everything else (bids, declarations, signals, ...)
@@ -214,14 +214,19 @@ def label_positions(
                 bar.update(n)
                 bar.set_postfix(counts())
     except KeyboardInterrupt:
-        import sys
-
-        print(f"interrupted after {saved:,} of {n_games:,} deals: {out} holds the labels of those {saved:,} (a complete label "
-              f"file, its 'deals' says how many); label more into another file with another --seed and give cardzoo distil both",
-              file=sys.stderr)
-        raise
+        raise LabellingInterrupted(out, saved, n_games) from None
     c = counts()
     return {"games": played, "card_positions": c["cards"], "other_positions": c["others"]}
+
+
+class LabellingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`label_positions`: ``out`` holds the labels of the first ``deals`` of ``deals_asked``
+    deals (a complete label file; its ``deals`` key says how many)."""
+
+    def __init__(self, out, deals: int, deals_asked: int):
+        super().__init__(f"interrupted after {deals:,} of {deals_asked:,} deals: {out} holds the labels of those {deals:,} "
+                         "(a complete label file, its 'deals' says how many)")
+        self.out, self.deals, self.deals_asked = out, deals, deals_asked
 
 
 def _label_batch(kernel, pol, opp, search, side_of, n_sides, batch, rng, parts, searched) -> int:
