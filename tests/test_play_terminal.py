@@ -197,3 +197,29 @@ def test_pyanitsa_says_what_a_player_plays_for():
              read=lambda p: "q", write=said.append)
         assert said[0] == ("You are player_0 of 3 players, each for themselves; the others are played by pyanitsa/rule. "
                            f"Goal: {goal}.")
+
+
+def test_exec_timeout_is_the_bots_time_per_answer(tmp_path):
+    """play() gave an exec: bot the fixed 10 s per answer, its ready included: a bot that loads a model
+    for longer could not sit at the table. exec_timeout sets it (and a bad value is refused up front)."""
+    bot = _bot(tmp_path, "slow", """
+        import time
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "hello":
+                time.sleep(5)
+                print(json.dumps({"type": "ready"}), flush=True)
+        """)
+    said: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        play("all_fours", "all_fours/rule", bot, seed=3, read=lambda p: "q", write=said.append, exec_timeout=0.2)
+    assert said[0].startswith(f"fault: bot {bot!r}, game all_fours, hello: gave no answer to the hello within the timeout "
+                              "of 0.2 s;")
+    for bad in (0, -1, float("nan"), True, "5"):
+        try:
+            play("all_fours", "all_fours/rule", bot, read=lambda p: "q", write=said.append, exec_timeout=bad)
+        except ValueError as e:
+            assert str(e) == f"exec_timeout must be a positive number of seconds (default 10), got {bad!r}"
+        else:
+            raise AssertionError(f"exec_timeout={bad!r} was taken")

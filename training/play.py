@@ -94,6 +94,7 @@ def play(
     write: Callable[[str], None] = print,
     force_agent: bool = False,
     said: Collection[str] = (),
+    exec_timeout: float | None = None,
 ) -> dict | None:
     """Play one episode in the terminal; returns the final returns per agent (``None`` if the person quit).
 
@@ -105,8 +106,13 @@ def play(
     its default AI). The opening line names the agents seated. ``partner`` plays seat 0's partners in a team game;
     in a game where every player plays alone it must be ``None`` (or empty). Raises ``ValueError``
     (unknown game or agent name, bad option, a ``partner`` named in a game without partnerships or
-    none in a team game) before any agent is loaded.
+    none in a team game) before any agent is loaded. ``exec_timeout``: the seconds an ``exec:`` bot
+    has for each answer, its ``ready`` included (default 10, :data:`cardzoo.agents.external.DEFAULT_TIMEOUT`;
+    a bot that loads a large model may need more); ``ValueError`` if it is not a positive number.
     """
+    if exec_timeout is not None and not (isinstance(exec_timeout, (int, float)) and not isinstance(exec_timeout, bool)
+                                         and np.isfinite(exec_timeout) and exec_timeout > 0):
+        raise ValueError(f"exec_timeout must be a positive number of seconds (default 10), got {exec_timeout!r}")
     env_options = dict(env_options or {})
     env = envs.make(game, render_mode="ansi", render_view=0, **env_options)
     check_partner(game, env.unwrapped.kernel, partner, "partner", "opponents")  # the words of cardzoo play and the web
@@ -121,7 +127,8 @@ def play(
         if wanted in execs:  # an exec: bot is one process for all its seats (as in the arena), not one per seat
             bots[seat] = execs[wanted]
             continue
-        bots[seat], seated[wanted], note = seat_agent(wanted, game, env_options, seed, force=force_agent, warn=False)
+        bots[seat], seated[wanted], note = seat_agent(wanted, game, env_options, seed, force=force_agent, warn=False,
+                                                      exec_timeout=exec_timeout)
         if isinstance(bots[seat], ExecAgent):
             execs[wanted] = bots[seat]
             bots[seat].legal_in_faults = False  # a fault message must not list the bot seat's cards to the person
@@ -235,10 +242,11 @@ def _play_episode(
 
 def main_play(
     game: str, partner: str | None, opponents: str, seed, env_options, force_agent: bool = False, said: Collection[str] = (),
+    exec_timeout: float | None = None,
 ) -> int:
     """CLI wrapper of :func:`play` (exit code 0)."""
     play(game, partner, opponents, seed, env_options, read=input, write=lambda s: print(s, flush=True), force_agent=force_agent,
-         said=said)
+         said=said, exec_timeout=exec_timeout)
     return 0
 
 
