@@ -42,6 +42,8 @@ __all__ = ["ENTRY_POINT_GROUP", "ExecAgent", "ExecBotError", "entry_point_agents
 ENTRY_POINT_GROUP = "cardzoo.agents"
 PROTOCOL = 1
 DEFAULT_TIMEOUT = 10.0
+#: the longest line a bot may send (an answer is a few bytes); more without a newline is a fault
+MAX_LINE = 1 << 20
 
 
 class ExecBotError(RuntimeError):
@@ -209,6 +211,9 @@ class ExecAgent(Agent):
             if not chunk:
                 raise self._dead(f"the {what}")
             self._buf += chunk
+            if b"\n" not in self._buf and len(self._buf) > MAX_LINE:  # e.g. exec:cat /dev/zero: memory, not an answer
+                raise ExecBotError(f"sent more than {MAX_LINE:,} bytes without a newline for the {what}, "
+                                   f"beginning {self._buf[:60]!r}; an answer is one JSON object on one line")
         line, _, self._buf = self._buf.partition(b"\n")
         try:
             return json.loads(line.decode("utf-8"))

@@ -335,3 +335,24 @@ def test_an_answer_that_is_too_long_is_quoted_short(tmp_path):
     quoted = fault.split("answered the hello with ", 1)[1].split(", expected", 1)[0]
     assert len(quoted) < 240 and quoted.endswith(" characters)") and "'9S'" not in fault
     assert bot.proc is None
+
+
+def test_a_bot_that_floods_stdout_without_a_newline_is_stopped(tmp_path):
+    """A bot writing without end and no newline (`exec:cat /dev/zero`) was read into memory until its
+    timeout: gigabytes at pipe speed. More than 1 MiB without a newline is now a fault, at once."""
+    cmd = _bot(tmp_path, "flood", """
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "hello":
+                print('{"type": "ready"}', flush=True)
+            elif m["type"] == "act":
+                sys.stdout.write("x" * (3 << 20)); sys.stdout.flush()
+                time.sleep(30)
+        """)
+    bot = ExecAgent(cmd, timeout=20, name="flood")
+    with pytest.warns(RuntimeWarning, match="the bot is stopped"):
+        r = play_duplicate("avinas", bot, "lowest", 1, seed=0)
+    assert len(r.faults) == 1
+    assert ("sent more than 1,048,576 bytes without a newline for the act message, beginning b'xxxx" in r.faults[0]
+            and "an answer is one JSON object on one line" in r.faults[0])
+    assert bot.proc is None and bot.failed
