@@ -513,3 +513,30 @@ def test_sb3_adapter_refuses_a_pool_of_the_wrong_kind_at_construction():
             assert infos[i]["episode_result"]["opponent"] == "lowest"
         done |= dones
     assert done.all()
+
+
+def test_np_random_is_the_generator_that_deals_and_np_random_seed_its_seed():
+    """Gymnasium's ``np_random_seed`` of ``make_vec(..., seed=5)`` was a random 128-bit number (the
+    base class made a generator of its own on first use), and ``np_random`` was that unused generator,
+    not the one that deals: a run could not be logged or replayed by its seed."""
+    venv = cardzoo.make_vec("all_fours", 4, opponents="all_fours/rule", seed=5)
+    assert venv.np_random_seed == 5 and venv.np_random is venv.rng
+    venv.reset(seed=9)
+    assert venv.np_random_seed == 9 and venv.np_random is venv.rng
+    stats = gymnasium.wrappers.vector.RecordEpisodeStatistics(venv)  # kept: a wrapper deleted closes what it wraps
+    assert stats.np_random_seed == 9
+    # unseeded: the seed drawn is reported, and replays the same deals
+    free = cardzoo.make_vec("all_fours", 4, opponents="all_fours/rule")
+    seed = free.np_random_seed
+    assert isinstance(seed, int) and seed >= 0
+    obs, info = free.reset()
+    again, info2 = cardzoo.make_vec("all_fours", 4, opponents="all_fours/rule", seed=seed).reset()
+    np.testing.assert_array_equal(obs, again)
+    np.testing.assert_array_equal(info["action_mask"], info2["action_mask"])
+    # a generator set directly deals (Gymnasium reports its seed as -1)
+    venv.np_random = np.random.default_rng(5)
+    assert venv.np_random_seed == -1
+    np.testing.assert_array_equal(venv.reset()[0], cardzoo.make_vec("all_fours", 4, opponents="all_fours/rule", seed=5).reset()[0])
+    with pytest.raises(ValueError) as err:
+        venv.np_random = 5
+    assert str(err.value) == "np_random must be a numpy.random.Generator, got 5"

@@ -48,6 +48,8 @@ opponents, and the opponents that keep a generator of their own (:meth:`Opponent
 per game (Gymnasium's ``SyncVectorEnv`` takes one), is refused with ``ValueError``: the games are
 dealt in one batch from one generator, so none can be seeded on its own.
 
+``np_random`` is that generator and ``np_random_seed`` its seed (drawn and kept when none is given).
+
 ``close()`` frees the games; ``reset``, ``step`` and ``action_masks`` then raise ``RuntimeError``
 (a second ``close()`` does nothing).
 """
@@ -231,7 +233,10 @@ class KernelVectorEnv(VectorEnv):
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         seed = _one_seed(seed)
-        self.rng = np.random.default_rng(seed)
+        # unseeded, the generator's seed is drawn (fresh entropy, as default_rng(None) draws it) and kept,
+        # so that np_random_seed names the seed that deals, as Gymnasium's envs report it
+        self._np_random_seed = seed if seed is not None else int(np.random.SeedSequence().entropy)
+        self.rng = np.random.default_rng(self._np_random_seed)
         if seed is not None:
             self.opponents.seed(seed)
         self.scale = (1.0 / np.maximum(k.obs_layout.high(), 1.0)).astype(np.float32)
@@ -254,6 +259,26 @@ class KernelVectorEnv(VectorEnv):
         self.episode_return = np.zeros(self.num_envs, dtype=np.float64)
         self.episode_len = np.zeros(self.num_envs, dtype=np.int64)
         self._pending = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: ended, reset on the next step
+
+    # Gymnasium's VectorEnv keeps a generator of its own (np_random, made on first use from a random
+    # seed); here np_random is the one generator that deals and draws sides and opponents
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The generator that deals, draws sides and opponents (``rng``)."""
+        return self.rng
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        if not isinstance(value, np.random.Generator):
+            raise ValueError(f"np_random must be a numpy.random.Generator, got {value!r}")
+        self.rng = value
+        self._np_random_seed = -1  # Gymnasium's value for a generator set directly
+
+    @property
+    def np_random_seed(self) -> int:
+        """The seed of :attr:`np_random`: the constructor's or the last ``reset``'s seed, the seed drawn
+        when none was given, or ``-1`` after ``np_random`` was set directly."""
+        return self._np_random_seed
 
     # ---------------------------------------------------------------- internals
     def _learner_to_act(self) -> np.ndarray:
