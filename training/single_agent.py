@@ -10,7 +10,9 @@ paid at once).
 
 stable-baselines3 builds it by id: ``make_vec_env("cardzoo/AllFours-v0", n_envs=8, env_kwargs={"seat": 0})``
 (its default ``render_mode="rgb_array"`` is refused with :class:`RenderModeError`, on which SB3 makes the
-env without a render mode), and ``MaskablePPO`` reads the masks through ``action_masks()``.
+env without a render mode), and ``MaskablePPO`` reads the masks through ``action_masks()``. In
+other processes (``vec_env_cls=SubprocVecEnv``) name the id as ``"cardzoo:cardzoo/AllFours-v0"``:
+Gymnasium imports ``cardzoo`` first, which registers the ids there.
 """
 
 from __future__ import annotations
