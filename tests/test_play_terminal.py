@@ -223,3 +223,22 @@ def test_exec_timeout_is_the_bots_time_per_answer(tmp_path):
             assert str(e) == f"exec_timeout must be a positive number of seconds (default 10), got {bad!r}"
         else:
             raise AssertionError(f"exec_timeout={bad!r} was taken")
+
+
+def test_the_play_command_takes_exec_timeout(tmp_path, monkeypatch, capsys):
+    """`cardzoo play` had no --exec-timeout (only play() took it); the flag now reaches the bot, and a
+    bad value is refused by the flag's name before anything is seated."""
+    from cardzoo.training.cli import main
+
+    bot = _bot(tmp_path, "silent", """
+        for line in sys.stdin:
+            pass
+        """)
+    monkeypatch.setattr("builtins.input", lambda prompt="": "q")
+    assert main(["play", "all_fours", "--partner", "all_fours/rule", "--opponents", bot, "--seed", "3",
+                 "--exec-timeout", "0.3"]) == 0
+    out = capsys.readouterr().out
+    assert f"fault: bot {bot!r}, game all_fours, hello: gave no answer to the hello within the timeout of 0.3 s;" in out
+    assert main(["play", "all_fours", "--opponents", bot, "--exec-timeout", "-1"]) == 2
+    assert capsys.readouterr().err == ("cardzoo play: error: --exec-timeout must be a positive number of seconds "
+                                       "(default 10), got -1\n")

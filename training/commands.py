@@ -273,8 +273,10 @@ def cmd_exploit(args, parse_options) -> int:
 def cmd_play(args, parse_options) -> int:
     from .play import main_play
 
+    check_exec_timeout(args.exec_timeout)
     return main_play(args.game, args.partner, args.opponents, args.seed, parse_options(args.option),
-                     force_agent=getattr(args, "force_agent", False), said=getattr(args, "said", ()))
+                     force_agent=getattr(args, "force_agent", False), said=getattr(args, "said", ()),
+                     exec_timeout=args.exec_timeout)
 
 
 def cmd_label(args) -> int:
@@ -651,6 +653,8 @@ def add_commands(sub, games, parse_options) -> None:
         "--force-agent", action="store_true",
         help="seat a trained agent even where it was trained for other game options (default: the rule bot plays instead)",
     )
+    p.add_argument("--exec-timeout", type=float, default=10.0,
+                   help="seconds an exec: bot has for each answer, its ready included (default 10)")
     p.set_defaults(fn=lambda a_: cmd_play(_default_ai(a_, parse_options), parse_options))
 
 
