@@ -194,3 +194,30 @@ def test_a_negative_bench_sampling_count_is_refused_before_ray_starts(rounds, ca
         bench_sampling(RLlibConfig(game="avinas"), rounds=0, log=lambda line: None)
     assert str(err.value) == "rounds (--bench-sampling) must be an int >= 1, got 0"
     assert not ray.is_initialized()
+
+
+@needs_ray
+def test_the_default_output_folder_is_the_games_and_a_file_is_refused_by_name(tmp_path, monkeypatch):
+    """RLlibConfig(game="pyanitsa") wrote to runs/all_fours-rllib (the dataclass default was All Fours'),
+    unlike cardzoo train-rllib and RLLIB.md ('OUT defaults to runs/GAME-rllib'); an --out that is a file
+    was named only by OSError's '[Errno 20] Not a directory'."""
+    import ray
+
+    from cardzoo.training.rllib import RLlibConfig, train
+
+    monkeypatch.chdir(tmp_path)
+    for game in ("all_fours", "pyanitsa"):  # each holds a run, so nothing trains
+        (tmp_path / "runs" / f"{game}-rllib").mkdir(parents=True)
+        (tmp_path / "runs" / f"{game}-rllib" / "config.json").write_text("{}")
+    assert RLlibConfig(game="pyanitsa").out is None
+    with pytest.raises(FileExistsError) as err:
+        train(RLlibConfig(game="pyanitsa"), log=lambda line: None)
+    assert str(err.value) == "runs/pyanitsa-rllib already holds a run; pass another --out (runs never overwrite each other)"
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(FileExistsError) as err:
+        train(RLlibConfig(game="pyanitsa", out="a_file"), log=lambda line: None)
+    assert str(err.value) == "a_file is a file, not a folder; pass another --out"
+    with pytest.raises(ValueError) as err:
+        train(RLlibConfig(game="pyanitsa", out=3), log=lambda line: None)
+    assert str(err.value) == "out must be a folder path (str) or None (runs/GAME-rllib), got 3"
+    assert not ray.is_initialized()

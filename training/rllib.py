@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import gymnasium
@@ -100,7 +101,7 @@ class RLlibConfig:
     opponents: list = field(default_factory=list)  # agent names; default GAME/rule
     env_options: dict = field(default_factory=dict)
     seed: int = 0
-    out: str = "runs/all_fours-rllib"
+    out: str | None = None  # None: runs/GAME-rllib, as cardzoo train-rllib
 
 
 def build_algo_config(cfg: RLlibConfig):
@@ -236,6 +237,8 @@ def check_config(cfg: RLlibConfig) -> None:
         raise ValueError(f"net_arch must be a non-empty list of layer widths (ints >= 1), e.g. [256, 256], got {arch!r}")
     if not (isinstance(cfg.activation, str) and cfg.activation in _ACTIVATIONS):
         raise ValueError(f"activation must be one of {list(_ACTIVATIONS)} (what a cardzoo saved agent runs), got {cfg.activation!r}")
+    if cfg.out is not None and not isinstance(cfg.out, (str, os.PathLike)):
+        raise ValueError(f"out must be a folder path (str) or None (runs/GAME-rllib), got {cfg.out!r}")
     if not isinstance(cfg.env_options, dict):
         raise ValueError(f"env_options must be a dict of option name -> value, got {cfg.env_options!r}")
     cardzoo.make_vec(cfg.game, 1, opponents=list(cfg.opponents) or [f"{cfg.game}/rule"], **dict(cfg.env_options))
@@ -250,7 +253,11 @@ def train(cfg: RLlibConfig, log=print) -> dict:
     from torch.utils.tensorboard import SummaryWriter
 
     check_config(cfg)  # a bad option was found inside ray's env runner, after OUT/config.json was written
-    out = Path(cfg.out)
+    # the default folder is the game's (it was runs/all_fours-rllib for every game of the Python API)
+    out = Path(cfg.out if cfg.out is not None else f"runs/{cfg.game}-rllib")
+    cfg = replace(cfg, out=str(out))
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"{out} is a file, not a folder; pass another --out")
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} already holds a run; pass another --out (runs never overwrite each other)")
     out.mkdir(parents=True, exist_ok=True)
@@ -386,7 +393,7 @@ def run_args(args) -> int:
         game=args.game, iterations=args.iterations, num_env_runners=args.num_env_runners,
         num_envs_per_runner=args.num_envs_per_runner, rollout_fragment_length=args.rollout_fragment_length,
         opponents=args.opponents or [], lr=args.lr, seed=args.seed, env_options=parse_options(args.option),
-        out=args.out or f"runs/{args.game}-rllib",
+        out=args.out or None,
     )
     if args.bench_sampling != 0:  # a negative count is refused by bench_sampling, not taken for "train"
         r = bench_sampling(cfg, args.bench_sampling)
