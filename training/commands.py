@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import shlex
+import warnings
 from pathlib import Path
 
 
@@ -195,17 +197,20 @@ def cmd_arena(args, parse_options) -> int:
             seated = f"{seated} (for {name})"
         key = seated if seated not in loaded else f"{seated}#{i}"
         loaded[key] = agent
-    if len(loaded) == 2:
-        (na, a), (nb, b) = loaded.items()
-        res = arena.play_duplicate(
-            args.game, a, b, args.deals, seed=args.seed, batch=args.batch, env_options=env_options, progress=True, name_a=na, name_b=nb
-        )
-        arena.print_results([res], console=con)
-        payload = res.to_dict()
-    else:
-        rr = arena.round_robin(args.game, loaded, args.deals, seed=args.seed, batch=args.batch, env_options=env_options, progress=True)
-        arena.print_results(rr, console=con)
-        payload = rr.to_dict()
+    with _faults_said_at_the_end():
+        if len(loaded) == 2:
+            (na, a), (nb, b) = loaded.items()
+            res = arena.play_duplicate(
+                args.game, a, b, args.deals, seed=args.seed, batch=args.batch, env_options=env_options, progress=True,
+                name_a=na, name_b=nb,
+            )
+            arena.print_results([res], console=con)
+            payload = res.to_dict()
+        else:
+            rr = arena.round_robin(args.game, loaded, args.deals, seed=args.seed, batch=args.batch, env_options=env_options,
+                                   progress=True)
+            arena.print_results(rr, console=con)
+            payload = rr.to_dict()
     if args.json:
         with open(args.json, "w" if args.overwrite else "x") as f:  # "x": a file made meanwhile is not replaced
             f.write(arena.json_text(payload, indent=2))  # an undefined CI (1 deal): null
@@ -216,6 +221,16 @@ def cmd_arena(args, parse_options) -> int:
     return 1 if faults else 0
 
 
+@contextlib.contextmanager
+def _faults_said_at_the_end():
+    """A context in which an ``exec:`` bot's fault is not also shown as a Python ``RuntimeWarning``
+    (file, line and source line, in the middle of the progress bar): ``cardzoo arena`` and
+    ``cardzoo leaderboard`` list every fault as a ``fault:`` line after the results, and exit 1."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=RuntimeWarning, message="bot ")
+        yield
+
+
 def cmd_leaderboard(args, parse_options) -> int:
     """Round robin on the cardzoo-bench v1 deal set (training/leaderboard.py); resumable."""
     import time
@@ -223,10 +238,11 @@ def cmd_leaderboard(args, parse_options) -> int:
     from . import leaderboard
 
     t = time.monotonic()
-    p = leaderboard.run_leaderboard(
-        args.game, args.agents, args.deals, args.out, seed=args.seed, batch=args.batch, env_options=parse_options(args.option),
-        n_boot=args.boot, exec_timeout=args.exec_timeout, force_agent=args.force_agent, say=lambda s: print(s, flush=True),
-    )
+    with _faults_said_at_the_end():
+        p = leaderboard.run_leaderboard(
+            args.game, args.agents, args.deals, args.out, seed=args.seed, batch=args.batch, env_options=parse_options(args.option),
+            n_boot=args.boot, exec_timeout=args.exec_timeout, force_agent=args.force_agent, say=lambda s: print(s, flush=True),
+        )
     print(leaderboard.markdown(p))
     out = Path(args.out)
     print(f"written: {out / 'leaderboard.md'}, {out / 'leaderboard.json'}, {out / 'leaderboard.png'} ({time.monotonic() - t:.0f} s)")
