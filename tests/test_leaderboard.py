@@ -290,3 +290,51 @@ def test_the_leaderboard_page_shows_the_committed_boards():
         section = page[at : page.index("![", at)]
         rows = [x for x in board.split("## Head to head: pairwise win rate")[0].splitlines() if x.startswith("| ")]
         assert rows and all(row in section for row in rows), game
+
+
+def test_a_cached_pairing_of_another_agent_saved_at_the_same_path_is_refused(tmp_path, monkeypatch):
+    """Pairings are cached by agent name; a saved agent given by path that was retrained or replaced there kept
+    its old results on a rerun, silently. The pairing now records the agent's files (SHA-256) and a changed agent
+    is refused by name, before anything is played; an unchanged one resumes as before."""
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parent.parent / "agents" / "shipped" / "avinas_ppo"
+    agent = tmp_path / "my_agent"
+    agent.mkdir()
+    for f in ("agent.json", "weights.safetensors"):
+        shutil.copy(src / f, agent / f)
+    out = tmp_path / "lb"
+    names = [str(agent), "avinas/rule"]
+    MASK = {"honesty": "mask"}  # the options the shipped agent was trained for
+    first = run_leaderboard("avinas", names, 4, out, n_boot=10, progress=False, env_options=MASK)
+    (pair,) = (out / "pairs").glob("*.json")
+    ident = json.loads(pair.read_text())["identity"]
+    assert ident[0] is not None and len(ident[0]) == 16 and ident[1] is None  # a registered name has no files to compare
+    monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: pytest.fail("a cached pairing was replayed"))
+    assert run_leaderboard("avinas", names, 4, out, n_boot=10, progress=False, env_options=MASK)["matrix"] == first["matrix"]
+    with open(agent / "weights.safetensors", "ab") as f:  # another agent saved at the same path
+        f.write(b"retrained")
+    before = pair.read_text()
+    with pytest.raises(ValueError) as e:
+        run_leaderboard("avinas", names, 4, out, n_boot=10, progress=False, env_options=MASK)
+    assert str(e.value).startswith(f"{pair} was played by another agent saved at {agent} (its files have changed since: {ident[0]} -> ")
+    assert str(e.value).endswith("delete that file to play the pairing again with the agent there now, or use another --out folder")
+    assert pair.read_text() == before
+
+
+def test_an_interrupted_leaderboard_says_what_is_cached(tmp_path, monkeypatch, capsys):
+    real, calls = arena.play_duplicate, []
+
+    def interrupted(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(arena, "play_duplicate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_leaderboard("avinas", ["lowest", "avinas/rule", "random"], 3, tmp_path, n_boot=10, progress=False)
+    assert capsys.readouterr().err == (f"\ninterrupted: 1 of 3 pairings are cached in {tmp_path / 'pairs'}; run the same "
+                                       "command again (with the same --batch) to play the others\n")
+    assert [p.suffix for p in (tmp_path / "pairs").iterdir()] == [".json"]

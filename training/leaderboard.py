@@ -69,11 +69,30 @@ def _pair_file(out: Path, a: str, b: str) -> Path:
 
 def _write_json(path: Path, payload: Any) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(arena.json_text(payload, indent=1))  # an undefined CI (1 deal): null
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(arena.json_text(payload, indent=1))  # an undefined CI (1 deal): null
+        os.replace(tmp, path)
+    except BaseException:  # Ctrl-C or a full disk mid-write: no half-written .tmp is left beside the cache
+        tmp.unlink(missing_ok=True)
+        raise
 
 
-def _load_pair(path: Path, meta: dict) -> dict | None:
+def _agent_identity(name: str) -> str | None:
+    """First 16 hex digits of the SHA-256 of the files of a saved agent named by its path (its folder or
+    file), so a cached pairing is not reused for another agent saved at the same path; ``None`` for a
+    registered name, an entry point or an ``exec:`` bot (nothing on disk to compare)."""
+    p = Path(name)
+    if name.startswith("exec:") or not p.exists():
+        return None
+    files = [p] if p.is_file() else sorted(f for f in p.rglob("*") if f.is_file())
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.relative_to(p).as_posix().encode() if p.is_dir() else f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _load_pair(path: Path, meta: dict, names: tuple[str, str] = ("", ""), identity=(None, None)) -> dict | None:
     if not path.exists():
         return None
     try:
@@ -85,6 +104,12 @@ def _load_pair(path: Path, meta: dict) -> dict | None:
             f"{path} holds a pairing played with {d.get('meta')}, not {meta}: use another --out folder "
             "(a leaderboard folder holds one game, deal set, deal count and option set)"
         )
+    for name, was, now in zip(names, d.get("identity") or (None, None), identity):
+        if was is not None and now is not None and was != now:
+            raise ValueError(
+                f"{path} was played by another agent saved at {name} (its files have changed since: {was} -> {now}); "
+                "delete that file to play the pairing again with the agent there now, or use another --out folder"
+            )
     return d
 
 
@@ -186,7 +211,9 @@ def run_leaderboard(
     meta = {"benchmark": BENCH_NAME if int(seed) == BENCH_SEED else f"custom deal set (seed {int(seed)})",
             "game": game, "seed": int(seed), "n_deals": int(n_deals), "env_options": env_options}
     pairs = list(itertools.combinations(range(len(names)), 2))
-    cached = {(i, j): _load_pair(_pair_file(out, names[i], names[j]), meta) for i, j in pairs}
+    identity = [_agent_identity(n) for n in names]  # a saved agent's files: a cached pairing of another agent is refused
+    cached = {(i, j): _load_pair(_pair_file(out, names[i], names[j]), meta, (names[i], names[j]), (identity[i], identity[j]))
+              for i, j in pairs}
     todo = [p for p in pairs if cached[p] is None]
 
     def agent(i):
@@ -206,11 +233,19 @@ def run_leaderboard(
             r = arena.play_duplicate(game, agent(i), agent(j), n_deals, seed=seed, batch=batch, env_options=env_options,
                                      name_a=names[i], name_b=names[j], on_chunk=bar.update)
             d = {"meta": meta, "result": r.to_dict(), "deal_diff": r.deal_diff.tolist(), "deal_win": r.deal_win.tolist(),
-                 "seconds": time.monotonic() - t0}
+                 "seconds": time.monotonic() - t0, "identity": [identity[i], identity[j]]}
             if not r.faults:  # a pairing in which a bot faulted is reported but not kept: fix the bot, run again
                 _write_json(_pair_file(out, names[i], names[j]), d)
             cached[(i, j)] = d
             t0 = time.monotonic()
+    except KeyboardInterrupt:
+        import sys
+
+        bar.close()
+        kept = sum(_pair_file(out, names[i], names[j]).is_file() for i, j in pairs)
+        print(f"\ninterrupted: {kept} of {len(pairs)} pairings are cached in {out / 'pairs'}; run the same command again "
+              "(with the same --batch) to play the others", file=sys.stderr)
+        raise
     finally:
         bar.close()
         for ag in loaded.values():
