@@ -292,3 +292,16 @@ def test_cardzoo_play_says_once_that_the_default_ai_was_forced(monkeypatch, caps
     assert out.count("trained for other options") == 1 and out.startswith("note: seating pyanitsa/ppo although")
     with pytest.warns(OptionsMismatchWarning, match="collect_order: trained 'winner_chooses', here 'winner_first'"):
         agents.load("pyanitsa/ppo", num_players=3)
+
+
+def test_cardzoo_play_says_once_that_the_shipped_agent_does_not_fit(monkeypatch, capsys):
+    """cardzoo play all_fours -o episode=match --opponents all_fours/ppo: the default partner (the shipped
+    agent) and the named opponents (the same agent) both fall back to the rule bot; two notes, worded
+    differently, said the same thing. One says it; the table line names who plays where."""
+    monkeypatch.setattr("builtins.input", lambda prompt="": "q")
+    assert main(["play", "all_fours", "-o", "episode=match", "--opponents", "all_fours/ppo", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("trained for other options") == 1
+    assert out.startswith("note: all_fours/ppo was trained for other options (episode: trained 'hand', here 'match'; "
+                          "--force-agent seats it anyway); playing with all_fours/rule\n")
+    assert "partner player_2 = all_fours/rule; opponents = all_fours/rule." in out

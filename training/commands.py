@@ -717,7 +717,9 @@ def _default_ai(args, parse_options):
     default, note = default_agent(args.game, options, force=getattr(args, "force_agent", False))
     if note:
         print(f"note: {note}; playing with {default}")
-        args.said = (default,)  # play() says nothing more about seating it (with --force-agent it would say it again)
+        # play() says nothing more about seating it (with --force-agent it would say it again), nor about
+        # the shipped agent this note is about, when it is also named for the other seats
+        args.said = (default, f"{args.game}/ppo")
     args.partner = None if alone else args.partner or default
     args.opponents = args.opponents or default
     return args
