@@ -362,3 +362,20 @@ def test_an_interrupted_run_says_what_it_keeps_and_the_command_to_finish_it(tmp_
     monkeypatch.setattr(ex, "_label_batch", real)
     assert cli.main([*argv, "--resume"]) == 0
     assert json.loads((run / "round_2" / "round.json").read_text())["round"] == 2
+
+
+def test_a_reference_that_reads_the_game_state_is_refused_before_training(tmp_path, capsys, monkeypatch):
+    """`cardzoo distil ... --reference avinas/pimc` trained the whole distillation, then failed with a TypeError
+    traceback measuring the reference on the held-out observations; it is refused before training."""
+    from cardzoo.training import cli
+
+    import cardzoo.training.expert as ex
+
+    labels = tmp_path / "l.npz"
+    ex.label_positions("avinas", "avinas/ppo", 2, labels, n_det=1, seed=2, batch=2, progress=False)
+    monkeypatch.setattr(ex, "_actor_logits", lambda *a, **k: pytest.fail("trained before refusing the reference"))
+    assert cli.main(["distil", "avinas/ppo", str(tmp_path / "s"), "--labels", str(labels), "--reference", "avinas/pimc"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "cardzoo distil: error: reference agent 'avinas/pimc' reads the game state (a search or exec: bot); the held-out "
+        "positions are observations: give an agent that acts from them (e.g. avinas/rule), or none (cardzoo distil --reference none)")
+    assert not (tmp_path / "s").exists()

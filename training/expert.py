@@ -591,6 +591,10 @@ def distil(
         from .common import resolve_agent
 
         ref_agent = resolve_agent(reference, agent.meta["env_options"], seed=seed, game=game)
+        if getattr(ref_agent, "needs_state", False):  # measured after training: it failed then with a TypeError
+            raise ValueError(f"reference agent {reference!r} reads the game state (a search or exec: bot); the held-out "
+                             f"positions are observations: give an agent that acts from them (e.g. {game}/rule), or none "
+                             "(cardzoo distil --reference none)")
     torch.set_num_threads(int(torch_threads))
     if labels["obs"].shape[1] != agent.scale.shape[0] or labels["q"].shape[1] != agent.policy.action_space.n:
         raise ValueError(
