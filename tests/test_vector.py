@@ -540,3 +540,40 @@ def test_np_random_is_the_generator_that_deals_and_np_random_seed_its_seed():
     with pytest.raises(ValueError) as err:
         venv.np_random = 5
     assert str(err.value) == "np_random must be a numpy.random.Generator, got 5"
+
+
+def test_maskable_ppo_trains_and_evaluates_on_a_make_vec_env_through_the_sb3_adapter():
+    """``MaskablePPO("MlpPolicy", cardzoo.make_vec(...))`` fails inside SB3 ("not a Gymnasium
+    environment ... we expect OpenAI Gym"): SB3 takes its own VecEnv, and the adapter could only be
+    built from a game name and an OpponentPool. ``KernelVecEnv.from_vector_env`` adapts a make_vec env."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    from cardzoo.training.vec_env import KernelVecEnv
+
+    with pytest.raises(ValueError) as err:
+        KernelVecEnv.from_vector_env(cardzoo.make_vec("pyanitsa", 4, seed=0))
+    assert str(err.value) == (
+        "from_vector_env needs a vector env in SameStep autoreset mode (stable-baselines3's convention), "
+        'got NextStep: make it with cardzoo.make_vec(..., autoreset_mode="SameStep")')
+    with pytest.raises(ValueError, match="from_vector_env takes a KernelVectorEnv"):
+        KernelVecEnv.from_vector_env("pyanitsa")
+    torch.set_num_threads(1)
+    venv = cardzoo.make_vec("pyanitsa", 8, opponents="random", seed=0, autoreset_mode="SameStep")
+    env = KernelVecEnv.from_vector_env(venv)
+    assert env.venv is venv and env.num_envs == 8 and env.game == "pyanitsa"
+    assert env.observation_space == venv.single_observation_space
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=128, n_epochs=1, seed=0, device="cpu")
+    model.learn(512)
+    assert model.num_timesteps == 512
+    masks = get_action_masks(env)
+    assert masks.shape == (8, 37) and masks.dtype == bool
+    np.testing.assert_array_equal(masks, venv.kernel.legal_actions(venv.st))
+    returns, lengths = evaluate_policy(model, env, n_eval_episodes=8, return_episode_rewards=True, warn=False)
+    assert len(returns) == 8 and set(returns) <= {-1.0, 0.0, 1.0} and min(lengths) >= 1
+    venv.close()
+    with pytest.raises(ValueError, match="closed vector env"):
+        KernelVecEnv.from_vector_env(venv)

@@ -164,6 +164,34 @@ class KernelVecEnv(VecEnv):
         super().__init__(n_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._actions = None
 
+    @classmethod
+    def from_vector_env(cls, venv: KernelVectorEnv) -> "KernelVecEnv":
+        """The stable-baselines3 ``VecEnv`` of a Gymnasium vector env made by ``cardzoo.make_vec``
+        (or :class:`~cardzoo.envs.core.vector.KernelVectorEnv`), which must autoreset in ``"SameStep"``
+        mode (SB3's convention: the step that ends a game returns the next game's first observation).
+        ``ValueError`` for anything else, naming what to pass. SB3 cannot take the Gymnasium vector env
+        itself (it would wrap it as one single env)::
+
+            venv = cardzoo.make_vec("all_fours", 64, opponents="all_fours/rule", autoreset_mode="SameStep", seed=0)
+            MaskablePPO("MlpPolicy", KernelVecEnv.from_vector_env(venv)).learn(10_000)
+        """
+        if not isinstance(venv, KernelVectorEnv):
+            raise ValueError(f"from_vector_env takes a KernelVectorEnv (cardzoo.make_vec(...)), got {venv!r}")
+        if venv.autoreset_mode != AutoresetMode.SAME_STEP:
+            raise ValueError(
+                f"from_vector_env needs a vector env in SameStep autoreset mode (stable-baselines3's convention), "
+                f"got {venv.autoreset_mode.value}: make it with cardzoo.make_vec(..., autoreset_mode=\"SameStep\")")
+        if venv.closed:
+            raise ValueError("from_vector_env got a closed vector env: make a new one (cardzoo.make_vec)")
+        self = cls.__new__(cls)
+        self.game = venv.kernel.name
+        self.env_options = dict(venv.kernel.options)
+        self.venv = venv
+        self.render_mode = None
+        VecEnv.__init__(self, venv.num_envs, venv.single_observation_space, venv.single_action_space)
+        self._actions = None
+        return self
+
     # read-through views of the vector env's state
     kernel = property(lambda self: self.venv.kernel)
     st = property(lambda self: self.venv.st)
