@@ -51,6 +51,27 @@ def test_render_test_and_human_mode_prints_the_ansi_table(game, capsys):
     assert printed == ansi.render() + "\n" and "S0" in printed
 
 
+@pytest.mark.parametrize("game", sorted(set(GAMES) - {"pyanitsa"}))  # P'yanitsa shows piles, not hands
+def test_the_public_render_counts_a_hidden_hand_of_one_card_in_the_singular(game):
+    """The public table wrote a hidden hand of one card as "[1 cards]"; it is "[1 card]" (and "[k cards]")."""
+    from cardzoo.envs.core.cards import popcount
+
+    env = envs.make(game, render_mode="ansi")
+    rng = np.random.default_rng(5)
+    seen_one = False
+    for seed in range(5):
+        env.reset(seed=seed)
+        while env.agents:
+            sizes = [int(n) for n in popcount(env.unwrapped.game_state.hands[0])]
+            text = env.unwrapped.kernel.render(env.unwrapped.game_state, 0, None)
+            for n in set(sizes):
+                assert (f"[{n} card]" if n == 1 else f"[{n} cards]") in text
+            assert "[1 cards]" not in text
+            seen_one = seen_one or 1 in sizes
+            env.step(int(rng.choice(env.legal_actions())) if env.legal_actions() else None)
+    assert seen_one
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_a_render_view_that_is_an_array_is_refused_by_name(game):
     """render_view=np.array([1, 2]) raised numpy's "The truth value of an array with more than one

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.cards import FRENCH52, mask_to_cards, popcount
-from ..core.render import box, cards_str, check_view
+from ..core.render import box, cards_str, check_view, count_text
 from .constants import BEG_DECISION, DEALER_DECISION, FIRST_KICK, ITEM_NAMES, PHASE_NAMES, PLAY, RUN_KICKS
 
 TEAM = ("A", "B")
@@ -34,7 +34,7 @@ def render(kernel, st, b: int = 0, view=None) -> str:
         if view == "all" or view == s:
             hand = cards_str(FRENCH52, mask_to_cards(st.hands[b, s]))
         else:
-            hand = f"[{int(popcount(st.hands[b, s]))} cards]"
+            hand = f"[{count_text(popcount(st.hands[b, s]))}]"
         seats.append(f"{tag}S{s} ({TEAM[s % 2]})  trick: {on_table:>3}   hand: {hand}")
     lines = head + seats
     if st.items[b].max() >= 0:

@@ -7,6 +7,7 @@ from ..core.render import (
     box,
     cards_str,
     check_view,
+    count_text,
     fact,
     last_trick_winner,
     score_line,
@@ -61,7 +62,7 @@ def render(kernel, st, b: int = 0, view=None) -> str:
                 hand += f"   received: {cards_str(SPANISH48, mask_to_cards(st.received[b, s]))}"
                 hand += f"   discarded: {cards_str(SPANISH48, mask_to_cards(st.discarded[b, s]))}"
         else:
-            hand = f"[{int(popcount(st.hands[b, s]))} cards]"
+            hand = f"[{count_text(popcount(st.hands[b, s]))}]"
         if view == "all":
             sig = [SIGNALS[k] for k in range(NUM_SIGNALS) if (int(st.sent[b, s]) >> k) & 1]
         elif view is None:

@@ -7,6 +7,7 @@ from ..core.render import (
     box,
     cards_str,
     check_view,
+    count_text,
     fact,
     last_trick_winner,
     score_line,
@@ -82,7 +83,7 @@ def render(kernel, st, b: int = 0, view=None) -> str:
         if allv or view == s:
             hand = cards_str(FRENCH32, mask_to_cards(held))
         else:
-            hand = f"[{int(popcount(st.hands[b, s]))} cards]"
+            hand = f"[{count_text(popcount(st.hands[b, s]))}]"
         shown = held & int(st.exposed[b])
         if view == d or allv:
             shown |= held & seen_dealer

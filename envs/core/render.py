@@ -16,6 +16,12 @@ def cards_str(deck: Deck, cards: Iterable[int], style: str = "ascii") -> str:
     return " ".join(names) if names else "-"
 
 
+def count_text(n: int, noun: str = "card") -> str:
+    """``"1 card"``, ``"0 cards"``, ``"6 cards"``: a count with its noun in the singular or plural."""
+    n = int(n)
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def box(title: str, lines: list[str]) -> str:
     """A titled block of text lines with a rule under the title."""
     width = max([len(title)] + [len(x) for x in lines])

@@ -9,6 +9,7 @@ from ..core.render import (
     box,
     cards_str,
     check_view,
+    count_text,
     fact,
     last_trick_winner,
     score_line,
@@ -56,7 +57,7 @@ def render(kernel, st, b: int = 0, view=None) -> str:
         if view == "all" or view == s:
             hand = cards_str(TAROCCO62, mask_to_cards(st.hands[b, s]))
         else:
-            hand = f"[{int(popcount(st.hands[b, s]))} cards]"
+            hand = f"[{count_text(popcount(st.hands[b, s]))}]"
         if st.declared[b, s]:
             decl = f"declared {int(st.decl_points[b, s])}: {cards_str(TAROCCO62, mask_to_cards(st.shown[b, s]))}"
         elif st.decided[b, s]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.cards import mask_to_cards, popcount
-from ..core.render import box, cards_str, check_view
+from ..core.render import box, cards_str, check_view, count_text
 from .constants import FLIP_PHASE, ORDER_PHASE, PHASE_KEYS, PHASE_NAMES, TRUNC_CYCLE
 
 
@@ -26,7 +26,7 @@ def render(kernel, st, b: int = 0, view=None) -> str:
         n = int(st.size[b, s])
         up = cards_str(deck, mask_to_cards(st.face_up[b, s]))
         down = int(st.n_down[b, s])
-        line = f"{tag}S{s}  pile: {n:>2} cards{' (out)' if n == 0 else ''}   last battle: up {up}" + (f", {down} down" if down else "")
+        line = f"{tag}S{s}  pile: {n:>2} {'card ' if n == 1 else 'cards'}{' (out)' if n == 0 else ''}   last battle: up {up}" + (f", {down} down" if down else "")
         if view == "all":
             line += f"   pile: {cards_str(deck, piles[s])}"
         elif view == s and int(st.known[b, s]) > 0:
@@ -41,7 +41,7 @@ def render(kernel, st, b: int = 0, view=None) -> str:
         if view == "all" or view == chooser:
             lines.append(f"S{chooser} orders the pot: {cards_str(deck, mask_to_cards(st.pot[b]))}")
         else:
-            lines.append(f"S{chooser} orders the pot ({bin(int(st.pot[b])).count('1')} cards left)")
+            lines.append(f"S{chooser} orders the pot ({count_text(bin(int(st.pot[b])).count('1'))} left)")
     if st.done[b]:
         info = k.info(st, b)
         if st.truncated[b]:
