@@ -76,8 +76,9 @@ class ExecAgent(Agent):
     says hello. It reads the game state through ``act_state`` (like search agents) only to build
     the acting seat's observation, action mask and text view; nothing else is sent.
 
-    ``legal_in_faults`` (default True): a fault message lists the acting seat's legal actions by
-    name; terminal play sets it False, as those are another seat's cards, hidden from the person.
+    ``private_in_faults`` (default True): a fault message lists the acting seat's legal actions by
+    name and, when the bot crashed, quotes the end of its stderr. Terminal play sets it False: those
+    are another seat's cards (a bot may well print its hand to stderr), hidden from the person.
 
     The bot runs in a process group of its own: when it is stopped (at the end, or at a fault) the
     group is killed, so programs the bot started do not outlive it.
@@ -99,7 +100,7 @@ class ExecAgent(Agent):
             raise ValueError(f"exec: agent timeout must be a positive number of seconds, got {timeout!r}")
         _check_program(command, argv[0])
         self.command, self.argv, self.timeout = command, argv, float(timeout)
-        self.legal_in_faults = True
+        self.private_in_faults = True
         self.name = name or f"exec:{command}"
         self.kernel = None
         self.proc: subprocess.Popen | None = None
@@ -165,7 +166,7 @@ class ExecAgent(Agent):
             pass
 
     def _stderr_tail(self) -> str:
-        if self._err is None:
+        if self._err is None or not self.private_in_faults:
             return ""
         self._err.seek(0)
         tail = self._err.read()[-400:].decode("utf-8", "replace").strip()
@@ -256,7 +257,7 @@ class ExecAgent(Agent):
             if self.failed:
                 continue
             legal = np.flatnonzero(masks[b])
-            shown = f", legal {[k.action_name(int(a)) for a in legal]}" if self.legal_in_faults else ""
+            shown = f", legal {[k.action_name(int(a)) for a in legal]}" if self.private_in_faults else ""
             where = f"decision {self.decisions} ({labels[b] + ', ' if labels else ''}seat {int(seats[b])}{shown})"
             try:
                 self._send({

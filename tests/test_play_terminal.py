@@ -135,6 +135,36 @@ def test_a_fault_is_said_when_it_happens_without_the_bot_seats_cards(tmp_path):
     assert said[faults[0] + 1].startswith(f"player_{seat} plays ")
 
 
+def test_a_crash_is_said_without_the_bots_stderr_which_may_show_its_cards(tmp_path):
+    """A bot that crashed had the end of its stderr quoted in the fault line; a bot that printed its
+    legal moves (its hidden hand) there showed them to the person. The arena still quotes it."""
+    bot = _bot(tmp_path, "crash", """
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "hello":
+                print(json.dumps({"type": "ready"}), flush=True)
+            elif m["type"] == "act":
+                sys.stderr.write("my hand: " + m["text"].split("Legal actions: ")[1] + "\\n")
+                sys.exit(3)
+        """)
+    said: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        play("all_fours", "all_fours/rule", bot, seed=3, read=lambda p: "0", write=said.append)
+    faults = [x for x in said if x.startswith("fault: ")]
+    assert len(faults) == 1
+    assert "crashed during the act message (exit status 3); the bot is stopped" in faults[0]
+    assert "my hand" not in "\n".join(said) and "stderr" not in faults[0]
+    from cardzoo.agents.external import ExecAgent
+    from cardzoo.training.arena import play_duplicate
+
+    arena_bot = ExecAgent(bot.removeprefix("exec:"), name=bot)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = play_duplicate("all_fours", arena_bot, "all_fours/rule", 2, seed=1, batch=2)
+    assert "; its stderr ends: 'my hand: " in r.faults[0]
+
+
 def test_a_bot_that_fails_the_hello_is_said_before_the_game_and_raises_no_warning(tmp_path):
     """A bot that answered the hello with something else leaked a Python RuntimeWarning (file, line and
     source line) onto the terminal before the game, and its fault was written only at the end."""

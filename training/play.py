@@ -131,7 +131,7 @@ def play(
                                                       exec_timeout=exec_timeout)
         if isinstance(bots[seat], ExecAgent):
             execs[wanted] = bots[seat]
-            bots[seat].legal_in_faults = False  # a fault message must not list the bot seat's cards to the person
+            bots[seat].private_in_faults = False  # a fault message must not show the bot seat's cards to the person
         if note and note not in notes and wanted not in said:
             notes.append(note)
     for note in notes:
