@@ -77,7 +77,7 @@ class ExecAgent(Agent):
     the acting seat's observation, action mask and text view; nothing else is sent.
 
     ``private_in_faults`` (default True): a fault message lists the acting seat's legal actions by
-    name and, when the bot crashed, quotes the end of its stderr. Terminal play sets it False: those
+    name and quotes the bot's faulty answer or, when it crashed, the end of its stderr. Terminal play sets it False: those
     are another seat's cards (a bot may well print its hand to stderr), hidden from the person.
 
     The bot runs in a process group of its own: when it is stopped (at the end, or at a fault) the
@@ -165,6 +165,13 @@ class ExecAgent(Agent):
         except Exception:  # noqa: BLE001, S110 - nothing to report to at interpreter shutdown
             pass
 
+    def _quote(self, answer, limit: int = 200) -> str:
+        """The bot's answer as a fault quotes it (cut to ``limit`` characters), or, where faults must not
+        show private things (``private_in_faults`` False), a note that it is not shown."""
+        if not self.private_in_faults:
+            return "(an answer not shown at this table: it may name the bot's cards)"
+        return _short(answer[:limit] if isinstance(answer, bytes) else answer, limit)
+
     def _stderr_tail(self) -> str:
         if self._err is None or not self.private_in_faults:
             return ""
@@ -214,12 +221,12 @@ class ExecAgent(Agent):
             self._buf += chunk
             if b"\n" not in self._buf and len(self._buf) > MAX_LINE:  # e.g. exec:cat /dev/zero: memory, not an answer
                 raise ExecBotError(f"sent more than {MAX_LINE:,} bytes without a newline for the {what}, "
-                                   f"beginning {self._buf[:60]!r}; an answer is one JSON object on one line")
+                                   f"beginning {self._quote(self._buf, 60)}; an answer is one JSON object on one line")
         line, _, self._buf = self._buf.partition(b"\n")
         try:
             return json.loads(line.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ExecBotError(f"sent invalid JSON for the {what}: {line[:200]!r} ({e})") from None
+            raise ExecBotError(f"sent invalid JSON for the {what}: {self._quote(line)} ({e})") from None
 
     def _fault(self, message: str, where: str) -> None:
         game = self.kernel.name if self.kernel is not None else "?"
@@ -271,7 +278,7 @@ class ExecAgent(Agent):
                 msg = self._receive("act message")
                 a = msg.get("action") if isinstance(msg, dict) else None
                 if not (isinstance(a, int) and not isinstance(a, bool)):
-                    raise ExecBotError(f'answered {_short(msg)}, expected {{"action": <int id>}}')
+                    raise ExecBotError(f'answered {self._quote(msg)}, expected {{"action": <int id>}}')
                 if not (0 <= a < k.num_actions and masks[b, a]):
                     name = k.action_name(a) if 0 <= a < k.num_actions else "out of range"
                     raise ExecBotError(f"played illegal action {a} ({name})")

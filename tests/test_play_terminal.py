@@ -136,8 +136,9 @@ def test_a_fault_is_said_when_it_happens_without_the_bot_seats_cards(tmp_path):
 
 
 def test_a_crash_is_said_without_the_bots_stderr_which_may_show_its_cards(tmp_path):
-    """A bot that crashed had the end of its stderr quoted in the fault line; a bot that printed its
-    legal moves (its hidden hand) there showed them to the person. The arena still quotes it."""
+    """A bot that crashed had the end of its stderr quoted in the fault line, and a bot that answered
+    something else than JSON had its answer quoted; a bot that printed its legal moves (its hidden hand)
+    there showed them to the person. The arena still quotes both."""
     bot = _bot(tmp_path, "crash", """
         for line in sys.stdin:
             m = json.loads(line)
@@ -158,6 +159,22 @@ def test_a_crash_is_said_without_the_bots_stderr_which_may_show_its_cards(tmp_pa
     from cardzoo.agents.external import ExecAgent
     from cardzoo.training.arena import play_duplicate
 
+    garbage = _bot(tmp_path, "garbage", """
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "hello":
+                print(json.dumps({"type": "ready"}), flush=True)
+            elif m["type"] == "act":
+                print("I hold " + m["text"].split("Legal actions: ")[1], flush=True)
+        """)
+    said.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        play("all_fours", "all_fours/rule", garbage, seed=3, read=lambda p: "0", write=said.append)
+    faults = [x for x in said if x.startswith("fault: ")]
+    assert len(faults) == 1 and "I hold" not in "\n".join(said)
+    assert ("sent invalid JSON for the act message: (an answer not shown at this table: it may name the bot's cards) "
+            "(Expecting value: line 1 column 1 (char 0)); the bot is stopped") in faults[0]
     arena_bot = ExecAgent(bot.removeprefix("exec:"), name=bot)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
