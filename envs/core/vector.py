@@ -75,7 +75,7 @@ def _one_seed(seed) -> int | None:
     """The seed of the one generator of a :class:`KernelVectorEnv` (``check_seed``). A list of seeds,
     one per game (what Gymnasium's ``SyncVectorEnv`` takes), is refused by name: all the games are
     dealt in one batch from one generator, so no game can be seeded on its own."""
-    if isinstance(seed, (list, tuple, np.ndarray)):
+    if isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim == 1):
         raise ValueError(
             f"seed must be one non-negative int or None, got a list {np.asarray(seed).tolist()!r}: KernelVectorEnv deals all "
             "its games in one batch from one generator, so it takes one seed (the same seed and actions "
