@@ -379,3 +379,43 @@ def test_a_reference_that_reads_the_game_state_is_refused_before_training(tmp_pa
         "cardzoo distil: error: reference agent 'avinas/pimc' reads the game state (a search or exec: bot); the held-out "
         "positions are observations: give an agent that acts from them (e.g. avinas/rule), or none (cardzoo distil --reference none)")
     assert not (tmp_path / "s").exists()
+
+
+def test_labels_record_their_game_and_options_and_distil_refuses_others(tmp_path):
+    """A label file did not say which game or options its positions came from: labels of a game with the same
+    observation and action sizes, or of other options of the same game (Avinas' honesty=mask or not), were
+    distilled into any policy that fit the sizes. The file now records both; distil and load_labels refuse a mix."""
+    from pathlib import Path
+
+    from cardzoo.training.expert import label_positions, load_labels
+
+    av = tmp_path / "av.npz"
+    label_positions("avinas", "avinas/ppo", 2, av, n_det=1, seed=2, batch=2, progress=False)
+    with np.load(av) as z:
+        assert str(z["game"]) == "avinas" and json.loads(str(z["env_options"])) == {"honesty": "mask"}
+    assert set(load_labels([av])) == {*LABEL_KEYS, "labelled"}  # what load_labels returns is unchanged
+    # the same agent, saved as trained under the default options: the same sizes, other positions
+    other = tmp_path / "avinas_default"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "agents" / "shipped" / "avinas_ppo", other)
+    meta = json.loads((other / "agent.json").read_text())
+    meta["env_options"] = {}
+    (other / "agent.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError) as e:
+        distil(str(other), [av], tmp_path / "s", epochs=1, progress=False)
+    assert str(e.value) == (f"the labels are positions of avinas with options {{'honesty': 'mask'}}; {other} plays avinas with "
+                            "options {}: distil labels made with a policy of the same game and options (cardzoo label --policy)")
+    # two files of other options given together
+    af = tmp_path / "af.npz"
+    with np.load(av) as z:
+        arrays = {k: z[k] for k in z.files}
+    np.savez_compressed(af, **{**arrays, "env_options": np.array("{}")})
+    with pytest.raises(ValueError, match=r"af.npz holds labels of avinas with options \{\}, .*av.npz of avinas with options "
+                                         r"\{'honesty': 'mask'\}: label files given together must be of one game and option set"):
+        load_labels([av, af])
+    # a file from before the game was recorded still loads and distils
+    old = tmp_path / "old.npz"
+    np.savez_compressed(old, **{k: v for k, v in arrays.items() if k not in ("game", "env_options")})
+    assert len(load_labels([old, av])["obs"]) == 2 * len(arrays["obs"])
+    s = distil("avinas/ppo", [old], tmp_path / "from_old", epochs=1, progress=False)  # no game recorded: not refused
+    assert s["game"] == "avinas"
+    assert not (tmp_path / "s").exists()

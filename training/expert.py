@@ -36,7 +36,9 @@ Label files are ``.npz`` with
   the other decisions, the same way;
 * ``labelled`` ``str[k]``: the decision types that carry values (``"cards"``, ``"others"``);
 * ``deals``, ``deals_asked``: the deals labelled and the deals asked for (fewer labelled: the run
-  was interrupted; files written before these keys lack them).
+  was interrupted); ``game`` and ``env_options`` (JSON): the game and the policy's options the
+  positions come from (:func:`distil` refuses labels of another game or options; files written
+  before these keys lack them).
 
 Files written before decision types (keys ``bid_obs``/``bid_mask``, no ``other_q`` nor
 ``labelled``) still load: their bids become the ``other_*`` positions without values
@@ -191,8 +193,9 @@ def label_positions(
         search = PIMCSearch(kernel, roll, n_det=n_det, seed=seed)
     except ValueError as e:
         raise ValueError(f"cannot label {policy!r} (options {env_options}): {e}") from None
+    made = {"game": game, "env_options": env_options}  # recorded in the file: distil refuses labels of another game or options
     _save_labels(out, {key: _stack([], kernel, key) for key in LABEL_KEYS}, searched,  # fails now if out is not writable
-                 deals=0, deals_asked=n_games)
+                 deals=0, deals_asked=n_games, **made)
     rng = np.random.default_rng(seed)
     sides = kernel.sides()
     side_of = np.empty(kernel.num_players, dtype=np.int64)
@@ -209,7 +212,7 @@ def label_positions(
                 n = _label_batch(kernel, pol, opp, search, side_of, len(sides), min(batch, n_games - played), rng, parts, searched)
                 played += n
                 _save_labels(out, {key: _stack(parts[key], kernel, key) for key in LABEL_KEYS}, searched,
-                             deals=played, deals_asked=n_games)
+                             deals=played, deals_asked=n_games, **made)
                 saved = played
                 bar.update(n)
                 bar.set_postfix(counts())
@@ -261,16 +264,18 @@ def _label_batch(kernel, pol, opp, search, side_of, n_sides, batch, rng, parts, 
     return batch
 
 
-def _save_labels(out: Path, arrays: dict[str, np.ndarray], labelled, deals: int = 0, deals_asked: int = 0) -> None:
-    """Write ``arrays``, ``labelled`` and the deal counts (``deals`` labelled of ``deals_asked``: fewer in the file of
-    an interrupted run) to ``out`` atomically (a temporary file in the same folder, then a rename; the temporary
-    file is removed whatever stops the write, Ctrl-C included)."""
+def _save_labels(out: Path, arrays: dict[str, np.ndarray], labelled, deals: int = 0, deals_asked: int = 0,
+                 game: str = "", env_options: dict | None = None) -> None:
+    """Write ``arrays``, ``labelled``, the deal counts (``deals`` labelled of ``deals_asked``: fewer in the file of
+    an interrupted run), the ``game`` and its ``env_options`` (JSON) to ``out`` atomically (a temporary file in the
+    same folder, then a rename; the temporary file is removed whatever stops the write, Ctrl-C included)."""
     import os
 
     tmp = out.with_name(f".{out.name}.partial.npz")
     try:
         np.savez_compressed(tmp, **arrays, labelled=np.array(list(labelled), dtype="<U6"),
-                            deals=np.int64(deals), deals_asked=np.int64(deals_asked))
+                            deals=np.int64(deals), deals_asked=np.int64(deals_asked), game=np.array(game),
+                            env_options=np.array(json.dumps(env_options or {}, sort_keys=True)))
         os.replace(tmp, out)
     except OSError as e:
         tmp.unlink(missing_ok=True)
@@ -319,7 +324,7 @@ def load_labels(files) -> dict:
     Raises ``FileNotFoundError`` naming a missing file, ``ValueError`` naming a file given twice,
     one that is not a readable ``.npz`` (damaged, pickled, another format), lacks a key of
     :data:`LABEL_KEYS`, has arrays of the wrong kind or shape, no value on a legal action of a
-    labelled type, or sizes that differ from the other files'.
+    labelled type, sizes that differ from the other files', or another game or option set than theirs.
     """
     import zipfile
     import zlib
@@ -335,6 +340,7 @@ def load_labels(files) -> dict:
     data: dict[str, list[np.ndarray]] = {key: [] for key in LABEL_KEYS}
     labelled = set(DECISION_TYPES)
     widths = None
+    origin = None  # ((game, env_options), file) of the first file that records them
     for f in files:
         if not f.is_file():
             raise FileNotFoundError(f"no label file at {f}")
@@ -344,6 +350,7 @@ def load_labels(files) -> dict:
                 raise ValueError(f"{f} is not a label file: a .npz archive with {list(LABEL_KEYS)} was expected")
             with z:
                 arrays, types = _read_label_arrays(f, z)
+                made = (str(z["game"]), json.loads(str(z["env_options"]))) if {"game", "env_options"} <= set(z.files) else None
         except (OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError) as e:
             raise ValueError(f"{f} is not a readable .npz label file (damaged or another format): {e}") from None
         except ValueError as e:
@@ -351,6 +358,11 @@ def load_labels(files) -> dict:
                 raise
             raise ValueError(f"{f} is not a readable label file: {e}") from None
         _check_label_arrays(f, arrays, types)
+        if made is not None:  # files written before the game was recorded say nothing (their sizes are still checked)
+            if origin is not None and made != origin[0]:
+                raise ValueError(f"{f} holds labels of {made[0]} with options {made[1]}, {origin[1]} of {origin[0][0]} "
+                                 f"with options {origin[0][1]}: label files given together must be of one game and option set")
+            origin = origin or (made, f)
         labelled &= set(types)
         w = (arrays["obs"].shape[1], arrays["mask"].shape[1])
         if widths is not None and w != widths[0]:
@@ -363,6 +375,16 @@ def load_labels(files) -> dict:
     out: dict = {key: np.concatenate(v) for key, v in data.items()}
     out["labelled"] = tuple(t for t in DECISION_TYPES if t in labelled)
     return out
+
+
+def _labels_origin(files) -> tuple[str, dict] | None:
+    """``(game, env_options)`` recorded in the first of ``files`` that records them (``None``: none does, files
+    written before they were); :func:`load_labels` has refused files that disagree."""
+    for f in files:
+        with np.load(f, allow_pickle=False) as z:
+            if {"game", "env_options"} <= set(z.files):
+                return str(z["game"]), json.loads(str(z["env_options"]))
+    return None
 
 
 def _read_label_arrays(f: Path, z) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
@@ -600,6 +622,13 @@ def distil(
         raise ValueError(
             f"labels have observations of size {labels['obs'].shape[1]} and {labels['q'].shape[1]} actions; "
             f"{init} expects {agent.scale.shape[0]} and {agent.policy.action_space.n}"
+        )
+    trained_for = json.loads(json.dumps(dict(agent.meta.get("env_options") or {}), sort_keys=True))  # as the file holds it
+    origin = _labels_origin(files)
+    if origin is not None and origin != (game, trained_for):
+        raise ValueError(
+            f"the labels are positions of {origin[0]} with options {origin[1]}; {init} plays {game} with "
+            f"options {trained_for}: distil labels made with a policy of the same game and options (cardzoo label --policy)"
         )
     policy, scale = agent.policy, torch.as_tensor(agent.scale)
     start = copy.deepcopy(policy)
