@@ -139,10 +139,10 @@ def make_vec(
         obs, rew, term, trunc, infos = envs.step(infos["action_mask"].argmax(axis=1))
     """
     from .envs import kernel_class
-    from .envs.core.kernel import check_option_names, check_seed
-    from .envs.core.vector import KernelVectorEnv, OpponentSet
+    from .envs.core.kernel import check_option_names
+    from .envs.core.vector import KernelVectorEnv, OpponentSet, check_vector_seed
 
-    seed = check_seed(seed)  # before the opponents are loaded with it (numpy's own errors otherwise)
+    seed = check_vector_seed(seed)  # before the opponents are loaded with it (numpy's own errors otherwise)
     # a misspelt parameter (num_env=4) is told make_vec's own parameters too, not the game's options alone
     own = ("num_envs", "opponents", "seed", "learner_side", "privileged", "skip_forced", "autoreset_mode", "illegal_action")
     check_option_names(kernel_class(game), options, own, "make_vec")

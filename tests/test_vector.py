@@ -439,6 +439,8 @@ def test_a_list_of_seeds_is_refused_naming_the_one_generator():
             "games), not one seed per game as Gymnasium's SyncVectorEnv does")
     with pytest.raises(ValueError, match="got a list"):
         KernelVectorEnv(venv.kernel, 3, venv.opponents, seed=[1, 2, 3])
+    with pytest.raises(ValueError, match=r"got a list \[1, 2, 3\]: KernelVectorEnv deals all its games"):
+        cardzoo.make_vec("avinas", 3, seed=[1, 2, 3])  # make_vec said "must be a non-negative int or None" only
     with pytest.raises(ValueError) as err:  # an array of one seed is no list of seeds
         venv.reset(seed=np.array(4))
     assert str(err.value) == "seed must be a non-negative int or None, got array(4)"

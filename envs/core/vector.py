@@ -66,12 +66,12 @@ from gymnasium.vector.utils import batch_space
 
 from .kernel import Kernel, check_illegal_action, check_reset_options, check_seed, is_int
 
-__all__ = ["KernelVectorEnv", "OpponentSet"]
+__all__ = ["KernelVectorEnv", "OpponentSet", "check_vector_seed"]
 
 ActFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def _one_seed(seed) -> int | None:
+def check_vector_seed(seed) -> int | None:
     """The seed of the one generator of a :class:`KernelVectorEnv` (``check_seed``). A list of seeds,
     one per game (what Gymnasium's ``SyncVectorEnv`` takes), is refused by name: all the games are
     dealt in one batch from one generator, so no game can be seeded on its own."""
@@ -232,7 +232,7 @@ class KernelVectorEnv(VectorEnv):
         self.skip_forced = bool(skip_forced)
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}
-        seed = _one_seed(seed)
+        seed = check_vector_seed(seed)
         # unseeded, the generator's seed is drawn (fresh entropy, as default_rng(None) draws it) and kept,
         # so that np_random_seed names the seed that deals, as Gymnasium's envs report it
         self._np_random_seed = seed if seed is not None else int(np.random.SeedSequence().entropy)
@@ -390,7 +390,7 @@ class KernelVectorEnv(VectorEnv):
         (``ValueError`` if given). Returns ``(obs float32[N, D], {"action_mask": bool[N, A]})``.
         ``seed`` must be ``None`` or a non-negative int (``ValueError`` naming it otherwise, nothing changed)."""
         self._check_open("reset()")
-        seed = _one_seed(seed)
+        seed = check_vector_seed(seed)
         options = check_reset_options(options, (), "KernelVectorEnv")
         if options:
             raise ValueError(f"reset options {sorted(options, key=repr)} are not used by KernelVectorEnv (it takes none)")
