@@ -221,3 +221,16 @@ def test_the_default_output_folder_is_the_games_and_a_file_is_refused_by_name(tm
         train(RLlibConfig(game="pyanitsa", out=3), log=lambda line: None)
     assert str(err.value) == "out must be a folder path (str) or None (runs/GAME-rllib), got 3"
     assert not ray.is_initialized()
+
+
+@needs_ray
+def test_an_iteration_without_an_ended_episode_has_no_return():
+    """RLlib reports NaN (or nothing) as episode_return_mean when no episode ended in the iteration;
+    the log printed "return +nan" and progress.csv and TensorBoard got nan. It is None now (the log
+    says n/a, the csv cell is empty, TensorBoard gets no point)."""
+    from cardzoo.training.rllib import _mean_return
+
+    assert _mean_return({"episode_return_mean": float("nan")}) is None
+    assert _mean_return({}) is None
+    assert _mean_return({"episode_return_mean": -0.25}) == -0.25
+    assert _mean_return({"episode_return_mean": np.float32(0.5)}) == 0.5

@@ -244,6 +244,16 @@ def check_config(cfg: RLlibConfig) -> None:
     cardzoo.make_vec(cfg.game, 1, opponents=list(cfg.opponents) or [f"{cfg.game}/rule"], **dict(cfg.env_options))
 
 
+def _mean_return(runners: dict) -> float | None:
+    """The iteration's ``episode_return_mean`` from RLlib's ``env_runners`` results, or ``None`` when
+    no episode ended during the iteration (RLlib then gives NaN or no entry): the log says "n/a",
+    ``progress.csv`` leaves the cell empty and TensorBoard gets no point, instead of ``nan``."""
+    ret = runners.get("episode_return_mean")
+    if ret is None or not np.isfinite(ret):
+        return None
+    return float(ret)
+
+
 def train(cfg: RLlibConfig, log=print) -> dict:
     """Train ``cfg.iterations`` PPO iterations on a local ray cluster; returns a summary (steps,
     seconds, env steps/s, agent path). ``FileExistsError`` if ``cfg.out`` already holds a run;
@@ -281,15 +291,16 @@ def train(cfg: RLlibConfig, log=print) -> dict:
             runners = res.get("env_runners", {})
             steps = int(res.get("num_env_steps_sampled_lifetime", runners.get("num_env_steps_sampled_lifetime", 0)))
             secs = time.perf_counter() - t0
-            ret = runners.get("episode_return_mean", float("nan"))
+            ret = _mean_return(runners)
             row = {"iteration": it, "env_steps": steps, "seconds": round(secs, 2), "steps_per_second": round(steps / secs, 1),
-                   "episode_return_mean": ret}
+                   "episode_return_mean": "" if ret is None else ret}
             rows.append(row)
-            writer.add_scalar("rollout/ep_rew_mean", ret, steps)
+            if ret is not None:
+                writer.add_scalar("rollout/ep_rew_mean", ret, steps)
             writer.add_scalar("time/fps", steps / secs, steps)
             eta = (cfg.iterations - it) * secs / it
             log(f"iteration {it}/{cfg.iterations}: {steps:,} env steps, {steps / secs:,.0f} steps/s, "
-                f"return {ret:+.3f}, ETA {eta:.0f} s")
+                f"return {'n/a (no episode ended yet)' if ret is None else f'{ret:+.3f}'}, ETA {eta:.0f} s")
         with open(out / "progress.csv", "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
             w.writeheader()
