@@ -419,3 +419,18 @@ def test_labels_record_their_game_and_options_and_distil_refuses_others(tmp_path
     s = distil("avinas/ppo", [old], tmp_path / "from_old", epochs=1, progress=False)  # no game recorded: not refused
     assert s["game"] == "avinas"
     assert not (tmp_path / "s").exists()
+
+
+def test_a_resume_with_fewer_rounds_than_finished_is_refused(tmp_path):
+    """`--resume --rounds 1` on a run of 2 finished rounds rewrote rounds.md, rounds.json, rounds.png and run.json
+    with round 1 only (round 2's summary was gone from the tables); it is refused and nothing changes."""
+    run = tmp_path / "run"
+    kw = dict(games=2, n_det=1, batch=2, epochs=1, batch_size=16, arena_deals=0, seed=3, progress=False)
+    rows = expert_iterate("avinas", run, rounds=2, **kw)
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    with pytest.raises(ValueError) as e:
+        expert_iterate("avinas", run, rounds=1, resume=True, **kw)
+    assert str(e.value) == (f"cannot resume {run} with rounds=1: it holds 2 finished rounds; give --rounds 2 or more "
+                            "(a resumed run keeps its finished rounds)")
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+    assert expert_iterate("avinas", run, rounds=2, resume=True, **kw) == rows

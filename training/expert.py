@@ -904,6 +904,11 @@ def expert_iterate(
         if changed:  # the kept rounds were made with the earlier values: a resumed run must use them too
             raise ValueError(f"cannot resume {out} with other options: " + ", ".join(
                 f"{k}={config[k]!r} (the run has {old.get(k)!r})" for k in changed) + "; give the run's own values")
+        beyond = sorted(int(p.parent.name[6:]) for p in out.glob("round_*/round.json")
+                        if p.parent.name[6:].isdigit() and int(p.parent.name[6:]) > rounds)
+        if beyond:  # the tables would be rewritten without them (the rounds' folders stay): refused, not lost
+            raise ValueError(f"cannot resume {out} with rounds={rounds}: it holds {max(beyond)} finished rounds; give "
+                             f"--rounds {max(beyond)} or more (a resumed run keeps its finished rounds)")
     # a registry name that is no trained policy, a missing or foreign policy fail before any work
     env_options = dict(_load_policy(init, game, deterministic=True).meta.get("env_options") or {})
     out.mkdir(parents=True, exist_ok=True)
