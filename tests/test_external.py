@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-import textwrap
 import warnings
 from pathlib import Path
 
@@ -16,6 +15,8 @@ from cardzoo import agents, envs
 from cardzoo.agents.external import ExecAgent
 from cardzoo.training.arena import play_duplicate
 from cardzoo.training.cli import main
+
+from bot_util import bot_command, replying_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 PY_BOT = f"exec:{sys.executable} {ROOT / 'training' / 'examples' / 'lowest_bot.py'}"
@@ -38,24 +39,12 @@ def test_bash_exec_bot_equals_the_in_process_lowest_agent(game):
     assert np.array_equal(got.deal_diff, -ref.deal_diff) and got.faults == []
 
 
-def _bot(tmp_path, name, body) -> str:
-    path = tmp_path / f"{name}.py"
-    path.write_text("import json, sys, time\n" + textwrap.dedent(body))
-    return f"{sys.executable} {path}"
+_bot = bot_command
 
 
 def test_the_messages_follow_the_protocol(tmp_path):
     log = tmp_path / "log.jsonl"
-    cmd = _bot(tmp_path, "logger", f"""
-        log = open({str(log)!r}, "a")
-        for line in sys.stdin:
-            log.write(line); log.flush()
-            m = json.loads(line)
-            if m["type"] == "hello":
-                print(json.dumps({{"type": "ready"}}), flush=True)
-            elif m["type"] == "act":
-                print(json.dumps({{"action": m["legal_actions"][0]}}), flush=True)
-        """)
+    cmd = replying_bot(tmp_path, "logger", 'print(json.dumps({"action": m["legal_actions"][0]}), flush=True)', log=log)
     r = play_duplicate("all_fours", f"exec:{cmd}", "all_fours/rule", 3, seed=2, env_options={"undertrump": "forbidden"})
     msgs = [json.loads(x) for x in log.read_text().splitlines()]
     k = envs.kernel("all_fours", undertrump="forbidden")
@@ -345,14 +334,9 @@ def test_an_answer_that_is_too_long_is_quoted_short(tmp_path):
 def test_a_bot_that_floods_stdout_without_a_newline_is_stopped(tmp_path):
     """A bot writing without end and no newline (`exec:cat /dev/zero`) was read into memory until its
     timeout: gigabytes at pipe speed. More than 1 MiB without a newline is now a fault, at once."""
-    cmd = _bot(tmp_path, "flood", """
-        for line in sys.stdin:
-            m = json.loads(line)
-            if m["type"] == "hello":
-                print('{"type": "ready"}', flush=True)
-            elif m["type"] == "act":
-                sys.stdout.write("x" * (3 << 20)); sys.stdout.flush()
-                time.sleep(30)
+    cmd = replying_bot(tmp_path, "flood", """
+        sys.stdout.write("x" * (3 << 20)); sys.stdout.flush()
+        time.sleep(30)
         """)
     bot = ExecAgent(cmd, timeout=20, name="flood")
     with pytest.warns(RuntimeWarning, match="the bot is stopped"):

@@ -5,11 +5,11 @@ and without the bot seat's hidden cards)."""
 from __future__ import annotations
 
 import json
-import sys
-import textwrap
 import warnings
 
 from cardzoo.training.play import play
+
+from bot_util import bot_command, replying_bot
 
 
 def _first_prompt(answers: list[str], game: str = "all_fours", seed: int = 3):
@@ -73,25 +73,14 @@ def test_end_of_input_ends_the_prompt_line_before_bye():
 
 
 def _bot(tmp_path, name: str, body: str) -> str:
-    path = tmp_path / f"{name}.py"
-    path.write_text("import json, sys\n" + textwrap.dedent(body))
-    return f"exec:{sys.executable} {path}"
+    return "exec:" + bot_command(tmp_path, name, body)
 
 
 def test_an_exec_bot_is_one_process_for_all_its_seats(tmp_path):
     """`cardzoo play all_fours --opponents exec:...` started one bot process per opponent seat (two
     hellos, two decision counts, two copies of every fault); one process now plays both seats, as in the arena."""
     log = tmp_path / "log.jsonl"
-    bot = _bot(tmp_path, "logger", f"""
-        log = open({str(log)!r}, "a")
-        for line in sys.stdin:
-            log.write(line); log.flush()
-            m = json.loads(line)
-            if m["type"] == "hello":
-                print(json.dumps({{"type": "ready"}}), flush=True)
-            elif m["type"] == "act":
-                print(json.dumps({{"action": min(m["legal_actions"])}}), flush=True)
-        """)
+    bot = "exec:" + replying_bot(tmp_path, "logger", 'print(json.dumps({"action": min(m["legal_actions"])}), flush=True)', log=log)
     said: list[str] = []
     returns = play("all_fours", "all_fours/rule", bot, seed=3, read=lambda p: "0", write=said.append)
     msgs = [json.loads(x) for x in log.read_text().splitlines()]
@@ -106,14 +95,7 @@ def test_a_fault_is_said_when_it_happens_without_the_bot_seats_cards(tmp_path):
     """A bot's fault was written only after the game, once per seat, as "decision 1 (seat 1, legal
     ['KC', '4S', ...])": the legal moves of an opponent's seat are its hidden cards. It is now written
     at once, once, naming the seat only."""
-    bot = _bot(tmp_path, "illegal", """
-        for line in sys.stdin:
-            m = json.loads(line)
-            if m["type"] == "hello":
-                print(json.dumps({"type": "ready"}), flush=True)
-            elif m["type"] == "act":
-                print(json.dumps({"action": -1}), flush=True)
-        """)
+    bot = "exec:" + replying_bot(tmp_path, "illegal", 'print(json.dumps({"action": -1}), flush=True)')
     said: list[str] = []
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the fault is a line of the game, not a Python warning
@@ -139,14 +121,9 @@ def test_a_crash_is_said_without_the_bots_stderr_which_may_show_its_cards(tmp_pa
     """A bot that crashed had the end of its stderr quoted in the fault line, and a bot that answered
     something else than JSON had its answer quoted; a bot that printed its legal moves (its hidden hand)
     there showed them to the person. The arena still quotes both."""
-    bot = _bot(tmp_path, "crash", """
-        for line in sys.stdin:
-            m = json.loads(line)
-            if m["type"] == "hello":
-                print(json.dumps({"type": "ready"}), flush=True)
-            elif m["type"] == "act":
-                sys.stderr.write("my hand: " + m["text"].split("Legal actions: ")[1] + "\\n")
-                sys.exit(3)
+    bot = "exec:" + replying_bot(tmp_path, "crash", """
+        sys.stderr.write("my hand: " + m["text"].split("Legal actions: ")[1] + "\\n")
+        sys.exit(3)
         """)
     said: list[str] = []
     with warnings.catch_warnings():
@@ -159,14 +136,7 @@ def test_a_crash_is_said_without_the_bots_stderr_which_may_show_its_cards(tmp_pa
     from cardzoo.agents.external import ExecAgent
     from cardzoo.training.arena import play_duplicate
 
-    garbage = _bot(tmp_path, "garbage", """
-        for line in sys.stdin:
-            m = json.loads(line)
-            if m["type"] == "hello":
-                print(json.dumps({"type": "ready"}), flush=True)
-            elif m["type"] == "act":
-                print("I hold " + m["text"].split("Legal actions: ")[1], flush=True)
-        """)
+    garbage = "exec:" + replying_bot(tmp_path, "garbage", 'print("I hold " + m["text"].split("Legal actions: ")[1], flush=True)')
     said.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
