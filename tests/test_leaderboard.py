@@ -338,3 +338,15 @@ def test_an_interrupted_leaderboard_says_what_is_cached(tmp_path, monkeypatch, c
     assert capsys.readouterr().err == (f"\ninterrupted: 1 of 3 pairings are cached in {tmp_path / 'pairs'}; run the same "
                                        "command again (with the same --batch) to play the others\n")
     assert [p.suffix for p in (tmp_path / "pairs").iterdir()] == [".json"]
+
+
+def test_no_bootstrap_says_so_not_too_few_deals(tmp_path):
+    """--boot 0 printed every rating CI as "n/a (6 deals)", as if 6 deals could not give one; it now says no
+    bootstrap was asked for (leaderboard.json: null, and n_boot 0)."""
+    p = run_leaderboard("avinas", ["lowest", "avinas/rule"], 6, tmp_path, n_boot=0, progress=False)
+    md = (tmp_path / "leaderboard.md").read_text()
+    assert md.count("| n/a (no bootstrap: --boot 0) |") == 2 and "n/a (6 deals)" not in md
+    d = json.loads((tmp_path / "leaderboard.json").read_text())
+    assert d["n_boot"] == 0 == p["n_boot"] and all(r["ci"] == [None, None] for r in d["ratings"])
+    one = run_leaderboard("avinas", ["lowest", "avinas/rule"], 1, tmp_path / "one", n_boot=0, progress=False)
+    assert "| n/a (1 deal) |" in leaderboard.markdown(one)

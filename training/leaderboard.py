@@ -290,6 +290,7 @@ def _summarize(game, names, cached, meta, n_boot, env_options, progress: bool = 
                      "definition": "deal i uses the random streams numpy.random.default_rng([seed, i, crc32(kind)]) "
                                    "for kind in deal/redeal/dealer/play (cardzoo.envs.core.chance)"},
         "null_win_rate": float(k.null_win_rate),
+        "n_boot": int(n_boot),
         "agents": names,
         "ratings": [{"rank": r + 1, "agent": names[i], "rating": float(ratings[i]), "ci": [float(ci[i, 0]), float(ci[i, 1])]}
                     for r, i in enumerate(order)],
@@ -329,7 +330,9 @@ def markdown(p: dict) -> str:
         "|---:|---|---:|---:|",
     ]
     for r in p["ratings"]:
-        lines.append(f"| {r['rank']} | `{r['agent']}` | {arena.num_text(r['rating'], '+.0f')} | {arena.ci_text(*r['ci'], '+.0f', p['n_deals'])} |")
+        ci = ("n/a (no bootstrap: --boot 0)" if p.get("n_boot") == 0 and p["n_deals"] > 1  # not "n/a (N deals)": N deals do have a spread
+              else arena.ci_text(*r['ci'], '+.0f', p['n_deals']))
+        lines.append(f"| {r['rank']} | `{r['agent']}` | {arena.num_text(r['rating'], '+.0f')} | {ci} |")
     ep = envs.kernel(p["game"], **p["env_options"]).episode_name
     lines += ["", f"## Head to head: mean score difference per {ep}, row minus column (95% CI)", "",
               "| | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---:|" * len(names)]
