@@ -126,7 +126,7 @@ def cmd_demo(args) -> int:
             tricks = int(now[0])
             print(env.render())
     print(env.render())
-    print("returns:", returns)
+    print("returns:", {a: round(float(v), 6) for a, v in returns.items()})  # float32 rewards: 0.333333, not 0.3333333432674408
     return 0
 
 
