@@ -434,3 +434,19 @@ def test_a_resume_with_fewer_rounds_than_finished_is_refused(tmp_path):
                             "(a resumed run keeps its finished rounds)")
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
     assert expert_iterate("avinas", run, rounds=2, resume=True, **kw) == rows
+
+
+def test_rounds_that_label_no_values_say_so(tmp_path, capsys):
+    """`cardzoo expert-iterate GAME --label-search-on none` said "valid: search_on within []"; it now says that
+    nothing can be distilled and what to give, before anything is written."""
+    from cardzoo.training import cli
+
+    assert cli.main(["expert-iterate", "avinas", "--out", str(tmp_path / "run"), "--label-search-on", "none"]) == 2
+    assert capsys.readouterr().err == (
+        "cardzoo expert-iterate: error: label_search_on='none' (--label-search-on) gives the labels no PIMC values, so "
+        "nothing can be distilled; valid: --label-search-on cards, others or all (including the --search-on types)\n")
+    assert cli.main(["expert-iterate", "avinas", "--out", str(tmp_path / "run"), "--label-search-on", "cards",
+                     "--search-on", "others"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "leaves without values; valid: search_on within ['cards'] (--search-on cards), or label them too (--label-search-on all)\n")
+    assert not (tmp_path / "run").exists()

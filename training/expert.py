@@ -873,10 +873,16 @@ def expert_iterate(
     if not searched:
         raise ValueError(f"search_on={search_on!r} distils nothing; valid: 'cards', 'others' or 'all'")
     missing = [t for t in searched if t not in labelled]
+    if missing and not labelled:  # said "valid: search_on within []"
+        raise ValueError(
+            f"label_search_on={label_search_on!r} (--label-search-on) gives the labels no PIMC values, so nothing can be "
+            "distilled; valid: --label-search-on cards, others or all (including the --search-on types)"
+        )
     if missing:
         raise ValueError(
             f"search_on={search_on!r} distils {missing} decisions, which label_search_on={label_search_on!r} leaves "
-            f"without values; valid: search_on within {list(labelled)}"
+            f"without values; valid: search_on within {list(labelled)} (--search-on {' '.join(labelled)}), or label them "
+            "too (--label-search-on all)"
         )
     if game not in envs.GAMES:
         raise ValueError(f"unknown game {game!r}; available games: {sorted(envs.GAMES)}")
