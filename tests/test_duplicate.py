@@ -213,3 +213,36 @@ def test_cli_batch_does_not_change_the_json(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "null" in text and "0.500" in text
     assert main(["arena", "aluette", "aluette/rule", "lowest", "--batch", "0"]) == 2
+
+
+# ---------------------------------------------------------------- games cut by a safety cap
+
+
+def test_a_match_cut_by_max_hands_is_a_draw_not_a_win_for_the_side_ahead_on_points(capsys):
+    """All Fours matches to 14 capped at 2 hands: no match can be decided, all 12 are truncated.
+    The capped matches keep the points of their first hand (the hand mode's result on the same
+    cards: mean +0.75 per match), but nobody won them. The arena counted the side ahead on points
+    as the winner (win rate 0.625, 7 of 12 'won', as in hand mode); they are draws: 0.5."""
+    hand = play_duplicate("all_fours", "all_fours/rule", "lowest", 6, seed=3)
+    capped = play_duplicate("all_fours", "all_fours/rule", "lowest", 6, seed=3, env_options={"episode": "match", "max_hands": 2})
+    assert capped.truncated == 12 and hand.truncated == 0
+    assert capped.deal_diff.tolist() == hand.deal_diff.tolist() == [0.0, 1.0, 1.0, 1.5, 0.0, 1.0]
+    assert capped.mean_diff == hand.mean_diff == 0.75
+    assert hand.win_rate == 0.625 and hand.outcome_rates["win"] == 7 / 12
+    assert capped.deal_win.tolist() == [0.5] * 6 and capped.win_rate == 0.5 and capped.win_ci == (0.5, 0.5)
+    assert capped.outcome_rates == {"win": 0.0, "draw": 1.0, "loss": 0.0}
+    arena.print_results(capped)
+    assert "12 of 12 matches cut by a safety cap" in " ".join(capsys.readouterr().out.split())
+
+
+def test_only_the_capped_matches_of_a_run_are_draws():
+    """To 6 points, capped at 2 hands: 5 of 12 matches reach 6 and keep their winner, 7 are cut
+    (draws). Per deal (A's two seatings): deal 0 lost once and won once (1/2), deals 1, 3 and 5
+    won once and cut once (3/4), deals 2 and 4 cut twice (1/2): A won 4 matches, lost 1, drew 7.
+    (Counting the capped ones by points, as the arena did, gave a win rate of 0.708.)"""
+    r = play_duplicate("all_fours", "all_fours/rule", "lowest", 6, seed=3,
+                       env_options={"episode": "match", "target_score": 6, "max_hands": 2})
+    assert r.truncated == 7
+    assert r.deal_win.tolist() == [0.5, 0.75, 0.5, 0.75, 0.5, 0.75] and r.win_rate == 0.625
+    assert r.outcome_rates == pytest.approx({"win": 4 / 12, "draw": 7 / 12, "loss": 1 / 12})
+    assert r.deal_diff.tolist() == [0.5, 1.5, 1.0, 2.5, 0.0, 3.5] and r.mean_diff == 1.5

@@ -207,7 +207,10 @@ class DuplicateResult:
         faults: messages of ``exec:`` bot faults during the run (``agents/external.py``); after a
             fault the bot plays the lowest legal action for the rest of the run, so the deals from
             the named one on do not measure the bot (empty for a clean run).
-        truncated: games cut by a safety cap (their reward is 0).
+        truncated: games (episodes, not deals) cut by a safety cap (``max_hands``, ``max_deals``,
+            ``max_redeals``, ``max_battles``, ...). Such a game counts as a draw for every seat in
+            ``win_rate``, ``outcome_rates`` and ``not_losing``; the capping step's reward is 0, but in
+            a match the hands played before the cap keep their points, and those count in ``mean_diff``.
         seed, env_options: what reproduces the run.
         deal_diff, deal_win: ``float64[n_deals]`` per-deal averages over the seatings (the
             paired observations of the CIs; not part of :meth:`to_dict`).
@@ -547,6 +550,10 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
             raise RuntimeError(f"games still running after {max_steps} steps; the kernel's max_episode_steps is wrong")
     side_ret = np.stack([returns[:, :, seats].mean(axis=2) for seats in sides], axis=2)  # [k, n, k]
     out = kernel.outcome(returns)  # int8[k, n, P]
+    # a game cut by a safety cap (max_hands, max_deals, max_battles, ...) was decided by nobody: a draw
+    # for every seat. Kernel.outcome sees only the returns, and a capped match keeps the points of the
+    # hands it played (reward "score"), so it would name the side ahead on points the winner.
+    out[np.stack([st.truncated for st in states]).astype(bool)] = 0
     side_out = np.stack([out[:, :, seats[0]] for seats in sides], axis=2)  # [k, n, k]
     truncated = int(sum(st.truncated.sum() for st in states))
     return side_ret, side_out, truncated, category
@@ -876,6 +883,13 @@ def not_losing_line(r: DuplicateResult) -> str:
             f"{r.null_not_losing:.3f} (1 - the share of losing seats)")
 
 
+def truncated_line(r: DuplicateResult) -> str:
+    """One line for a result with games cut by a safety cap (``r.truncated > 0``): how many, and how they count."""
+    ep = episode_name([r])
+    return (f"{r.agent_a} vs {r.agent_b}: {r.truncated} of {r.n_hands} {plural(ep)} cut by a safety cap "
+            f"(e.g. max_hands): draws in the win rate; the points they scored before the cap count in the mean diff")
+
+
 def category_table(r: DuplicateResult):
     """``rich.table.Table`` of one result split by kind of deal (:meth:`DuplicateResult.by_category`)."""
     from rich.table import Table
@@ -937,6 +951,8 @@ def print_results(results, console=None) -> None:
         for r in results.pairs:
             if r.n_sides > 2:
                 console.print(not_losing_line(r))
+            if r.truncated:
+                console.print(truncated_line(r))
     else:
         console.print(results_table(results))
         for r in [results] if isinstance(results, DuplicateResult) else results:
@@ -944,4 +960,6 @@ def print_results(results, console=None) -> None:
                 console.print(category_table(r))
             if r.n_sides > 2:
                 console.print(not_losing_line(r))
+            if r.truncated:
+                console.print(truncated_line(r))
     console.print("win rate: pairwise by the game's outcome (Kernel.outcome); null = what two equal agents score")
