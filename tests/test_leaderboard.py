@@ -350,3 +350,19 @@ def test_no_bootstrap_says_so_not_too_few_deals(tmp_path):
     assert d["n_boot"] == 0 == p["n_boot"] and all(r["ci"] == [None, None] for r in d["ratings"])
     one = run_leaderboard("avinas", ["lowest", "avinas/rule"], 1, tmp_path / "one", n_boot=0, progress=False)
     assert "| n/a (1 deal) |" in leaderboard.markdown(one)
+
+
+def test_a_resume_with_another_batch_says_so_and_the_board_records_it(tmp_path):
+    """A stochastic agent's pairing depends on --batch, but nothing recorded the batch: a resume with another
+    --batch mixed pairings of both without a word and a reader could not reproduce the board. Each pairing now
+    records its batch, leaderboard.json lists them, and a resume with another batch says so."""
+    said = []
+    run_leaderboard("avinas", ["lowest", "random"], 5, tmp_path, batch=2, n_boot=10, progress=False, say=said.append)
+    assert said == [] and json.loads((tmp_path / "leaderboard.json").read_text())["batch"] == [2]
+    p = run_leaderboard("avinas", ["lowest", "random", "avinas/rule"], 5, tmp_path, batch=3, n_boot=10, progress=False,
+                        say=said.append)
+    assert said == [f"note: cached pairings in {tmp_path / 'pairs'} were played with batch 2, this run plays with 3: a pairing "
+                    "of a stochastic agent (random, GAME/pimc, GAME/ismcts) depends on it (ARENA.md#exact-duplicates); "
+                    "give the same --batch to reproduce the board"]
+    assert p["batch"] == [2, 3]
+    assert sorted(json.loads(f.read_text())["batch"] for f in (tmp_path / "pairs").glob("*.json")) == [2, 3, 3]

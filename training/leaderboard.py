@@ -215,6 +215,11 @@ def run_leaderboard(
     cached = {(i, j): _load_pair(_pair_file(out, names[i], names[j]), meta, (names[i], names[j]), (identity[i], identity[j]))
               for i, j in pairs}
     todo = [p for p in pairs if cached[p] is None]
+    other_batch = sorted({d["batch"] for d in cached.values() if d is not None and d.get("batch", batch) != batch})
+    if other_batch and say is not None:  # deterministic agents play the same for any batch; stochastic ones do not
+        say(f"note: cached pairings in {out / 'pairs'} were played with batch {', '.join(map(str, other_batch))}, this run "
+            f"plays with {batch}: a pairing of a stochastic agent (random, GAME/pimc, GAME/ismcts) depends on it "
+            "(ARENA.md#exact-duplicates); give the same --batch to reproduce the board")
 
     def agent(i):
         if i not in loaded:
@@ -233,7 +238,7 @@ def run_leaderboard(
             r = arena.play_duplicate(game, agent(i), agent(j), n_deals, seed=seed, batch=batch, env_options=env_options,
                                      name_a=names[i], name_b=names[j], on_chunk=bar.update)
             d = {"meta": meta, "result": r.to_dict(), "deal_diff": r.deal_diff.tolist(), "deal_win": r.deal_win.tolist(),
-                 "seconds": time.monotonic() - t0, "identity": [identity[i], identity[j]]}
+                 "seconds": time.monotonic() - t0, "identity": [identity[i], identity[j]], "batch": int(batch)}
             if not r.faults:  # a pairing in which a bot faulted is reported but not kept: fix the bot, run again
                 _write_json(_pair_file(out, names[i], names[j]), d)
             cached[(i, j)] = d
@@ -291,6 +296,7 @@ def _summarize(game, names, cached, meta, n_boot, env_options, progress: bool = 
                                    "for kind in deal/redeal/dealer/play (cardzoo.envs.core.chance)"},
         "null_win_rate": float(k.null_win_rate),
         "n_boot": int(n_boot),
+        "batch": sorted({d["batch"] for d in cached.values() if "batch" in d}),  # the --batch of the pairings (older: unknown)
         "agents": names,
         "ratings": [{"rank": r + 1, "agent": names[i], "rating": float(ratings[i]), "ci": [float(ci[i, 0]), float(ci[i, 1])]}
                     for r, i in enumerate(order)],
