@@ -246,3 +246,20 @@ def test_only_the_capped_matches_of_a_run_are_draws():
     assert r.deal_win.tolist() == [0.5, 0.75, 0.5, 0.75, 0.5, 0.75] and r.win_rate == 0.625
     assert r.outcome_rates == pytest.approx({"win": 4 / 12, "draw": 7 / 12, "loss": 1 / 12})
     assert r.deal_diff.tolist() == [0.5, 1.5, 1.0, 2.5, 0.0, 3.5] and r.mean_diff == 1.5
+
+
+def test_the_mean_difference_is_on_one_scale_whether_or_not_the_game_is_zero_sum():
+    """mean_diff is A's return minus the table's mean return (0 in a zero-sum game: A's return).
+    The branch for games not declared zero-sum took A's return minus B's: twice the zero-sum
+    figure with two sides (2 instead of 1 for returns +1/-1), 3/2 of it with three."""
+    two = np.array([[[1.0, -1.0]], [[-1.0, 1.0]]])  # [seating, deal, side]: A wins both seatings by 1
+    out2 = np.sign(two).astype(np.int8)
+    # P'yanitsa, 3 players: A (seat o in seating o) is safe every time, the seat after it loses
+    three = np.array([[[0.5, -1.0, 0.5]], [[0.5, 0.5, -1.0]], [[-1.0, 0.5, 0.5]]])
+    out3 = np.sign(three).astype(np.int8)
+    for ret, out, want in ((two, out2, 1.0), (three, out3, 0.5)):
+        assert arena._pair_outcomes(ret, out, zero_sum=True)[0].tolist() == [want]
+        assert arena._pair_outcomes(ret, out, zero_sum=False)[0].tolist() == [want]
+    # a game that is not zero-sum: A's side scores 3, B's 1, in both seatings -> 3 - (3 + 1) / 2 = 1
+    plus = np.array([[[3.0, 1.0]], [[1.0, 3.0]]])
+    assert arena._pair_outcomes(plus, np.array([[[1, -1]], [[-1, 1]]], dtype=np.int8), zero_sum=False)[0].tolist() == [1.0]

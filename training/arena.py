@@ -693,13 +693,15 @@ def play_duplicate(
 
 def _pair_outcomes(side_ret: np.ndarray, side_out: np.ndarray, zero_sum: bool):
     """Per deal, from side returns and outcomes ``[k seatings, n, k sides]``: A's score difference
-    ``float64[n]``, A's pairwise win rate ``float64[n]`` (A's side against each of B's sides by
+    ``float64[n]`` (A's side's return minus the mean return of all k sides, which is 0 in a zero-sum
+    game: there A's return), A's pairwise win rate ``float64[n]`` (A's side against each of B's sides by
     outcome: better 1, equal 1/2, worse 0) and the shares of A's hands won, drawn, lost ``float64[n, 3]``."""
     k = side_ret.shape[0]
     o = np.arange(k)
     r_a = side_ret[o, :, o]  # [k, n]: A's return in seating o
-    others = np.stack([np.delete(side_ret[i], i, axis=1) for i in range(k)])  # [k, n, k-1]
-    diff = r_a if zero_sum else r_a - others.mean(axis=2)
+    # A's return above the table's mean return (over all k sides): in a zero-sum game the mean is 0,
+    # so it is A's return, what B's sides lost to A together (not r_a - r_b, twice that with two sides)
+    diff = r_a if zero_sum else r_a - side_ret.mean(axis=2)
     o_a = side_out[o, :, o].astype(np.int64)  # [k, n]
     o_others = np.stack([np.delete(side_out[i], i, axis=1) for i in range(k)]).astype(np.int64)  # [k, n, k-1]
     win = (np.sign(o_a[:, :, None] - o_others) + 1.0).mean(axis=2) / 2.0
