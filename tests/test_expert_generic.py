@@ -450,3 +450,13 @@ def test_rounds_that_label_no_values_say_so(tmp_path, capsys):
     assert capsys.readouterr().err.endswith(
         "leaves without values; valid: search_on within ['cards'] (--search-on cards), or label them too (--label-search-on all)\n")
     assert not (tmp_path / "run").exists()
+
+
+def test_agreement_counts_any_action_of_a_tie_for_the_best_value():
+    """Agreement compared the agent's action with q.argmax, the lowest id among equal values: an agent that picked
+    another action of the best value scored no agreement and no regret (Aluette, 2 deals at n_det 1: agreement
+    0.000, regret 0.0000 for the policy and the rule bot alike). Any action of the best value now agrees."""
+    q = np.array([[1.0, 1.0, np.nan], [0.5, 0.5, 0.5], [0.0, 3.0, 1.0]], dtype=np.float32)
+    labels = {"other_obs": np.arange(3, dtype=np.uint8)[:, None], "other_mask": ~np.isnan(q), "other_q": q}
+    assert agreement_and_regret(_Fixed([1, 2, 1]), labels, kind="others") == pytest.approx((1.0, 0.0))
+    assert agreement_and_regret(_Fixed([0, 0, 2]), labels, kind="others") == pytest.approx((2 / 3, 2 / 3))

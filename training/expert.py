@@ -452,7 +452,8 @@ def agreement_and_regret(policy_agent, labels: dict, rows=None, kind: str = "car
         rows: positions to use (default all of that type).
         kind: ``"cards"`` or ``"others"`` (its values must be labelled).
 
-    Returns ``(agreement, regret)``: the share of positions where it picks PIMC's best action, and
+    Returns ``(agreement, regret)``: the share of positions where it picks a PIMC best action (one of
+    the highest value: any of a tie), and
     the mean PIMC value lost (best value minus the value of its action, reward units); ``(nan, nan)``
     when there are no rows.
     """
@@ -470,7 +471,8 @@ def _per_position(policy_agent, labels: dict, rows=None, kind: str = "cards") ->
         return np.zeros(0, bool), np.zeros(0)
     q = np.where(np.isnan(labels[kq][rows]), -np.inf, labels[kq][rows]).astype(np.float64)
     a = policy_agent.act(labels[ko][rows], labels[km][rows])
-    return q.argmax(axis=1) == a, q.max(axis=1) - q[np.arange(len(rows)), a]
+    best, got = q.max(axis=1), q[np.arange(len(rows)), a]
+    return got >= best, best - got  # a best action: any of equal value (argmax picked the lowest id of a tie)
 
 
 def regret_change(before_agent, after_agent, labels: dict, rows, kind: str = "cards") -> dict:
