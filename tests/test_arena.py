@@ -613,3 +613,18 @@ def test_too_many_deals_for_memory_is_a_clear_error(capsys):
     assert main(["arena", "avinas", "lowest", "avinas/rule", "--deals", str(n)]) == 2
     assert capsys.readouterr().err == (f"cardzoo arena: error: {n:,} deals are too many to hold their per-deal results in memory "
                                        f"({n * 56 / 2**30:,.0f} GiB); play fewer deals\n")
+
+
+def test_few_deals_print_that_their_normal_cis_are_too_narrow(capsys):
+    """mean_ci uses z = 1.96, not Student's t: with 2 deals its 95% interval covers the mean about
+    70% of the time (t with 1 degree of freedom needs 12.71). From 2 to 29 deals the table says so;
+    with 1 deal there is no interval, and from 30 on nothing is added."""
+    few = play_duplicate("all_fours", "all_fours/rule", "lowest", 2, seed=3)
+    arena.print_results(few)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "CIs over 2 deals: normal approximation, too narrow with fewer than 30 deals" in out
+    for n in (1, 30):
+        arena.print_results(dataclasses.replace(few, n_deals=n))
+        assert "normal approximation" not in capsys.readouterr().out
+    arena.print_results([dataclasses.replace(few, n_deals=40), dataclasses.replace(few, n_deals=12)])
+    assert "CIs over 12 deals" in " ".join(capsys.readouterr().out.split())

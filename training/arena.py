@@ -885,6 +885,17 @@ def not_losing_line(r: DuplicateResult) -> str:
             f"{r.null_not_losing:.3f} (1 - the share of losing seats)")
 
 
+#: below this many deals the normal-approximation CIs (:func:`mean_ci`) are noticeably too narrow
+FEW_DEALS = 30
+
+
+def few_deals_line(n_deals: int) -> str:
+    """The note printed under results of 2 to ``FEW_DEALS - 1`` deals: their CIs use the normal
+    quantile, not Student's t, so they cover the true mean less often than 95% (ARENA.md)."""
+    return (f"CIs over {_deals(n_deals)}: normal approximation, too narrow with fewer than {FEW_DEALS} deals "
+            f"(e.g. about 70% coverage with 2 deals, 92% with 10); play more deals to publish them")
+
+
 def truncated_line(r: DuplicateResult) -> str:
     """One line for a result with games cut by a safety cap (``r.truncated > 0``): how many, and how they count."""
     ep = episode_name([r])
@@ -964,4 +975,8 @@ def print_results(results, console=None) -> None:
                 console.print(not_losing_line(r))
             if r.truncated:
                 console.print(truncated_line(r))
+    rows = results.pairs if isinstance(results, RoundRobinResult) else [results] if isinstance(results, DuplicateResult) else results
+    few = sorted({r.n_deals for r in rows if 2 <= r.n_deals < FEW_DEALS})
+    if few:
+        console.print(few_deals_line(few[0]))
     console.print("win rate: pairwise by the game's outcome (Kernel.outcome); null = what two equal agents score")
