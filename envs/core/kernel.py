@@ -621,9 +621,13 @@ class Kernel(ABC):
 
         Default (every game with partnerships, and any game of two sides): a side's return is
         the mean of its seats'; the side wins when its return is strictly above every other
-        side's, draws when it is tied for the top, and loses otherwise. So with two sides a
-        truncated episode (return 0 for all) or an equal score is a draw. A game whose result is
-        not "highest return wins" overrides this (P'yanitsa: safe / draw / loser).
+        side's, draws when it is tied for the top, and loses otherwise. So with two sides an equal
+        score is a draw. The returns are all it sees: a truncated episode (a safety cap such as
+        ``max_hands`` or ``max_deals``) keeps the points of the hands or deals it played (under
+        ``reward="point_diff"``, or a match's running score), so it is not a draw here; callers that
+        count a cut-off game as a draw check ``state.truncated`` themselves (the arena does,
+        ``training/ARENA.md``). A game whose result is not "highest return wins" overrides this
+        (P'yanitsa: safe / draw / loser).
         """
         r = self.check_returns(returns)
         sides = self.sides()
