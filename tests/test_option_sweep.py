@@ -270,14 +270,10 @@ def test_option_value_plays_to_the_end(game, options):
     _play_batch(k, seed)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="envs/ottocento/rules.py observe_one (and the numpy reference observation._counters) clip the match "
-    "score only from above: min(score // 8, 255) written into a uint8 wraps a negative score (possible with "
-    "last_trick_bonus < 0) to a large one, e.g. -683 points -> 85 units (340 points), while the layout says clipped",
-)
 def test_ottocento_negative_match_score_is_clipped_not_wrapped():
-    # found by the sweep's extreme value last_trick_bonus=-1000 (valid: -1000..1000, RULES.md §8) in a match
+    """Found by the sweep's extreme value last_trick_bonus=-1000 (valid: -1000..1000, RULES.md §8) in a
+    match: min(score // 8, 255) written into a uint8 wrapped a negative score to a large one (-683 points
+    showed as 85 units, 340 points); it is clipped to 0..255 as RULES.md §11.6 says."""
     k = kernel("ottocento", match_target=800, last_trick_bonus=-1000)
     rng = np.random.default_rng(0)
     st = k.init(rng, 1)

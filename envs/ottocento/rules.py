@@ -718,8 +718,9 @@ def _write_public(S, b, p, off, out):
         out[c + 7 + r] = min(np.int64(S.decl_points[b, s]), 255)
     out[c + 5] = S.tricks_won[b, odd]
     out[c + 6] = S.tricks_won[b, 1 - odd]
-    out[c + 11] = min(np.int64(S.score[b, odd]) // 8, 255)  # half-points -> units of 4 points
-    out[c + 12] = min(np.int64(S.score[b, 1 - odd]) // 8, 255)
+    # half-points -> units of 4 points, clipped to 0..255 (a score below 0 needs last_trick_bonus < 0, §11.6)
+    out[c + 11] = max(min(np.int64(S.score[b, odd]) // 8, 255), 0)
+    out[c + 12] = max(min(np.int64(S.score[b, 1 - odd]) // 8, 255), 0)
 
 
 @njit(cache=True, inline="always", _nrt=False)
