@@ -276,19 +276,20 @@ def test_hands_and_known_cards_live_views():
 
 
 # ----------------------------------------------------------------------------- hidden information
-def permute_hidden(st, b, seat, rng):
+def permute_hidden(st, b, seat, rng, packet=3):
     """Shuffle every card hidden from ``seat`` among the places it could be; True if anything moved.
 
     Hidden from ``seat`` (RULES.md §7): the other seats' held cards and the undealt stock. The
     result is a consistent state: hand sizes stay, ``dealt`` follows the hands and the stock is
-    rewritten so that each seat's deal positions hold its (played + held) cards.
+    rewritten so that each seat's deal positions hold its (played + held) cards; ``packet`` is the
+    kernel's ``deal_packet`` option (3 or 1), which decides those positions (RULES.md §3.2).
     """
     runs = int(st.runs[b])
     undealt_from = 25 + 13 * runs
     others = [s for s in range(4) if s != seat]
     hidden = [c for s in others for c in cards_of(st.hands[b, s])] + [int(c) for c in st.stock[b, undealt_from:]]
     perm = [hidden[i] for i in rng.permutation(len(hidden))]
-    positions = seat_positions(int(st.dealer[b]))
+    positions = seat_positions(int(st.dealer[b]), packet)
     k = 0
     for s in others:
         n = len(cards_of(st.hands[b, s]))
