@@ -20,9 +20,9 @@ The permutations are the per-game ``permute_hidden`` functions, widened where an
 All Fours' deal positions follow ``deal_packet``; Avinas also flips the face-down lead's valuable bit
 (for all but the leader and his partner) and the honesty verdict (for all but the declarer);
 Ottocento also redraws what an undeclared hand's declaration would be worth and show; Aluette
-scrambles every opponent signal ``seat`` did not see and which of ``seat``'s team's signals the
-opponents caught; P'yanitsa (whose env test works on whole states) has its own, below.
-About 35 s on one core.
+also draws again which cards another chant recipient received, and scrambles every opponent signal
+``seat`` did not see and which of ``seat``'s team's signals the opponents caught; P'yanitsa (whose env test works on whole states) has its own, below.
+About 40 s on one core.
 """
 
 from __future__ import annotations
@@ -122,6 +122,7 @@ def aluette_permute(options):
 
     def permute(st, b, seat, rng):
         moved = test_aluette_env.permute_hidden(st, b, seat, rng)
+        _aluette_redraw_received(st, b, seat, rng)
         if public:
             return moved
         opps, partner = ((seat + 1) % 4, (seat + 3) % 4), (seat + 2) % 4
@@ -139,6 +140,29 @@ def aluette_permute(options):
         return moved
 
     return permute
+
+
+def _aluette_redraw_received(st, b, seat, rng) -> None:
+    """``permute_hidden`` moves the other seats' cards but leaves their ``dealt`` as it was; and which
+    of another chant recipient's cards came from the talon is his alone to know (§4.2, §7): draw
+    ``received`` again among the cards he has had since the deal (held, discarded, played), the same
+    number; ``dealt`` (the rest) and ``talon`` follow."""
+    unused = int(st.talon[b])
+    for s in range(4):
+        unused &= ~int(st.received[b, s])
+    for s in range(4):
+        if s == seat:
+            continue
+        had = [c for c in range(48) if ((int(st.hands[b, s]) | int(st.discarded[b, s]) | int(st.played[b, s])) >> c) & 1]
+        got = 0
+        for c in rng.choice(had, int(st.received[b, s]).bit_count(), replace=False):
+            got |= 1 << int(c)
+        st.received[b, s] = np.uint64(got)
+        st.dealt[b, s] = np.uint64(sum(1 << c for c in had) & ~got)
+    talon = unused
+    for s in range(4):
+        talon |= int(st.received[b, s])
+    st.talon[b] = np.uint64(talon)
 
 
 def avinas_permute(st, b, seat, rng) -> bool:
@@ -224,7 +248,7 @@ OTHERS_NOTICE = {"all_fours": True, "aluette": True, "avinas": False, "ottocento
 def test_kernel_views_do_not_change_when_hidden_cards_move(game, options):
     k = kernel(game, **options)
     checks, moved = check_hidden_information(
-        k, PERMUTE[game](options), batch=24, steps=160, every=5, offset=2, render_every=4, seed=7,
+        k, PERMUTE[game](options), batch=24, steps=160, every=5, offset=2, render_every=2, seed=7,
         others_notice=OTHERS_NOTICE[game],
     )
     assert checks == 32 * k.num_players
