@@ -683,12 +683,17 @@ BAD_SEEDS = [-1, 1.5, True, "7", [1, 2]]
 BAD_RESET_OPTIONS = ["x", ["deck"], 3]
 
 
-def _assert_bad_reset_refused(reset, valid_names: str) -> None:
-    """``reset(seed=bad)`` and ``reset(seed=4, options=bad)`` raise ValueError in the core's words."""
+def _assert_bad_reset_refused(reset, valid_names: str, vector: bool = False) -> None:
+    """``reset(seed=bad)`` and ``reset(seed=4, options=bad)`` raise ValueError in the core's words (the
+    vector env tells a list of seeds that it takes one seed: ``envs/core/vector.check_vector_seed``)."""
     for seed in BAD_SEEDS:
         with pytest.raises(ValueError) as err:
             reset(seed=seed)
-        assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
+        if vector and isinstance(seed, list):
+            assert str(err.value).startswith(f"seed must be one non-negative int or None, got a list {seed!r}: "
+                                              "KernelVectorEnv deals all its games in one batch from one generator")
+        else:
+            assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
     for options in BAD_RESET_OPTIONS:
         with pytest.raises(ValueError) as err:
             reset(seed=4, options=options)
@@ -735,7 +740,7 @@ def test_the_vector_env_checks_seed_options_and_learner_side_as_the_aec_env(game
     venv = KernelVectorEnv(k, 2, first, learner_side=np.int64(last_side), seed=0)
     twin = KernelVectorEnv(k, 2, first, learner_side=last_side, seed=0)
     assert venv.learner_side == last_side and type(venv.learner_side) is int
-    _assert_bad_reset_refused(venv.reset, "KernelVectorEnv: none")
+    _assert_bad_reset_refused(venv.reset, "KernelVectorEnv: none", vector=True)
     with pytest.raises(ValueError, match=r"reset options \['deck'\] are not used by KernelVectorEnv \(it takes none\)"):
         venv.reset(options={"deck": [0]})
     assert np.array_equal(venv.reset()[0], twin.reset()[0])  # the refused calls took no seed
