@@ -49,8 +49,7 @@ def pyanitsa_permute(st, b, seat, rng) -> bool:
     except the bottom part ``seat`` ordered itself (``known[seat]``, ``winner_chooses``), which stays.
     The unknown parts of all piles are shuffled together (sizes kept), the part another seat ordered
     itself is reordered, and with 52 cards and 3 players the set-aside card (in no pile, hidden from
-    all) may change places with a pile card. ``saved`` (the cycle check's copy) is left alone: it
-    only decides a future truncation. True if a card moved."""
+    all) may change places with a pile card; then :func:`_pyanitsa_relabel`. True if a card moved."""
     n_players, C = st.piles.shape[1], st.piles.shape[2]
     before = (st.piles[b].copy(), int(st.in_play[b]))
     slots, cards, in_piles = [], [], 0  # slots: (seat, buffer index) of the unknown parts
@@ -106,6 +105,7 @@ def _pyanitsa_relabel(st, b, seat, rng) -> None:
         return np.uint64(out)
 
     st.piles[b] = sigma[st.piles[b]]  # every slot, used or not: a renaming keeps each pile's content consistent
+    st.saved[b] = sigma[st.saved[b]]  # the cycle check's copy of the piles (255 past the end stays)
     st.battle_cards[b, : int(st.battle_n[b])] = sigma[st.battle_cards[b, : int(st.battle_n[b])]]
     st.pot[b], st.in_play[b] = bits(st.pot[b]), bits(st.in_play[b])
 
@@ -121,8 +121,9 @@ def aluette_permute(options):
     public = options.get("signal_visibility", "partner") == "public" or options.get("signals") == "off"
 
     def permute(st, b, seat, rng):
+        old = st.stock[b].copy(), [int(x) for x in st.dealt[b]], int(st.talon[b])
         moved = test_aluette_env.permute_hidden(st, b, seat, rng)
-        _aluette_redraw_received(st, b, seat, rng)
+        _aluette_redraw_received(st, b, seat, rng, *old)
         if public:
             return moved
         opps, partner = ((seat + 1) % 4, (seat + 3) % 4), (seat + 2) % 4
@@ -142,7 +143,7 @@ def aluette_permute(options):
     return permute
 
 
-def _aluette_redraw_received(st, b, seat, rng) -> None:
+def _aluette_redraw_received(st, b, seat, rng, old_stock, old_dealt, old_talon) -> None:
     """``permute_hidden`` moves the other seats' cards but leaves their ``dealt`` as it was; and which
     of another chant recipient's cards came from the talon is his alone to know (§4.2, §7): draw
     ``received`` again among the cards he has had since the deal (held, discarded, played), the same
@@ -163,6 +164,26 @@ def _aluette_redraw_received(st, b, seat, rng) -> None:
     for s in range(4):
         talon |= int(st.received[b, s])
     st.talon[b] = np.uint64(talon)
+    _sync_stock(st, b, old_stock, [(old_dealt[s], int(st.dealt[b, s])) for s in range(4)] + [(old_talon, talon)], rng)
+
+
+def _sync_stock(st, b, old_stock, groups, rng) -> None:
+    """Rewrite ``stock[b]`` after the cards moved: ``groups`` pairs each part of the deal (a seat's
+    dealt cards, a talon) as it was (``old``, a bitboard) with what it holds now (``new``). A position
+    keeps its card if the card stayed in its part; the part's other positions get its new cards in a
+    random order. So a view that read the stock would see the move."""
+    stock = old_stock.copy()
+    cards = old_stock.astype(np.int64)
+    for old, new in groups:
+        if old == new:
+            continue
+        in_old = (np.uint64(old) >> cards.astype(np.uint64)) & np.uint64(1)
+        in_new = (np.uint64(new) >> cards.astype(np.uint64)) & np.uint64(1)
+        free = np.flatnonzero(in_old & ~in_new & np.uint64(1))
+        fresh = [c for c in range(64) if (new >> c) & 1 and not (old >> c) & 1]
+        assert len(free) == len(fresh)
+        stock[free] = np.array(fresh)[rng.permutation(len(fresh))]
+    st.stock[b] = stock
 
 
 def avinas_permute(st, b, seat, rng) -> bool:
@@ -170,7 +191,11 @@ def avinas_permute(st, b, seat, rng) -> bool:
     face-down lead for every seat but the leader and his partner (flipped: with
     ``facedown_signal="free"`` it may be a bluff, so it says nothing the card does not); whether the
     declarer lied (flipped) for every seat but the declarer until the deal is scored."""
+    old_stock, old_dealt = st.stock[b].copy(), [int(x) for x in st.dealt[b]]
     moved = test_avinas_env.permute_hidden(st, b, seat, rng)
+    for s in range(4):  # permute_hidden moves held cards only: the deal follows them
+        st.dealt[b, s] = np.uint64(int(st.hands[b, s]) | int(st.played[b, s]))
+    _sync_stock(st, b, old_stock, [(old_dealt[s], int(st.dealt[b, s])) for s in range(4)], rng)
     fd = int(st.fd_seat[b])
     if fd >= 0 and int(st.signal[b]) >= 0 and seat not in (fd, (fd + 2) % 4):
         st.signal[b] = 1 - int(st.signal[b])
@@ -183,7 +208,12 @@ def ottocento_permute(st, b, seat, rng) -> bool:
     """Ottocento (RULES.md §3.5, §4.1, §7): the cards of ``test_ottocento_env.permute_hidden``; and what
     another seat's declaration would be worth and show (``decl_value``, ``decl_cards``) until it declares
     (a pass shows nothing)."""
+    old_stock, old_dealt = st.stock[b].copy(), [int(x) for x in st.dealt[b]]
     moved = test_ottocento_env.permute_hidden(st, b, seat, rng)
+    d = int(st.dealer[b])
+    for s in range(4):  # permute_hidden moves held cards and discards only: the deal follows them
+        st.dealt[b, s] = np.uint64(int(st.hands[b, s]) | int(st.played[b, s]) | (int(st.discards[b]) if s == d else 0))
+    _sync_stock(st, b, old_stock, [(old_dealt[s], int(st.dealt[b, s])) for s in range(4)], rng)
     for s in range(4):
         if s != seat and not st.declared[b, s]:
             st.decl_value[b, s] = int(rng.integers(0, 300))
