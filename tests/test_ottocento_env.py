@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cardzoo.envs import ottocento_v0
-from cardzoo.envs.core.cards import mask_to_cards, random_set_bit
+from cardzoo.envs.core.cards import TAROCCO62, mask_to_cards, random_set_bit
 from cardzoo.envs.ottocento.constants import DECLARE, PASS
 from cardzoo.envs.ottocento.kernel import OttocentoKernel
 
@@ -263,6 +263,37 @@ def test_declarations_win_immediately():
     env.step(DECLARE)
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0, "player_2": -1.0, "player_3": 1.0}
+
+
+def test_a_match_ended_by_a_declaration_shows_no_earlier_deal_as_its_result():
+    """match_target=250 with declarations_win_immediately, seed 15: deal 1 is scored, then S3's declaration
+    in deal 2 ends the match before its tricks are played. infos mixed the two deals: deal 2's unscored
+    discards beside deal 1's totals (191, 239), piles and discards_to; the render and the table view
+    showed deal 2's discards to every seat. Now infos say the match ended on declarations, no deal
+    result, and the discards stay the dealer's (RULES.md §7, §11.5)."""
+    env = ottocento_v0.env(match_target=250, declarations_win_immediately=True, render_mode="ansi")
+    env.reset(seed=15)
+    rng = np.random.default_rng(15)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    k, st = env.kernel, env.game_state
+    assert (int(st.deals_played[0]), int(st.tricks_done[0]), int(st.dealer[0])) == (1, 0, 0)
+    assert k.ended_by_declaration(st, 0)
+    assert k.info(st, 0) == {
+        "phase": "over", "dealer": 0, "tricks_won": [0, 0], "declarations": [0, 0, 0, 65],
+        "declared": [False, False, False, True], "match_score": [191.0, 304.0], "ended_by": "declarations", "winner": "B",
+    }
+    discards = " ".join(TAROCCO62.names[c] for c in mask_to_cards(st.discards[0]))
+    for seat in (1, 2, 3):
+        text = k.render(st, 0, seat)
+        assert "discards:" not in text and "the match ended on a declaration before this deal was played" in text
+        assert "discards" not in {f["key"] for f in k.table_view(st, 0, seat)["facts"]}
+    assert f"discards: {discards}" in k.render(st, 0, 0)  # the dealer's own view
+    assert {"key": "discards", "value": discards} in k.table_view(st, 0, 0)["facts"]
 
 
 def test_state_vector_reveals_every_hand_and_the_discards():

@@ -308,11 +308,21 @@ class OttocentoKernel(CompiledKernel):
             "declared": [bool(v) for v in st.declared[b]],
             "match_score": (st.score[b] / 2).tolist(),
         }
-        if st.deals_played[b] > 0 and st.done[b]:
+        if self.ended_by_declaration(st, b):  # the deal was not played: its discards stay hidden, no deal result
+            out["ended_by"] = "declarations"
+            out["winner"] = "AB"[int(st.winner[b])]
+        elif st.deals_played[b] > 0 and st.done[b]:
             out.update(self.deal_result(st, b))
         if st.truncated[b]:
             out["truncation"] = f"max_deals={self.options['max_deals']} reached"
         return out
+
+    def ended_by_declaration(self, st: OttocentoState, b: int = 0) -> bool:
+        """Whether game ``b``'s match ended at once on a declaration (``declarations_win_immediately``,
+        RULES.md §11.5): over, not truncated, before the deal's 15 tricks were played. That deal is
+        never scored, so :meth:`deal_result` (the last *scored* deal) is not its result, and its
+        discards stay hidden (§7 reveals them when a deal is scored)."""
+        return bool(st.done[b]) and not bool(st.truncated[b]) and int(st.tricks_done[b]) < 15
 
     def deal_result(self, st: OttocentoState, b: int = 0) -> dict:
         """Every score component of the last scored deal of game ``b`` (points; team A first)."""

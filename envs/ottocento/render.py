@@ -66,9 +66,12 @@ def render(kernel, st, b: int = 0, view=None) -> str:
             decl = ""
         seats.append(f"{tag}S{s} ({TEAM[s % 2]})  trick: {on_table:>3}   hand: {hand}" + (f"   [{decl}]" if decl else ""))
     lines = head + seats
-    if st.discards[b] and (view == "all" or view == d or st.phase[b] == 3):
+    by_declaration = kernel.ended_by_declaration(st, b)
+    if st.discards[b] and (view == "all" or view == d or (st.phase[b] == 3 and not by_declaration)):
         lines.append(f"discards: {cards_str(TAROCCO62, mask_to_cards(st.discards[b]))}")
-    if st.deals_played[b] > 0 and st.phase[b] == 3:
+    if by_declaration:
+        lines.append("the match ended on a declaration before this deal was played (§11.5)")
+    elif st.deals_played[b] > 0 and st.phase[b] == 3:
         r = kernel.deal_result(st, b)
         for t in range(2):
             lines.append(
@@ -131,7 +134,7 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
         facts.append(fact("matto_played_by", seat_name(mat_by[0])))
         if int(st.matto_winner[b]) >= 0:
             facts.append(fact("matto_trick_won_by", seat_name(int(st.matto_winner[b]))))
-    if int(st.discards[b]) and (seat == dealer or phase == OVER):
+    if int(st.discards[b]) and (seat == dealer or (phase == OVER and not kernel.ended_by_declaration(st, b))):
         facts.append(fact("discards", cards_str(TAROCCO62, mask_to_cards(st.discards[b]))))
     if kernel.match:
         facts.append(fact("match_target", kernel.options["match_target"]))
@@ -144,8 +147,7 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
     if kernel.match:
         scores.append(score_line("match_score", [st.score[b, t] / 2 for t in range(2)]))
     summary = None
-    ended_by_declaration = done and not st.truncated[b] and tricks_done < 15
-    if ended_by_declaration:  # §11.5 declarations_win_immediately: the match ends before the deal is played
+    if kernel.ended_by_declaration(st, b):  # §11.5 declarations_win_immediately: the match ends before the deal is played
         decl = [int(st.decl_points[b, t]) + int(st.decl_points[b, t + 2]) for t in range(2)]
         w = int(st.winner[b])
         summary = summary_dict(
