@@ -353,9 +353,7 @@ WEB_CASES = [
 def test_web_answers_do_not_change_when_hidden_cards_move(game, options):
     """As ``test_web_hidden_info`` with these options: no answer names a card seat 0 may not know, and a
     twin table whose cards hidden from seat 0 moved (this file's permutations) gives the same answer."""
-    import threading
-
-    from test_web_hidden_info import cards_named, known_to_seat_0
+    from test_web_hidden_info import cards_named, copy_table, known_to_seat_0
     from web_util import make_client, manager, open_table
 
     permute = PERMUTE[game](options)
@@ -379,13 +377,7 @@ def test_web_answers_do_not_change_when_hidden_cards_move(game, options):
             assert not leaked, f"{game} {options} step {step}: {[deck.names[c] for c in leaked]} shown to seat 0"
             if view["done"]:
                 break
-            t2 = copy.copy(table)
-            t2.env = copy.deepcopy(table.env)
-            t2.kernel = t2.env.unwrapped.kernel
-            t2.lock = threading.Lock()
-            t2.log = list(table.log)
-            t2.returns, t2.totals = table.returns.copy(), table.totals.copy()
-            t2.id = "twin-" + table.id
+            t2 = copy_table(table)
             if permute(t2.env.game_state, 0, 0, rng):
                 t2.env._single = t2.kernel.single_game(t2.env._st)
                 t2.env._legal = None

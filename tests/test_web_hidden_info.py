@@ -90,9 +90,9 @@ def cards_named(obj, deck) -> set[int]:
     return out
 
 
-def twin(client, table, game, rng):
-    """A second table in the same position but with the cards hidden from seat 0 shuffled; returns
-    ``(its id, whether a card moved)`` (``None`` id when the game's shuffle could not be applied)."""
+def copy_table(table):
+    """A copy of a web table (its own env, lock, log and totals) with id ``"twin-" + table.id``, not yet
+    registered with the table manager."""
     t2 = copy.copy(table)
     t2.env = copy.deepcopy(table.env)
     t2.kernel = t2.env.unwrapped.kernel
@@ -100,6 +100,13 @@ def twin(client, table, game, rng):
     t2.log = list(table.log)
     t2.returns, t2.totals = table.returns.copy(), table.totals.copy()
     t2.id = "twin-" + table.id
+    return t2
+
+
+def twin(client, table, game, rng):
+    """A second table in the same position but with the cards hidden from seat 0 shuffled; returns
+    ``(its id, whether a card moved)`` (``None`` id when the game's shuffle could not be applied)."""
+    t2 = copy_table(table)
     env, k = t2.env, t2.kernel
     st = env.game_state
     if game == "pyanitsa":
