@@ -11,6 +11,7 @@ from cardzoo import agents
 from cardzoo.envs.all_fours.constants import NUM_CARDS
 from cardzoo.training import cli
 from cardzoo.training.expert import LABEL_KEYS, agreement_and_regret, distil, distillation_target, label_positions, load_labels
+from interrupt_util import interrupt_at_call
 
 
 @pytest.fixture(scope="module")
@@ -337,15 +338,8 @@ def test_an_interrupted_label_run_leaves_a_complete_file_that_says_so(tmp_path, 
     file is removed."""
     import cardzoo.training.expert as ex
 
-    real, calls = ex._label_batch, []
-
-    def stop_on_second(*a, **k):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    monkeypatch.setattr(ex, "_label_batch", stop_on_second)
+    real = ex._label_batch
+    interrupt_at_call(monkeypatch, ex, "_label_batch", 2)
     out = tmp_path / "l.npz"
     assert cli.main(["label", "all_fours", str(out), "--games", "6", "--batch", "2", "--n-det", "1", "--seed", "3"]) == 130
     err = capsys.readouterr().err

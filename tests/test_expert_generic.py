@@ -16,6 +16,7 @@ from cardzoo.training.expert import (
     DECISION_TYPES, LABEL_KEYS, _policy_dir, agreement_and_regret, decision_types, distil, expert_iterate, label_positions,
     load_labels, parse_search_on, regret_change,
 )
+from interrupt_util import interrupt_at_call
 
 
 def _policy(game, tmp_path_factory) -> str:
@@ -341,15 +342,8 @@ def test_an_interrupted_run_says_what_it_keeps_and_the_command_to_finish_it(tmp_
     file, when the Ctrl-C comes during a round's labelling)."""
     import cardzoo.training.expert as ex
 
-    real, calls = ex._label_batch, []
-
-    def stop_in_round_2(*a, **k):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    monkeypatch.setattr(ex, "_label_batch", stop_in_round_2)
+    real = ex._label_batch
+    interrupt_at_call(monkeypatch, ex, "_label_batch", 2)  # in round 2
     run = tmp_path / "run"
     argv = ["expert-iterate", "avinas", "--out", str(run), "--rounds", "2", "--games", "2", "--n-det", "1", "--batch", "2",
             "--epochs", "1", "--batch-size", "16", "--arena-deals", "0", "--seed", "1"]

@@ -14,6 +14,7 @@ from cardzoo.training import arena, leaderboard
 from cardzoo.training.arena import play_duplicate
 from cardzoo.training.cli import main
 from cardzoo.training.leaderboard import BENCH_SEED, fingerprint, run_leaderboard
+from interrupt_util import interrupt_at_call
 
 # published in training/LEADERBOARD.md: deals 0..63 of cardzoo-bench v1 under default options
 FINGERPRINTS = {
@@ -68,19 +69,11 @@ def test_leaderboard_outputs_match_the_arena_and_resume(tmp_path, monkeypatch):
 def test_resume_after_an_interruption_plays_only_the_missing_pairings(tmp_path, monkeypatch):
     names = ["lowest", "ottocento/rule", "random"]
     real = arena.play_duplicate
-    calls = []
-
-    def interrupted(*a, **k):
-        calls.append((k["name_a"], k["name_b"]))
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    monkeypatch.setattr(arena, "play_duplicate", interrupted)
+    interrupt_at_call(monkeypatch, arena, "play_duplicate", 2)
     with pytest.raises(KeyboardInterrupt):
         run_leaderboard("ottocento", names, 5, tmp_path, n_boot=10, progress=False)
     assert len(list((tmp_path / "pairs").glob("*.json"))) == 1
-    calls.clear()
+    calls = []
     monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: (calls.append((k["name_a"], k["name_b"])), real(*a, **k))[1])
     run_leaderboard("ottocento", names, 5, tmp_path, n_boot=10, progress=False)
     assert calls == [("lowest", "random"), ("ottocento/rule", "random")]
@@ -324,15 +317,7 @@ def test_a_cached_pairing_of_another_agent_saved_at_the_same_path_is_refused(tmp
 
 
 def test_an_interrupted_leaderboard_says_what_is_cached(tmp_path, monkeypatch, capsys):
-    real, calls = arena.play_duplicate, []
-
-    def interrupted(*a, **k):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    monkeypatch.setattr(arena, "play_duplicate", interrupted)
+    interrupt_at_call(monkeypatch, arena, "play_duplicate", 2)
     with pytest.raises(KeyboardInterrupt):
         run_leaderboard("avinas", ["lowest", "avinas/rule", "random"], 3, tmp_path, n_boot=10, progress=False)
     assert capsys.readouterr().err == (f"\ninterrupted: 1 of 3 pairings are cached in {tmp_path / 'pairs'}; run the same "

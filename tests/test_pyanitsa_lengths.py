@@ -10,6 +10,7 @@ import pytest
 from cardzoo.envs.core.cards import random_set_bit
 from cardzoo.envs.pyanitsa.kernel import PyanitsaKernel
 from cardzoo.training import pyanitsa_lengths as L
+from interrupt_util import interrupt_at_call
 
 
 @pytest.mark.parametrize("options", [{}, {"num_players": 3, "collect_order": "seat_order"}, {"num_players": 4, "tie_mode": "down_up"}])
@@ -104,15 +105,7 @@ def test_a_settings_games_do_not_depend_on_the_settings_run_with_it(tmp_path):
 
 def test_an_interrupted_run_keeps_the_settings_done_and_resumes(tmp_path, monkeypatch, capsys):
     real = L.run
-    calls = []
-
-    def stopping(n, **kw):
-        calls.append(kw["seed"])
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(n, **kw)
-
-    monkeypatch.setattr(L, "run", stopping)
+    interrupt_at_call(monkeypatch, L, "run", 2)
     settings = [L.SETTINGS[0], L.SETTINGS[3]]
     with pytest.raises(KeyboardInterrupt):
         L.run_all(100, tmp_path, settings=settings, log=lambda s: None, progress=False)
