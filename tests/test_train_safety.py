@@ -64,7 +64,14 @@ def test_check_out_folder_cases(tmp_path):
     with pytest.raises(FileExistsError, match="model.zip"):
         check_out_folder(tmp_path / "other")
     check_out_folder(tmp_path / "other", overwrite=True)
-    check_out_folder(tmp_path / "other", resume="x.zip")
+    check_out_folder(tmp_path / "other", resume=str(tmp_path / "other" / "model.zip"))  # its own model
+    with pytest.raises(FileExistsError) as e:  # another run's model would replace the run held here
+        check_out_folder(tmp_path / "other", resume="x.zip")
+    assert str(e.value) == (
+        f"--out {tmp_path / 'other'} holds another run (model.zip) and --resume x.zip is not one of its models "
+        f"({tmp_path / 'other' / 'model.zip'} or {tmp_path / 'other' / 'checkpoints'}/model_N.zip): continue that model in "
+        "its own run folder or in a new --out, or give this folder's own model to continue this run")
+    check_out_folder(tmp_path / "new", resume="x.zip")  # a model continued into a new folder is fine
     with pytest.raises(ValueError, match="exclude each other"):
         check_out_folder(tmp_path / "other", resume="x.zip", overwrite=True)
     with pytest.raises(NotADirectoryError, match="notes.txt"):
@@ -571,6 +578,25 @@ def test_resuming_a_lone_model_zip_says_what_was_not_checked(tmp_path, capsys):
     # with its agent beside it, no such line
     assert main(["train", "all_fours", "--out", str(tmp_path / "more2"), *TINY, "--resume", str(out / "model.zip")]) == 0
     assert "no agent folder beside it" not in capsys.readouterr().out
+
+
+def test_resuming_another_runs_model_into_a_folder_with_a_run_is_refused_and_changes_nothing(tmp_path, capsys):
+    """`cardzoo train all_fours --resume A/model.zip --out B`, B holding its own run, trained on and replaced
+    B's agent, model and evaluation (exit 0, no warning): a run overwrote another. It is refused now, before
+    anything is written; into a new folder the same resume is fine."""
+    import hashlib
+
+    a, b = tmp_path / "A", tmp_path / "B"
+    for out in (a, b):
+        assert main(["train", "all_fours", "--out", str(out), *TINY]) == 0
+    files = sorted(p for p in b.rglob("*") if p.is_file())
+    before = {p: hashlib.md5(p.read_bytes()).hexdigest() for p in files}
+    capsys.readouterr()
+    assert main(["train", "all_fours", "--out", str(b), *TINY, "--resume", str(a / "model.zip")]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {b} holds another run (" in err and f"--resume {a / 'model.zip'} is not one of its models" in err
+    assert sorted(p for p in b.rglob("*") if p.is_file()) == files
+    assert {p: hashlib.md5(p.read_bytes()).hexdigest() for p in files} == before
 
 
 def test_resume_from_a_model_older_than_out_model_zip_is_refused(tmp_path, capsys):

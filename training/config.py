@@ -346,7 +346,10 @@ def check_out_folder(out: Path, resume: str | None = None, overwrite: bool = Fal
     ``out`` may be missing, empty or hold other files; if it holds any of :data:`RUN_FILES`, a
     ``FileExistsError`` names the folder, what is there and the two ways on: ``--resume`` (continue
     that run from one of its checkpoints) or ``--overwrite`` (delete its outputs and start afresh).
-    ``out`` must not be a file (``NotADirectoryError``); ``resume`` and ``overwrite`` exclude each other.
+    A ``resume`` model from outside ``out`` (not ``out/model.zip`` nor ``out/checkpoints/model_N.zip``)
+    may start a new or empty ``out`` but not one that holds a run (``FileExistsError``): it would
+    replace that run. ``out`` must not be a file (``NotADirectoryError``); ``resume`` and ``overwrite``
+    exclude each other.
     """
     out = Path(out)
     if resume is not None and overwrite:
@@ -365,6 +368,13 @@ def check_out_folder(out: Path, resume: str | None = None, overwrite: bool = Fal
         raise FileExistsError(
             f"--out {out} holds an earlier run ({', '.join(found)}); give {either} to continue it, --overwrite to "
             f"delete it and start afresh, or another --out"
+        )
+    if resume is not None and found and Path(resume).resolve().parent not in (out.resolve(), (out / "checkpoints").resolve()):
+        # a model of another run: continuing it here would replace this folder's run (its agent, model, evaluation)
+        raise FileExistsError(
+            f"--out {out} holds another run ({', '.join(found)}) and --resume {resume} is not one of its models "
+            f"({out / 'model.zip'} or {out / 'checkpoints'}/model_N.zip): continue that model in its own run folder or "
+            f"in a new --out, or give this folder's own model to continue this run"
         )
     if resume is not None:
         later = later_checkpoints(out, resume)
