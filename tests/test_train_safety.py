@@ -701,3 +701,18 @@ def test_a_lone_zip_resumed_with_the_other_privileged_critic_setting_says_so(tmp
     assert f"cannot resume {lone}: that model was trained {had} the privileged critic: it reads observations of shape" in err, err
     assert f"Resume it {had} the privileged critic: {fix} --privileged-critic" in err and "another game" not in err
     assert not out.exists()
+
+
+def test_init_from_a_registry_name_names_the_shipped_folder(tmp_path, capsys):
+    """`--init-from all_fours/ppo` said only "no saved agent there"; --init-from takes a folder, and the
+    error now gives the shipped agent's folder (or what a folder looks like for other names)."""
+    from cardzoo.agents.registry import shipped_path
+
+    assert main(["train", "all_fours", "--out", str(tmp_path / "r"), *TINY, "--init-from", "all_fours/ppo"]) == 2
+    assert capsys.readouterr().err == (
+        "cardzoo train: error: cannot initialise from all_fours/ppo: no saved agent there; --init-from takes a saved "
+        f"agent's folder: the shipped all_fours/ppo is {shipped_path('all_fours/ppo')}\n")
+    assert main(["train", "all_fours", "--out", str(tmp_path / "r"), *TINY, "--init-from", str(tmp_path / "nothing")]) == 2
+    assert capsys.readouterr().err.endswith(
+        "; --init-from takes a saved agent's folder (e.g. runs/GAME/agent, or agents/shipped/GAME_ppo in the package)\n")
+    assert not (tmp_path / "r").exists()

@@ -179,7 +179,12 @@ class TrainConfig:
             )
         if self.init_from is not None:
             if not Path(self.init_from).exists():
-                raise FileNotFoundError(f"cannot initialise from {self.init_from}: no saved agent there")
+                from cardzoo.agents.registry import shipped_path
+
+                shipped = shipped_path(str(self.init_from))
+                hint = (f"; --init-from takes a saved agent's folder: the shipped {self.init_from} is {shipped}" if shipped
+                        else "; --init-from takes a saved agent's folder (e.g. runs/GAME/agent, or agents/shipped/GAME_ppo in the package)")
+                raise FileNotFoundError(f"cannot initialise from {self.init_from}: no saved agent there{hint}")
             meta_file = Path(self.init_from) / "agent.json"
             trained = json.loads(meta_file.read_text()).get("game") if meta_file.is_file() else None
             if trained is not None and trained != self.game:
