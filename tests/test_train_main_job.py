@@ -29,10 +29,18 @@ def test_next_step_says_what_to_do():
         "too, train longer (cardzoo train all_fours --out runs/af --resume runs/af/model.zip --steps N)"
     )
     beats[2] = _row("all_fours/ppo", 0.1, 0.02, 0.2)
-    assert next_step("all_fours", beats, a, out).startswith("next: it beats the rule bot and the shipped agent")
+    line = next_step("all_fours", beats, a, out)
+    assert line.startswith("next: it beats the rule bot and the shipped agent")
+    # a run that beats those two may have learned only them: the line gives its score against random and the check
+    assert line.endswith("; against random it scores +1.200 per episode: to see that it did not only learn to beat those "
+                         "two, compare it with the rule bot against random (cardzoo arena all_fours runs/af/agent "
+                         "all_fours/rule random --deals 2000)")
     loses = [_row("all_fours/rule", -0.344, -0.4, -0.29)]
     line = next_step("all_fours", loses, a, out)
-    assert line.startswith("next: it loses to the rule bot (-0.344 per episode)")
+    assert line.startswith("next: it loses to the rule bot (-0.344 per episode): the behaviour-cloned start is printed above; ")
+    # a run without behaviour cloning (--bc-samples 0, --resume) printed none: the line does not point at it
+    assert next_step("all_fours", loses, a, out, cloned=False).startswith(
+        "next: it loses to the rule bot (-0.344 per episode): train longer (cardzoo train all_fours --out runs/af --resume ")
     init = line.split("--init-from ")[1].rstrip(")")  # a folder the command accepts as it is printed
     assert Path(init).is_dir() and (Path(init) / "agent.json").is_file() and init.endswith("all_fours_ppo")
     level = [_row("all_fours/rule", 0.01, -0.04, 0.06)]

@@ -154,7 +154,8 @@ def cmd_train(args, parse_options) -> int:
         if args.expert_rounds is not None:  # a resume without it would run the game's default rounds
             flags += ["--expert-rounds", str(args.expert_rounds)]
         lines.append(next_step(args.game, summary["evaluation"], summary["agent"], cfg.out, expert="ppo_agent" in summary,
-                               options=option_args(cfg.env_options), train_flags=flags, env_options=cfg.env_options))
+                               options=option_args(cfg.env_options), train_flags=flags, env_options=cfg.env_options,
+                               cloned="behaviour_cloning" in summary))
     for line in lines:
         print(line)
     return 0

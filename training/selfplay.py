@@ -765,7 +765,8 @@ def _shipped_start(game: str, env_options: dict) -> str | None:
 
 
 def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = False,
-              options: list[str] = (), train_flags: list[str] = (), env_options: dict | None = None) -> str:
+              options: list[str] = (), train_flags: list[str] = (), env_options: dict | None = None,
+              cloned: bool = True) -> str:
     """One line saying what to do after a run, from its evaluation rows (see :func:`evaluate`):
     the trained agent against the rule bot (and the shipped agent, where it was played).
     ``expert``: the run ended with expert iteration, so more rounds of it are the way on.
@@ -773,7 +774,8 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
     ``--privileged-critic``, which the commands it prints repeat, so that they run as printed (a
     ``--resume`` under other settings is refused; play and arena seat the agent only under its
     options). ``env_options``: the run's game options as a dict, to suggest ``--init-from`` only a
-    shipped agent that can read the run's observations."""
+    shipped agent that can read the run's observations. ``cloned``: the run printed a behaviour-cloned
+    start (not a ``--resume`` nor ``--bc-samples 0``), which the line may point at."""
     import shlex
 
     game_o = shlex.join([game, *options])  # GAME -o NAME=VALUE ...
@@ -794,7 +796,12 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
             f"--label-search-on cards --batch 256 --epochs 8 --workers 2 --aggregate --arena-deals 2000")
     if lo > 0:
         if shipped is not None and shipped["diff_ci"][0] > 0:
-            return f"next: it beats the rule bot and the shipped agent: play it (cardzoo play {game_o} --opponents {agent}) or confirm on fresh seeds (cardzoo arena {game_o} {agent} {game}/ppo --seed 1)"
+            rnd = by.get("random")
+            check = (f"; against random it scores {rnd['mean_diff']:+.3f} per {ep}: to see that it did not only learn to beat "
+                     f"those two, compare it with the rule bot against random (cardzoo arena {game_o} {agent} {game}/rule random "
+                     f"--deals 2000)") if rnd is not None else ""
+            return (f"next: it beats the rule bot and the shipped agent: play it (cardzoo play {game_o} --opponents {agent}) "
+                    f"or confirm on fresh seeds (cardzoo arena {game_o} {agent} {game}/ppo --seed 1){check}")
         if expert:
             return (f"next: it beats the rule bot: play it (cardzoo play {game_o} --opponents {agent}); to beat the shipped agent "
                     f"too, run more rounds of expert iteration ({more})")
@@ -808,7 +815,8 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
         shipped_dir = _shipped_start(game, env_options or {})
         stronger = (f", or start PPO from a stronger agent (cardzoo train {train_o} --out {out}_from_shipped --init-from {shipped_dir})"
                     if shipped_dir is not None else "")
-        return (f"next: it loses to the rule bot ({rule['mean_diff']:+.3f} per {ep}): the behaviour-cloned start is printed above; "
+        above = "the behaviour-cloned start is printed above; " if cloned else ""
+        return (f"next: it loses to the rule bot ({rule['mean_diff']:+.3f} per {ep}): {above}"
                 f"train longer (cardzoo train {train_o} --out {out} --resume {out}/model.zip --steps N: N more steps){stronger}")
     return f"next: level with the rule bot (CI [{lo:+.3f}, {hi:+.3f}]): train longer (cardzoo train {train_o} --out {out} --resume {out}/model.zip --steps N) or evaluate on more deals (--eval-deals)"
 
