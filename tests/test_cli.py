@@ -105,6 +105,18 @@ def test_play_refuses_unknown_agent():
         play("all_fours", "nobody", "random", read=lambda p: "q", write=lambda s: None)
 
 
+def test_an_unknown_agent_lists_the_games_agents_only(capsys):
+    """`cardzoo arena all_fours rule random` listed every game's agents (about 28 names) as the valid ones;
+    the game is known, so the list holds its agents and the game-less ones."""
+    from cardzoo import agents
+
+    assert main(["arena", "all_fours", "rule", "random", "--deals", "2"]) == 2
+    mine = [a for a in agents.available() if a.startswith("all_fours/") or "/" not in a]
+    assert "all_fours/rule" in mine and "lowest" in mine and not any(a.startswith("avinas/") for a in mine)
+    assert capsys.readouterr().err == (f"cardzoo arena: error: unknown agent 'rule'; agents for all_fours: {mine}, "
+                                       "or the path of a saved policy\n")
+
+
 def test_play_refuses_a_partner_where_everyone_plays_alone_before_loading(monkeypatch):
     """play() refuses a partner in P'yanitsa (no partnerships) as cardzoo play --partner and the web
     do (common.check_partner), before any agent is loaded; a team game needs one."""

@@ -63,7 +63,14 @@ def resolve_agent(name: str, env_options: dict | None = None, seed: int | None =
             env_options["seed"] = seed
         agent = agents.load(name, **env_options)
     else:
-        agent = agents.load(name)
+        try:
+            agent = agents.load(name)
+        except ValueError as e:
+            if game is None or not str(e).startswith(f"unknown agent {name!r}; available agents: "):
+                raise
+            # the game is known: list its agents and the game-less ones, not every game's (about 28 names)
+            mine = [a for a in agents.available() if a.startswith(f"{game}/") or "/" not in a]
+            raise ValueError(f"unknown agent {name!r}; agents for {game}: {mine}, or the path of a saved policy") from None
     if game is not None:
         check_agent_game(agent, game, name)
     return agent
