@@ -95,8 +95,16 @@ def cmd_lengths(args) -> int:
     return 0
 
 
+#: tables a demo prints after battles (P'yanitsa: a game of forced FLIPs, often hundreds of battles) before it
+#: only counts them; after tricks it prints every one (a hand has at most 15)
+DEMO_BATTLE_TABLES = 3
+#: a run of more forced moves (one legal action) than this is summarised in one line, unless --every-move
+DEMO_FORCED_RUN = 8
+
+
 def cmd_demo(args) -> int:
-    """Play one hand with random legal actions, printing every move and the table after each trick."""
+    """Play one hand with random legal actions, printing every decision and the table after each trick
+    (the first battles only, in P'yanitsa); long runs of forced moves are summarised unless ``--every-move``."""
     import numpy as np
 
     from cardzoo import envs
@@ -109,23 +117,59 @@ def cmd_demo(args) -> int:
     env = envs.make(args.game, render_mode="ansi", render_view="all", **options)
     env.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
-    print(env.render())
+    state = env.unwrapped.game_state
+    counter = "tricks_done" if hasattr(state, "tricks_done") else "battles" if hasattr(state, "battles") else None
+    word = {"tricks_done": "trick", "battles": "battle"}.get(counter)
+    events = int(getattr(state, counter)[0]) if counter else 0
+    every = getattr(args, "every_move", False)
+    shown = [env.render()]  # the last table printed
+    print(shown[0])
+    forced: list[tuple[str, str, int]] = []  # (agent, move, events before it): forced moves not yet printed
+
+    def flush() -> None:
+        if len(forced) <= DEMO_FORCED_RUN:
+            for agent, move, _ in forced:
+                print(f"{agent} plays {move}")
+        else:
+            names = {}
+            for _, move, _ in forced:
+                names[move] = names.get(move, 0) + 1
+            moves = ", ".join(f"{m} x{n}" for m, n in names.items())
+            span = ""
+            if counter:
+                first, last = forced[0][2] + 1, events
+                span = f" in {word}s {first}-{last}" if last > first else f" in {word} {first}" if last == first else ""
+            print(f"... {len(forced)} forced moves{span} not shown ({moves}; each the only legal move; "
+                  "--every-move shows them) ...")
+        forced.clear()
+
     returns = {a: 0.0 for a in env.possible_agents}
-    tricks = int(env.unwrapped.game_state.tricks_done[0]) if hasattr(env.unwrapped.game_state, "tricks_done") else None
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         returns[agent] += reward
         if term or trunc:
             env.step(None)
             continue
-        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        print(f"{agent} plays {env.action_name(action)}")
+        legal = np.flatnonzero(obs["action_mask"])
+        action = int(rng.choice(legal))
+        move = env.action_name(action)
+        if len(legal) == 1 and not every:
+            forced.append((agent, move, events))
+        else:
+            flush()
+            print(f"{agent} plays {move}")
         env.step(action)
-        now = getattr(env.unwrapped.game_state, "tricks_done", None)
-        if now is not None and int(now[0]) != tricks:
-            tricks = int(now[0])
-            print(env.render())
-    print(env.render())
+        now = int(getattr(state, counter)[0]) if counter else events
+        if now != events:
+            events = now
+            if every or counter == "tricks_done" or events <= DEMO_BATTLE_TABLES:
+                flush()
+                shown[0] = env.render()
+                print(shown[0])
+    flush()
+    final = env.render()
+    if final != shown[0]:  # the last trick's table is the final one: not printed twice
+        print(final)
     print("returns:", {a: round(float(v), 6) for a, v in returns.items()})  # float32 rewards: 0.333333, not 0.3333333432674408
     return 0
 
@@ -182,6 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("game", choices=games)
     d.add_argument("--seed", type=seed_arg, default=0)
     d.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
+    d.add_argument("--every-move", action="store_true",
+                   help=f"print every move and the table after every battle (default: a run of more than {DEMO_FORCED_RUN} "
+                   f"forced moves, each the only legal one, is one line; P'yanitsa's table after its first {DEMO_BATTLE_TABLES} battles only)")
     d.set_defaults(fn=cmd_demo)
 
     w = sub.add_parser("serve", help="the web card table: play in a browser against AI players")
