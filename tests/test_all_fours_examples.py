@@ -680,6 +680,15 @@ def test_give_one_can_end_the_match_and_option_forbids_it():
     env = new_env(deck, dealer=1, score=[12, 0], episode="match", forbid_game_ending_give_one=True)
     play(env, "S2:BEG")
     assert legal_names(env) == {"GIVE_ONE", "RUN"}
+    # a hand episode at that score has the same legal moves (§4), but the hand is played out (§6)
+    env = new_env(deck, dealer=1, score=[13, 0], forbid_game_ending_give_one=True)
+    play(env, "S2:BEG")
+    assert legal_names(env) == {"RUN"}
+    env = new_env(deck, dealer=1, score=[13, 0])
+    play(env, "S2:BEG S1:GIVE_ONE")
+    st = env.game_state
+    assert not bool(st.done[0]) and st.score[0].tolist() == [14, 0] and int(st.winner[0]) == -1
+    assert legal_names(env) == {env.action_name(c) for c in env.hands["player_2"]}  # S2 leads the first trick
 
 
 def test_run_kick_can_end_the_match():
