@@ -340,6 +340,38 @@ def test_concurrent_moves_on_one_table_apply_exactly_one(client):
     assert [e["text"] for e in v["log"] if e["seat"] == 0] == [envs.kernel("all_fours").action_name(a)]
 
 
+def test_a_repeated_or_stale_move_is_409_and_changes_nothing(client):
+    """A move carries the "moves" of the View it answers. Without it a repeated request (a retry, a
+    double click) or one sent from an old view (a second tab) was played on a table that had moved on:
+    the same P'yanitsa flip sent 10 times played 10 flips, and a stale Aluette move was taken whenever
+    it was legal again."""
+    out = open_table(client, "pyanitsa", seed=1)
+    tid, v = out["table_id"], out["view"]
+    flip = v["legal"][0]["action"]
+    assert v["moves"] == 0 and v["your_turn"]
+    body = {"action": flip, "moves": 0}
+    v1 = client.post(f"/api/tables/{tid}/move", json=body).json()
+    assert v1["moves"] == 2 and v1["your_turn"] and [l["action"] for l in v1["legal"]] == [flip]
+    before = client.get(f"/api/tables/{tid}").json()
+    r = client.post(f"/api/tables/{tid}/move", json=body)  # the same request again: the flip is legal again
+    assert r.status_code == 409
+    assert r.json()["detail"] == (
+        "stale move: it answers the view at move 0, but the table is at move 2 (the move was already made, or "
+        'another request moved the table on); GET /api/tables/{id} for the current view and send its "moves" '
+        "with your action")
+    assert client.get(f"/api/tables/{tid}").json() == before
+    r = client.post(f"/api/tables/{tid}/move", json={"action": flip, "moves": 10**60})
+    assert r.status_code == 409 and r.json()["detail"].startswith(
+        "stale move: it answers the view at move 1000000000000000000000000000000000000..., but the table is at move 2")
+    r = client.post(f"/api/tables/{tid}/move", json={"action": flip, "moves": "2"})
+    assert r.status_code == 422 and r.json()["detail"] == 'malformed request: moves: must be a JSON integer, not "2"'
+    assert client.get(f"/api/tables/{tid}").json() == before
+    v2 = client.post(f"/api/tables/{tid}/move", json={"action": flip, "moves": 2}).json()  # the current view's
+    assert v2["moves"] == 4
+    v3 = client.post(f"/api/tables/{tid}/move", json={"action": flip}).json()  # "moves" stays optional
+    assert v3["moves"] == 6
+
+
 def test_table_cap_is_503_and_idle_tables_expire():
     now = [0.0]
     c = make_client(max_tables=2, idle_seconds=60, clock=lambda: now[0])

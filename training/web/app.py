@@ -19,12 +19,15 @@ with a 4xx/5xx status, and changes nothing):
                                          A string option value is read as ``cardzoo play -o`` reads one,
                                          ``"03"`` as 3 (:func:`cardzoo.training.common.parse_option_value`).
 ``GET /api/tables/{id}``                 the View (:func:`cardzoo.training.web.views.table_view_json`); 404 unknown
-``POST /api/tables/{id}/move``           body ``{"action": int}``: the person's move, then the AI seats'
-                                         up to the person's next turn -> View, with ``"frames"``: each
-                                         of these moves as seat 0 saw it (:func:`~.views.frames_json`),
-                                         for the browser to show one at a time. 400 illegal (the message
-                                         names the action and the legal ones); 409 not your turn or the
-                                         episode is over; 422 malformed body.
+``POST /api/tables/{id}/move``           body ``{"action": int, "moves": int}`` (``moves`` optional: the
+                                         ``"moves"`` of the View the move answers): the person's move,
+                                         then the AI seats' up to the person's next turn -> View, with
+                                         ``"frames"``: each of these moves as seat 0 saw it
+                                         (:func:`~.views.frames_json`), for the browser to show one at a
+                                         time. 400 illegal (the message names the action and the legal
+                                         ones); 409 not your turn, the episode is over, or a stale move
+                                         (``moves`` is not the table's: a repeated request, or one sent
+                                         from an old view); 422 malformed body.
 ``POST /api/tables/{id}/new``            deal a new episode at the table once the deal is over (running
                                          totals kept) -> View with ``"frames"`` (the AI moves before the
                                          person's first turn); 409 while the deal is running (a deal
@@ -158,6 +161,9 @@ class Move(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     action: StrictInt
+    # the "moves" of the View this move answers: a repeated request (a retry, a double click) or one
+    # sent from an old view (a second tab) is refused instead of played on a table that moved on
+    moves: StrictInt | None = None
 
 
 @lru_cache(maxsize=None)
@@ -312,7 +318,7 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
 
     @app.post("/api/tables/{table_id}/move")
     def move(table_id: str, body: Move):
-        return with_frames(mgr().get(table_id), lambda t: t.move(body.action))
+        return with_frames(mgr().get(table_id), lambda t: t.move(body.action, body.moves))
 
     @app.post("/api/tables/{table_id}/new")
     def new_deal(table_id: str):

@@ -268,20 +268,28 @@ class Table:
             )
         self.deal()
 
-    def move(self, action: int) -> int:
+    def move(self, action: int, expected_moves: int | None = None) -> int:
         """Apply the person's ``action`` at seat 0, then the AI seats' moves up to seat 0's next turn.
+        ``expected_moves``: the :attr:`moves` of the view the move answers (``None``: not checked).
 
         Returns the number of the person's move in the episode (:attr:`moves` before the call; the
         moves from there on are the ones this call made, for the browser to show one at a time).
 
-        Raises :class:`Conflict` when the episode is over or another seat is to act, and
-        :class:`BadRequest` for an action that is not legal now (naming it and the legal ones);
-        the table is unchanged then.
+        Raises :class:`Conflict` when the episode is over, another seat is to act or
+        ``expected_moves`` is not :attr:`moves` (a stale move: a repeated request, or one sent from an
+        old view, would else be played on a table that has moved on), and :class:`BadRequest` for an
+        action that is not legal now (naming it and the legal ones); the table is unchanged then.
         """
         if self.done:
             raise Conflict("the episode is over; POST /api/tables/{id}/new deals a new one")
         if self.to_act != 0:
             raise Conflict(f"not your turn: player_{self.to_act} is to act")
+        if expected_moves is not None and expected_moves != self.moves:
+            raise Conflict(
+                f"stale move: it answers the view at move {short(expected_moves)}, but the table is at move "
+                f"{self.moves} (the move was already made, or another request moved the table on); "
+                "GET /api/tables/{id} for the current view and send its \"moves\" with your action"
+            )
         legal = self.env.legal_actions()
         if not isinstance(action, (int, np.integer)) or action not in legal:
             k = self.kernel

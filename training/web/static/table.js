@@ -617,7 +617,7 @@ async function play(action) {
   while (next != null) {
     try {
       const before = view;
-      await showFrames(await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/move", { action: next }), before);
+      await showFrames(await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/move", { action: next, moves: view.moves }), before);
     } catch (e) {
       showError(e.message);
       try {
