@@ -420,6 +420,34 @@ def test_refused_surrender_scoring(seq, expect):
     assert env.game_state.points[0].tolist() == expect
 
 
+@pytest.mark.parametrize(
+    "seq, expect",
+    [
+        ([0, 0, 2, 0, 1, 3, 0, 2, 1], [("al_first_detail", {"seat": "S0", "n": 4}),  # E12: refusers' S0 wins, no mordienne
+                                       ("al_refused_failed", {"team": "B", "points": 2})]),
+        ([3, 0, 0, 0, 0, 0, 0, 0, 0], [("al_first_detail", {"seat": "S0", "n": 8}),
+                                       ("al_mordienne_detail", {"seat": "S0", "first": 2}),
+                                       ("al_refused_made", {"team": "A", "points": 2})]),
+        ([2, 1, 1, 1, 1, 1, 1, 1, 1], [("al_first_detail", {"seat": "S1", "n": 8}),
+                                       ("al_mordienne_detail", {"seat": "S1", "first": 2}),
+                                       ("al_refused_failed", {"team": "B", "points": 2})]),
+        (["X"] * 9, [("al_refused_failed", {"team": "B", "points": 2})]),  # nobody wins: the offerers score
+    ],
+)
+def test_refused_surrender_explanation_says_who_scored_and_why(seq, expect):
+    """§6 after a refusal the deal's 2 points need not go to the deal winner's team. The end-of-deal
+    explanation said "S0 was the first to reach 4 tricks, the most: 0 points to A" (E12, where B
+    scores 2) and, with every trick spoiled, "A surrender was accepted" for a refused one."""
+    env = surrender_env(seq)
+    play(env, "S1:offer_surrender S2:refuse_surrender")
+    play(env, sequence_deal(0, seq)[1])
+    k, st = env.unwrapped.kernel, env.game_state
+    for seat in range(4):
+        explain = k.table_view(st, 0, seat)["summary"]["explain"]
+        got = [(e["key"], e["args"]) for e in explain if e["key"] not in ("al_tricks", "al_spoiled")]
+        assert got == expect
+
+
 def test_no_offers_start_the_play_and_surrender_needs_mordienne():
     env = surrender_env()
     play(env, "S1:no_offer S2:no_offer S3:no_offer S0:no_offer")

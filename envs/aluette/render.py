@@ -206,7 +206,10 @@ def _explain(st, b: int, on_table: bool) -> list[dict]:
     ``al_tricks`` (list: tricks per player, e.g. ``"S0 3, S1 2, S2 0, S3 1"``), ``al_spoiled`` (n),
     ``al_winner`` (seat, team, points; ``al_winner_detail`` adds n: his tricks), ``al_mordienne``
     (seat; ``al_mordienne_detail`` adds first: the trick from which he took every trick), ``al_surrender`` (team, points: an accepted surrender),
-    ``al_nobody`` (every trick spoiled). The per-trick lines need the deal on the table
+    ``al_nobody`` (every trick spoiled). After a refused surrender the points do not follow the deal
+    winner's team (§6): ``al_first`` (seat; ``al_first_detail`` adds n) names the deal winner
+    without points, and ``al_refused_made`` (team, points: the refusing team made mordienne) or
+    ``al_refused_failed`` (team, points: the offering team scores) says who scored and why. The per-trick lines need the deal on the table
     (``on_table``); in a match they are left out once the next deal has begun."""
     out = []
     pts = [int(st.points[b, t]) for t in range(2)]
@@ -218,11 +221,18 @@ def _explain(st, b: int, on_table: bool) -> list[dict]:
         if spoiled:
             out.append({"key": "al_spoiled", "args": {"n": spoiled}})
     w = int(st.deal_winner[b])
+    refused = bool(st.refused[b])
     if w >= 0:
-        args = {"seat": seat_name(w), "team": "AB"[w % 2], "points": pts[w % 2]}
-        if on_table:
-            args["n"] = int(st.won[b, w])
-        out.append({"key": "al_winner_detail" if on_table else "al_winner", "args": args})
+        if refused:  # the points follow the refused surrender (§6), not the winner's team
+            args = {"seat": seat_name(w)}
+            if on_table:
+                args["n"] = int(st.won[b, w])
+            out.append({"key": "al_first_detail" if on_table else "al_first", "args": args})
+        else:
+            args = {"seat": seat_name(w), "team": "AB"[w % 2], "points": pts[w % 2]}
+            if on_table:
+                args["n"] = int(st.won[b, w])
+            out.append({"key": "al_winner_detail" if on_table else "al_winner", "args": args})
         if st.mordienne[b]:
             margs = {"seat": seat_name(w)}
             if on_table:
@@ -232,8 +242,12 @@ def _explain(st, b: int, on_table: bool) -> list[dict]:
                     first -= 1
                 margs["first"] = first + 1
             out.append({"key": "al_mordienne_detail" if on_table else "al_mordienne", "args": margs})
-    elif team >= 0:
+    elif st.accepted[b]:
         out.append({"key": "al_surrender", "args": {"team": "AB"[team], "points": pts[team]}})
-    else:
+    elif not refused:
         out.append({"key": "al_nobody", "args": {}})
+    if refused:  # §6: 2 to the refusing team if it made mordienne, else 2 to the offering team
+        refusing = (int(st.offerer[b]) + 1) % 2
+        key = "al_refused_made" if team == refusing else "al_refused_failed"
+        out.append({"key": key, "args": {"team": "AB"[team], "points": pts[team]}})
     return out
