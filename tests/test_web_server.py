@@ -85,6 +85,35 @@ def test_per_client_open_tables_and_tables_a_minute_are_429():
     open_table(c, "pyanitsa", seed=9)
 
 
+def test_a_table_closed_by_its_page_comes_back_only_within_the_per_client_cap():
+    """A table closed by beacon frees its place, and any request for it within the grace time brings
+    it back (a reload). Coming back did not look at the cap: 3 tables opened, closed, 3 more opened and
+    the first 3 asked for again made 6 open tables for a client allowed 3 (and round after round, the
+    whole server's). Now the table comes back only within the cap; past it the request is 429, the
+    table stays closing, and it comes back once the client has closed another."""
+    now = [0.0]
+    c = make_client(per_client=3, per_minute=100, clock=lambda: now[0])
+    first = [open_table(c, "pyanitsa", seed=i)["table_id"] for i in range(3)]
+    view = c.get(f"/api/tables/{first[0]}").json()
+    for tid in first:
+        assert c.post(f"/api/tables/{tid}/close").status_code == 204
+    second = [open_table(c, "pyanitsa", seed=i)["table_id"] for i in range(3, 6)]
+    r = c.get(f"/api/tables/{first[0]}")
+    assert r.status_code == 429 and r.json()["detail"] == (
+        "this table was closed by its page and you have 3 other open tables (at most 3); "
+        "close one (DELETE /api/tables/{id}) within 10 s to keep this one")
+    r = c.post(f"/api/tables/{first[0]}/move", json={"action": view["legal"][0]["action"]})
+    assert r.status_code == 429
+    assert len(manager(c)) == 6 and manager(c)._tables[first[0]].closing_since == 0.0  # still closing
+    assert c.delete(f"/api/tables/{second[0]}").status_code == 204
+    now[0] = 5.0
+    assert c.get(f"/api/tables/{first[0]}").json() == view  # back, unchanged
+    assert c.get(f"/api/tables/{first[1]}").status_code == 429
+    now[0] = 11.0
+    assert c.get(f"/api/tables/{first[1]}").status_code == 404  # dropped after the grace time
+    assert sorted(manager(c)._tables) == sorted([first[0], *second[1:]])
+
+
 def test_a_reload_within_the_grace_time_keeps_the_table():
     now = [0.0]
     c = make_client(clock=lambda: now[0])

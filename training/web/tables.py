@@ -719,16 +719,28 @@ class TableManager:
 
     def get(self, table_id: str) -> Table:
         """The open table ``table_id`` (its idle clock restarts, a pending close is called off);
-        :class:`NotFound` if there is none."""
+        :class:`NotFound` if there is none. A table closed by its page comes back (a reload) only while
+        its client holds fewer than ``per_client`` other open tables, else :class:`TooManyRequests` and
+        it stays closing: a closed table frees its place, so coming back without that check let a
+        client open 8 tables, close them, open 8 more and reload the first 8, holding 16 and more."""
         self.expire()
         with self._lock:
             table = self._tables.get(table_id)
-        if table is None:
-            raise NotFound(
-                f"no table {short(table_id)} (unknown, closed, or dropped after {self.idle_seconds:g} s idle)"
-            )
-        table.last_used = self.clock()
-        table.closing_since = None
+            if table is None:
+                raise NotFound(
+                    f"no table {short(table_id)} (unknown, closed, or dropped after {self.idle_seconds:g} s idle)"
+                )
+            if table.closing_since is not None:
+                owner = self._owner.get(table_id)
+                mine = sum(1 for i, o in self._owner.items() if o == owner and self._tables[i].closing_since is None)
+                if mine >= self.per_client:
+                    raise TooManyRequests(
+                        f"this table was closed by its page and you have {mine} other open tables (at most "
+                        f"{self.per_client}); close one (DELETE /api/tables/{{id}}) within {self.CLOSE_GRACE:g} s "
+                        "to keep this one"
+                    )
+            table.last_used = self.clock()
+            table.closing_since = None
         return table
 
     def delete(self, table_id: str) -> None:
