@@ -48,6 +48,21 @@ def test_render_shows_only_the_viewers_hand_and_signals():
         assert others <= set(CARD_RE.findall(full)) and "madame" in full and "monsieur" in full
 
 
+def test_public_render_shows_a_caught_signal_only_with_public_visibility():
+    """With signal_intercept=1.0 both opponents catch every signal, so all four seats heard S0's
+    petit_neuf; the public render (view=None) showed it, telling the sender that he was caught
+    (RULES.md §4.5: he is not told) although render() promises no signal unless "public"."""
+    hands = {0: "9Co 4Co 5Co 6Co 7Co 8Co 4Cu 5Cu 6Cu"}
+    for visibility, intercept, shown in (("partner", 1.0, False), ("partner", 0.0, False), ("public", 0.0, True)):
+        env = new_env(make_deck(3, hands), dealer=3, chant=False, render_mode="ansi",
+                      signal_visibility=visibility, signal_intercept=intercept)
+        play(env, "S0:petit_neuf")
+        assert env.game_state.heard[0].tolist() == ([32, 32, 32, 32] if shown or intercept else [32, 0, 32, 0])
+        public = env.render(view=None)
+        assert ("petit_neuf" in public) == shown, (visibility, intercept)
+        assert "petit_neuf" in env.render(view=2)
+
+
 def test_render_mode_none_and_bad_view():
     env = aluette_v0.env()
     env.reset(seed=0)

@@ -65,8 +65,8 @@ def render(kernel, st, b: int = 0, view=None) -> str:
             hand = f"[{count_text(popcount(st.hands[b, s]))}]"
         if view == "all":
             sig = [SIGNALS[k] for k in range(NUM_SIGNALS) if (int(st.sent[b, s]) >> k) & 1]
-        elif view is None:
-            sig = _signals(int(st.heard[b, 0] & st.heard[b, 1] & st.heard[b, 2] & st.heard[b, 3]), s)
+        elif view is None:  # public: only with signal_visibility="public" (a signal every seat caught is still not public, §4.5)
+            sig = _signals(int(st.heard[b, 0]), s) if kernel.options["signal_visibility"] == "public" else []
         else:
             sig = _signals(int(st.heard[b, view]), s)
         vote = VOTE[int(st.votes[b, s])]
