@@ -144,7 +144,7 @@ def test_an_unknown_api_path_or_method_names_what_is_valid(client):
         ({"action": "3"}, "action"),
         ({}, "action: Field required"),
         ({"action": 1, "extra": 2}, "extra"),
-        (None, "Field required"),
+        (None, 'malformed request: the body is empty; send a JSON object, e.g. {"action": 3}'),
     ],
 )
 def test_malformed_move_body_is_422_with_a_message(client, body, words):
@@ -195,6 +195,47 @@ def test_bad_new_table_requests_are_clear_errors(client, body, status, words):
     r = client.post("/api/tables", json=body)
     assert r.status_code == status and words in r.json()["detail"], r.json()
     assert len(manager(client)) == n
+
+
+@pytest.mark.parametrize(
+    "path, body, headers, detail",
+    [
+        # a body that is not a JSON object, or not sent as JSON (curl -d without -H): FastAPI's own words
+        # were "body: Input should be a valid dictionary or object to extract fields from" (the body of
+        # curl -d '{"game": "all_fours"}' IS an object: it lacked the Content-Type), "body: Field required"
+        ("/api/tables", b'{"game": "all_fours"}', {}, "malformed request: the body was sent without a Content-Type; "
+         'send a JSON object with Content-Type: application/json, e.g. {"game": "all_fours"}'),
+        ("/api/tables", b'{"game": "all_fours"}', {"content-type": "text/plain"}, "malformed request: the body was "
+         "sent as 'text/plain', not as JSON; send a JSON object with Content-Type: application/json, e.g. "
+         '{"game": "all_fours"}'),
+        ("/move", b'{"action": 3}', {"content-type": "application/x-www-form-urlencoded"}, "malformed request: the "
+         "body was sent as 'application/x-www-form-urlencoded', not as JSON; send a JSON object with Content-Type: "
+         'application/json, e.g. {"action": 3}'),
+        ("/api/tables", b"", {}, 'malformed request: the body is empty; send a JSON object, e.g. {"game": "all_fours"}'),
+        ("/api/tables", b"[]", None, 'malformed request: the body must be a JSON object, not []; e.g. {"game": "all_fours"}'),
+        ("/move", b"[36]", None, 'malformed request: the body must be a JSON object, not [36]; e.g. {"action": 3}'),
+        # a field FastAPI refused in its words ("Input should be a valid dictionary", "Extra inputs are not
+        # permitted", "Input should be greater than or equal to 0"): now what is valid
+        ("/api/tables", b'{"game": "all_fours", "options": [1]}', None,
+         "malformed request: options: must be a JSON object of option names and values, not [1]"),
+        ("/api/tables", b'{"game": 5}', None, "malformed request: game: must be a JSON string, not 5"),
+        ("/api/tables", b'{"game": "all_fours", "seed": -1}', None,
+         "malformed request: seed: must be an integer from 0 to 9223372036854775807, not -1"),
+        ("/api/tables", b'{"game": "all_fours", "seed": 9223372036854775808}', None,
+         "malformed request: seed: must be an integer from 0 to 9223372036854775807, not 9223372036854775808"),
+        ("/api/tables", b'{"game": "all_fours", "colour": 1}', None, "malformed request: 'colour': unknown field; "
+         "the fields are game, players, partner, opponents, seed, options, force_agent"),
+        ("/move", b'{"action": 3, "move": 0}', None,
+         "malformed request: 'move': unknown field; the fields are action, moves"),
+    ],
+)
+def test_a_body_not_a_json_object_or_a_bad_field_is_422_naming_what_is_valid(client, path, body, headers, detail):
+    tid = open_table(client, "all_fours", seed=1)["table_id"]
+    before, n = client.get(f"/api/tables/{tid}").json(), len(manager(client))
+    url = f"/api/tables/{tid}/move" if path == "/move" else path
+    r = client.post(url, content=body, headers={"content-type": "application/json"} if headers is None else headers)
+    assert r.status_code == 422 and r.json()["detail"] == detail
+    assert client.get(f"/api/tables/{tid}").json() == before and len(manager(client)) == n
 
 
 def test_force_agent_true_and_false_through_the_api(client):

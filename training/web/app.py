@@ -228,19 +228,44 @@ def _example(path: str) -> str:
     return '{"action": 3}' if path.endswith("/move") else '{"game": "all_fours"}'
 
 
-def _validation_message(exc: RequestValidationError, path: str = "") -> str:
+def _validation_message(exc: RequestValidationError, path: str = "", content_type: str | None = None) -> str:
+    """The 422 message for a body FastAPI refused: what was wrong and what is valid (``path``: the
+    request's, for an example body; ``content_type``: its header, for a body not sent as JSON)."""
     parts = []
+    model = Move if path.endswith("/move") else NewTable
     for err in exc.errors():
-        if err.get("type") == "json_invalid":  # loc is ("body", character position)
+        typ = err.get("type")
+        if typ == "json_invalid":  # loc is ("body", character position)
             pos = err.get("loc", ("body", "?"))[-1]
             why = (err.get("ctx") or {}).get("error", "JSON decode error")
             return (f"malformed request: the body is not valid JSON ({why} at character {pos}); "
                     f"send a JSON object, e.g. {_example(path)}")
-        where = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
-        if err.get("type") == "bool_type":  # name the valid values, as every refusal does
-            parts.append(f"{where}: must be a JSON boolean, true or false, not {_json_short(err.get('input'))}")
-        elif err.get("type") in ("int_type", "int_from_float"):  # "abc", "3", 1.5, true, null
-            parts.append(f"{where}: must be a JSON integer, not {_json_short(err.get('input'))}")
+        where = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
+        given = _json_short(err.get("input"))
+        if not where:  # the body as a whole: empty, not an object, or not sent as JSON at all
+            if typ == "missing":
+                return f"malformed request: the body is empty; send a JSON object, e.g. {_example(path)}"
+            if "json" not in (content_type or "").lower():  # FastAPI then reads no JSON at all
+                sent = f"as {_short(content_type)}, not as JSON" if content_type else "without a Content-Type"
+                return (f"malformed request: the body was sent {sent}; send a JSON object with Content-Type: "
+                        f"application/json, e.g. {_example(path)}")
+            return f"malformed request: the body must be a JSON object, not {given}; e.g. {_example(path)}"
+        if typ == "bool_type":  # name the valid values, as every refusal does
+            parts.append(f"{where}: must be a JSON boolean, true or false, not {given}")
+        elif typ in ("int_type", "int_from_float"):  # "abc", "3", 1.5, true, null
+            parts.append(f"{where}: must be a JSON integer, not {given}")
+        elif typ == "string_type":
+            parts.append(f"{where}: must be a JSON string, not {given}")
+        elif typ == "dict_type":  # options
+            parts.append(f"{where}: must be a JSON object of option names and values, not {given}")
+        elif typ in ("greater_than_equal", "less_than_equal"):  # seed
+            field = model.model_fields.get(where)
+            lo = next((m.ge for m in getattr(field, "metadata", ()) if getattr(m, "ge", None) is not None), None)
+            hi = next((m.le for m in getattr(field, "metadata", ()) if getattr(m, "le", None) is not None), None)
+            parts.append(f"{where}: must be an integer from {lo} to {hi}, not {given}" if lo is not None
+                         and hi is not None else f"{where}: {err.get('msg', 'invalid')}")
+        elif typ == "extra_forbidden":
+            parts.append(f"{_short(where)}: unknown field; the fields are {', '.join(model.model_fields)}")
         else:
             parts.append(f"{where}: {err.get('msg', 'invalid')}")
     return "malformed request: " + "; ".join(parts)
@@ -272,7 +297,8 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
 
     @app.exception_handler(RequestValidationError)
     async def _bad_body(request: Request, exc: RequestValidationError):
-        return JSONResponse({"detail": _detail(_validation_message(exc, request.url.path))}, status_code=422)
+        message = _validation_message(exc, request.url.path, request.headers.get("content-type"))
+        return JSONResponse({"detail": _detail(message)}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException):
