@@ -384,3 +384,25 @@ def test_arena_refuses_overwrite_without_json(capsys, monkeypatch):
     assert main(["arena", "avinas", "lowest", "avinas/rule", "--deals", "2", "--overwrite"]) == 2
     assert capsys.readouterr().err == ("cardzoo arena: error: --overwrite replaces an existing --json file; give --json FILE "
                                        "with it, or leave --overwrite out\n")
+
+
+def test_a_mistyped_flag_gets_the_subcommands_usage_and_the_closest_flag(capsys):
+    """cardzoo train all_fours --options x=1 printed the top-level usage ("usage: cardzoo [-h] [--version]
+    {bench,...}") and "cardzoo: error: unrecognized arguments"; it is now the train command's usage and error,
+    naming the closest valid flag."""
+    for argv, command, hint in (
+        (["train", "all_fours", "--options", "x=1"], "train", "--options: did you mean --option?"),
+        (["arena", "all_fours", "random", "all_fours/rule", "--dealz", "3"], "arena", "--dealz: did you mean --deals?"),
+        (["demo", "pyanitsa", "--sed", "1"], "demo", "--sed: did you mean --seed?"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"usage: cardzoo {command} ")
+        assert f"cardzoo {command}: error: unrecognized arguments: " in err and hint in err
+        assert f"cardzoo {command} --help lists the options" in err
+    with pytest.raises(SystemExit):
+        main(["bench-web", "--zzz"])  # nothing close: no guess
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --zzz; cardzoo bench-web --help" in err and "did you mean" not in err

@@ -262,12 +262,35 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def unknown_arguments(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> None:
+    """Exit 2 with the sub-command's usage and an error naming each unknown flag's closest valid ones
+    (``cardzoo train all_fours --options x=1``: "did you mean --option?")."""
+    import difflib
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    flags = [f for a in sub._actions for f in a.option_strings if f.startswith("--") and f != "--help"]
+    hints = []
+    for tok in extra:
+        if tok.startswith("-") and len(tok) > 1 and not tok[1:].replace(".", "").isdigit():
+            name = tok.split("=", 1)[0]
+            close = difflib.get_close_matches(name, flags, n=1, cutoff=0.6)
+            if close:
+                hints.append(f"{name}: did you mean {close[0]}?")
+    msg = f"unrecognized arguments: {' '.join(extra)}"
+    if hints:
+        msg += " (" + "; ".join(hints) + ")"
+    sub.error(msg + f"; cardzoo {command} --help lists the options")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; the exit status is 0 on success, 2 for bad input or a missing extra
     (the message names the extra to install), 130 when interrupted."""
     from cardzoo import MissingExtraError, extra_of
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # argparse's own error came from the top parser: its usage, not the sub-command's
+        unknown_arguments(parser, args.command, extra)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as given (e.g. to print how to resume)
     try:
         return int(args.fn(args) or 0)
