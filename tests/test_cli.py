@@ -406,3 +406,40 @@ def test_a_mistyped_flag_gets_the_subcommands_usage_and_the_closest_flag(capsys)
         main(["bench-web", "--zzz"])  # nothing close: no guess
     err = capsys.readouterr().err
     assert "unrecognized arguments: --zzz; cardzoo bench-web --help" in err and "did you mean" not in err
+
+
+def test_label_and_distil_name_the_flag_and_the_api_the_keyword(tmp_path, capsys):
+    """cardzoo label and cardzoo distil refused an existing output with "... or overwrite=True (--overwrite)" and
+    "overwrite=True (cardzoo distil --overwrite)": a command-line user is now told the flag only, a Python caller
+    the keyword only (cardzoo expert-iterate and expert_iterate() likewise for --resume / resume=True)."""
+    from cardzoo.training.expert import distil, expert_iterate, label_positions
+
+    labels = tmp_path / "l.npz"
+    assert main(["label", "all_fours", str(labels), "--games", "1", "--n-det", "2", "--batch", "1"]) == 0
+    capsys.readouterr()
+    assert main(["label", "all_fours", str(labels), "--games", "1"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"cardzoo label: error: label file {labels} exists; a run never overwrites another: choose a new name, "
+        "or give --overwrite to replace it")
+    with pytest.raises(FileExistsError) as e:
+        label_positions("all_fours", "all_fours/ppo", 1, labels)
+    assert str(e.value).endswith("choose a new name, or pass overwrite=True to replace it")
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "agent.json").write_text("{}")
+    assert main(["distil", "all_fours/ppo", str(agent), "--labels", str(labels)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"cardzoo distil: error: {agent} already holds a saved agent; give a new folder, or give --overwrite to replace it")
+    with pytest.raises(ValueError) as e:
+        distil("all_fours/ppo", [labels], agent)
+    assert str(e.value) == f"{agent} already holds a saved agent; give a new folder, or pass overwrite=True to replace it"
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text("{}")
+    assert main(["expert-iterate", "all_fours", "--out", str(run)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"cardzoo expert-iterate: error: --out {run} holds an earlier expert-iterate run; give a new folder, "
+        "or --resume to continue that run")
+    with pytest.raises(ValueError) as e:
+        expert_iterate("all_fours", run)
+    assert str(e.value) == f"out={str(run)!r} holds an earlier expert-iterate run; give a new folder, or resume=True to continue that run"

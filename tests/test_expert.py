@@ -261,7 +261,7 @@ def test_distil_checks_before_training(labels, tmp_path):
         distil("all_fours/ppo", f, tmp_path / "busy", progress=False)
     distil("all_fours/ppo", f, tmp_path / "student0", epochs=1, progress=False)
     weights = (tmp_path / "student0" / "weights.safetensors").read_bytes()
-    with pytest.raises(ValueError, match="student0 already holds a saved agent; give a new folder, or overwrite=True"):
+    with pytest.raises(ValueError, match="student0 already holds a saved agent; give a new folder, or pass overwrite=True to replace it"):
         distil("all_fours/ppo", f, tmp_path / "student0", epochs=1, lr=1e-2, progress=False)
     assert (tmp_path / "student0" / "weights.safetensors").read_bytes() == weights  # nothing lost
     distil("all_fours/ppo", f, tmp_path / "student0", epochs=1, lr=1e-2, progress=False, overwrite=True)

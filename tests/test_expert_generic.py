@@ -202,7 +202,7 @@ def test_two_rounds_make_two_folders_and_refuse_to_overwrite(tmp_path, capsys):
     assert table.count("\n| ") == 3 and "| 0 (start) |" in table and "| 2 |" in table
     assert (run / "rounds.png").stat().st_size > 10_000
     assert json.loads((run / "rounds.json").read_text()) == rows
-    with pytest.raises(ValueError, match=r"run holds an earlier expert-iterate run; give a new folder, or --resume"):
+    with pytest.raises(ValueError, match=r"run' holds an earlier expert-iterate run; give a new folder, or resume=True to"):
         expert_iterate("avinas", run, **kw)
     assert cli.main(["expert-iterate", "avinas", "--out", str(run), "--rounds", "1"]) == 2
     # the last line: a cold numba cache adds "compiling the avinas rules ..." above it

@@ -303,8 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"cardzoo {args.command}: error: {MissingExtraError(extra, e.name)}", file=sys.stderr)
         return 2
-    except (ValueError, OSError) as e:
-        print(f"cardzoo {args.command}: error: {e}", file=sys.stderr)
+    except (ValueError, OSError) as e:  # cli_message: the error in flags (--overwrite), not keywords (overwrite=True)
+        print(f"cardzoo {args.command}: error: {getattr(e, 'cli_message', None) or e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\ncardzoo {args.command}: interrupted", file=sys.stderr)

@@ -164,7 +164,7 @@ def label_positions(
     """
     from tqdm import tqdm
 
-    from .common import refuse_existing_file, resolve_agent
+    from .common import resolve_agent
 
     for name, v in (("n_games", n_games), ("batch", batch)):
         if v < 1:
@@ -179,7 +179,9 @@ def label_positions(
         raise ValueError(f"cannot write labels to {out}: it is a folder")
     if not out.resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write labels to {out}: its folder does not exist")
-    refuse_existing_file(out, "label file", overwrite, how="overwrite=True (--overwrite)")
+    if out.exists() and not overwrite:  # the Python caller is told the keyword, cardzoo label the flag
+        said = f"label file {out} exists; a run never overwrites another: choose a new name, or "
+        raise _api_error(FileExistsError, said + "pass overwrite=True to replace it", said + "give --overwrite to replace it")
     _check_labelling_kernel(envs.kernel(game))
     pol = _load_policy(policy, game, deterministic=False, seed=seed)
     env_options = dict(pol.meta.get("env_options") or {})
@@ -743,6 +745,14 @@ def _refuse_empty_path(out, what: str, example: str) -> None:
         raise ValueError(f"{out!r} is an empty path: give {what}, e.g. {example}")
 
 
+def _api_error(kind: type[Exception], python: str, cli: str) -> Exception:
+    """``kind(python)``, a message naming the Python keywords (``pass overwrite=True``), with ``cli_message``
+    ``cli``, the same in flags (``give --overwrite``), which the ``cardzoo`` commands print instead."""
+    e = kind(python)
+    e.cli_message = cli
+    return e
+
+
 def _check_distil_out(out: Path, init_dir: Path, overwrite: bool = False) -> None:
     """Refuse an output that would clobber something: a file, the starting agent's own folder,
     a non-empty folder that is not a saved agent, or a saved agent unless ``overwrite``."""
@@ -753,7 +763,8 @@ def _check_distil_out(out: Path, init_dir: Path, overwrite: bool = False) -> Non
     if out.is_dir() and any(out.iterdir()) and not (out / "agent.json").is_file():
         raise ValueError(f"{out} is a folder with other files in it; give a new or empty folder")
     if (out / "agent.json").is_file() and not overwrite:
-        raise ValueError(f"{out} already holds a saved agent; give a new folder, or overwrite=True (cardzoo distil --overwrite) to replace it")
+        said = f"{out} already holds a saved agent; give a new folder, or "
+        raise _api_error(ValueError, said + "pass overwrite=True to replace it", said + "give --overwrite to replace it")
     if not out.resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write the agent to {out}: its folder does not exist")
 
@@ -902,7 +913,9 @@ def expert_iterate(
         if not run_file.is_file():  # no run.json: files of something else, never resumed nor written over
             raise ValueError(f"--out {out} is not empty and is not an expert-iterate run (no run.json); give a new or empty folder")
         if not resume:
-            raise ValueError(f"--out {out} holds an earlier expert-iterate run; give a new folder, or --resume to continue that run")
+            raise _api_error(ValueError, f"out={str(out)!r} holds an earlier expert-iterate run; give a new folder, or "
+                             "resume=True to continue that run", f"--out {out} holds an earlier expert-iterate run; give "
+                             "a new folder, or --resume to continue that run")
         old = json.loads(run_file.read_text())
         old = {"workers": 1, "aggregate": False} | old  # runs from before these options
         for key in ("game", "init", "workers", "aggregate"):
