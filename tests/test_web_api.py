@@ -135,6 +135,21 @@ def test_an_unknown_api_path_or_method_names_what_is_valid(client):
     assert client.get("/nothing.html").status_code == 404  # the front end's own 404
 
 
+def test_head_and_options_on_the_api_name_what_is_valid_too(client):
+    """HEAD and OPTIONS were left out of the catch-all: HEAD /api/games (curl -I) was a bare 404 "Not
+    Found" from the front end's files, as if the endpoint did not exist, and OPTIONS a bare 405 "Method
+    Not Allowed"; app.py's docstring promises 404 listing the endpoints and 405 naming the methods."""
+    for method, path, allowed in [("HEAD", "/api/games", "GET"), ("OPTIONS", "/api/games", "GET"),
+                                  ("HEAD", "/api/tables/nope", "DELETE, GET"), ("OPTIONS", "/api/tables", "POST")]:
+        r = client.request(method, path)
+        assert (r.status_code, r.headers["allow"]) == (405, allowed), (method, path)
+        if method != "HEAD":  # a HEAD answer has no body
+            assert r.json() == {"detail": f"{method} is not allowed on {path}; allowed: {allowed}"}
+    r = client.options("/api/nothing")
+    assert r.status_code == 404 and r.json()["detail"].startswith("no API endpoint OPTIONS /api/nothing; endpoints: ")
+    assert client.head("/api/nothing").status_code == 404
+
+
 @pytest.mark.parametrize(
     "body, words",
     [

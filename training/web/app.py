@@ -398,7 +398,8 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
             )
         return {"game": game, "lang": lang, "html": howto_html(game, lang)}
 
-    @app.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)
+    @app.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+                   include_in_schema=False)
     def unknown_api(rest: str, request: Request):
         # after every endpoint: an API path none of them takes (else the front end's files answered a
         # bare "Not Found", naming neither what was wrong nor what is valid); 405 for a known path
