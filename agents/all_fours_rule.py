@@ -456,10 +456,20 @@ def _rules_key() -> str:
     return h.hexdigest()
 
 
+@njit(cache=True, _nrt=False)
+def _nth_bit(x, n):
+    """The position of the ``n``-th (from 0) set bit of the ``uint64`` ``x``, lowest first."""
+    for _ in range(n):
+        x &= x - np.uint64(1)
+    return _low_bit(x)
+
+
 def _make_advance(key: str):
-    def rollout_advance(S, rows, P, seats, act, look, ret, need, obs, legal, ex, xs, lay, cfg, QP, PS, PO, buf):
+    def rollout_advance(S, rows, P, seats, act, look, ret, need, obs, legal, ex, xs, lay, cfg, QP, PS, PO, buf, rand_opp, u):
         """For each game ``b`` of ``rows``: with ``act``, the bot's action from ``obs[b]``,
-        ``legal[b]``, ``ex[b]``, one rules step (rewards zeroed first, as the batch driver does),
+        ``legal[b]``, ``ex[b]`` (with ``rand_opp``, for a seat of the other team than ``seats[b]``:
+        the legal action number ``floor(u[b] * n)`` of its ``n``, in id order), one rules step
+        (rewards zeroed first, as the batch driver does),
         the chance code into ``need[i]`` and, when no chance is needed, the step's reward of
         ``seats[b]`` added to ``ret[b]``; with ``look``, the next observation, legal actions and
         ``exp`` argument of a live game that needs no chance."""
@@ -468,7 +478,10 @@ def _make_advance(key: str):
             b = rows[i]
             need[i] = 0
             if act:
-                a = _decide(obs[b], legal[b], ex[b], lay, cfg, QP, PS, PO, buf)
+                if rand_opp and (S.current_player[b] + seats[b]) % 2 == 1:
+                    a = _nth_bit(legal[b], int(u[b] * _popcount(legal[b])))
+                else:
+                    a = _decide(obs[b], legal[b], ex[b], lay, cfg, QP, PS, PO, buf)
                 for j in range(S.rewards.shape[1]):
                     S.rewards[b, j] = 0
                 need[i] = step_one(S, b, a, P)
@@ -506,13 +519,24 @@ class AllFoursRuleAgent(Agent):
     The evaluation is compiled (numba, one game at a time); its one ``exp`` per trick-play decision
     and its powers come from numpy (:func:`_pow_tables`), so its choices are bit for bit those of
     the earlier numpy form of the same formulas.
+
+    ``rollout_opponents`` changes only :meth:`play_out`, the rollouts of a PIMC search:
+    ``"rule"`` (default) plays every seat as this bot; ``"random"`` plays the two seats of the
+    other team than the seat searched uniformly at random (an opponent model for searching against
+    random players; ``agents/SEARCH.md``). A ``ValueError`` names the valid values.
     """
 
     name = "all_fours/rule"
+    ROLLOUT_OPPONENTS = ("rule", "random")
 
-    def __init__(self, params: dict | None = None, **env_options) -> None:
+    def __init__(self, params: dict | None = None, *, rollout_opponents: str = "rule", **env_options) -> None:
         from cardzoo import envs  # agents -> envs is the allowed direction
 
+        if rollout_opponents not in self.ROLLOUT_OPPONENTS:
+            raise ValueError(f"rollout_opponents={rollout_opponents!r}; valid: {', '.join(self.ROLLOUT_OPPONENTS)}")
+        self.rollout_opponents = rollout_opponents
+        if rollout_opponents != "rule":
+            self.name = f"all_fours/rule (opponents {rollout_opponents} in rollouts)"
         self.kernel = envs.kernel("all_fours", **env_options)
         self.env_options = dict(env_options)
         p = dict(DEFAULT_PARAMS)
@@ -609,10 +633,21 @@ class AllFoursRuleAgent(Agent):
         ``kernel.step``) until every one is over, and the same draws from ``rng`` (chance is drawn
         by ``kernel.draw_chance`` after each round of steps, in the kernel's ``CHANCE_ORDER``,
         games in ascending order). ``st`` is played in place. Returns ``None`` (nothing done) for
-        a kernel that is not All Fours with the options this bot was made for."""
+        a kernel that is not All Fours with the options this bot was made for.
+
+        With ``rollout_opponents="random"`` the two seats of the other team than ``seats[b]`` play
+        uniformly random legal actions instead: each round of steps first draws ``rng.random(N)``
+        and such a seat takes its legal action number ``floor(u * n)`` in id order. That model has
+        no generic loop: a kernel it cannot play raises ``ValueError``."""
         from cardzoo.envs.all_fours.kernel import AllFoursKernel
 
+        rand_opp = self.rollout_opponents == "random"
         if type(kernel) is not AllFoursKernel or kernel.options != self.kernel.options:
+            if rand_opp:
+                raise ValueError(
+                    "rollout_opponents='random' plays rollouts only on an All Fours kernel with the bot's own "
+                    f"options {self.kernel.options}; got {type(kernel).__name__} with {getattr(kernel, 'options', None)}"
+                )
             return None
         if type(self).act is not AllFoursRuleAgent.act:  # a subclass that plays otherwise: the generic loop
             return None
@@ -629,12 +664,15 @@ class AllFoursRuleAgent(Agent):
         buf = np.empty(52)
         lay, cfg = self._lay, self._cfg
         rows = np.flatnonzero(~st.done)
-        advance(S, rows, P, seats, False, True, ret, need, obs, legal, xs, xs, lay, cfg, QP, PS, PO, buf)
+        u = np.zeros(N)
+        advance(S, rows, P, seats, False, True, ret, need, obs, legal, xs, xs, lay, cfg, QP, PS, PO, buf, False, u)
         for _ in range(kernel.max_episode_steps + 1):
             if not rows.size:
                 return ret
             ex = np.exp(xs)  # numpy's exp, as act() uses
-            advance(S, rows, P, seats, True, True, ret, need, obs, legal, ex, xs, lay, cfg, QP, PS, PO, buf)
+            if rand_opp:
+                u = rng.random(N)
+            advance(S, rows, P, seats, True, True, ret, need, obs, legal, ex, xs, lay, cfg, QP, PS, PO, buf, rand_opp, u)
             drawn = need[: rows.size]
             if drawn.any():  # chance (a redeal after an exhausted pack, §4), drawn as kernel.step draws it
                 for code in kernel.CHANCE_ORDER:
@@ -644,6 +682,6 @@ class AllFoursRuleAgent(Agent):
                         kernel.drivers.deal(st, sel, code, P)
                 chanced = rows[drawn != 0]
                 ret[chanced] += st.rewards[chanced, seats[chanced]]
-                advance(S, chanced, P, seats, False, True, ret, need, obs, legal, xs, xs, lay, cfg, QP, PS, PO, buf)
+                advance(S, chanced, P, seats, False, True, ret, need, obs, legal, xs, xs, lay, cfg, QP, PS, PO, buf, False, u)
             rows = rows[~st.done[rows]]
         raise RuntimeError(f"rollouts did not end within max_episode_steps = {kernel.max_episode_steps}")

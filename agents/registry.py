@@ -8,6 +8,7 @@ Built-in names:
 * ``"all_fours/rule"``: :class:`~cardzoo.agents.all_fours_rule.AllFoursRuleAgent`.
 * ``"all_fours/pimc"``: :class:`~cardzoo.agents.search.PIMCAgent`, PIMC search (32 determinizations,
   rule-bot rollouts); it reads the game state, so it plays in the arena, not from observations.
+  ``rollout_opponents="random"`` makes its rollouts play the opponents uniformly at random.
   ``"all_fours/pimc-bids"``: the same search for the bidding decisions only (stand/beg, give
   one/run), the rule bot's card play elsewhere.
 * ``"ottocento/random"``, ``"ottocento/rule"``: the same for Ottocento
@@ -265,15 +266,14 @@ def _all_fours_rule(**env_options) -> Agent:
     return AllFoursRuleAgent(**env_options)
 
 
-def _all_fours_pimc(seed=None, n_det: int = 32, search: str = "all", **env_options) -> Agent:
+def _all_fours_pimc(seed=None, n_det: int = 32, search: str = "all", rollout_opponents: str = "rule", **env_options) -> Agent:
     from cardzoo import envs
 
     from .all_fours_rule import AllFoursRuleAgent
     from .search import PIMCAgent
 
-    return PIMCAgent(
-        envs.kernel("all_fours", **env_options), AllFoursRuleAgent(**env_options), n_det=n_det, seed=seed, search=search
-    )
+    rollout = AllFoursRuleAgent(rollout_opponents=rollout_opponents, **env_options)
+    return PIMCAgent(envs.kernel("all_fours", **env_options), rollout, n_det=n_det, seed=seed, search=search)
 
 
 def _all_fours_pimc_bids(seed=None, n_det: int = 32, **env_options) -> Agent:

@@ -291,3 +291,43 @@ def test_pimc_refuses_match_episodes_of_every_game():
     for game, opts in (("avinas", {"episode": "match"}), ("aluette", {"episode": "match"}), ("ottocento", {"match_target": 801})):
         with pytest.raises(ValueError, match="episode='hand'"):
             agents.load(f"{game}/pimc", **opts)
+
+
+def test_random_opponents_in_rollouts_follow_their_stated_model():
+    """``AllFoursRuleAgent(rollout_opponents="random").play_out`` equals a plain loop in which the
+    searched seat's team plays the rule bot and the other team the legal action number
+    ``floor(u * n)`` (id order) for ``u = rng.random(N)`` drawn before each round of steps:
+    the same returns and the generator left in the same place (chance drawn by ``kernel.step``)."""
+    k = AllFoursKernel()
+    st = k.init(np.random.default_rng(31), 40)
+    k.step(st, np.full(40, 53), np.random.default_rng(0))  # every beggar begs: the dealer decides
+    _, mid = _midgame(n=40, plays=9, seed=6)
+    rule = AllFoursRuleAgent()
+    model = AllFoursRuleAgent(rollout_opponents="random")
+    for state in (st, mid):
+        seats = np.arange(state.batch_size) % 4
+        fast = state.copy()
+        rng_fast = np.random.default_rng(8)
+        got = model.play_out(k, fast, seats, rng_fast)
+        game = state.copy()
+        rng = np.random.default_rng(8)
+        ret = np.zeros(game.batch_size)
+        ar = np.arange(game.batch_size)
+        differ = 0
+        while not game.done.all():
+            u = rng.random(game.batch_size)
+            mask = k.legal_actions(game)
+            a = rule.act(k.observe(game, game.current_player), mask)
+            opp = (game.current_player.astype(np.int64) + seats) % 2 == 1
+            for b in np.flatnonzero(opp & ~game.done):
+                legal = np.flatnonzero(mask[b])
+                pick = legal[int(u[b] * legal.size)]
+                differ += int(pick != a[b])
+                a[b] = pick
+            k.step(game, a, rng, active=~game.done)
+            ret += game.rewards[ar, seats]
+        assert np.array_equal(got, ret) and rng_fast.random() == rng.random()
+        assert differ > 20  # the model's opponents do play otherwise than the rule bot
+        assert np.array_equal(fast.done, game.done) and np.array_equal(fast.score, game.score)
+    with pytest.raises(ValueError, match="rollout_opponents='rule '; valid: rule, random"):
+        AllFoursRuleAgent(rollout_opponents="rule ")
