@@ -349,3 +349,19 @@ def test_an_exposed_card_led_face_down_stays_hidden():
     assert obs_slice(a, "player_1", "shown[next]")[cid("AS")] == 1  # S2 is S1's next
     play(a, "S3:9H S0:JS S1:7D")
     assert obs_slice(a, "player_1", "shown[next]")[cid("AS")] == 0  # revealed and gone
+
+
+def test_determinize_keeps_the_face_down_card_out_of_its_leaders_void_suits():
+    """RULES.md §5: a face-down card was in its leader's hand, so it cannot be of a plain suit the
+    leader showed void in earlier. every_lead, trumps diamonds: S2 did not follow hearts in trick 5
+    (voids 0b10100: hearts and trumps) and leads face down in trick 7; for S3 the face-down card is
+    one of the unseen 8C KC 8S 9S KS and never AH (before the fix AH came up in 40 of 200 copies)."""
+    env = avinas_v0.env(trump_lead_rule="every_lead")
+    env.reset(seed=100244)
+    for a in [77, 77, 4, 14, 12, 13, 10, 8, 27, 11, 20, 31, 29, 21, 5, 9, 28, 7, 22, 15, 19, 17, 32, 24, 18, 16, 62]:
+        env.step(a)
+    st = env.game_state
+    k = env.unwrapped.kernel
+    assert (int(st.fd_seat[0]), int(st.voids[0, 2]), int(st.trump[0]), int(st.current_player[0])) == (2, 0b10100, 1, 3)
+    drawn = {k.action_name(int(k.determinize(st, 3, np.random.default_rng(i)).trick_card[0, 2])) for i in range(200)}
+    assert drawn == {"8C", "KC", "8S", "9S", "KS"}

@@ -66,7 +66,9 @@ def determinize(k, st, seat, rng: np.random.Generator):
     forbidden = np.zeros((B, 4), dtype=_U64)
     forbidden[:, :3] = _void_cards(st.voids[rows, others], st.trump)
     t = np.clip(st.trump, 0, 3).astype(np.intp)
-    forbidden[:, 3] = np.where(fd_hidden, (TRUMP_BB[t] | visible_keys) & ~known[:, 3], _ZERO)  # led face down: not a trump
+    # led face down: not a trump, and (it was in its leader's hand) none of the plain suits he showed void in
+    fd_voids = _void_cards(st.voids[ar, np.maximum(fd, 0)][:, None], st.trump)[:, 0]
+    forbidden[:, 3] = np.where(fd_hidden, (TRUMP_BB[t] | visible_keys | fd_voids) & ~known[:, 3], _ZERO)
     if k.options["facedown_signal"] == "auto":  # the partner learnt whether it is valuable
         partner = fd_hidden & ((fd + 2) % 4 == seat) & (st.signal >= 0)
         valuable = np.bitwise_or.reduce(np.where(POINTS >= k.vmin, bit(np.arange(NUM_CARDS)), _ZERO))
