@@ -365,3 +365,15 @@ def test_determinize_keeps_the_face_down_card_out_of_its_leaders_void_suits():
     assert (int(st.fd_seat[0]), int(st.voids[0, 2]), int(st.trump[0]), int(st.current_player[0])) == (2, 0b10100, 1, 3)
     drawn = {k.action_name(int(k.determinize(st, 3, np.random.default_rng(i)).trick_card[0, 2])) for i in range(200)}
     assert drawn == {"8C", "KC", "8S", "9S", "KS"}
+
+
+def test_shown_me_of_the_dealer_lists_his_own_hidden_key_cards_too():
+    """RULES.md §11.9 (wording fixed: it said shown[me] lists only cards everyone has seen). E1:
+    dealer S0's shown[me] holds his own hidden 4th/8th QD 8S; the others' shown[me] only their
+    exposed cards; the partner's hidden KH is in the dealer's shown[partner] and the partner's
+    seen_by_dealer, not in the partner's shown[me]. (Doc fix: this pins the behaviour the doc now states.)"""
+    env = new_env(make_deck(0, key=E1_KEY), dealer=0)
+    shown = {s: {name(c) for c in np.flatnonzero(obs_slice(env, P[s], "shown[me]"))} for s in range(4)}
+    assert shown == {0: {"QD", "8S"}, 1: {"9S", "7D"}, 2: {"7C"}, 3: {"AH", "10C"}}
+    assert {name(c) for c in np.flatnonzero(obs_slice(env, P[0], "shown[partner]"))} == {"7C", "KH"}
+    assert {name(c) for c in np.flatnonzero(obs_slice(env, P[2], "seen_by_dealer"))} == {"KH"}
