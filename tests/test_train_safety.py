@@ -716,3 +716,29 @@ def test_init_from_a_registry_name_names_the_shipped_folder(tmp_path, capsys):
     assert capsys.readouterr().err.endswith(
         "; --init-from takes a saved agent's folder (e.g. runs/GAME/agent, or agents/shipped/GAME_ppo in the package)\n")
     assert not (tmp_path / "r").exists()
+
+
+def test_train_says_up_front_what_it_will_run(tmp_path, capsys):
+    """cardzoo train rounded --steps up to whole rollouts (n_envs x n_steps) and said so only at the end
+    ("runs end on a whole rollout"); --bc-samples 2,000 cloned 13,050 decisions (1,024 teacher games at once, each
+    kept whole) and the clone was checked over 500 deals even with --eval-deals 4. Now a plan is printed first
+    (what was asked, what runs, why), the teacher plays at most one game per 48 decisions asked, the cloning line
+    says how many decisions it used, and the check uses --eval-deals deals where fewer than 500."""
+    out = tmp_path / "run"
+    argv = ["train", "all_fours", "--out", str(out), "--steps", "3000", "--n-envs", "16", "--bc-samples", "2000",
+            "--bc-epochs", "1", "--eval-deals", "4", "--torch-threads", "1", "--expert-rounds", "0"]
+    assert main(argv) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said[:3] == [
+        "plan: behaviour cloning of all_fours/rule on 2,000 decisions (--bc-samples; whole games are kept, so a few more), "
+        "checked against all_fours/rule over 4 duplicate deals (500, or --eval-deals if fewer)",
+        "      PPO for 3,072 steps: --steps 3,000 rounded up to 3 whole rollouts of --n-envs 16 games x --n-steps 64 "
+        "steps = 1,024 steps (PPO learns from whole rollouts)",
+        "      evaluation over 4 duplicate deals per opponent (--eval-deals)",
+    ]
+    cloning = next(x for x in said if x.startswith("behaviour cloning:"))
+    n = int(cloning.split()[2].replace(",", ""))
+    assert 2000 <= n <= 3000 and "(2,000 asked, rounded up to whole games)" in cloning, cloning
+    assert "against all_fours/rule over 4 duplicate deals" in cloning
+    assert json.loads((out / "summary.json").read_text())["steps"] == 3072
+    assert any(x.startswith("trained 3,072 steps in ") for x in said)

@@ -58,6 +58,37 @@ def _play_command(cfg, agent: str) -> str:
     return shlex.join(["cardzoo", "play", cfg.game, *opts, *seats])
 
 
+def _train_plan(cfg) -> list[str]:
+    """What ``cardzoo train`` will run, said before it starts: the behaviour cloning (``--bc-samples``
+    counts decisions, but whole games are kept) and its check, the PPO steps (``--steps`` rounded up to
+    whole rollouts of ``--n-envs`` x ``--n-steps``), expert iteration and the evaluation."""
+    from cardzoo import agents
+
+    steps, rollout = cfg.ppo_steps()
+    parts = []
+    if cfg.bc_samples and not cfg.resume and not cfg.init_from:
+        teacher = cfg.bc_teacher or f"{cfg.game}/rule"
+        bc = (f"behaviour cloning of {teacher} on {cfg.bc_samples:,} decisions (--bc-samples; whole games are kept, "
+              "so a few more)")
+        check = cfg.bc_check_deals()
+        if check and f"{cfg.game}/rule" in agents.available():
+            bc += f", checked against {cfg.game}/rule over {check:,} duplicate deals (500, or --eval-deals if fewer)"
+        parts.append(bc)
+    more = " more" if cfg.resume else ""
+    shape = f"--n-envs {cfg.n_envs} games x --n-steps {cfg.n_steps} steps = {rollout:,} steps"
+    if steps != cfg.total_steps:
+        parts.append(f"PPO for {steps:,}{more} steps: --steps {cfg.total_steps:,} rounded up to {steps // rollout:,} whole "
+                     f"rollouts of {shape} (PPO learns from whole rollouts)")
+    else:
+        parts.append(f"PPO for {steps:,}{more} steps: {steps // rollout:,} rollouts of {shape}")
+    if cfg.expert_rounds:
+        parts.append(f"{cfg.expert_rounds} round{'s' if cfg.expert_rounds != 1 else ''} of expert iteration "
+                     f"(--expert-rounds; {cfg.expert_games:,} deals labelled each)")
+    if cfg.eval_deals:
+        parts.append(f"evaluation over {cfg.eval_deals:,} duplicate deals per opponent (--eval-deals)")
+    return [("plan: " if i == 0 else "      ") + p for i, p in enumerate(parts)]
+
+
 def cmd_train(args, parse_options) -> int:
     from .common import report_console
     from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, next_step, train
@@ -103,6 +134,9 @@ def cmd_train(args, parse_options) -> int:
         command=shlex.join(["cardzoo", *(getattr(args, "argv", None) or ["train", args.game])]),
     )
     try:
+        cfg.validate()  # before the plan is printed (train() checks again)
+        for line in _train_plan(cfg):
+            print(line, flush=True)
         summary = train(cfg)
     except (ValueError, OSError) as e:
         if getattr(e, "cli_message", None) is None:
@@ -132,8 +166,7 @@ def cmd_train(args, parse_options) -> int:
     more = f"{summary['steps'] - resumed['steps']:,} more steps ({summary['steps']:,} in all)" if resumed else f"{summary['steps']:,} steps"
     lines = [
         f"trained {more} in {summary['seconds']:.0f} s "
-        f"({summary['steps_per_second']:,.0f} env steps/s incl. opponents and updates; "
-        "runs end on a whole rollout of n_envs x n_steps)",
+        f"({summary['steps_per_second']:,.0f} env steps/s incl. opponents and updates)",
         f"agent (weights + JSON):  {summary['agent']}",
     ]
     if "ppo_agent" in summary:
@@ -438,10 +471,12 @@ def add_commands(sub, games, parse_options) -> None:
 
     t = sub.add_parser("train", help="self-play training with MaskablePPO, then evaluation")
     t.add_argument("game", choices=games)
-    t.add_argument("--steps", type=int, default=d.total_steps, help=f"PPO environment steps (default {d.total_steps:,})")
+    t.add_argument("--steps", type=int, default=d.total_steps, help=f"PPO environment steps (default {d.total_steps:,}), "
+                   "rounded up to whole rollouts of --n-envs x --n-steps")
     t.add_argument(
         "--bc-samples", type=int, default=d.bc_samples,
-        help=f"rule-bot decisions to behaviour-clone first (default {d.bc_samples:,}; 0: start from scratch)",
+        help=f"rule-bot decisions to behaviour-clone first (default {d.bc_samples:,}; 0: start from scratch); whole "
+        "games are collected, so a few more",
     )
     t.add_argument(
         "--bc-epochs", type=int, default=d.bc_epochs,
@@ -463,7 +498,9 @@ def add_commands(sub, games, parse_options) -> None:
         help=f"rollouts between learner snapshots into the pool (default {d.snapshot_every})",
     )
     t.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every, help=f"steps between checkpoints (default {d.checkpoint_every:,})")
-    t.add_argument("--eval-deals", type=int, default=d.eval_deals, help=f"duplicate deals per evaluation pairing (default {d.eval_deals}; 0: skip)")
+    t.add_argument("--eval-deals", type=int, default=d.eval_deals,
+                   help=f"duplicate deals per evaluation pairing (default {d.eval_deals}; 0: skip); the behaviour-cloned "
+                   f"start is checked on {d.bc_eval_deals} deals, or this many if fewer")
     t.add_argument("--out", default=None, help="output directory (default runs/GAME); must not hold an earlier run unless --resume or --overwrite")
     t.add_argument("--resume", default=d.resume, help="continue the run in --out from one of its model .zip files (OUT/checkpoints/model_N.zip or OUT/model.zip)")
     t.add_argument("--overwrite", action="store_true", default=d.overwrite, help="delete the earlier run's outputs in --out and start afresh")

@@ -117,7 +117,7 @@ class TrainConfig:
     bc_samples: int = 500_000
     bc_epochs: int = 30  # at most; cloning stops when the held-out agreement stops rising (bc_until_converged)
     bc_until_converged: bool = True
-    bc_eval_deals: int = 500  # duplicate deals of the cloned policy against the rule bot before PPO (0: skip)
+    bc_eval_deals: int = 500  # duplicate deals of the cloned policy against the rule bot before PPO, at most eval_deals (0: skip)
     compare_shipped: bool = True  # the final evaluation also plays the shipped GAME/ppo where it fits
     bc_teacher: str | None = None
     bc_teacher_options: dict = field(default_factory=dict)  # keyword options of a registered teacher, e.g. {"rank_order": "0,1,2,3,4,5,6,8,7"}
@@ -141,6 +141,17 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.expert_rounds is None:
             self.expert_rounds = EXPERT_ROUNDS.get(self.game, 0) if searchable(self.env_options) else 0
+
+    def ppo_steps(self) -> tuple[int, int]:
+        """``(steps, rollout)``: the PPO steps this run makes and the steps of one rollout (``n_envs x n_steps``).
+        PPO collects whole rollouts, so ``total_steps`` is rounded up to a multiple of the rollout."""
+        rollout = self.n_envs * self.n_steps
+        return -(-self.total_steps // rollout) * rollout, rollout
+
+    def bc_check_deals(self) -> int:
+        """Duplicate deals of the behaviour-cloned start against the rule bot: ``bc_eval_deals`` (500), or
+        ``eval_deals`` where that is fewer (0 skips both)."""
+        return min(self.bc_eval_deals, self.eval_deals)
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming any bad option (as a field, e.g. ``eval_deals``; the error's

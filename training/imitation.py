@@ -32,11 +32,15 @@ class Demonstrations:
 def collect(game: str, teacher, n_samples: int, seed: int = 0, batch: int = 1024, env_options: dict | None = None) -> Demonstrations:
     """Play teacher self-play games until ``n_samples`` decisions of finished games are recorded.
 
-    Decisions of games still running at the end are dropped (their return is unknown).
+    Decisions of games still running at the end are dropped (their return is unknown); every finished
+    game is kept whole, so there are somewhat more than ``n_samples``. ``batch`` games play at once, at
+    most one per 48 decisions asked: 2,000 asked gave 13,050 All Fours decisions when 1,024 games
+    finished together (now about 2,500); from 49,152 decisions up, ``batch`` as given.
     Raises ``ValueError`` if ``n_samples < 1``.
     """
     if n_samples < 1:
         raise ValueError(f"n_samples must be >= 1, got {n_samples}")
+    batch = min(batch, -(-n_samples // 48))
     from tqdm import tqdm
 
     k = envs.kernel(game, **(env_options or {}))

@@ -181,18 +181,21 @@ def warm_start(cfg: TrainConfig, policy, kernel) -> dict:
     info = imitation.pretrain(policy, data, kernel.obs_layout.high(), epochs=cfg.bc_epochs, seed=cfg.seed,
                               until_converged=cfg.bc_until_converged)
     info = {"teacher": teacher_name, **info}
-    line = (f"behaviour cloning: {info['steps']:,} gradient steps ({info['epochs']} epochs"
+    more = f" ({cfg.bc_samples:,} asked, rounded up to whole games)" if info["samples"] != cfg.bc_samples else ""
+    line = (f"behaviour cloning: {info['samples']:,} decisions of {teacher_name}{more}, "
+            f"{info['steps']:,} gradient steps ({info['epochs']} epochs"
             f"{', until the held-out agreement stopped rising' if cfg.bc_until_converged else ''}), "
             f"agreement with {teacher_name} {info['val_accuracy']:.3f} on held-out decisions")
-    if cfg.bc_eval_deals > 0 and cfg.eval_deals > 0 and _rule_name(cfg.game) in agents.available():
+    deals = cfg.bc_check_deals()
+    if deals > 0 and _rule_name(cfg.game) in agents.available():
         from . import arena
 
         cloned = PolicyAgent(_acting_policy(cfg, policy), kernel.obs_layout.high(), deterministic=True, name="cloned")
         rule = resolve_agent(_rule_name(cfg.game), cfg.env_options, seed=cfg.seed + 7)
-        res = arena.play_duplicate(cfg.game, cloned, rule, n_deals=cfg.bc_eval_deals, seed=cfg.seed + 777,
+        res = arena.play_duplicate(cfg.game, cloned, rule, n_deals=deals, seed=cfg.seed + 777,
                                    env_options=cfg.env_options, progress=False, name_a="cloned", name_b=_rule_name(cfg.game))
         info["arena_vs_rule"] = {k: res.to_dict()[k] for k in ("n_hands", "mean_diff", "diff_ci", "win_rate", "win_ci")}
-        line += (f"; against {_rule_name(cfg.game)} over {cfg.bc_eval_deals} duplicate deals: "
+        line += (f"; against {_rule_name(cfg.game)} over {deals} duplicate deals: "
                  f"{res.mean_diff:+.3f} per {kernel.episode_name} {arena.ci_text(*res.diff_ci, '+.3f', res.n_deals)}, "
                  f"win rate {res.win_rate:.3f}")
     print(line + "; PPO starts from it", flush=True)
