@@ -37,3 +37,18 @@ def test_demo_prints_the_last_table_once(capsys):
     assert out.count("episode over") == 1
     assert sum(line.startswith("tricks 9/9") for line in out) == 1
     assert out[-2] == "episode over" and out[-1].startswith("returns:")
+
+
+def test_demo_into_a_pipe_closed_early_ends_quietly():
+    """cardzoo demo pyanitsa | head ended with "cardzoo demo: error: [Errno 32] Broken pipe" on stderr and exit 2;
+    a reader that goes away now ends the command quietly, exit 141 (as a shell says for SIGPIPE)."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "cardzoo.training.cli", "demo", "pyanitsa", "--every-move"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout.readline().startswith(b"P'yanitsa")
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 141
+    assert err == "", err

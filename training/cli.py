@@ -303,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"cardzoo {args.command}: error: {MissingExtraError(extra, e.name)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # cardzoo demo pyanitsa | head: the reader has gone; nothing to say to it
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's exit flush would fail again on the closed pipe
+        return 141  # as a shell reports a process ended by SIGPIPE
     except (ValueError, OSError) as e:  # cli_message: the error in flags (--overwrite), not keywords (overwrite=True)
         print(f"cardzoo {args.command}: error: {getattr(e, 'cli_message', None) or e}", file=sys.stderr)
         return 2
