@@ -695,6 +695,50 @@ def test_explanation_counts_of_one_are_singular(pacing_server, driver):
     ]
 
 
+def test_explanation_sentences_about_you_agree_with_you(pacing_server, driver):
+    """A sentence naming a seat took the seat's name as it is, so about the person it said "You was the
+    first to reach 4 tricks" (Aluette's deal winner), "You's call was false" (Avinas), and P'yanitsa's
+    losers "{seats} ran out of cards first and lose" said "Left opponent ... and lose" for one seat and
+    "You Left opponent" (no "and") for two. A sentence about the person alone now has its own words
+    (explain.KEY_you) and a list of seats is said as a list."""
+    from selenium.webdriver.common.by import By
+
+    drv = driver
+    _inner_size(drv, *DESKTOP)
+    _settings(drv, pacing_server, speed="instant", auto="on", lang="en")
+    lines = [
+        {"key": "al_winner_detail", "args": {"seat": "S0", "team": "A", "n": 4, "points": 1}},
+        {"key": "al_winner_detail", "args": {"seat": "S0", "team": "A", "n": 4, "points": 2}},
+        {"key": "al_first_detail", "args": {"seat": "S0", "n": 1}},
+        {"key": "al_first_detail", "args": {"seat": "S1", "n": 8}},
+        {"key": "av_lied", "args": {"seat": "S0"}},
+        {"key": "av_lied", "args": {"seat": "S2"}},
+        {"key": "py_first_out", "args": {"seats": "S0"}},
+        {"key": "py_first_out", "args": {"seats": "S1"}},
+        {"key": "py_first_out", "args": {"seats": "S0 S1"}},
+        {"key": "py_first_out", "args": {"seats": "S1 S2 S3"}},
+    ]
+    drv.get(f"{pacing_server}/table.html?game=avinas&partner=avinas/random&opponents=avinas/random&seed=4")
+    _wait(drv, lambda d: "table=" in d.current_url, "the Avinas table")
+    _wait_table_ready(drv)
+    drv.execute_script(EXPLAIN_INJECT_JS, lines)
+    _play_deal(drv, check_layout=False)
+    _wait(drv, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#explain li")) == len(lines), "the explanation")
+    shown = [li.text for li in drv.find_elements(By.CSS_SELECTOR, "#explain li")]
+    assert shown == [
+        "You were the first to reach 4 tricks, the most: 1 point to Your team.",
+        "You were the first to reach 4 tricks, the most: 2 points to Your team.",
+        "You were the first to reach 1 trick, the most.",
+        "Left opponent was the first to reach 8 tricks, the most.",
+        "Your call was false: the declaring team loses the deal.",
+        "Partner's call was false: the declaring team loses the deal.",
+        "You ran out of cards first and lose.",
+        "Left opponent ran out of cards first and loses.",
+        "You and Left opponent ran out of cards first and lose.",
+        "Left opponent, Partner and Right opponent ran out of cards first and lose.",
+    ]
+
+
 def test_the_summary_says_the_deal_and_the_match_result(pacing_server, driver):
     """At the end of a match whose summary gives the last deal's result (Avinas, Aluette, Ottocento),
     the page says both: the deal's winner and the match's ("match_result" of the View, injected here

@@ -501,8 +501,15 @@ function drawSummary() {
  *  sentence is the word "one" when the argument NAME is 1, else "other" ("1 ram", "2 rams"). */
 function explainNode(e) {
   const span = el("span", { class: "explain-line" });
-  const args = e.args || {};
-  const key = args.points === 1 && has("explain", e.key + "_one") ? e.key + "_one" : e.key;
+  const args = { ...(e.args || {}) };
+  // {seats}: "S0 S1", said "You and Left opponent"; {nseats|one|other} counts them ("loses", "lose")
+  const seats = args.seats == null ? null : String(args.seats).split(/[\s,]+/).filter(Boolean);
+  if (seats) args.nseats = seats.length;
+  let key = args.points === 1 && has("explain", e.key + "_one") ? e.key + "_one" : e.key;
+  // a sentence about the person alone has its own words where the language needs them (explain.KEY_you:
+  // "You were the first", "Your call"): with the seat's name it said "You was the first", "You's call"
+  const me = "S" + view.seat;
+  if ((args.seat === me || (seats && seats.length === 1 && seats[0] === me)) && has("explain", key + "_you")) key += "_you";
   const text = t("explain", key, e.key);
   for (const part of text.split(/(\{\w+(?:\|[^{}|]*\|[^{}|]*)?\})/)) {
     const m = /^\{(\w+)(?:\|([^{}|]*)\|([^{}|]*))?\}$/.exec(part);
@@ -519,6 +526,12 @@ function explainNode(e) {
     else if (!(name in args)) span.append(part);
     else if (name === "team") span.append(el("strong", { text: teamName(args.team === "A" ? 0 : 1) }));
     else if (name === "seat") span.append(el("strong", { class: "seat-ref", text: seatName(Number(String(args.seat).slice(1))) }));
+    else if (name === "seats") {
+      seats.forEach((s, i) => {
+        if (i > 0) span.append(i === seats.length - 1 ? " " + ui("and") + " " : ", ");
+        span.append(el("strong", { class: "seat-ref", text: seatName(Number(s.slice(1))) }));
+      });
+    }
     else if (name === "card" && isCardCode(String(args.card), view.pack)) span.append(miniCard(String(args.card), view.pack));
     else if (typeof args[name] === "number") span.append(el("strong", { text: fmtNum(args[name]) }));
     else span.append(valueNode(args[name], name));
