@@ -448,6 +448,33 @@ def test_refused_surrender_explanation_says_who_scored_and_why(seq, expect):
         assert got == expect
 
 
+@pytest.mark.parametrize(
+    "answer, seq, expect",
+    [
+        ("accept", None, [("al_surrender", {"team": "A", "points": 1})]),
+        ("refuse", [0, 0, 2, 0, 1, 3, 0, 2, 1], [("al_first", {"seat": "S0"}), ("al_refused_failed", {"team": "B", "points": 2})]),
+        ("refuse", ["X"] * 9, [("al_refused_failed", {"team": "B", "points": 2})]),
+        ("refuse", [2, 1, 1, 1, 1, 1, 1, 1, 1], [("al_winner", {"seat": "S1", "team": "B", "points": 2}),
+                                                 ("al_mordienne", {"seat": "S1"})]),
+        ("refuse", [3, 0, 0, 0, 0, 0, 0, 0, 0], [("al_winner", {"seat": "S0", "team": "A", "points": 2}),
+                                                 ("al_mordienne", {"seat": "S0"})]),
+    ],
+)
+def test_surrender_explanation_once_the_next_deal_has_begun(answer, seq, expect):
+    """In a match the next deal clears the surrender record (offerer, refused, accepted) while the
+    summary of the last deal is still shown; the explanation then reads the surrender from the
+    points (§6: accepted 1 with no deal winner, refused always 2)."""
+    hands = sequence_deal(0, seq)[0] if seq else None
+    env = new_env(make_deck(0, hands), dealer=0, surrender=True, chant=False, signals="off", episode="match", match_deals=2)
+    play(env, f"S1:offer_surrender S2:{answer}_surrender")
+    if seq:
+        play(env, sequence_deal(0, seq)[1])
+    k, st = env.unwrapped.kernel, env.game_state
+    assert int(st.deals[0]) == 1 and int(st.phase[0]) != 6 and int(st.offerer[0]) == -1  # the second deal is on
+    explain = k.table_view(st, 0, 0)["summary"]["explain"]
+    assert [(e["key"], e["args"]) for e in explain] == expect
+
+
 def test_no_offers_start_the_play_and_surrender_needs_mordienne():
     env = surrender_env()
     play(env, "S1:no_offer S2:no_offer S3:no_offer S0:no_offer")

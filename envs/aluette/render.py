@@ -210,7 +210,8 @@ def _explain(st, b: int, on_table: bool) -> list[dict]:
     winner's team (§6): ``al_first`` (seat; ``al_first_detail`` adds n) names the deal winner
     without points, and ``al_refused_made`` (team, points: the refusing team made mordienne) or
     ``al_refused_failed`` (team, points: the offering team scores) says who scored and why. The per-trick lines need the deal on the table
-    (``on_table``); in a match they are left out once the next deal has begun."""
+    (``on_table``); in a match they are left out once the next deal has begun, and as that deal
+    clears the surrender record, the surrender lines then follow from the points."""
     out = []
     pts = [int(st.points[b, t]) for t in range(2)]
     team = 0 if pts[0] > pts[1] else 1 if pts[1] > pts[0] else -1
@@ -221,7 +222,15 @@ def _explain(st, b: int, on_table: bool) -> list[dict]:
         if spoiled:
             out.append({"key": "al_spoiled", "args": {"n": spoiled}})
     w = int(st.deal_winner[b])
-    refused = bool(st.refused[b])
+    if on_table:
+        accepted, refused = bool(st.accepted[b]), bool(st.refused[b])
+        made = refused and team == (int(st.offerer[b]) + 1) % 2
+    else:  # the next deal has cleared the surrender record; the points tell (§6): an accepted offer
+        # gives 1 and no deal winner, a refused one 2, to the winner's team only with mordienne
+        won = pts[w % 2] if w >= 0 else 0
+        accepted = w < 0 and team >= 0 and pts[team] == 1
+        refused = (w < 0 and team >= 0 and pts[team] == 2) or (w >= 0 and (won == 0 or (won == 2 and not st.mordienne[b])))
+        made = False  # a refusing team that made mordienne reads as a mordienne win (al_winner, al_mordienne)
     if w >= 0:
         if refused:  # the points follow the refused surrender (§6), not the winner's team
             args = {"seat": seat_name(w)}
@@ -242,12 +251,10 @@ def _explain(st, b: int, on_table: bool) -> list[dict]:
                     first -= 1
                 margs["first"] = first + 1
             out.append({"key": "al_mordienne_detail" if on_table else "al_mordienne", "args": margs})
-    elif st.accepted[b]:
+    elif accepted:
         out.append({"key": "al_surrender", "args": {"team": "AB"[team], "points": pts[team]}})
     elif not refused:
         out.append({"key": "al_nobody", "args": {}})
     if refused:  # §6: 2 to the refusing team if it made mordienne, else 2 to the offering team
-        refusing = (int(st.offerer[b]) + 1) % 2
-        key = "al_refused_made" if team == refusing else "al_refused_failed"
-        out.append({"key": key, "args": {"team": "AB"[team], "points": pts[team]}})
+        out.append({"key": "al_refused_made" if made else "al_refused_failed", "args": {"team": "AB"[team], "points": pts[team]}})
     return out
