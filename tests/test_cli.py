@@ -443,3 +443,12 @@ def test_label_and_distil_name_the_flag_and_the_api_the_keyword(tmp_path, capsys
     with pytest.raises(ValueError) as e:
         expert_iterate("all_fours", run)
     assert str(e.value) == f"out={str(run)!r} holds an earlier expert-iterate run; give a new folder, or resume=True to continue that run"
+
+
+def test_bench_web_names_its_flags(capsys):
+    """cardzoo bench-web --moves 0 said "clients and max_moves must be >= 1 and seconds > 0, got 50, 0, 2.0" (the
+    load test's parameters, all at once); each bad flag is now named as typed."""
+    for argv, said in ((["--clients", "0"], "--clients must be >= 1, got 0"), (["--moves", "0"], "--moves must be >= 1, got 0"),
+                       (["--seconds", "-1"], "--seconds must be a positive number, got -1")):
+        assert main(["bench-web", *argv]) == 2
+        assert capsys.readouterr().err == f"cardzoo bench-web: error: {said}\n"

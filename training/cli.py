@@ -184,6 +184,13 @@ def cmd_serve(args) -> int:
 
 def cmd_bench_web(args) -> int:
     """Load test of the web card table; exit code 1 if any client saw an error."""
+    import math
+
+    for flag, v in (("--clients", args.clients), ("--moves", args.moves)):
+        if v < 1:  # loadtest.run names its parameters: "clients and max_moves must be >= 1 ..."
+            raise ValueError(f"{flag} must be >= 1, got {v}")
+    if not (math.isfinite(args.seconds) and args.seconds > 0):
+        raise ValueError(f"--seconds must be a positive number, got {args.seconds:g}")
     from .web import loadtest
 
     res = loadtest.run(clients=args.clients, games=args.games, max_moves=args.moves, seconds=args.seconds, seed=args.seed)
