@@ -452,3 +452,18 @@ def test_bench_web_names_its_flags(capsys):
                        (["--seconds", "-1"], "--seconds must be a positive number, got -1")):
         assert main(["bench-web", *argv]) == 2
         assert capsys.readouterr().err == f"cardzoo bench-web: error: {said}\n"
+
+
+def test_a_mistyped_command_or_game_names_the_closest_choice(capsys):
+    """cardzoo trian all_fours and cardzoo demo allfours listed every valid choice and left the user to spot the
+    typo; the error now ends with the closest one."""
+    for argv, said in ((["trian", "all_fours"], "cardzoo: error: argument command: invalid choice: 'trian' (choose from "),
+                       (["demo", "allfours"], "cardzoo demo: error: argument game: invalid choice: 'allfours' ")):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err.splitlines()[-1]
+        assert err.startswith(said) and err.endswith(f"; did you mean {'train' if argv[0] == 'trian' else 'all_fours'}?"), err
+    with pytest.raises(SystemExit):
+        main(["demo", "zzz"])  # nothing close: no guess
+    assert "did you mean" not in capsys.readouterr().err

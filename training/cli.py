@@ -201,12 +201,28 @@ def cmd_bench_web(args) -> int:
     return 1 if res["errors"] else 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose "invalid choice" error also names the closest valid choice
+    (``cardzoo trian``: "did you mean train?"; ``cardzoo demo allfours``: "did you mean all_fours?")."""
+
+    def error(self, message):
+        import difflib
+        import re
+
+        m = re.match(r"argument .*: invalid choice: '(.*)' \(choose from (.*)\)$", message)
+        if m:
+            close = difflib.get_close_matches(m.group(1), re.findall(r"'([^']*)'", m.group(2)), n=1, cutoff=0.6)
+            if close:
+                message += f"; did you mean {close[0]}?"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from cardzoo import envs
 
     import cardzoo
 
-    p = argparse.ArgumentParser(prog="cardzoo", description="cardzoo: card-game environments, training and evaluation")
+    p = _Parser(prog="cardzoo", description="cardzoo: card-game environments, training and evaluation")
     p.add_argument("--version", action="version", version=f"cardzoo {cardzoo.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     games = sorted(envs.GAMES)
