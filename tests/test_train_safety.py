@@ -732,8 +732,8 @@ def test_train_says_up_front_what_it_will_run(tmp_path, capsys):
     assert said[:3] == [
         "plan: behaviour cloning of all_fours/rule on 2,000 decisions (--bc-samples; whole games are kept, so a few more), "
         "checked against all_fours/rule over 4 duplicate deals (500, or --eval-deals if fewer)",
-        "      PPO for 3,072 steps: --steps 3,000 rounded up to 3 whole rollouts of --n-envs 16 games x --n-steps 64 "
-        "steps = 1,024 steps (PPO learns from whole rollouts)",
+        "      PPO for 3,072 steps: --steps 3,000 rounded up to whole rollouts (PPO learns from whole ones), 3 rollouts "
+        "of --n-envs 16 games x --n-steps 64 steps = 1,024 steps",
         "      evaluation over 4 duplicate deals per opponent (--eval-deals)",
     ]
     cloning = next(x for x in said if x.startswith("behaviour cloning:"))

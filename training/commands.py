@@ -75,12 +75,14 @@ def _train_plan(cfg) -> list[str]:
             bc += f", checked against {cfg.game}/rule over {check:,} duplicate deals (500, or --eval-deals if fewer)"
         parts.append(bc)
     more = " more" if cfg.resume else ""
+    n = steps // rollout
+    rollouts = f"{n:,} rollout{'s' if n != 1 else ''}"
     shape = f"--n-envs {cfg.n_envs} games x --n-steps {cfg.n_steps} steps = {rollout:,} steps"
     if steps != cfg.total_steps:
-        parts.append(f"PPO for {steps:,}{more} steps: --steps {cfg.total_steps:,} rounded up to {steps // rollout:,} whole "
-                     f"rollouts of {shape} (PPO learns from whole rollouts)")
+        parts.append(f"PPO for {steps:,}{more} steps: --steps {cfg.total_steps:,} rounded up to whole rollouts (PPO "
+                     f"learns from whole ones), {rollouts} of {shape}")
     else:
-        parts.append(f"PPO for {steps:,}{more} steps: {steps // rollout:,} rollouts of {shape}")
+        parts.append(f"PPO for {steps:,}{more} steps: {rollouts} of {shape}")
     if cfg.expert_rounds:
         parts.append(f"{cfg.expert_rounds} round{'s' if cfg.expert_rounds != 1 else ''} of expert iteration "
                      f"(--expert-rounds; {cfg.expert_games:,} deals labelled each)")
