@@ -742,3 +742,18 @@ def test_train_says_up_front_what_it_will_run(tmp_path, capsys):
     assert "against all_fours/rule over 4 duplicate deals" in cloning
     assert json.loads((out / "summary.json").read_text())["steps"] == 3072
     assert any(x.startswith("trained 3,072 steps in ") for x in said)
+
+
+def test_train_says_when_the_game_has_no_decision_to_learn(capsys):
+    """cardzoo train pyanitsa (default rules: every move a forced FLIP) trained and evaluated an agent that plays like
+    every other (+0.000 against both opponents) and was told to 'train longer'; the plan now says there is no
+    decision to learn and names a variant with choices. Games with choices get no such note."""
+    from cardzoo.training.commands import _train_plan
+
+    plan = _train_plan(TrainConfig(game="pyanitsa", bc_samples=0, expert_rounds=0))
+    assert plan[-1] == ("note: pyanitsa under these options has no decision to learn: every move is forced (one legal move "
+                        "each), so every agent plays alike; train a variant with choices, e.g. -o collect_order=winner_chooses "
+                        "--skip-forced (training/README.md)")
+    chooses = TrainConfig(game="pyanitsa", bc_samples=0, expert_rounds=0, env_options={"collect_order": "winner_chooses"})
+    assert not any(line.startswith("note:") for line in _train_plan(chooses))
+    assert not any(line.startswith("note:") for line in _train_plan(TrainConfig()))

@@ -88,7 +88,33 @@ def _train_plan(cfg) -> list[str]:
                      f"(--expert-rounds; {cfg.expert_games:,} deals labelled each)")
     if cfg.eval_deals:
         parts.append(f"evaluation over {cfg.eval_deals:,} duplicate deals per opponent (--eval-deals)")
-    return [("plan: " if i == 0 else "      ") + p for i, p in enumerate(parts)]
+    lines = [("plan: " if i == 0 else "      ") + p for i, p in enumerate(parts)]
+    if not _has_choices(cfg.game, cfg.env_options):
+        hint = " e.g. -o collect_order=winner_chooses --skip-forced (training/README.md)" if cfg.game == "pyanitsa" else ""
+        lines.append(f"note: {cfg.game} under these options has no decision to learn: every move is forced (one legal move "
+                     f"each), so every agent plays alike; train a variant with choices,{hint or ' (see the game options)'}")
+    return lines
+
+
+def _has_choices(game: str, env_options: dict, batch: int = 8, max_steps: int = 4000) -> bool:
+    """Whether a game under ``env_options`` ever offers more than one legal move: ``batch`` games with the
+    first legal move each, for at most ``max_steps`` steps (P'yanitsa's default rules are all forced FLIPs)."""
+    import numpy as np
+
+    from cardzoo import envs
+
+    k = envs.kernel(game, **env_options)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, batch)
+    for _ in range(max_steps):
+        mask = k.legal_actions(st)
+        if (mask.sum(axis=-1) > 1).any():
+            return True
+        k.step(st, mask.argmax(axis=-1), rng)
+        if st.done.all():
+            return False
+        k.reset_done(st, rng)
+    return False
 
 
 def cmd_train(args, parse_options) -> int:
