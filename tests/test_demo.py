@@ -52,3 +52,17 @@ def test_demo_into_a_pipe_closed_early_ends_quietly():
     err = p.stderr.read().decode()
     assert p.wait(timeout=60) == 141
     assert err == "", err
+
+
+def test_pyanitsa_demo_with_choices_shows_its_decisions_not_its_flips(capsys):
+    """With collect_order=winner_chooses the winner of each battle orders the pot (a real decision), and each ORDER
+    flushed the forced FLIPs before it, so every FLIP was printed again (587 lines). After the first 3 battles
+    only the decisions are printed, each with its battle, and the forced moves are one line at the end."""
+    assert main(["demo", "pyanitsa", "-o", "collect_order=winner_chooses", "--seed", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    late = [line for line in out if line.startswith("after battle ")]
+    assert late and all(" plays ORDER(" in line for line in late)
+    assert sum(line.endswith("plays FLIP") for line in out) == 6  # battles 1-3 only
+    summary = [line for line in out if "forced moves" in line]
+    assert len(summary) == 1 and summary[0].startswith("... 350 forced moves in battles 4-178 not shown (FLIP x350;")
+    assert len(out) < 300

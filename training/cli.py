@@ -104,7 +104,8 @@ DEMO_FORCED_RUN = 8
 
 def cmd_demo(args) -> int:
     """Play one hand with random legal actions, printing every decision and the table after each trick
-    (the first battles only, in P'yanitsa); long runs of forced moves are summarised unless ``--every-move``."""
+    (after the first battles only, in P'yanitsa, then its decisions alone); forced moves (one legal move)
+    in long runs, or after those battles, are summarised in one line unless ``--every-move``."""
     import numpy as np
 
     from cardzoo import envs
@@ -125,23 +126,24 @@ def cmd_demo(args) -> int:
     shown = [env.render()]  # the last table printed
     print(shown[0])
     forced: list[tuple[str, str, int]] = []  # (agent, move, events before it): forced moves not yet printed
+    hidden: list[tuple[str, str, int]] = []  # forced moves after the battles with tables: one line at the end
 
-    def flush() -> None:
-        if len(forced) <= DEMO_FORCED_RUN:
-            for agent, move, _ in forced:
+    def flush(moves: list, summary: bool = False) -> None:
+        if not summary and len(moves) <= DEMO_FORCED_RUN:
+            for agent, move, _ in moves:
                 print(f"{agent} plays {move}")
-        else:
+        elif moves:
             names = {}
-            for _, move, _ in forced:
+            for _, move, _ in moves:
                 names[move] = names.get(move, 0) + 1
-            moves = ", ".join(f"{m} x{n}" for m, n in names.items())
+            kinds = ", ".join(f"{m} x{n}" for m, n in names.items())
             span = ""
             if counter:
-                first, last = forced[0][2] + 1, events
-                span = f" in {word}s {first}-{last}" if last > first else f" in {word} {first}" if last == first else ""
-            print(f"... {len(forced)} forced moves{span} not shown ({moves}; each the only legal move; "
+                first, last = moves[0][2] + 1, max(events, moves[-1][2] + 1)
+                span = f" in {word}s {first}-{last}" if last > first else f" in {word} {first}"
+            print(f"... {len(moves)} forced moves{span} not shown ({kinds}; each the only legal move; "
                   "--every-move shows them) ...")
-        forced.clear()
+        moves.clear()
 
     returns = {a: 0.0 for a in env.possible_agents}
     for agent in env.agent_iter():
@@ -153,20 +155,22 @@ def cmd_demo(args) -> int:
         legal = np.flatnonzero(obs["action_mask"])
         action = int(rng.choice(legal))
         move = env.action_name(action)
+        quiet = counter == "battles" and events >= DEMO_BATTLE_TABLES and not every  # no more tables: decisions only
         if len(legal) == 1 and not every:
-            forced.append((agent, move, events))
+            (hidden if quiet else forced).append((agent, move, events))
         else:
-            flush()
-            print(f"{agent} plays {move}")
+            flush(forced)
+            print(f"after {word} {events}: {agent} plays {move}" if quiet else f"{agent} plays {move}")
         env.step(action)
         now = int(getattr(state, counter)[0]) if counter else events
         if now != events:
             events = now
             if every or counter == "tricks_done" or events <= DEMO_BATTLE_TABLES:
-                flush()
+                flush(forced)
                 shown[0] = env.render()
                 print(shown[0])
-    flush()
+    flush(forced)
+    flush(hidden, summary=True)
     final = env.render()
     if final != shown[0]:  # the last trick's table is the final one: not printed twice
         print(final)
