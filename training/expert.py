@@ -622,17 +622,18 @@ def distil(
                              f"positions are observations: give an agent that acts from them (e.g. {game}/rule), or none "
                              "(cardzoo distil --reference none)")
     torch.set_num_threads(int(torch_threads))
-    if labels["obs"].shape[1] != agent.scale.shape[0] or labels["q"].shape[1] != agent.policy.action_space.n:
-        raise ValueError(
-            f"labels have observations of size {labels['obs'].shape[1]} and {labels['q'].shape[1]} actions; "
-            f"{init} expects {agent.scale.shape[0]} and {agent.policy.action_space.n}"
-        )
+    # the game and options first: labels of another game also differ in sizes, which would say less
     trained_for = json.loads(json.dumps(dict(agent.meta.get("env_options") or {}), sort_keys=True))  # as the file holds it
     origin = _labels_origin(files)
     if origin is not None and origin != (game, trained_for):
         raise ValueError(
             f"the labels are positions of {origin[0]} with options {origin[1]}; {init} plays {game} with "
             f"options {trained_for}: distil labels made with a policy of the same game and options (cardzoo label --policy)"
+        )
+    if labels["obs"].shape[1] != agent.scale.shape[0] or labels["q"].shape[1] != agent.policy.action_space.n:
+        raise ValueError(
+            f"labels have observations of size {labels['obs'].shape[1]} and {labels['q'].shape[1]} actions; "
+            f"{init} expects {agent.scale.shape[0]} and {agent.policy.action_space.n}"
         )
     policy, scale = agent.policy, torch.as_tensor(agent.scale)
     start = copy.deepcopy(policy)
