@@ -369,10 +369,11 @@ def test_demo_refuses_the_render_options_it_sets_itself(capsys):
 ])
 def test_a_bad_search_on_names_the_flag(argv, flag, tmp_path, capsys):
     """`cardzoo label --label-search-on bogus` said "unknown search_on value 'bogus'", the library's
-    parameter: which flag? The flag as typed now leads the message; nothing is written."""
+    parameter: which flag? The flag as typed now leads the message, and the parameter's name is left out
+    ("unknown value 'bogus'", not "unknown search_on value"); nothing is written."""
     assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"cardzoo {argv[0]}: error: {flag}: unknown search_on value 'bogus'; valid: ['all', 'cards', 'none', 'others']"), err
+    assert err.startswith(f"cardzoo {argv[0]}: error: {flag}: unknown value 'bogus'; valid: ['all', 'cards', 'none', 'others']"), err
     assert list(tmp_path.iterdir()) == []
 
 

@@ -429,7 +429,8 @@ def _check_search_on(flag: str, value) -> None:
     try:
         parse_search_on(value)
     except ValueError as e:
-        raise ValueError(f"{flag} {' '.join(value) if isinstance(value, list) else value}: {e}") from None
+        said = str(e).replace("unknown search_on value", "unknown value").replace("search_on [", "[")  # the flag says it
+        raise ValueError(f"{flag} {' '.join(value) if isinstance(value, list) else value}: {said}") from None
 
 
 _DISTIL_FLAGS = {"--epochs": (1, True), "--batch-size": (2, True), "--lr": (None, False), "--tau": (0, False),
