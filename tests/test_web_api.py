@@ -428,6 +428,63 @@ def test_a_repeated_or_stale_move_is_409_and_changes_nothing(client):
     assert v3["moves"] == 6
 
 
+class _Crashing:
+    """An agent whose every move raises (a bug in an agent, a damaged saved agent)."""
+
+    def act(self, obs, mask):
+        raise RuntimeError("agent crashed")
+
+
+def test_a_failing_ai_player_is_503_and_the_table_plays_it_again_at_the_next_request():
+    """An AI seat's agent that raised gave a bare 500 "Internal Server Error" and left the table at that
+    seat's turn for good: every later move was 409 "not your turn: player_2 is to act", the hint 409,
+    even once the agent worked again. Now it is 503 naming the seat and what to do, the moves before it
+    stand, and the next GET plays the AI seat again."""
+    from fastapi.testclient import TestClient
+
+    from cardzoo.training.web.app import create_app
+    from cardzoo.training.web.tables import TableManager
+
+    c = TestClient(create_app(TableManager(per_client=100, per_minute=100)), raise_server_exceptions=False)
+    out = open_table(c, "all_fours", seed=1)
+    tid, v = out["table_id"], out["view"]
+    table = manager(c).get(tid)
+    name, agent, lock = table.seat_agents[2]
+    table.seat_agents[2] = (name, _Crashing(), None)
+    stand = v["legal"][0]
+    r = c.post(f"/api/tables/{tid}/move", json={"action": stand["action"], "moves": v["moves"]})
+    detail = (f"the AI player at seat 2 ({name}) failed to choose its move (the server's console says why); the moves "
+              "before it stand and it plays again at the next request: GET /api/tables/{id}")
+    assert r.status_code == 503 and r.json()["detail"] == detail
+    assert table.to_act == 2 and [e.seat for e in table.log][-1] == 1  # the person's move and seat 1's stand
+    assert c.get(f"/api/tables/{tid}").status_code == 503  # still failing: tried again, same answer
+    r = c.post(f"/api/tables/{tid}/move", json={"action": 0})
+    assert r.status_code == 503 and r.json()["detail"] == detail
+    table.seat_agents[2] = (name, agent, lock)  # the agent works again
+    moves = table.moves
+    r = c.post(f"/api/tables/{tid}/move", json={"action": 0})  # a move from the view before the failure
+    assert r.status_code == 409 and r.json()["detail"] == (
+        "the AI players have made the moves a failed request left undone; GET /api/tables/{id} for the current "
+        "view, then move")
+    assert table.moves > moves and [e.seat for e in table.log][moves] == 2
+    v = c.get(f"/api/tables/{tid}").json()
+    assert v["your_turn"] and v["to_act"] == 0
+    v = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"], "moves": v["moves"]}).json()
+    assert v["your_turn"] or v["done"]
+    # a table whose first deal fails at an AI seat is not opened
+    m = manager(c)
+    real = m._agent
+    m._agent = lambda game, name, options, seed: (_Crashing(), None)
+    n = len(m)
+    r = c.post("/api/tables", json={"game": "all_fours", "seed": 3, "options": {"first_dealer": 0},
+                                    "partner": "all_fours/rule", "opponents": "all_fours/rule"})  # S1 begs first
+    m._agent = real
+    assert r.status_code == 503 and r.json()["detail"].startswith(
+        "the table could not be dealt: the AI player at seat 1 (all_fours/rule) failed to choose its move; open it "
+        "again or choose another agent (['all_fours/ismcts',")
+    assert len(m) == n
+
+
 def test_table_cap_is_503_and_idle_tables_expire():
     now = [0.0]
     c = make_client(max_tables=2, idle_seconds=60, clock=lambda: now[0])

@@ -18,7 +18,10 @@ with a 4xx/5xx status, and changes nothing):
                                          unless ``force_agent`` (the view's seats name the agents seated).
                                          A string option value is read as ``cardzoo play -o`` reads one,
                                          ``"03"`` as 3 (:func:`cardzoo.training.common.parse_option_value`).
-``GET /api/tables/{id}``                 the View (:func:`cardzoo.training.web.views.table_view_json`); 404 unknown
+``GET /api/tables/{id}``                 the View (:func:`cardzoo.training.web.views.table_view_json`); 404 unknown.
+                                         An AI seat whose agent fails is 503 (on any request that plays
+                                         it); the moves before stand, and the AI plays again at the next
+                                         GET (a move first says to GET: the person has not seen them)
 ``POST /api/tables/{id}/move``           body ``{"action": int, "moves": int}`` (``moves`` optional: the
                                          ``"moves"`` of the View the move answers): the person's move,
                                          then the AI seats' up to the person's next turn -> View, with
@@ -340,7 +343,7 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
 
     @app.get("/api/tables/{table_id}")
     def get_table(table_id: str):
-        return locked(mgr().get(table_id))
+        return locked(mgr().get(table_id), lambda t: t.resume())  # AI moves a failed request left undone
 
     @app.post("/api/tables/{table_id}/move")
     def move(table_id: str, body: Move):

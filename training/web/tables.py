@@ -38,6 +38,7 @@ from cardzoo.agents.registry import takes_seed
 from ..common import agent_action, check_partner, parse_option_value
 
 __all__ = [
+    "AIFailed",
     "BadRequest",
     "Conflict",
     "LogEntry",
@@ -90,6 +91,13 @@ class Conflict(TableError):
 
 class TooManyTables(TableError):
     """The cap on open tables is reached: 503."""
+
+    status = 503
+
+
+class AIFailed(TableError):
+    """An AI seat's agent raised while choosing its move: 503. The moves made before stand (the
+    person's included) and the AI seat plays again at the table's next request (:meth:`Table.resume`)."""
 
     status = 503
 
@@ -207,6 +215,8 @@ class Table:
         self.closing_since: float | None = None
         self._seed = seed
         self._counted = False
+        #: an AI seat failed (:class:`AIFailed`) and its moves are still to be played (:meth:`resume`)
+        self.stalled = False
         self._max_steps = self.kernel.max_episode_steps or 1_000_000
         self.completed_trick: list[dict] | None = None
         #: this episode's moves that seat 0 heard of, for pacing and replay: ``(state after the move,
@@ -268,6 +278,16 @@ class Table:
             )
         self.deal()
 
+    def resume(self) -> int:
+        """Play the AI seats' moves that a request left undone (an AI seat raised :class:`AIFailed`:
+        :attr:`stalled`), up to seat 0's turn; nothing otherwise. Returns :attr:`moves`
+        before the call. Raises :class:`AIFailed` if the AI seat fails again."""
+        start = self.moves
+        if self.stalled and not self.done and self.to_act != 0:
+            self.stalled = False
+            self._advance()
+        return start
+
     def move(self, action: int, expected_moves: int | None = None) -> int:
         """Apply the person's ``action`` at seat 0, then the AI seats' moves up to seat 0's next turn.
         ``expected_moves``: the :attr:`moves` of the view the move answers (``None``: not checked).
@@ -280,6 +300,9 @@ class Table:
         old view, would else be played on a table that has moved on), and :class:`BadRequest` for an
         action that is not legal now (naming it and the legal ones); the table is unchanged then.
         """
+        if self.resume() != self.moves:  # AI moves a failed request left: seat 0 has not seen them
+            raise Conflict("the AI players have made the moves a failed request left undone; "
+                           "GET /api/tables/{id} for the current view, then move")
         if self.done:
             raise Conflict("the episode is over; POST /api/tables/{id}/new deals a new one")
         if self.to_act != 0:
@@ -310,12 +333,21 @@ class Table:
             if self.done or self.to_act == 0:
                 break
             seat = self.to_act
-            _, agent, lock = self.seat_agents[seat]
-            if lock is None:
-                a = agent_action(agent, self.env)
-            else:
-                with lock:
+            name, agent, lock = self.seat_agents[seat]
+            try:
+                if lock is None:
                     a = agent_action(agent, self.env)
+                else:
+                    with lock:
+                        a = agent_action(agent, self.env)
+            except Exception:
+                # a bare 500 left the table stuck at the AI's turn: every move was "not your turn" for good
+                log.exception("AI seat %d (%s) of table %s failed to choose its move", seat, name, self.id)
+                self.stalled = True
+                raise AIFailed(
+                    f"the AI player at seat {seat} ({name}) failed to choose its move (the server's console says "
+                    "why); the moves before it stand and it plays again at the next request: GET /api/tables/{id}"
+                ) from None
             self._apply(seat, a)
         if self.done and not self._counted:
             self.totals += self.returns
@@ -698,8 +730,11 @@ class TableManager:
         try:
             with table.lock:
                 table.deal()
-        except Exception:
+        except Exception as e:
             self.delete(table_id)
+            if isinstance(e, AIFailed):  # the table is gone: no GET to retry
+                raise AIFailed(f"the table could not be dealt: {str(e).split(' (the server')[0]}; open it again "
+                               f"or choose another agent ({self.agent_names(game)})") from None
             raise
         return table
 
