@@ -618,9 +618,9 @@ def distil(
 
         ref_agent = resolve_agent(reference, agent.meta["env_options"], seed=seed, game=game)
         if getattr(ref_agent, "needs_state", False):  # measured after training: it failed then with a TypeError
-            raise ValueError(f"reference agent {reference!r} reads the game state (a search or exec: bot); the held-out "
-                             f"positions are observations: give an agent that acts from them (e.g. {game}/rule), or none "
-                             "(cardzoo distil --reference none)")
+            said = (f"reference agent {reference!r} reads the game state (a search or exec: bot); the held-out positions "
+                    f"are observations: give an agent that acts from them (e.g. {game}/rule), or ")
+            raise _api_error(ValueError, said + "reference=None", said + "--reference none")
     torch.set_num_threads(int(torch_threads))
     # the game and options first: labels of another game also differ in sizes, which would say less
     trained_for = json.loads(json.dumps(dict(agent.meta.get("env_options") or {}), sort_keys=True))  # as the file holds it
@@ -888,15 +888,20 @@ def expert_iterate(
         raise ValueError(f"search_on={search_on!r} distils nothing; valid: 'cards', 'others' or 'all'")
     missing = [t for t in searched if t not in labelled]
     if missing and not labelled:  # said "valid: search_on within []"
-        raise ValueError(
-            f"label_search_on={label_search_on!r} (--label-search-on) gives the labels no PIMC values, so nothing can be "
-            "distilled; valid: --label-search-on cards, others or all (including the --search-on types)"
+        raise _api_error(
+            ValueError,
+            f"label_search_on={label_search_on!r} gives the labels no PIMC values, so nothing can be distilled; valid: "
+            "label_search_on 'cards', 'others' or 'all' (including the search_on types)",
+            f"--label-search-on {label_search_on} gives the labels no PIMC values, so nothing can be distilled; valid: "
+            "--label-search-on cards, others or all (including the --search-on types)",
         )
     if missing:
-        raise ValueError(
+        raise _api_error(
+            ValueError,
             f"search_on={search_on!r} distils {missing} decisions, which label_search_on={label_search_on!r} leaves "
-            f"without values; valid: search_on within {list(labelled)} (--search-on {' '.join(labelled)}), or label them "
-            "too (--label-search-on all)"
+            f"without values; valid: search_on within {list(labelled)}, or label them too (label_search_on='all')",
+            f"--search-on {search_on} distils {missing} decisions, which --label-search-on {label_search_on} leaves "
+            f"without values; valid: --search-on {' or '.join(labelled)}, or label them too (--label-search-on all)",
         )
     if game not in envs.GAMES:
         raise ValueError(f"unknown game {game!r}; available games: {sorted(envs.GAMES)}")
@@ -904,7 +909,7 @@ def expert_iterate(
     _refuse_empty_path(out, "the run folder (--out)", f"--out runs/expert/{game}")
     out = Path(out)
     if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is a file; give a new folder")
+        raise _api_error(ValueError, f"out={str(out)!r} is a file; give a new folder", f"--out {out} is a file; give a new folder")
     config = {"game": game, "init": str(init), "rounds": rounds, "games": games, "n_det": n_det,
               "label_search_on": list(labelled), "search_on": list(searched), "batch": batch, "epochs": epochs, "lr": lr,
               "tau": tau, "prior": prior, "bid_weight": bid_weight, "batch_size": batch_size, "arena_deals": arena_deals,
@@ -912,7 +917,8 @@ def expert_iterate(
     if out.is_dir() and any(out.iterdir()):
         run_file = out / "run.json"
         if not run_file.is_file():  # no run.json: files of something else, never resumed nor written over
-            raise ValueError(f"--out {out} is not empty and is not an expert-iterate run (no run.json); give a new or empty folder")
+            said = " is not empty and is not an expert-iterate run (no run.json); give a new or empty folder"
+            raise _api_error(ValueError, f"out={str(out)!r}" + said, f"--out {out}" + said)
         if not resume:
             raise _api_error(ValueError, f"out={str(out)!r} holds an earlier expert-iterate run; give a new folder, or "
                              "resume=True to continue that run", f"--out {out} holds an earlier expert-iterate run; give "
@@ -929,8 +935,9 @@ def expert_iterate(
         beyond = sorted(int(p.parent.name[6:]) for p in out.glob("round_*/round.json")
                         if p.parent.name[6:].isdigit() and int(p.parent.name[6:]) > rounds)
         if beyond:  # the tables would be rewritten without them (the rounds' folders stay): refused, not lost
-            raise ValueError(f"cannot resume {out} with rounds={rounds}: it holds {max(beyond)} finished rounds; give "
-                             f"--rounds {max(beyond)} or more (a resumed run keeps its finished rounds)")
+            said = f"cannot resume {out} with {{}}: it holds {max(beyond)} finished rounds; give {{}} or more (a resumed run keeps its finished rounds)"
+            raise _api_error(ValueError, said.format(f"rounds={rounds}", f"rounds={max(beyond)}"),
+                             said.format(f"--rounds {rounds}", f"--rounds {max(beyond)}"))
     # a registry name that is no trained policy, a missing or foreign policy fail before any work
     env_options = dict(_load_policy(init, game, deterministic=True).meta.get("env_options") or {})
     out.mkdir(parents=True, exist_ok=True)
