@@ -377,3 +377,22 @@ def test_shown_me_of_the_dealer_lists_his_own_hidden_key_cards_too():
     assert shown == {0: {"QD", "8S"}, 1: {"9S", "7D"}, 2: {"7C"}, 3: {"AH", "10C"}}
     assert {name(c) for c in np.flatnonzero(obs_slice(env, P[0], "shown[partner]"))} == {"7C", "KH"}
     assert {name(c) for c in np.flatnonzero(obs_slice(env, P[2], "seen_by_dealer"))} == {"KH"}
+
+
+def test_a_plain_lead_under_the_trump_lead_duty_shows_no_trumps():
+    """RULES.md §5: at trick 2 a leader holding a trump must lead one, so a face-up plain lead there
+    shows he holds none, as a face-down lead does; determinize must not give him trumps. Trumps
+    diamonds: S1 wins trick 1 and leads 7C face up; before the fix voids[S1] stayed 0 and 95 of 100
+    re-deals for S2 gave S1 a trump."""
+    from cardzoo.envs.avinas.constants import TRUMP_BB
+
+    env = avinas_v0.env()
+    env.reset(seed=6)
+    for a in [77, 78, 78, 8, 10, 29, 21, 0]:  # KNOCK, NO_KNOCK x2, 7D 9D QS QH, then S1 leads 7C
+        env.step(a)
+    st = env.game_state
+    k = env.unwrapped.kernel
+    assert (int(st.trump[0]), int(st.tricks_done[0]), k.action_name(int(st.trick_card[0, 1]))) == (1, 1, "7C")
+    assert int(st.voids[0, 1]) == 0b10000  # the trumps bit (TRUMPS_LED = 4) only
+    redeals = [k.determinize(st, 2, np.random.default_rng(i)) for i in range(100)]
+    assert not any(int(d.hands[0, 1]) & int(TRUMP_BB[1]) for d in redeals)

@@ -358,9 +358,13 @@ def _play(S, b, a, P):
     first = n == 0
     old = S.led[b]
     # §5 shown voids: not following a trump (or face-down) lead shows no trump; not following a
-    # plain suit shows none of its plain cards; a face-down lead is open only to a leader without trumps
+    # plain suit shows none of its plain cards; a face-down lead, or a plain lead where a leader
+    # holding a trump must lead one (trick 2, every lead from trick 2 with every_lead), is open
+    # only to a leader without trumps
     v = 0
-    if (not first and old == TRUMPS_LED and ts == 0) or (first and fd):
+    k = S.tricks_done[b]
+    duty = k >= 1 if P[P_EVERY_LEAD] else k == 1
+    if (not first and old == TRUMPS_LED and ts == 0) or (first and (fd or (duty and ts == 0))):
         v |= 1 << TRUMPS_LED
     if not first and old >= 0 and old < TRUMPS_LED and (suit != old or ts > 0):
         v |= 1 << old
