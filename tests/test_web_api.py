@@ -485,6 +485,30 @@ def test_a_failing_ai_player_is_503_and_the_table_plays_it_again_at_the_next_req
     assert len(m) == n
 
 
+def test_a_failing_hint_agent_is_503_and_changes_nothing():
+    """The hint's agent raising gave a bare 500 "Internal Server Error"; now 503 saying there is no hint
+    and why, the table unchanged."""
+    from fastapi.testclient import TestClient
+
+    from cardzoo.training.web.app import create_app
+    from cardzoo.training.web.tables import TableManager
+
+    c = TestClient(create_app(TableManager(per_client=100, per_minute=100)), raise_server_exceptions=False)
+    tid = open_table(c, "aluette", seed=2, partner="aluette/rule", opponents="aluette/rule")["table_id"]
+    m = manager(c)
+    name = m.default_agent("aluette", m.get(tid).options)
+    before = c.get(f"/api/tables/{tid}").json()
+    real = m._agent
+    m._agent = lambda game, agent_name, options, seed: (_Crashing(), None)
+    r = c.get(f"/api/tables/{tid}/hint")
+    m._agent = real
+    assert r.status_code == 503 and r.json()["detail"] == (
+        f"no hint: its agent ({name}) failed to choose a move (the server's console says why); the table is "
+        "unchanged: play your move, or ask again")
+    assert c.get(f"/api/tables/{tid}").json() == before
+    assert c.get(f"/api/tables/{tid}/hint").status_code == 200
+
+
 def test_table_cap_is_503_and_idle_tables_expire():
     now = [0.0]
     c = make_client(max_tables=2, idle_seconds=60, clock=lambda: now[0])

@@ -641,8 +641,13 @@ class TableManager:
             raise Conflict("a hint is given only on your turn")
         name = self.default_agent(table.game, table.options, table.force_agent)
         agent, lock = self._agent(table.game, name, table.options, None)
-        with lock if lock is not None else threading.Lock():
-            return int(agent_action(agent, table.env))
+        try:
+            with lock if lock is not None else threading.Lock():
+                return int(agent_action(agent, table.env))
+        except Exception:  # was a bare 500; the table is unchanged (the agent only reads it)
+            log.exception("the hint's agent %s failed at table %s", name, table.id)
+            raise AIFailed(f"no hint: its agent ({name}) failed to choose a move (the server's console says why); "
+                           "the table is unchanged: play your move, or ask again") from None
 
     # ------------------------------------------------------------------ tables
     def _check_capacity(self) -> None:
