@@ -115,6 +115,10 @@ def test_an_unknown_agent_lists_the_games_agents_only(capsys):
     assert "all_fours/rule" in mine and "lowest" in mine and not any(a.startswith("avinas/") for a in mine)
     assert capsys.readouterr().err == (f"cardzoo arena: error: unknown agent 'rule'; agents for all_fours: {mine}, "
                                        "or the path of a saved policy\n")
+    # a path that does not exist: the same list, not every game's
+    assert main(["arena", "all_fours", "./nope", "random", "--deals", "2"]) == 2
+    assert capsys.readouterr().err == (f"cardzoo arena: error: no agent file or folder at './nope' (and no registered "
+                                       f"agent of that name; agents for all_fours: {mine})\n")
 
 
 def test_play_refuses_a_partner_where_everyone_plays_alone_before_loading(monkeypatch):

@@ -65,11 +65,17 @@ def resolve_agent(name: str, env_options: dict | None = None, seed: int | None =
     else:
         try:
             agent = agents.load(name)
-        except ValueError as e:
-            if game is None or not str(e).startswith(f"unknown agent {name!r}; available agents: "):
+        except (ValueError, FileNotFoundError) as e:
+            if game is None:
                 raise
             # the game is known: list its agents and the game-less ones, not every game's (about 28 names)
             mine = [a for a in agents.available() if a.startswith(f"{game}/") or "/" not in a]
+            if isinstance(e, FileNotFoundError) and str(e).startswith(f"no agent file or folder at {name!r} "):
+                raise FileNotFoundError(
+                    f"no agent file or folder at {name!r} (and no registered agent of that name; agents for {game}: {mine})"
+                ) from None
+            if not str(e).startswith(f"unknown agent {name!r}; available agents: "):
+                raise
             raise ValueError(f"unknown agent {name!r}; agents for {game}: {mine}, or the path of a saved policy") from None
     if game is not None:
         check_agent_game(agent, game, name)
