@@ -175,6 +175,12 @@ def test_face_down_signal_options():
     assert obs_slice(env, "player_0", "signal").tolist() == [1, 0]
     assert not obs_slice(env, "player_1", "signal").any() and not obs_slice(env, "player_3", "signal").any()
     assert env.agent_selection == "player_3"
+    # what the log of a terminal or web table tells each seat (Kernel.announce): the partner the bit
+    k, st, sig = env.unwrapped.kernel, env.game_state, env.unwrapped.action_id("SIGNAL_VALUABLE")
+    told = [k.announce(st, st, sig, 2, v) for v in range(4)]
+    assert told == [["player_2 signals SIGNAL_VALUABLE to you"], ["player_2 makes a hidden move"], [],
+                    ["player_2 makes a hidden move"]]
+    assert k.announce(st, st, env.unwrapped.action_id("FD_8D"), 2, 0) is None  # other moves: the default lines
 
 
 def test_trick2_leader_with_a_trump_must_lead_one_and_later_leads_are_free():

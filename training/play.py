@@ -223,7 +223,7 @@ def _play_episode(
         if seat != 0:
             if kernel.action_is_public(snapshot, 0, a):
                 write(f"{agent} plays {env.action_name(a)}")
-            else:  # a hidden card, or a hidden move that is no card (Avinas' free signal, told to the partner by the table)
+            else:  # a hidden card, or a hidden move that is no card
                 write(f"{agent} puts a card face down" if kernel.action_card(a) is not None else f"{agent} makes a hidden move")
         if before is not None and int(state.tricks_done[0]) != before and hasattr(state, "leader"):
             write(f"-- trick {before + 1} won by {env.possible_agents[int(state.leader[0])]}")

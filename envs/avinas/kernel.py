@@ -305,6 +305,21 @@ class AvinasKernel(CompiledKernel):
         a = int(action)
         return not (FACEDOWN <= a < FACEDOWN + NUM_CARDS or a in (SIG_VALUABLE, SIG_NOT_VALUABLE))
 
+    def announce(self, before: AvinasState, after: AvinasState, action: int, actor: int, viewer: int) -> list[str] | None:
+        """What ``viewer`` learns from ``actor``'s ``action`` (terminal play, the web table's log). Only
+        the ``"free"`` valuable signal (§11.3) differs by seat: the leader's partner is told it
+        (``player_2 signals SIGNAL_VALUABLE to you``), the opponents that a hidden move was made, the
+        actor nothing new (``[]``). ``None`` for every other action: shown by name, or a face-down
+        lead as a face-down card (:meth:`action_is_public`)."""
+        a = int(action)
+        if a not in (SIG_VALUABLE, SIG_NOT_VALUABLE):
+            return None
+        if viewer == actor:
+            return []
+        if viewer == (actor + 2) % NUM_PLAYERS:
+            return [f"player_{actor} signals {self.action_name(a)} to you"]
+        return [f"player_{actor} makes a hidden move"]
+
     def info(self, st: AvinasState, b: int = 0) -> dict:
         """Public facts (end of the episode): game, declarer, trump, calls, knocks, card points,
         the last deal's loser and penalty, whether its declarer lied or stopped, rams, pips, winner."""
