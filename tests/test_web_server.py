@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 from cardzoo import agents
@@ -170,6 +171,81 @@ def test_frames_replay_the_ai_moves_one_by_one(game):
     # the replay shows the person's own hand only: every other hand is a count
     for f in rep["frames"]:
         assert set(f["view"]) >= {"hand", "hand_sizes", "trick"}
+
+
+def test_the_rest_of_a_pyanitsa_game_without_seat_0_comes_condensed():
+    """P'yanitsa with 4 players (seed 11): once seat 0 is out (battle 47) the other three battled on
+    for 494 battles, and the last answer carried all 993 moves one by one (1.1 MB, about 13 minutes of
+    FLIPs at normal speed). Now it carries seat 0's move, the rest of its last battle and the final
+    battle as frames, and the 988 moves between summed up in ``skipped`` (public facts only: moves,
+    battles, who went out at which battle, the result); the final View, the totals and the replay are
+    those of the game played all out."""
+    from cardzoo.training.web.views import KEEP_FRAMES, TAIL_FRAMES
+    from test_web_hidden_info import cards_named
+
+    c = make_client()
+    out = open_table(c, "pyanitsa", seed=11, players=4)
+    tid, v = out["table_id"], out["view"]
+    assert out["view"]["skipped"] is None
+    sizes = []
+    while not v["done"]:
+        before = v["moves"]
+        r = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"], "moves": v["moves"]})
+        assert r.status_code == 200, r.text
+        sizes.append(len(r.content))
+        v = r.json()
+        skipped = v["skipped"]
+        numbers = [f["move"] for f in v["frames"]]
+        gap = set() if skipped is None else set(range(skipped["first"], skipped["first"] + skipped["moves"]))
+        assert sorted(numbers + sorted(gap)) == list(range(before, v["moves"]))  # every move: a frame or skipped
+        if not v["done"]:
+            assert skipped is None and len(v["frames"]) <= TAIL_FRAMES
+    assert len(sizes) == 47 and v["moves"] == 1139
+    assert max(sizes) == sizes[-1] < 15_000  # was 1,140,144 bytes
+    assert [(f["move"], f["seat"]) for f in v["frames"]] == [(146, 0), (147, 2), (148, 3), (1137, 2), (1138, 3)]
+    assert len(v["frames"]) <= 1 + 2 * KEEP_FRAMES
+    assert v["skipped"] == {
+        "after": 3, "first": 149, "moves": 988, "battles": 494, "result": "seat_2_loses",
+        "out": [{"seat": 0, "move": 148, "battle": 47}, {"seat": 3, "move": 1138, "battle": 542}],
+    }
+    assert cards_named(v["skipped"], envs.kernel("pyanitsa", num_players=4).deck) == set()
+    assert v["frames"][-1]["view"]["summary"] == v["summary"] and v["frames"][-1]["view"]["done"]
+    # the same game played all out by the env: same result, same number of moves
+    env = envs.make("pyanitsa", num_players=4)
+    env.reset(seed=11)
+    steps, returns = 0, np.zeros(4)
+    while not env.game_state.done[0]:
+        env.step(env.legal_actions()[0])
+        returns += [env.rewards[a] for a in env.possible_agents]
+        steps += 1
+    assert steps == v["moves"] and v["returns"] == returns.tolist() == pytest.approx([1 / 3, 1 / 3, -1, 1 / 3])
+    assert v["totals"] == v["returns"]
+    again = c.get(f"/api/tables/{tid}").json()
+    assert {**v, "frames": None, "skipped": None} == {**again, "frames": None, "skipped": None}
+    # the replay still holds every move; "out" and "battles" are read there from seat 0's own views
+    rep = c.get(f"/api/tables/{tid}/replay").json()
+    assert rep["first"] == 0 and [f["move"] for f in rep["frames"]] == list(range(1139))
+    views = [f["view"] for f in rep["frames"]]
+    for o in v["skipped"]["out"]:
+        assert views[o["move"]]["hand_sizes"][o["seat"]] == 0 < views[o["move"] - 1]["hand_sizes"][o["seat"]]
+    battles = [int(next(x["value"] for x in w["facts"] if x["key"] == "battles")) for w in views]
+    assert battles[148 + 988] - battles[148] == 494
+
+
+def test_a_game_seat_0_plays_to_the_end_is_never_condensed():
+    """Two-player P'yanitsa ends when seat 0 is out, and every other game asks seat 0 to the end: no answer
+    is condensed (the long answers of a 4-player P'yanitsa game before seat 0 is out neither)."""
+    c = make_client()
+    for game, body in [("pyanitsa", {"players": 2}), ("ottocento", {}), ("pyanitsa", {"players": 3})]:
+        out = open_table(c, game, seed=3, **body)
+        tid, v = out["table_id"], out["view"]
+        while not v["done"]:
+            v = c.post(f"/api/tables/{tid}/move", json={"action": v["legal"][0]["action"]}).json()
+            assert v["skipped"] is None or v["done"]
+            if v["skipped"] is None:
+                assert [f["move"] for f in v["frames"]] == list(range(v["moves"] - len(v["frames"]), v["moves"]))
+        if body.get("players") != 3:
+            assert v["skipped"] is None
 
 
 def test_replay_while_running_is_409_and_hint_is_a_legal_move():

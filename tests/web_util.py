@@ -19,8 +19,9 @@ VIEW_KEYS = {
     "teams", "summary", "table_id", "game", "game_name", "seat", "num_players", "pack", "seats", "legal",
     "your_turn", "done", "log", "log_start", "returns", "totals", "text", "match", "match_result", "moves",
 }
-#: what a move, new-deal or new-table answer adds to the View: the moves it made, one by one
-FRAMED_KEYS = VIEW_KEYS | {"frames"}
+#: what a move, new-deal or new-table answer adds to the View: the moves it made, one by one (and the
+#: moves it condensed, ``"skipped"``, usually ``None``)
+FRAMED_KEYS = VIEW_KEYS | {"frames", "skipped"}
 
 
 def make_client(**manager_args) -> TestClient:

@@ -27,7 +27,10 @@ with a 4xx/5xx status, and changes nothing):
                                          then the AI seats' up to the person's next turn -> View, with
                                          ``"frames"``: each of these moves as seat 0 saw it
                                          (:func:`~.views.frames_json`), for the browser to show one at a
-                                         time. 400 illegal (the message names the action and the legal
+                                         time, and ``"skipped"``: ``None``, or where the answer ends the
+                                         episode with a long stretch after seat 0's last move (P'yanitsa,
+                                         3-4 players, seat 0 out) that stretch summed up instead of sent
+                                         frame by frame (:func:`~.views.answer_frames`). 400 illegal (the message names the action and the legal
                                          ones); 409 not your turn, the episode is over, or a stale move
                                          (``moves`` is not the table's: a repeated request, or one sent
                                          from an old view); 422 malformed body.
@@ -82,7 +85,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from cardzoo import envs
 
 from .tables import Table, TableError, TableManager
-from .views import frames_json, table_view_json
+from .views import answer_frames, frames_json, table_view_json
 
 __all__ = ["API_ENDPOINTS", "MAX_BODY", "MAX_DETAIL", "create_app", "howto_html", "rules_html", "serve"]
 
@@ -331,7 +334,7 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
         with table.lock:
             start = op(table)
             view = table_view_json(table)
-            view["frames"] = frames_json(table, start or 0)
+            view["frames"], view["skipped"] = answer_frames(table, start or 0)
             return view
 
     @app.post("/api/tables", status_code=201)

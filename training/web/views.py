@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # type names only: tables imports nothing from here, views nothing at run time from tables
     from .tables import Table
 
-__all__ = ["LOG_WINDOW", "card_dict", "frames_json", "generic_view", "match_result", "seat_roles", "table_view_json"]
+__all__ = ["LOG_WINDOW", "TAIL_FRAMES", "answer_frames", "card_dict", "frames_json", "generic_view", "match_result", "seat_roles", "table_view_json"]
 
 _SUITS = {
     "french": {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"},
@@ -169,32 +169,114 @@ FRAME_KEYS = ("hand", "hand_sizes", "exposed", "trick", "last_trick", "to_act", 
 
 def frames_json(table: Table, start: int = 0, stop: int | None = None) -> list[dict]:
     """The moves number ``start`` to ``stop`` (exclusive) of the episode that ``table.history``
-    still holds, one by one, as seat 0 saw them: ``[{"seat", "text"
+    still holds, one by one, as seat 0 saw them: ``[{"move" (its number in the episode), "seat", "text"
     (the action's name, ``"face_down"`` for a move seat 0 does not see which it was; a move seat 0
     does not hear of, an uncaught Aluette signal, has no frame and no number), "completed"
     (``{"cards", "winner"}`` when the move completed a trick, else ``None``), "view" (the seat-0 view after the move, keys :data:`FRAME_KEYS`)}]``.
 
     Built only from seat 0's ``table_view`` of each state, so a frame shows nothing seat 0 may not
     see at that moment (no other hand, no face-down card). Call it holding ``table.lock``."""
-    k = table.kernel
-    out = []
+    return [_frame(table.kernel, e, i, c) for i, e, c in _moves(table, start, stop)]
+
+
+def _moves(table: Table, start: int, stop: int | None):
+    """``(number, history entry, completed trick cards as of that move)`` of the moves ``start`` to ``stop``."""
     completed_cards = table.completed_before
-    for i, (st, seat, action, seen, heard, completed) in enumerate(table.history, start=table.history_start):
-        if completed is not None:
-            completed_cards = completed
+    for i, entry in enumerate(table.history, start=table.history_start):
+        if entry[5] is not None:
+            completed_cards = entry[5]
         if i < start or (stop is not None and i >= stop):
             continue
-        v = _seat0_view(k, st, completed_cards)
-        frame_view = {key: v[key] for key in FRAME_KEYS}
-        done = bool(st.done[0])
-        frame_view["done"] = done
-        frame_view["text"] = k.render(st, 0, 0)  # the text view of that moment, as the View's "text"
-        text = (k.action_name(action) if seen else "face_down") if heard else None
-        done_trick = None
-        if completed is not None and v["last_trick"] is not None:
-            done_trick = v["last_trick"]
-        out.append({"seat": seat, "text": text, "completed": done_trick, "view": frame_view})
-    return out
+        yield i, entry, completed_cards
+
+
+def _frame(k, entry, i: int, completed_cards) -> dict:
+    st, seat, action, seen, heard, completed = entry
+    v = _seat0_view(k, st, completed_cards)
+    frame_view = {key: v[key] for key in FRAME_KEYS}
+    frame_view["done"] = bool(st.done[0])
+    frame_view["text"] = k.render(st, 0, 0)  # the text view of that moment, as the View's "text"
+    text = (k.action_name(action) if seen else "face_down") if heard else None
+    done_trick = None
+    if completed is not None and v["last_trick"] is not None:
+        done_trick = v["last_trick"]
+    return {"move": i, "seat": seat, "text": text, "completed": done_trick, "view": frame_view}
+
+
+#: an answer that ends the episode with more than this many moves after seat 0's last move (P'yanitsa
+#: with 3 or 4 players once seat 0 is out: up to ~1,000 flips, ~1.1 MB, ~13 minutes of pacing) sends
+#: those moves condensed (:func:`answer_frames`)
+TAIL_FRAMES = 40
+#: frames kept at most on each side of a condensed stretch (the battle seat 0 went out in, the last one)
+KEEP_FRAMES = 12
+
+
+def _battles(view: dict) -> int | None:
+    """The ``battles`` fact of a P'yanitsa view (``None`` in the other games)."""
+    for f in view.get("facts") or []:
+        if f.get("key") == "battles" and str(f.get("value", "")).isdigit():
+            return int(f["value"])
+    return None
+
+
+def answer_frames(table: Table, start: int = 0) -> tuple[list[dict], dict | None]:
+    """The frames of an answer that made the moves from number ``start`` on: ``(frames, skipped)``.
+
+    Every move comes as a frame (:func:`frames_json`, ``skipped`` ``None``) unless the answer ends the
+    episode with more than :data:`TAIL_FRAMES` moves after seat 0's last move in it: seat 0 has no
+    decision left, and the other players play on (P'yanitsa with 3-4 players once seat 0 is out). Then
+    the frames are seat 0's own moves and those before, the moves after it up to the end of the trick or
+    battle it took part in (at most :data:`KEEP_FRAMES`), and the last trick or battle (at most
+    :data:`KEEP_FRAMES` frames); the moves between are not sent one by one but summed up in ``skipped``:
+    ``{"after" (frames before the gap), "first" (number of its first move), "moves", "battles" (battles
+    played in it, P'yanitsa; else ``None``), "out" (``[{"seat", "move", "battle"}]``: each seat that went out after
+    seat 0's last move, seat 0 included, at the move that emptied it for good), "result" (the final summary's result)}``.
+    Everything in it is read from seat 0's views of those moments (pile sizes, the battle count, the
+    final summary: public), and the answer's View is the final state, as when every move is sent.
+    Call it holding ``table.lock``."""
+    moves = list(_moves(table, start, None))
+    own = [j for j, (_, entry, _) in enumerate(moves) if entry[1] == 0]
+    after = own[-1] + 1 if own else 0
+    if not table.done or len(moves) - after <= TAIL_FRAMES:
+        return [_frame(table.kernel, e, i, c) for i, e, c in moves], None
+    k = table.kernel
+    views = [_seat0_view(k, e[0], c) for _, e, c in moves]  # seat 0's views only: no hidden card
+    before = views[after - 1]["last_trick"] if after else None
+
+    def ends_trick(j: int) -> bool:  # the move ends a trick or battle (a new last trick)
+        prev = views[j - 1]["last_trick"] if j else before
+        return moves[j][1][5] is not None or views[j]["last_trick"] != prev or _battles(views[j]) != (
+            _battles(views[j - 1]) if j else None)
+
+    head = next((j + 1 for j in range(after, len(moves)) if ends_trick(j)), after)
+    head = min(head, after + KEEP_FRAMES)
+    last = len(moves) - 1
+    tail = next((j + 1 for j in range(last - 1, head - 1, -1) if ends_trick(j)), last)
+    tail = max(tail, len(moves) - KEEP_FRAMES)
+    if tail - head <= 0:
+        return [_frame(k, e, i, c) for i, e, c in moves], None
+    out = []
+    final_sizes = views[last]["hand_sizes"]
+    for s in range(len(final_sizes)):
+        if final_sizes[s] != 0:
+            continue
+        for j in range(last, max(after, 1) - 1, -1):  # the move that emptied seat s for good
+            if views[j]["hand_sizes"][s] == 0 and views[j - 1]["hand_sizes"][s] > 0:
+                out.append({"seat": s, "move": moves[j][0], "battle": _battles(views[j])})
+                break
+    out.sort(key=lambda o: (o["move"], o["seat"]))
+    b0, b1 = _battles(views[head - 1]) if head else None, _battles(views[tail - 1])
+    summary = views[last].get("summary") or {}
+    skipped = {
+        "after": head,
+        "first": moves[head][0],
+        "moves": tail - head,
+        "battles": None if b0 is None or b1 is None else b1 - b0,
+        "out": out,
+        "result": summary.get("result"),
+    }
+    kept = moves[:head] + moves[tail:]
+    return [_frame(k, e, i, c) for i, e, c in kept], skipped
 
 
 def replay_initial(table: Table) -> dict:

@@ -6,7 +6,9 @@
 // Pacing: a move's answer carries "frames" (each move as seat 0 saw it); they are shown one at a
 // time at the chosen speed, each new card travelling to the trick, and a completed trick stays on
 // the table with its winner marked before it is gathered. Forced moves (one legal move, e.g.
-// P'yanitsa's FLIP) are played for the person, at the same pace.
+// P'yanitsa's FLIP) are played for the person, at the same pace. Where an answer's moves after the
+// person's last one were condensed ("skipped": P'yanitsa with 3-4 players once the person is out),
+// the page says what was played without the person and shows the last battle.
 
 import { api, currentSettings, el, initPage, showError } from "./common.js";
 import { cardElement, cardName, isCardCode, miniCard } from "./cards.js";
@@ -27,6 +29,7 @@ let replay = null; // {initial, frames, i} while replaying a finished deal
 let liveView = null; // the live view kept while replaying
 let hinted = null; // action the hint suggests
 let matchInfo = null; // {options, length} of a whole match of this game (from /api/games)
+let skipNote = ""; // what the others played without the person (an answer's "skipped"), until the next move
 
 function pace() {
   return PACE[currentSettings().speed] || PACE.normal;
@@ -446,6 +449,18 @@ function drawStatus() {
   tEl.classList.toggle("mine", !!view.your_turn);
   document.title = (view.game_name || game) + " — cardzoo";
   document.getElementById("text").textContent = view.text || "";
+  const note = document.getElementById("skip-note");
+  note.textContent = skipNote;
+  note.hidden = !skipNote;
+}
+
+/** The moves an answer condensed (its "skipped": the others playing on once the person has no move
+ *  left, e.g. P'yanitsa with 3-4 players once you are out): how many, and who went out when. */
+function skipText(s) {
+  if (!s) return "";
+  const parts = [s.battles != null ? ui("skipped_moves", { moves: s.moves, battles: s.battles }) : ui("skipped_moves_plain", { moves: s.moves })];
+  for (const o of s.out || []) if (o.battle != null) parts.push(ui("went_out", { who: seatName(o.seat), battle: o.battle }));
+  return parts.join(" ");
 }
 
 function drawSummary() {
@@ -574,7 +589,9 @@ function setBusy(b) {
  *  move's answer (the same episode), whose log may reach further back than the answer's. */
 async function showFrames(final, prev) {
   const frames = final.frames || [];
+  const skipped = final.skipped || null;
   delete final.frames;
+  delete final.skipped;
   // the text view of each move's moment (the answer's own text is its last state: shown with the
   // first move, it would show every move of the answer at once); a frame without one keeps the text
   let shownText = view && view.text != null ? view.text : "";
@@ -583,10 +600,22 @@ async function showFrames(final, prev) {
     // log less its own moves), then its frames one by one; a View carries the last moves only
     // (numbered from log_start), and an answer may hold more moves than that
     const all = final.log || [];
-    const heard = frames.filter((f) => f.text != null).length;
+    // (moves the answer condensed, "skipped", are moves seat 0 heard of too)
+    const heard = frames.filter((f) => f.text != null).length + (skipped ? skipped.moves : 0);
     const log = prev ? (prev.log || []).slice() : all.slice(0, Math.max(0, all.length - heard));
-    const first = (final.log_start || 0) + all.length - heard - log.length;
-    for (const f of frames) {
+    let first = (final.log_start || 0) + all.length - heard - log.length;
+    for (let idx = 0; idx < frames.length; idx++) {
+      const f = frames[idx];
+      if (skipped && idx === skipped.after && pace().move > 0) {
+        // the server sent the moves here condensed (the others played on, the person has no move
+        // left): say what happened, then show the last moves; the log is the answer's, less those
+        const rest = frames.slice(idx).filter((x) => x.text != null).length;
+        log.splice(0, log.length, ...all.slice(0, Math.max(0, all.length - rest)));
+        first = final.log_start || 0;
+        skipNote = skipText(skipped);
+        render();
+        await sleep(pace().trick);
+      }
       // the server sends no frame for a move seat 0 does not hear of (an uncaught Aluette signal):
       // a frame, or a pause, would tell that something happened; a frame without text is skipped too
       if (f.text == null) continue;
@@ -611,6 +640,7 @@ async function showFrames(final, prev) {
     }
   }
   arrived = null;
+  if (skipped) skipNote = skipText(skipped);
   view = final;
 }
 
@@ -627,6 +657,7 @@ async function play(action) {
   hinted = null;
   document.getElementById("hint-text").textContent = "";
   let next = action;
+  skipNote = "";
   while (next != null) {
     try {
       const before = view;
@@ -654,6 +685,7 @@ async function newDeal() {
   if (busy) return;
   setBusy(true);
   showError(null);
+  skipNote = "";
   try {
     await showFrames(await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/new"));
   } catch (e) {
