@@ -42,9 +42,9 @@ class ReferenceGame:
     def to_act(self) -> int:
         return self.ordering[0] if self.ordering is not None else self.active[self.flipped]
 
-    def legal(self) -> list[int] | None:
-        """Card ids ``ORDER`` may place, or ``None`` when ``FLIP`` is the only action."""
-        return None if self.ordering is None else sorted(self.ordering[1])
+    def legal(self) -> list[int]:
+        """The legal action ids (§4): the pot cards ``ORDER`` may place, else ``FLIP`` (id = the pack size)."""
+        return [self.o["deck"]] if self.ordering is None else sorted(self.ordering[1])
 
     def flip(self) -> None:
         self.flipped += 1

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from all_fours_reference import ReferenceGame
+from all_fours_reference import RUN, ReferenceGame
+from reference_util import play_in_lockstep
 
 from cardzoo.envs.all_fours.kernel import AllFoursKernel
 
@@ -62,30 +63,18 @@ def test_the_kernel_plays_as_the_reference_model(options, scored):
             assert [_bits(h) for h in st.hands[b]] == r.hands, b
             assert (int(st.trump[b]), int(st.dealer[b])) == (r.trump, r.dealer), b
 
-    live = np.ones(B, bool)
     for b in range(B):
         check(b, ref[b])
-        live[b] = not ref[b].done
-    while live.any():
-        legal = k.legal_actions(st)
-        actions = np.zeros(B, np.int64)
-        for b in np.flatnonzero(live):
-            r = ref[b]
-            assert int(st.current_player[b]) == r.to_act(), b
-            assert np.flatnonzero(legal[b]).tolist() == r.legal(), (b, r.phase, r.trick)
-            actions[b] = pick.choice(r.legal())
-        stepped = live.copy()
-        k.step(st, actions, rng, active=stepped)
-        for b in np.flatnonzero(stepped):
-            r = ref[b]
-            seen["steps"] += 1
-            seen["runs"] += int(actions[b] == 55)
-            if r.step(int(actions[b])) == "deal":  # the kernel shuffled a fresh pack: deal it as §3 says
-                paid, r.step_rewards = r.step_rewards, [0.0] * 4
-                r.deal(st.stock[b])
-                if r.winner is not None:  # the new deal's kick ended the match
-                    r._end_match()
-                r.step_rewards = [p + q for p, q in zip(paid, r.step_rewards)]
-            check(b, r)
-            live[b] = not r.done
+
+    def advance(b: int, r: ReferenceGame, action: int) -> None:
+        seen["runs"] += action == RUN
+        if r.step(action) == "deal":  # the kernel shuffled a fresh pack: deal it as §3 says
+            paid, r.step_rewards = r.step_rewards, [0.0] * 4
+            r.deal(st.stock[b])
+            if r.winner is not None:  # the new deal's kick ended the match
+                r._end_match()
+            r.step_rewards = [p + q for p, q in zip(paid, r.step_rewards)]
+        check(b, r)
+
+    seen["steps"] = play_in_lockstep(k, st, rng, ref, lambda b, r, legal: pick.choice(legal), advance)
     assert seen["ends"] == B and seen["runs"] > 5 and seen["steps"] > 20 * B

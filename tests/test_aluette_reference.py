@@ -13,6 +13,7 @@ from aluette_reference import (
     ACCEPT, CARD, COUNTS, END, KEYS, NO_OFFER, OFFER, OFFERS, PLAY, POWER, REFUSE, SIGNALS, VOTE,
     ReferenceGame, partnership_draw,
 )
+from reference_util import play_in_lockstep
 
 from cardzoo.envs.aluette.kernel import AluetteKernel
 
@@ -153,46 +154,39 @@ def test_the_kernel_plays_as_the_reference_model(options, start):
     for b in range(B):
         new_plan(b)
         check(b, ref[b])
-    live = np.ones(B, bool)
-    step = 0
-    while live.any():
-        legal = k.legal_actions(st)
-        actions = np.zeros(B, np.int64)
-        for b in np.flatnonzero(live):
-            r = ref[b]
-            assert int(st.current_player[b]) == r.to_act(), b
-            assert np.flatnonzero(legal[b]).tolist() == r.legal(), (b, r.phase)
-            actions[b] = _choose(r, pick, plans[b], start == "spoil" and r.deals == 0)
-        stepped = live.copy()
-        k.step(st, actions, rng, active=stepped)
-        step += 1
-        for b in np.flatnonzero(stepped):
-            r = ref[b]
-            tricks = len(r.results)
-            seen["steps"] += 1
-            seen["caught"] += int(st.catch[b].any())
-            outcome = r.step(int(actions[b]), catch=st.catch[b].tolist())
-            if len(r.results) > tricks:
-                seen["spoiled"] += r.results[-1] is None
-            if outcome == "deal" or r.done:  # a deal ended (before the next one is dealt)
-                seen["deals"] += 1
-                for key, happened in (("mordienne", r.mordienne), ("refused", r.refused), ("accepted", r.accepted),
-                                      ("chants", r.recipients), ("nobody", r.deal_winner < 0 and not r.accepted),
-                                      ("truncated", r.truncated), ("draws", r.result == 2), ("swept", 9 in r.won)):
-                    seen[key] += bool(happened)
-            if outcome == "deal":  # a match goes on: deal the kernel's fresh pack
-                r.deal(st.stock[b])
-                new_plan(b)
-            check(b, r)
-            if r.done:
-                live[b] = False
-                seen["ends"] += 1
-                info = k.info(st, b)
-                assert ("truncation" in info) == r.truncated and info["deal_points"] == r.points, b
+    rounds = [0]
+
+    def advance(b: int, r, action: int) -> None:
+        tricks = len(r.results)
+        seen["caught"] += int(st.catch[b].any())
+        outcome = r.step(action, catch=st.catch[b].tolist())
+        if len(r.results) > tricks:
+            seen["spoiled"] += r.results[-1] is None
+        if outcome == "deal" or r.done:  # a deal ended (before the next one is dealt)
+            seen["deals"] += 1
+            for key, happened in (("mordienne", r.mordienne), ("refused", r.refused), ("accepted", r.accepted),
+                                  ("chants", r.recipients), ("nobody", r.deal_winner < 0 and not r.accepted),
+                                  ("truncated", r.truncated), ("draws", r.result == 2), ("swept", 9 in r.won)):
+                seen[key] += bool(happened)
+        if outcome == "deal":  # a match goes on: deal the kernel's fresh pack
+            r.deal(st.stock[b])
+            new_plan(b)
+        check(b, r)
+        if r.done:
+            seen["ends"] += 1
+            info = k.info(st, b)
+            assert ("truncation" in info) == r.truncated and info["deal_points"] == r.points, b
+
+    def observations(rows: np.ndarray) -> None:  # one seat's view per game, a different seat each round
+        rounds[0] += 1
+        step = rounds[0]
         seats = np.array([(ref[b].to_act() + step) % 4 if not ref[b].done else step % 4 for b in range(B)])
         obs = k.observe(st, seats)
-        for b in np.flatnonzero(stepped):
+        for b in rows:
             check_observation(obs[b], b, int(seats[b]))
+
+    choose = lambda b, r, legal: _choose(r, pick, plans[b], start == "spoil" and r.deals == 0)  # noqa: E731
+    seen["steps"] = play_in_lockstep(k, st, rng, ref, choose, advance, after_step=observations)
     assert seen["ends"] == B and seen["steps"] > 25 * B, seen
     assert seen["spoiled"] > 0 or start == "sweep", seen
     if o["signal_intercept"] > 0:

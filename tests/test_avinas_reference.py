@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from avinas_reference import CONTINUE, FACE_DOWN, KNOCK, PASS, STOP, ReferenceGame
+from reference_util import play_in_lockstep
 
 from cardzoo.envs.avinas.kernel import AvinasKernel
 
@@ -180,46 +181,38 @@ def test_the_kernel_plays_as_the_reference_model(options, start):
         elif r.trick_winners:
             assert int(st.leader[b]) == r.trick_winners[-1], b
 
-    live = np.ones(B, bool)
     for b in range(B):
         check(b, ref[b])
-    batch_steps = 0
-    while live.any():
-        legal = k.legal_actions(st)
-        actions = np.zeros(B, np.int64)
-        for b in np.flatnonzero(live):
-            r = ref[b]
-            expected = r.legal()
-            assert np.flatnonzero(legal[b]).tolist() == expected, (b, r.phase, r.trick, r.tricks_done)
-            actions[b] = _choose(r, expected, pick)
-        batch_steps += 1
-        if batch_steps % 2 == 0:  # one seat's view, a different seat each time
-            _check_view(k, st, ref, np.flatnonzero(live), (batch_steps // 2 + np.arange(B)) % 4)
-        if batch_steps % 7 == 0:  # a few positions of every phase
-            seen["determinized"] += _check_determinize(k, st, ref, np.flatnonzero(live)[:32], rng, pick)
-        stepped = live.copy()
-        k.step(st, actions, rng, active=stepped)
-        for b in np.flatnonzero(stepped):
-            r, a = ref[b], int(actions[b])
-            seen["steps"] += 1
-            seen["knock"] += a == KNOCK
-            seen["face_down"] += FACE_DOWN <= a < FACE_DOWN + 32
-            seen["stop"] += a == STOP
-            thrown = r.phase == "call" and r.to_act == r.dealer and r.high_call == 0 and a == PASS
-            seen["throw_in"] += thrown
-            deals, game = r.deals, r.game
-            again = r.step(a) == "deal"
-            if r.deals > deals:  # a scored deal (§6)
-                seen[game] += 1
-                seen["lie"] += r.lied
-            if again:  # the kernel shuffled a fresh pack: deal it as §3 says
-                r.deal(st.stock[b])
-            check(b, r)
-            live[b] = not r.done
-            if r.done:
-                seen["truncated"] += r.truncation is not None
-                if r.winner is not None:  # §6.4
-                    seen["won_clean" if r.clean else "won_rams" if r.ram_balance else "won_pips"] += 1
+    rounds = [0]
+
+    def views(rows: np.ndarray, actions: np.ndarray) -> None:
+        rounds[0] += 1
+        if rounds[0] % 2 == 0:  # one seat's view, a different seat each time
+            _check_view(k, st, ref, rows, (rounds[0] // 2 + np.arange(B)) % 4)
+        if rounds[0] % 7 == 0:  # a few positions of every phase
+            seen["determinized"] += _check_determinize(k, st, ref, rows[:32], rng, pick)
+
+    def advance(b: int, r: ReferenceGame, a: int) -> None:
+        seen["knock"] += a == KNOCK
+        seen["face_down"] += FACE_DOWN <= a < FACE_DOWN + 32
+        seen["stop"] += a == STOP
+        thrown = r.phase == "call" and r.to_act == r.dealer and r.high_call == 0 and a == PASS
+        seen["throw_in"] += thrown
+        deals, game = r.deals, r.game
+        again = r.step(a) == "deal"
+        if r.deals > deals:  # a scored deal (§6)
+            seen[game] += 1
+            seen["lie"] += r.lied
+        if again:  # the kernel shuffled a fresh pack: deal it as §3 says
+            r.deal(st.stock[b])
+        check(b, r)
+        if r.done:
+            seen["truncated"] += r.truncation is not None
+            if r.winner is not None:  # §6.4
+                seen["won_clean" if r.clean else "won_rams" if r.ram_balance else "won_pips"] += 1
+
+    choose = lambda b, r, legal: _choose(r, legal, pick)  # noqa: E731
+    seen["steps"] = play_in_lockstep(k, st, rng, ref, choose, advance, player=lambda r: r.to_act, before_step=views)
     assert seen["steps"] > 20 * B and seen["determinized"] > 100
     assert seen["sevens"] and seen["no_sevens"] and seen["knock"] and seen["face_down"]
     assert bool(seen["stop"]) == o["no7_stop"] and bool(seen["lie"]) == (o["honesty"] == "penalize")

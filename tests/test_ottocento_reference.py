@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from ottocento_reference import MAT, MOORS, ReferenceGame, combo, half_points, value
+from reference_util import play_in_lockstep
 
 from cardzoo.envs.ottocento.kernel import OttocentoKernel
 
@@ -81,36 +82,24 @@ def _compare(k: OttocentoKernel, st, B: int, ref: list[ReferenceGame], choose, r
         assert (int(st.gift[b]), int(st.matto_fate[b]), int(st.discards_to[b])) == (res["gift"], res["fate"], res["to"]), b
         assert sum(res["cards"]) == 2 * 87
 
-    live = np.ones(B, bool)
     for b in range(B):
         check(b, ref[b])
-        live[b] = not ref[b].done
-    while live.any():
-        legal = k.legal_actions(st)
-        actions = np.zeros(B, np.int64)
-        for b in np.flatnonzero(live):
-            r = ref[b]
-            assert int(st.current_player[b]) == r.to_act(), b
-            assert np.flatnonzero(legal[b]).tolist() == r.legal(), (b, r.phase, r.trick)
-            actions[b] = choose(b, r)
-        stepped = live.copy()
-        k.step(st, actions, rng, active=stepped)
-        for b in np.flatnonzero(stepped):
-            r = ref[b]
-            seen["steps"] += 1
-            decls, scored, trick = sum(r.decl), r.deals, list(r.trick)
-            nxt = r.step(int(actions[b]))
-            seen["declared"] += sum(r.decl) != decls
-            if len(trick) == 3:
-                cards = [c for _, c in trick] + [int(actions[b])]
-                seen["moor_ties"] += sum(c in MOORS for c in cards) > 1 and not any(c > 44 and c != MAT for c in cards)
-                seen["matto_led"] += cards[0] == MAT
-            if r.deals > scored:
-                check_result(b, r)
-            if nxt == "deal":  # the kernel shuffled the next deal's pack: deal it as §3 says
-                r.deal(st.stock[b])
-            check(b, r)
-            live[b] = not r.done
+
+    def advance(b: int, r: ReferenceGame, action: int) -> None:
+        decls, scored, trick = sum(r.decl), r.deals, list(r.trick)
+        nxt = r.step(action)
+        seen["declared"] += sum(r.decl) != decls
+        if len(trick) == 3:
+            cards = [c for _, c in trick] + [action]
+            seen["moor_ties"] += sum(c in MOORS for c in cards) > 1 and not any(c > 44 and c != MAT for c in cards)
+            seen["matto_led"] += cards[0] == MAT
+        if r.deals > scored:
+            check_result(b, r)
+        if nxt == "deal":  # the kernel shuffled the next deal's pack: deal it as §3 says
+            r.deal(st.stock[b])
+        check(b, r)
+
+    seen["steps"] = play_in_lockstep(k, st, rng, ref, lambda b, r, legal: choose(b, r), advance)
     assert seen["ends"] == B
     return seen
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from pyanitsa_reference import ReferenceGame
+from reference_util import play_in_lockstep
 
 from cardzoo.envs.pyanitsa.kernel import PyanitsaKernel
 
@@ -36,39 +37,29 @@ def test_the_kernel_plays_as_the_reference_model(options):
     ref = [ReferenceGame(o, k.piles(st, b)) for b in range(B)]
     C = o["deck"]
     assert all(sum(map(len, r.piles)) == (51 if C == 52 and o["num_players"] == 3 else C) for r in ref)
-    live = np.ones(B, bool)
-    battles = ends = 0
-    while live.any():
-        legal = k.legal_actions(st)
-        actions = np.zeros(B, np.int64)
-        for b in np.flatnonzero(live):
-            r = ref[b]
-            expected = [k.FLIP] if r.legal() is None else r.legal()
-            assert int(st.current_player[b]) == r.to_act(), (b, r.battles)
-            assert np.flatnonzero(legal[b]).tolist() == expected, (b, r.battles)
-            actions[b] = pick.choice(expected)
-        stepped = live.copy()
-        k.step(st, actions, rng, active=stepped)
-        for b in np.flatnonzero(stepped):
-            r = ref[b]
-            before = r.battles
-            r.flip() if actions[b] == k.FLIP else r.order(int(actions[b]))
-            battles += r.battles - before
-            if r.random_pot is not None:  # the kernel drew the order: the same cards, in its order
-                winner, pot = r.random_pot
-                r.random_pot = None
-                placed = k.piles(st, b)[winner][len(r.piles[winner]) - len(pot):]
-                assert sorted(placed) == sorted(pot)
-                r.piles[winner][-len(pot):] = placed
-            if r.ordering is None:
-                assert k.piles(st, b) == r.piles, (b, r.battles)
-            assert bool(st.done[b]) == r.done, (b, r.battles)
-            if r.done:
-                info = k.info(st, b)
-                assert info["battles"] == r.battles and info.get("truncation") == r.truncation
-                assert np.allclose(st.rewards[b], r.rewards)
-                if r.truncation is None:
-                    assert (info["draw"], info["losers"]) == (r.draw, r.losers)
-                live[b] = False
-                ends += 1
+    seen = {"battles": 0, "ends": 0}
+
+    def advance(b: int, r: ReferenceGame, action: int) -> None:
+        before = r.battles
+        r.flip() if action == k.FLIP else r.order(action)
+        seen["battles"] += r.battles - before
+        if r.random_pot is not None:  # the kernel drew the order: the same cards, in its order
+            winner, pot = r.random_pot
+            r.random_pot = None
+            placed = k.piles(st, b)[winner][len(r.piles[winner]) - len(pot):]
+            assert sorted(placed) == sorted(pot)
+            r.piles[winner][-len(pot):] = placed
+        if r.ordering is None:
+            assert k.piles(st, b) == r.piles, (b, r.battles)
+        assert bool(st.done[b]) == r.done, (b, r.battles)
+        if r.done:
+            info = k.info(st, b)
+            assert info["battles"] == r.battles and info.get("truncation") == r.truncation
+            assert np.allclose(st.rewards[b], r.rewards)
+            if r.truncation is None:
+                assert (info["draw"], info["losers"]) == (r.draw, r.losers)
+            seen["ends"] += 1
+
+    play_in_lockstep(k, st, rng, ref, lambda b, r, legal: pick.choice(legal), advance)
+    battles, ends = seen["battles"], seen["ends"]
     assert ends == B and battles > 100 * (1 if o["max_battles"] < 100 or o["objective"] == "first_out_loses" else 5)
