@@ -16,6 +16,13 @@ For every game whole episodes are played through the API and every answer is che
 2. A twin table whose state differs only in cards hidden from seat 0 (the env tests' own
    ``permute_hidden``: other hands, talon, stock, face-down cards, pile order) gives the very
    same answer.
+
+Both checks are made for every frame of every answer too, at its own moment (:func:`check_frames`):
+the cards of a frame are the ones seat 0 may know at that move or before (so a card shown a few moves
+before it is played is a leak, even though it is known by the end of the answer), and the frame drawn
+from its state with the hidden cards shuffled is the very same. This is checked for each game and a
+few option sets, on every frame sent (the moves an answer condenses, ``skipped``, are sent as public
+counts only: no card).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import copy
 import re
 import threading
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -31,6 +39,7 @@ from cardzoo import envs
 
 import test_aluette_env, test_all_fours_env, test_avinas_env, test_ottocento_env
 from test_pyanitsa_env import _permute_hidden as pyanitsa_permute
+from cardzoo.training.web.views import frames_json
 from web_util import make_client, manager, open_table, step_bound
 
 PERMUTE = {
@@ -47,20 +56,37 @@ CASES = [
     ("pyanitsa", {}),
     ("pyanitsa", {"players": 3, "options": {"collect_order": "winner_chooses", "tie_mode": "down_up",
                                              "max_battles": 150}}),
+    # seat 0 out early, the others playing on (condensed answers; the face-up cards of their battles are public)
+    ("pyanitsa", {"players": 4, "options": {"deck": 52, "tie_players": "tied", "runout": "forfeit"}}),
+    ("ottocento", {"options": {"declaration_mode": "auto_all", "deal_packets": 3}}),
+    ("avinas", {"options": {"facedown_signal": "free", "trump_lead_rule": "every_lead"}}),
+    ("aluette", {"options": {"signal_visibility": "public", "surrender": True, "chant_recipients": "left_and_partner"}}),
 ]
 
 
 def known_to_seat_0(table) -> set[int]:
     """Cards seat 0 may know now, from the env (see the module docstring), not from any view."""
-    k = table.kernel
-    st = table.env.game_state
+    return known_at(table.kernel, table.env.game_state, table.log)
+
+
+def card_sets(k, st, seat: int) -> set[int]:
+    """The cards of every card set of ``seat``'s observation of ``st``."""
     n = k.deck.n
-    known = set(k.hands(st, 0)[0])
-    obs = k.observe(st, 0)[0]
+    out = set()
+    obs = k.observe(st, seat)[0]
     for e in k.obs_layout.entries:
         if e.stop - e.start == n and e.high == 1:  # a card set
-            known |= set(np.flatnonzero(obs[e.start : e.stop]).tolist())
-    for entry in table.log:
+            out |= set(np.flatnonzero(obs[e.start : e.stop]).tolist())
+    return out
+
+
+def known_at(k, st, log) -> set[int]:
+    """Cards seat 0 may know in state ``st`` after the moves ``log`` (:class:`LogEntry` list): its
+    hand, its observation's card sets, the cards of the moves it saw and the env's public ``info``.
+    (The face-up cards of a P'yanitsa battle are public, RULES.md §7; an out seat 0's observation
+    still shows them, so a 4-player 52-card game played on after seat 0 is out raises no false alarm.)"""
+    known = set(k.hands(st, 0)[0]) | card_sets(k, st, 0)
+    for entry in log:
         if entry.seen and (c := k.action_card(entry.action)) is not None:
             known.add(c)
     known |= cards_named(k.info(st, 0), k.deck)
@@ -103,6 +129,50 @@ def copy_table(table):
     return t2
 
 
+def permuted(k, game, st, rng):
+    """A copy of state ``st`` with the cards hidden from seat 0 shuffled (the env tests' ``permute_hidden``)
+    and whether a card moved."""
+    if game == "pyanitsa":
+        new = pyanitsa_permute(k, st, rng)
+        return new, not np.array_equal(k.linear_piles(new), k.linear_piles(st))
+    new = st.copy()
+    return new, bool(PERMUTE[game](new, 0, 0, rng))
+
+
+def check_frames(table, game, answer, known, checked, rng):
+    """Check each frame of ``answer`` at its own move: its cards are ones seat 0 may know at that move
+    or before (``known``, grown here move by move from move ``checked`` on, each move's
+    :func:`known_at`: the skipped moves too, whose public cards seat 0 may know), and the frame drawn
+    from its state with the hidden cards shuffled is the same. Returns ``(known, the next move to check
+    from, frames whose state a shuffle changed)``."""
+    k, deck = table.kernel, table.kernel.deck
+    frames = answer["frames"]
+    skipped = answer["skipped"]
+    if skipped is not None:
+        assert not cards_named(skipped, deck), f"{game}: the condensed moves name cards: {skipped}"
+        assert set(skipped) == {"after", "first", "moves", "battles", "out", "result"}
+    moved = 0
+    by_move = {f["move"]: f for f in frames}
+    end = max(by_move, default=checked - 1) + 1
+    for m in range(checked, end):
+        st = table.history[m - table.history_start][0]
+        known = known | known_at(k, st, table.log[m : m + 1])
+        f = by_move.get(m)
+        if f is None:
+            continue
+        leaked = cards_named(f, deck) - known
+        assert not leaked, f"{game} move {m} (frame of an answer): {[deck.names[c] for c in leaked]} shown to seat 0"
+        # the same frame from the state with the cards hidden from seat 0 shuffled
+        st2, changed = permuted(k, game, st, rng)
+        entry = table.history[m - table.history_start]
+        twin_table = SimpleNamespace(kernel=k, history=list(table.history), history_start=table.history_start,
+                                     completed_before=table.completed_before)
+        twin_table.history[m - table.history_start] = (st2, *entry[1:])
+        assert frames_json(twin_table, m, m + 1) == [f], f"{game} move {m}: the frame depends on hidden cards"
+        moved += changed
+    return known, end, moved
+
+
 def twin(client, table, game, rng):
     """A second table in the same position but with the cards hidden from seat 0 shuffled; returns
     ``(its id, whether a card moved)`` (``None`` id when the game's shuffle could not be applied)."""
@@ -123,7 +193,16 @@ def twin(client, table, game, rng):
     return t2.id, moved
 
 
-@pytest.mark.parametrize("game, body", CASES, ids=[f"{g}{'-' + str(b['players']) if b else ''}" for g, b in CASES])
+#: the seeds of a case (default 0, 1, 2): those where seat 0 of 4-player P'yanitsa goes out early and the
+#: others play on (seeds 0 and 2 play a thousand moves with seat 0 to the end: long, nothing new)
+SEEDS = {"pyanitsa-4-options": (1, 3)}
+
+
+def case_id(game: str, body: dict) -> str:
+    return game + (f"-{body['players']}" if "players" in body else "") + ("-options" if "options" in body else "")
+
+
+@pytest.mark.parametrize("game, body", CASES, ids=[case_id(g, b) for g, b in CASES])
 def test_no_answer_shows_a_card_seat_0_may_not_see(game, body):
     client = make_client()
     rng = np.random.default_rng(2026)
@@ -132,13 +211,17 @@ def test_no_answer_shows_a_card_seat_0_may_not_see(game, body):
         opts["num_players"] = body["players"]
     deck = envs.kernel(game, **opts).deck
     bound = step_bound(game, **opts)
-    answers = moved = 0
-    for seed in range(3):
+    answers = moved = frames = frames_moved = 0
+    condensed = 0
+    for seed in SEEDS.get(case_id(game, body), range(3)):
         out = open_table(client, game, seed=seed, **body)
         tid = out["table_id"]
         table = manager(client).get(tid)
-        known = known_to_seat_0(table)
         view = out["view"]
+        in_frames, checked, m = check_frames(table, game, view, set(), 0, rng)
+        frames += len(view["frames"])
+        frames_moved += m
+        known = known_to_seat_0(table)
         for step in range(bound + 2):
             leaked = cards_named(view, deck) - known
             assert not leaked, f"{game} step {step}: {[deck.names[c] for c in leaked]} shown to seat 0"
@@ -156,6 +239,10 @@ def test_no_answer_shows_a_card_seat_0_may_not_see(game, body):
             r = client.post(f"/api/tables/{tid}/move", json={"action": legal[int(rng.integers(len(legal)))]["action"]})
             assert r.status_code == 200, r.text
             view = r.json()
+            condensed += view["skipped"] is not None
+            in_frames, checked, m = check_frames(table, game, view, in_frames, checked, rng)
+            frames += len(view["frames"])
+            frames_moved += m
             known |= known_to_seat_0(table)
         assert view["done"]
         # the replay of the finished deal shows it from seat 0's view: nothing more than seat 0 saw
@@ -166,7 +253,11 @@ def test_no_answer_shows_a_card_seat_0_may_not_see(game, body):
         known = known_to_seat_0(table)  # a new deal: only what seat 0 sees of it
         leaked = cards_named(r.json(), deck) - known
         assert not leaked, f"{game} new deal: {[deck.names[c] for c in leaked]} shown to seat 0"
+        check_frames(table, game, r.json(), set(), 0, rng)
     assert answers > 20 and moved > 10
+    assert frames > answers and frames_moved > 10  # frames were checked, and shuffles changed their states
+    if game == "pyanitsa" and body.get("players") == 4:
+        assert condensed == 2  # seat 0 went out and the others played on: checked through the condensed answers
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
