@@ -94,6 +94,14 @@ def _count_bb(P, s):
     return _PLAIN_BB[s] if P[P_CALL_SUIT] else _TRUMP_BB[s]
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _trump_lead_duty(S, b, P):
+    """Whether a leader holding a trump must lead one to the next trick (§5: trick 2; every lead
+    from trick 2 on with ``trump_lead_rule="every_lead"``); trick 1 is the declarer's trump lead."""
+    k = S.tricks_done[b]
+    return k >= 1 if P[P_EVERY_LEAD] else k == 1
+
+
 # ---------------------------------------------------------------------- the deal (§3)
 @njit(cache=True, _nrt=False)  # once per deal or a rare decision: a plain call (compiles once, not into every driver)
 def deal_one(S, b, code, P):
@@ -362,9 +370,7 @@ def _play(S, b, a, P):
     # holding a trump must lead one (trick 2, every lead from trick 2 with every_lead), is open
     # only to a leader without trumps
     v = 0
-    k = S.tricks_done[b]
-    duty = k >= 1 if P[P_EVERY_LEAD] else k == 1
-    if (not first and old == TRUMPS_LED and ts == 0) or (first and (fd or (duty and ts == 0))):
+    if (not first and old == TRUMPS_LED and ts == 0) or (first and (fd or (ts == 0 and _trump_lead_duty(S, b, P)))):
         v |= 1 << TRUMPS_LED
     if not first and old >= 0 and old < TRUMPS_LED and (suit != old or ts > 0):
         v |= 1 << old
@@ -471,11 +477,10 @@ def legal_one(S, b, P, out):
     if ph == PLAY:
         trumps = hand & _TRUMP_BB[max(S.trump[b], 0)]
         if S.n_in_trick[b] == 0:  # §5 leads
-            k = S.tricks_done[b]
-            if k == 0:  # trick 1: a trump
+            if S.tricks_done[b] == 0:  # trick 1: a trump
                 out[0] = trumps
                 return
-            must = k >= 1 if P[P_EVERY_LEAD] else k == 1
+            must = _trump_lead_duty(S, b, P)
             if must and trumps != 0:
                 out[0] = trumps
             elif must:  # no trump: lead face up or face down
