@@ -427,10 +427,9 @@ def _check_search_on(flag: str, value) -> None:
     from .expert import parse_search_on
 
     try:
-        parse_search_on(value)
+        parse_search_on(value, what=None)  # the flag names it
     except ValueError as e:
-        said = str(e).replace("unknown search_on value", "unknown value").replace("search_on [", "[")  # the flag says it
-        raise ValueError(f"{flag} {' '.join(value) if isinstance(value, list) else value}: {said}") from None
+        raise ValueError(f"{flag} {' '.join(value) if isinstance(value, list) else value}: {e}") from None
 
 
 _DISTIL_FLAGS = {"--epochs": (1, True), "--batch-size": (2, True), "--lr": (None, False), "--tau": (0, False),
