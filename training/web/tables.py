@@ -97,9 +97,14 @@ class TooManyTables(TableError):
 
 class AIFailed(TableError):
     """An AI seat's agent raised while choosing its move: 503. The moves made before stand (the
-    person's included) and the AI seat plays again at the table's next request (:meth:`Table.resume`)."""
+    person's included) and the AI seat plays again at the table's next request (:meth:`Table.resume`).
+    ``what``: which agent failed, for a message that goes on differently (a table that could not be dealt)."""
 
     status = 503
+
+    def __init__(self, message: str, what: str = "") -> None:
+        super().__init__(message)
+        self.what = what
 
 
 class TooManyRequests(TableError):
@@ -344,9 +349,10 @@ class Table:
                 # a bare 500 left the table stuck at the AI's turn: every move was "not your turn" for good
                 log.exception("AI seat %d (%s) of table %s failed to choose its move", seat, name, self.id)
                 self.stalled = True
+                what = f"the AI player at seat {seat} ({name}) failed to choose its move"
                 raise AIFailed(
-                    f"the AI player at seat {seat} ({name}) failed to choose its move (the server's console says "
-                    "why); the moves before it stand and it plays again at the next request: GET /api/tables/{id}"
+                    f"{what} (the server's console says why); the moves before it stand and it plays again at the "
+                    "next request: GET /api/tables/{id}", what
                 ) from None
             self._apply(seat, a)
         if self.done and not self._counted:
@@ -738,7 +744,7 @@ class TableManager:
         except Exception as e:
             self.delete(table_id)
             if isinstance(e, AIFailed):  # the table is gone: no GET to retry
-                raise AIFailed(f"the table could not be dealt: {str(e).split(' (the server')[0]}; open it again "
+                raise AIFailed(f"the table could not be dealt: {e.what}; open it again "
                                f"or choose another agent ({self.agent_names(game)})") from None
             raise
         return table
