@@ -669,13 +669,25 @@ window.fetch = async (url, opts) => {
 """
 
 
+def _explanations_shown(drv, server: str, lines: list[dict]) -> list[str]:
+    """Play an Avinas deal (seed 4) with the end-of-deal explanation replaced by ``lines``
+    (``EXPLAIN_INJECT_JS``); the sentences the page shows for them."""
+    from selenium.webdriver.common.by import By
+
+    drv.get(f"{server}/table.html?game=avinas&partner=avinas/random&opponents=avinas/random&seed=4")
+    _wait(drv, lambda d: "table=" in d.current_url, "the Avinas table")
+    _wait_table_ready(drv)
+    drv.execute_script(EXPLAIN_INJECT_JS, lines)
+    _play_deal(drv, check_layout=False)
+    _wait(drv, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#explain li")) == len(lines), "the explanation")
+    return [li.text for li in drv.find_elements(By.CSS_SELECTOR, "#explain li")]
+
+
 def test_explanation_counts_of_one_are_singular(pacing_server, driver):
     """English explanation sentences said "1 rams written (1 knocks, ...)", "in 1 tricks", "reach 1
     tricks", "1 points" (All Fours' hang jack with hang_jack_points=1): only some counts of points had a
     singular sentence (KEY_one). A sentence's {NAME|one|other}
     now gives the word for the count NAME; Indonesian has no plural and is unchanged."""
-    from selenium.webdriver.common.by import By
-
     drv = driver
     _inner_size(drv, *DESKTOP)
     _settings(drv, pacing_server, speed="instant", auto="on", lang="en")
@@ -687,13 +699,7 @@ def test_explanation_counts_of_one_are_singular(pacing_server, driver):
         {"key": "al_winner_detail", "args": {"seat": "S1", "team": "B", "n": 1, "points": 1}},
         {"key": "af_hang_jack", "args": {"seat": "S1", "team": "A", "points": 1}},  # hang_jack_points=1
     ]
-    drv.get(f"{pacing_server}/table.html?game=avinas&partner=avinas/random&opponents=avinas/random&seed=4")
-    _wait(drv, lambda d: "table=" in d.current_url, "the Avinas table")
-    _wait_table_ready(drv)
-    drv.execute_script(EXPLAIN_INJECT_JS, lines)
-    _play_deal(drv, check_layout=False)
-    _wait(drv, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#explain li")) == 6, "the explanation")
-    shown = [li.text for li in drv.find_elements(By.CSS_SELECTOR, "#explain li")]
+    shown = _explanations_shown(drv, pacing_server, lines)
     assert shown == [
         "Your team took 47 card points in 1 trick.",
         "Opponents lost the deal: 1 ram written (1 knock, each doubling the stake).",
@@ -710,8 +716,6 @@ def test_explanation_sentences_about_you_agree_with_you(pacing_server, driver):
     losers "{seats} ran out of cards first and lose" said "Left opponent ... and lose" for one seat and
     "You Left opponent" (no "and") for two. A sentence about the person alone now has its own words
     (explain.KEY_you) and a list of seats is said as a list."""
-    from selenium.webdriver.common.by import By
-
     drv = driver
     _inner_size(drv, *DESKTOP)
     _settings(drv, pacing_server, speed="instant", auto="on", lang="en")
@@ -727,13 +731,7 @@ def test_explanation_sentences_about_you_agree_with_you(pacing_server, driver):
         {"key": "py_first_out", "args": {"seats": "S0 S1"}},
         {"key": "py_first_out", "args": {"seats": "S1 S2 S3"}},
     ]
-    drv.get(f"{pacing_server}/table.html?game=avinas&partner=avinas/random&opponents=avinas/random&seed=4")
-    _wait(drv, lambda d: "table=" in d.current_url, "the Avinas table")
-    _wait_table_ready(drv)
-    drv.execute_script(EXPLAIN_INJECT_JS, lines)
-    _play_deal(drv, check_layout=False)
-    _wait(drv, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#explain li")) == len(lines), "the explanation")
-    shown = [li.text for li in drv.find_elements(By.CSS_SELECTOR, "#explain li")]
+    shown = _explanations_shown(drv, pacing_server, lines)
     assert shown == [
         "You were the first to reach 4 tricks, the most: 1 point to Your team.",
         "You were the first to reach 4 tricks, the most: 2 points to Your team.",
