@@ -290,3 +290,84 @@ def test_full_deal_scores_every_component_and_pays_win_loss():
         sign = np.sign(r["totals"][0] - r["totals"][1])
         assert total == {"player_0": sign, "player_2": sign, "player_1": -sign, "player_3": -sign}
         assert sorted(mask_to_cards(st.final_piles[0, 0] | st.final_piles[0, 1])) == list(range(62))
+
+
+# ----------------------------------------------------------------------------- whole deals through the env (§1, §6, §8, E10)
+# Team B (seats 1, 3) holds every trump, the Matto and K Q N J of swords and batons; dealer 0 (team A).
+# Whatever is played, B wins all 15 tricks: A can follow swords/batons only below B's courts, and is
+# void in trumps.
+LOPSIDED = {1: "ANG WOR SUN MOO T16 T15 T14 T13 T12 T11 T10 KS QS NS JS",
+            3: "T9 T8 T7 T6 T5 MO1 MO2 MO3 MO4 BEG MAT KB QB NB JB"}
+
+
+def _play_lowest(env, stop=None):
+    """Pass every declaration and play the lowest legal card until the episode ends (or ``stop()``);
+    returns each agent's summed rewards."""
+    total = {a: 0.0 for a in env.possible_agents}
+    while not any(env.terminations.values()) and not (stop and stop()):
+        legal = env.legal_actions()
+        env.step(PASS if PASS in legal else min(legal))
+        for a in total:
+            total[a] += env.rewards[a]
+    return total
+
+
+@pytest.mark.parametrize("hands", [LOPSIDED, {1: LOPSIDED[1], 3: LOPSIDED[3].replace("MAT", "10B"), 2: "MAT"}],
+                         ids=["matto-with-B", "matto-with-A"])
+def test_e10_whole_deal_the_dealers_team_takes_no_trick(hands):
+    """RULES §3.4, §6, E10: the dealer's team wins no trick, so B holds all 62 cards (the discards
+    too): 87 card points + 6 for the last trick + combo(whole pack) = sets 148 doubled (296) +
+    sequences (four suits 30 each, Aces 25, Moors 25, Grande 105 = 275) doubled (550) = 846, so
+    939 to 0. §6.1: when the Matto is A's, A won no trick, so it stays with B and nothing is given."""
+    deck = make_deck(hands, dealer=0)
+    for reward, pay in (("win_loss", 1.0), ("point_diff", 9.39)):
+        env = ottocento_v0.env(reward=reward)
+        env.reset(seed=0, options={"deck": deck, "dealer": 0})
+        total = _play_lowest(env)
+        info = env.infos["player_0"]
+        assert info["tricks_won"] == [0, 15] and info["discards_to"] == "B"
+        assert info["card_points"] == [0, 87] and info["captured_combinations"] == [0, 846]
+        assert info["last_trick"] == [0, 6] and info["declarations_team"] == [0, 0]
+        assert info["totals"] == [0, 939] and int(env.game_state.winner[0]) == 1
+        assert info["matto"] == ("stayed with the opponents" if 2 in hands else "kept by its team")
+        assert info["matto_gift"] is None
+        assert int(env.game_state.final_piles[0, 1]) == (1 << 62) - 1
+        assert total == pytest.approx({"player_0": -pay, "player_1": pay, "player_2": -pay, "player_3": pay})
+
+
+@pytest.mark.parametrize("bonus, winner, pay", [(-933, -1, 0.0), (-932, 1, -1.0), (-934, 0, 1.0)])
+def test_equal_totals_draw_and_pay_nothing(bonus, winner, pay):
+    """§6 step 6 / §9.14: equal totals draw (reward 0, no tie-break). With last_trick_bonus = -933 team
+    B's 87 + 846 - 933 = 0 equals A's 0; one point either way decides the deal (``pay``: team A's reward)."""
+    env = ottocento_v0.env(last_trick_bonus=bonus)
+    env.reset(seed=0, options={"deck": make_deck(LOPSIDED, dealer=0), "dealer": 0})
+    total = _play_lowest(env)
+    assert env.infos["player_0"]["totals"] == [0, 933 + bonus]
+    assert int(env.game_state.winner[0]) == winner
+    assert total == {"player_0": pay, "player_1": -pay, "player_2": pay, "player_3": -pay}
+
+
+@pytest.mark.parametrize("target, score, over", [(939, None, True), (940, None, False), (1000, [100, 61], True),
+                                                 (1000, [100, 60], False)])
+def test_match_ends_when_a_team_reaches_the_target_else_the_deal_passes_right(target, score, over):
+    """§1, §8, §11.5: match totals add up (B: 939 this deal); reaching the target exactly at the end of a
+    deal wins; otherwise the next deal is dealt by dealer + 1 (seat 1, who as the dealer discards first).
+    Under point_diff every deal pays its difference / 100 (-9.39 to A), the match's last one included."""
+    deck = make_deck(LOPSIDED, dealer=0)
+    for reward in ("win_loss", "point_diff"):
+        env = ottocento_v0.env(match_target=target, reward=reward)
+        opts = {"deck": deck, "dealer": 0}
+        if score is not None:
+            opts["score"] = score
+        env.reset(seed=0, options=opts)
+        st = env.game_state
+        total = _play_lowest(env, stop=lambda: int(st.deals_played[0]) == 1)
+        before = score or [0, 0]
+        assert (st.score[0] // 2).tolist() == [before[0], before[1] + 939]
+        assert all(env.terminations.values()) == over
+        if over:
+            assert int(st.winner[0]) == 1
+        else:
+            assert int(st.dealer[0]) == 1 and env.agent_selection == "player_1" and int(st.phase[0]) == DISCARD
+        pay = 9.39 if reward == "point_diff" else (1.0 if over else 0.0)
+        assert total == pytest.approx({"player_0": -pay, "player_1": pay, "player_2": -pay, "player_3": pay})
