@@ -505,3 +505,82 @@ def test_e13_partnership_draw():
 def test_named_powers_are_unique():
     for n, pw in NAMED_POWER.items():
         assert sum(POWER == pw) == 1 and POWER[cid(n)] == pw
+
+
+# ----------------------------------------------------------------------------- scoring edges (§6, §9 D7, D10, D12)
+@pytest.mark.parametrize(
+    "seq, won, winner, points",
+    [
+        (["X"] * 8 + [3], [0, 0, 0, 1], 3, [0, 2]),  # k = 9: a one-trick block after eight spoiled tricks
+        ([0] + ["X"] * 7 + [1], [1, 1, 0, 0], 0, [1, 0]),  # M = 1: seat 0 reached it first (trick 1)
+        ([0, 1, 2, "X", "X", 3, "X", 3, 3], [1, 1, 1, 3], 3, [0, 1]),  # tricks 6, 8, 9: a spoiled 7th breaks it
+    ],
+    ids=["k9", "first-to-one", "spoiled-inside"],
+)
+def test_mordienne_edges(seq, won, winner, points):
+    """RULES §6 / D10: mordienne is exactly tricks k..9 for some k >= 2, none spoiled, won by the deal
+    winner; k = 9 counts. D7: with one trick each, the first to reach one wins the deal."""
+    env = play_sequence(seq)
+    st = env.game_state
+    assert st.won[0].tolist() == won and int(st.deal_winner[0]) == winner
+    assert st.points[0].tolist() == points and bool(st.mordienne[0]) == (max(points) == 2)
+    p = points[0] - points[1]
+    assert rewards(env) == [p, -p, p, -p]
+
+
+def test_reward_win_for_one_deal_is_the_sign_of_its_points():
+    """D12: reward="win" with episode="deal" pays the sign of the deal's points: ±1 after mordienne (2 points)."""
+    env = play_sequence([0, 2, "X", 1, "X", 3, 3, 3, 3], reward="win")
+    assert env.game_state.points[0].tolist() == [0, 2]
+    assert rewards(env) == [-1, 1, -1, 1]
+
+
+def test_accepted_surrenders_count_as_deals_of_a_match():
+    """§4.4 / §6: an accepted surrender ends the deal with 1 point to the accepting team, the deal counts
+    toward the match and passes to the left; a 2-deal match at 1-1 is a draw (reward="score" pays each
+    deal, reward="win" pays only the match result)."""
+    for reward in ("score", "win"):
+        env = new_env(make_deck(0), dealer=0, episode="match", surrender=True, chant=False, signals="off",
+                      match_deals=2, reward=reward)
+        play(env, "S1:offer_surrender S2:accept_surrender")  # dealer 0: L = S1 offers, S2 (team A) accepts
+        st = env.game_state
+        assert int(st.deals[0]) == 1 and st.score[0].tolist() == [1, 0] and not any(env.terminations.values())
+        assert rewards(env) == ([1, -1, 1, -1] if reward == "score" else [0, 0, 0, 0])
+        assert int(st.dealer[0]) == 1 and env.agent_selection == "player_2"  # the new L offers first
+        play(env, "S2:offer_surrender S3:accept_surrender")  # team B accepts
+        assert int(st.deals[0]) == 2 and st.score[0].tolist() == [1, 1] and all(env.terminations.values())
+        assert env.infos["player_0"]["match_result"] == "draw"
+        assert rewards(env) == ([-1, 1, -1, 1] if reward == "score" else [0, 0, 0, 0])
+
+
+# ----------------------------------------------------------------------------- chant vote and signal windows (§4.1, §4.5)
+def test_the_dealer_refusing_last_cancels_the_chant():
+    """§4.1: one refusal settles it, the dealer's (the fourth vote) too: no chant, nine cards each, the
+    signalling round opens at L."""
+    env = new_env(make_deck(0, talon=TALON), dealer=0)
+    play(env, "S1:accept_chant S2:accept_chant S3:accept_chant S0:refuse_chant")
+    st = env.game_state
+    assert st.votes[0].tolist() == [0, 1, 1, 1] and not st.chanted[0]
+    assert all(len(h) == 9 for h in env.hands.values())
+    assert env.agent_selection == "player_1" and int(st.phase[0]) == 2
+    assert not any(st.received[0].tolist())
+
+
+def test_a_signal_in_trick_play_keeps_the_turn_and_signals_renew_each_deal():
+    """§4.5: in trick play (round_and_turns) a signal leaves the turn with the sender; each name once per
+    deal, so after madame in the round only `as` is left; the next deal of a match starts afresh."""
+    hands = {2: "3Cu ASw 4Co 5Co 6Co 7Co 8Co JCo NCo"}
+    env = new_env(make_deck(1, hands), dealer=1, chant=False, episode="match", match_deals=2)
+    play(env, "S2:madame S2:end_signals S3:end_signals S0:end_signals S1:end_signals")
+    cards = {name(c) for c in range(48)}
+    assert env.agent_selection == "player_2" and legal_names(env) - cards == {"as"}
+    play(env, "S2:as")
+    assert env.agent_selection == "player_2" and legal_names(env) - cards == set()
+    assert legal_names(env) == {name(c) for c in env.hands["player_2"]}
+    assert obs_slice(env, "player_0", "signals[partner]").tolist() == [0, 1, 0, 0, 0, 0, 0, 0, 1, 0]
+    while int(env.game_state.deals[0]) == 0:
+        env.step(min(a for a in env.legal_actions() if a < 48))
+    st = env.game_state
+    assert int(st.dealer[0]) == 2 and env.agent_selection == "player_3" and int(st.phase[0]) == 2
+    assert st.sent[0].tolist() == [0, 0, 0, 0]
+    assert not obs_slice(env, "player_0", "signals[partner]").any()
