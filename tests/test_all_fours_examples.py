@@ -733,3 +733,100 @@ def test_max_hands_truncates_the_match_with_reward_0():
     assert env.truncations == {a: True for a in P}
     assert rewards(env) == [0.0] * 4
     assert env.infos["player_0"]["truncation"] == "max_hands=1 reached"
+
+
+# ----------------------------------------------------------------------------- §6 edge cases beyond §10
+def test_no_trump_dealt_scores_only_game():
+    # RULES.md §6: "No trump dealt: no High, Low or Jack." Kick 4S (dealer S3, team B, no kick
+    # points); every other spade stays in the stock, so no trump is in any hand. The Game is
+    # still scored: B's 8C..KC and 8D..KD hold 2 x (10 + 1 + 2 + 3) = 32, A's 2-7 hold 0.
+    hands = {0: "2C 3C 4C 5C 6C 7C", 1: "8C 9C 10C JC QC KC", 2: "2D 3D 4D 5D 6D 7D", 3: "8D 9D 10D JD QD KD"}
+    env = new_env(make_deck(3, hands, kicks="4S"), dealer=3)
+    st = env.game_state
+    play(env, "S0:STAND")
+    steps, total = play_out(env)
+    assert steps == 24
+    assert st.items[0].tolist() == [-1, -1, -1, TEAM_B]
+    assert not st.hang[0]
+    assert obs_slice(env, "player_0", "game_captured").tolist() == [0, 32]
+    assert st.points[0].tolist() == [0, 1]
+    assert total == {"player_0": -1.0, "player_1": 1.0, "player_2": -1.0, "player_3": 1.0}
+
+
+def test_single_trump_that_is_not_the_jack_scores_high_and_low_only():
+    # RULES.md §6: "One trump dealt: its team scores High and Low." Kick 5D; 9D (S2, team A) is
+    # the only diamond dealt and JD is in the stock: no Jack. No count card is dealt, so the Game
+    # is 0-0 and nobody scores it (default game_tie="none").
+    hands = {1: "2C 3C 4C 5C 6C 7C", 2: "9D 8C 9C 2H 3H 4H", 3: "5H 6H 7H 8H 9H 2S", 0: "3S 4S 5S 6S 7S 8S"}
+    env = new_env(make_deck(0, hands, kicks="5D"), dealer=0)
+    st = env.game_state
+    play(env, "S1:STAND")
+    _, total = play_out(env)
+    assert st.items[0].tolist() == [TEAM_A, TEAM_A, -1, -1]
+    assert obs_slice(env, "player_0", "game_captured").tolist() == [0, 0]
+    assert st.points[0].tolist() == [2, 0]
+    assert total == {"player_0": 2.0, "player_1": -2.0, "player_2": 2.0, "player_3": -2.0}
+
+
+def test_run_cards_count_for_high_low_and_jack():
+    # RULES.md §6: "'Dealt' means in a hand (6, 9 or 12 cards)." Dealer S3; kick 4S, S0 begs, S3
+    # runs: kick 2 = 2H (another suit: hearts are trump, 9 cards each). The only hearts dealt come
+    # with the run: AH (S1), 3H (S2), JH (S3). High -> B (AH), Low -> A (3H), and JH can only meet
+    # AH, its partner's card, so B scores Jack (1), not Hang jack. The kicked 2H counts for nothing.
+    hands = {
+        0: "2C 3C 4C 2D 3D 4D 5C 6C 7C",
+        1: "5D 6D 7D 8D 9D 2S AH 3S 5S",
+        2: "8C 9C 6S 7S 8S 9S 3H 10C JC",
+        3: "QC KC AC 10D JD QD JH KD AD",
+    }
+    env = new_env(make_deck(3, hands, kicks="4S 2H"), dealer=3)
+    st = env.game_state
+    play(env, "S0:BEG S3:RUN")
+    assert int(st.trump[0]) == H and int(st.hand_size[0]) == 9 and st.points[0].tolist() == [0, 0]
+    assert {"AH", "3H", "JH"} <= hand_names(env, 1) | hand_names(env, 2) | hand_names(env, 3)
+    steps, total = play_out(env)
+    assert steps == 36
+    assert st.items[0, :3].tolist() == [TEAM_B, TEAM_A, TEAM_B]
+    assert not st.hang[0]
+    gv = obs_slice(env, "player_0", "game_captured").tolist()
+    # 45 Game points are dealt (AH, JH, S2's 10C JC, S3's court cards); the lowest-card play-out
+    # gives A 8 and B 37
+    assert gv == [8, 37]
+    assert int(st.items[0, GAME]) == TEAM_B
+    assert st.points[0].tolist() == [1, 3]
+    assert total == {"player_0": -2.0, "player_1": 2.0, "player_2": -2.0, "player_3": 2.0}
+
+
+def test_rejected_third_kick_can_end_the_match_before_exhaustion():
+    # RULES.md §4 / §9.5: every kick scores, a same-suit re-kick too, at once (§3.4). Dealer S3
+    # (B) at 10: kick 4S (0), S0 begs, S3 runs: AS (+1, spades again, set aside), then JS (+3,
+    # spades again): B reaches 14 on the third kick and wins; the exhausted pack is not redealt.
+    env = new_env(make_deck(3, kicks="4S AS JS"), dealer=3, score=[0, 10], episode="match")
+    st = env.game_state
+    play(env, "S0:BEG S3:RUN")
+    assert bool(st.done[0]) and not bool(st.truncated[0]) and int(st.winner[0]) == TEAM_B
+    assert st.score[0].tolist() == [0, 14] and st.points[0].tolist() == [0, 4]
+    assert int(st.redeals[0]) == 0
+    assert rewards(env) == [-4.0, 4.0, -4.0, 4.0]
+    # with score_rejected_kicks=False neither AS nor JS scores: the pack is exhausted and redealt
+    env = new_env(make_deck(3, kicks="4S AS JS"), dealer=3, score=[0, 10], episode="match", seed=1,
+                  score_rejected_kicks=False)
+    st = env.game_state
+    play(env, "S0:BEG S3:RUN")
+    assert not bool(st.done[0]) and int(st.redeals[0]) == 1
+    kick = int(st.stock[0, 24])
+    assert st.score[0].tolist() == [0, 10 + KICK_TRINIDAD.get(kick % 13, 0)]
+
+
+def test_exhaustion_in_a_match_keeps_the_dealer_and_the_hand():
+    # RULES.md §4: after an exhausted pack "the same dealer deals a new hand"; it is still the same
+    # hand of the match (the deal passes on only after a hand is played out, §1).
+    env = new_env(make_deck(3, kicks="4S AS 9S"), dealer=3, score=[5, 6], episode="match", seed=2)
+    st = env.game_state
+    play(env, "S0:BEG S3:RUN")
+    assert int(st.dealer[0]) == 3 and int(st.hands_played[0]) == 0 and int(st.redeals[0]) == 1
+    assert int(st.phase[0]) == BEG_DECISION and env.agent_selection == "player_0"
+    kick = int(st.stock[0, 24])
+    kp = KICK_TRINIDAD.get(kick % 13, 0)
+    assert st.points[0].tolist() == [0, 1 + kp] and st.score[0].tolist() == [5, 7 + kp]
+    assert rewards(env) == [0.0] * 4  # nothing is paid before the hand is played out
