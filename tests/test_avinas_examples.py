@@ -493,3 +493,115 @@ def test_match_reward_win_pays_only_at_the_end():
     last_trick(env, "S0:7C S1:7S S2:8S S3:9S")
     assert team_rewards(env) == (0.0, 0.0) and not any(env.terminations.values())
     assert env.game_state.pips[0].tolist() == [2, 0] and env.game_state.dealer[0] == 1
+
+
+# ---------------------------------------------------------------- §5/§6 edge cases beyond §10
+def test_rams_partly_struck_off():
+    # RULES.md §6.2: "A team receiving rams first strikes off as many of the other team's rams as
+    # it can and keeps the rest." A holds 3 rams; B's declarer (seat 1) ends on 60 and B receives
+    # 1 ram: it strikes off one of A's, leaving A 2, B 0 (balance 3 -> 2).
+    env = new_env(seed=6, episode="match", ram_balance=3)
+    craft(env, game="sevens", trump="C", declarer=1, leader=1, tricks_done=7, points=(60, 58), tricks_won=(3, 4),
+          hands={1: "JD", 2: "7S", 3: "8S", 0: "9S"})
+    last_trick(env, "S1:JD S2:7S S3:8S S0:9S")
+    st = env.game_state
+    assert st.last_loser[0] == 1 and st.last_penalty[0] == 1
+    assert st.ram_balance[0] == 2
+    assert obs_slice(env, "player_0", "rams").tolist() == [2, 0]
+    assert team_rewards(env) == (1.0, -1.0)
+
+
+@pytest.mark.parametrize(
+    "before,tricks,loser,pips",
+    [
+        ((90, 30), (6, 1), 1, 4),   # losers with exactly 30 points: 4
+        ((89, 31), (6, 1), 1, 2),   # 31 points: 2
+        ((120, 0), (6, 1), 1, 4),   # a trick worth 0 points is still a trick: 4, not 6
+        ((61, 59), (4, 3), 1, 2),   # declarers with 61 win
+        ((60, 60), (4, 3), 0, 2),   # declarers with 60 lose (§9.14), scored on their own 60
+    ],
+    ids=["30", "31", "zero-point-trick", "61", "60"],
+)
+def test_pip_schedule_boundaries(before, tricks, loser, pips):
+    # RULES.md §6.3: "6 with no trick, else 4 with 30 points or fewer, else 2"; §6.1: 61 wins.
+    # Declarer seat 0 (team A) wins the last trick, worth 0 points.
+    env = new_env(seed=9, episode="match")
+    craft(env, game="no_sevens", trump="C", declarer=0, leader=0, tricks_done=7, points=before, tricks_won=tricks,
+          high_call=3, hands={0: "7C", 1: "7S", 2: "8S", 3: "9S"})
+    last_trick(env, "S0:7C S1:7S S2:8S S3:9S")
+    st = env.game_state
+    assert st.last_loser[0] == loser and st.last_penalty[0] == pips
+    expect = [0, 0]
+    expect[loser] = pips
+    assert st.pips[0].tolist() == expect
+    u = pips / 2
+    assert team_rewards(env) == ((-u, u) if loser == 0 else (u, -u))
+
+
+def test_a_lying_declarer_who_stops_still_loses():
+    # RULES.md §9.10: "Lying is found by the environment from the declarer's hand, even if he
+    # stops early." After trick 6 team A (declarer seat 0) has 80, B 28; the declarer lied and
+    # stops: A loses, scored on its own 80 points -> 2 pips (not B's 4 of E9e).
+    env = new_env(seed=9)
+    craft(env, game="no_sevens", trump="C", declarer=0, leader=0, tricks_done=6, points=(80, 28), tricks_won=(5, 1),
+          high_call=3, lied=True, hands={0: "7C 8C", 1: "AS 9S", 2: "8S 7D", 3: "9C 7S"})
+    env.game_state.phase[0] = STOPPING
+    env._after_step()
+    act(env, "S0:STOP")
+    st = env.game_state
+    assert st.last_loser[0] == 0 and st.last_penalty[0] == 2 and st.last_stopped[0]
+    assert env.infos["player_1"]["declarer_lied"]
+    assert team_rewards(env) == (-1.0, 1.0)
+
+
+def test_graded_rams_with_knocks():
+    # RULES.md §6.2 / §11.1: graded base 2 for losers with <= 30 points, times 2 for one knock; a
+    # defenders' knock alone leaves the schedule graded: declarers B lose on 25 -> 2 x 2 = 4 rams.
+    env = new_env(seed=6, ram_schedule="graded", knock_back="always")
+    craft(env, game="sevens", trump="D", declarer=1, leader=0, tricks_done=7, points=(95, 25), tricks_won=(5, 2),
+          knocked=(0,), hands={0: "AS", 1: "7S", 2: "8S", 3: "9S"})
+    last_trick(env, "S0:AS S1:7S S2:8S S3:9S")
+    assert env.game_state.points[0].tolist() == [106, 25]
+    assert env.game_state.last_loser[0] == 1 and env.game_state.last_penalty[0] == 4
+    assert team_rewards(env) == (4.0, -4.0)
+    # a declaring-team knock keeps base 1: declarers B knocked and took no trick -> 1 x 2, not 3 x 2
+    env = new_env(seed=6, ram_schedule="graded")
+    craft(env, game="sevens", trump="D", declarer=1, leader=0, tricks_done=7, points=(109, 0), tricks_won=(7, 0),
+          knocked=(1,), hands={0: "AS", 1: "7S", 2: "8S", 3: "9S"})
+    last_trick(env, "S0:AS S1:7S S2:8S S3:9S")
+    assert env.game_state.tricks_won[0].tolist() == [8, 0]
+    assert env.game_state.last_loser[0] == 1 and env.game_state.last_penalty[0] == 2
+    assert team_rewards(env) == (2.0, -2.0)
+
+
+def test_face_down_lead_that_no_trump_meets_wins_for_its_leader():
+    # RULES.md §5: "The face-down card can never win the trick; the best trump played wins, and if
+    # nobody plays a trump the leader takes the trick" (§11.5, every_lead, a leader without trumps
+    # at trick 5). Trumps hearts; nobody holds a trump. S2 leads 9S face down (partner S0 is told
+    # "not valuable"); the others may play anything: S3 AS, S0 10S, S1 KS. The AS does not beat
+    # the hidden 9S: S2 takes 0 + 11 + 10 + 4 = 25 for team A and leads next.
+    env = new_env(seed=5, trump_lead_rule="every_lead")
+    craft(env, game="sevens", trump="H", declarer=2, leader=2, tricks_done=4, tricks_won=(4, 0),
+          hands={2: "9S 7S KC 8D", 3: "AS TC 9C 9D", 0: "TS AD KD 7D", 1: "KS 8S AC 8C"})
+    assert legal_names(env) == {"9S", "7S", "KC", "8D", "FD_9S", "FD_7S", "FD_KC", "FD_8D"}
+    act(env, "S2:FD_9S")
+    assert obs_slice(env, "player_0", "signal").tolist() == [0, 1]
+    assert legal_names(env) == {"AS", "10C", "9C", "9D"}
+    play(env, "S3:AS S0:TS")
+    assert legal_names(env) == {"KS", "8S", "AC", "8C"}
+    act(env, "S1:KS")
+    st = env.game_state
+    assert st.points[0].tolist() == [25, 0] and st.tricks_won[0].tolist() == [5, 0]
+    assert env.agent_selection == "player_2"
+
+
+def test_throw_in_inside_a_match():
+    # RULES.md §4.2.2 / §1: four passes throw the deal in: nothing is scored, the deal passes left,
+    # and it is not a scored deal (§11.8: max_deals counts scored deals only).
+    deck = make_deck(1, key={2: "9S 8D", 3: "AC KH", 0: "QS JD", 1: "TD 8C"})
+    env = new_env(deck, dealer=1, episode="match")
+    play(env, "S2:PASS S3:PASS S0:PASS S1:PASS")
+    st = env.game_state
+    assert st.dealer[0] == 2 and st.deals[0] == 0 and st.throw_ins[0] == 1
+    assert st.pips[0].tolist() == [0, 0] and st.ram_balance[0] == 0
+    assert team_rewards(env) == (0.0, 0.0) and not any(env.terminations.values())
