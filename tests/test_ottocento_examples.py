@@ -371,3 +371,26 @@ def test_match_ends_when_a_team_reaches_the_target_else_the_deal_passes_right(ta
             assert int(st.dealer[0]) == 1 and env.agent_selection == "player_1" and int(st.phase[0]) == DISCARD
         pay = 9.39 if reward == "point_diff" else (1.0 if over else 0.0)
         assert total == pytest.approx({"player_0": -pay, "player_1": pay, "player_2": -pay, "player_3": pay})
+
+
+def test_declarations_add_to_a_whole_deal_and_show_only_scoring_cards():
+    """§4.1, §4.3, §6 step 4 on the LOPSIDED deal, B declaring and A passing. S1 (ANG WOR SUN MOO
+    T16-T10 KS QS NS JS): Grande ANG WOR SUN MOO T16..T10, T9 missing, no contatore: L = 11 -> 50; swords
+    K Q N J -> 15; two sequences, no set of 3 -> 65. S3 (T9-T5 MO1-MO4 BEG MAT KB QB NB JB): Moors
+    4 + 2 contatori -> 25, batons K Q N J + 2 -> 25, no Grande without the Angel -> 50. B: 939 + 115 =
+    1054. S3's T9..T5 score nothing, so they stay hidden."""
+    env = ottocento_v0.env()
+    env.reset(seed=0, options={"deck": make_deck(LOPSIDED, dealer=0), "dealer": 0})
+    st = env.game_state
+    while not any(env.terminations.values()):
+        legal = env.legal_actions()
+        if DECLARE in legal:
+            env.step(DECLARE if env.agent_selection in ("player_1", "player_3") else PASS)
+        else:
+            env.step(min(legal))
+    info = env.infos["player_0"]
+    assert info["declarations"] == [0, 65, 0, 50] and info["declarations_team"] == [0, 115]
+    assert info["declared"] == [False, True, False, True]
+    assert info["totals"] == [0, 87 + 846 + 115 + 6]
+    assert set(names(mask_to_cards(st.shown[0, 1]))) == set(LOPSIDED[1].split())
+    assert set(names(mask_to_cards(st.shown[0, 3]))) == set("MO1 MO2 MO3 MO4 BEG MAT KB QB NB JB".split())
