@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardzoo.envs.core.cards import FRENCH36
+from cardzoo.envs import pyanitsa_v0
+from cardzoo.envs.core.cards import FRENCH36, FRENCH52
 from cardzoo.envs.pyanitsa.kernel import PyanitsaKernel
 
 from pyanitsa_util import final_rewards, flip_battle, new_env, piles, run_battles
@@ -283,3 +284,88 @@ def test_decision_dead_battle_leaves_the_pot_on_the_table():
     st = env.game_state
     assert int(st.pot[0]) == (1 << FRENCH36.card_id("9S")) | (1 << FRENCH36.card_id("9H"))
     assert piles(env) == [[], []] and int(st.winner[0]) == -1
+
+
+# ----------------------------------------------------------------------------- §5/§6 edge cases beyond §10
+def piles52(env) -> list[list[str]]:
+    return [[FRENCH52.names[c] for c in p] for p in env.unwrapped.kernel.piles(env.game_state, 0)]
+
+
+@pytest.mark.parametrize(
+    "runout, expected, rewards",
+    [
+        # S0's KS stands; S1 adds 7D, S2 (not tied, §11.7) adds 9S: {KS, 7D, 9S} -> KS wins
+        ("last_card_stands", [["KS", "KH", "8C", "7D", "9S"], [], []], [-1.0, 0.5, 0.5]),
+        # S0 cannot add a card and drops out; 7D against 9S -> S2 wins everything
+        ("forfeit", [[], [], ["8C", "KS", "KH", "9S", "7D"]], [0.5, 0.5, -1.0]),
+    ],
+)
+def test_three_players_one_runs_out_mid_war(runout, expected, rewards):
+    # RULES.md §5.4: a player with no card in a tie step keeps its standing card (last_card_stands)
+    # or drops out (forfeit); §5 collection winner_first; §6 default objective with 3 players.
+    env = new_env(["KS", "KH 7D", "8C 9S"], num_players=3, runout=runout)
+    flip_battle(env)
+    assert piles(env) == expected
+    assert env.game_state.done[0] and final_rewards(env) == rewards
+
+
+def test_dead_battle_while_a_contender_still_holds_cards():
+    # RULES.md §5.5: "A tie step in which no new face-up card appears ... makes a dead battle".
+    # K against K, S2's 8C below them. S2 (all contenders take part) adds 9S, then 10S, without
+    # breaking the tie; at the third step nobody can add a card: dead battle, draw, every card of
+    # the game stays on the table.
+    env = new_env(["KS", "KH", "8C 9S 10S"], num_players=3)
+    flip_battle(env)
+    st = env.game_state
+    assert st.done[0] and st.draw[0] and not st.truncated[0]
+    assert piles(env) == [[], [], []] and bin(int(st.pot[0])).count("1") == 5
+    assert final_rewards(env) == [0.0, 0.0, 0.0]
+    # tie_players="tied": the two kings cannot go on, so the battle is dead at once although S2
+    # still holds 9S (RULES.md §5.5: still a draw)
+    env = new_env(["KS", "KH", "8C 9S"], num_players=3, tie_players="tied")
+    flip_battle(env)
+    st = env.game_state
+    assert st.done[0] and st.draw[0] and piles(env) == [[], [], ["9S"]]
+    assert final_rewards(env) == [0.0, 0.0, 0.0]
+
+
+def test_four_player_rewards_share_the_losses():
+    # RULES.md §6: each loser -1, each other player +L/(N-L). Variant 1: AS takes 7H, 8D, 9C and
+    # S0 holds all four cards: L = 1 -> +1/3 each. Variant 2: S1 and S2 go out -> L = 2 -> +1 each.
+    env = new_env(["AS", "7H", "8D", "9C"], num_players=4)
+    flip_battle(env)
+    assert piles(env) == [["AS", "7H", "8D", "9C"], [], [], []]
+    assert final_rewards(env) == [-1.0] + [pytest.approx(1 / 3)] * 3
+    env = new_env(["AS 7S", "KH", "8D", "9C 10C"], num_players=4, objective="first_out_loses")
+    flip_battle(env)
+    assert piles(env) == [["7S", "AS", "KH", "8D", "9C"], [], [], ["10C"]]
+    assert final_rewards(env) == [1.0, -1.0, -1.0, 1.0]
+    assert env.infos["player_0"]["losers"] == [1, 2]
+
+
+def test_down_up_three_players_one_with_a_single_card():
+    # RULES.md §5.3: under down_up and last_card_stands a player holding exactly one card plays it
+    # face up without a face-down card. J against J (9C lower); S0 plays 8C up; S1 6D down, 7S up;
+    # S2 10D down, QS up: QS wins. Collected from the winner: 9C JS JH, then 10D QS, 8C, 6D 7S.
+    env = new_env(["JS 8C", "JH 6D 7S", "9C 10D QS"], num_players=3, tie_mode="down_up")
+    flip_battle(env)
+    assert env.game_state.n_down[0].tolist() == [0, 1, 1]
+    assert piles(env) == [[], [], ["9C", "JS", "JH", "10D", "QS", "8C", "6D", "7S"]]
+    assert final_rewards(env) == [0.5, 0.5, -1.0]
+
+
+def test_52_card_pack_two_over_ace_and_three_players():
+    # RULES.md §2: with deck=52 the 2 plays the part of the six: A against 2 -> 2; a six is an
+    # ordinary card there (A beats 6).
+    env = new_env(["AS 3C", "2H 4D"], deck=52)
+    flip_battle(env)
+    assert piles52(env) == [["3C"], ["4D", "2H", "AS"]]
+    env = new_env(["AS 3C", "6H 4D"], deck=52)
+    flip_battle(env)
+    assert piles52(env) == [["3C", "AS", "6H"], ["4D"]]
+    # RULES.md §3 / §11.1: three players get c[p], c[p+3], ... 17 cards each; c[51] is set aside
+    env = pyanitsa_v0.env(num_players=3, deck=52)
+    env.reset(seed=0, options={"deck": list(range(52))})
+    got = env.unwrapped.kernel.piles(env.game_state, 0)
+    assert got == [list(range(s, 51, 3)) for s in range(3)]
+    assert all(51 not in p for p in got)
