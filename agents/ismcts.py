@@ -44,7 +44,7 @@ import numpy as np
 from numba import njit
 
 from .base import Agent
-from .search import PIMCAgent, PIMCSearch
+from .search import PIMCAgent, PIMCSearch, check_count, check_flag, check_number
 
 __all__ = ["ISMCTSAgent", "ISMCTSSearch"]
 
@@ -151,7 +151,8 @@ class ISMCTSSearch(PIMCSearch):
             every legal untried action is expanded before UCB chooses.
 
     Raises:
-        ValueError: ``n_iter``, ``wave`` or ``max_games`` below 1, a negative ``c``, an unknown
+        ValueError: ``n_iter``, ``wave`` or ``max_games`` that is not an int >= 1, a ``c`` or ``widen``
+        that is not a finite number >= 0, a ``guided`` or ``shared`` that is not a bool, an unknown
         ``search`` or ``others``, or a kernel in match mode.
     """
 
@@ -162,19 +163,18 @@ class ISMCTSSearch(PIMCSearch):
                  shared: bool = False, widen: float = 0.0) -> None:
         if others not in self.OTHERS:
             raise ValueError(f"others must be one of {self.OTHERS}, got {others!r}")
-        for name, v in (("n_iter", n_iter), ("wave", wave), ("max_games", max_games)):
-            if int(v) < 1:
-                raise ValueError(f"{name} must be >= 1, got {v!r}")
-        if not float(c) >= 0:
-            raise ValueError(f"c (the exploration constant) must be >= 0, got {c!r}")
+        # ints, numbers and flags as such: n_iter=2.5 was cut to 2, c="x" raised float()'s own message and
+        # guided="no" was true
+        n_iter, wave, max_games = (check_count(name, v) for name, v in (("n_iter", n_iter), ("wave", wave), ("max_games", max_games)))
+        c = check_number("c (the exploration constant)", c)
+        widen = check_number("widen", widen, "a finite number; 0: expand every legal action before choosing")
+        guided, shared = check_flag("guided", guided), check_flag("shared", shared)
         super().__init__(kernel, rollout, n_det=1, seed=seed, search=search)
-        self.n_iter, self.wave, self.c, self.max_games = int(n_iter), int(wave), float(c), int(max_games)
-        self.guided = bool(guided)
+        self.n_iter, self.wave, self.c, self.max_games = n_iter, wave, c, max_games
+        self.guided = guided
         self.others = others
-        self.shared = bool(shared)
-        if not float(widen) >= 0:
-            raise ValueError(f"widen must be >= 0 (0: expand every legal action before choosing), got {widen!r}")
-        self.widen = float(widen)
+        self.shared = shared
+        self.widen = widen
         mode = "" if search == "all" else "-" + search
         self.name = f"ismcts{self.n_iter}{mode}({getattr(rollout, 'name', 'rollout')})"
         sides = kernel.sides()

@@ -410,8 +410,17 @@ def _avinas_ppo(seed=None, **env_options) -> Agent:
     """The shipped Avinas agent: its network was trained with ``honesty="mask"`` (a lie is not a
     legal move there); :class:`~cardzoo.agents.honest.HonestCalls` keeps it to those moves in games with
     the default ``honesty="penalize"``, so it plays exactly the decision problem it learned."""
+    from cardzoo.envs import kernel_class
+    from cardzoo.envs.core.kernel import check_options
+
     from .honest import HonestCalls
 
+    if "honesty" in env_options:  # set aside below, so checked here (honesty="bogus" was taken without a word)
+        try:
+            check_options(kernel_class("avinas").OPTIONS, {"honesty": env_options["honesty"]})
+        except ValueError as e:
+            raise ValueError(f"the shipped agent avinas/ppo (agents/shipped/avinas_ppo) plays avinas, and these are "
+                             f"not valid avinas options: {e}") from None
     options = {k: v for k, v in env_options.items() if k != "honesty"}
     agent = HonestCalls(_shipped("avinas", "avinas_ppo", ignore=("honesty",))(seed=seed, **options), **options)
     agent.options_ignored = ("honesty",)  # HonestCalls makes "penalize" games the "mask" problem it learned
@@ -429,8 +438,13 @@ def _pyanitsa_ppo(seed=None, **env_options) -> Agent:
     """The shipped P'yanitsa ``winner_chooses`` agent for ``num_players`` (2, 3 or 4; default 2:
     ``agents/shipped/pyanitsa_ppo``, else ``pyanitsa_ppo_3p`` / ``pyanitsa_ppo_4p``); forced ``FLIP``
     moves skip the network. An unknown player count raises ``ValueError`` naming the valid ones."""
+    from cardzoo.envs import kernel_class
+
     from .skip_forced import SkipForced
 
+    # the deprecated alias n_players names the player count too (it chose the 2-player agent, which then
+    # refused the 3-player layout); it warns as the env does
+    env_options = kernel_class("pyanitsa").canonical_options(env_options, warn=True)
     n = env_options.get("num_players", 2)
     if n not in PYANITSA_PPO:
         raise ValueError(f"num_players={n!r}: P'yanitsa has 2, 3 or 4 players ({sorted(PYANITSA_PPO)})")

@@ -16,11 +16,41 @@ cards). Episodes must end with the deal (``episode="hand"``).
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
+
+from cardzoo.envs.core.kernel import is_int
 
 from .base import Agent
 
 __all__ = ["PIMCAgent", "PIMCSearch"]
+
+
+def check_count(name: str, value, what: str = "") -> int:
+    """``value`` as an ``int`` if it is an integer >= 1 (numpy ints too), else ``ValueError`` naming
+    ``name`` and the value: a search setting such as ``n_det`` (2.5 was cut to 2 without a word, and
+    ``"x"`` raised ``int()``'s own message, naming neither the setting nor what is valid)."""
+    if is_int(value) and value >= 1:
+        return int(value)
+    raise ValueError(f"{name} must be >= 1 (an int{what}), got {value!r}")
+
+
+def check_number(label: str, value, note: str = "a finite number") -> float:
+    """``value`` as a ``float`` if it is a finite real number >= 0 (not a bool), else ``ValueError``
+    naming the setting (``label``), the value and what is valid (``note``)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value) and value >= 0:
+        return float(value)
+    raise ValueError(f"{label} must be >= 0 ({note}), got {value!r}")
+
+
+def check_flag(name: str, value) -> bool:
+    """``value`` as a ``bool`` if it is ``True`` or ``False`` (numpy bools too), else ``ValueError``
+    (``"no"`` was true)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {value!r}")
 
 
 class PIMCSearch:
@@ -45,15 +75,16 @@ class PIMCSearch:
             decisions between cards alone are searched.
 
     Raises:
-        ValueError: ``n_det < 1``, an unknown ``search``, or a kernel in match mode (a rollout
-        must end with the deal: ``episode="hand"``/``"deal"``, no ``match_target``).
+        ValueError: an ``n_det`` or ``max_rows`` that is not an int >= 1, an unknown ``search``, or a
+        kernel in match mode (a rollout must end with the deal: ``episode="hand"``/``"deal"``, no
+        ``match_target``).
     """
 
     SEARCH_MODES = ("all", "phase", "cards")
 
     def __init__(self, kernel, rollout: Agent, n_det: int = 16, seed=None, max_rows: int = 65536, search: str = "all") -> None:
-        if int(n_det) < 1:
-            raise ValueError(f"n_det must be >= 1, got {n_det!r}")
+        n_det = check_count("n_det", n_det, ": determinizations per decision")
+        max_rows = check_count("max_rows", max_rows, ": rollouts run at once")
         if search not in self.SEARCH_MODES:
             raise ValueError(f"search must be one of {self.SEARCH_MODES}, got {search!r}")
         self.search = search

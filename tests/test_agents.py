@@ -431,3 +431,76 @@ def test_a_bad_seed_of_an_agent_is_refused_as_the_envs_refuse_it(name):
             agents.load(name, seed=seed)
         assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
     agents.load(name, seed=np.int64(3))  # numpy ints are seeds
+
+
+def test_the_shipped_pyanitsa_agent_takes_the_deprecated_player_count_as_the_env_does():
+    """load_agent("pyanitsa/ppo", n_players=3) chose the 2-player agent (it read only num_players), which
+    then refused the 3-player layout with a LayoutMismatchError; the env takes n_players with a warning."""
+    pytest.importorskip("torch")
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        agent = agents.load("pyanitsa/ppo", n_players=3, collect_order="winner_chooses")
+    assert [str(w.message) for w in caught] == ["pyanitsa option 'n_players' is deprecated; use 'num_players'"]
+    assert agent.meta["env_options"]["num_players"] == 3
+    k = envs.kernel("pyanitsa", num_players=3, collect_order="winner_chooses")
+    st = k.init(np.random.default_rng(0), 2)
+    assert agent.act(k.observe(st, st.current_player), k.legal_actions(st)).shape == (2,)
+    with pytest.raises(ValueError) as err:
+        agents.load("pyanitsa/ppo", n_players=3, num_players=3)
+    assert str(err.value) == "options 'n_players' and 'num_players' name the same thing; pass only 'num_players'"
+
+
+def test_the_shipped_avinas_agent_checks_the_honesty_it_sets_aside():
+    """avinas/ppo drops honesty= before its option check (HonestCalls makes every game the "mask" problem),
+    so honesty="bogus" loaded without a word."""
+    pytest.importorskip("torch")
+    with pytest.raises(ValueError) as err:
+        agents.load("avinas/ppo", honesty="bogus")
+    assert str(err.value) == (
+        "the shipped agent avinas/ppo (agents/shipped/avinas_ppo) plays avinas, and these are not valid avinas "
+        "options: option honesty='bogus' is not valid; valid values: ['penalize', 'mask']")
+    assert agents.load("avinas/ppo", honesty="mask").options_ignored == ("honesty",)
+
+
+@pytest.mark.parametrize("name, kwargs, message", [
+    ("all_fours/pimc", {"n_det": 2.5}, "n_det must be >= 1 (an int: determinizations per decision), got 2.5"),
+    ("avinas/pimc", {"n_det": "x"}, "n_det must be >= 1 (an int: determinizations per decision), got 'x'"),
+    ("avinas/pimc", {"n_det": True}, "n_det must be >= 1 (an int: determinizations per decision), got True"),
+    ("aluette/ismcts", {"n_iter": 2.5}, "n_iter must be >= 1 (an int), got 2.5"),
+    ("aluette/ismcts", {"wave": "8"}, "wave must be >= 1 (an int), got '8'"),
+    ("aluette/ismcts", {"c": "x"}, "c (the exploration constant) must be >= 0 (a finite number), got 'x'"),
+    ("aluette/ismcts", {"c": float("nan")}, "c (the exploration constant) must be >= 0 (a finite number), got nan"),
+    ("aluette/ismcts", {"widen": None},
+     "widen must be >= 0 (a finite number; 0: expand every legal action before choosing), got None"),
+    ("aluette/ismcts", {"guided": "no"}, "guided must be True or False, got 'no'"),
+    ("aluette/ismcts", {"shared": 1}, "shared must be True or False, got 1"),
+])
+def test_search_settings_are_checked_as_what_they_are(name, kwargs, message):
+    """n_det=2.5 and n_iter=2.5 were cut to 2 without a word; n_det="x" and c="x" raised int()'s and
+    float()'s own messages, naming neither the setting nor what is valid; guided="no" was true."""
+    with pytest.raises(ValueError) as err:
+        agents.load(name, **kwargs)
+    assert str(err.value) == message
+    assert agents.load("all_fours/pimc", n_det=np.int64(3)).search.n_det == 3
+    ismcts = agents.load("aluette/ismcts", n_iter=np.int64(4), c=1, guided=np.bool_(False)).search
+    assert (ismcts.n_iter, ismcts.c, ismcts.guided) == (4, 1.0, False)
+    assert type(ismcts.n_iter) is int and type(ismcts.c) is float and type(ismcts.guided) is bool
+
+
+def test_the_pyanitsa_rule_bot_refuses_a_mask_of_another_size():
+    """A mask of 36 actions (FLIP missing) made the bot play ORDER(6C), an illegal action, in every row;
+    one of 53 (the 52-card pack's) raised numpy's broadcast error. The other rule bots name the shapes."""
+    bot = agents.load("pyanitsa/rule")
+    obs = np.zeros((2, 195), dtype=np.uint8)
+    for mask in (np.ones((2, 36), dtype=bool), np.ones((2, 53), dtype=bool), np.ones((3, 37), dtype=bool)):
+        with pytest.raises(ValueError) as err:
+            bot.act(obs, mask)
+        assert str(err.value) == (
+            f"expected observation [B, D] and action_mask [B, 37] (P'yanitsa with the 36-card pack), got (2, 195) and {mask.shape}")
+    flip_only = np.zeros((2, 37), dtype=bool)
+    flip_only[:, 36] = True
+    assert bot.act(obs, flip_only).tolist() == [36, 36]
+    assert bot.act(obs[0], flip_only[0]).tolist() == [36]
+    assert agents.load("pyanitsa/rule", deck=52).act(obs, np.ones((2, 53), dtype=bool)).tolist() == [0, 0]
