@@ -61,6 +61,22 @@ def test_the_views_of_one_game_refuse_a_game_index_out_of_the_batch(game):
         assert view(k, st, np.int64(2)) == view(k, st.take(np.array([2])), 0), name
 
 
+@pytest.mark.parametrize("game", sorted(cardzoo.GAMES))
+def test_the_views_of_one_seat_name_the_game_and_its_seats_for_a_bad_seat(game):
+    """Aluette's, Avinas' and Ottocento's table_view (and every game's text_view) said "seat 9 is not valid;
+    valid seats: 0..3" without the game, All Fours' and P'yanitsa's "seat 9 is not valid for all_fours; ...":
+    the game views now share the kernel's one seat check."""
+    k = cardzoo.kernel(game)
+    st = k.init(np.random.default_rng(0), 2)
+    P = k.num_players
+    for view in (lambda s: k.table_view(st, 1, s), lambda s: k.text_view(st, 1, s)):
+        for seat in (P, -1, True, 1.0, "0"):
+            with pytest.raises(ValueError) as err:
+                view(seat)
+            assert str(err.value) == f"seat {seat!r} is not valid for {game}; valid seats: 0..{P - 1}"
+        assert view(np.int64(P - 1)) == view(P - 1)
+
+
 def test_a_rowstreams_of_another_size_is_refused_before_the_step_moves():
     """A RowStreams with fewer streams than games failed with IndexError in the middle of step,
     after the compiled rules had moved the games (here a P'yanitsa battle collected with chance)."""

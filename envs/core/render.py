@@ -51,10 +51,8 @@ def view_args(kernel, state, b, seat) -> tuple[int, int]:
     n = state.batch_size
     if not (isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)) and 0 <= b < n):
         raise ValueError(f"game index b={b!r} is not valid; the state holds games 0..{n - 1}")
-    p = kernel.num_players
-    if not (isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < p):
-        raise ValueError(f"seat {seat!r} is not valid; valid seats: 0..{p - 1}")
-    return int(b), int(seat)
+    # the kernel's one seat check, naming the game as All Fours' and P'yanitsa's table_view did
+    return int(b), kernel.check_seat(seat)
 
 
 def seat_name(seat: int) -> str:
