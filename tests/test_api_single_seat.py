@@ -18,6 +18,21 @@ def test_others_that_is_not_a_dict_is_refused_by_name(others):
     assert str(err.value) == f"others must be a dict seat -> agent name (seats [1, 2, 3]), got {others!r}"
 
 
+@pytest.mark.parametrize("kwargs, said", [
+    ({"opponents": None}, "opponents=None"), ({"opponents": ["random"]}, "opponents=['random']"),
+    ({"partner": 3}, "partner=3"), ({"others": {2: None}}, "others[2]=None"),
+])
+def test_an_agent_that_is_not_a_name_is_refused_naming_the_parameter(kwargs, said):
+    """opponents=["random"] (a list, as cardzoo.make_vec takes) raised the registry's TypeError ("an agent is
+    named by a registered agent name ..., got ['random']"), naming no parameter of the env."""
+    with pytest.raises(TypeError) as err:
+        SingleSeatEnv("all_fours", seat=0, **kwargs)
+    value = kwargs.get("opponents", kwargs.get("partner", (kwargs.get("others") or {}).get(2)))
+    assert str(err.value) == (
+        f"{said} is not an agent name: an agent is named by a registered agent name such as 'all_fours/rule' "
+        f"(cardzoo.agents.available()) or the path of a saved agent folder (str or pathlib.Path), got {value!r}")
+
+
 def test_others_as_a_dict_still_names_the_agents():
     env = SingleSeatEnv("all_fours", seat=1, others={0: "all_fours/rule"}, seed=0)
     assert type(env.bots[0]).__name__ != type(env.bots[2]).__name__  # seat 0 the rule bot, seat 2 random

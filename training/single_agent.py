@@ -112,12 +112,13 @@ class SingleSeatEnv(gymnasium.Env):
             partner = "random"
         self.seat = seat
         self.render_mode = render_mode
-        names = {}
+        names, given_as = {}, {}  # seat -> agent name, and the parameter that named it (for errors)
         teams = self.aec.metadata["teams"]
         mine = next(t for t in teams if self.aec.possible_agents[seat] in t) if teams is not None else ()
         for s, agent in enumerate(self.aec.possible_agents):
             if s != seat:
                 names[s] = partner if agent in mine else opponents
+                given_as[s] = "partner" if agent in mine else "opponents"
         if others is not None and not isinstance(others, Mapping):
             valid = [t for t in range(n) if t != seat]
             raise ValueError(f"others must be a dict seat -> agent name (seats {valid}), got {others!r}")
@@ -126,12 +127,18 @@ class SingleSeatEnv(gymnasium.Env):
                 valid = [t for t in range(n) if t != seat]
                 raise ValueError(f"others: seat {s!r} is not another seat; valid seats: {valid} (seat {seat} learns)")
             names[int(s)] = name
+            given_as[int(s)] = f"others[{int(s)}]"
         missing = [s for s in range(n) if s != seat and s not in names]
         if missing:
             raise ValueError(f"no agent named for seats {missing}; pass others={{seat: name}}")
         for name in names.values():
             refuse_exec_bot(name, "a seat of the single-seat env")
-        self.bots = {s: resolve_agent(name, env_options, seed, game=game) for s, name in names.items()}
+        self.bots = {}
+        for s, name in names.items():
+            try:
+                self.bots[s] = resolve_agent(name, env_options, seed, game=game)
+            except TypeError as e:  # not a name (None, a list): say which parameter gave it
+                raise TypeError(f"{given_as[s]}={name!r} is not an agent name: {e}") from None
         space = self.aec.observation_space(self.aec.possible_agents[seat])
         self.observation_space = space["observation"]
         self.action_space = self.aec.action_space(self.aec.possible_agents[seat])
