@@ -394,3 +394,23 @@ def test_declarations_add_to_a_whole_deal_and_show_only_scoring_cards():
     assert info["totals"] == [0, 87 + 846 + 115 + 6]
     assert set(names(mask_to_cards(st.shown[0, 1]))) == set(LOPSIDED[1].split())
     assert set(names(mask_to_cards(st.shown[0, 3]))) == set("MO1 MO2 MO3 MO4 BEG MAT KB QB NB JB".split())
+
+
+def test_matto_led_into_the_last_trick_is_settled_like_any_other():
+    """§5 (no special rule for the Matto in trick 15), §6.1, §6 step 5, §9.11. Before trick 15 A has won
+    {QS NS JS 10S}, B {QB NB JB 10B}. S0 (who was dealt the Matto) leads it; S1's 6B sets batons, S2
+    follows with AB (lowest baton), S3 discards 9D: S1 wins trick 15 with the Matto in it. B gets the 6
+    for the last trick; the Matto goes back to A for A's only scartino 10S. A: QS NS JS MAT = 14 - 2 = 12;
+    B: QB NB JB 10B 6B AB 9D 10S = 14 - 4 = 10, + 6 = 16 (no combinations): B wins."""
+    k, st = trick_state(["MAT", "6B", "AB", "9D"])  # dealer 3, no discards
+    st.tricks_done[0] = 14
+    st.piles[0, 0], st.piles[0, 1] = bb("QS NS JS 10S"), bb("QB NB JB 10B")
+    st.tricks_won[0, 0] = st.tricks_won[0, 1] = 1
+    st.matto_owner[0] = 0
+    assert play_trick(k, st, ["MAT", "6B", "AB", "9D"]) == 1 and bool(st.done[0])
+    info = k.info(st, 0)
+    assert info["matto"] == "moved back for a gift card" and info["matto_gift"] == "10S"
+    assert sorted(info["piles"][0]) == sorted("QS NS JS MAT".split())
+    assert sorted(info["piles"][1]) == sorted("QB NB JB 10B 6B AB 9D 10S".split())
+    assert info["card_points"] == [12, 10] and info["last_trick"] == [0, 6] and info["totals"] == [12, 16]
+    assert st.rewards[0].tolist() == [-1, 1, -1, 1]
