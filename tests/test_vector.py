@@ -582,3 +582,22 @@ def test_maskable_ppo_trains_and_evaluates_on_a_make_vec_env_through_the_sb3_ada
     venv.close()
     with pytest.raises(ValueError, match="closed vector env"):
         KernelVecEnv.from_vector_env(venv)
+
+
+def test_opponent_pool_weights_are_finite_numbers_numpy_ones_included():
+    """OpponentPool({"random": np.float32(1.0)}) was refused as "must be >= 0" (only Python int and float
+    passed), True was a weight, and float("inf") was taken and made every draw fail later with numpy's
+    "probabilities contain NaN"."""
+    pytest.importorskip("stable_baselines3")
+    from cardzoo.training.vec_env import OpponentPool
+
+    pool = OpponentPool({"random": np.float32(1.0), "rule": np.int64(3)})
+    assert pool.group_weights == {"random": 1.0, "rule": 3.0}
+    assert all(type(w) is float for w in pool.group_weights.values())
+    pool.add("random", object())
+    pool.add("rule", object())
+    np.testing.assert_allclose(pool.probabilities(), [0.25, 0.75])
+    for bad in ({"random": True}, {"random": float("inf")}, {"random": float("nan")}, {"random": "1"}, {"random": 0.0}):
+        with pytest.raises(ValueError) as err:
+            OpponentPool(bad)
+        assert str(err.value) == f"opponent weights must be finite numbers >= 0 with at least one > 0, got {bad}"

@@ -31,6 +31,8 @@ is played by the env itself, for the learner too, so PPO only sees real choices.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -63,10 +65,13 @@ class OpponentPool(OpponentSet):
     def __init__(self, group_weights: dict[str, float]) -> None:
         if not isinstance(group_weights, dict):
             raise ValueError(f"group weights must be a dict family -> weight, e.g. {{'random': 0.1, 'rule': 0.9}}, got {group_weights!r}")
-        bad = {k: w for k, w in group_weights.items() if not (isinstance(w, (int, float)) and w >= 0)}
+        # numpy numbers are weights (np.float32(1.0) was refused as not ">= 0"); a bool is not, and an
+        # infinite weight made every draw fail later ("probabilities contain NaN")
+        bad = {k: w for k, w in group_weights.items()
+               if not (isinstance(w, numbers.Real) and not isinstance(w, (bool, np.bool_)) and math.isfinite(w) and w >= 0)}
         if bad or not any(w > 0 for w in group_weights.values()):
-            raise ValueError(f"opponent weights must be >= 0 with at least one > 0, got {group_weights}")
-        self.group_weights = dict(group_weights)
+            raise ValueError(f"opponent weights must be finite numbers >= 0 with at least one > 0, got {group_weights}")
+        self.group_weights = {k: float(w) for k, w in group_weights.items()}
         self.entries: list[PoolEntry] = []
 
     def add(self, name: str, agent, max_per_group: int | None = None) -> None:
