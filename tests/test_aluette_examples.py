@@ -584,3 +584,18 @@ def test_a_signal_in_trick_play_keeps_the_turn_and_signals_renew_each_deal():
     assert int(st.dealer[0]) == 2 and env.agent_selection == "player_3" and int(st.phase[0]) == 2
     assert st.sent[0].tolist() == [0, 0, 0, 0]
     assert not obs_slice(env, "player_0", "signals[partner]").any()
+
+
+@pytest.mark.parametrize("reward, pay", [("score", 2.0), ("win", 1.0)])
+def test_match_target_passed_with_mordienne(reward, pay):
+    """§6 match_target: the match ends once a team has at least n points, so 4 + 2 (mordienne: S0 wins
+    tricks 2-9) = 6 >= 5 ends it from a 4-3 score (``score`` reset hook); reward="score" pays the deal's
+    2 points, "win" the match result."""
+    hands, script = sequence_deal(0, [3, 0, 0, 0, 0, 0, 0, 0, 0])
+    env = new_env(make_deck(0, hands), dealer=0, score=[4, 3], episode="match", match_target=5, reward=reward, **QUIET)
+    play(env, script)
+    st = env.game_state
+    assert st.points[0].tolist() == [2, 0] and st.score[0].tolist() == [6, 3]
+    assert int(st.winner[0]) == 0 and all(env.terminations.values())
+    assert env.infos["player_0"]["match_result"] == "team A wins"
+    assert rewards(env) == [pay, -pay, pay, -pay]
