@@ -414,3 +414,19 @@ def test_matto_led_into_the_last_trick_is_settled_like_any_other():
     assert sorted(info["piles"][1]) == sorted("QB NB JB 10B 6B AB 9D 10S".split())
     assert info["card_points"] == [12, 10] and info["last_trick"] == [0, 6] and info["totals"] == [12, 16]
     assert st.rewards[0].tolist() == [-1, 1, -1, 1]
+
+
+@pytest.mark.parametrize("forbidden", ["kings_and_honours", "five_point_cards"])
+def test_a_dealer_holding_all_eight_forbidden_cards_discards_from_the_other_nine(forbidden):
+    """§3.3: kings, ANG, WOR, BEG and MAT may never be discarded (both option names are that set); with
+    all eight among his 17 the dealer still has 9 legal discards, and after two of them he holds 15."""
+    eight = "KS KB KC KD ANG WOR BEG MAT"
+    nine = "6S 7S 8S 6B 7B 8B 6C 7C 8C"
+    env = ottocento_v0.env(forbidden_discards=forbidden)
+    env.reset(seed=0, options={"deck": make_deck({2: eight + " " + nine}, dealer=2), "dealer": 2})
+    assert env.agent_selection == "player_2" and set(names(env.hands["player_2"])) == set((eight + " " + nine).split())
+    assert set(names(env.legal_actions())) == set(nine.split())
+    env.step(cid("6S"))
+    assert set(names(env.legal_actions())) == set(nine.split()) - {"6S"}
+    env.step(cid("8C"))
+    assert len(env.hands["player_2"]) == 15 and set(names(mask_to_cards(env.game_state.discards[0]))) == {"6S", "8C"}
