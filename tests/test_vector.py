@@ -372,6 +372,12 @@ def test_opponents_and_weights_of_the_wrong_kind_are_refused_by_name():
         OpponentSet([agent.act, agent.act], weights=["a", "b"])
     assert str(err.value) == "weights must be 2 numbers >= 0 with a positive sum, got ['a', 'b']"
     assert len(OpponentSet((agent.act, agent.act), weights=[1, 3])) == 2
+    # [1, inf] was taken, with probabilities [0, nan] that failed the first draw; [True, False] was [1, 0]
+    for weights in ([1, float("inf")], [True, False], [np.nan, 1.0], [0, 0]):
+        with pytest.raises(ValueError) as err:
+            OpponentSet([agent.act, agent.act], weights=weights)
+        assert str(err.value) == f"weights must be 2 numbers >= 0 with a positive sum, got {weights!r}"
+    np.testing.assert_allclose(OpponentSet([agent.act, agent.act], weights=np.array([1, 3], dtype=np.int8))._p, [0.25, 0.75])
 
 
 def test_search_agents_are_opponents_and_replay_for_a_seed():
@@ -600,4 +606,4 @@ def test_opponent_pool_weights_are_finite_numbers_numpy_ones_included():
     for bad in ({"random": True}, {"random": float("inf")}, {"random": float("nan")}, {"random": "1"}, {"random": 0.0}):
         with pytest.raises(ValueError) as err:
             OpponentPool(bad)
-        assert str(err.value) == f"opponent weights must be finite numbers >= 0 with at least one > 0, got {bad}"
+        assert str(err.value) == f"opponent weights must be >= 0 with at least one > 0, got {bad}"

@@ -66,11 +66,12 @@ class OpponentPool(OpponentSet):
         if not isinstance(group_weights, dict):
             raise ValueError(f"group weights must be a dict family -> weight, e.g. {{'random': 0.1, 'rule': 0.9}}, got {group_weights!r}")
         # numpy numbers are weights (np.float32(1.0) was refused as not ">= 0"); a bool is not, and an
-        # infinite weight made every draw fail later ("probabilities contain NaN")
+        # infinite weight made every draw fail later ("probabilities contain NaN"). The message is the
+        # one it always was (a weight is a finite number >= 0)
         bad = {k: w for k, w in group_weights.items()
                if not (isinstance(w, numbers.Real) and not isinstance(w, (bool, np.bool_)) and math.isfinite(w) and w >= 0)}
         if bad or not any(w > 0 for w in group_weights.values()):
-            raise ValueError(f"opponent weights must be finite numbers >= 0 with at least one > 0, got {group_weights}")
+            raise ValueError(f"opponent weights must be >= 0 with at least one > 0, got {group_weights}")
         self.group_weights = {k: float(w) for k, w in group_weights.items()}
         self.entries: list[PoolEntry] = []
 

@@ -121,10 +121,13 @@ class OpponentSet:
         self._names = [str(n) for n, _ in items]
         self._acts = [f for _, f in items]
         try:
+            # bools are no weights ([True, False] was [1, 0]); an infinite weight gave NaN probabilities
+            if weights is not None and np.asarray(weights).dtype.kind not in "iuf":
+                raise TypeError
             w = np.ones(len(items)) if weights is None else np.asarray(weights, dtype=np.float64)
         except (TypeError, ValueError):  # not numbers
             w = np.full(len(items), np.nan)
-        if w.shape != (len(items),) or (w < 0).any() or not w.sum() > 0:
+        if w.shape != (len(items),) or not np.isfinite(w).all() or (w < 0).any() or not w.sum() > 0:
             raise ValueError(f"weights must be {len(items)} numbers >= 0 with a positive sum, got {weights!r}")
         self._p = w / w.sum()
 
