@@ -167,7 +167,7 @@ class ISMCTSSearch(PIMCSearch):
         # guided="no" was true
         n_iter, wave, max_games = (check_count(name, v) for name, v in (("n_iter", n_iter), ("wave", wave), ("max_games", max_games)))
         c = check_number("c (the exploration constant)", c)
-        widen = check_number("widen", widen, "a finite number; 0: expand every legal action before choosing")
+        widen = check_number("widen", widen, " (0: expand every legal action before choosing)")
         guided, shared = check_flag("guided", guided), check_flag("shared", shared)
         super().__init__(kernel, rollout, n_det=1, seed=seed, search=search)
         self.n_iter, self.wave, self.c, self.max_games = n_iter, wave, c, max_games

@@ -28,21 +28,24 @@ from .base import Agent
 __all__ = ["PIMCAgent", "PIMCSearch"]
 
 
-def check_count(name: str, value, what: str = "") -> int:
+def check_count(name: str, value) -> int:
     """``value`` as an ``int`` if it is an integer >= 1 (numpy ints too), else ``ValueError`` naming
     ``name`` and the value: a search setting such as ``n_det`` (2.5 was cut to 2 without a word, and
-    ``"x"`` raised ``int()``'s own message, naming neither the setting nor what is valid)."""
+    ``"x"`` raised ``int()``'s own message, naming neither the setting nor what is valid). An int below 1
+    gets the message it always got."""
     if is_int(value) and value >= 1:
         return int(value)
-    raise ValueError(f"{name} must be >= 1 (an int{what}), got {value!r}")
+    raise ValueError(f"{name} must be >= 1, got {value!r}" if is_int(value) else f"{name} must be an int >= 1, got {value!r}")
 
 
-def check_number(label: str, value, note: str = "a finite number") -> float:
+def check_number(label: str, value, note: str = "") -> float:
     """``value`` as a ``float`` if it is a finite real number >= 0 (not a bool), else ``ValueError``
-    naming the setting (``label``), the value and what is valid (``note``)."""
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value) and value >= 0:
+    naming the setting (``label``), the value and what is valid (``note`` follows ``>= 0``). A negative
+    number gets the message it always got."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
+    if real and value >= 0:
         return float(value)
-    raise ValueError(f"{label} must be >= 0 ({note}), got {value!r}")
+    raise ValueError(f"{label} must be {'' if real else 'a finite number '}>= 0{note}, got {value!r}")
 
 
 def check_flag(name: str, value) -> bool:
@@ -83,8 +86,8 @@ class PIMCSearch:
     SEARCH_MODES = ("all", "phase", "cards")
 
     def __init__(self, kernel, rollout: Agent, n_det: int = 16, seed=None, max_rows: int = 65536, search: str = "all") -> None:
-        n_det = check_count("n_det", n_det, ": determinizations per decision")
-        max_rows = check_count("max_rows", max_rows, ": rollouts run at once")
+        n_det = check_count("n_det", n_det)
+        max_rows = check_count("max_rows", max_rows)
         if search not in self.SEARCH_MODES:
             raise ValueError(f"search must be one of {self.SEARCH_MODES}, got {search!r}")
         self.search = search

@@ -465,15 +465,17 @@ def test_the_shipped_avinas_agent_checks_the_honesty_it_sets_aside():
 
 
 @pytest.mark.parametrize("name, kwargs, message", [
-    ("all_fours/pimc", {"n_det": 2.5}, "n_det must be >= 1 (an int: determinizations per decision), got 2.5"),
-    ("avinas/pimc", {"n_det": "x"}, "n_det must be >= 1 (an int: determinizations per decision), got 'x'"),
-    ("avinas/pimc", {"n_det": True}, "n_det must be >= 1 (an int: determinizations per decision), got True"),
-    ("aluette/ismcts", {"n_iter": 2.5}, "n_iter must be >= 1 (an int), got 2.5"),
-    ("aluette/ismcts", {"wave": "8"}, "wave must be >= 1 (an int), got '8'"),
-    ("aluette/ismcts", {"c": "x"}, "c (the exploration constant) must be >= 0 (a finite number), got 'x'"),
-    ("aluette/ismcts", {"c": float("nan")}, "c (the exploration constant) must be >= 0 (a finite number), got nan"),
+    ("all_fours/pimc", {"n_det": 2.5}, "n_det must be an int >= 1, got 2.5"),
+    ("avinas/pimc", {"n_det": "x"}, "n_det must be an int >= 1, got 'x'"),
+    ("avinas/pimc", {"n_det": True}, "n_det must be an int >= 1, got True"),
+    ("avinas/pimc", {"n_det": 0}, "n_det must be >= 1, got 0"),
+    ("aluette/ismcts", {"n_iter": 2.5}, "n_iter must be an int >= 1, got 2.5"),
+    ("aluette/ismcts", {"wave": "8"}, "wave must be an int >= 1, got '8'"),
+    ("aluette/ismcts", {"c": "x"}, "c (the exploration constant) must be a finite number >= 0, got 'x'"),
+    ("aluette/ismcts", {"c": float("nan")}, "c (the exploration constant) must be a finite number >= 0, got nan"),
+    ("aluette/ismcts", {"c": -1}, "c (the exploration constant) must be >= 0, got -1"),
     ("aluette/ismcts", {"widen": None},
-     "widen must be >= 0 (a finite number; 0: expand every legal action before choosing), got None"),
+     "widen must be a finite number >= 0 (0: expand every legal action before choosing), got None"),
     ("aluette/ismcts", {"guided": "no"}, "guided must be True or False, got 'no'"),
     ("aluette/ismcts", {"shared": 1}, "shared must be True or False, got 1"),
 ])
