@@ -599,3 +599,19 @@ def test_match_target_passed_with_mordienne(reward, pay):
     assert int(st.winner[0]) == 0 and all(env.terminations.values())
     assert env.infos["player_0"]["match_result"] == "team A wins"
     assert rewards(env) == [pay, -pay, pay, -pay]
+
+
+def test_truthful_signals_judge_the_hand_after_the_chant():
+    """§4.2 + §4.5: truth is judged on the hand at the moment of signalling, after the chant. S1 (L) holds
+    no key card and no ace, receives 3Co (t1) and keeps it: `monsieur` is his only signal. The dealer S0
+    receives 3Cu (t2) and discards it with his other talon cards: no key card, no ace, only `faible`."""
+    hands = {1: "4Co 5Co 6Co 7Co 8Co 4Cu 5Cu 6Cu 7Cu", 0: "JCo JCu JCl JSw NCo NCu NCl NSw KCo"}
+    env = new_env(make_deck(0, hands, talon="3Co 3Cu 4Sw 5Sw 6Sw 7Sw 8Sw 4Cl 5Cl 6Cl 7Cl 8Cl"), dealer=0)
+    play(env, "S1:accept_chant S2:accept_chant S3:accept_chant S0:accept_chant")
+    assert "3Co" in {name(c) for c in env.hands["player_1"]} and "3Cu" in {name(c) for c in env.hands["player_0"]}
+    play(env, "S1:4Co S1:5Co S1:6Co S1:7Co S1:8Co S1:4Sw")
+    play(env, "S0:3Cu S0:5Sw S0:7Sw S0:4Cl S0:6Cl S0:8Cl")
+    cards = {name(c) for c in range(48)}
+    assert env.agent_selection == "player_1" and legal_names(env) - cards == {"monsieur", "end_signals"}
+    play(env, "S1:monsieur S1:end_signals S2:end_signals S3:end_signals")
+    assert env.agent_selection == "player_0" and legal_names(env) - cards == {"faible", "end_signals"}
