@@ -107,6 +107,20 @@ def test_a_bad_config_is_refused_before_anything_is_written_or_started(tmp_path,
     assert not (tmp_path / "run").exists() and not ray.is_initialized()
 
 
+@pytest.mark.parametrize("env_options", [{"privileged": True}, {"seed": 3}, {"num_envs": 4}, {"illegal_action": "lose"}])
+def test_env_options_are_the_games_options_not_the_vector_envs_parameters(env_options):
+    """check_config passed env_options to cardzoo.make_vec, so make_vec's own parameters got through:
+    privileged=True trained a wider observation and then failed at export (kernel(privileged=True)),
+    seed=3 raised TypeError ('got multiple values for keyword argument') inside the env runner."""
+    from cardzoo import envs
+    from cardzoo.training.rllib import RLlibConfig, check_config
+
+    with pytest.raises(ValueError) as err:
+        check_config(RLlibConfig(game="avinas", env_options=env_options))
+    assert str(err.value) == f"unknown option(s) {list(env_options)}; valid options: {sorted(envs.kernel_class('avinas').OPTIONS)}"
+    check_config(RLlibConfig(game="avinas", env_options={"episode": "match"}))
+
+
 @needs_ray
 @pytest.mark.parametrize("change, message", [
     ({"iterations": 0}, "iterations (--iterations) must be an int >= 1, got 0"),

@@ -203,7 +203,8 @@ def export_agent(module, cfg: RLlibConfig, path, extra: dict | None = None) -> P
 
 def check_config(cfg: RLlibConfig) -> None:
     """The counts and rates of ``cfg`` (named with their ``cardzoo train-rllib`` flags), then the game, its
-    options and the opponents, checked by making one env of them (no ray):
+    options (the game's own: not ``cardzoo.make_vec``'s parameters such as ``privileged`` or ``seed``)
+    and the opponents, checked by making one env of them (no ray):
     ``ValueError`` naming what is wrong (an unknown game, option or agent name, an agent of another
     game), or for ``opponents`` that are not a list of agent names (a lone name was read letter by
     letter)."""
@@ -241,6 +242,9 @@ def check_config(cfg: RLlibConfig) -> None:
         raise ValueError(f"out must be a folder path (str) or None (runs/GAME-rllib), got {cfg.out!r}")
     if not isinstance(cfg.env_options, dict):
         raise ValueError(f"env_options must be a dict of option name -> value, got {cfg.env_options!r}")
+    # the game's options only: make_vec's own parameters were taken here too, then privileged=True trained
+    # and failed at export (kernel(**env_options)), and seed=3 or num_envs=4 raised TypeError in env_creator
+    cardzoo.kernel(cfg.game, **cfg.env_options)
     cardzoo.make_vec(cfg.game, 1, opponents=list(cfg.opponents) or [f"{cfg.game}/rule"], **dict(cfg.env_options))
 
 
