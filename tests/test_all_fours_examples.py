@@ -830,3 +830,26 @@ def test_exhaustion_in_a_match_keeps_the_dealer_and_the_hand():
     kp = KICK_TRINIDAD.get(kick % 13, 0)
     assert st.points[0].tolist() == [0, 1 + kp] and st.score[0].tolist() == [5, 7 + kp]
     assert rewards(env) == [0.0] * 4  # nothing is paid before the hand is played out
+
+
+@pytest.mark.parametrize("reward", ["score", "win"])
+def test_match_won_on_the_next_deals_kick_pays_both_hands(reward):
+    # RULES.md §6 Rewards / §11.4: example 12's hand played in a match from A 10, B 9 ends 13-13
+    # (A 3, B 4: difference -1 for A); the deal passes to S2 (team A), whose kick scores at once
+    # (§3.4). When it scores, A reaches the target inside the same step: the finished hand's -1 and
+    # the new hand's kick points are paid together (reward="score"), or +1/-1 (reward="win").
+    for seed in range(200):  # a shuffle whose next kick is a six or a jack (an ace would pay 1 - 1 = 0)
+        env = new_env(make_deck(1, EX12_HANDS, kicks="6C"), dealer=1, score=[10, 9], episode="match",
+                      seed=seed, reward=reward)
+        play(env, "S2:BEG S1:GIVE_ONE " + EX12_PLAY)
+        st = env.game_state
+        kp = KICK_TRINIDAD.get(int(st.stock[0, 24]) % 13, 0)
+        if kp >= 2:
+            break
+    assert kp in (2, 3)
+    assert int(st.dealer[0]) == 2 and st.points[0].tolist() == [kp, 0]
+    assert st.score[0].tolist() == [13 + kp, 13]
+    assert bool(st.done[0]) and int(st.winner[0]) == TEAM_A
+    assert env.terminations == {a: True for a in P}
+    v = float(kp - 1) if reward == "score" else 1.0
+    assert rewards(env) == [v, -v, v, -v]
