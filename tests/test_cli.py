@@ -472,3 +472,12 @@ def test_a_mistyped_command_or_game_names_the_closest_choice(capsys):
     with pytest.raises(SystemExit):
         main(["demo", "zzz"])  # nothing close: no guess
     assert "did you mean" not in capsys.readouterr().err
+
+
+def test_lengths_progress_bar_counts_its_settings_in_words(tmp_path, capsys):
+    """`cardzoo lengths --only 0` labelled its bar "P'yanitsa lengths (1 settings)"."""
+    assert main(["lengths", "--games", "3", "--out", str(tmp_path / "one"), "--only", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "P'yanitsa lengths (1 setting):" in err and "settings)" not in err
+    assert main(["lengths", "--games", "3", "--out", str(tmp_path / "two"), "--only", "0", "1"]) == 0
+    assert "P'yanitsa lengths (2 settings):" in capsys.readouterr().err

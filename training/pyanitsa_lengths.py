@@ -246,7 +246,7 @@ def run_all(n_games: int, out, settings=None, batch: int = 4096, seed: int = 0, 
     if len(todo) < len(settings):
         log(f"{len(settings) - len(todo)} of {len(settings)} settings kept from {out / 'lengths.json'} (the same --games and --seed)")
     out.mkdir(parents=True, exist_ok=True)
-    bar = tqdm(total=n_games * len(todo), desc=f"P'yanitsa lengths ({len(todo)} settings)", unit="game", disable=not progress or not todo)
+    bar = tqdm(total=n_games * len(todo), desc=f"P'yanitsa lengths ({len(todo)} setting{'s' if len(todo) != 1 else ''})", unit="game", disable=not progress or not todo)
     finished = 0
     try:
         for opts, s_seed in todo:
