@@ -148,3 +148,25 @@ def test_stable_baselines3_make_vec_env_builds_it_and_maskable_ppo_trains_and_ev
     returns, lengths = evaluate_policy(model, venv, n_eval_episodes=4, return_episode_rewards=True, warn=False)
     assert len(returns) == 4 and set(returns) <= {-1.0, 0.0, 1.0}  # 2 players: a loss, a draw or a win
     assert all(n >= 1 for n in lengths)
+
+
+@pytest.mark.parametrize("illegal_action", ["raise", "lose"])
+def test_action_masks_after_the_episode_ended_is_the_final_info_mask(illegal_action):
+    """After the step that ended the episode, info["action_mask"] was all zero but action_masks() still
+    gave the mask of the seat's last decision (1 or 2 legal actions)."""
+    import numpy as np
+
+    env = SingleSeatEnv("all_fours", seat=0, illegal_action=illegal_action, seed=0)
+    obs, info = env.reset()
+    rng = np.random.default_rng(0)
+    while True:
+        legal = np.flatnonzero(info["action_mask"])
+        action = int(np.flatnonzero(info["action_mask"] == 0)[0]) if illegal_action == "lose" else int(rng.choice(legal))
+        assert env.action_masks().tolist() == info["action_mask"].astype(bool).tolist()
+        obs, reward, term, trunc, info = env.step(action)
+        if term or trunc:
+            break
+    assert info["action_mask"].sum() == 0
+    assert env.action_masks().dtype == bool and env.action_masks().sum() == 0
+    obs, info = env.reset()
+    assert env.action_masks().tolist() == info["action_mask"].astype(bool).tolist() and info["action_mask"].sum() >= 1

@@ -215,7 +215,8 @@ class SingleSeatEnv(gymnasium.Env):
             f"there is nothing to learn; reset options {shown!r}, game options {self.aec_options!r}")
 
     def action_masks(self) -> np.ndarray:
-        """``bool[A]`` legal actions of the learning seat (``RuntimeError`` before ``reset``)."""
+        """``bool[A]`` legal actions of the learning seat, all ``False`` once the episode is over (as
+        ``info["action_mask"]``); ``RuntimeError`` before ``reset``."""
         if not hasattr(self, "_obs"):
             raise RuntimeError("action_masks() called before reset(): call env.reset() first")
         return self._obs["action_mask"].astype(bool)
@@ -240,7 +241,9 @@ class SingleSeatEnv(gymnasium.Env):
         self.aec.step(int(action))  # ValueError naming the action if it is illegal
         reward, term, trunc = self._run_others()
         if term or trunc:
-            obs = self.aec.observe(me)
+            # the final view is the seat's view now: action_masks() gave the mask of the seat's last
+            # decision here, while info["action_mask"] was all zero
+            self._obs = obs = self.aec.observe(me)
             return obs["observation"], reward, term, trunc, {"action_mask": obs["action_mask"], **self.aec.infos[me]}
         return self._obs["observation"], reward, False, False, {"action_mask": self._obs["action_mask"]}
 
