@@ -403,6 +403,28 @@ def test_using_an_env_before_reset_raises_saying_so(game, options):
             call()
 
 
+@pytest.mark.parametrize("game, options", DEFAULTS)
+@pytest.mark.parametrize("how", ["played out", "forfeited"])
+def test_action_from_text_after_the_episode_ended_says_it_is_over(game, options, how):
+    """action_from_text on a finished episode said "player_2 is not to act now (agent to act: player_2)",
+    naming as the agent to act the very seat it said was not."""
+    env = envs_make(game, illegal_action="lose" if how == "forfeited" else "raise", **options)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    if how == "forfeited":
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0]))
+    else:
+        _advance(env, rng, 100_000)
+    assert all(env.terminations.values()) or all(env.truncations.values())
+    for agent in env.possible_agents:
+        with pytest.raises(ValueError) as err:
+            env.action_from_text(agent, env.action_name(0))
+        assert str(err.value) == f"the episode is over: no action is legal for {agent}; call env.reset() to deal again"
+    env.reset(seed=1)
+    legal = env.legal_actions()
+    assert env.action_from_text(env.agent_selection, env.action_name(legal[0]).lower()) == legal[0]
+
+
 @pytest.mark.parametrize("game, options", CASES)
 def test_the_parallel_drivers_play_exactly_as_one_core(game, options):
     """``kernel.set_parallel(True)`` spreads the batch over threads (chunks of games); every state

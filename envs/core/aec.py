@@ -458,9 +458,11 @@ class KernelAECEnv(AECEnv):
         :meth:`text_observation`, case-insensitive, surrounding spaces ignored).
 
         Raises ``ValueError`` if ``text`` names no action or one that is not legal now (the message
-        lists the legal action names), or if ``agent`` is not the agent to act."""
+        lists the legal action names), if ``agent`` is not the agent to act, or once the episode is over."""
         self._require_reset("action_from_text()")
         self._seat_of(agent)  # ValueError for an unknown agent
+        if self._over():  # "player_0 is not to act now (agent to act: player_0)" said the finished game's last seat
+            raise ValueError(f"the episode is over: no action is legal for {agent}; call env.reset() to deal again")
         legal = self._legal_names() if agent == self.agent_selection else []
         if not legal:
             raise ValueError(f"{agent} is not to act now (agent to act: {self.agent_selection}); no action is legal for it")
