@@ -331,7 +331,7 @@ def cmd_exploit(args, parse_options) -> int:
         raise ValueError(f"cannot tell the game of {args.agent!r}: pass --game (one of {sorted(envs.GAMES)})")
     r = exploit(game, args.agent, steps=args.steps, n_envs=args.n_envs, bc_samples=args.bc_samples, eval_deals=args.deals,
                 seed=args.seed, out=args.out, env_options=parse_options(args.option), torch_threads=args.torch_threads,
-                skip_forced=args.skip_forced)
+                skip_forced=args.skip_forced, say=lambda line: print(line, flush=True))
     e = r["edge"]
     episode = envs.kernel(game, **parse_options(args.option)).episode_name
     from .arena import ci_text  # an undefined CI (1 deal): "n/a (1 deal)"
