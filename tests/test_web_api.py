@@ -677,14 +677,41 @@ def test_refusals_quote_long_input_briefly(client):
     r = client.post("/api/tables", json={"game": "pyanitsa", "options": {"x" * 1000: 1}})
     assert r.status_code == 400
     assert r.json()["detail"] == (
-        "bad pyanitsa options: unknown option(s) ['" + "x" * 36 + "...]; valid options: ['collect_order', 'deck', "
-        "'detect_cycles', 'max_battles', 'num_players', 'objective', 'runout', 'six_beats_ace', 'tie_mode', "
-        "'tie_players']")
+        'bad pyanitsa options: unknown option(s) ["' + "x" * 36 + '...]; valid options: ["collect_order", "deck", '
+        '"detect_cycles", "max_battles", "num_players", "objective", "runout", "six_beats_ace", "tie_mode", '
+        '"tie_players"]')
     r = client.post("/api/tables", json={"game": "pyanitsa", "options": {"collect_order": "y" * 1000}})
     assert r.status_code == 400
     detail = r.json()["detail"]
-    assert detail.startswith("bad pyanitsa options: option collect_order='" + "y" * 36 + "... is not valid; valid values:")
+    assert detail.startswith('bad pyanitsa options: option collect_order="' + "y" * 36 + "... is not valid; valid values:")
     assert "y" * 37 not in detail
+
+
+@pytest.mark.parametrize("body, detail", [
+    # the kernel's words were Python's: "valid values: [None, 0, 1, 2, 3]", "episode=None", "game_tie=True",
+    # "{'a': 1}", "options.num_players is None"; a client of the API writes JSON: null, true, "x"
+    ({"game": "all_fours", "options": {"first_dealer": 9}},
+     "bad all_fours options: option first_dealer=9 is not valid; valid values: [null, 0, 1, 2, 3]"),
+    ({"game": "all_fours", "options": {"episode": None}},
+     'bad all_fours options: option episode=null is not valid; valid values: ["hand", "match"]'),
+    ({"game": "all_fours", "options": {"game_tie": True}},
+     'bad all_fours options: option game_tie=true is not valid; valid values: ["none", "beggar_team", "dealer_team"]'),
+    ({"game": "all_fours", "options": {"target_score": {"a": 1}}},
+     'bad all_fours options: option target_score={"a": 1} is not valid; valid values: an int from 1 to 200'),
+    ({"game": "aluette", "options": {"match_target": False}},
+     "bad aluette options: option match_target=false is not valid; valid values: null or an int from 1 to 100"),
+    ({"game": "pyanitsa", "players": 3, "options": {"num_players": None}},
+     "players is 3 but options.num_players is null: give the number of players once (players, 2 to 4)"),
+    # options valid one by one that do not go together: the kernel's own message, its constants as JSON's
+    ({"game": "aluette", "options": {"surrender": True, "mordienne": False}},
+     "bad aluette options: option surrender=true requires mordienne=true (RULES.md §4.4); valid: surrender=false "
+     "or mordienne=true"),
+])
+def test_option_refusals_are_written_in_json_terms(client, body, detail):
+    n = len(manager(client))
+    r = client.post("/api/tables", json=body)
+    assert (r.status_code, r.json()) == (400, {"detail": detail})
+    assert len(manager(client)) == n
 
 
 def test_a_body_that_is_not_json_is_422_saying_so(client):

@@ -60,6 +60,25 @@ def short(value, limit: int = 40) -> str:
     return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
+def json_short(value, limit: int = 40) -> str:
+    """``value`` written as JSON (``null``, ``true``, ``"mask"``, ``[2, 3, 4]``: the terms a client of the API
+    writes), cut to ``limit`` characters; :func:`short` (``repr``) for what JSON cannot write."""
+    try:
+        r = json.dumps(value)
+    except (TypeError, ValueError):
+        return short(value, limit)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+#: a Python constant in a kernel's message (``surrender=True``), not inside a quoted string
+_PY_CONSTANT = re.compile(r"(?<![\w'\"])(None|True|False)(?![\w'\"])")
+
+
+def _json_terms(message: str) -> str:
+    """A kernel's message with its Python constants as JSON writes them (``True`` -> ``true``)."""
+    return _PY_CONSTANT.sub(lambda m: {"None": "null", "True": "true", "False": "false"}[m.group(1)], message)
+
+
 class TableError(Exception):
     """An error of a table operation; ``status`` is the HTTP status code, ``str(e)`` the message."""
 
@@ -153,21 +172,29 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
         if "num_players" in spec:
             given = out.get("num_players", players)
             if given != players or type(given) is bool:
-                raise BadRequest(f"players is {players} but options.num_players is {short(given)}: give the "
+                raise BadRequest(f"players is {players} but options.num_players is {json_short(given)}: give the "
                                  f"number of players once (players, {valid})")
             out["num_players"] = players
     unknown = [name for name in out if name not in spec]
     if unknown:  # named here, each briefly (the kernel's message would quote a long name whole)
-        raise BadRequest(f"bad {game} options: unknown option(s) [{', '.join(short(n) for n in unknown)}]; "
-                         f"valid options: {sorted(spec)}")
+        raise BadRequest(f"bad {game} options: unknown option(s) [{', '.join(json_short(n) for n in unknown)}]; "
+                         f"valid options: {json.dumps(sorted(spec))}")
+    # each value checked here, so that the refusal is written in the client's JSON terms (null, true,
+    # "mask"), not in the kernel's Python ones (None, True, 'mask')
+    for name, value in out.items():
+        try:
+            spec[name].validate(name, value)
+        except (ValueError, TypeError):
+            valid = _json_terms(spec[name].valid) if spec[name].choices is None else json.dumps(list(spec[name].choices))
+            raise BadRequest(f"bad {game} options: option {name}={json_short(value)} is not valid; valid values: {valid}") from None
     try:
         envs.kernel(game, **out)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError) as e:  # options valid one by one that do not go together
         message = str(e)
         for value in out.values():  # the kernel quotes a refused value whole: briefly here
             if len(repr(value)) > 40:
                 message = message.replace(repr(value), short(value))
-        raise BadRequest(f"bad {game} options: {message[:300]}") from None
+        raise BadRequest(f"bad {game} options: {_json_terms(message)[:300]}") from None
     return out
 
 
