@@ -82,12 +82,16 @@ class PolicyAgent(Agent):
         self._gen = torch.Generator().manual_seed(int(seed if seed is not None else 0))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """Actions ``int64[B]`` for raw observations ``uint8[B, D]`` and masks ``[B, A]``."""
+        """Actions ``int64[B]`` for observations ``[B, D]`` and masks ``[B, A]``: the kernel's ``uint8``
+        observation, or its ``[0, 1]``-scaled ``float`` form (``cardzoo.make_vec``'s, the SB3 adapter's),
+        as the rule bots take it. A float row whose values are all in ``[0, 1]`` and not all whole is
+        taken as scaled already (it was scaled again, and the agent played other, worse moves)."""
         import torch
 
         from .base import as_mask
 
-        obs = np.asarray(observation, dtype=np.float32)
+        raw = np.asarray(observation)
+        obs = raw.astype(np.float32)
         if obs.ndim == 1:
             obs = obs[None]
         mask = as_mask(action_mask)
@@ -98,7 +102,11 @@ class PolicyAgent(Agent):
             )
         if obs.shape[0] == 0:
             return np.zeros(0, dtype=np.int64)
-        x = torch.as_tensor(obs * self.scale)
+        x = obs * self.scale
+        if raw.dtype.kind == "f":
+            scaled = (obs <= 1.0).all(axis=1) & (obs != np.rint(obs)).any(axis=1)
+            x[scaled] = obs[scaled]
+        x = torch.as_tensor(x)
         with torch.no_grad():
             dist = self.policy.get_distribution(x, action_masks=mask)
             if self.deterministic:

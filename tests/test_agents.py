@@ -506,3 +506,26 @@ def test_the_pyanitsa_rule_bot_refuses_a_mask_of_another_size():
     assert bot.act(obs, flip_only).tolist() == [36, 36]
     assert bot.act(obs[0], flip_only[0]).tolist() == [36]
     assert agents.load("pyanitsa/rule", deck=52).act(obs, np.ones((2, 53), dtype=bool)).tolist() == [0, 0]
+
+
+def test_a_trained_agent_plays_the_same_on_the_vector_envs_scaled_observations():
+    """PolicyAgent.act divided every observation by the layout's bounds, so the [0, 1]-scaled observations of
+    cardzoo.make_vec (and of the SB3 adapter) were scaled twice: all_fours/ppo changed its move in 8 of these 256
+    positions, without a word. The rule bots already took both forms."""
+    pytest.importorskip("torch")
+    import cardzoo
+
+    venv = cardzoo.make_vec("all_fours", 256, opponents="random", seed=0)
+    obs, infos = venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(6):  # some tricks in, so counts and scores are not all zero
+        obs, _, _, _, infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in infos["action_mask"]]))
+    raw = venv.kernel.observe(venv.st, venv.st.current_player)
+    assert obs.dtype == np.float32 and np.allclose(obs, raw * venv.scale)
+    agent = agents.load("all_fours/ppo")
+    mask = infos["action_mask"]
+    live = ~venv._pending
+    expected = agent.act(raw[live], mask[live])
+    assert np.array_equal(agent.act(obs[live], mask[live]), expected)
+    assert np.array_equal(agent.act(raw[live].astype(np.float64), mask[live]), expected)  # whole floats: the raw form
+    assert mask[live][np.arange(live.sum()), expected].all()
