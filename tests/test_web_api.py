@@ -241,7 +241,7 @@ def test_bad_new_table_requests_are_clear_errors(client, body, status, words):
         ("/api/tables", b'{"game": "all_fours", "colour": 1}', None, "malformed request: 'colour': unknown field; "
          "the fields are game, players, partner, opponents, seed, options, force_agent"),
         ("/move", b'{"action": 3, "move": 0}', None,
-         "malformed request: 'move': unknown field; the fields are action, moves"),
+         "malformed request: 'move': unknown field; the fields are action, moves, deal"),
     ],
 )
 def test_a_body_not_a_json_object_or_a_bad_field_is_422_naming_what_is_valid(client, path, body, headers, detail):
@@ -426,6 +426,37 @@ def test_a_repeated_or_stale_move_is_409_and_changes_nothing(client):
     assert v2["moves"] == 4
     v3 = client.post(f"/api/tables/{tid}/move", json={"action": flip}).json()  # "moves" stays optional
     assert v3["moves"] == 6
+
+
+def test_a_move_from_a_view_of_the_last_deal_is_409_though_its_move_count_is_the_table_s(client):
+    """Every deal counts its moves from 0, so "moves" alone let a move from the last deal's view (a second
+    tab left at its first turn) be played on the new deal whenever the count and the action matched: in
+    All Fours (seed 0) both deals start with seat 0's stand-or-beg at move 0. The View's "deal", sent
+    back with the move, tells them apart; a client that sends no "deal" is served as before."""
+    out = open_table(client, "all_fours", seed=0, partner="all_fours/rule", opponents="all_fours/rule")
+    tid, first = out["table_id"], out["view"]
+    assert (first["deal"], first["moves"]) == (1, 0)
+    v = first
+    while not v["done"]:
+        v = client.post(f"/api/tables/{tid}/move",
+                        json={"action": v["legal"][0]["action"], "moves": v["moves"], "deal": v["deal"]}).json()
+    new = client.post(f"/api/tables/{tid}/new").json()
+    assert (new["deal"], new["moves"]) == (2, 0) and new["your_turn"]
+    stale = {"action": first["legal"][0]["action"], "moves": first["moves"], "deal": first["deal"]}
+    assert stale["action"] in [m["action"] for m in new["legal"]]  # legal in the new deal too: only "deal" tells
+    before = client.get(f"/api/tables/{tid}").json()
+    r = client.post(f"/api/tables/{tid}/move", json=stale)
+    assert (r.status_code, r.json()["detail"]) == (409, (
+        "stale move: it answers a view of deal 1, but the table is at deal 2 (a new deal was dealt since); "
+        'GET /api/tables/{id} for the current view and send its "deal" and "moves" with your action'))
+    assert client.get(f"/api/tables/{tid}").json() == before
+    r = client.post(f"/api/tables/{tid}/move", json={**stale, "deal": "2"})
+    assert r.status_code == 422 and r.json()["detail"] == 'malformed request: deal: must be a JSON integer, not "2"'
+    ok = client.post(f"/api/tables/{tid}/move", json={**stale, "deal": 2})
+    assert ok.status_code == 200 and ok.json()["deal"] == 2 and ok.json()["moves"] > 0
+    # without "deal" (a client written before it) the move count alone is checked, as it was
+    again = client.post(f"/api/tables/{tid}/move", json={"action": ok.json()["legal"][0]["action"], "moves": ok.json()["moves"]})
+    assert again.status_code == 200, again.json()
 
 
 class _Crashing:

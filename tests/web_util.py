@@ -18,6 +18,7 @@ VIEW_KEYS = {
     "hand", "hand_sizes", "exposed", "trick", "last_trick", "to_act", "dealer", "phase", "facts", "scores",
     "teams", "summary", "table_id", "game", "game_name", "seat", "num_players", "pack", "seats", "legal",
     "your_turn", "done", "log", "log_start", "returns", "totals", "text", "match", "match_result", "moves",
+    "deal",
 }
 #: what a move, new-deal or new-table answer adds to the View: the moves it made, one by one (and the
 #: moves it condensed, ``"skipped"``, usually ``None``)

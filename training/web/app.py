@@ -22,8 +22,11 @@ with a 4xx/5xx status, and changes nothing):
                                          An AI seat whose agent fails is 503 (on any request that plays
                                          it); the moves before stand, and the AI plays again at the next
                                          GET (a move first says to GET: the person has not seen them)
-``POST /api/tables/{id}/move``           body ``{"action": int, "moves": int}`` (``moves`` optional: the
-                                         ``"moves"`` of the View the move answers): the person's move,
+``POST /api/tables/{id}/move``           body ``{"action": int, "moves": int, "deal": int}`` (``moves``
+                                         and ``deal`` optional: the ``"moves"`` and ``"deal"`` of the View
+                                         the move answers; a deal counts its moves from 0 again, so
+                                         ``moves`` alone does not tell a view of the last deal from this
+                                         one's): the person's move,
                                          then the AI seats' up to the person's next turn -> View, with
                                          ``"frames"``: each of these moves as seat 0 saw it
                                          (:func:`~.views.frames_json`), for the browser to show one at a
@@ -32,8 +35,8 @@ with a 4xx/5xx status, and changes nothing):
                                          3-4 players, seat 0 out) that stretch summed up instead of sent
                                          frame by frame (:func:`~.views.answer_frames`). 400 illegal (the message names the action and the legal
                                          ones); 409 not your turn, the episode is over, or a stale move
-                                         (``moves`` is not the table's: a repeated request, or one sent
-                                         from an old view); 422 malformed body.
+                                         (``moves`` or ``deal`` is not the table's: a repeated request, or
+                                         one sent from an old view); 422 malformed body.
 ``POST /api/tables/{id}/new``            deal a new episode at the table once the deal is over (running
                                          totals kept) -> View with ``"frames"`` (the AI moves before the
                                          person's first turn); 409 while the deal is running (a deal
@@ -170,6 +173,9 @@ class Move(BaseModel):
     # the "moves" of the View this move answers: a repeated request (a retry, a double click) or one
     # sent from an old view (a second tab) is refused instead of played on a table that moved on
     moves: StrictInt | None = None
+    # the "deal" of that View: every deal counts its moves from 0, so a view of the last deal at the same
+    # count (a second tab left at its first turn) is told apart only by it
+    deal: StrictInt | None = None
 
 
 @lru_cache(maxsize=None)
@@ -350,7 +356,7 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
 
     @app.post("/api/tables/{table_id}/move")
     def move(table_id: str, body: Move):
-        return with_frames(mgr().get(table_id), lambda t: t.move(body.action, body.moves))
+        return with_frames(mgr().get(table_id), lambda t: t.move(body.action, body.moves, body.deal))
 
     @app.post("/api/tables/{table_id}/new")
     def new_deal(table_id: str):

@@ -246,6 +246,8 @@ class Table:
         #: comes back (a reload) and asks for it again
         self.closing_since: float | None = None
         self._seed = seed
+        #: deals dealt at this table (1 for the first): with :attr:`moves` it names the state a move answers
+        self.deals = 0
         self._counted = False
         #: an AI seat failed (:class:`AIFailed`) and its moves are still to be played (:meth:`resume`)
         self.stalled = False
@@ -285,6 +287,7 @@ class Table:
         and let the AI seats play up to seat 0's first turn. Running totals are kept."""
         self.env.reset(seed=self._seed)
         self._seed = None
+        self.deals += 1
         self.log = []
         self.completed_trick = None
         self.history = []
@@ -320,16 +323,19 @@ class Table:
             self._advance()
         return start
 
-    def move(self, action: int, expected_moves: int | None = None) -> int:
+    def move(self, action: int, expected_moves: int | None = None, expected_deal: int | None = None) -> int:
         """Apply the person's ``action`` at seat 0, then the AI seats' moves up to seat 0's next turn.
-        ``expected_moves``: the :attr:`moves` of the view the move answers (``None``: not checked).
+        ``expected_moves``: the :attr:`moves` of the view the move answers (``None``: not checked);
+        ``expected_deal``: its :attr:`deals` (``None``: not checked). Within a deal the count of moves
+        names the state (seat 0's own move always counts), but every deal counts from 0 again: a move
+        from the last deal's view at the same count (its first turn, say) needs the deal to be caught.
 
         Returns the number of the person's move in the episode (:attr:`moves` before the call; the
         moves from there on are the ones this call made, for the browser to show one at a time).
 
         Raises :class:`Conflict` when the episode is over, another seat is to act or
-        ``expected_moves`` is not :attr:`moves` (a stale move: a repeated request, or one sent from an
-        old view, would else be played on a table that has moved on), and :class:`BadRequest` for an
+        ``expected_moves`` is not :attr:`moves` or ``expected_deal`` not :attr:`deals` (a stale move: a
+        repeated request, or one sent from an old view, would else be played on a table that has moved on), and :class:`BadRequest` for an
         action that is not legal now (naming it and the legal ones); the table is unchanged then.
         """
         if self.resume() != self.moves:  # AI moves a failed request left: seat 0 has not seen them
@@ -339,6 +345,12 @@ class Table:
             raise Conflict("the episode is over; POST /api/tables/{id}/new deals a new one")
         if self.to_act != 0:
             raise Conflict(f"not your turn: player_{self.to_act} is to act")
+        if expected_deal is not None and expected_deal != self.deals:
+            raise Conflict(
+                f"stale move: it answers a view of deal {short(expected_deal)}, but the table is at deal {self.deals} "
+                "(a new deal was dealt since); GET /api/tables/{id} for the current view and send its \"deal\" and "
+                "\"moves\" with your action"
+            )
         if expected_moves is not None and expected_moves != self.moves:
             raise Conflict(
                 f"stale move: it answers the view at move {short(expected_moves)}, but the table is at move "

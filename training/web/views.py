@@ -5,7 +5,9 @@ see; a generic view where a game has none yet), replaces card ids with card dict
 (:func:`card_dict`) and adds the table's seats, the legal moves, the move log (another seat's
 move that seat 0 does not see is ``"face_down"``), returns, running totals and the env's text
 render from seat 0. The move log is the episode's last :data:`LOG_WINDOW` moves, ``"log_start"``
-the number of the first of them (0 while the episode is shorter).
+the number of the first of them (0 while the episode is shorter). ``"moves"`` (this episode's moves
+seat 0 heard of) and ``"deal"`` (the deals dealt at the table, 1 for the first) name the state the
+View shows: a move sends them back, and one that answers another state is refused as stale.
 """
 
 from __future__ import annotations
@@ -343,6 +345,7 @@ def table_view_json(table: Table) -> dict:
             "match": bool(getattr(k, "match", False)),
             "match_result": match_result(k, st),
             "moves": table.moves,
+            "deal": table.deals,
             "text": env.render(),
         }
     )

@@ -661,7 +661,7 @@ async function play(action) {
   while (next != null) {
     try {
       const before = view;
-      await showFrames(await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/move", { action: next, moves: view.moves }), before);
+      await showFrames(await api("POST", "/api/tables/" + encodeURIComponent(tableId) + "/move", { action: next, moves: view.moves, deal: view.deal }), before);
     } catch (e) {
       showError(e.message);
       try {
