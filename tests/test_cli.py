@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -481,3 +482,33 @@ def test_lengths_progress_bar_counts_its_settings_in_words(tmp_path, capsys):
     assert "P'yanitsa lengths (1 setting):" in err and "settings)" not in err
     assert main(["lengths", "--games", "3", "--out", str(tmp_path / "two"), "--only", "0", "1"]) == 0
     assert "P'yanitsa lengths (2 settings):" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc, a folder nobody can make files in")
+def test_a_json_path_no_file_can_be_made_in_is_refused_before_the_run(capsys):
+    """`cardzoo arena ... --json /proc/a.json` played every deal and then failed with "[Errno 2] No such file or
+    directory: '/proc/a.json'" (the folder exists; even root cannot make files in it), losing the results;
+    bench and bench-web did the same. Now refused up front, naming the flag and the folder."""
+    for argv in (["arena", "all_fours", "all_fours/rule", "random", "--deals", "2"], ["bench", "pyanitsa", "--rounds", "1"],
+                 ["bench-web", "--clients", "1"]):
+        assert main([*argv, "--json", "/proc/a.json"]) == 2
+        captured = capsys.readouterr()
+        assert captured.err == (f"cardzoo {argv[0]}: error: cannot write --json /proc/a.json: no file can be made in /proc "
+                                "(No such file or directory); give a path in a folder you can write to\n")
+        assert captured.out == ""
+
+
+def test_bench_web_never_overwrites_a_json_file(tmp_path, capsys):
+    """`cardzoo bench-web --json FILE` replaced an existing FILE (another run's numbers) at the end of its run;
+    now refused before the run, as `cardzoo bench --json` is; an empty path is refused too."""
+    out = tmp_path / "load.json"
+    out.write_text("earlier run")
+    assert main(["bench-web", "--clients", "1", "--json", str(out)]) == 2
+    assert capsys.readouterr().err == (f"cardzoo bench-web: error: --json {out} exists; a run never overwrites another: "
+                                       "choose a new path\n")
+    assert out.read_text() == "earlier run"
+    assert main(["bench-web", "--json", ""]) == 2
+    assert capsys.readouterr().err == ("cardzoo bench-web: error: --json '' is an empty path: give the file to write, "
+                                       "e.g. --json bench_web.json (or leave --json out)\n")
+    assert main(["bench-web", "--json", str(tmp_path / "no" / "x.json")]) == 2
+    assert capsys.readouterr().err == f"cardzoo bench-web: error: --json {tmp_path / 'no' / 'x.json'}: folder {tmp_path / 'no'} does not exist\n"

@@ -25,6 +25,19 @@ def _one_core() -> None:
             pass
 
 
+def _check_json_path(path: str) -> None:
+    """A ``--json`` file of ``bench`` and ``bench-web``, before the run: a new file in a folder that exists and
+    takes files (a run never overwrites another)."""
+    from .common import check_can_write
+
+    if os.path.exists(path):
+        raise ValueError(f"--json {path} exists; a run never overwrites another: choose a new path")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ValueError(f"--json {path}: folder {parent} does not exist")
+    check_can_write(path, "--json")
+
+
 def cmd_bench(args) -> int:
     """``cardzoo bench [GAME ...]``: one interleaved benchmark run (training/bench.py, training/BENCHMARKS.md)."""
     import math
@@ -46,11 +59,7 @@ def cmd_bench(args) -> int:
     if args.json is not None and not args.json.strip():  # "" was taken as no --json: the numbers went unwritten
         raise ValueError(f"--json {args.json!r} is an empty path: give the file to write, e.g. --json bench.json (or leave --json out)")
     if args.json:
-        if os.path.exists(args.json):
-            raise ValueError(f"--json {args.json} exists; a run never overwrites another: choose a new path")
-        parent = os.path.dirname(os.path.abspath(args.json))
-        if not os.path.isdir(parent):
-            raise ValueError(f"--json {args.json}: folder {parent} does not exist")
+        _check_json_path(args.json)
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     _one_core()  # the rows are per core; the 2-core rows run in a worker process given `cpus`
     from . import bench
@@ -195,13 +204,19 @@ def cmd_bench_web(args) -> int:
             raise ValueError(f"{flag} must be >= 1, got {v}")
     if not (math.isfinite(args.seconds) and args.seconds > 0):
         raise ValueError(f"--seconds must be a positive number, got {args.seconds:g}")
+    if args.json is not None and not args.json.strip():
+        raise ValueError(f"--json {args.json!r} is an empty path: give the file to write, e.g. --json bench_web.json "
+                         "(or leave --json out)")
+    if args.json:  # it was opened with "w" at the end: another run's file was replaced, an unwritable path lost the run
+        _check_json_path(args.json)
     from .web import loadtest
 
     res = loadtest.run(clients=args.clients, games=args.games, max_moves=args.moves, seconds=args.seconds, seed=args.seed)
     print(loadtest.format_report(res))
     if args.json:
-        with open(args.json, "w") as f:
+        with open(args.json, "x") as f:  # "x": a file made meanwhile is not replaced
             json.dump(res, f, indent=2)
+        print(f"written: {args.json}")
     return 1 if res["errors"] else 0
 
 
@@ -274,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     lw.add_argument("--moves", type=int, default=300, help="moves per client at most (default 300)")
     lw.add_argument("--seconds", type=float, default=120.0, help="wall-clock limit of the run (default 120)")
     lw.add_argument("--seed", type=seed_arg, default=0)
-    lw.add_argument("--json", default=None, help="also write the results as JSON to this file")
+    lw.add_argument("--json", default=None, metavar="PATH", help="also write the results as JSON to PATH (a new file)")
     lw.set_defaults(fn=cmd_bench_web)
 
     from . import commands

@@ -224,7 +224,7 @@ def cmd_train(args, parse_options) -> int:
 
 def cmd_arena(args, parse_options) -> int:
     from . import arena
-    from .common import refuse_existing_file, report_console, seat_agent
+    from .common import check_can_write, refuse_existing_file, report_console, seat_agent
 
     env_options = parse_options(args.option)
     if args.deals < 1:
@@ -244,6 +244,7 @@ def cmd_arena(args, parse_options) -> int:
         raise ValueError(f"--json {args.json} is a folder; give a file name such as {Path(args.json) / 'arena.json'}")
     if args.json:
         refuse_existing_file(args.json, "--json", args.overwrite)
+        check_can_write(args.json, "--json")  # the deals' results would be lost at the end of the run
     if len(args.agents) < 2:
         raise ValueError("arena needs at least two agents, e.g. cardzoo arena all_fours all_fours/rule random")
     loaded = {}

@@ -205,6 +205,24 @@ def refuse_existing_file(path, what: str, overwrite: bool = False, how: str = "-
         raise FileExistsError(f"{what} {path} exists; a run never overwrites another: choose a new name, or {how}")
 
 
+def check_can_write(path, what: str) -> None:
+    """Raise ``OSError`` naming ``what`` (e.g. ``"--json"``) when no new file can be made in the folder of
+    ``path``, which exists: a read-only or virtual folder such as ``/proc``, which even root cannot write.
+    Checked before a run (by making and removing an empty file there), so that its results are not lost
+    at its end to "[Errno 2] No such file or directory"."""
+    import os
+    import tempfile
+
+    folder = Path(path).resolve().parent
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".cardzoo-write-check-")
+    except OSError as e:
+        raise OSError(f"cannot write {what} {path}: no file can be made in {folder} ({e.strerror}); give a path in a "
+                      "folder you can write to") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 def seed_arg(text: str) -> int:
     """The argparse ``type`` of every ``--seed`` of the commands: a non-negative integer (what numpy
     seeds with). Anything else is refused by argparse as ``argument --seed: must be a non-negative
