@@ -65,10 +65,14 @@ def cmd_bench(args) -> int:
     from . import bench
     from .common import report_console
 
-    res = bench.run(
-        games, args.batch, args.seconds, args.rounds,
-        options=parse_options(args.option), skip=args.skip or (), cpus=cpus,
-    )
+    try:
+        res = bench.run(
+            games, args.batch, args.seconds, args.rounds,
+            options=parse_options(args.option), skip=args.skip or (), cpus=cpus,
+        )
+    except MemoryError as e:  # --batch 99999999999 ended in numpy's _ArrayMemoryError traceback
+        raise ValueError(f"--batch {max(args.batch):,} games at once do not fit in memory ({e}); give smaller --batch "
+                         "sizes (default 4096)") from None
     res["settings"]["command"] = "cardzoo " + " ".join(args.argv)
     console = report_console()
     for table in bench.rich_tables(res):
