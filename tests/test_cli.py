@@ -512,3 +512,16 @@ def test_bench_web_never_overwrites_a_json_file(tmp_path, capsys):
                                        "e.g. --json bench_web.json (or leave --json out)\n")
     assert main(["bench-web", "--json", str(tmp_path / "no" / "x.json")]) == 2
     assert capsys.readouterr().err == f"cardzoo bench-web: error: --json {tmp_path / 'no' / 'x.json'}: folder {tmp_path / 'no'} does not exist\n"
+
+
+def test_distil_names_a_file_that_is_not_a_label_archive(tmp_path, capsys):
+    """`cardzoo distil ... --labels results.json` said numpy's words for a file it tried as pickled data:
+    "This file contains pickled (object) data. If you trust the file you can load it unsafely using the
+    `allow_pickle=` keyword argument or `pickle.load()`", advice that has nothing to do with a label file."""
+    wrong = tmp_path / "results.json"
+    wrong.write_text('{"mean_diff": 0.1}')
+    assert main(["distil", "avinas/ppo", str(tmp_path / "agent"), "--labels", str(wrong), "--reference", "none"]) == 2
+    assert capsys.readouterr().err == (
+        f"cardzoo distil: error: {wrong} is not a label file: a .npz archive with ['obs', 'mask', 'q', 'other_obs', "
+        "'other_mask', 'other_q'] was expected (cardzoo label writes them)\n")
+    assert not (tmp_path / "agent").exists()

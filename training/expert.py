@@ -348,6 +348,11 @@ def load_labels(files) -> dict:
     for f in files:
         if not f.is_file():
             raise FileNotFoundError(f"no label file at {f}")
+        with open(f, "rb") as fh:
+            magic = fh.read(2)
+        if magic and magic != b"PK":  # not a zip archive: np.load would read it as pickled data and suggest allow_pickle
+            raise ValueError(f"{f} is not a label file: a .npz archive with {list(LABEL_KEYS)} was expected (cardzoo label "
+                             "writes them)")
         try:
             z = np.load(f, allow_pickle=False)
             if not isinstance(z, np.lib.npyio.NpzFile):
