@@ -120,6 +120,10 @@ def test_an_unknown_agent_lists_the_games_agents_only(capsys):
     assert main(["arena", "all_fours", "./nope", "random", "--deals", "2"]) == 2
     assert capsys.readouterr().err == (f"cardzoo arena: error: no agent file or folder at './nope' (and no registered "
                                        f"agent of that name; agents for all_fours: {mine})\n")
+    # another game's agent: the same list (it listed every game's agents, avinas' and ottocento's among them)
+    assert main(["arena", "all_fours", "avinas/rule", "random", "--deals", "2"]) == 2
+    assert capsys.readouterr().err == (f"cardzoo arena: error: agent 'avinas/rule' plays avinas, not all_fours; use an "
+                                       f"agent of all_fours: {mine}\n")
 
 
 def test_play_refuses_a_partner_where_everyone_plays_alone_before_loading(monkeypatch):

@@ -16,11 +16,16 @@ def check_agent_game(agent, game: str, label) -> None:
     another game than ``game``: a registry name ``"<other game>/..."``, or a saved policy whose
     metadata names another game. Agents for every game (e.g. ``random``) pass."""
     prefix = label.split("/", 1)[0] if isinstance(label, str) else None
-    if prefix in envs.GAMES and prefix != game:
-        raise ValueError(f"agent {label!r} plays {prefix}, not {game}; use an agent of {game} (available: {agents.available()})")
+    if prefix in envs.GAMES and prefix != game:  # the game's agents and those of every game, not all ~28 names
+        raise ValueError(f"agent {label!r} plays {prefix}, not {game}; use an agent of {game}: {game_agents(game)}")
     meta_game = (getattr(agent, "meta", None) or {}).get("game")
     if meta_game and meta_game != game:
         raise ValueError(f"agent {label!r} was trained for {meta_game}, not {game}")
+
+
+def game_agents(game: str) -> list[str]:
+    """The registered agents that play ``game``: its own (``"<game>/..."``) and those of every game (``random``)."""
+    return [a for a in agents.available() if a.startswith(f"{game}/") or "/" not in a]
 
 
 def refuse_exec_bot(agent, where: str) -> None:
@@ -69,7 +74,7 @@ def resolve_agent(name: str, env_options: dict | None = None, seed: int | None =
             if game is None:
                 raise
             # the game is known: list its agents and the game-less ones, not every game's (about 28 names)
-            mine = [a for a in agents.available() if a.startswith(f"{game}/") or "/" not in a]
+            mine = game_agents(game)
             if isinstance(e, FileNotFoundError) and str(e).startswith(f"no agent file or folder at {name!r} "):
                 raise FileNotFoundError(
                     f"no agent file or folder at {name!r} (and no registered agent of that name; agents for {game}: {mine})"
