@@ -46,6 +46,17 @@ def test_a_number_out_of_range_and_an_empty_line_say_what_is_valid():
     assert said[i + 3:] == ["bye"]
 
 
+def test_a_negative_number_says_the_numbers_too():
+    """'-1' said "'-1' is not a move. Type a move's name or its number" where '9' said which numbers there are:
+    a negative number is a number out of range as well (and never a move from the end of the list)."""
+    said = _first_prompt(["-1"])
+    names = _legal(said)
+    i = said.index(next(x for x in said if x.startswith("your legal moves: ")))
+    choices = f"{', '.join(names)} (q quits). ? shows help."
+    assert said[i + 1] == f"'-1' is not a move: the numbers go from 0 to {len(names) - 1}. Legal: {choices}"
+    assert said[i + 2:] == ["bye"]
+
+
 def test_help_explains_and_shows_the_table_again():
     """'?' and 'help' were "not a move"; they now explain how to answer and show the table and the legal moves again."""
     for word in ("?", "help", "HELP"):

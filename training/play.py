@@ -54,8 +54,9 @@ def _choose(
             continue
         if text == "" and len(legal) == 1:
             return legal[0]
-        if text.isascii() and text.isdigit():  # not '²' (isdigit, but int() refuses it)
-            if int(text) < len(legal):
+        number = text[1:] if text.startswith("-") else text  # '-1' is a number too, out of range
+        if number.isascii() and number.isdigit():  # not '²' (isdigit, but int() refuses it)
+            if int(text) in range(len(legal)):
                 return legal[int(text)]
             write(f"'{text}' is not a move: the numbers go from 0 to {len(legal) - 1}. Legal: {choices}")
             continue
