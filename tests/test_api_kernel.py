@@ -44,6 +44,7 @@ VIEWS = {
     "known_cards": lambda k, st, b: k.known_cards(st, b),
     "info": lambda k, st, b: k.info(st, b),
     "text_view": lambda k, st, b: k.text_view(st, b, 0),
+    "action_is_public": lambda k, st, b: k.action_is_public(st, b, k.num_actions - 1),
 }
 
 
@@ -75,6 +76,22 @@ def test_the_views_of_one_seat_name_the_game_and_its_seats_for_a_bad_seat(game):
                 view(seat)
             assert str(err.value) == f"seat {seat!r} is not valid for {game}; valid seats: 0..{P - 1}"
         assert view(np.int64(P - 1)) == view(P - 1)
+
+
+@pytest.mark.parametrize("game", sorted(cardzoo.GAMES))
+def test_action_is_public_refuses_an_action_the_game_does_not_have(game):
+    """action_is_public(st, 0, 999) and (st, 0, 1.5) answered (True or False) in every game; the terminal
+    and web front ends ask it before naming a move."""
+    k = cardzoo.kernel(game)
+    st = k.init(np.random.default_rng(0), 2)
+    A = k.num_actions
+    for action, said in ((A, f"action {A} is out of range; valid ids are 0..{A - 1}"), (-1, f"action -1 is out of range; valid ids are 0..{A - 1}"),
+                         (1.5, f"action must be an int id 0..{A - 1}, got 1.5"), (True, f"action must be an int id 0..{A - 1}, got True")):
+        with pytest.raises(ValueError) as err:
+            k.action_is_public(st, 0, action)
+        assert str(err.value) == said
+    for a in range(A):
+        assert k.action_is_public(st, 1, np.int64(a)) == k.action_is_public(st, 1, a)
 
 
 def test_a_rowstreams_of_another_size_is_refused_before_the_step_moves():

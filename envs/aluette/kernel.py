@@ -355,7 +355,7 @@ class AluetteKernel(CompiledKernel):
         """Whether every other seat sees ``action`` of the seat to act in game ``b`` (§7): not a chant
         discard, and not a signal unless ``signal_visibility="public"``. (:meth:`announce` gives the
         viewer-specific account used by terminal play.)"""
-        a = int(action)
+        b, a = self.check_public_args(st, b, action)
         if a < NUM_CARDS:
             return int(st.phase[b]) != DISCARD
         if SIGNAL0 <= a < END_SIGNALS:

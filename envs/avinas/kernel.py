@@ -302,7 +302,7 @@ class AvinasKernel(CompiledKernel):
         lead ``FD_<card>`` (§5: its card stays hidden until the trick is complete, so front ends and
         logs must not name it) and not a ``"free"`` valuable signal (§11.3: for the partner alone);
         every other action is public."""
-        a = int(action)
+        _, a = self.check_public_args(st, b, action)
         return not (FACEDOWN <= a < FACEDOWN + NUM_CARDS or a in (SIG_VALUABLE, SIG_NOT_VALUABLE))
 
     def announce(self, before: AvinasState, after: AvinasState, action: int, actor: int, viewer: int) -> list[str] | None:

@@ -797,8 +797,19 @@ class Kernel(ABC):
     def action_is_public(self, state: BatchState, b: int, action: int) -> bool:
         """Whether the other seats see which ``action`` the seat to act in game ``b`` takes now
         (before it is applied). Default True; a game with face-down moves (a discard) returns False,
-        and front ends (terminal play, logs shown to a player) then hide the action's name."""
+        and front ends (terminal play, logs shown to a player) then hide the action's name.
+        ``ValueError`` for a game index or an action the game does not have (:meth:`check_public_args`)."""
+        self.check_public_args(state, b, action)
         return True
+
+    def check_public_args(self, state: BatchState, b, action) -> tuple[int, int]:
+        """``(b, action)`` of :meth:`action_is_public` as ints: ``ValueError`` naming a game index out of
+        the batch (:meth:`check_game`) or an action that is not an int id of the game (:meth:`action_name`'s
+        message). Ottocento's answer for ``b=5`` of a 2-game state was numpy's IndexError, ``b=-1``
+        read the last game, and an action of 999 or 1.5 got an answer."""
+        b = self.check_game(state, b)
+        self.action_name(action)
+        return b, int(action)
 
     def info(self, state: BatchState, b: int = 0) -> dict:
         """Public facts for ``infos`` (never hidden cards); default empty."""

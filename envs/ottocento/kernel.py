@@ -272,6 +272,7 @@ class OttocentoKernel(CompiledKernel):
 
     def action_is_public(self, st: OttocentoState, b: int, action: int) -> bool:
         """The dealer's discards are face down (§3.5): hidden from the other seats; every other action is public."""
+        b, _ = self.check_public_args(st, b, action)
         return int(st.phase[b]) != DISCARD
 
     # ------------------------------------------------------------------ observations (§7)

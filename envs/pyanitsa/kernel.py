@@ -414,7 +414,7 @@ class PyanitsaKernel(CompiledKernel):
         """``FLIP`` is public; ``ORDER(card)`` (``winner_chooses``) is not: the order in which a
         winner stacks the pot under its pile is hidden from the others (§7), and with
         ``tie_mode="down_up"`` the pot holds face-down cards."""
-        return int(action) == self.FLIP
+        return self.check_public_args(st, b, action)[1] == self.FLIP
 
     def info(self, st: PyanitsaState, b: int = 0) -> dict:
         """Public facts: battles, pile sizes, last battle winner; at the end losers, draw, truncation reason."""
