@@ -529,3 +529,16 @@ def test_distil_names_a_file_that_is_not_a_label_archive(tmp_path, capsys):
         f"cardzoo distil: error: {wrong} is not a label file: a .npz archive with ['obs', 'mask', 'q', 'other_obs', "
         "'other_mask', 'other_q'] was expected (cardzoo label writes them)\n")
     assert not (tmp_path / "agent").exists()
+
+
+def test_train_refuses_an_empty_out_before_anything(tmp_path, monkeypatch, capsys):
+    """`cardzoo train avinas --out ''` was taken as no --out: the run was written to runs/avinas (leaderboard,
+    exploit and lengths refuse an empty --out already). The flags keep the run tiny should it ever start."""
+    monkeypatch.chdir(tmp_path)
+    argv = ["train", "avinas", "--out", "", "--steps", "64", "--n-envs", "2", "--n-steps", "32", "--bc-samples", "0",
+            "--eval-deals", "0", "--expert-rounds", "0"]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err == ("cardzoo train: error: --out '' is an empty path: give the run folder, e.g. --out runs/avinas "
+                            "(or leave --out out for that default)\n")
+    assert captured.out == "" and list(tmp_path.iterdir()) == []

@@ -121,6 +121,9 @@ def cmd_train(args, parse_options) -> int:
     from .common import report_console
     from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, next_step, train
 
+    if args.out is not None and not args.out.strip():  # "" was taken as no --out: the run went to runs/GAME
+        raise ValueError(f"--out {args.out!r} is an empty path: give the run folder, e.g. --out runs/{args.game} (or leave "
+                         "--out out for that default)")
     for p in args.bc_teacher_option or []:  # parse_options would name it an "env option"
         if "=" not in p:
             raise ValueError(f"--bc-teacher-option {p!r} must look like NAME=VALUE (a keyword option of the teacher, "
