@@ -542,3 +542,16 @@ def test_train_refuses_an_empty_out_before_anything(tmp_path, monkeypatch, capsy
     assert captured.err == ("cardzoo train: error: --out '' is an empty path: give the run folder, e.g. --out runs/avinas "
                             "(or leave --out out for that default)\n")
     assert captured.out == "" and list(tmp_path.iterdir()) == []
+
+
+def test_every_flag_of_every_command_says_what_it_does():
+    """`cardzoo demo --help` (and lengths, play, bench-web, exploit, train-rllib) showed a bare "--seed SEED" and
+    train-rllib a bare "--lr LR": what they seed, and the default, went unsaid."""
+    import argparse
+
+    from cardzoo.training.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    bare = [f"{name} {a.option_strings[-1]}" for name, p in sub.choices.items() for a in p._actions
+            if a.option_strings and not a.help]
+    assert bare == []

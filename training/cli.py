@@ -265,12 +265,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--games", type=int, default=1_000_000, help="games per setting (default 1,000,000)")
     g.add_argument("--out", default="runs/pyanitsa_lengths", help="output folder (default runs/pyanitsa_lengths)")
     g.add_argument("--only", type=int, nargs="+", help="indices 0-14 of the settings to run (default all; a bad index lists them)")
-    g.add_argument("--seed", type=seed_arg, default=0)
+    g.add_argument("--seed", type=seed_arg, default=0, help="setting i plays with seed + i (default 0); a folder holds one seed")
     g.set_defaults(fn=cmd_lengths)
 
     d = sub.add_parser("demo", help="play one random hand and print the table")
     d.add_argument("game", choices=games)
-    d.add_argument("--seed", type=seed_arg, default=0)
+    d.add_argument("--seed", type=seed_arg, default=0, help="seeds the deal and the random moves (default 0)")
     d.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     d.add_argument("--every-move", action="store_true",
                    help=f"print every move and the table after every battle (default: a run of more than {DEMO_FORCED_RUN} "
@@ -292,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     lw.add_argument("--games", nargs="+", choices=games, help="games, round robin over the clients (default all)")
     lw.add_argument("--moves", type=int, default=300, help="moves per client at most (default 300)")
     lw.add_argument("--seconds", type=float, default=120.0, help="wall-clock limit of the run (default 120)")
-    lw.add_argument("--seed", type=seed_arg, default=0)
+    lw.add_argument("--seed", type=seed_arg, default=0, help="client i's table and moves use seed + i (default 0)")
     lw.add_argument("--json", default=None, metavar="PATH", help="also write the results as JSON to PATH (a new file)")
     lw.set_defaults(fn=cmd_bench_web)
 

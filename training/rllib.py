@@ -385,8 +385,9 @@ def add_arguments(p, games) -> None:
     p.add_argument("--rollout-fragment-length", type=int, default=d.rollout_fragment_length,
                    help=f"steps per game per iteration (default {d.rollout_fragment_length})")
     p.add_argument("--opponents", nargs="+", default=None, help="agent names or paths (default GAME/rule)")
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--seed", type=seed_arg, default=d.seed)
+    p.add_argument("--lr", type=float, default=d.lr, help=f"Adam learning rate (default {d.lr})")
+    p.add_argument("--seed", type=seed_arg, default=d.seed,
+                   help=f"seeds RLlib and the env runners (each runner: seed + its index; default {d.seed})")
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     p.add_argument("--out", default=None, help="output directory (default runs/GAME-rllib)")
     p.add_argument("--bench-sampling", type=int, default=0, metavar="ROUNDS",
