@@ -150,13 +150,18 @@ def make_vec(
 
     def act_fn(x):
         from .agents.base import Agent
+        from .agents.options import check_layout
         from .training.common import check_agent_game, refuse_exec_bot, resolve_agent
 
         refuse_exec_bot(x, "an opponent of the vector env")
         if isinstance(x, str):  # refuses an agent of another game, by name or by its saved metadata
             x = resolve_agent(x, options, seed=seed, game=game)
         if isinstance(x, Agent):
-            check_agent_game(x, game, getattr(x, "name", repr(x)))
+            label = getattr(x, "name", repr(x))
+            check_agent_game(x, game, label)
+            # a trained agent object is checked as a name is (load_agent): options that give another
+            # observation layout of the same size were played silently on an encoding it never saw
+            check_layout(x, game, options, f"agent {label!r}")
             return x.act
         if callable(x):
             return x

@@ -607,3 +607,24 @@ def test_opponent_pool_weights_are_finite_numbers_numpy_ones_included():
         with pytest.raises(ValueError) as err:
             OpponentPool(bad)
         assert str(err.value) == f"opponent weights must be >= 0 with at least one > 0, got {bad}"
+
+
+def test_a_trained_agent_object_for_another_observation_layout_is_refused_as_its_name_is():
+    """make_vec("all_fours", opponents=load_agent("all_fours/ppo"), target_score=3) was built and played: the
+    observation has the same 402 features but another encoding (its layout hash differs), on which the agent
+    was never trained. By name the same opponent raised LayoutMismatchError; the object now does too."""
+    pytest.importorskip("torch")
+    from cardzoo.agents.options import LayoutMismatchError
+
+    agent = cardzoo.load_agent("all_fours/ppo")
+    assert envs.kernel("all_fours", target_score=3).obs_layout.size == envs.kernel("all_fours").obs_layout.size
+    for opponents in (agent, [agent, "random"], {"ppo": agent}):
+        with pytest.raises(LayoutMismatchError) as err:
+            cardzoo.make_vec("all_fours", 2, opponents=opponents, target_score=3)
+        assert str(err.value).startswith(
+            "agent 'all_fours/ppo' was trained for other all_fours options (target_score: trained 14, here 3), "
+            "which give another observation (layout ")
+        assert err.value.differences == {"target_score": (14, 3)}
+    venv = cardzoo.make_vec("all_fours", 2, opponents=agent, episode="match", seed=0)  # the same layout: plays
+    obs, infos = venv.reset()
+    assert obs.shape == (2, 402)
