@@ -62,8 +62,14 @@ def test_leaderboard_outputs_match_the_arena_and_resume(tmp_path, monkeypatch):
     again = run_leaderboard("avinas", names, 12, tmp_path, n_boot=50, progress=False)
     assert again["matrix"] == p["matrix"] and again["ratings"] == p["ratings"]
     # another deal count in the same folder is refused, naming the folder
-    with pytest.raises(ValueError, match="use another --out folder"):
+    with pytest.raises(ValueError, match="use another --out folder") as e:
         run_leaderboard("avinas", names, 13, tmp_path, n_boot=50, progress=False)
+    # naming what differs, not both settings dicts whole ("played with {'benchmark': ..., 'n_deals': 12, ...}, not {...}")
+    assert "holds a pairing played with other settings (deals 12, not 13): use another --out folder" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        run_leaderboard("avinas", names, 12, tmp_path, n_boot=50, progress=False, env_options={"honesty": "mask"}, seed=5)
+    assert ('holds a pairing played with other settings (deal set "cardzoo-bench v1", not "custom deal set (seed 5)"; '
+            f'seed {BENCH_SEED}, not 5; options {{}}, not {{"honesty": "mask"}}): use another --out folder') in str(e.value)
 
 
 def test_resume_after_an_interruption_plays_only_the_missing_pairings(tmp_path, monkeypatch):

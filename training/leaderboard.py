@@ -99,9 +99,13 @@ def _load_pair(path: Path, meta: dict, names: tuple[str, str] = ("", ""), identi
         d = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise ValueError(f"cached pairing {path} is damaged ({e}); delete it to replay that pairing") from None
-    if d.get("meta") != meta:
+    if d.get("meta") != meta:  # say what differs, not both whole settings dicts (about 250 characters of Python)
+        was = d.get("meta") if isinstance(d.get("meta"), dict) else {}
+        words = {"benchmark": "deal set", "game": "game", "seed": "seed", "n_deals": "deals", "env_options": "options"}
+        diff = "; ".join(f"{words.get(k, k)} {json.dumps(was.get(k))}, not {json.dumps(meta.get(k))}"
+                         for k in [*meta, *(k for k in was if k not in meta)] if was.get(k) != meta.get(k))
         raise ValueError(
-            f"{path} holds a pairing played with {d.get('meta')}, not {meta}: use another --out folder "
+            f"{path} holds a pairing played with other settings ({diff}): use another --out folder "
             "(a leaderboard folder holds one game, deal set, deal count and option set)"
         )
     for name, was, now in zip(names, d.get("identity") or (None, None), identity):
