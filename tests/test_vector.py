@@ -628,3 +628,26 @@ def test_a_trained_agent_object_for_another_observation_layout_is_refused_as_its
     venv = cardzoo.make_vec("all_fours", 2, opponents=agent, episode="match", seed=0)  # the same layout: plays
     obs, infos = venv.reset()
     assert obs.shape == (2, 402)
+
+
+def test_closing_the_sb3_adapter_closes_the_vector_env_it_adapts():
+    """KernelVecEnv.close() did nothing: the adapter (and the Gymnasium vector env under it) went on
+    stepping after close(), unlike the vector env itself, whose close() frees the games."""
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from cardzoo.training.vec_env import KernelVecEnv
+
+    venv = cardzoo.make_vec("avinas", 3, opponents="random", autoreset_mode="SameStep", seed=0)
+    sb3 = VecMonitor(KernelVecEnv.from_vector_env(venv))
+    sb3.reset()
+    sb3.step(sb3.venv.action_masks().argmax(axis=1))
+    sb3.close()
+    assert venv.closed and venv.st is None
+    for call, what in ((sb3.reset, "reset()"), (lambda: sb3.step(np.zeros(3, dtype=np.int64)), "step()"),
+                       (sb3.venv.action_masks, "action_masks()")):
+        with pytest.raises(RuntimeError) as err:
+            call()
+        assert str(err.value) == (f"{what} called after close(): this KernelVectorEnv is closed (its games are freed); "
+                                  "make a new one (cardzoo.make_vec)")
+    sb3.close()  # a second close does nothing

@@ -247,7 +247,10 @@ class KernelVecEnv(VecEnv):
         return obs, rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
-        pass
+        """Close the vector env it adapts (its games are freed): ``reset``, ``step`` and ``action_masks``
+        then raise ``RuntimeError`` saying so, as the vector env's do (it was a no-op, and the closed
+        adapter went on stepping); a second ``close()`` does nothing."""
+        self.venv.close()
 
     def get_attr(self, attr_name: str, indices=None) -> list:
         if not hasattr(self, attr_name):
