@@ -21,7 +21,7 @@ GAMES: dict[str, str] = {
 
 
 def _entry(game: str):
-    if game not in GAMES:
+    if not isinstance(game, str) or game not in GAMES:  # a list or dict raised "unhashable type: 'list'"
         raise ValueError(f"unknown game {game!r}; available games: {sorted(GAMES)}")
     return importlib.import_module(f"cardzoo.envs.{GAMES[game]}")
 

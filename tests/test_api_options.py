@@ -69,3 +69,14 @@ def test_a_misspelt_parameter_of_make_vec_or_the_single_seat_env_is_told_their_o
         assert str(err.value) == (
             f"unknown option(s) ['{typo}']; valid options: {valid}; single-seat env options: ['illegal_action', "
             "'opponents', 'others', 'partner', 'render_mode', 'seat', 'seed']")
+
+
+@pytest.mark.parametrize("game", [["all_fours"], {"game": "all_fours"}, None, 3])
+def test_a_game_that_is_not_a_name_is_refused_listing_the_games(game):
+    """cardzoo.make(["all_fours"]) (and kernel, make_vec, kernel_class) raised TypeError "unhashable type:
+    'list'", naming neither the game given nor the games there are."""
+    for make in (cardzoo.make, cardzoo.kernel, cardzoo.make_vec, cardzoo.envs.kernel_class):
+        with pytest.raises(ValueError) as err:
+            make(game)
+        assert str(err.value) == f"unknown game {game!r}; available games: {sorted(cardzoo.GAMES)}"
+    assert cardzoo.make(np.str_("avinas")).kernel.name == "avinas"
