@@ -109,9 +109,13 @@ def test_unknown_table_is_404_everywhere(client):
         ("post", "/api/tables/nope/move", {"action": 0}),
         ("post", "/api/tables/nope/new", None),
         ("delete", "/api/tables/nope", None),
+        ("post", "/api/tables/nope/close", None),
+        ("get", "/api/tables/nope/hint", None),
+        ("get", "/api/tables/nope/replay", None),
     ]:
         r = client.request(method.upper(), path, json=body)
-        assert r.status_code == 404 and "no table 'nope'" in r.json()["detail"]
+        # the same words everywhere (DELETE and close said only "no table 'nope'")
+        assert (r.status_code, r.json()) == (404, {"detail": "no table 'nope' (unknown, closed, or dropped after 1200 s idle)"})
 
 
 def test_an_unknown_api_path_or_method_names_what_is_valid(client):
@@ -157,7 +161,7 @@ def test_head_and_options_on_the_api_name_what_is_valid_too(client):
         ({"action": 1.5}, "action"),
         ({"action": True}, "action"),
         ({"action": "3"}, "action"),
-        ({}, "action: Field required"),
+        ({}, 'malformed request: action: missing; it is required, e.g. {"action": 3}'),
         ({"action": 1, "extra": 2}, "extra"),
         (None, 'malformed request: the body is empty; send a JSON object, e.g. {"action": 3}'),
     ],
@@ -194,7 +198,7 @@ def test_malformed_move_body_is_422_with_a_message(client, body, words):
         ({"game": "all_fours", "players": "4"}, 422, 'malformed request: players: must be a JSON integer, not "4"'),
         ({"game": "all_fours", "seed": "abc"}, 422, 'malformed request: seed: must be a JSON integer, not "abc"'),
         ({"game": "all_fours", "seed": 1.5}, 422, "malformed request: seed: must be a JSON integer, not 1.5"),
-        ({"players": 4}, 422, "game: Field required"),
+        ({"players": 4}, 422, 'malformed request: game: missing; it is required, e.g. {"game": "all_fours"}'),
         # force_agent is a JSON boolean: "yes", "no", "true", 1, 0, null were read as true/false (or a
         # bare 'valid boolean'); the refusal names the field and the valid values, and opens nothing
         ({"game": "all_fours", "force_agent": "yes"}, 422, 'force_agent: must be a JSON boolean, true or false, not "yes"'),

@@ -262,7 +262,9 @@ def _validation_message(exc: RequestValidationError, path: str = "", content_typ
                 return (f"malformed request: the body was sent {sent}; send a JSON object with Content-Type: "
                         f"application/json, e.g. {_example(path)}")
             return f"malformed request: the body must be a JSON object, not {given}; e.g. {_example(path)}"
-        if typ == "bool_type":  # name the valid values, as every refusal does
+        if typ == "missing":  # pydantic's words were "action: Field required"
+            parts.append(f"{where}: missing; it is required, e.g. {_example(path)}")
+        elif typ == "bool_type":  # name the valid values, as every refusal does
             parts.append(f"{where}: must be a JSON boolean, true or false, not {given}")
         elif typ in ("int_type", "int_from_float"):  # "abc", "3", 1.5, true, null
             parts.append(f"{where}: must be a JSON integer, not {given}")

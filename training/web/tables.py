@@ -799,8 +799,12 @@ class TableManager:
         with self._lock:
             table = self._tables.get(table_id)
             if table is None:
-                raise NotFound(f"no table {short(table_id)}")
+                raise NotFound(self._no_table(table_id))
             table.closing_since = self.clock()
+
+    def _no_table(self, table_id) -> str:
+        """The refusal of an id no open table has (every endpoint says the same: DELETE and close said less)."""
+        return f"no table {short(table_id)} (unknown, closed, or dropped after {self.idle_seconds:g} s idle)"
 
     def get(self, table_id: str) -> Table:
         """The open table ``table_id`` (its idle clock restarts, a pending close is called off);
@@ -812,9 +816,7 @@ class TableManager:
         with self._lock:
             table = self._tables.get(table_id)
             if table is None:
-                raise NotFound(
-                    f"no table {short(table_id)} (unknown, closed, or dropped after {self.idle_seconds:g} s idle)"
-                )
+                raise NotFound(self._no_table(table_id))
             if table.closing_since is not None:
                 owner = self._owner.get(table_id)
                 mine = sum(1 for i, o in self._owner.items() if o == owner and self._tables[i].closing_since is None)
@@ -833,7 +835,7 @@ class TableManager:
         with self._lock:
             self._owner.pop(table_id, None)
             if self._tables.pop(table_id, None) is None:
-                raise NotFound(f"no table {short(table_id)}")
+                raise NotFound(self._no_table(table_id))
 
     def expire(self) -> int:
         """Drop the tables idle for more than ``idle_seconds`` and those closed by their page more
