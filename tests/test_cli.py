@@ -555,3 +555,11 @@ def test_every_flag_of_every_command_says_what_it_does():
     bare = [f"{name} {a.option_strings[-1]}" for name, p in sub.choices.items() for a in p._actions
             if a.option_strings and not a.help]
     assert bare == []
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc, a folder nobody can make files in")
+def test_a_refusal_of_the_system_is_said_as_the_system_says_it(capsys):
+    """An output folder the system refuses (/proc/lb) was said in Python's words: "[Errno 2] No such file or
+    directory: '/proc/lb'"; now as ls and cp say it, path first, without the errno tag."""
+    assert main(["leaderboard", "avinas", "random", "avinas/rule", "--deals", "1", "--out", "/proc/lb"]) == 2
+    assert capsys.readouterr().err == "cardzoo leaderboard: error: /proc/lb: No such file or directory\n"

@@ -354,7 +354,10 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # Python's exit flush would fail again on the closed pipe
         return 141  # as a shell reports a process ended by SIGPIPE
     except (ValueError, OSError) as e:  # cli_message: the error in flags (--overwrite), not keywords (overwrite=True)
-        print(f"cardzoo {args.command}: error: {getattr(e, 'cli_message', None) or e}", file=sys.stderr)
+        message = getattr(e, "cli_message", None) or e
+        if isinstance(e, OSError) and e.strerror and e.filename is not None and str(e).startswith("[Errno "):
+            message = f"{e.filename}: {e.strerror}"  # the system's own refusal: "/proc/x: No such file or directory", as ls says it
+        print(f"cardzoo {args.command}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\ncardzoo {args.command}: interrupted", file=sys.stderr)
