@@ -563,3 +563,17 @@ def test_a_refusal_of_the_system_is_said_as_the_system_says_it(capsys):
     directory: '/proc/lb'"; now as ls and cp say it, path first, without the errno tag."""
     assert main(["leaderboard", "avinas", "random", "avinas/rule", "--deals", "1", "--out", "/proc/lb"]) == 2
     assert capsys.readouterr().err == "cardzoo leaderboard: error: /proc/lb: No such file or directory\n"
+
+
+def test_arena_into_a_pipe_closed_early_still_writes_its_json(tmp_path):
+    """`cardzoo arena ... --json out.json | head -1`: rich, on the closed pipe, exited 1 (the arena's status for an
+    exec: bot's fault) before the --json file was written; the run now goes on quietly, writes it and exits 0."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "a.json"
+    p = subprocess.Popen([sys.executable, "-m", "cardzoo.training.cli", "arena", "avinas", "random", "avinas/rule",
+                          "--deals", "3", "--json", str(out)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    p.stdout.close()  # the reader has gone before the first line
+    assert p.wait(timeout=120) == 0
+    assert json.loads(out.read_text())["n_deals"] == 3

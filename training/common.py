@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -292,4 +293,12 @@ def report_console():
 
     from rich.console import Console
 
-    return Console(width=None if sys.stdout.isatty() else 200)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # the reader has gone (cardzoo arena ... --json out.json | head): rich exits 1 here, the status of an
+            # exec: bot's fault, and the run's --json went unwritten; the run goes on quietly instead
+            self.quiet = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # print() and the exit flush would fail on the closed pipe too
+
+    return _Console(width=None if sys.stdout.isatty() else 200)
