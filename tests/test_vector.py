@@ -651,3 +651,23 @@ def test_closing_the_sb3_adapter_closes_the_vector_env_it_adapts():
         assert str(err.value) == (f"{what} called after close(): this KernelVectorEnv is closed (its games are freed); "
                                   "make a new one (cardzoo.make_vec)")
     sb3.close()  # a second close does nothing
+
+
+def test_the_sb3_adapters_step_wait_needs_step_async_first():
+    """step_wait() before step_async() stepped None ("actions must be an int array of shape (3,), got
+    object ()"), and a second step_wait() replayed the last actions."""
+    pytest.importorskip("stable_baselines3")
+    from cardzoo.training.vec_env import KernelVecEnv
+
+    sb3 = KernelVecEnv.from_vector_env(cardzoo.make_vec("avinas", 3, opponents="random", autoreset_mode="SameStep", seed=0))
+    sb3.reset()
+    said = "step_wait() called without actions: call step_async(actions) first (or step(actions))"
+    with pytest.raises(RuntimeError) as err:
+        sb3.step_wait()
+    assert str(err.value) == said
+    sb3.step_async(sb3.action_masks().argmax(axis=1))
+    obs, rewards, dones, infos = sb3.step_wait()
+    assert obs.shape == (3, 421) and len(infos) == 3
+    with pytest.raises(RuntimeError) as err:
+        sb3.step_wait()
+    assert str(err.value) == said

@@ -229,7 +229,10 @@ class KernelVecEnv(VecEnv):
         self._actions = actions.reshape(self.num_envs) if actions.shape == (self.num_envs, 1) else actions
 
     def step_wait(self):
-        obs, rewards, term, trunc, info = self.venv.step(self._actions)
+        if self._actions is None:  # it stepped None: "actions must be an int array of shape (N,), got object ()"
+            raise RuntimeError("step_wait() called without actions: call step_async(actions) first (or step(actions))")
+        actions, self._actions = self._actions, None  # a second step_wait does not replay them
+        obs, rewards, term, trunc, info = self.venv.step(actions)
         dones = term | trunc
         infos: list[dict] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(dones):
