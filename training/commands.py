@@ -329,6 +329,10 @@ def cmd_exploit(args, parse_options) -> int:
     game = args.game or args.agent.split("/", 1)[0]
     from cardzoo import envs
 
+    if args.game is None and game not in envs.GAMES and Path(args.agent).exists():  # a saved agent knows its game
+        from cardzoo.agents.policy import read_meta
+
+        game = read_meta(args.agent).get("game", game)  # not a saved agent: its own error names the path
     if game not in envs.GAMES:
         if "/" in args.agent and not Path(args.agent).exists() and args.agent.startswith(("/", ".")):
             raise FileNotFoundError(f"no saved agent at {args.agent}: the path does not exist")
@@ -615,8 +619,9 @@ def add_commands(sub, games, parse_options) -> None:
         "against the frozen agent only, then plays it on fresh duplicate deals: its edge (mean score difference per "
         "hand, deal or game, with its 95% CI) is a lower bound of the agent's exploitability for that budget (training/exploit.py).",
     )
-    ex.add_argument("agent", help="the frozen agent: a name such as all_fours/ppo, or a saved-agent path (with --game)")
-    ex.add_argument("--game", default=None, help="the game (default: the agent name's prefix)")
+    ex.add_argument("agent", help="the frozen agent: a name such as all_fours/ppo, or a saved agent's path")
+    ex.add_argument("--game", default=None, help="the game (default: the agent name's prefix, or the game a saved agent "
+                    "was trained for)")
     ex.add_argument("--steps", type=int, default=100_000, help="learner's PPO steps (default 100,000)")
     ex.add_argument("--n-envs", type=int, default=64, help="games in the training batch (default 64)")
     ex.add_argument("--bc-samples", type=int, default=50_000, help="rule-bot behaviour-cloning samples to start from (default 50,000; 0: scratch, needed for P'yanitsa)")
