@@ -400,3 +400,25 @@ def test_single_seat_reset_with_a_deal_that_ends_before_the_seat_acts():
     env._run_others = lambda: (0.0, True, False)
     with pytest.raises(RuntimeError, match=r"3 deals in a row ended the episode before seat 0 \(player_0\) acted"):
         env.reset(seed=1)
+
+
+def test_behaviour_cloning_says_whether_it_converged_or_hit_the_epoch_cap(tmp_path, capsys):
+    # pretrain: with min_gain 1.0 the agreement never "rises" after the first epoch, so it stops after
+    # 1 + patience epochs (converged); with one epoch it ends at the cap (not converged)
+    from cardzoo import envs
+    from cardzoo.training import imitation
+    from cardzoo.training.selfplay import TrainConfig, train
+
+    data = imitation.collect("all_fours", agents.load("all_fours/rule"), 500, seed=0)
+    high = envs.kernel("all_fours").obs_layout.high()
+    info = imitation.pretrain(_small_policy(), data, high, epochs=10, batch_size=256, until_converged=True, min_gain=1.0)
+    assert (info["epochs"], info["converged"]) == (3, True)
+    info = imitation.pretrain(_small_policy(), data, high, epochs=1, batch_size=256, until_converged=True)
+    assert (info["epochs"], info["converged"]) == (1, False)
+    # the run's line says which: --bc-epochs 1 is the cap, not "until the agreement stopped rising"
+    train(TrainConfig(game="all_fours", total_steps=128, n_envs=16, n_steps=8, batch_size=64, bc_samples=500, bc_epochs=1,
+                      eval_deals=0, torch_threads=1, opponents={"random": 1.0}, net_arch=[16], out=str(tmp_path / "run"),
+                      expert_rounds=0))
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("behaviour cloning:"))
+    assert "(1 epoch, the cap (--bc-epochs 1), with the held-out agreement still rising" in line
+    assert "stopped rising" not in line

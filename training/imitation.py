@@ -98,7 +98,9 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
 
     ``until_converged``: ``epochs`` is then a maximum: training stops once the held-out agreement
     has not risen by ``min_gain`` for ``patience`` epochs, and the best epoch's weights are kept.
-    The result holds ``epochs`` (run) and ``steps`` (gradient steps) too.
+    The result holds ``epochs`` (run), ``steps`` (gradient steps) and ``converged`` too: whether the
+    agreement stopped rising before the cap of ``epochs`` (``False`` when training ran all ``epochs``,
+    or was not ``until_converged``).
 
     The observation is scaled by ``1 / obs_high`` as in :class:`~cardzoo.training.vec_env.KernelVecEnv`.
     A policy with a perfect-information critic (:mod:`cardzoo.training.privileged`, wider input) gets the
@@ -177,6 +179,7 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
                     stale += 1
                     if acc_now > best:
                         best, best_state = acc_now, copy.deepcopy(policy.state_dict())
+    converged = until_converged and stale >= patience  # the agreement stopped rising before the cap
     if until_converged and best_state is not None:
         policy.load_state_dict(best_state)
     policy.set_training_mode(False)
@@ -184,4 +187,5 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
         logits, value = forward(val)
         acc = (logits.argmax(-1).numpy() == data.action[val]).mean()
         vmse = torch.nn.functional.mse_loss(value, torch.as_tensor(data.ret[val])).item()
-    return {"samples": int(n), "val_accuracy": float(acc), "val_value_mse": float(vmse), "epochs": done_epochs, "steps": done_steps}
+    return {"samples": int(n), "val_accuracy": float(acc), "val_value_mse": float(vmse), "epochs": done_epochs, "steps": done_steps,
+            "converged": converged}

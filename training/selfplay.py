@@ -183,8 +183,7 @@ def warm_start(cfg: TrainConfig, policy, kernel) -> dict:
     info = {"teacher": teacher_name, **info}
     more = f" ({cfg.bc_samples:,} asked, rounded up to whole games)" if info["samples"] != cfg.bc_samples else ""
     line = (f"behaviour cloning: {info['samples']:,} decisions of {teacher_name}{more}, "
-            f"{info['steps']:,} gradient steps ({info['epochs']} epochs"
-            f"{', until the held-out agreement stopped rising' if cfg.bc_until_converged else ''}), "
+            f"{info['steps']:,} gradient steps ({info['epochs']} epoch{'s' if info['epochs'] != 1 else ''}{_bc_stop(cfg, info)}), "
             f"agreement with {teacher_name} {info['val_accuracy']:.3f} on held-out decisions")
     deals = cfg.bc_check_deals()
     if deals > 0 and _rule_name(cfg.game) in agents.available():
@@ -200,6 +199,17 @@ def warm_start(cfg: TrainConfig, policy, kernel) -> dict:
                  f"win rate {res.win_rate:.3f}")
     print(line + "; PPO starts from it", flush=True)
     return info
+
+
+def _bc_stop(cfg: TrainConfig, info: dict) -> str:
+    """Why behaviour cloning stopped, for its line: the held-out agreement stopped rising, or it ran
+    into the cap of ``bc_epochs`` epochs (``--bc-epochs``) while the agreement was still rising."""
+    if not cfg.bc_until_converged:
+        return ""
+    if info.get("converged", True):
+        return ", until the held-out agreement stopped rising"
+    return (f", the cap (--bc-epochs {cfg.bc_epochs}), with the held-out agreement still rising: "
+            f"more epochs may clone the teacher closer")
 
 
 def plot_curve(history: list[dict], path: Path, title: str, episode: str = "episode") -> None:
