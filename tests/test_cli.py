@@ -188,6 +188,14 @@ def test_every_seed_flag_says_a_seed_is_a_non_negative_integer(capsys):
             assert exit_.value.code == 2
             err = capsys.readouterr().err
             assert err.endswith(f"cardzoo {name}: error: argument --seed: must be a non-negative integer, got {shown}\n"), (name, err)
+        # too large: play, arena, leaderboard and label failed with torch's "Overflow when unpacking long long" (a trained
+        # agent seeded past 2**63 - 1), train and exploit with "Seed must be between 0 and 2**32 - 1"
+        with pytest.raises(SystemExit) as exit_:
+            main([name, "--seed", "4294967296"])
+        assert exit_.value.code == 2
+        assert capsys.readouterr().err.endswith(f"cardzoo {name}: error: argument --seed: must be at most 4294967295 (2**32 - 1, "
+                                                "the seeds SB3 and torch take), got 4294967296\n"), name
+    assert seed_arg("4294967295") == 4294967295
     assert build_parser().parse_args(["demo", "all_fours", "--seed", "07"]).seed == 7
 
 

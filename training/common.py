@@ -229,10 +229,17 @@ def check_can_write(path, what: str) -> None:
     os.unlink(probe)
 
 
+#: the largest ``--seed``: what SB3 (numpy's legacy seeding) takes in ``train`` and ``exploit``; the same for every
+#: command, so that a seed that works in one works in all (a trained agent seeded with more than 2**63 - 1 failed
+#: with torch's "Overflow when unpacking long long")
+SEED_MAX = 2**32 - 1
+
+
 def seed_arg(text: str) -> int:
-    """The argparse ``type`` of every ``--seed`` of the commands: a non-negative integer (what numpy
-    seeds with). Anything else is refused by argparse as ``argument --seed: must be a non-negative
-    integer, got -3`` (numpy's own words were "expected non-negative integer")."""
+    """The argparse ``type`` of every ``--seed`` of the commands: an integer from 0 to :data:`SEED_MAX` (what
+    numpy, SB3 and torch all seed with). Anything else is refused by argparse as ``argument --seed: must be a
+    non-negative integer, got -3`` (numpy's own words were "expected non-negative integer") or ``... must be at
+    most 4294967295 ...``."""
     import argparse
 
     try:
@@ -241,6 +248,8 @@ def seed_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
     if seed < 0:
         raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text}")
+    if seed > SEED_MAX:
+        raise argparse.ArgumentTypeError(f"must be at most {SEED_MAX} (2**32 - 1, the seeds SB3 and torch take), got {text}")
     return seed
 
 
