@@ -519,7 +519,8 @@ def test_resuming_a_model_of_another_game_names_both_spaces(tmp_path):
     with pytest.raises(ValueError, match=re.escape("its network is net_arch=[16], activation ReLU, but this run has net_arch=[16], activation='tanh'")):
         train(_tiny_cfg(alone, activation="tanh", resume=str(alone / "m.zip")))
     (alone / "bad.zip").write_text("not a zip")
-    with pytest.raises(ValueError, match=re.escape(f"cannot resume {alone / 'bad.zip'}: it is not a model zip saved by cardzoo train")):
+    with pytest.raises(ValueError, match=re.escape(f"cannot resume {alone / 'bad.zip'}: the file is not a readable zip (File is not a zip file): "
+                                                 "damaged or cut short") + ".* or not a model saved by cardzoo train$"):
         train(_tiny_cfg(alone, resume=str(alone / "bad.zip")))
     assert _files(alone) == before | {"bad.zip": b"not a zip"}
 
@@ -757,3 +758,42 @@ def test_train_says_when_the_game_has_no_decision_to_learn(capsys):
     chooses = TrainConfig(game="pyanitsa", bc_samples=0, expert_rounds=0, env_options={"collect_order": "winner_chooses"})
     assert not any(line.startswith("note:") for line in _train_plan(chooses))
     assert not any(line.startswith("note:") for line in _train_plan(TrainConfig()))
+
+
+def test_a_damaged_or_missing_resume_model_names_the_path_and_the_runs_other_models(tmp_path):
+    from cardzoo.training.selfplay import train
+
+    out = tmp_path / "run"
+    train(_tiny_cfg(out, checkpoint_every=128))  # checkpoints at 128 and 256 steps, model.zip at 256
+    model, ck = out / "model.zip", out / "checkpoints" / "model_256.zip"
+    good = model.read_bytes()
+    assert len(good) > 100_000
+    import zipfile
+
+    at = zipfile.ZipFile(model).getinfo("policy.pth").header_offset + 200
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+
+    def refused(match: str):
+        with pytest.raises(ValueError, match=match) as e:
+            train(_tiny_cfg(out, resume=str(model)))
+        text = str(e.value)
+        assert text.startswith(f"cannot resume {model}: ") and f"({ck}) or start afresh (--overwrite)" in text
+        assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before  # nothing written
+        return text
+
+    model.write_bytes(good[:100_000])  # cut short: the zip's directory is gone
+    refused("holds no whole model .* damaged or cut short")
+    model.write_bytes(good[:at] + bytes(100) + good[at + 100:])  # zeros written over the start of policy.pth's data
+    refused("the file is damaged: its entry 'policy.pth' fails its checksum")
+    model.write_bytes(b"")
+    refused("not a readable zip")
+    # --resume the run folder itself, or a checkpoint that is not there: say which models there are
+    model.write_bytes(good)
+    with pytest.raises(FileNotFoundError) as e:
+        train(_tiny_cfg(out, resume=str(out)))
+    assert str(e.value) == (f"cannot resume {out}: it is a folder, not a model file; give one of the run's models: "
+                            f"--resume {model} or --resume {ck}")
+    with pytest.raises(FileNotFoundError) as e:
+        train(_tiny_cfg(out, resume=str(out / "checkpoints" / "model_5.zip")))
+    assert str(e.value) == (f"cannot resume {out / 'checkpoints' / 'model_5.zip'}: no such file; give one of the run's "
+                            f"models: --resume {model} or --resume {ck}")

@@ -185,9 +185,11 @@ class TrainConfig:
             raise option_error(lambda n: f"{n('opponents')}: unknown opponent families {sorted(unknown)}; valid: random, rule, snapshot")
         self._check_opponent_weights()
         if self.resume is not None and not Path(self.resume).is_file():
-            raise FileNotFoundError(
-                f"cannot resume: no checkpoint file at {self.resume} (expected a model .zip such as OUT/checkpoints/model_1000000.zip or OUT/model.zip)"
-            )
+            what = "it is a folder, not a model file" if Path(self.resume).is_dir() else "no such file"
+            others = other_models(self.resume)
+            found = (f"; give one of the run's models: {' or '.join(f'--resume {m}' for m in others)}" if others else
+                     f" (expected a model .zip such as OUT/checkpoints/model_1000000.zip or OUT/model.zip)")
+            raise FileNotFoundError(f"cannot resume {self.resume}: {what}{found}")
         if self.init_from is not None:
             if not Path(self.init_from).exists():
                 from cardzoo.agents.registry import shipped_path
@@ -411,6 +413,19 @@ def check_out_folder(out: Path, resume: str | None = None, overwrite: bool = Fal
                 f"resume from it (--resume {out / 'model.zip'}), or resume into a new --out (--out NEW --resume {resume}) "
                 f"to keep both"
             )
+
+
+def other_models(resume) -> list[Path]:
+    """The resumable models (:func:`resumable_models`) of the run folder that ``resume`` names or lies in
+    (``OUT``, ``OUT/model.zip``, ``OUT/checkpoints/model_N.zip``), ``resume`` itself left out: what an
+    error about a missing or damaged ``--resume`` file can offer instead."""
+    resume = Path(resume)
+    out = resume if resume.is_dir() else resume.parent
+    if out.name == "checkpoints":
+        out = out.parent
+    if not out.is_dir():
+        return []
+    return [m for m in resumable_models(out) if m.resolve() != resume.resolve()]
 
 
 def resumable_models(out: Path) -> list[Path]:

@@ -594,15 +594,38 @@ def _check_resumable(cfg: TrainConfig, vec: KernelVecEnv) -> None:
 
     from stable_baselines3.common.save_util import json_to_data
 
+    from .config import other_models
+
+    class Refusal(ValueError):
+        pass
+
+    def refuse(why: str) -> ValueError:
+        others = other_models(cfg.resume)
+        instead = (f"; resume from another of the run's models ({' or '.join(map(str, others))}) or start afresh "
+                   f"(--overwrite)" if others else "")
+        return Refusal(f"cannot resume {cfg.resume}: {why}{instead}")
+
+    cut_short = "damaged or cut short, e.g. by a run killed while saving it, a full disk or an incomplete copy"
     try:
         with zipfile.ZipFile(cfg.resume) as z:
+            names = set(z.namelist())
+            if not {"data", "policy.pth"} <= names:  # a zip cut short can show an inner zip's entries instead
+                raise refuse(f"the file holds no whole model (no data and policy.pth entries): "
+                             f"{cut_short}, or not a model saved by cardzoo train")
+            bad = z.testzip()  # every entry must read back whole
+            if bad is not None:
+                raise refuse(f"the file is damaged: its entry {bad!r} fails its checksum ({cut_short})")
             data = json_to_data(z.read("data").decode())
         obs, act = data["observation_space"], data["action_space"]
         model_shape, model_actions = tuple(obs.shape), int(act.n)
         kwargs = data.get("policy_kwargs") or {}
-    except (zipfile.BadZipFile, KeyError, AttributeError, TypeError, ValueError, OSError) as e:
-        raise ValueError(f"cannot resume {cfg.resume}: it is not a model zip saved by cardzoo train "
-                         f"(such as OUT/model.zip or OUT/checkpoints/model_N.zip): {e}") from None
+    except zipfile.BadZipFile as e:
+        raise refuse(f"the file is not a readable zip ({e}): {cut_short}, or not a model saved by cardzoo train") from None
+    except Refusal:
+        raise
+    except (KeyError, AttributeError, TypeError, ValueError, OSError, EOFError) as e:
+        raise refuse(f"it is not a model zip saved by cardzoo train (such as OUT/model.zip or "
+                     f"OUT/checkpoints/model_N.zip): {e}") from None
     # the network is the zip's; the agent saved from it records cfg's, so they must agree (a lone zip
     # has no agent folder for TrainConfig._check_resume to compare them with)
     model_arch, model_act = kwargs.get("net_arch"), getattr(kwargs.get("activation_fn"), "__name__", None)
