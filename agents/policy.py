@@ -164,7 +164,9 @@ def read_meta(path) -> dict:
         raise FileNotFoundError(f"no saved agent at {path}: the path does not exist")
     meta_file = path / META if path.is_dir() else path
     if meta_file.name != META or not meta_file.is_file():
-        raise ValueError(f"{path} is not a saved cardzoo agent: expected a directory holding {META} and {WEIGHTS}")
+        inside = [path / d for d in ("agent", "ppo_agent") if (path / d / META).is_file()] if path.is_dir() else []
+        hint = (f"; it holds a training run, whose agent is {inside[0]}" if inside else "")
+        raise ValueError(f"{path} is not a saved cardzoo agent: expected a directory holding {META} and {WEIGHTS}{hint}")
     try:
         meta = json.loads(meta_file.read_text())
     except (UnicodeDecodeError, json.JSONDecodeError) as e:

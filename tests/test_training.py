@@ -208,6 +208,14 @@ def test_loading_bad_agents_fails_with_the_path(tmp_path):
     (notjson / "agent.json").write_bytes(b"\x80\x04garbage")
     with pytest.raises(ValueError, match="notjson"):
         agents.load(str(notjson))
+    # a training run's folder in place of its agent: the error names the agent inside
+    run = tmp_path / "run"
+    (run / "agent").mkdir(parents=True)
+    (run / "agent" / "agent.json").write_text("{}")
+    with pytest.raises(ValueError) as e:
+        agents.load(str(run))
+    assert str(e.value) == (f"{run} is not a saved cardzoo agent: expected a directory holding agent.json and "
+                            f"weights.safetensors; it holds a training run, whose agent is {run / 'agent'}")
     # a valid agent.json with corrupt weights
     from cardzoo import envs
 
