@@ -67,6 +67,35 @@ def test_state_fields_are_declared_once_and_allocated_by_the_core():
         Toy.allocate(1, {})
 
 
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_put_and_take_refuse_what_would_leave_a_broken_state(game):
+    """put() of another game's state wrote the fields every game shares (current_player, done, ...) and then
+    failed with AttributeError, a state of another player count failed at its first game-specific field, and
+    take(2) made a state without its batch axis. Both now refuse such input before writing anything."""
+    k = kernel(game)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 4)
+    before = st.copy()
+    other_game = kernel("avinas" if game != "avinas" else "all_fours").init(rng, 1)
+    with pytest.raises(ValueError) as err:
+        st.put(np.array([0]), other_game)
+    assert str(err.value) == f"put needs a {type(st).__name__} (a state of the same game), got {type(other_game).__name__}"
+    with pytest.raises(ValueError) as err:
+        st.put(np.array([0]), k.init(rng, 2))
+    assert str(err.value) == "put: index selects 1 of this state's games; the state given holds 2"
+    if game == "pyanitsa":
+        with pytest.raises(ValueError, match=r"put: the state given has other per-game shapes .* in \['rewards', "):
+            st.put(np.array([0, 1]), kernel(game, num_players=3).init(rng, 2))
+    assert _state_equal(st, before)
+    for index in (2, np.int64(2)):
+        with pytest.raises(ValueError) as err:
+            st.take(index)
+        assert str(err.value) == f"index must be an int array, a bool mask or a slice of games, got {index!r} (one game: [{index!r}])"
+    fresh = k.init(rng, 2)
+    st.put(np.array([True, False, True, False]), fresh)
+    assert _state_equal(st.take(np.array([0, 2])), fresh) and _state_equal(st.take(slice(1, 2)), before.take([1]))
+
+
 def test_hook_ints_names_the_hook_shape_and_range():
     assert hook_ints("dealer", 2, (3,), 0, 3).tolist() == [2, 2, 2]
     with pytest.raises(ValueError, match=r"dealer=7 is out of range: each value must be in 0\.\.3"):

@@ -156,13 +156,29 @@ class BatchState:
         return dataclasses.replace(self, **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
 
     def take(self, index):
-        """A new state holding games ``index`` (int array or slice) of this one (copied)."""
+        """A new state holding games ``index`` (int array, bool mask or slice) of this one (copied).
+        ``ValueError`` for a single int (``take(2)`` made a state without its batch axis: use ``[2]``)."""
+        if not isinstance(index, slice) and np.ndim(index) == 0:
+            raise ValueError(f"index must be an int array, a bool mask or a slice of games, got {index!r} (one game: [{index!r}])")
         return dataclasses.replace(self, **{f.name: getattr(self, f.name)[index].copy() for f in dataclasses.fields(self)})
 
     def put(self, index, other: "BatchState") -> None:
-        """Overwrite games ``index`` of this state with the games of ``other`` (same type)."""
-        for f in dataclasses.fields(self):
-            getattr(self, f.name)[index] = getattr(other, f.name)
+        """Overwrite games ``index`` of this state with the games of ``other`` (same type).
+
+        ``ValueError`` before anything is written for a state of another type (another game's) or of
+        other per-game shapes (e.g. another player count), or a count of games other than ``index``
+        selects: the fields shared by every game were written first, then the write failed partway."""
+        if type(other) is not type(self):
+            raise ValueError(f"put needs a {type(self).__name__} (a state of the same game), got {type(other).__name__}")
+        n = np.arange(self.batch_size)[index].size
+        fields = [f.name for f in dataclasses.fields(self)]
+        odd = [name for name in fields if getattr(other, name).shape[1:] != getattr(self, name).shape[1:]]
+        if odd:
+            raise ValueError(f"put: the state given has other per-game shapes (other options, e.g. another player count) in {odd}")
+        if other.batch_size != n:
+            raise ValueError(f"put: index selects {n} of this state's games; the state given holds {other.batch_size}")
+        for name in fields:
+            getattr(self, name)[index] = getattr(other, name)
 
     def nbytes_per_game(self) -> float:
         """Bytes of numpy state per game (array payload only)."""
