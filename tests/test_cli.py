@@ -585,3 +585,18 @@ def test_arena_into_a_pipe_closed_early_still_writes_its_json(tmp_path):
     p.stdout.close()  # the reader has gone before the first line
     assert p.wait(timeout=120) == 0
     assert json.loads(out.read_text())["n_deals"] == 3
+
+
+def test_sizes_too_large_for_memory_are_a_clear_error(tmp_path, capsys):
+    """`cardzoo label ... --n-det 1000000000000000` (and train/exploit --n-envs, leaderboard --boot of that size) ended
+    in numpy's _ArrayMemoryError traceback, exit 1."""
+    out = tmp_path / "x.npz"
+    assert main(["label", "avinas", str(out), "--games", "2", "--n-det", "1000000000000000", "--batch", "2"]) == 2
+    err = capsys.readouterr().err
+    last = err.split("\r")[-1].splitlines()[-1]  # after the progress bar
+    assert last.startswith("cardzoo label: error: not enough memory for these sizes (Unable to allocate "), last
+    assert last.endswith("); give smaller ones (cardzoo label --help lists them)") and "Traceback" not in err
+    # the empty label file written first (0 of 2 deals) is not left to refuse the next run ("exists; ... --overwrite")
+    assert not out.exists()
+    assert main(["label", "avinas", str(out), "--games", "2", "--n-det", "1", "--batch", "2"]) == 0
+    assert "2 deals: " in capsys.readouterr().out

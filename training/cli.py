@@ -349,6 +349,10 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"cardzoo {args.command}: error: {MissingExtraError(extra, e.name)}", file=sys.stderr)
         return 2
+    except MemoryError as e:  # --n-det / --n-envs / --boot 10**15 ended in numpy's _ArrayMemoryError traceback
+        print(f"cardzoo {args.command}: error: not enough memory for these sizes ({e}); give smaller ones "
+              f"(cardzoo {args.command} --help lists them)", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # cardzoo demo pyanitsa | head: the reader has gone; nothing to say to it
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # Python's exit flush would fail again on the closed pipe

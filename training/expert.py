@@ -222,6 +222,10 @@ def label_positions(
                 bar.set_postfix(counts())
     except KeyboardInterrupt:
         raise LabellingInterrupted(out, saved, n_games) from None
+    except Exception:  # an error before any deal was labelled: the empty file written first would refuse the re-run
+        if saved == 0:
+            out.unlink(missing_ok=True)
+        raise
     c = counts()
     return {"games": played, "card_positions": c["cards"], "other_positions": c["others"]}
 
