@@ -390,6 +390,19 @@ def test_serve_on_a_port_in_use_fails_before_announcing(capsys):
     assert "card table at" not in out.out
 
 
+def test_serve_on_a_host_that_is_no_address_of_this_machine_names_the_host():
+    """`cardzoo serve --host 999.1.1.1` (no such address) said "... (Name or service not known): give another --port":
+    the host was wrong, and another port would fail the same way."""
+    from cardzoo.training.web.app import serve
+
+    for host in ("999.1.1.1", "192.0.2.1"):  # not an address at all; a documentation address no machine here has
+        with pytest.raises(OSError) as e:
+            serve(host, 18999, open_browser=False)
+        assert str(e.value).startswith(f"cannot listen on {host}:18999 (")
+        assert str(e.value).endswith("): give another --host, an address of this machine (127.0.0.1: this machine only, "
+                                     "the default; 0.0.0.0: every network)"), str(e.value)
+
+
 def test_frames_carry_the_dealer_of_their_moment():
     """In a match a deal ends and the next is dealt within one answer; the frames had no "dealer",
     so the page drew every paced move (and every replay step) with the dealer of the answer's last

@@ -454,6 +454,11 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True, 
         try:  # a port in use is reported before anything is announced (uvicorn would exit 3)
             probe.bind((host, port))
         except OSError as e:
+            import errno
+
+            if isinstance(e, socket.gaierror) or e.errno == errno.EADDRNOTAVAIL:  # the host's fault: another port won't do
+                raise OSError(f"cannot listen on {host}:{port} ({e.strerror}): give another --host, an address of this "
+                              "machine (127.0.0.1: this machine only, the default; 0.0.0.0: every network)") from None
             raise OSError(f"cannot listen on {host}:{port} ({e.strerror}): give another --port") from None
     manager = TableManager(agents_dir=agents_dir)
     if agents_dir is not None:
