@@ -231,7 +231,8 @@ API_ENDPOINTS = (
     "DELETE /api/tables/{id}", "POST /api/tables/{id}/close", "GET /api/rules/{game}", "GET /api/howto/{game}",
 )
 
-#: what FastAPI answers (400) for a body it cannot decode: not UTF-8, or a number past Python's digit limit
+#: what FastAPI answers (400) for a body it cannot decode: not UTF-8, a number past Python's digit limit, or arrays
+#: nested past the JSON parser's recursion limit (about 950 deep here)
 _UNREADABLE = "There was an error parsing the body"
 
 
@@ -318,7 +319,8 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
     async def _http_error(request: Request, exc: StarletteHTTPException):
         if exc.status_code == 400 and exc.detail == _UNREADABLE:  # a malformed body like any other: 422
             return JSONResponse({"detail": "malformed request: the body could not be read as JSON (it must be UTF-8 "
-                                           "text, numbers of at most 4300 digits); send a JSON object, e.g. "
+                                           "text, numbers of at most 4300 digits, arrays and objects nested a few "
+                                           "hundred deep at most); send a JSON object, e.g. "
                                            f"{_example(request.url.path)}"}, status_code=422)
         return await http_exception_handler(request, exc)
 
