@@ -125,3 +125,49 @@ def test_rowstreams_keys_are_non_negative_ints(keys, shown):
         RowStreams(keys)
     assert str(err.value) == f"RowStreams keys must be non-negative ints, got {shown}"
     assert RowStreams([(np.int64(3), 2), 5]).keys == [(3, 2), (5,)]
+
+
+@pytest.mark.parametrize("game", sorted(cardzoo.GAMES))
+def test_a_state_of_another_game_or_other_options_is_refused_before_compiled_code_reads_it(game):
+    """kernel('avinas').legal_actions(an All Fours state) ended in AttributeError ('AllFoursState'
+    object has no attribute 'exposed') and observe(None, 0) in 'NoneType' has no 'batch_size'; a
+    P'yanitsa state of 2 players given to a 3-player kernel reached compiled code that does not
+    check its bounds. Every method that hands a state to compiled code checks it first."""
+    k = cardzoo.kernel(game)
+    other = "pyanitsa" if game != "pyanitsa" else "all_fours"
+    alien = cardzoo.kernel(other).init(np.random.default_rng(0), 2)
+    name = type(k.init(np.random.default_rng(0), 1)).__name__
+    rng = np.random.default_rng(1)
+    calls = {
+        "legal_actions": lambda s: k.legal_actions(s),
+        "legal_words": lambda s: k.legal_words(s),
+        "observe": lambda s: k.observe(s, 0),
+        "global_state": lambda s: k.global_state(s),
+        "step": lambda s: k.step(s, np.zeros(2, dtype=np.int64), rng),
+        "step_observe": lambda s: k.step_observe(s, np.zeros(2, dtype=np.int64), rng),
+        "reset_done": lambda s: k.reset_done(s, rng),
+        "check_actions": lambda s: k.check_actions(s, np.zeros(2, dtype=np.int64)),
+        "hands": lambda s: k.hands(s, 0),
+        "determinize": lambda s: k.determinize(s, 0, rng),
+    }
+    for what, call in calls.items():
+        for given, shown in [(alien, type(alien).__name__), (None, "NoneType")]:
+            with pytest.raises(ValueError) as err:
+                call(given)
+            assert str(err.value) == f"state must be a state of {game} ({name}, made by its kernel's init), got {shown}", what
+
+
+def test_a_state_made_for_other_options_is_refused_naming_the_field():
+    two = cardzoo.kernel("pyanitsa").init(np.random.default_rng(0), 1)
+    with pytest.raises(ValueError) as err:
+        cardzoo.kernel("pyanitsa", num_players=3).legal_actions(two)
+    assert str(err.value) == (
+        "state field rewards is float32[1, 2] where this pyanitsa kernel needs float32[1, 3]: "
+        "a state made for other options (e.g. another player count or pack)?"
+    )
+    short = cardzoo.kernel("pyanitsa").init(np.random.default_rng(0), 1)
+    before = short.copy()
+    with pytest.raises(ValueError) as err:
+        cardzoo.kernel("pyanitsa", deck=52).step(short, np.array([36]), np.random.default_rng(0))
+    assert str(err.value).startswith("state field piles is uint8[1, 2, 36] where this pyanitsa kernel needs uint8[1, 2, 52]")
+    assert all(np.array_equal(getattr(short, f), getattr(before, f)) for f in short.__dataclass_fields__)

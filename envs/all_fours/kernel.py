@@ -259,8 +259,8 @@ class AllFoursKernel(CompiledKernel):
         Raises ``ValueError`` for a seat that is not an int 0..3 (or ints of shape ``[B]``) and an ``rng``
         that is not a ``numpy.random.Generator`` (:meth:`~cardzoo.envs.core.kernel.Kernel.check_determinize`).
         """
-        B = st.batch_size
         seats = self.check_determinize(st, seat, rng)
+        B = st.batch_size
         keys = rng.random((B, NUM_CARDS), dtype=np.float32)  # the order in which unseen cards are dealt
         u = rng.random((NUM_CARDS, B))  # where each goes
         out = st.copy()

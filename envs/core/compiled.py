@@ -775,6 +775,40 @@ class CompiledKernel(Kernel):
         return self.State.allocate(1, self.state_dims())
 
     @functools.cached_property
+    def _field_shapes(self) -> tuple:
+        """``(name, per-game shape, dtype)`` of every field of this kernel's states (its options' sizes)."""
+        return tuple((f.name, a.shape[1:], a.dtype) for f in dataclasses.fields(self.State) for a in (getattr(self.fresh_game, f.name),))
+
+    def check_state(self, st) -> int:
+        """``st.batch_size`` if ``st`` is a state of this kernel: its ``State`` class with every field of
+        the per-game shape and dtype these options give (the same game and options as :meth:`init`);
+        else ``ValueError`` saying what was given. Compiled code reads and writes the fields
+        unchecked, so every public method that hands a state to it checks it first (the state checked
+        last is remembered: a loop over one state pays the full check once)."""
+        last = self.__dict__.get("_checked")
+        if last is not None and last[0] is st and last[1] is st.done:
+            return st.batch_size
+        if not isinstance(st, self.State):
+            raise ValueError(f"state must be a state of {self.name} ({self.State.__name__}, made by its kernel's init), got {type(st).__name__}")
+        B = st.batch_size
+        for name, shape, dtype in self._field_shapes:
+            a = getattr(st, name)
+            if not isinstance(a, np.ndarray) or a.shape[1:] != shape or a.shape[0] != B or a.dtype != dtype:
+                got = f"{a.dtype}{list(a.shape)}" if isinstance(a, np.ndarray) else type(a).__name__
+                raise ValueError(
+                    f"state field {name} is {got} where this {self.name} kernel needs {dtype}{[B, *shape]}: "
+                    f"a state made for other options (e.g. another player count or pack)?"
+                )
+        self._checked = (st, st.done)
+        return B
+
+    def __getstate__(self) -> dict:
+        # the state checked last is not part of the kernel
+        d = self.__dict__.copy()
+        d.pop("_checked", None)
+        return d
+
+    @functools.cached_property
     def params(self) -> np.ndarray:
         """``int64[K]`` option vector of the compiled rules (made once by :meth:`make_params`)."""
         P = np.ascontiguousarray(self.make_params(), dtype=np.int64)
@@ -821,6 +855,7 @@ class CompiledKernel(Kernel):
     def legal_words(self, st) -> np.ndarray:
         """``uint64[B, W]`` legal actions of the seat to act as bit words (action ``a``: bit ``a % 64``
         of word ``a // 64``; all 0 in finished games)."""
+        self.check_state(st)
         return self.drivers.legal(st, self.params, self.legal_words_per_game)
 
     def legal_bitboard(self, st) -> np.ndarray:
@@ -859,7 +894,7 @@ class CompiledKernel(Kernel):
         shape and dtype to write into (C-contiguous; returned), else new arrays.
         Bad input raises ``ValueError`` as :meth:`step` does, before anything is written.
         """
-        B = st.batch_size
+        B = self.check_state(st)
         if out is None:
             out = (np.empty((B, self.obs_layout.size), dtype=np.uint8), np.empty((B, self.legal_words_per_game), dtype=np.uint64))
         else:
@@ -871,7 +906,7 @@ class CompiledKernel(Kernel):
         """Deal fresh games in place wherever ``state.done``; returns the reset indices ``int64[k]``.
         ``out``: the ``(obs, words)`` pair of :meth:`step_observe`, whose rows of the reset games are
         written anew (observation and legal actions of the seat to act in the fresh deal)."""
-        _check_rng(rng, state.batch_size)
+        _check_rng(rng, self.check_state(state))
         if out is not None:
             self._check_view(state, out)
         idx = np.flatnonzero(state.done)
@@ -908,7 +943,7 @@ class CompiledKernel(Kernel):
 
     def _advance(self, st, actions, rng, active, view) -> None:
         """The body of :meth:`step` (``view``: ``None`` or the ``(obs, words)`` of :meth:`step_observe`)."""
-        _check_rng(rng, st.batch_size)
+        _check_rng(rng, self.check_state(st))
         B = st.batch_size
         acts = np.asarray(actions)
         if acts.shape != (B,) or acts.dtype.kind not in "iu":
@@ -945,6 +980,7 @@ class CompiledKernel(Kernel):
     def check_actions(self, st, actions) -> None:
         """Raise ``ValueError`` if any live game's action (``int[B]``) is not legal, naming the action,
         the game, the seat and the legal actions; nothing is changed."""
+        self.check_state(st)
         acts = np.asarray(actions)
         if acts.shape != (st.batch_size,) or acts.dtype.kind not in "iu":
             raise ValueError(f"actions must be ints of shape ({st.batch_size},), got {acts.dtype} {acts.shape}")
@@ -978,16 +1014,28 @@ class CompiledKernel(Kernel):
         ``packed`` that is not a bool (``"no"`` would be true)."""
         if not isinstance(packed, (bool, np.bool_)):
             raise ValueError(f"packed must be True or False, got {packed!r}")
-        seats = self.check_seats(st.batch_size, seat)
+        seats = self.check_seats(self.check_state(st), seat)
         out = self.drivers.observe(st, seats, self.params, self.obs_layout.size)
         return self.obs_layout.pack(out) if packed else out
 
     def global_state(self, st) -> np.ndarray:
         """Perfect-information vector ``uint8[B, S]`` (every hand and the stock) for centralised
         critics, laid out as :attr:`state_layout`; written by the game's compiled ``global_one``."""
+        self.check_state(st)
         return self.drivers.global_state(st, self.params, self.state_layout.size)
+
+    def check_game(self, state, b) -> int:
+        """:meth:`check_state`, then the game index check of :meth:`Kernel.check_game` (the views of one game)."""
+        self.check_state(state)
+        return super().check_game(state, b)
+
+    def check_determinize(self, state, seat, rng) -> np.ndarray:
+        """:meth:`check_state`, then the checks of :meth:`Kernel.check_determinize`."""
+        self.check_state(state)
+        return super().check_determinize(state, seat, rng)
 
     def single_game(self, st) -> CompiledSingleGame:
         """The B = 1 fast path used by the AEC env: the same compiled rules, one compiled call per
         step (:class:`CompiledSingleGame`)."""
+        self.check_state(st)
         return CompiledSingleGame(self, st)
