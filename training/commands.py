@@ -429,13 +429,14 @@ def _check_numbers(args, flags) -> None:
             raise ValueError(f"{flag} must be a finite number {'> 0' if least is None else f'>= {least:g}'}, got {v:g}")
 
 
-def _check_search_on(flag: str, value) -> None:
+def _check_search_on(flag: str, value, distilled: bool = False) -> None:
     """A ``--search-on``/``--label-search-on`` value, refused naming the flag as typed (the library's
-    message names its parameter: "unknown search_on value 'card'")."""
+    message names its parameter: "unknown search_on value 'card'"). ``distilled``: the flag names the types
+    distilled (distil's and expert-iterate's ``--search-on``): ``none`` is refused there, and not listed as valid."""
     from .expert import parse_search_on
 
     try:
-        parse_search_on(value, what=None)  # the flag names it
+        parse_search_on(value, what=None, distilled=distilled)  # the flag names it
     except ValueError as e:
         raise ValueError(f"{flag} {' '.join(value) if isinstance(value, list) else value}: {e}") from None
 
@@ -450,7 +451,7 @@ def cmd_distil(args) -> int:
     from .expert import _policy_dir, distil
 
     _check_numbers(args, _DISTIL_FLAGS)
-    _check_search_on("--search-on", args.search_on)
+    _check_search_on("--search-on", args.search_on, distilled=True)
 
     reference = args.reference or f"{read_meta(_policy_dir(args.init))['game']}/rule"
     s = distil(
@@ -471,7 +472,7 @@ def cmd_expert_iterate(args) -> int:
     _check_numbers(args, {"--rounds": (1, True), "--games": (1, True), "--n-det": (1, True), "--batch": (1, True),
                           "--arena-deals": (0, True), "--workers": (1, True), **_DISTIL_FLAGS})
     _check_search_on("--label-search-on", args.label_search_on)
-    _check_search_on("--search-on", args.search_on)
+    _check_search_on("--search-on", args.search_on, distilled=True)
     if args.workers > args.games:
         raise ValueError(f"--workers {args.workers} is more than --games {args.games}: each labelling process needs a deal")
 

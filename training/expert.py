@@ -79,22 +79,26 @@ TYPE_KEYS = {"cards": ("obs", "mask", "q"), "others": ("other_obs", "other_mask"
 _SEARCH_ON_WORDS = {"cards": ("cards",), "others": ("others",), "all": DECISION_TYPES, "none": ()}
 
 
-def parse_search_on(search_on, what: str | None = "search_on") -> tuple[str, ...]:
+def parse_search_on(search_on, what: str | None = "search_on", distilled: bool = False) -> tuple[str, ...]:
     """Decision types from ``"cards"``, ``"others"``, ``"all"``, ``"none"`` or a sequence of
     ``"cards"``/``"others"``; returned in :data:`DECISION_TYPES` order.
 
     Raises ``ValueError`` naming the valid values for anything else; its message calls the value
-    ``what`` (the keyword; ``None`` where the caller names it, as the CLI names its flag).
+    ``what`` (the keyword; ``None`` where the caller names it, as the CLI names its flag). ``distilled``:
+    the types to distil, where ``"none"`` is refused (it distils nothing) and not listed as valid.
     """
     said = f"{what} " if what else ""
+    valid = sorted(w for w in _SEARCH_ON_WORDS if not (distilled and w == "none"))
     words = [search_on] if isinstance(search_on, str) else list(search_on)
+    if distilled and "none" in words:
+        raise ValueError(f"{said}'none' distils nothing; valid: {valid}")
     if "none" in words and len(words) > 1:
         raise ValueError(f"{said}{words} is contradictory: 'none' cannot be combined with other values")
     out: set[str] = set()
     for w in words:
-        if not isinstance(w, str) or w not in _SEARCH_ON_WORDS:
+        if not isinstance(w, str) or w not in valid:
             raise ValueError(
-                f"unknown {said}value {w!r}; valid: {sorted(_SEARCH_ON_WORDS)} "
+                f"unknown {said}value {w!r}; valid: {valid} "
                 "(cards: card play; others: bids, declarations, signals and other non-card decisions)"
             )
         out.update(_SEARCH_ON_WORDS[w])
