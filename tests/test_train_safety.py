@@ -488,7 +488,9 @@ def test_resume_under_other_settings_is_refused_and_changes_nothing(tmp_path, ca
     assert "trained 256 more steps (512 in all)" in capsys.readouterr().out
     meta = json.loads((out / "agent" / "agent.json").read_text())
     assert meta["env_options"] == {"undertrump": "forbidden"} and meta["game_options"]["undertrump"] == "forbidden"
-    resumed = {"model": str(out / "model.zip"), "steps": 256, "env_options": {}}
+    resumed = {"model": str(out / "model.zip"), "steps": 256, "env_options": {},
+               "command": "cardzoo train all_fours --out " + str(out) + " " + " ".join(TINY),  # the first run's
+               "seconds_in_all": meta["training"]["resumed_from"]["seconds_in_all"]}
     assert meta["training"]["resumed_from"] == resumed and meta["training"]["change_options"] is True
     summary = json.loads((out / "summary.json").read_text())
     history = json.loads((out / "history.json").read_text())
@@ -797,3 +799,39 @@ def test_a_damaged_or_missing_resume_model_names_the_path_and_the_runs_other_mod
         train(_tiny_cfg(out, resume=str(out / "checkpoints" / "model_5.zip")))
     assert str(e.value) == (f"cannot resume {out / 'checkpoints' / 'model_5.zip'}: no such file; give one of the run's "
                             f"models: --resume {model} or --resume {ck}")
+
+
+def test_agent_json_keeps_the_cost_and_commands_of_interrupted_and_resumed_runs(tmp_path, monkeypatch):
+    """An interrupted run's agent records its seconds (and, in the cloning, that the cloning was cut);
+    a resumed run's agent keeps the earlier run's command and seconds in ``resumed_from`` (a chain
+    over several resumes) and ``seconds_in_all`` sums them."""
+    from cardzoo.training import imitation
+    from cardzoo.training.selfplay import TrainingInterrupted, train
+
+    out = tmp_path / "run"
+
+    def cut(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(imitation, "pretrain", cut)  # Ctrl-C in the behaviour cloning
+    with pytest.raises(TrainingInterrupted) as e:
+        train(_tiny_cfg(out, bc_samples=300, command="cardzoo train first"))
+    first = json.loads((e.value.agent / "agent.json").read_text())["training"]
+    assert e.value.steps == 0 and first["behaviour_cloning"] == {"interrupted": True} and first["interrupted"] is True
+    assert first["command"] == "cardzoo train first" and isinstance(first["seconds"], float) and "seconds_in_all" not in first
+    monkeypatch.undo()
+    # resumed (no cloning), then interrupted in PPO after one rollout and 3 steps
+    with pytest.raises(TrainingInterrupted) as e2:
+        train(_tiny_cfg(out, total_steps=1024, resume=str(e.value.model), command="cardzoo train second"),
+              callback=_interrupt_at(8 + 3))
+    second = json.loads((e2.value.agent / "agent.json").read_text())["training"]
+    assert second["command"] == "cardzoo train second" and second["steps"] == 128 + 3 * 16
+    assert second["resumed_from"] == {"model": str(e.value.model), "steps": 0, "command": "cardzoo train first",
+                                      "seconds_in_all": first["seconds"]}
+    assert second["seconds_in_all"] == round(first["seconds"] + second["seconds"], 1)
+    summary = train(_tiny_cfg(out, total_steps=128, resume=str(e2.value.model), command="cardzoo train third"))
+    third = json.loads((out / "agent" / "agent.json").read_text())["training"]
+    assert third["command"] == "cardzoo train third" and third["steps"] == 176 + 128 and "behaviour_cloning" not in third
+    assert third["resumed_from"] == {"model": str(e2.value.model), "steps": 176, "command": "cardzoo train second",
+                                     "seconds_in_all": second["seconds_in_all"], "resumed_from": second["resumed_from"]}
+    assert third["seconds_in_all"] == summary["seconds_in_all"] == round(second["seconds_in_all"] + third["seconds"], 1)

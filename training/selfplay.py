@@ -68,7 +68,7 @@ class _Progress:
         self.bar.close()
 
 
-def _callback(cfg: TrainConfig, vec: KernelVecEnv, out: Path, history: list, start_steps: int):
+def _callback(cfg: TrainConfig, vec: KernelVecEnv, out: Path, history: list, start_steps: int, cost=dict):
     from stable_baselines3.common.callbacks import BaseCallback
 
     class SelfPlayCallback(BaseCallback):
@@ -124,7 +124,8 @@ def _callback(cfg: TrainConfig, vec: KernelVecEnv, out: Path, history: list, sta
                 ck = out / "checkpoints"
                 ck.mkdir(parents=True, exist_ok=True)
                 self.model.save(ck / f"model_{self.num_timesteps}.zip")
-                _save_agent(cfg, self.model.policy, vec, ck / f"agent_{self.num_timesteps}", {"steps": int(self.num_timesteps)})
+                _save_agent(cfg, self.model.policy, vec, ck / f"agent_{self.num_timesteps}",
+                            {"steps": int(self.num_timesteps), **cost()})
                 (out / "history.json").write_text(json.dumps(history, indent=1))  # the curve so far
                 if history:
                     plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play",
@@ -422,6 +423,7 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
         }
         _check_resumable(cfg, vec)
         before = resumed_run(cfg.resume)  # the resumed run's agent, read before this run saves its own
+        earlier = _earlier_cost(before)
         if before is None:  # a lone model zip: TrainConfig._check_resume had nothing to compare with
             print(f"resuming {cfg.resume}: no agent folder beside it records its run, so its game options and "
                   f"settings (--skip-forced, --privileged-critic, network) could not be compared with this run's; "
@@ -453,6 +455,15 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
         history = [r for r in json.loads((out / "history.json").read_text()) if r.get("steps", 0) <= start]
     tb_before = {out / "tb", *(out / "tb").rglob("*")} if (out / "tb").is_dir() else set()
     t0 = time.perf_counter()
+
+    def cost() -> dict:
+        """This run's wall seconds so far (behaviour cloning included) and, after a resume, with the earlier runs'."""
+        seconds = round(time.perf_counter() - t0, 1)
+        if not cfg.resume:
+            return {"seconds": seconds}
+        return {"seconds": seconds, "seconds_in_all": round(seconds + earlier.get("seconds_in_all", 0.0), 1),
+                "resumed_from": {"model": str(cfg.resume), "steps": start, **earlier}}
+
     try:
         if cfg.init_from and not cfg.resume:
             from cardzoo.agents.policy import load_policy_agent
@@ -464,7 +475,7 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
             bc_info = warm_start(cfg, model.policy, vec.kernel)
         if save_start:
             _save_agent(cfg, model.policy, vec, out / "start_agent", {"steps": 0})
-        callbacks = [_callback(cfg, vec, out, history, start)] + ([callback] if callback is not None else [])
+        callbacks = [_callback(cfg, vec, out, history, start, cost)] + ([callback] if callback is not None else [])
         model.learn(
             total_timesteps=cfg.total_steps,
             callback=callbacks,
@@ -476,7 +487,7 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
             raise
         raise _diverged(cfg, model, out, start, tb_before) from None
     except KeyboardInterrupt:
-        interrupted = _save_interrupted(cfg, model, vec, out, history, bc_info)
+        interrupted = _save_interrupted(cfg, model, vec, out, history, bc_info, cost())
         interrupted.remaining = max(cfg.total_steps - (interrupted.steps - start), 0)  # of this run's --steps
         raise interrupted from None
     if not all(bool(torch.isfinite(p).all()) for p in model.policy.parameters()):  # the last update went NaN
@@ -493,17 +504,20 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
     }
     resumed = {}
     if cfg.resume:  # the steps before this run, and the game options they were trained under if --change-options changed them
-        summary["resumed_from"] = {"model": str(cfg.resume), "steps": start}
+        summary["resumed_from"] = {"model": str(cfg.resume), "steps": start, **earlier}
         if cfg.change_options and before is not None and before[1]["env_options"] != cfg.env_options:
             summary["resumed_from"]["env_options"] = before[1]["env_options"]
         resumed = {"resumed_from": summary["resumed_from"]}
+        summary["seconds_in_all"] = round(round(seconds, 1) + earlier.get("seconds_in_all", 0.0), 1)
     (out / "history.json").write_text(json.dumps(history, indent=1))
     if history:
         plot_curve(history, out / "learning_curve.png", f"{cfg.game} self-play",
                    envs.kernel(cfg.game, **cfg.env_options).episode_name)
     expert = cfg.expert_rounds > 0
     agent_dir = _save_agent(cfg, model.policy, vec, out / ("ppo_agent" if expert else "agent"),
-                            {"steps": steps, "seconds": round(seconds, 1), **resumed})
+                            {"steps": steps, "seconds": round(seconds, 1), **resumed}
+                            | ({"seconds_in_all": summary["seconds_in_all"]} if cfg.resume else {})
+                            | ({"behaviour_cloning": bc_info} if bc_info is not None else {}))
     if bc_info is not None:
         summary["behaviour_cloning"] = bc_info
     if history:
@@ -545,6 +559,25 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
         meta_file.write_text(arena.json_text(meta, indent=2, sort_keys=True))
     (out / "summary.json").write_text(arena.json_text(summary, indent=2))
     return summary
+
+
+def _earlier_cost(before: tuple[Path, dict] | None) -> dict:
+    """What the run that saved a resumed model cost and how it was started, from its agent's ``training``
+    (``before``: :func:`cardzoo.training.config.resumed_run`): ``command`` (its command line) and
+    ``seconds_in_all`` (its wall seconds, those of the runs it resumed included), where recorded; kept in
+    the new agent's ``training.resumed_from``, whose own ``resumed_from`` (if any) goes on the chain."""
+    if before is None:
+        return {}
+    run = before[1].get("training", {})
+    out = {}
+    if run.get("command"):
+        out["command"] = run["command"]
+    seconds = run.get("seconds_in_all", run.get("seconds"))
+    if isinstance(seconds, (int, float)):
+        out["seconds_in_all"] = float(seconds)
+    if isinstance(run.get("resumed_from"), dict):
+        out["resumed_from"] = run["resumed_from"]
+    return out
 
 
 def _diverged(cfg: TrainConfig, model, out: Path, start: int, tb_before: set) -> ValueError:
@@ -662,7 +695,8 @@ def _check_resumable(cfg: TrainConfig, vec: KernelVecEnv) -> None:
     )
 
 
-def _save_interrupted(cfg: TrainConfig, model, vec: KernelVecEnv, out: Path, history: list, bc_info) -> TrainingInterrupted:
+def _save_interrupted(cfg: TrainConfig, model, vec: KernelVecEnv, out: Path, history: list, bc_info,
+                      cost: dict | None = None) -> TrainingInterrupted:
     """Save a resumable model, the agent so far and the history after Ctrl-C; the exception to raise."""
     import signal
 
@@ -677,7 +711,9 @@ def _save_interrupted(cfg: TrainConfig, model, vec: KernelVecEnv, out: Path, his
         ck.mkdir(parents=True, exist_ok=True)
         model_path = ck / f"model_{steps}.zip"
         model.save(model_path)
-        extra = {"steps": steps, "interrupted": True} | ({"behaviour_cloning": bc_info} if bc_info else {})
+        extra = {"steps": steps, "interrupted": True} | (cost or {}) | ({"behaviour_cloning": bc_info} if bc_info else {})
+        if bc_info is None and cfg.bc_samples and not cfg.resume and not cfg.init_from:  # Ctrl-C during the cloning
+            extra["behaviour_cloning"] = {"interrupted": True}
         agent_path = _save_agent(cfg, model.policy, vec, ck / f"agent_{steps}", extra)
         (out / "history.json").write_text(json.dumps(history, indent=1))
         if history:
