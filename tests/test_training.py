@@ -430,3 +430,5 @@ def test_behaviour_cloning_says_whether_it_converged_or_hit_the_epoch_cap(tmp_pa
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("behaviour cloning:"))
     assert "(1 epoch, the cap (--bc-epochs 1), with the held-out agreement still rising" in line
     assert "stopped rising" not in line
+    bc = json.loads((tmp_path / "run" / "agent" / "agent.json").read_text())["training"]["behaviour_cloning"]
+    assert (bc["teacher"], bc["epochs"], bc["converged"]) == ("all_fours/rule", 1, False)  # kept in the agent too
