@@ -264,7 +264,11 @@ def test_tables_name_the_episode_in_the_games_terms(game, options, count, mean):
     assert " hands " not in header or count == "hands"
     from cardzoo.training.selfplay import evaluation_markdown
 
-    assert f"| {count} | {mean} [95% CI] |" in evaluation_markdown([r.to_dict()])
+    # the evaluation table of cardzoo train: its column said "deals" over 4 for --eval-deals 2 (each duplicate deal is
+    # played once per side); it now says "deals played", as the arena's table does
+    md = evaluation_markdown([r.to_dict()])
+    assert f"| agent | opponent | {count} played | {mean} [95% CI] | win rate [95% CI] |" in md
+    assert f"| {r.n_hands} | " in md and r.n_hands == 4
 
 
 def test_by_category_splits_avinas_deals_into_sevens_and_no_sevens():

@@ -162,6 +162,7 @@ def test_one_deal_writes_valid_json_with_null_cis_and_resumes(tmp_path, monkeypa
     assert sorted(d) == sorted(p) and d["matrix"]["avinas/rule"]["lowest"]["mean_diff"] == p["matrix"]["avinas/rule"]["lowest"]["mean_diff"]
     md = (tmp_path / "leaderboard.md").read_text()
     assert "nan" not in md and md.count("n/a (1 deal)") == 2 + 2 + 2  # ratings, differences, win rates
+    assert "1 duplicate deal per pairing (deals 0..0 of seed" in md  # was "1 duplicate deals per pairing"
     monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: pytest.fail("a cached pairing was replayed"))
     again = run_leaderboard("avinas", names, 1, tmp_path, n_boot=50, progress=False)
     assert strict((tmp_path / "leaderboard.json").read_text()) == d and (tmp_path / "leaderboard.md").read_text() == md

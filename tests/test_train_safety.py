@@ -360,7 +360,7 @@ def test_a_one_deal_evaluation_says_n_a_not_nan(tmp_path, capsys):
     summary = train(_tiny_cfg(out, total_steps=128, bc_samples=200, bc_epochs=1, bc_eval_deals=1, eval_deals=1))
     said = capsys.readouterr().out
     cloning = next(x for x in said.splitlines() if x.startswith("behaviour cloning:"))
-    assert "over 1 duplicate deals" in cloning and "per hand n/a (1 deal), win rate" in cloning, cloning
+    assert "over 1 duplicate deal:" in cloning and "per hand n/a (1 deal), win rate" in cloning, cloning
     rows = summary["evaluation"]
     assert [r["n_deals"] for r in rows] == [1] * len(rows) and len(rows) >= 2
     md = (out / "evaluation.md").read_text()

@@ -842,6 +842,11 @@ def episode_name(rows) -> str:
     return names.pop() if len(names) == 1 else "episode"
 
 
+def duplicate_deals(n: int) -> str:
+    """``"1 duplicate deal"``, ``"2,000 duplicate deals"`` (the commands said "1 duplicate deals")."""
+    return f"{n:,} duplicate deal{'' if n == 1 else 's'}"
+
+
 def plural(episode: str) -> str:
     """``"hands"``, ``"deals"``, ``"games"``, ``"matches"``."""
     return episode + ("es" if episode.endswith("ch") else "s")

@@ -64,6 +64,8 @@ def _train_plan(cfg) -> list[str]:
     whole rollouts of ``--n-envs`` x ``--n-steps``), expert iteration and the evaluation."""
     from cardzoo import agents
 
+    from .arena import duplicate_deals
+
     steps, rollout = cfg.ppo_steps()
     parts = []
     if cfg.bc_samples and not cfg.resume and not cfg.init_from:
@@ -72,7 +74,7 @@ def _train_plan(cfg) -> list[str]:
               "so a few more)")
         check = cfg.bc_check_deals()
         if check and f"{cfg.game}/rule" in agents.available():
-            bc += f", checked against {cfg.game}/rule over {check:,} duplicate deals (500, or --eval-deals if fewer)"
+            bc += f", checked against {cfg.game}/rule over {duplicate_deals(check)} (500, or --eval-deals if fewer)"
         parts.append(bc)
     more = " more" if cfg.resume else ""
     n = steps // rollout
@@ -87,7 +89,7 @@ def _train_plan(cfg) -> list[str]:
         parts.append(f"{cfg.expert_rounds} round{'s' if cfg.expert_rounds != 1 else ''} of expert iteration "
                      f"(--expert-rounds; {cfg.expert_games:,} deals labelled each)")
     if cfg.eval_deals:
-        parts.append(f"evaluation over {cfg.eval_deals:,} duplicate deals per opponent (--eval-deals)")
+        parts.append(f"evaluation over {duplicate_deals(cfg.eval_deals)} per opponent (--eval-deals)")
     lines = [("plan: " if i == 0 else "      ") + p for i, p in enumerate(parts)]
     if not _has_choices(cfg.game, cfg.env_options):
         hint = " e.g. -o collect_order=winner_chooses --skip-forced (training/README.md)" if cfg.game == "pyanitsa" else ""
@@ -347,7 +349,7 @@ def cmd_exploit(args, parse_options) -> int:
     whole = "" if r["steps"] == args.steps else f" (--steps {args.steps:,} rounded up to whole rollouts of {args.n_envs} games x 64 steps)"
     print(f"{args.agent}: learner's edge after {r['steps']:,} steps{whole} ({r['seconds']:.0f} s): "
           f"{e['mean_diff']:+.3f} {ci_text(*e['diff_ci'], '+.3f', e['n_deals'])} per {episode}, "
-          f"win rate {e['win_rate']:.3f} {ci_text(*e['win_ci'], '.3f', e['n_deals'])} over {e['n_deals']} fresh duplicate deals")
+          f"win rate {e['win_rate']:.3f} {ci_text(*e['win_ci'], '.3f', e['n_deals'])} over {e['n_deals']:,} fresh duplicate deal{'' if e['n_deals'] == 1 else 's'}")
     if r["start"] is not None:
         s = r["start"]
         print(f"the learner before training (rule-bot clone): {s['mean_diff']:+.3f} {ci_text(*s['diff_ci'], '+.3f', s['n_deals'])} "

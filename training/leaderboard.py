@@ -331,7 +331,7 @@ def markdown(p: dict) -> str:
     lines = [
         f"# {p['game']} leaderboard ({p['deal_set']['name']})",
         "",
-        (f"{p['n_deals']} duplicate deals per pairing (deals {p['deal_set']['deals']} of seed {p['seed']}, "
+        (f"{p['n_deals']} duplicate deal{'' if p['n_deals'] == 1 else 's'} per pairing (deals {p['deal_set']['deals']} of seed {p['seed']}, "
          f"fingerprint `{p['deal_set']['fingerprint']}`), {opts}; cardzoo {p['cardzoo_version']}."),
         "",
         "## Ratings (Bradley-Terry on pairwise win rates, Elo scale, mean 0; bootstrap 95% CI over deals)",

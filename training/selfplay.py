@@ -195,7 +195,7 @@ def warm_start(cfg: TrainConfig, policy, kernel) -> dict:
         res = arena.play_duplicate(cfg.game, cloned, rule, n_deals=deals, seed=cfg.seed + 777,
                                    env_options=cfg.env_options, progress=False, name_a="cloned", name_b=_rule_name(cfg.game))
         info["arena_vs_rule"] = {k: res.to_dict()[k] for k in ("n_hands", "mean_diff", "diff_ci", "win_rate", "win_ci")}
-        line += (f"; against {_rule_name(cfg.game)} over {deals} duplicate deals: "
+        line += (f"; against {_rule_name(cfg.game)} over {arena.duplicate_deals(deals)}: "
                  f"{res.mean_diff:+.3f} per {kernel.episode_name} {arena.ci_text(*res.diff_ci, '+.3f', res.n_deals)}, "
                  f"win rate {res.win_rate:.3f}")
     print(line + "; PPO starts from it", flush=True)
@@ -900,7 +900,8 @@ def evaluation_markdown(rows: list[dict]) -> str:
 
     ep = arena.episode_name(rows)
     lines = [
-        f"| agent | opponent | {arena.plural(ep)} | mean diff / {ep} [95% CI] | win rate [95% CI] |",
+        # "played": each duplicate deal is played once per side, so 2 --eval-deals are 4 deals (hands, games) played
+        f"| agent | opponent | {arena.plural(ep)} played | mean diff / {ep} [95% CI] | win rate [95% CI] |",
         "|---|---|---:|---:|---:|",
     ]
     for r in rows:
@@ -916,7 +917,7 @@ def evaluation_table(rows: list[dict], title: str):
 
     t = Table(title=title)
     ep = arena.episode_name(rows)
-    for col in ("agent", "opponent", arena.plural(ep), f"mean diff/{ep} [95% CI]", "win rate [95% CI]"):
+    for col in ("agent", "opponent", f"{arena.plural(ep)} played", f"mean diff/{ep} [95% CI]", "win rate [95% CI]"):
         t.add_column(col, justify="right")
     for r in rows:
         t.add_row(
