@@ -232,7 +232,26 @@ def check_trained_options(agent, game: str, env_options: dict, label: str, short
     except ValueError as e:
         raise ValueError(f"{label} plays {game}, and these are not valid {game} options: {e}") from None
     check_layout(agent, game, env_options, label)  # LayoutMismatchError when they change the observation
-    warn_if_differs(agent, game, env_options, short, stacklevel=stacklevel + 1)
+    warn_if_differs(agent, game, env_options, short, stacklevel=_caller_outside(stacklevel) + 1)
+
+
+def _caller_outside(default: int) -> int:
+    """The ``stacklevel`` (counted from :func:`check_trained_options`'s caller's view, as ``default``) of the
+    first frame outside cardzoo's own modules (``agents/``, ``envs/``, ``training/``, the package's
+    ``__init__.py``), so that a warning names the user's line whether the agent was loaded through
+    :func:`load`, ``cardzoo.load_agent`` or a registered factory; ``default`` when every frame is cardzoo's
+    (its command line)."""
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    own = tuple(os.path.join(root, d) + os.sep for d in ("agents", "envs", "training"))
+    frame, level = sys._getframe(2), 2  # level 1: check_trained_options; level 2: its caller
+    while frame is not None:
+        file = os.path.abspath(frame.f_code.co_filename)
+        if not (file.startswith(own) or file == os.path.join(root, "__init__.py")):
+            return level
+        frame, level = frame.f_back, level + 1
+    return default
 
 
 # ---------------------------------------------------------------- built-ins

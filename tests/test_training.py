@@ -432,3 +432,27 @@ def test_behaviour_cloning_says_whether_it_converged_or_hit_the_epoch_cap(tmp_pa
     assert "stopped rising" not in line
     bc = json.loads((tmp_path / "run" / "agent" / "agent.json").read_text())["training"]["behaviour_cloning"]
     assert (bc["teacher"], bc["epochs"], bc["converged"]) == ("all_fours/rule", 1, False)  # kept in the agent too
+
+
+def test_the_options_warning_names_the_callers_line(tmp_path):
+    """OptionsMismatchWarning points at the line that loaded the agent (not cardzoo/__init__.py nor
+    agents/registry.py, where the default filter would also show it only once for all callers)."""
+    import sys
+    import warnings
+    from pathlib import Path
+
+    import cardzoo
+    from cardzoo import envs
+    from cardzoo.agents.options import OptionsMismatchWarning
+
+    save_policy_agent(tmp_path / "a", _small_policy(), game="all_fours", env_options={}, kernel=envs.kernel("all_fours"),
+                      net_arch=[32], activation="relu")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cardzoo.load_agent(str(tmp_path / "a"), undertrump="forbidden"); line_a = sys._getframe().f_lineno  # noqa: E702
+        agents.load(str(tmp_path / "a"), undertrump="forbidden"); line_b = sys._getframe().f_lineno  # noqa: E702
+        cardzoo.load_agent("aluette/ppo", signals="off"); line_c = sys._getframe().f_lineno  # noqa: E702
+        agents.load("aluette/ppo", signals="off"); line_d = sys._getframe().f_lineno  # noqa: E702
+    got = [(Path(w.filename).name, w.lineno) for w in caught if issubclass(w.category, OptionsMismatchWarning)]
+    here = Path(__file__).name
+    assert got == [(here, line_a), (here, line_b), (here, line_c), (here, line_d)]
