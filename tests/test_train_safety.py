@@ -51,7 +51,9 @@ def test_out_folder_with_an_earlier_run_is_refused(tmp_path, capsys):
     assert main(["train", "all_fours", "--out", str(out), *TINY, "--resume", str(out / "model.zip")]) == 0
     meta = json.loads((out / "agent" / "agent.json").read_text())
     assert meta["training"]["steps"] == 512  # the agent's PPO steps in all: 256 before the resume, 256 after
-    assert meta["training"]["resumed_from"] == {"model": str(out / "model.zip"), "steps": 256}
+    before = meta["training"]["resumed_from"]  # and the overwriting run's command and seconds
+    assert before == {"model": str(out / "model.zip"), "steps": 256, "seconds_in_all": before["seconds_in_all"],
+                      "command": "cardzoo train all_fours --out " + str(out) + " " + " ".join(TINY) + " --seed 5 --overwrite"}
     assert len(json.loads((out / "history.json").read_text())) >= rows
 
 
@@ -835,3 +837,23 @@ def test_agent_json_keeps_the_cost_and_commands_of_interrupted_and_resumed_runs(
     assert third["resumed_from"] == {"model": str(e2.value.model), "steps": 176, "command": "cardzoo train second",
                                      "seconds_in_all": second["seconds_in_all"], "resumed_from": second["resumed_from"]}
     assert third["seconds_in_all"] == summary["seconds_in_all"] == round(second["seconds_in_all"] + third["seconds"], 1)
+
+
+def test_a_folder_in_use_is_named_in_use_before_its_files_are_judged(tmp_path, capsys):
+    """A run in progress has written tb/ (and maybe checkpoints) already: a second run into its --out was
+    told the folder 'holds an earlier run ... give --overwrite to delete it'; it is now told the folder is
+    in use, with or without --overwrite, and nothing there changes."""
+    import socket
+
+    out = tmp_path / "busy"
+    (out / "tb").mkdir(parents=True)
+    (out / "tb" / "events").write_text("x")
+    (out / ".run.lock").write_text(f"{os.getpid()} {socket.gethostname()}")  # a live run (this process) holds it
+    said = (f"--out {out} is in use by another training run (process {os.getpid()} on {socket.gethostname()}; lock file "
+            f"{out / '.run.lock'}): wait for it, give another --out, or delete the lock file if no run is using the folder")
+    for extra in ([], ["--overwrite"]):
+        assert main(["train", "all_fours", "--out", str(out), *TINY, *extra]) == 2
+        assert capsys.readouterr().err.strip() == f"cardzoo train: error: {said}"
+        assert (out / "tb" / "events").read_text() == "x" and (out / ".run.lock").is_file()
+    with pytest.raises(FileExistsError, match=re.escape(said)):
+        check_out_folder(out)

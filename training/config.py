@@ -374,6 +374,9 @@ def check_out_folder(out: Path, resume: str | None = None, overwrite: bool = Fal
         raise ValueError("--resume and --overwrite exclude each other: resume continues the run in --out, overwrite deletes it")
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(f"--out {out} is a file, not a folder")
+    busy = held_lock(out)
+    if busy is not None:  # a run is writing there now: neither its outputs so far nor --overwrite are the way on
+        raise in_use_error(out, busy)
     found = earlier_run(out)
     if found and resume is None and not overwrite:
         models = resumable_models(out)
@@ -426,6 +429,52 @@ def other_models(resume) -> list[Path]:
     if not out.is_dir():
         return []
     return [m for m in resumable_models(out) if m.resolve() != resume.resolve()]
+
+
+def held_lock(out: Path) -> str | None:
+    """The text (``"PID HOST"``) of ``out/.run.lock`` when another training run holds it; ``None`` when there
+    is no lock, or one left by a run whose process on this host is gone (the next run takes it over)."""
+    import socket
+
+    lock = Path(out) / ".run.lock"
+    try:
+        text = lock.read_text().strip()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+    pid, _, held_on = text.partition(" ")
+    if pid.isdigit() and held_on == socket.gethostname() and not _process_alive(int(pid)):
+        return None
+    return text
+
+
+def in_use_error(out: Path, text: str) -> FileExistsError:
+    """The refusal of an ``out`` whose lock (content ``text``, ``"PID HOST"``) another run holds."""
+    lock = Path(out) / ".run.lock"
+    pid, _, held_on = text.partition(" ")
+    holder = f"process {pid or '?'}" + (f" on {held_on}" if held_on else "")
+    hint = ""
+    if pid.isdigit() and not held_on and not _process_alive(int(pid)):
+        hint = (f"; no process {pid} runs on this machine, so if the run was here it was killed: delete "
+                f"the lock file to go on")
+    return FileExistsError(
+        f"--out {out} is in use by another training run ({holder}; lock file {lock}): wait for it, "
+        f"give another --out, or delete the lock file if no run is using the folder{hint}"
+    )
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this machine (one of another user counts as alive)."""
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except (OverflowError, OSError):
+        return False
+    return True
 
 
 def resumable_models(out: Path) -> list[Path]:

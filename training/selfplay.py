@@ -27,7 +27,7 @@ from cardzoo.agents.policy import PolicyAgent, save_policy_agent
 
 from . import arena
 from .common import resolve_agent
-from .config import RUN_FILES, TrainConfig, check_out_folder, resumed_run  # noqa: F401  (TrainConfig is re-exported)
+from .config import RUN_FILES, TrainConfig, _process_alive, check_out_folder, in_use_error, resumed_run  # noqa: F401  (TrainConfig is re-exported)
 from .vec_env import KernelVecEnv, OpponentPool
 
 
@@ -318,35 +318,12 @@ def _lock_run(out: Path) -> Path:
                 print(f"--out {out}: removed the lock of an earlier run that was stopped (process {pid} on this host is gone)",
                       flush=True)
                 continue
-            holder = f"process {pid or '?'}" + (f" on {held_on}" if held_on else "")
-            hint = ""
-            if gone and not held_on:
-                hint = (f"; no process {pid} runs on this machine, so if the run was here it was killed: delete "
-                        f"the lock file to go on")
-            raise FileExistsError(
-                f"--out {out} is in use by another training run ({holder}; lock file {lock}): wait for it, "
-                f"give another --out, or delete the lock file if no run is using the folder{hint}"
-            ) from None
+            raise in_use_error(out, text) from None
     else:
         raise FileExistsError(f"--out {out}: could not take the lock file {lock} (another run took it first)")
     with os.fdopen(fd, "w") as f:
         f.write(f"{os.getpid()} {host}")
     return lock
-
-
-def _process_alive(pid: int) -> bool:
-    """Whether process ``pid`` exists on this machine (one of another user counts as alive)."""
-    import os
-
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except (OverflowError, OSError):
-        return False
-    return True
 
 
 def _take_stale_lock(lock: Path, text: str) -> bool:
