@@ -836,6 +836,13 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
     lo, hi = rule["diff_ci"]
     from . import arena
 
+    if "random" in by and all(r["mean_diff"] == 0 and list(r["diff_ci"]) == [0, 0] and r.get("n_deals", 0) >= 2 for r in rows):
+        # every deal exactly level against random too: the agent's choices change nothing (e.g. all moves forced)
+        hint = " (e.g. -o collect_order=winner_chooses --skip-forced)" if game == "pyanitsa" else ""
+        return (f"next: every result is exactly 0 on every deal, against random too: under these options the agent's "
+                f"moves change nothing (every move forced?), so training longer cannot help; train a variant with "
+                f"choices{hint}")
+
     ep = arena.episode_name([rule]) if "env_options" in rule else "episode"
     if not arena._defined(lo, hi):  # one deal: no CI, so no verdict either way
         return (f"next: the result against the rule bot ({rule['mean_diff']:+.3f} per {ep}, CI {arena.ci_text(lo, hi, '+.3f', rule['n_deals'])}) "
