@@ -860,11 +860,11 @@ def test_a_folder_in_use_is_named_in_use_before_its_files_are_judged(tmp_path, c
 
 
 def test_the_next_line_of_a_game_without_choices_does_not_say_train_longer(tmp_path, capsys):
-    """pyanitsa's default rules (every move forced): the evaluation is exactly 0 against random and the rule
-    bot; the last line said 'level with the rule bot (CI [+0.000, +0.000]): train longer'."""
+    """pyanitsa's default rules (every move forced): the evaluation (20 deals) is exactly 0 against random and
+    the rule bot; the last line said 'level with the rule bot (CI [+0.000, +0.000]): train longer'."""
     out = tmp_path / "py"
     at = TINY.index("--eval-deals")
-    tiny = TINY[:at] + ["--eval-deals", "2"] + TINY[at + 2:]
+    tiny = TINY[:at] + ["--eval-deals", "20"] + TINY[at + 2:]
     assert main(["train", "pyanitsa", "--out", str(out), *tiny]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last == ("next: every result is exactly 0 on every deal, against random too: under these options the agent's "
@@ -873,6 +873,8 @@ def test_the_next_line_of_a_game_without_choices_does_not_say_train_longer(tmp_p
     from cardzoo.training.selfplay import next_step
 
     rows = json.loads((out / "evaluation.json").read_text())
-    assert [(r["opponent"], r["mean_diff"], r["n_deals"]) for r in rows] == [("random", 0.0, 2), ("pyanitsa/rule", 0.0, 2)]
+    assert [(r["opponent"], r["mean_diff"], r["n_deals"]) for r in rows] == [("random", 0.0, 20), ("pyanitsa/rule", 0.0, 20)]
     moved = [dict(r, mean_diff=0.5, diff_ci=[0.1, 0.9]) if r["opponent"] == "random" else r for r in rows]
     assert next_step("pyanitsa", moved, "A", "O").startswith("next: level with the rule bot")  # one real result: as before
+    few = [dict(r, n_deals=19) for r in rows]  # too few deals to tell
+    assert next_step("pyanitsa", few, "A", "O").startswith("next: level with the rule bot")

@@ -836,8 +836,8 @@ def next_step(game: str, rows: list[dict], agent: str, out: str, expert: bool = 
     lo, hi = rule["diff_ci"]
     from . import arena
 
-    if "random" in by and all(r["mean_diff"] == 0 and list(r["diff_ci"]) == [0, 0] and r.get("n_deals", 0) >= 2 for r in rows):
-        # every deal exactly level against random too: the agent's choices change nothing (e.g. all moves forced)
+    if "random" in by and all(r["mean_diff"] == 0 and list(r["diff_ci"]) == [0, 0] and r.get("n_deals", 0) >= 20 for r in rows):
+        # 20 deals or more, each exactly level, against random too: the agent's choices change nothing (all moves forced)
         hint = " (e.g. -o collect_order=winner_chooses --skip-forced)" if game == "pyanitsa" else ""
         return (f"next: every result is exactly 0 on every deal, against random too: under these options the agent's "
                 f"moves change nothing (every move forced?), so training longer cannot help; train a variant with "
