@@ -829,7 +829,7 @@ def test_agent_json_keeps_the_cost_and_commands_of_interrupted_and_resumed_runs(
     second = json.loads((e2.value.agent / "agent.json").read_text())["training"]
     assert second["command"] == "cardzoo train second" and second["steps"] == 128 + 3 * 16
     assert second["resumed_from"] == {"model": str(e.value.model), "steps": 0, "command": "cardzoo train first",
-                                      "seconds_in_all": first["seconds"]}
+                                      "seconds_in_all": first["seconds"], "behaviour_cloning": {"interrupted": True}}
     assert second["seconds_in_all"] == round(first["seconds"] + second["seconds"], 1)
     summary = train(_tiny_cfg(out, total_steps=128, resume=str(e2.value.model), command="cardzoo train third"))
     third = json.loads((out / "agent" / "agent.json").read_text())["training"]

@@ -540,8 +540,9 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
 
 def _earlier_cost(before: tuple[Path, dict] | None) -> dict:
     """What the run that saved a resumed model cost and how it was started, from its agent's ``training``
-    (``before``: :func:`cardzoo.training.config.resumed_run`): ``command`` (its command line) and
-    ``seconds_in_all`` (its wall seconds, those of the runs it resumed included), where recorded; kept in
+    (``before``: :func:`cardzoo.training.config.resumed_run`): ``command`` (its command line),
+    ``seconds_in_all`` (its wall seconds, those of the runs it resumed included) and its
+    ``behaviour_cloning``, where recorded; kept in
     the new agent's ``training.resumed_from``, whose own ``resumed_from`` (if any) goes on the chain."""
     if before is None:
         return {}
@@ -552,6 +553,8 @@ def _earlier_cost(before: tuple[Path, dict] | None) -> dict:
     seconds = run.get("seconds_in_all", run.get("seconds"))
     if isinstance(seconds, (int, float)):
         out["seconds_in_all"] = float(seconds)
+    if isinstance(run.get("behaviour_cloning"), dict):  # how that run's policy started
+        out["behaviour_cloning"] = run["behaviour_cloning"]
     if isinstance(run.get("resumed_from"), dict):
         out["resumed_from"] = run["resumed_from"]
     return out
