@@ -878,3 +878,30 @@ def test_the_next_line_of_a_game_without_choices_does_not_say_train_longer(tmp_p
     assert next_step("pyanitsa", moved, "A", "O").startswith("next: level with the rule bot")  # one real result: as before
     few = [dict(r, n_deals=19) for r in rows]  # too few deals to tell
     assert next_step("pyanitsa", few, "A", "O").startswith("next: level with the rule bot")
+
+
+def test_init_from_an_agent_of_another_observation_or_a_run_folder_is_refused_up_front(tmp_path, capsys):
+    """--init-from the 3-player P'yanitsa agent into a 2-player run was accepted: the first layer was cut
+    from 236 inputs to 195 and PPO started from weights that read other features. Now refused before
+    anything, naming both layouts and the fix; a run's folder in place of its agent names the agent."""
+    from cardzoo.agents.registry import SHIPPED
+
+    three = str(Path(SHIPPED) / "pyanitsa_ppo_3p")
+    out = tmp_path / "p2"
+    assert main(["train", "pyanitsa", "-o", "collect_order=winner_chooses", "--init-from", three, "--out", str(out), *TINY]) == 2
+    err = capsys.readouterr().err
+    assert (f"cannot start this run from {three}: that agent was trained for pyanitsa with the game options "
+            "{'collect_order': 'winner_chooses', 'num_players': 3}, whose observation (236 features, layout ") in err
+    assert ("is not this run's ({'collect_order': 'winner_chooses'}: 195 features, layout " in err
+            and "give --init-from an agent trained for these options, or train with its options "
+                "(-o collect_order=winner_chooses -o num_players=3)" in err)
+    assert not out.exists()
+    run = tmp_path / "run"
+    assert main(["train", "all_fours", "--out", str(run), *TINY]) == 0
+    capsys.readouterr()
+    assert main(["train", "all_fours", "--init-from", str(run), "--out", str(tmp_path / "b"), *TINY]) == 2
+    assert f"it holds a training run, whose agent is {run / 'agent'}" in capsys.readouterr().err
+    assert not (tmp_path / "b").exists()
+    # the fitting agent still starts the run
+    assert main(["train", "pyanitsa", "-o", "collect_order=winner_chooses", "-o", "num_players=3", "--init-from", three,
+                 "--out", str(tmp_path / "p3"), *TINY]) == 0

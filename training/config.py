@@ -198,10 +198,21 @@ class TrainConfig:
                 hint = (f"; --init-from takes a saved agent's folder: the shipped {self.init_from} is {shipped}" if shipped
                         else "; --init-from takes a saved agent's folder (e.g. runs/GAME/agent, or agents/shipped/GAME_ppo in the package)")
                 raise FileNotFoundError(f"cannot initialise from {self.init_from}: no saved agent there{hint}")
-            meta_file = Path(self.init_from) / "agent.json"
-            trained = json.loads(meta_file.read_text()).get("game") if meta_file.is_file() else None
-            if trained is not None and trained != self.game:
+            from cardzoo.agents.policy import layout_version, read_meta
+
+            meta = read_meta(self.init_from)  # ValueError naming the path when it is no saved agent (e.g. a run's folder)
+            trained = meta["game"]
+            if trained != self.game:
                 raise ValueError(f"cannot start a {self.game} run from {self.init_from}: that agent plays {trained}")
+            kernel = envs.kernel(self.game, **self.env_options)
+            if meta["obs_layout_version"] != layout_version(kernel):  # its first layer would read other features
+                raise option_error(lambda n: (
+                    f"cannot start this run from {self.init_from}: that agent was trained for {trained} with the game options "
+                    f"{meta['env_options']}, whose observation ({meta['obs_dim']} features, layout {meta['obs_layout_version']}) "
+                    f"is not this run's ({self.env_options}: {kernel.obs_layout.size} features, layout "
+                    f"{layout_version(kernel)}): give {n('init_from')} an agent trained for these options, or train with "
+                    f"its options ({' '.join(option_args(meta['env_options'])) or 'no -o options'})"
+                ))
         if not isinstance(self.critic_warmup_steps, int) or self.critic_warmup_steps < 0:
             raise option_error(lambda n: f"{n('critic_warmup_steps')} must be an int >= 0, got {self.critic_warmup_steps!r}")
         for name, lo in (("expert_rounds", 0), ("expert_games", 1), ("expert_n_det", 1), ("expert_epochs", 1),
