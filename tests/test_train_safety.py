@@ -905,3 +905,9 @@ def test_init_from_an_agent_of_another_observation_or_a_run_folder_is_refused_up
     # the fitting agent still starts the run
     assert main(["train", "pyanitsa", "-o", "collect_order=winner_chooses", "-o", "num_players=3", "--init-from", three,
                  "--out", str(tmp_path / "p3"), *TINY]) == 0
+    assert "note: --init-from" not in capsys.readouterr().out
+    # other options with the same observation: it starts, and one note says so
+    assert main(["train", "all_fours", "-o", "undertrump=forbidden", "--init-from", str(run / "agent"),
+                 "--out", str(tmp_path / "u"), *TINY]) == 0
+    assert (f"note: --init-from {run / 'agent'} was trained for other options (undertrump: trained 'allowed', here "
+            "'forbidden'); its actor starts this run under this run's options all the same") in capsys.readouterr().out

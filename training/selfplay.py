@@ -447,7 +447,14 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
 
             from .privileged import load_actor_into
 
-            load_actor_into(model.policy, load_policy_agent(cfg.init_from).policy.state_dict(), vec.actor_dim)
+            start_agent = load_policy_agent(cfg.init_from)
+            from cardzoo.agents.options import describe, option_differences
+
+            diff = option_differences(start_agent, cfg.game, cfg.env_options)
+            if diff:  # same observation (validate refused another), other rules: fine-tuning on a variant, said
+                print(f"note: --init-from {cfg.init_from} was trained for other options ({describe(diff)}); "
+                      f"its actor starts this run under this run's options all the same", flush=True)
+            load_actor_into(model.policy, start_agent.policy.state_dict(), vec.actor_dim)
         elif cfg.bc_samples and not cfg.resume:
             bc_info = warm_start(cfg, model.policy, vec.kernel)
         if save_start:
