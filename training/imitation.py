@@ -152,7 +152,9 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
     import copy
 
     best, best_state, stale, done_epochs, done_steps = -1.0, None, 0, 0, 0
-    with tqdm(total=steps, desc="behaviour cloning", unit="batch") as bar:
+    # with until_converged, epochs is a cap: the bar (and its ETA) counts to it, and ends at 100% where it stops sooner
+    desc = f"behaviour cloning (at most {epochs} epochs)" if until_converged else "behaviour cloning"
+    with tqdm(total=steps, desc=desc, unit="batch") as bar:
         for _ in range(epochs):
             if until_converged and stale >= patience:
                 break
@@ -179,6 +181,9 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
                     stale += 1
                     if acc_now > best:
                         best, best_state = acc_now, copy.deepcopy(policy.state_dict())
+        if bar.n < bar.total:  # stopped before the cap: done all the same
+            bar.total = bar.n
+            bar.refresh()
     converged = until_converged and stale >= patience  # the agreement stopped rising before the cap
     if until_converged and best_state is not None:
         policy.load_state_dict(best_state)
