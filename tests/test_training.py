@@ -410,7 +410,7 @@ def test_single_seat_reset_with_a_deal_that_ends_before_the_seat_acts():
         env.reset(seed=1)
 
 
-def test_behaviour_cloning_says_whether_it_converged_or_hit_the_epoch_cap(tmp_path, capsys):
+def test_behaviour_cloning_says_whether_it_converged_or_hit_the_epoch_cap(tmp_path, capsys, monkeypatch):
     # pretrain: with min_gain 1.0 the agreement never "rises" after the first epoch, so it stops after
     # 1 + patience epochs (converged); with one epoch it ends at the cap (not converged)
     from cardzoo import envs
@@ -428,9 +428,15 @@ def test_behaviour_cloning_says_whether_it_converged_or_hit_the_epoch_cap(tmp_pa
     info = imitation.pretrain(_small_policy(), data, high, epochs=1, batch_size=256, until_converged=True)
     assert (info["epochs"], info["converged"]) == (1, False)
     # the run's line says which: --bc-epochs 1 is the cap, not "until the agreement stopped rising"
+    import time
+
+    real = imitation.pretrain
+    monkeypatch.setattr(imitation, "pretrain", lambda *a, **k: (time.sleep(1.0), real(*a, **k))[1])  # a cloning of 1 s
     train(TrainConfig(game="all_fours", total_steps=128, n_envs=16, n_steps=8, batch_size=64, bc_samples=500, bc_epochs=1,
                       eval_deals=0, torch_threads=1, opponents={"random": 1.0}, net_arch=[16], out=str(tmp_path / "run"),
                       expert_rounds=0))
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())  # the PPO rate leaves the cloning out
+    assert summary["seconds"] - summary["ppo_seconds"] >= 0.9 and summary["steps_per_second"] > 128 / summary["seconds"]
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("behaviour cloning:"))
     assert "(1 epoch, the cap (--bc-epochs 1), with the held-out agreement still rising" in line
     assert "stopped rising" not in line

@@ -460,6 +460,7 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
         if save_start:
             _save_agent(cfg, model.policy, vec, out / "start_agent", {"steps": 0})
         callbacks = [_callback(cfg, vec, out, history, start, cost)] + ([callback] if callback is not None else [])
+        t_ppo = time.perf_counter()  # the cloning and its check before are not PPO's throughput
         model.learn(
             total_timesteps=cfg.total_steps,
             callback=callbacks,
@@ -477,13 +478,15 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
     if not all(bool(torch.isfinite(p).all()) for p in model.policy.parameters()):  # the last update went NaN
         raise _diverged(cfg, model, out, start, tb_before)
     seconds = time.perf_counter() - t0
+    ppo_seconds = time.perf_counter() - t_ppo
     steps = int(model.num_timesteps)  # the model's PPO steps, as in history.json and the checkpoints' agents
     model.save(out / "model.zip")
     summary = {
         "game": cfg.game,
         "steps": steps,
         "seconds": round(seconds, 1),
-        "steps_per_second": round((steps - start) / seconds, 1),  # of this run's steps
+        "ppo_seconds": round(ppo_seconds, 1),  # of them PPO's (no behaviour cloning)
+        "steps_per_second": round((steps - start) / ppo_seconds, 1),  # of this run's PPO steps, over PPO's time
         "out": str(out),
     }
     resumed = {}
