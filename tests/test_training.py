@@ -466,3 +466,31 @@ def test_the_options_warning_names_the_callers_line(tmp_path):
     got = [(Path(w.filename).name, w.lineno) for w in caught if issubclass(w.category, OptionsMismatchWarning)]
     here = Path(__file__).name
     assert got == [(here, line_a), (here, line_b), (here, line_c), (here, line_d)]
+
+
+def test_ctrl_c_in_behaviour_cloning_leaves_the_best_epoch_so_far_in_the_policy():
+    """Ctrl-C in the cloning's second epoch: the policy (which the run then saves as its checkpoint) holds
+    the first epoch's weights, as a cloning of one epoch leaves them, not a half-done second epoch."""
+    import torch
+
+    from cardzoo import envs
+    from cardzoo.training import imitation
+
+    data = imitation.collect("all_fours", agents.load("all_fours/rule"), 500, seed=0)
+    high = envs.kernel("all_fours").obs_layout.high()
+    one = _small_policy()
+    imitation.pretrain(one, data, high, epochs=1, batch_size=128, until_converged=True)
+    cut = _small_policy()
+    sizes = []  # rows of each forward: batches of 128, the held-out check of fewer
+
+    def hook(module, inputs, output):
+        sizes.append(inputs[0].shape[0])
+        checked = next((i for i, n in enumerate(sizes) if n != 128), None)
+        if checked is not None and sizes[checked + 1:].count(128) == 2:  # epoch 2 has taken one step: stop in its 2nd batch
+            raise KeyboardInterrupt
+
+    cut.action_net.register_forward_hook(hook)
+    with pytest.raises(KeyboardInterrupt):
+        imitation.pretrain(cut, data, high, epochs=5, batch_size=128, until_converged=True)
+    a, b = one.state_dict(), cut.state_dict()
+    assert sizes.count(128) >= 4 and a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)

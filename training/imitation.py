@@ -154,36 +154,42 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
     best, best_state, stale, done_epochs, done_steps = -1.0, None, 0, 0, 0
     # with until_converged, epochs is a cap: the bar (and its ETA) counts to it, and ends at 100% where it stops sooner
     desc = f"behaviour cloning (at most {epochs} epochs)" if until_converged else "behaviour cloning"
-    with tqdm(total=steps, desc=desc, unit="batch") as bar:
-        for _ in range(epochs):
-            if until_converged and stale >= patience:
-                break
-            done_epochs += 1
-            perm = rng.permutation(tr)
-            for b in range(0, len(perm) - batch_size + 1, batch_size):
-                rows = perm[b : b + batch_size]
-                logits, value = forward(rows)
-                ce = torch.nn.functional.cross_entropy(logits, torch.as_tensor(data.action[rows]))
-                vl = torch.nn.functional.mse_loss(value, torch.as_tensor(data.ret[rows]))
-                loss = ce + value_weight * vl
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                bar.set_postfix(ce=f"{ce.item():.3f}", value_mse=f"{vl.item():.2f}", refresh=False)
-                bar.update(1)
-                done_steps += 1
-            if until_converged:
-                acc_now = val_accuracy()
-                bar.set_postfix(val_agreement=f"{acc_now:.3f}", refresh=True)
-                if acc_now >= best + min_gain:
-                    best, best_state, stale = acc_now, copy.deepcopy(policy.state_dict()), 0
-                else:
-                    stale += 1
-                    if acc_now > best:
-                        best, best_state = acc_now, copy.deepcopy(policy.state_dict())
-        if bar.n < bar.total:  # stopped before the cap: done all the same
-            bar.total = bar.n
-            bar.refresh()
+    try:
+        with tqdm(total=steps, desc=desc, unit="batch") as bar:
+            for _ in range(epochs):
+                if until_converged and stale >= patience:
+                    break
+                done_epochs += 1
+                perm = rng.permutation(tr)
+                for b in range(0, len(perm) - batch_size + 1, batch_size):
+                    rows = perm[b : b + batch_size]
+                    logits, value = forward(rows)
+                    ce = torch.nn.functional.cross_entropy(logits, torch.as_tensor(data.action[rows]))
+                    vl = torch.nn.functional.mse_loss(value, torch.as_tensor(data.ret[rows]))
+                    loss = ce + value_weight * vl
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    bar.set_postfix(ce=f"{ce.item():.3f}", value_mse=f"{vl.item():.2f}", refresh=False)
+                    bar.update(1)
+                    done_steps += 1
+                if until_converged:
+                    acc_now = val_accuracy()
+                    bar.set_postfix(val_agreement=f"{acc_now:.3f}", refresh=True)
+                    if acc_now >= best + min_gain:
+                        best, best_state, stale = acc_now, copy.deepcopy(policy.state_dict()), 0
+                    else:
+                        stale += 1
+                        if acc_now > best:
+                            best, best_state = acc_now, copy.deepcopy(policy.state_dict())
+            if bar.n < bar.total:  # stopped before the cap: done all the same
+                bar.total = bar.n
+                bar.refresh()
+    except KeyboardInterrupt:  # Ctrl-C: leave the best epoch so far in the policy (what the run saves), not a half-done one
+        if until_converged and best_state is not None:
+            policy.load_state_dict(best_state)
+        policy.set_training_mode(False)
+        raise
     converged = until_converged and stale >= patience  # the agreement stopped rising before the cap
     if until_converged and best_state is not None:
         policy.load_state_dict(best_state)
