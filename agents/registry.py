@@ -34,6 +34,7 @@ file or folder is loaded as a saved trained policy with ``cardzoo.agents.policy.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
@@ -194,7 +195,8 @@ def _load_path(path: str, env_options: dict) -> Agent:
     try:
         agent = load_policy_agent(path, **kwargs)
     except (FileNotFoundError, ValueError) as e:
-        if path in str(e):
+        shown = str(Path(path))  # the loader names the path as pathlib writes it ('./' as '.')
+        if path in str(e) or str(e).startswith(f"{shown} ") or f" {shown}:" in str(e):
             raise
         raise ValueError(f"{path!r} is not a valid saved agent: {e}") from e
     except Exception as e:  # noqa: BLE001 - a corrupt file can fail in many ways; name the path

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import cardzoo
 from cardzoo import agents
 from cardzoo import envs
 from cardzoo.agents import Agent, RandomAgent
@@ -529,3 +530,15 @@ def test_a_trained_agent_plays_the_same_on_the_vector_envs_scaled_observations()
     assert np.array_equal(agent.act(obs[live], mask[live]), expected)
     assert np.array_equal(agent.act(raw[live].astype(np.float64), mask[live]), expected)  # whole floats: the raw form
     assert mask[live][np.arange(live.sum()), expected].all()
+
+
+@pytest.mark.parametrize("given, named", [("./", "."), ("../here/", "../here")])
+def test_a_folder_that_is_no_agent_is_named_once(tmp_path, monkeypatch, given, named):
+    """'./' (pathlib writes '.') was reported twice: "'./' is not a valid saved agent: . is not a
+    saved cardzoo agent: ..."; the loader's message already names the path, so it is given as is."""
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    with pytest.raises(ValueError) as err:
+        cardzoo.load_agent(given)
+    assert str(err.value) == f"{named} is not a saved cardzoo agent: expected a directory holding agent.json and weights.safetensors"
