@@ -362,6 +362,23 @@ def test_call_count_suit_option():
 
 
 # ---------------------------------------------------------------- E9 pips
+def check_last_trick_pips(before, tricks, lied, loser, pips):
+    """No-sevens match, declarer seat 0 (team A), trumps clubs, 7 tricks done with card points
+    ``before`` and tricks ``tricks``; team A wins the last trick, worth 0 points. Checks the loser,
+    the pips of the deal and the rewards (``pips / 2`` a seat)."""
+    env = new_env(seed=9, episode="match")
+    craft(env, game="no_sevens", trump="C", declarer=0, leader=0, tricks_done=7, points=before, tricks_won=tricks,
+          lied=lied, high_call=3, hands={0: "7C", 1: "7S", 2: "8S", 3: "9S"})
+    last_trick(env, "S0:7C S1:7S S2:8S S3:9S")
+    st = env.game_state
+    assert st.last_loser[0] == loser and st.last_penalty[0] == pips
+    expect = [0, 0]
+    expect[loser] = pips
+    assert st.pips[0].tolist() == expect
+    u = pips / 2
+    assert team_rewards(env) == ((-u, u) if loser == 0 else (u, -u))
+
+
 @pytest.mark.parametrize(
     "before,tricks,lied,loser,pips",
     [
@@ -374,18 +391,7 @@ def test_call_count_suit_option():
     ids=["a", "b", "c", "d", "f"],
 )
 def test_e9_pips(before, tricks, lied, loser, pips):
-    env = new_env(seed=9, episode="match")
-    # declarer seat 0 (team A); the last trick has no card points, team A wins it
-    craft(env, game="no_sevens", trump="C", declarer=0, leader=0, tricks_done=7, points=before, tricks_won=tricks,
-          lied=lied, high_call=3, hands={0: "7C", 1: "7S", 2: "8S", 3: "9S"})
-    last_trick(env, "S0:7C S1:7S S2:8S S3:9S")
-    st = env.game_state
-    assert st.last_loser[0] == loser and st.last_penalty[0] == pips
-    expect = [0, 0]
-    expect[loser] = pips
-    assert st.pips[0].tolist() == expect
-    u = pips / 2
-    assert team_rewards(env) == ((-u, u) if loser == 0 else (u, -u))
+    check_last_trick_pips(before, tricks, lied, loser, pips)
 
 
 def test_e9e_declarer_stops_to_freeze_the_opponents():
@@ -524,18 +530,7 @@ def test_rams_partly_struck_off():
 )
 def test_pip_schedule_boundaries(before, tricks, loser, pips):
     # RULES.md §6.3: "6 with no trick, else 4 with 30 points or fewer, else 2"; §6.1: 61 wins.
-    # Declarer seat 0 (team A) wins the last trick, worth 0 points.
-    env = new_env(seed=9, episode="match")
-    craft(env, game="no_sevens", trump="C", declarer=0, leader=0, tricks_done=7, points=before, tricks_won=tricks,
-          high_call=3, hands={0: "7C", 1: "7S", 2: "8S", 3: "9S"})
-    last_trick(env, "S0:7C S1:7S S2:8S S3:9S")
-    st = env.game_state
-    assert st.last_loser[0] == loser and st.last_penalty[0] == pips
-    expect = [0, 0]
-    expect[loser] = pips
-    assert st.pips[0].tolist() == expect
-    u = pips / 2
-    assert team_rewards(env) == ((-u, u) if loser == 0 else (u, -u))
+    check_last_trick_pips(before, tricks, False, loser, pips)
 
 
 def test_a_lying_declarer_who_stops_still_loses():
