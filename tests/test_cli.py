@@ -609,3 +609,52 @@ def test_sizes_too_large_for_memory_are_a_clear_error(tmp_path, capsys):
     assert not out.exists()
     assert main(["label", "avinas", str(out), "--games", "2", "--n-det", "1", "--batch", "2"]) == 0
     assert "2 deals: " in capsys.readouterr().out
+
+
+def test_ctrl_c_in_distil_says_nothing_was_written_and_how_to_run_it_again(tmp_path, capsys, monkeypatch):
+    """`cardzoo distil` interrupted said only "cardzoo distil: interrupted" (exit 130): it now says that nothing was
+    written (the agent is saved after the last epoch), what OUT holds, and the command to run again; a Ctrl-C while
+    the agent is being saved is ignored, so that OUT never holds half an agent."""
+    import shlex
+    import signal
+
+    from cardzoo.training import expert
+
+    labels = tmp_path / "l.npz"
+    assert main(["label", "all_fours", str(labels), "--games", "1", "--n-det", "2", "--batch", "1"]) == 0
+    real = expert.distillation_target
+
+    def cut(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(expert, "distillation_target", cut)  # Ctrl-C in the first minibatch
+    out = tmp_path / "agent"
+    argv = ["distil", "all_fours/ppo", str(out), "--labels", str(labels), "--epochs", "1", "--reference", "none"]
+    capsys.readouterr()
+    assert main(argv) == 130
+    err = capsys.readouterr().err
+    assert (f"nothing was written: the distilled agent is saved only after the last of its 1 epoch (--epochs), so {out} "
+            f"was not made. To distil, run it again") in err, err
+    assert err.rstrip().endswith("cardzoo distil: interrupted") and not out.exists()
+    again = err.split("fewer --epochs take less time): ")[1].splitlines()[0]
+    assert again == shlex.join(["cardzoo", *argv])
+    monkeypatch.setattr(expert, "distillation_target", real)
+    # the printed command runs; a Ctrl-C during the save (here: while the plot is drawn) does not cut it
+    real_plot = expert.plot_distillation
+
+    def plot(*a, **k):
+        os.kill(os.getpid(), signal.SIGINT)
+        return real_plot(*a, **k)
+
+    monkeypatch.setattr(expert, "plot_distillation", plot)
+    assert main(shlex.split(again)[1:]) == 0
+    assert (out / "agent.json").is_file() and (out / "distillation.png").is_file()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored after the save
+    # --overwrite of that agent, interrupted: the earlier agent is kept as it was, and said so
+    stamp = (out / "agent.json").stat().st_mtime_ns
+    monkeypatch.setattr(expert, "distillation_target", cut)
+    capsys.readouterr()
+    assert main([*argv, "--overwrite"]) == 130
+    err = capsys.readouterr().err
+    assert f"so {out} still holds the earlier agent, unchanged." in err and "--overwrite" in err.split("run it again")[1]
+    assert (out / "agent.json").stat().st_mtime_ns == stamp

@@ -911,3 +911,45 @@ def test_init_from_an_agent_of_another_observation_or_a_run_folder_is_refused_up
                  "--out", str(tmp_path / "u"), *TINY]) == 0
     assert (f"note: --init-from {run / 'agent'} was trained for other options (undertrump: trained 'allowed', here "
             "'forbidden'); its actor starts this run under this run's options all the same") in capsys.readouterr().out
+
+
+def test_ctrl_c_in_the_final_evaluation_says_the_training_is_done_and_how_to_evaluate(tmp_path, capsys, monkeypatch):
+    """Ctrl-C in the final evaluation printed "continue with: ... --resume OUT/model.zip --steps 256", which would
+    train the whole budget again: it now says the training had finished and was saved, and prints the cardzoo
+    arena command that evaluates the agent (exit 130; the agent and model are kept)."""
+    import shlex
+
+    from cardzoo.training import selfplay
+
+    def cut(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(selfplay, "evaluate", cut)
+    out = tmp_path / "run"
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--eval-deals", "4"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted in the final evaluation, after the training had finished (256 PPO steps) and was saved" in err
+    assert "continue with" not in err and "--steps" not in err, err
+    assert f"trained agent:    {out / 'agent'}" in err and f"model:            {out / 'model.zip'}" in err
+    assert (out / "agent" / "agent.json").is_file() and (out / "model.zip").is_file()
+    assert "evaluation" not in json.loads((out / "summary.json").read_text())
+    line = next(x for x in err.splitlines() if "evaluate it with:" in x).split("evaluate it with:")[1].strip()
+    assert line == f"cardzoo arena all_fours {out / 'agent'} all_fours/rule random --deals 4"
+    monkeypatch.undo()
+    assert main(shlex.split(line)[1:]) == 0
+
+
+def test_the_end_of_train_line_names_the_whole_run_and_the_ppo_time(tmp_path, capsys):
+    """"trained N steps in S s (R env steps/s)" mixed two spans (S: the run up to the end of PPO, cloning included;
+    R: over PPO's time only): the line now gives both, as summary.json's seconds and ppo_seconds."""
+    out = tmp_path / "run"
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--bc-samples", "200", "--bc-epochs", "1"]) == 0
+    said = capsys.readouterr().out
+    s = json.loads((out / "summary.json").read_text())
+    assert s["ppo_seconds"] <= s["seconds"]
+    line = next(x for x in said.splitlines() if x.startswith("trained "))
+    m = re.fullmatch(r"trained 256 steps in ([\d.]+) s \(PPO: ([\d.]+) s, ([\d,]+) env steps/s incl\. opponents and updates\)",
+                     line)
+    assert m, line
+    assert math.isclose(float(m[1]), s["seconds"], abs_tol=0.5) and math.isclose(float(m[2]), s["ppo_seconds"], abs_tol=0.5)
+    assert int(m[3].replace(",", "")) == round(s["steps_per_second"])

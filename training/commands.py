@@ -58,6 +58,18 @@ def _play_command(cfg, agent: str) -> str:
     return shlex.join(["cardzoo", "play", cfg.game, *opts, *seats])
 
 
+def _arena_command(cfg, agent, deals: int) -> str:
+    """``cardzoo arena`` of a run's agent against the rule bot (where the game has one) and random, under the
+    run's game options (an agent is seated only under its options)."""
+    from cardzoo import agents
+
+    from .config import option_args
+
+    rule = [f"{cfg.game}/rule"] if f"{cfg.game}/rule" in agents.available() else []
+    return shlex.join(["cardzoo", "arena", cfg.game, str(agent), *rule, "random", "--deals", str(deals),
+                       *option_args(cfg.env_options)])
+
+
 def _train_plan(cfg) -> list[str]:
     """What ``cardzoo train`` will run, said before it starts: the behaviour cloning (``--bc-samples``
     counts decisions, but whole games are kept) and its check, the PPO steps (``--steps`` rounded up to
@@ -178,14 +190,22 @@ def cmd_train(args, parse_options) -> int:
     except TrainingInterrupted as e:
         import sys
 
+        if e.evaluating:  # training was finished and saved: only the final table is missing
+            print(f"\ncardzoo train: interrupted in the final evaluation, after the training had finished ({e.steps:,} PPO "
+                  f"steps) and was saved: only the evaluation is missing, nothing needs resuming", file=sys.stderr)
+            print(f"  trained agent:    {e.agent}", file=sys.stderr)
+            print(f"  model:            {e.model} (--resume it only to train more steps)", file=sys.stderr)
+            print(f"  not written:      the evaluation table ({Path(cfg.out) / 'evaluation.md'}) and the agent's evaluation "
+                  f"record", file=sys.stderr)
+            print(f"  evaluate it with: {_arena_command(cfg, e.agent, cfg.eval_deals)}", file=sys.stderr)
+            return 130
         if e.continue_command:  # PPO was done: the expert stage was interrupted
             print(f"\ncardzoo train: interrupted in the expert iteration after {e.steps:,} PPO steps; saved", file=sys.stderr)
             print(f"  PPO model:        {e.model}", file=sys.stderr)
             print(f"  agent so far:     {e.agent}", file=sys.stderr)
             print(f"  finish the rounds with: {e.continue_command}", file=sys.stderr)
             final = Path(cfg.out) / "expert" / f"round_{cfg.expert_rounds}" / "agent"
-            print(f"  then evaluate its final agent: cardzoo arena {args.game} {final} {args.game}/rule random --deals 2000",
-                  file=sys.stderr)
+            print(f"  then evaluate its final agent: {_arena_command(cfg, final, 2000)}", file=sys.stderr)
             return 130
         print(f"\ncardzoo train: interrupted after {e.steps:,} PPO steps; saved", file=sys.stderr)
         print(f"  resumable model:  {e.model}", file=sys.stderr)
@@ -198,8 +218,8 @@ def cmd_train(args, parse_options) -> int:
     resumed = summary.get("resumed_from")
     more = f"{summary['steps'] - resumed['steps']:,} more steps ({summary['steps']:,} in all)" if resumed else f"{summary['steps']:,} steps"
     lines = [
-        f"trained {more} in {summary['seconds']:.0f} s "
-        f"({summary['steps_per_second']:,.0f} env steps/s incl. opponents and updates)",
+        f"trained {more} in {_secs(summary['seconds'])} s "
+        f"(PPO: {_secs(summary['ppo_seconds'])} s, {summary['steps_per_second']:,.0f} env steps/s incl. opponents and updates)",
         f"agent (weights + JSON):  {summary['agent']}",
     ]
     if "ppo_agent" in summary:
@@ -225,6 +245,11 @@ def cmd_train(args, parse_options) -> int:
     for line in lines:
         print(line)
     return 0
+
+
+def _secs(seconds: float) -> str:
+    """Seconds as the end-of-train line says them: whole ones, tenths under 10 s (a tiny run is not "0 s")."""
+    return f"{seconds:.0f}" if seconds >= 10 else f"{seconds:.1f}"
 
 
 def cmd_arena(args, parse_options) -> int:
@@ -456,11 +481,27 @@ def cmd_distil(args) -> int:
     _check_search_on("--search-on", args.search_on, distilled=True)
 
     reference = args.reference or f"{read_meta(_policy_dir(args.init))['game']}/rule"
-    s = distil(
-        args.init, args.labels, args.out, epochs=args.epochs, lr=args.lr, tau=args.tau, prior=args.prior, bid_weight=args.bid_weight,
-        batch_size=args.batch_size, seed=args.seed, torch_threads=args.torch_threads,
-        reference=None if reference == "none" else reference, search_on=args.search_on, overwrite=args.overwrite,
-    )
+    meta_file = Path(args.out) / "agent.json"
+    stamp = meta_file.stat().st_mtime_ns if meta_file.is_file() else None  # an earlier agent there (--overwrite)
+    try:
+        s = distil(
+            args.init, args.labels, args.out, epochs=args.epochs, lr=args.lr, tau=args.tau, prior=args.prior,
+            bid_weight=args.bid_weight, batch_size=args.batch_size, seed=args.seed, torch_threads=args.torch_threads,
+            reference=None if reference == "none" else reference, search_on=args.search_on, overwrite=args.overwrite,
+        )
+    except KeyboardInterrupt:  # say what was written and how to run it again (main() then says "interrupted", exit 130)
+        import sys
+
+        if meta_file.is_file() and meta_file.stat().st_mtime_ns != stamp:  # only after the agent was saved whole
+            print(f"\nthe distilled agent was written to {args.out} before the interrupt", file=sys.stderr)
+            raise
+        kept = (f"{args.out} still holds the earlier agent, unchanged" if stamp is not None else
+                f"{args.out} was not made" if not Path(args.out).exists() else f"{args.out} is unchanged")
+        again = shlex.join(["cardzoo", *(getattr(args, "argv", None) or ["distil", args.init, args.out, "--labels", *args.labels])])
+        print(f"\nnothing was written: the distilled agent is saved only after the last of its {args.epochs} epoch"
+              f"{'s' if args.epochs != 1 else ''} (--epochs), so {kept}. To distil, run it again (from the start; fewer "
+              f"--epochs take less time): {again}", file=sys.stderr)
+        raise
     print(f"{s['card_positions']:,} card positions, {s['other_positions']:,} other positions, {s['seconds']:.0f} s; "
           f"regret in reward units per decision (lower: closer to the search; whether it plays better, the arena says):")
     _print_type_table(s)

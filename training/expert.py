@@ -53,6 +53,7 @@ episodes with the deal (All Fours ``episode="hand"``; no ``match_target``).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import time
@@ -746,12 +747,30 @@ def distil(
     extra = {key: meta[key] for key in ("training", "training_summary") if key in meta}
     extra["name"] = Path(out).name
     extra["distillation"] = summary
-    save_policy_agent(
-        out, policy, game=game, env_options=meta["env_options"], kernel=envs.kernel(game, **meta["env_options"]),
-        net_arch=meta["net_arch"], activation=meta["activation"], extra=extra,
-    )
-    plot_distillation(summary, Path(out) / "distillation.png")
+    with _no_ctrl_c():  # the agent is written whole (weights, agent.json, plot) or not at all
+        save_policy_agent(
+            out, policy, game=game, env_options=meta["env_options"], kernel=envs.kernel(game, **meta["env_options"]),
+            net_arch=meta["net_arch"], activation=meta["activation"], extra=extra,
+        )
+        plot_distillation(summary, Path(out) / "distillation.png")
     return summary
+
+
+@contextlib.contextmanager
+def _no_ctrl_c():
+    """Ctrl-C is ignored inside (a second or so of writing files), so that an interrupted :func:`distil`
+    has written nothing; outside the main thread, where signals cannot be changed, nothing changes."""
+    import signal
+
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:
+        old = None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
 
 
 def _refuse_empty_path(out, what: str, example: str) -> None:

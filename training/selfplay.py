@@ -246,13 +246,15 @@ def plot_curve(history: list[dict], path: Path, title: str, episode: str = "epis
 class TrainingInterrupted(KeyboardInterrupt):
     """Ctrl-C during :func:`train`, after the run was saved: ``model`` is a resumable SB3 model zip
     (``--resume`` it), ``agent`` the agent so far (``None`` if interrupted before the model existed),
-    ``steps`` the PPO steps done."""
+    ``steps`` the PPO steps done. ``evaluating``: the training was finished (``model`` is ``OUT/model.zip``,
+    ``agent`` the run's final agent) and Ctrl-C came in the final evaluation: nothing is left to train."""
 
     def __init__(self, model: Path | None, agent: Path | None, steps: int) -> None:
         super().__init__(f"interrupted at {steps} steps")
         self.model, self.agent, self.steps = model, agent, steps
         self.remaining: int | None = None  # PPO steps of this run's budget not done yet (set by train)
         self.continue_command: str | None = None  # set when PPO is done and the expert stage was interrupted
+        self.evaluating = False  # training was finished and saved (model, agent): the final evaluation was interrupted
 
 
 def train(cfg: TrainConfig, callback=None, pool: OpponentPool | None = None, save_start: bool = False) -> dict:
@@ -539,7 +541,9 @@ def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dic
             summary["evaluation"] = evaluate(cfg, agent_dir, out)
         except KeyboardInterrupt:  # the run is saved already: say where
             (out / "summary.json").write_text(arena.json_text(summary, indent=2))
-            raise TrainingInterrupted(out / "model.zip", agent_dir, int(model.num_timesteps)) from None
+            e = TrainingInterrupted(out / "model.zip", agent_dir, int(model.num_timesteps))
+            e.evaluating = True
+            raise e from None
         meta_file = agent_dir / "agent.json"
         meta = json.loads(meta_file.read_text())
         meta["evaluation"] = summary["evaluation"]
