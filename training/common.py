@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -311,3 +312,20 @@ def report_console():
             os.dup2(devnull, sys.stdout.fileno())  # print() and the exit flush would fail on the closed pipe too
 
     return _Console(width=None if sys.stdout.isatty() else 200)
+
+
+@contextlib.contextmanager
+def signal_handled(signum, handler):
+    """``handler`` for signal ``signum`` inside the block, the previous handler back after it.
+    Outside the main thread, where signals cannot be set, nothing changes."""
+    import signal
+
+    try:
+        old = signal.signal(signum, handler)
+    except ValueError:
+        old = None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.signal(signum, old)

@@ -762,15 +762,10 @@ def _no_ctrl_c():
     has written nothing; outside the main thread, where signals cannot be changed, nothing changes."""
     import signal
 
-    try:
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:
-        old = None
-    try:
+    from .common import signal_handled
+
+    with signal_handled(signal.SIGINT, signal.SIG_IGN):
         yield
-    finally:
-        if old is not None:
-            signal.signal(signal.SIGINT, old)
 
 
 def _refuse_empty_path(out, what: str, example: str) -> None:

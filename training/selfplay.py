@@ -26,7 +26,7 @@ from cardzoo import envs
 from cardzoo.agents.policy import PolicyAgent, save_policy_agent
 
 from . import arena
-from .common import resolve_agent
+from .common import resolve_agent, signal_handled
 from .config import RUN_FILES, TrainConfig, _process_alive, check_out_folder, in_use_error, resumed_run  # noqa: F401  (TrainConfig is re-exported)
 from .vec_env import KernelVecEnv, OpponentPool
 
@@ -361,15 +361,8 @@ def _sigterm_as_ctrl_c():
             return
         raise KeyboardInterrupt
 
-    try:
-        old = signal.signal(signal.SIGTERM, handler)
-    except ValueError:
-        old = None
-    try:
+    with signal_handled(signal.SIGTERM, handler):
         yield
-    finally:
-        if old is not None:
-            signal.signal(signal.SIGTERM, old)
 
 
 def _train(cfg: TrainConfig, out: Path, callback, pool, save_start: bool) -> dict:
