@@ -152,9 +152,17 @@ def test_avinas_constraints_hold():
     voids = _void_cards(st.voids, st.trump)
     assert (st.voids != 0).sum() > 100
     assert ((d.hands & voids) == 0).all()  # shown voids respected
-    # exposed key cards stay with their holders; face-up played cards are unchanged
-    assert ((d.hands & st.exposed[:, None]) == (st.hands & st.exposed[:, None])).all()
     fd = (st.fd_seat >= 0) & (st.fd_seat != seat) & (st.n_in_trick > 0)
+    # exposed key cards stay with their holders (the face-down leader's: in his hand or face down,
+    # §11.12); face-up played cards are unchanged
+    ar = np.arange(st.batch_size)
+
+    def holding(s):
+        lead = np.maximum(s.fd_seat, 0).astype(np.intp)
+        down = np.where(fd, bit(np.maximum(s.trick_card[ar, lead], 0)), np.uint64(0))
+        return s.hands | np.where(np.arange(4)[None, :] == lead[:, None], down[:, None], np.uint64(0))
+
+    assert ((holding(d) & st.exposed[:, None]) == (holding(st) & st.exposed[:, None])).all()
     assert fd.sum() > 5
     same = ~fd
     assert (d.played[same] == st.played[same]).all()
@@ -406,3 +414,122 @@ def test_determinize_refuses_a_bad_seat_or_rng_by_name(game):
     for seat in (np.int8(1), np.ones(3, dtype=np.int64)):
         b = k.determinize(st, seat, np.random.default_rng(2))
         assert all(np.array_equal(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+
+
+# ---------------------------------------------------------------- Avinas: the face-down lead
+
+
+def _avinas_face_down_positions(pick, n_games=200, seed=0):
+    """Single-game states of Avinas (``every_lead``, random play) during a face-down trick, with
+    the seat to act another than the leader, for which ``pick(k, st, b)`` holds."""
+    k = envs.kernel("avinas", trump_lead_rule="every_lead")
+    rnd = agents.load("avinas/random")
+    rng = np.random.default_rng(seed)
+    st = k.init(np.random.default_rng(seed), n_games)
+    found = []
+    for _ in range(45):
+        fd = st.fd_seat.astype(np.intp)
+        for b in np.flatnonzero((fd >= 0) & (st.n_in_trick > 0) & ~st.done & (st.current_player != fd)):
+            if pick(k, st, b):
+                found.append(st.take(np.array([b])))
+        k.step(st, rnd.act(k.observe(st, st.current_player), k.legal_actions(st)), rng)
+    return k, found
+
+
+def _led_face_down_instead(k, s, y):
+    """The single-game state ``s`` as it would be had its face-down leader led ``y`` (a card of his
+    hand) instead of his face-down card: the two swap between his hand and the trick, and the
+    ``"auto"`` valuable bit follows the card (§5). Everything public stays the same."""
+    from cardzoo.envs.avinas.constants import POINTS
+
+    alt = s.copy()
+    lead = int(s.fd_seat[0])
+    x = int(s.trick_card[0, lead])
+    swap = np.uint64((1 << x) | (1 << y))
+    alt.hands[0, lead] ^= swap
+    alt.played[0, lead] ^= swap
+    alt.trick[0] ^= swap
+    alt.trick_card[0, lead] = y
+    if s.signal[0] >= 0:
+        alt.signal[0] = int(POINTS[y] >= k.vmin)
+    return alt
+
+
+def _other_leads(k, s, same_value: bool):
+    """Cards of the face-down leader's hand he could have led face down instead (§5: not a trump,
+    not of a plain suit he showed void in, not a card exposed to all), of the same worth class
+    as his face-down card (``same_value``) or of the other one."""
+    from cardzoo.envs.avinas.constants import POINTS, TRUMP_BB
+    from cardzoo.envs.avinas.determinize import _void_cards
+
+    lead = int(s.fd_seat[0])
+    x = int(s.trick_card[0, lead])
+    void = int(_void_cards(s.voids[:, lead : lead + 1], s.trump)[0, 0])
+    bad = int(TRUMP_BB[int(s.trump[0])]) | void | int(s.exposed[0])
+    return [y for y in mask_to_cards(int(s.hands[0, lead]) & ~bad) if (POINTS[y] >= k.vmin) == (POINTS[x] >= k.vmin) if same_value] + [
+        y for y in mask_to_cards(int(s.hands[0, lead]) & ~bad) if (POINTS[y] >= k.vmin) != (POINTS[x] >= k.vmin) if not same_value
+    ]
+
+
+def _same_copy(k, a_state, b_state, seat):
+    a = k.determinize(a_state, seat, np.random.default_rng(3))
+    b = k.determinize(b_state, seat, np.random.default_rng(3))
+    return [f.name for f in dataclasses.fields(a) if not np.array_equal(getattr(a, f.name), getattr(b, f.name))]
+
+
+def test_avinas_an_exposed_card_led_face_down_stays_hidden():
+    """RULES.md §11.12: an exposed card led face down still shows in its leader's hand to the others
+    until the trick ends, so they cannot tell it from his other cards. determinize put every exposed
+    card that had left its holder's hand unseen into the face-down place (it read the true hand):
+    the copy told the searcher which card was led face down, and the same observation gave other
+    copies when another card had been led (all 20+ such positions). Now the exposed card is in the
+    leader's hand or face down, both in the copies."""
+    k, found = _avinas_face_down_positions(lambda k, st, b: (int(st.exposed[b]) >> int(st.trick_card[b, st.fd_seat[b]])) & 1)
+    checked = 0
+    for s in found:
+        seat = int(s.current_player[0])
+        ys = _other_leads(k, s, same_value=True)
+        if not ys:
+            continue
+        alt = _led_face_down_instead(k, s, ys[0])
+        assert np.array_equal(k.observe(s, np.array([seat])), k.observe(alt, np.array([seat])))
+        assert _same_copy(k, s, alt, seat) == []
+        checked += 1
+    assert checked >= 15
+    # one position, many copies: the exposed card is face down in some and still held in others
+    s = found[0]
+    lead, x = int(s.fd_seat[0]), int(s.trick_card[0, s.fd_seat[0]])
+    many = s.take(np.zeros(400, dtype=np.intp))
+    d = k.determinize(many, many.current_player.astype(np.intp), np.random.default_rng(1))
+    face_down = d.trick_card[:, lead] == x
+    held = (d.hands[:, lead] >> np.uint64(x)) & np.uint64(1) == 1
+    assert (face_down ^ held).all() and 0 < face_down.sum() < 400
+
+
+def test_avinas_the_valuable_bit_is_read_by_the_leaders_partner_only():
+    """§5 / §7: the valuable bit of a face-down card goes to the leader's partner alone. The copy kept
+    the true bit for every seat, so a search by an opponent played its rollouts (the partner's rule
+    bot reads the bit) on the true card's worth, whatever card the copy led face down; two states
+    that differ only in the worth of the face-down card gave different copies. Now, for every seat
+    but the partner, the copy's bit is the worth of the copy's face-down card."""
+    from cardzoo.envs.avinas.constants import POINTS
+
+    k, found = _avinas_face_down_positions(
+        lambda k, st, b: st.signal[b] >= 0 and (st.current_player[b] - st.fd_seat[b]) % 2 == 1)
+    checked = 0
+    for s in found[:60]:
+        seat = int(s.current_player[0])
+        ys = _other_leads(k, s, same_value=False)
+        if not ys:
+            continue
+        alt = _led_face_down_instead(k, s, ys[0])
+        assert alt.signal[0] != s.signal[0]
+        assert np.array_equal(k.observe(s, np.array([seat])), k.observe(alt, np.array([seat])))
+        assert _same_copy(k, s, alt, seat) == []
+        checked += 1
+    assert checked >= 10
+    for s in found[:60]:
+        many = s.take(np.zeros(50, dtype=np.intp))
+        d = k.determinize(many, many.current_player.astype(np.intp), np.random.default_rng(2))
+        lead = int(s.fd_seat[0])
+        assert (d.signal == (POINTS[d.trick_card[:, lead]] >= k.vmin)).all()

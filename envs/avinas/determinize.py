@@ -11,10 +11,13 @@ the face-down card of the current trick, the dealer's side's unexposed key cards
 but the dealer), and whether the declarer lied (until the deal is scored).
 
 The copy deals the unseen cards again, uniformly among the deals consistent with all of that
-(:func:`cardzoo.envs.core.determinize.deal_unseen`; the face-down card is one more place), and
-recomputes from the new deal what depended on the old one: ``dealt``, ``lied``, the face-down
-card in ``played`` / ``trick`` / ``trick_card``, and ``dealer_seen`` (random non-sevens of the
-dealer's side's new hands). Not modelled: that the dealer's side's hidden key cards are not
+(:func:`cardzoo.envs.core.determinize.deal_unseen`; the face-down card is one more place; a
+visible key card of the face-down leader that he has not played face up is in his hand *or* face
+down, §11.12: the others cannot tell), and recomputes from the new deal what depended on the old
+one: ``dealt``, ``lied``, the face-down card in ``played`` / ``trick`` / ``trick_card``, the
+valuable bit (``signal``) for every seat but the leader's partner (the new card's worth; with
+``facedown_signal="free"`` the leader is taken to tell the truth), and ``dealer_seen`` (random
+non-sevens of the dealer's side's new hands). Not modelled: that the dealer's side's hidden key cards are not
 sevens also tilts which hands are likely (a small effect); the pack order (``stock``) is cleared.
 """
 
@@ -59,24 +62,29 @@ def determinize(k, st, seat, rng: np.random.Generator):
     sizes[:, 3] = fd_hidden
     is_dealer = st.dealer == seat
     visible_keys = st.exposed | np.where(is_dealer, st.dealer_seen, _ZERO)
+    played_vis = st.played.copy()
+    played_vis[ar[fd_hidden], fd[fd_hidden]] &= ~fd_bit[fd_hidden]
+    # the visible key cards of each seat not yet played face up (their holders are public): in its
+    # hand, or, for the face-down leader, in his hand or led face down; the others do not know which
+    # (RULES.md §11.12: an exposed card led face down still shows in his hand until the trick ends)
+    keys_left = st.dealt[rows, others] & visible_keys[:, None] & ~played_vis[rows, others] & unseen[:, None]
+    fd_keys = np.where(fd_hidden, np.bitwise_or.reduce(np.where(others == fd[:, None], keys_left, _ZERO), axis=1), _ZERO)
     known = np.zeros((B, 4), dtype=_U64)
-    known[:, :3] = st.hands[rows, others] & visible_keys[:, None]  # holders of visible key cards are known
-    # a visible key card that left its holder's hand unseen is the face-down card
-    known[:, 3] = np.where(fd_hidden, visible_keys & unseen & ~np.bitwise_or.reduce(known[:, :3], axis=1), _ZERO)
+    known[:, :3] = keys_left & ~fd_keys[:, None]  # holders of visible key cards are known
     forbidden = np.zeros((B, 4), dtype=_U64)
     forbidden[:, :3] = _void_cards(st.voids[rows, others], st.trump)
+    forbidden[:, :3] |= np.where(others != fd[:, None], fd_keys[:, None], _ZERO)  # the leader's: his hand or the face-down card
     t = np.clip(st.trump, 0, 3).astype(np.intp)
-    # led face down: not a trump, and (it was in its leader's hand) none of the plain suits he showed void in
+    # led face down: not a trump, not another seat's visible key card, and (it was in its leader's
+    # hand) none of the plain suits he showed void in
     fd_voids = _void_cards(st.voids[ar, np.maximum(fd, 0)][:, None], st.trump)[:, 0]
-    forbidden[:, 3] = np.where(fd_hidden, (TRUMP_BB[t] | visible_keys | fd_voids) & ~known[:, 3], _ZERO)
+    forbidden[:, 3] = np.where(fd_hidden, (TRUMP_BB[t] | (visible_keys & ~fd_keys) | fd_voids), _ZERO)
     if k.options["facedown_signal"] == "auto":  # the partner learnt whether it is valuable
         partner = fd_hidden & ((fd + 2) % 4 == seat) & (st.signal >= 0)
         valuable = np.bitwise_or.reduce(np.where(POINTS >= k.vmin, bit(np.arange(NUM_CARDS)), _ZERO))
         forbidden[:, 3] |= np.where(partner, np.where(st.signal == 1, ALL_CARDS & ~valuable, valuable), _ZERO)
     mask_h = k.options["honesty"] == "mask"
     count_bb = k.count_bb
-    played_vis = st.played.copy()
-    played_vis[ar[fd_hidden], fd[fd_hidden]] &= ~fd_bit[fd_hidden]
 
     def accept(r, deal):
         ok = np.ones(r.size, dtype=bool)
@@ -101,6 +109,10 @@ def determinize(k, st, seat, rng: np.random.Generator):
         out.played[f, fd[f]] = (st.played[f, fd[f]] & ~fd_bit[f]) | deal[f, 3]
         out.trick[f] = (st.trick[f] & ~fd_bit[f]) | deal[f, 3]
         out.trick_card[f, fd[f]] = new_fd
+        # the valuable bit (§5) is the leader's partner's alone: for the other seats it follows the
+        # new card (``"auto"``: computed truthfully; ``"free"``: the leader is taken to tell the truth)
+        redo_sig = f[(st.signal[f] >= 0) & ((fd[f] + 2) % 4 != seat[f])]
+        out.signal[redo_sig] = (POINTS[out.trick_card[redo_sig, fd[redo_sig]]] >= k.vmin).astype(out.signal.dtype)
     out.dealt[rows, others] = out.hands[rows, others] | out.played[rows, others]
     out.stock[:] = -1
     # the dealer's side's unexposed key cards, for seats that do not know them
