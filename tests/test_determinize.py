@@ -533,3 +533,29 @@ def test_avinas_the_valuable_bit_is_read_by_the_leaders_partner_only():
         d = k.determinize(many, many.current_player.astype(np.intp), np.random.default_rng(2))
         lead = int(s.fd_seat[0])
         assert (d.signal == (POINTS[d.trick_card[:, lead]] >= k.vmin)).all()
+
+
+def test_ottocento_auto_all_a_seat_that_did_not_declare_holds_a_hand_worth_nothing():
+    """RULES.md §4.1, ``declaration_mode="auto_all"``: every scoring hand is declared at its first
+    turn, so a seat that has had its turn without declaring holds a hand worth 0 (public). The copy
+    ignored it and gave such seats scoring hands (168 of 407 here), whose declarations the rollouts
+    then lacked."""
+    from cardzoo.envs.ottocento.combos import combo_breakdown
+
+    k, st = _positions("ottocento", {"declaration_mode": "auto_all"}, 300, 6, seed=0)
+    seat = st.current_player.astype(np.intp)
+    d = k.determinize(st, seat, np.random.default_rng(1))
+    b = combo_breakdown(d.hands | d.played, k.strict_skip)
+    other = np.arange(4)[None, :] != seat[:, None]
+    quiet = st.decided & ~st.declared & other
+    spoke = st.declared & other
+    assert quiet.sum() > 300 and spoke.sum() > 100
+    assert (b.total[quiet] == 0).all() and (d.decl_value[quiet] == 0).all()
+    assert (b.total[spoke] == st.decl_points[spoke]).all()
+    # the constraint is the option's: under all_or_pass a seat may pass with a scoring hand
+    k2, st2 = _positions("ottocento", {}, 300, 6, seed=0)
+    seat2 = st2.current_player.astype(np.intp)
+    d2 = k2.determinize(st2, seat2, np.random.default_rng(1))
+    b2 = combo_breakdown(d2.hands | d2.played, k2.strict_skip)
+    quiet2 = st2.decided & ~st2.declared & (np.arange(4)[None, :] != seat2[:, None])
+    assert (b2.total[quiet2] > 0).sum() > 50

@@ -1,7 +1,9 @@
 """Ottocento ``determinize`` (:meth:`cardzoo.envs.ottocento.kernel.OttocentoKernel.determinize`).
 
 What a seat knows (``RULES.md`` §7): its own hand, every card played and by whom, the cards shown
-by declarations (in the declarer's hand until played) and the points declared, the suits each seat
+by declarations (in the declarer's hand until played) and the points declared (with
+``declaration_mode="auto_all"`` a seat that had its turn without declaring holds a hand worth 0,
+§4.1), the suits each seat
 showed it lacks (§5: ``OttocentoState.voids``), and, for the dealer, his two discards. Hidden: the
 other hands and, for everyone but the dealer, the discards (which are never kings or honours, §3).
 The rest of the deal is dealt again uniformly among the deals consistent with all of that
@@ -52,13 +54,16 @@ def determinize(k, st, seat, rng: np.random.Generator):
     forbidden[:, 3] = FORBIDDEN_DISCARDS_BB | MAT_BIT
     after_discard = st.phase != DISCARD
     strict = k.strict_skip
+    # declaration_mode="auto_all" (§4.1): every scoring hand is declared at its first turn, so a seat
+    # that has had its turn and did not declare holds a hand worth nothing
+    auto = k.options["declaration_mode"] == "auto_all"
 
     def accept(r, deal):
         # a declaration showed its cards and its points: the declarer's hand scores exactly that
         ok = np.ones(r.size, dtype=bool)
         for j in range(3):
             x = others[r, j]
-            chk = st.declared[r, x] & after_discard[r]
+            chk = (st.declared[r, x] | (auto & st.decided[r, x])) & after_discard[r]
             if chk.any():
                 hand = deal[chk, j] | st.played[r[chk], x[chk]]
                 b = combo_breakdown(hand, strict)
