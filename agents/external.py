@@ -77,8 +77,9 @@ class ExecAgent(Agent):
     the acting seat's observation, action mask and text view; nothing else is sent.
 
     ``private_in_faults`` (default True): a fault message lists the acting seat's legal actions by
-    name and quotes the bot's faulty answer or, when it crashed, the end of its stderr. Terminal play sets it False: those
-    are another seat's cards (a bot may well print its hand to stderr), hidden from the person.
+    name, names the illegal action the bot played and quotes the bot's faulty answer or, when it crashed, the end
+    of its stderr. Terminal play sets it False: those are another seat's cards (a bot may well print its hand to
+    stderr; an illegal card may be one it holds but may not play), hidden from the person.
 
     The bot runs in a process group of its own: when it is stopped (at the end, or at a fault) the
     group is killed, so programs the bot started do not outlive it.
@@ -280,6 +281,10 @@ class ExecAgent(Agent):
                 if not (isinstance(a, int) and not isinstance(a, bool)):
                     raise ExecBotError(f'answered {self._quote(msg)}, expected {{"action": <int id>}}')
                 if not (0 <= a < k.num_actions and masks[b, a]):
+                    if 0 <= a < k.num_actions and not self.private_in_faults:
+                        # the card tried may be one of the bot's hidden cards (a revoke: held, but it must follow)
+                        raise ExecBotError("played an illegal action (not shown at this table: it may name the "
+                                           "bot's cards)")
                     name = k.action_name(a) if 0 <= a < k.num_actions else "out of range"
                     raise ExecBotError(f"played illegal action {a} ({name})")
                 out[b] = a

@@ -270,3 +270,41 @@ def test_the_play_command_takes_exec_timeout(tmp_path, monkeypatch, capsys):
     assert main(["play", "all_fours", "--opponents", bot, "--exec-timeout", "-1"]) == 2
     assert capsys.readouterr().err == ("cardzoo play: error: --exec-timeout must be a positive number of seconds "
                                        "(default 10), got -1\n")
+
+
+def test_an_illegal_card_of_the_bots_hand_is_not_named_in_the_fault(tmp_path):
+    """A bot that played a card it holds but may not play (it must follow suit) had the fault line say
+    "played illegal action 40 (8H)": the person learnt a card of an opponent's hidden hand. The line now
+    says that an illegal action was played, not which; the arena still names it (bot authors need it)."""
+    bot = bot_command(tmp_path, "revoke", """
+        names = []
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "hello":
+                names = m["action_names"]
+                print(json.dumps({"type": "ready"}), flush=True)
+            elif m["type"] == "act":
+                mine = next(x for x in m["text"].splitlines() if x.startswith("*S")).split("hand: ")[1].split()
+                legal = {names[a] for a in m["legal_actions"]}
+                held = [c for c in mine if c not in legal]  # cards of its hand that it may not play now
+                print(json.dumps({"action": names.index(held[0]) if held else -1}), flush=True)
+        """)
+    said: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        play("all_fours", "all_fours/rule", "exec:" + bot, seed=3, read=lambda p: "0", write=said.append)
+    faults = [x for x in said if x.startswith("fault: ")]
+    assert len(faults) == 1
+    # seed 3: player_1 leads after S0's 4C holding 2C 2D 8H AH 4S 10S; it may play 2C or 2D only and tried 8H
+    assert faults[0] == (f"fault: bot {'exec:' + bot!r}, game all_fours, decision 1 (seat 1): played an illegal "
+                         "action (not shown at this table: it may name the bot's cards); the bot is stopped and plays "
+                         "the lowest legal action from now on")
+    played = said.index("player_1 plays 8H")  # (the fallback, lowest legal, plays it later in the hand)
+    assert played > said.index(faults[0]) and not any("8H" in x for x in said[:played])  # hidden until played
+    from cardzoo.agents.external import ExecAgent
+    from cardzoo.training.arena import play_duplicate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = play_duplicate("all_fours", ExecAgent(bot, name="revoke"), "all_fours/rule", 2, seed=1, batch=2)
+    assert "played illegal action " in r.faults[0] and "(" in r.faults[0].split("played illegal action ")[1]
