@@ -173,6 +173,34 @@ def test_every_hand_of_an_all_fours_match_has_the_same_cards_in_both_seatings():
     assert (sum(second), len(second)) == (10, 96)
 
 
+def _pyanitsa_alone(k, seed, start, stop):
+    """Deals ``start..stop-1`` of a P'yanitsa deal set played at once to the end (no decision: FLIP
+    only); returns the final state and each game's returns."""
+    rng = arena.deal_streams(seed, start, stop)
+    st = k.init(rng, stop - start)
+    ret = np.zeros((stop - start, k.num_players))
+    while not st.done.all():
+        k.step(st, np.where(st.done, 0, k.legal_actions(st).argmax(axis=1)), rng, active=~st.done)
+        ret += st.rewards
+    return st, ret
+
+
+@pytest.mark.parametrize("opts", [{"collect_order": "random"}, {"collect_order": "random", "tie_mode": "down_up", "num_players": 3}])
+def test_pyanitsa_random_collection_of_a_deal_does_not_depend_on_the_other_games(opts):
+    """The random collection order drew ``steps * P * m`` keys per game with ``steps`` the longest battle
+    of any game resolved in the same step, so a game's stream advanced by an amount set by the other
+    games: every one of 12 deals played alone ended differently (battles, loser) from the same deal in
+    a batch of 12, and the arena's games changed with --batch (its pairwise numbers did not show it:
+    with no decision every seating plays the same game). Each game now draws for its own battle."""
+    k = envs.kernel("pyanitsa", **opts)
+    whole, wret = _pyanitsa_alone(k, 9, 0, 12)
+    for i in range(12):
+        one, oret = _pyanitsa_alone(k, 9, i, i + 1)
+        assert int(one.battles[0]) == int(whole.battles[i]) and np.array_equal(oret[0], wret[i]), i
+        assert np.array_equal(one.piles[0], whole.piles[i])
+    assert len(set(whole.battles.tolist())) > 3  # games of different lengths were in the batch
+
+
 # ---------------------------------------------------------------- outcomes
 
 

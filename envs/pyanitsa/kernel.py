@@ -319,10 +319,17 @@ class PyanitsaKernel(CompiledKernel):
         ``rules.NEED_COLLECT``) of the battles just resolved in games ``rows`` (``int64[n]``, ascending)
         into ``st.collect``; :func:`rules.deal_one` then places the pot.
 
-        Exactly the draw of the numpy kernel: one ``uniform`` block of kind ``"play"`` for the games whose
-        battle was not dead, ``width = steps * P * m`` keys per game (``steps``: most reveals of any battle
-        in ``rows``; ``m`` = 2 when a face-down card could be in it, else 1), one key per (step, seat from
-        the winner up, face-down / face-up) slot; the cards go under the pile in the order of their keys.
+        With a ``numpy.random.Generator`` (the AEC env, training), exactly the draw of the numpy kernel:
+        one ``uniform`` block of kind ``"play"`` for the games whose battle was not dead, ``width = steps
+        * P * m`` keys per game (``steps``: most reveals of any battle in ``rows``; ``m`` = 2 when a
+        face-down card could be in it, else 1), one key per (step, seat from the winner up, face-down /
+        face-up) slot; the cards go under the pile in the order of their keys.
+
+        With a :class:`~cardzoo.envs.core.chance.RowStreams` (the arena's duplicate deals) each game
+        draws ``steps * P * m`` keys for its own battle (its own ``steps`` and ``m``), so what a game
+        draws, and so every later collection of that game, does not depend on the other games
+        resolved in the same step (the batch size, the other deals, the other seatings). The
+        batch-wide width made a deal's game change with ``--batch``.
         """
         if rows.size == 0:
             return
@@ -332,12 +339,22 @@ class PyanitsaKernel(CompiledKernel):
         g = rows[~st.draw[rows]]
         if g.size == 0:
             return
-        keys = chance.uniform(rng, g, (steps * N * m,), np.float64, "play")
+        if isinstance(rng, chance.RowStreams):
+            own = st.battle_steps[g].astype(np.int64)
+            mg = np.where(self.down_up & (own > 1), 2, 1)[:, None]
+            width = own * N * mg[:, 0]
+            keys = np.full((g.size, int(width.max())), 3.0)
+            for w in np.unique(width):
+                sel = np.flatnonzero(width == w)
+                keys[sel, :w] = chance.uniform(rng, g[sel], (int(w),), np.float64, "play")
+        else:
+            mg = np.full((g.size, 1), m)
+            keys = chance.uniform(rng, g, (steps * N * m,), np.float64, "play")
         n = st.battle_n[g].astype(np.int64)
         tags = st.battle_tags[g].astype(np.int64)
         step, seat, up = tags // (2 * N), (tags % (2 * N)) // 2, tags % 2
         rel = (seat - st.winner[g].astype(np.int64)[:, None]) % N
-        slot = step * N * m + rel * m + (up if m == 2 else 0)
+        slot = step * N * mg + rel * mg + np.where(mg == 2, up, 0)
         valid = np.arange(self.C)[None, :] < n[:, None]
         slot = np.where(valid, slot, 0)
         key = np.where(valid, np.take_along_axis(keys, slot, axis=1), 3.0)
