@@ -335,8 +335,10 @@ def test_env_views_do_not_change_when_hidden_cards_move(game, options):
     assert twins >= 4
 
 
-# the web API (training/web) for the option values that change what seat 0 may see; the web table
-# plays one deal/hand per episode (its ``episode`` option is forced), so match-only sets are left out
+# the web API (training/web) for the option values that change what seat 0 may see, and whole matches:
+# a web table plays one deal/hand per episode unless the person asks for a whole match (the table
+# page's "whole match", ``tables.MATCH``), where the next deal is dealt at once and the last deal's
+# summary stays on the table during it (its discards, a lie, High and Low...)
 WEB_CASES = [
     ("all_fours", {"deal_packet": 1, "undertrump": "forbidden"}),
     ("avinas", {"facedown_signal": "free", "honesty": "mask", "trump_lead_rule": "every_lead"}),
@@ -346,6 +348,10 @@ WEB_CASES = [
     ("aluette", {"signal_visibility": "public", "surrender": True}),
     ("pyanitsa", {"num_players": 4, "collect_order": "winner_chooses", "max_battles": 60}),
     ("pyanitsa", {"num_players": 3, "deck": 52, "collect_order": "winner_chooses", "tie_mode": "down_up", "max_battles": 60}),
+    ("all_fours", {"episode": "match", "deal_packet": 1}),
+    ("avinas", {"episode": "match", "facedown_signal": "auto", "trump_lead_rule": "every_lead"}),
+    ("ottocento", {"match_target": 800}),
+    ("aluette", {"episode": "match", "signal_intercept": 0.5, "chant_recipients": "left_and_partner"}),
 ]
 
 
@@ -360,7 +366,7 @@ def test_web_answers_do_not_change_when_hidden_cards_move(game, options):
     client = make_client()
     rng = np.random.default_rng(3)
     deck = kernel(game, **options).deck
-    twins = 0
+    twins = between = 0
     for seed in range(2):
         seats = {"opponents": "random"} if kernel(game).teams is None else {"partner": "random", "opponents": "random"}
         out = open_table(client, game, seed=seed, options=options, **seats)
@@ -377,6 +383,7 @@ def test_web_answers_do_not_change_when_hidden_cards_move(game, options):
             assert not leaked, f"{game} {options} step {step}: {[deck.names[c] for c in leaked]} shown to seat 0"
             if view["done"]:
                 break
+            between += view["match"] and view["summary"] is not None  # a match's next deal, the last one's summary shown
             t2 = copy_table(table)
             if permute(t2.env.game_state, 0, 0, rng):
                 t2.env._single = t2.kernel.single_game(t2.env._st)
@@ -392,3 +399,5 @@ def test_web_answers_do_not_change_when_hidden_cards_move(game, options):
             view = r.json()
             known |= known_to_seat_0(table)
     assert twins >= 10
+    if getattr(kernel(game, **options), "match", False):
+        assert between > 0  # the twins were compared in a later deal of the match too
