@@ -308,3 +308,29 @@ def test_an_illegal_card_of_the_bots_hand_is_not_named_in_the_fault(tmp_path):
         warnings.simplefilter("ignore")
         r = play_duplicate("all_fours", ExecAgent(bot, name="revoke"), "all_fours/rule", 2, seed=1, batch=2)
     assert "played illegal action " in r.faults[0] and "(" in r.faults[0].split("played illegal action ")[1]
+
+
+def test_the_same_exec_bot_as_partner_and_opponents_is_two_processes(tmp_path):
+    """`cardzoo play all_fours --partner exec:X --opponents exec:X` ran one process for seats 1, 2 and 3:
+    every act message of both sides went to it, so a bot that keeps memory per game (training/BOTS.md allows
+    it) played the person's partner knowing the opponents' hands. Each side now has its own process."""
+    log = tmp_path / "log.txt"
+    bot = "exec:" + bot_command(tmp_path, "pids", f"""
+        import os
+        log = open({str(log)!r}, "a")
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "hello":
+                print(json.dumps({{"type": "ready"}}), flush=True)
+            elif m["type"] == "act":
+                log.write(f"{{os.getpid()}} {{m['seat']}}\\n"); log.flush()
+                print(json.dumps({{"action": min(m["legal_actions"])}}), flush=True)
+        """)
+    said: list[str] = []
+    assert play("all_fours", bot, bot, seed=3, read=lambda p: "0", write=said.append) is not None
+    seats: dict[str, set[int]] = {}
+    for line in log.read_text().splitlines():
+        pid, seat = line.split()
+        seats.setdefault(pid, set()).add(int(seat))
+    assert sorted(seats.values(), key=min) == [{1, 3}, {2}]  # the opponents' process, the partner's process
+    assert not any(x.startswith("fault: ") for x in said)

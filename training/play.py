@@ -12,7 +12,8 @@ move by name (``10H``, ``beg``) or by its number in the list of legal moves (an 
 plays the move when only one is legal), and gets a clear message and another try on bad
 input. ``?`` or ``help`` shows how to answer and the table again; ``q`` (or end of input, Ctrl-D) quits.
 
-An ``exec:`` bot (training/BOTS.md) is one process for all the seats it plays, started for the game
+An ``exec:`` bot (training/BOTS.md) is one process for all the seats it plays on one side (the same
+command as partner and as opponents is two processes: one process sees every hand it plays), started for the game
 and stopped at its end; a fault is written when it happens (``fault: ...``, without the bot seat's
 legal moves, which are its hidden cards), and from then on the bot plays the lowest legal action.
 """
@@ -125,13 +126,17 @@ def play(
     bots, seated, notes, execs = {}, {}, [], {}
     for seat in range(1, n):
         wanted = partner if seat in mates else opponents
-        if wanted in execs:  # an exec: bot is one process for all its seats (as in the arena), not one per seat
-            bots[seat] = execs[wanted]
+        side = (wanted, seat in mates)
+        if side in execs:  # an exec: bot is one process for all its seats of a side (as in the arena), not one per seat
+            bots[seat] = execs[side]
             continue
+        # the same exec: command as partner and as opponents is two processes: one process sees the hand of
+        # every seat it plays, and a bot that keeps memory per game would play the partner knowing the
+        # opponents' cards (and the opponents knowing the partner's)
         bots[seat], seated[wanted], note = seat_agent(wanted, game, env_options, seed, force=force_agent, warn=False,
                                                       exec_timeout=exec_timeout)
         if isinstance(bots[seat], ExecAgent):
-            execs[wanted] = bots[seat]
+            execs[side] = bots[seat]
             bots[seat].private_in_faults = False  # a fault message must not show the bot seat's cards to the person
         if note and note not in notes and wanted not in said:
             notes.append(note)
