@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from ..core.bits import bit as _bit
+from ..core.teams import pay_teams, team_sign
 
 from .constants import (
     ABOVE,
@@ -66,15 +67,11 @@ def _hand_rewards(S, b, P):
     diff = np.float32(S.points[b, 0] - S.points[b, 1])
     if P[P_REWARD_WIN]:
         if P[P_MATCH]:
-            w = S.winner[b]
-            diff = np.float32(1.0) if w == 0 else (np.float32(-1.0) if w == 1 else np.float32(0.0))
+            diff = team_sign(S.winner[b])
         else:
             diff = np.float32(np.sign(diff))
-    # += : a match-mode step can end one hand and the match on the next deal's kick
-    S.rewards[b, 0] += diff
-    S.rewards[b, 2] += diff
-    S.rewards[b, 1] -= diff
-    S.rewards[b, 3] -= diff
+    # pay_teams adds: a match-mode step can end one hand and the match on the next deal's kick
+    pay_teams(S.rewards, b, diff)
 
 
 @njit(cache=True, inline="always", _nrt=False)

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from ..core.bits import bit as _bit, popcount as _popcount, write_set as _write_set
+from ..core.teams import pay_teams, team_sign
 
 from .constants import (
     ACCEPT_CHANT,
@@ -308,11 +309,7 @@ def _answer(S, b, action, P):
 # ---------------------------------------------------------------------- scoring (§6)
 @njit(cache=True, inline="always", _nrt=False)
 def _deal_rewards(S, b):
-    diff = np.float32(S.points[b, 0] - S.points[b, 1])
-    S.rewards[b, 0] += diff
-    S.rewards[b, 2] += diff
-    S.rewards[b, 1] -= diff
-    S.rewards[b, 3] -= diff
+    pay_teams(S.rewards, b, np.float32(S.points[b, 0] - S.points[b, 1]))
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -322,14 +319,10 @@ def _finish(S, b, deal_rewards, P):
     S.phase[b] = OVER
     if P[P_REWARD_WIN]:
         if P[P_MATCH]:
-            w = S.winner[b]
-            v = np.float32(1.0) if w == 0 else (np.float32(-1.0) if w == 1 else np.float32(0.0))
+            v = team_sign(S.winner[b])
         else:
             v = np.float32(np.sign(S.points[b, 0] - S.points[b, 1]))
-        S.rewards[b, 0] += v
-        S.rewards[b, 2] += v
-        S.rewards[b, 1] -= v
-        S.rewards[b, 3] -= v
+        pay_teams(S.rewards, b, v)
     elif deal_rewards:
         _deal_rewards(S, b)
 

@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from ..core.bits import bit as _bit, popcount as _popcount, write_set as _write_set
+from ..core.teams import pay_teams, team_sign
 
 from .constants import (
     CALLING,
@@ -171,15 +172,6 @@ def deal_one(S, b, code, P):
 
 # ---------------------------------------------------------------------- helpers
 @njit(cache=True, inline="always", _nrt=False)
-def _pay(S, b, ua):
-    """Reward ``ua`` (team A's view) to both teams, zero-sum (§6.5)."""
-    S.rewards[b, 0] += ua
-    S.rewards[b, 2] += ua
-    S.rewards[b, 1] -= ua
-    S.rewards[b, 3] -= ua
-
-
-@njit(cache=True, inline="always", _nrt=False)
 def _truncate(S, b):
     """A safety cap (§8 ``max_throw_ins`` / ``max_deals``): the episode ends; rewards paid this step stand."""
     S.done[b] = True
@@ -275,12 +267,12 @@ def _score_deal(S, b, P, code):
         u = np.float32(1.0)
     sign = np.float32(-1.0) if loser == 0 else np.float32(1.0)  # team A's view
     if not P[P_MATCH]:
-        _pay(S, b, sign * u)
+        pay_teams(S.rewards, b, sign * u)
         S.done[b] = True
         S.phase[b] = OVER
         return 0
     if not P[P_REWARD_WIN]:
-        _pay(S, b, sign * u)
+        pay_teams(S.rewards, b, sign * u)
     S.deals[b] += 1
     # §6.4 end of the match
     lim = P[P_PIP_LIMIT]
@@ -301,7 +293,7 @@ def _score_deal(S, b, P, code):
         S.done[b] = True
         S.phase[b] = OVER
         if P[P_REWARD_WIN]:
-            _pay(S, b, np.float32(-1.0) if mloser == 0 else np.float32(1.0))
+            pay_teams(S.rewards, b, team_sign(S.winner[b]))
         return 0
     if S.deals[b] >= P[P_MAX_DEALS]:
         _truncate(S, b)

@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from ..core.bits import bit as _bit, low_bit as lowest_bit, popcount, write_set as _write_set
+from ..core.teams import pay_teams, team_sign
 
 from .constants import (
     ANG,
@@ -377,15 +378,6 @@ def card_points_batch(xs, out):
 
 # ---------------------------------------------------------------------- rewards and the end of an episode (§6, §8)
 @njit(cache=True, inline="always", _nrt=False)
-def _pay(S, b, r):
-    """``r`` (``float32``) to team A, ``-r`` to team B (zero-sum, partners equal)."""
-    S.rewards[b, 0] += r
-    S.rewards[b, 2] += r
-    S.rewards[b, 1] -= r
-    S.rewards[b, 3] -= r
-
-
-@njit(cache=True, inline="always", _nrt=False)
 def _finish(S, b, winner, diff_half, P):
     """End the episode: ``winner`` team (-1 draw); reward ±1 / 0 (``win_loss``) or ``diff_half / 200``."""
     S.done[b] = True
@@ -394,8 +386,8 @@ def _finish(S, b, winner, diff_half, P):
     if P[P_REWARD_DIFF]:
         r = np.float32(diff_half) / np.float32(200.0)
     else:
-        r = np.float32(1.0) if winner == 0 else (np.float32(-1.0) if winner == 1 else np.float32(0.0))
-    _pay(S, b, r)
+        r = team_sign(winner)
+    pay_teams(S.rewards, b, r)
 
 
 @njit(cache=True, _nrt=False)  # once per deal or declaration: a plain call (compiles once, not into every driver)
@@ -440,7 +432,7 @@ def _score(S, b, P):
         _finish(S, b, winner, diff, P)
         return 0
     if P[P_REWARD_DIFF]:
-        _pay(S, b, np.float32(diff) / np.float32(200.0))
+        pay_teams(S.rewards, b, np.float32(diff) / np.float32(200.0))
     if S.deals_played[b] >= P[P_MAX_DEALS]:  # §8 max_deals: truncation
         S.done[b] = True
         S.truncated[b] = True
