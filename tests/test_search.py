@@ -62,13 +62,15 @@ def test_determinize_keeps_what_the_seat_knows_and_the_counts():
     assert ((held & public) == 0).all()
     assert (d.played == st.played).all() and (d.captured == st.captured).all()
     assert (d.dealt == (d.hands | d.played)).all()
-    # hands really are redealt, and shown voids are respected in nearly every game
+    # hands really are redealt, and every shown void is respected (§5). The compiled greedy deal
+    # broke one in about 6 % of positions (here 18 of 273 voids) though the true deal respects them
+    # all: such games are now dealt again exactly (redeal_voids_exactly)
     assert (d.hands != st.hands).any()
     broken = sum(
         (((st.voids[:, s] >> u) & 1 == 1) & ((d.hands[:, s] & SUIT_BITS[u]) != 0)).sum() for s in range(4) for u in range(4)
     )
     shown = sum(((st.voids[:, s] >> u) & 1).sum() for s in range(4) for u in range(4))
-    assert shown > 100 and broken < 0.1 * shown
+    assert shown > 100 and broken == 0
 
 
 def test_determinize_reads_no_hidden_card():

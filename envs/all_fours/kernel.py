@@ -194,14 +194,8 @@ class AllFoursKernel(CompiledKernel):
     # ------------------------------------------------------------------ names
     def action_name(self, action: int) -> str:
         """``"10H"`` for card ids 0..51, ``"STAND"``/``"BEG"``/``"GIVE_ONE"``/``"RUN"`` for 52..55."""
-        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"action must be an int id 0..{NUM_ACTIONS - 1}, got {action!r}")
-        a = int(action)
-        if 0 <= a < NUM_CARDS:
-            return FRENCH52.names[a]
-        if a in PHASE_ACTIONS:
-            return PHASE_ACTIONS[a]
-        raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
+        a = self.valid_action_id(action)
+        return FRENCH52.names[a] if a < NUM_CARDS else PHASE_ACTIONS[a]
 
     # ------------------------------------------------------------------ init / dealing (§3)
     def new_games(self, st: AllFoursState, rng, rows: np.ndarray, deck=None, dealer=None, score=None) -> int:
@@ -250,11 +244,16 @@ class AllFoursKernel(CompiledKernel):
         turned-up cards, trump, scores, captured cards. Redealt uniformly: the unseen cards (the
         other seats' hands, keeping each hand's size, and the undealt stock positions 25..51 that a
         run of the pack deals, §3-§4). Played cards stay in each seat's ``dealt`` set, so High and
-        Low (§6) are scored on a consistent deal. Voids that earlier tricks showed (``voids``) are
-        respected where the counts allow it. Stock positions that are never read again are
+        Low (§6) are scored on a consistent deal. Every void that earlier tricks showed (``voids``,
+        §5) is respected: each unseen card goes to a place that may hold it with probability
+        proportional to the room left (uniform where no void is shown, close to uniform where one
+        is), and a game where that breaks a void is dealt again uniformly among the deals that
+        respect them (:func:`cardzoo.envs.all_fours.determinize.redeal_voids_exactly`, after the
+        draws below). Stock positions that are never read again are
         set to -1 (the turned cards keep theirs: they are public), so the copy holds no hidden card of ``st``: the result depends only on what
         ``seat`` may know and on ``rng``. Compiled (:func:`cardzoo.envs.all_fours.determinize.redeal_unseen`);
-        ``rng`` gives ``random((B, 52), float32)`` keys, then ``random((52, B))`` uniforms.
+        ``rng`` gives ``random((B, 52), float32)`` keys, then ``random((52, B))`` uniforms, then
+        (games dealt again) the draws of :func:`cardzoo.envs.core.determinize.deal_unseen`.
 
         Raises ``ValueError`` for a seat that is not an int 0..3 (or ints of shape ``[B]``) and an ``rng``
         that is not a ``numpy.random.Generator`` (:meth:`~cardzoo.envs.core.kernel.Kernel.check_determinize`).
@@ -268,6 +267,7 @@ class AllFoursKernel(CompiledKernel):
             out.hands, out.dealt, out.played, out.kicked, out.voids, out.stock, out.runs, seats, keys, u,
             np.empty(NUM_CARDS, dtype=np.int64), np.empty(NUM_CARDS, dtype=np.int8),
         )
+        _determinize.redeal_voids_exactly(st, out, seats, keys, rng)
         return out
 
     # ------------------------------------------------------------------ views
