@@ -241,14 +241,8 @@ class AluetteKernel(CompiledKernel):
     # ------------------------------------------------------------------ names
     def action_name(self, action: int) -> str:
         """``"3Co"`` for card ids 0..47, then the phase actions 48..64 (``accept_chant`` ... ``refuse_surrender``)."""
-        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"action must be an int id 0..{NUM_ACTIONS - 1}, got {action!r}")
-        a = int(action)
-        if 0 <= a < NUM_CARDS:
-            return SPANISH48.names[a]
-        if NUM_CARDS <= a < NUM_ACTIONS:
-            return PHASE_ACTIONS[a - NUM_CARDS]
-        raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
+        a = self.valid_action_id(action)
+        return SPANISH48.names[a] if a < NUM_CARDS else PHASE_ACTIONS[a - NUM_CARDS]
 
     # ------------------------------------------------------------------ init / dealing (§3)
     def new_games(self, st: AluetteState, rng, rows: np.ndarray, deck=None, dealer=None, score=None, draw_deck=None) -> int:

@@ -211,16 +211,12 @@ class AvinasKernel(CompiledKernel):
         """``"QC"`` for 0..31 (face up), ``"FD_QC"`` for 32..63 (lead face down), then ``PASS``,
         ``CALL_1``..``CALL_8``, ``DECLARE_C``..``DECLARE_S``, ``KNOCK``, ``NO_KNOCK``, ``CONTINUE``,
         ``STOP``, ``SIGNAL_VALUABLE``, ``SIGNAL_NOT_VALUABLE`` (64..82). ``ValueError`` if out of range."""
-        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"action must be an int id 0..{NUM_ACTIONS - 1}, got {action!r}")
-        a = int(action)
-        if 0 <= a < NUM_CARDS:
+        a = self.valid_action_id(action)
+        if a < NUM_CARDS:
             return FRENCH32.names[a]
-        if FACEDOWN <= a < FACEDOWN + NUM_CARDS:
+        if a < FACEDOWN + NUM_CARDS:
             return "FD_" + FRENCH32.names[a - FACEDOWN]
-        if a in PHASE_ACTIONS:
-            return PHASE_ACTIONS[a]
-        raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
+        return PHASE_ACTIONS[a]
 
     # ------------------------------------------------------------------ init / dealing (§3)
     def new_games(self, st: AvinasState, rng, rows: np.ndarray, deck=None, dealer=None, pips=None, ram_balance=None) -> int:

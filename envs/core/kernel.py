@@ -583,7 +583,19 @@ class Kernel(ABC):
     # ---- names ---------------------------------------------------------------
     @abstractmethod
     def action_name(self, action: int) -> str:
-        """Name of an action id (card short name or phase action)."""
+        """Name of an action id (card short name or phase action); ``ValueError`` (from
+        :meth:`valid_action_id`) for anything that is not an action id of the game."""
+
+    def valid_action_id(self, action) -> int:
+        """``action`` as a plain ``int`` if it is an action id of this game: an integer (numpy
+        integers included, ``bool`` not) in ``0..num_actions - 1``. Otherwise ``ValueError`` naming
+        the value and the valid ids. The one check behind every game's :meth:`action_name`."""
+        if not is_int(action):
+            raise ValueError(f"action must be an int id 0..{self.num_actions - 1}, got {action!r}")
+        a = int(action)
+        if not 0 <= a < self.num_actions:
+            raise ValueError(f"action {action!r} is out of range; valid ids are 0..{self.num_actions - 1}")
+        return a
 
     def action_id(self, name: str) -> int:
         """Inverse of :meth:`action_name` (case-insensitive); ``ValueError`` if unknown."""

@@ -221,14 +221,8 @@ class OttocentoKernel(CompiledKernel):
     # ------------------------------------------------------------------ names
     def action_name(self, action: int) -> str:
         """``"KS"``, ``"10C"``, ``"T16"``, ``"MAT"`` for card ids 0..61; ``"DECLARE"`` 62, ``"PASS"`` 63."""
-        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"action must be an int id 0..{NUM_ACTIONS - 1}, got {action!r}")
-        a = int(action)
-        if 0 <= a < NUM_CARDS:
-            return TAROCCO62.names[a]
-        if a in PHASE_ACTIONS:
-            return PHASE_ACTIONS[a]
-        raise ValueError(f"action {action!r} is out of range; valid ids are 0..{NUM_ACTIONS - 1}")
+        a = self.valid_action_id(action)
+        return TAROCCO62.names[a] if a < NUM_CARDS else PHASE_ACTIONS[a]
 
     # ------------------------------------------------------------------ init / dealing (§3)
     def new_games(self, st: OttocentoState, rng, rows: np.ndarray, deck=None, dealer=None, score=None) -> int:

@@ -189,14 +189,8 @@ class PyanitsaKernel(CompiledKernel):
     # ------------------------------------------------------------------ names
     def action_name(self, action: int) -> str:
         """``"ORDER(KS)"`` for card ids ``0..C-1``, ``"FLIP"`` for ``C``; ``ValueError`` otherwise."""
-        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"action must be an int id 0..{self.num_actions - 1}, got {action!r}")
-        a = int(action)
-        if 0 <= a < self.C:
-            return f"ORDER({self.deck.names[a]})"
-        if a == self.FLIP:
-            return "FLIP"
-        raise ValueError(f"action {action!r} is out of range; valid ids are 0..{self.num_actions - 1}")
+        a = self.valid_action_id(action)
+        return f"ORDER({self.deck.names[a]})" if a < self.C else "FLIP"
 
     def action_id(self, name: str) -> int:
         """Inverse of :meth:`action_name`; also accepts a bare card name (``"KS"`` = ``ORDER(KS)``)."""
