@@ -308,9 +308,11 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def unknown_arguments(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> None:
+def unknown_arguments(parser: argparse.ArgumentParser, command: str, extra: list[str], args=None) -> None:
     """Exit 2 with the sub-command's usage and an error naming each unknown flag's closest valid ones
-    (``cardzoo train all_fours --options x=1``: "did you mean --option?")."""
+    (``cardzoo train all_fours --options x=1``: "did you mean --option?"). ``args`` (the parsed ones):
+    ``cardzoo exploit GAME AGENT``, the arena's and leaderboard's order, is told that exploit takes the
+    agent alone (argparse took the game for the agent and said only "unrecognized arguments: AGENT")."""
     import difflib
 
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
@@ -323,6 +325,12 @@ def unknown_arguments(parser: argparse.ArgumentParser, command: str, extra: list
             if close:
                 hints.append(f"{name}: did you mean {close[0]}?")
     msg = f"unrecognized arguments: {' '.join(extra)}"
+    from cardzoo import envs
+
+    given = getattr(args, "agent", None)
+    if command == "exploit" and isinstance(given, str) and given in envs.GAMES and not extra[0].startswith("-"):
+        hints.append(f"exploit takes the agent alone, its game from the agent's name or --game: "
+                     f"cardzoo exploit {extra[0] if '/' in extra[0] else f'{extra[0]} --game {given}'}")
     if hints:
         msg += " (" + "; ".join(hints) + ")"
     sub.error(msg + f"; cardzoo {command} --help lists the options")
@@ -336,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # argparse's own error came from the top parser: its usage, not the sub-command's
-        unknown_arguments(parser, args.command, extra)
+        unknown_arguments(parser, args.command, extra, args)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as given (e.g. to print how to resume)
     try:
         return int(args.fn(args) or 0)
