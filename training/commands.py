@@ -378,7 +378,7 @@ def cmd_exploit(args, parse_options) -> int:
     if r["start"] is not None:
         s = r["start"]
         print(f"the learner before training (rule-bot clone): {s['mean_diff']:+.3f} {ci_text(*s['diff_ci'], '+.3f', s['n_deals'])} "
-              f"per {episode}; gain {r['gain']:+.3f}")
+              f"per {episode}; gain {r['gain']:+.3f} {ci_text(*r['gain_ci'], '+.3f', s['n_deals'])} (paired by deal)")
     print(f"written: {Path(r['learner']).parent / 'exploit.json'}")
     return 0
 
@@ -473,6 +473,7 @@ _DISTIL_FLAGS = {"--epochs": (1, True), "--batch-size": (2, True), "--lr": (None
 
 
 def cmd_distil(args) -> int:
+    from cardzoo.agents.options import option_args
     from cardzoo.agents.policy import read_meta
 
     from .expert import _policy_dir, distil
@@ -505,7 +506,11 @@ def cmd_distil(args) -> int:
     print(f"{s['card_positions']:,} card positions, {s['other_positions']:,} other positions, {s['seconds']:.0f} s; "
           f"regret in reward units per decision (lower: closer to the search; whether it plays better, the arena says):")
     _print_type_table(s)
-    print(f"agent written to {args.out} (with distillation.png); evaluate: cardzoo arena {s['game']} {args.out} {s['game']}/rule --deals 2000")
+    # the agent plays only the options it was trained for (avinas/ppo: honesty=mask): the command gives them, else the
+    # arena would seat the rule bot in its place and measure the rule bot against itself
+    evaluate = shlex.join(["cardzoo", "arena", s["game"], str(args.out), f"{s['game']}/rule", "--deals", "2000",
+                           *option_args(read_meta(args.out).get("env_options") or {})])
+    print(f"agent written to {args.out} (with distillation.png); evaluate: {evaluate}")
     return 0
 
 
