@@ -659,3 +659,22 @@ def test_ctrl_c_in_distil_says_nothing_was_written_and_how_to_run_it_again(tmp_p
     err = capsys.readouterr().err
     assert f"so {out} still holds the earlier agent, unchanged." in err and "--overwrite" in err.split("run it again")[1]
     assert (out / "agent.json").stat().st_mtime_ns == stamp
+
+
+def test_distil_says_an_arena_command_that_seats_its_agent(tmp_path, capsys):
+    """`cardzoo distil avinas/ppo ...` ended "evaluate: cardzoo arena avinas OUT avinas/rule --deals 2000", but the
+    agent plays only the options it was trained for (honesty=mask): that command seated avinas/rule in its place
+    ("note: ... seating avinas/rule instead") and measured the rule bot against itself (+0.000). The command now
+    gives the agent's options, and run as printed it seats the agent."""
+    import shlex
+
+    labels, out = tmp_path / "l.npz", tmp_path / "agent"
+    assert main(["label", "avinas", str(labels), "--games", "1", "--n-det", "2", "--batch", "1"]) == 0
+    assert main(["distil", "avinas/ppo", str(out), "--labels", str(labels), "--epochs", "1", "--reference", "none"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    command = shlex.split(line.split("evaluate: ", 1)[1])
+    assert command == ["cardzoo", "arena", "avinas", str(out), "avinas/rule", "--deals", "2000", "-o", "honesty=mask"]
+    assert main([*command[1:5], "--deals", "2", *command[-2:], "--json", str(tmp_path / "r.json")]) == 0
+    captured = capsys.readouterr()
+    assert "instead" not in captured.out + captured.err
+    assert json.loads((tmp_path / "r.json").read_text())["agent_a"] == str(out)  # not "avinas/rule (for ...)"
