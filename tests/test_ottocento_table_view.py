@@ -11,7 +11,6 @@ import pytest
 
 from cardzoo.envs import ottocento_v0
 from cardzoo.envs.core.cards import mask_to_cards
-from cardzoo.envs.core.kernel import Kernel
 from cardzoo.envs.ottocento.constants import DECLARE, OVER, PASS
 from cardzoo.envs.ottocento.kernel import OttocentoKernel
 
@@ -83,15 +82,19 @@ def test_stacked_deal_declarations_discards_and_a_trick():
     assert fact_values(v, "trick_number") == ["2/15"] and v["summary"] is None
 
 
-def test_bad_seat_or_game_index_raise_and_the_default_names_the_game():
+def test_bad_seat_or_game_index_raise_and_a_kernel_without_renderer_names_the_game(monkeypatch):
     k = OttocentoKernel()
     st = k.init(np.random.default_rng(0), 2)
     with pytest.raises(ValueError, match="seat 4 .*0..3"):
         k.table_view(st, 0, 4)
     with pytest.raises(ValueError, match="b=2 .*0..1"):
         k.table_view(st, 2, 0)
-    with pytest.raises(NotImplementedError, match="ottocento"):
-        Kernel.table_view(k, st, 0, 0)
+    with pytest.raises(ValueError, match="view 'S1' is not valid; valid: None \\(public\\), 'all', or a seat 0..3"):
+        k.render(st, 0, "S1")
+    monkeypatch.setattr(k, "renderer", None)
+    for call in (lambda: k.table_view(st, 0, 0), lambda: k.render(st, 0)):
+        with pytest.raises(NotImplementedError, match=r"ottocento has no renderer \(envs/ottocento/render.py\)"):
+            call()
 
 
 @pytest.mark.parametrize("options", [{}, {"match_target": 300, "declaration_mode": "auto_all", "matto_rule": "captured"}],

@@ -121,6 +121,8 @@ class AllFoursKernel(CompiledKernel):
     ============================  ===========================================  ============
     """
 
+    renderer = _render  # render() and table_view() (Kernel)
+
     name = "all_fours"
     display_name = "All Fours"
     next_seat_side = "right"  # play goes anticlockwise (§1)
@@ -280,17 +282,6 @@ class AllFoursKernel(CompiledKernel):
         """All Fours never exposes a held card (a kicked card is not held): empty lists."""
         b = self.check_game(st, b)
         return [[] for _ in range(4)]
-
-    def render(self, st: AllFoursState, b: int = 0, view=None) -> str:
-        """Text table of game ``b``: ``view`` None = public, a seat = that seat's view, ``"all"`` = every hand."""
-        b = self.check_game(st, b)
-        return _render.render(self, st, b, view)
-
-    def table_view(self, st: AllFoursState, b: int, seat: int) -> dict:
-        """What ``seat`` sees in game ``b`` as JSON-able data (contract: :meth:`Kernel.table_view`;
-        details: :func:`cardzoo.envs.all_fours.render.table_view`)."""
-        b = self.check_game(st, b)
-        return _render.table_view(self, st, b, self.check_seat(seat))
 
     def info(self, st: AllFoursState, b: int = 0) -> dict:
         """Public facts: phase, dealer, trump, match score, and the last hand's items and reason for truncation."""

@@ -152,6 +152,8 @@ class AluetteKernel(CompiledKernel):
     ``signal_intercept`` and ``max_deals`` are not in the spec's table (RULES.md §9 D3, D9).
     """
 
+    renderer = _render  # render() and table_view() (Kernel)
+
     name = "aluette"
     display_name = "Aluette"  # play goes clockwise: next_seat_side "left", the default
     deck = SPANISH48
@@ -310,17 +312,6 @@ class AluetteKernel(CompiledKernel):
         """Aluette never shows a held card to another player: empty lists."""
         b = self.check_game(st, b)
         return [[] for _ in range(4)]
-
-    def render(self, st: AluetteState, b: int = 0, view=None) -> str:
-        """Text table of game ``b``: ``view`` None = public, a seat = that seat's view, ``"all"`` = every hand."""
-        b = self.check_game(st, b)
-        return _render.render(self, st, b, view)
-
-    def table_view(self, st: AluetteState, b: int, seat: int) -> dict:
-        """What ``seat`` sees at the table in game ``b`` as JSON-able data (``Kernel.table_view``, §7);
-        see :func:`cardzoo.envs.aluette.render.table_view`."""
-        b = self.check_game(st, b)
-        return _render.table_view(self, st, b, seat)
 
     def info(self, st: AluetteState, b: int = 0) -> dict:
         """Public facts: phase, dealer, the last deal's winner seat, points and mordienne, the match score

@@ -133,6 +133,8 @@ class AvinasKernel(CompiledKernel):
     =======================  ================================================  ================
     """
 
+    renderer = _render  # render() and table_view() (Kernel)
+
     name = "avinas"
     display_name = "Avinas"
     deck = FRENCH32
@@ -281,17 +283,6 @@ class AvinasKernel(CompiledKernel):
         b = self.check_game(st, b)
         seen = int(st.exposed[b]) | int(st.dealer_seen[b])
         return [mask_to_cards(int(st.hands[b, s]) & seen) for s in range(4)]
-
-    def render(self, st: AvinasState, b: int = 0, view=None) -> str:
-        """Text table of game ``b``: ``view`` None = public, a seat = that seat's view, ``"all"`` = everything."""
-        b = self.check_game(st, b)
-        return _render.render(self, st, b, view)
-
-    def table_view(self, st: AvinasState, b: int, seat: int) -> dict:
-        """What ``seat`` sees at the table in game ``b`` as JSON-able data (``Kernel.table_view``, §7);
-        see :func:`cardzoo.envs.avinas.render.table_view`."""
-        b = self.check_game(st, b)
-        return _render.table_view(self, st, b, seat)
 
     def action_is_public(self, st: AvinasState, b: int, action: int) -> bool:
         """Whether the other seats see which ``action`` the seat to act takes (§7): not a face-down

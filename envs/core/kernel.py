@@ -712,10 +712,17 @@ class Kernel(ABC):
         self.check_game(state, b)
         return [[] for _ in range(self.num_players)]
 
-    @abstractmethod
+    #: the game's render module (``envs/<game>/render.py``), set by each game's kernel class: its
+    #: ``render(kernel, state, b, view)`` and ``table_view(kernel, state, b, seat)`` draw the table
+    #: for :meth:`render` and :meth:`table_view`, which check ``b`` and the seat first.
+    renderer = None
+
     def render(self, state: BatchState, b: int = 0, view=None) -> str:
         """Text table of game ``b``: ``view=None`` public only, a seat adds that seat's hand,
-        ``"all"`` shows every hand (debugging). ``ValueError`` for another view."""
+        ``"all"`` shows every hand (debugging); what each view shows is the game's ``render(...)``
+        in ``envs/<game>/render.py`` (:attr:`renderer`). ``ValueError`` for a bad ``b`` or another view."""
+        b = self.check_game(state, b)
+        return self._renderer().render(self, state, b, view)
 
     def table_view(self, state: BatchState, b: int, seat: int) -> dict:
         """What ``seat`` sees at the table in game ``b``, as plain JSON-able data (ints, strs, None,
@@ -738,10 +745,17 @@ class Kernel(ABC):
         * ``summary``: ``None``, or once a deal/hand has been scored ``{"key": str, "lines":
           [{"key": str, "values": list[str]}], "result": str}``, the breakdown the rules define.
 
-        ``seat`` must be in ``[0, num_players)`` (``ValueError`` otherwise). The default raises
-        ``NotImplementedError`` naming the game; games implement it next to their text renderer.
+        ``seat`` must be in ``[0, num_players)`` and ``b`` a game of ``state`` (``ValueError``
+        otherwise). Each game builds the view next to its text renderer: ``table_view(...)`` in
+        ``envs/<game>/render.py`` (:attr:`renderer`) documents its facts, scores and summary.
         """
-        raise NotImplementedError(f"{self.name} has no table_view() yet (envs/{self.name}/render.py)")
+        b = self.check_game(state, b)
+        return self._renderer().table_view(self, state, b, self.check_seat(seat))
+
+    def _renderer(self):
+        if self.renderer is None:
+            raise NotImplementedError(f"{self.name} has no renderer (envs/{self.name}/render.py) for render() and table_view()")
+        return self.renderer
 
     def text_view(self, state: BatchState, b: int, seat: int) -> str:
         """The situation of ``seat`` in game ``b`` as text, for people, protocols and language models.

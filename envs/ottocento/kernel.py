@@ -138,6 +138,8 @@ class OttocentoKernel(CompiledKernel):
     ================================  ===============================================  =====================
     """
 
+    renderer = _render  # render() and table_view() (Kernel)
+
     name = "ottocento"
     display_name = "Ottocento"
     next_seat_side = "right"  # play goes anticlockwise (RULES.md §1)
@@ -280,17 +282,6 @@ class OttocentoKernel(CompiledKernel):
         """Cards each seat declared and still holds (public since the declaration, §4.1, §7)."""
         b = self.check_game(st, b)
         return [mask_to_cards(st.hands[b, s] & st.shown[b, s]) for s in range(4)]
-
-    def render(self, st: OttocentoState, b: int = 0, view=None) -> str:
-        """Text table of game ``b``: ``view`` None = public, a seat = that seat's view, ``"all"`` = every hand."""
-        b = self.check_game(st, b)
-        return _render.render(self, st, b, view)
-
-    def table_view(self, st: OttocentoState, b: int, seat: int) -> dict:
-        """What ``seat`` sees at the table in game ``b`` as JSON-able data (``Kernel.table_view``, §7);
-        see :func:`cardzoo.envs.ottocento.render.table_view`."""
-        b = self.check_game(st, b)
-        return _render.table_view(self, st, b, seat)
 
     def info(self, st: OttocentoState, b: int = 0) -> dict:
         """Public facts for ``infos``; once the deal is scored everything is revealed (§7), in points."""

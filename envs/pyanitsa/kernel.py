@@ -126,6 +126,8 @@ class PyanitsaKernel(CompiledKernel):
     36 cards, ``13*suit + rank`` for 52), ``FLIP`` = ``C``.
     """
 
+    renderer = _render  # render() and table_view() (Kernel)
+
     name = "pyanitsa"
     display_name = "P'yanitsa"
     EPISODE_NAME = "game"
@@ -408,18 +410,6 @@ class PyanitsaKernel(CompiledKernel):
         """Nobody holds cards privately in P'yanitsa (piles are hidden from their owners too): empty lists."""
         b = self.check_game(st, b)
         return [[] for _ in range(self.num_players)]
-
-    def render(self, st: PyanitsaState, b: int = 0, view=None) -> str:
-        """Text table of game ``b``: ``view`` None/seat = public (+ that seat's pot while it orders), ``"all"`` = every pile."""
-        b = self.check_game(st, b)
-        return _render.render(self, st, b, view)
-
-    def table_view(self, st: PyanitsaState, b: int, seat: int) -> dict:
-        """What ``seat`` sees in game ``b`` as JSON-able data (contract: :meth:`Kernel.table_view`;
-        details: :func:`cardzoo.envs.pyanitsa.render.table_view`): pile sizes, the last battle, the pot
-        while ``seat`` orders it; never a pile's content."""
-        b = self.check_game(st, b)
-        return _render.table_view(self, st, b, self.check_seat(seat))
 
     def action_is_public(self, st: PyanitsaState, b: int, action: int) -> bool:
         """``FLIP`` is public; ``ORDER(card)`` (``winner_chooses``) is not: the order in which a
