@@ -358,3 +358,30 @@ def test_a_resume_with_another_batch_says_so_and_the_board_records_it(tmp_path):
                     "give the same --batch to reproduce the board"]
     assert p["batch"] == [2, 3]
     assert sorted(json.loads(f.read_text())["batch"] for f in (tmp_path / "pairs").glob("*.json")) == [2, 3, 3]
+
+
+def test_with_three_players_each_agent_sits_alone_against_the_other_and_the_order_given_does_not_matter(tmp_path):
+    """A P'yanitsa pairing of 3 or 4 players seats A alone against copies of B. The leaderboard played
+    each pair once (the first agent named alone) and filled the other cell with minus its result:
+    `random` against 2 x `pyanitsa/rule` read -0.100 / 0.450 on 40 deals where random alone against them
+    scores -0.350 / 0.325, and the ratings changed with the order the agents were given. Both
+    orientations are now played; each cell is the row agent alone, and the ratings count both."""
+    opts = {"num_players": 3, "collect_order": "winner_chooses"}
+    one = run_leaderboard("pyanitsa", ["pyanitsa/rule", "lowest"], 8, tmp_path / "a", env_options=opts, n_boot=20, progress=False)
+    two = run_leaderboard("pyanitsa", ["lowest", "pyanitsa/rule"], 8, tmp_path / "b", env_options=opts, n_boot=20, progress=False)
+    assert len(list((tmp_path / "a" / "pairs").glob("*.json"))) == 2
+    for a, b in (("pyanitsa/rule", "lowest"), ("lowest", "pyanitsa/rule")):
+        ref = play_duplicate("pyanitsa", a, b, 8, seed=BENCH_SEED, env_options=opts)
+        for p in (one, two):
+            cell = p["matrix"][a][b]
+            assert cell["mean_diff"] == pytest.approx(ref.mean_diff, abs=1e-12) and cell["win_rate"] == pytest.approx(ref.win_rate, abs=1e-12)
+    rule_alone = play_duplicate("pyanitsa", "pyanitsa/rule", "lowest", 8, seed=BENCH_SEED, env_options=opts)
+    low_alone = play_duplicate("pyanitsa", "lowest", "pyanitsa/rule", 8, seed=BENCH_SEED, env_options=opts)
+    assert rule_alone.mean_diff != pytest.approx(-low_alone.mean_diff)  # the two orientations do differ here
+    # Bradley-Terry on the games of both orientations: 8 deals x 3 seatings each way
+    wins = rule_alone.deal_win.sum() * 3 + (24 - low_alone.deal_win.sum() * 3)
+    want = arena.bradley_terry(np.array([[0.0, wins], [48.0 - wins, 0.0]]))
+    for p in (one, two):
+        got = {r["agent"]: r["rating"] for r in p["ratings"]}
+        assert [got["pyanitsa/rule"], got["lowest"]] == pytest.approx(want.tolist(), abs=1e-9)
+    assert "each cell is the row agent alone against 2 copies of the column agent" in (tmp_path / "a" / "leaderboard.md").read_text()

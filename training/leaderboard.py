@@ -2,7 +2,8 @@
 
 ``cardzoo leaderboard GAME [AGENTS...] --deals N --seed S --out DIR`` (``training/LEADERBOARD.md``
 documents the deal set and shows the leaderboards of the shipped agents). Every pair of agents
-plays :func:`cardzoo.training.arena.play_duplicate` on the same deals; each pairing's result is
+plays :func:`cardzoo.training.arena.play_duplicate` on the same deals (with 3 or 4 P'yanitsa players, in both
+orientations: each agent alone against copies of the other); each pairing's result is
 cached in ``DIR/pairs/`` as soon as it is done, so an interrupted run resumes where it stopped.
 The outputs are ``DIR/leaderboard.md``, ``leaderboard.json`` and ``leaderboard.png``: the
 head-to-head matrix (mean score difference per episode, in the game's terms, with its 95% CI, and the pairwise win rate)
@@ -174,7 +175,7 @@ def run_leaderboard(
     from .common import check_fits, resolve_agent
 
     env_options = dict(env_options or {})
-    envs.kernel(game, **env_options)  # bad game or options fail here
+    n_sides = len(envs.kernel(game, **env_options).sides())  # bad game or options fail here
     n_deals, batch = arena.check_count(n_deals, "n_deals"), arena.check_count(batch, "batch")
     seed, n_boot = arena.check_deal_seed(seed), arena.check_count(n_boot, "n_boot", 0)
     how = "or force_agent=True (cardzoo leaderboard --force-agent) to play it anyway"
@@ -214,7 +215,9 @@ def run_leaderboard(
     out = check_out(out, game)
     meta = {"benchmark": BENCH_NAME if int(seed) == BENCH_SEED else f"custom deal set (seed {int(seed)})",
             "game": game, "seed": int(seed), "n_deals": int(n_deals), "env_options": env_options}
-    pairs = list(itertools.combinations(range(len(names)), 2))
+    # with two sides a pairing measures both agents (B's result is minus A's); with 3 or 4 (P'yanitsa) it seats A
+    # alone against copies of B, which says nothing of B alone against copies of A: both orientations are played
+    pairs = list(itertools.combinations(range(len(names)), 2) if n_sides == 2 else itertools.permutations(range(len(names)), 2))
     identity = [_agent_identity(n) for n in names]  # a saved agent's files: a cached pairing of another agent is refused
     cached = {(i, j): _load_pair(_pair_file(out, names[i], names[j]), meta, (names[i], names[j]), (identity[i], identity[j]))
               for i, j in pairs}
@@ -275,11 +278,12 @@ def _summarize(game, names, cached, meta, n_boot, env_options, progress: bool = 
     diff = {(i, j): np.asarray(d["deal_diff"]) for (i, j), d in cached.items()}
     win = {(i, j): np.asarray(d["deal_win"]) for (i, j), d in cached.items()}
 
-    def wins(idx):
+    def wins(idx):  # with 3 or 4 sides both orientations of a pair are played: their games add up
         w = np.zeros((K, K))
         for (i, j), dw in win.items():
             won = float(dw[idx].sum()) * sides
-            w[i, j], w[j, i] = won, len(idx) * sides - won
+            w[i, j] += won
+            w[j, i] += len(idx) * sides - won
         return w
 
     ratings = arena.bradley_terry(wins(np.arange(n)))
@@ -289,6 +293,8 @@ def _summarize(game, names, cached, meta, n_boot, env_options, progress: bool = 
         r = d["result"]
         m, lo, hi = arena.mean_ci(diff[(i, j)]) if n > 1 else (float(diff[(i, j)].mean()), math.nan, math.nan)
         matrix[names[i]][names[j]] = {"mean_diff": m, "diff_ci": [lo, hi], "win_rate": r["win_rate"], "win_ci": r["win_ci"]}
+        if (j, i) in cached:  # 3 or 4 sides: the column agent's own pairing alone against copies of the row agent
+            continue
         matrix[names[j]][names[i]] = {"mean_diff": -m if k.zero_sum else None, "diff_ci": [-hi, -lo] if k.zero_sum else None,
                                       "win_rate": 1.0 - r["win_rate"], "win_ci": _flip(r["win_ci"])}
     order = np.argsort(-ratings)
@@ -344,6 +350,10 @@ def markdown(p: dict) -> str:
               else arena.ci_text(*r['ci'], '+.0f', p['n_deals']))
         lines.append(f"| {r['rank']} | `{r['agent']}` | {arena.num_text(r['rating'], '+.0f')} | {ci} |")
     ep = envs.kernel(p["game"], **p["env_options"]).episode_name
+    n_sides = p["pairs"][0].get("n_sides", 2) if p["pairs"] else 2
+    if n_sides > 2:
+        lines += ["", f"With {n_sides} players each cell is the row agent alone against {n_sides - 1} copies of the column agent "
+                      "(both orientations of every pair are played); the ratings count the games of both."]
     lines += ["", f"## Head to head: mean score difference per {ep}, row minus column (95% CI)", "",
               "| | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---:|" * len(names)]
     for a in names:
