@@ -153,7 +153,8 @@ class ISMCTSSearch(PIMCSearch):
     Raises:
         ValueError: ``n_iter``, ``wave`` or ``max_games`` that is not an int >= 1, a ``c`` or ``widen``
         that is not a finite number >= 0, a ``guided`` or ``shared`` that is not a bool, an unknown
-        ``search`` or ``others``, or a kernel in match mode.
+        ``search`` or ``others``, and what :class:`~cardzoo.agents.search.PIMCSearch` refuses (a bad
+        ``seed``, ``kernel`` or ``rollout``, a kernel in match mode).
     """
 
     OTHERS = ("search", "rollout")

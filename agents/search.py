@@ -21,7 +21,7 @@ import numbers
 
 import numpy as np
 
-from cardzoo.envs.core.kernel import is_int
+from cardzoo.envs.core.kernel import check_seed, is_int
 
 from .base import Agent
 
@@ -78,9 +78,10 @@ class PIMCSearch:
             decisions between cards alone are searched.
 
     Raises:
-        ValueError: an ``n_det`` or ``max_rows`` that is not an int >= 1, an unknown ``search``, or a
-        kernel in match mode (a rollout must end with the deal: ``episode="hand"``/``"deal"``, no
-        ``match_target``).
+        ValueError: an ``n_det`` or ``max_rows`` that is not an int >= 1, an unknown ``search``, a
+        ``seed`` that is not a non-negative int or None, a ``kernel`` without ``determinize`` /
+        ``legal_actions`` or a ``rollout`` without ``act``, or a kernel in match mode (a rollout must
+        end with the deal: ``episode="hand"``/``"deal"``, no ``match_target``).
     """
 
     SEARCH_MODES = ("all", "phase", "cards")
@@ -88,6 +89,13 @@ class PIMCSearch:
     def __init__(self, kernel, rollout: Agent, n_det: int = 16, seed=None, max_rows: int = 65536, search: str = "all") -> None:
         n_det = check_count("n_det", n_det)
         max_rows = check_count("max_rows", max_rows)
+        # seed="x" or 1.5 raised numpy's TypeError about its SeedSequence, -1 its "expected non-negative
+        # integer", and a kernel or rollout of the wrong kind an AttributeError at the first decision
+        seed = check_seed(seed)
+        if not all(callable(getattr(kernel, m, None)) for m in ("determinize", "legal_actions", "step", "observe")):
+            raise ValueError(f"kernel must be a cardzoo kernel with determinize() (e.g. cardzoo.envs.kernel('avinas')), got {kernel!r}")
+        if not callable(getattr(rollout, "act", None)):
+            raise ValueError(f"rollout must be an agent with act(observation, action_mask) (e.g. cardzoo.agents.load('avinas/rule')), got {rollout!r}")
         if search not in self.SEARCH_MODES:
             raise ValueError(f"search must be one of {self.SEARCH_MODES}, got {search!r}")
         self.search = search

@@ -333,3 +333,24 @@ def test_random_opponents_in_rollouts_follow_their_stated_model():
         assert np.array_equal(fast.done, game.done) and np.array_equal(fast.score, game.score)
     with pytest.raises(ValueError, match="rollout_opponents='rule '; valid: rule, random"):
         AllFoursRuleAgent(rollout_opponents="rule ")
+
+
+@pytest.mark.parametrize("cls", ["pimc", "ismcts"])
+def test_search_refuses_a_bad_seed_kernel_or_rollout_by_name(cls):
+    """The search classes are public (``cardzoo.agents.search.PIMCSearch``, ``ISMCTSSearch``); only
+    ``agents.load`` checked the seed: ``seed="x"`` or ``1.5`` raised numpy's TypeError about its
+    ``SeedSequence``, ``-1`` numpy's "expected non-negative integer", and a kernel or rollout of the
+    wrong kind was taken and failed with an AttributeError at the first decision."""
+    from cardzoo.agents.ismcts import ISMCTSSearch
+
+    make = PIMCSearch if cls == "pimc" else ISMCTSSearch
+    k, rule = AllFoursKernel(), AllFoursRuleAgent()
+    for seed in ("x", 1.5, -1, True):
+        with pytest.raises(ValueError) as err:
+            make(k, rule, seed=seed)
+        assert str(err.value) == f"seed must be a non-negative int or None, got {seed!r}"
+    with pytest.raises(ValueError, match=r"kernel must be a cardzoo kernel with determinize\(\).*got None"):
+        make(None, rule)
+    with pytest.raises(ValueError, match=r"rollout must be an agent with act\(observation, action_mask\).*got 'all_fours/rule'"):
+        make(k, "all_fours/rule")
+    assert make(k, rule, seed=np.int64(3)).rng.random() == np.random.default_rng(3).random()
