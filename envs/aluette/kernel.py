@@ -295,9 +295,16 @@ class AluetteKernel(CompiledKernel):
             st.stock[rows] = self._shuffle(rng, rows)
 
     def determinize(self, st: AluetteState, seat, rng: np.random.Generator) -> AluetteState:
-        """A copy of ``st`` with the cards ``seat`` cannot see dealt again uniformly among the deals
-        consistent with what it has seen, signals heard included (for PIMC search;
-        :mod:`cardzoo.envs.aluette.determinize`)."""
+        """A copy of ``st`` (a new state of the same batch size; ``st`` is unchanged) in which what
+        ``seat`` cannot see is dealt again uniformly among the deals consistent with what it has
+        seen, signals heard included (for PIMC search; RULES.md §7, chant §4.2, signals §4.5; what
+        is kept and what is redealt: :mod:`cardzoo.envs.aluette.determinize`). The result depends
+        only on ``seat``'s information and ``rng``.
+
+        ``seat``: an int (a seat of this game) or ``int[B]``, one per game; ``rng``: a
+        ``numpy.random.Generator`` (all the chance). ``ValueError`` for another seat or rng
+        (:meth:`~cardzoo.envs.core.kernel.Kernel.check_determinize`) or a state made for another
+        game or other options."""
         from .determinize import determinize
 
         return determinize(self, st, self.check_determinize(st, seat, rng), rng)

@@ -265,8 +265,16 @@ class AvinasKernel(CompiledKernel):
         return (st.game == NO_SEVENS).astype(np.int64)
 
     def determinize(self, st: AvinasState, seat, rng: np.random.Generator) -> AvinasState:
-        """A copy of ``st`` with the cards ``seat`` cannot see dealt again uniformly among the deals
-        consistent with what it has seen (for PIMC search; :mod:`cardzoo.envs.avinas.determinize`)."""
+        """A copy of ``st`` (a new state of the same batch size; ``st`` is unchanged) in which what
+        ``seat`` cannot see is dealt again uniformly among the deals consistent with what it has
+        seen (for PIMC search; RULES.md §7, voids §5, calls §4.2, exposed cards §3.3 and §11.12;
+        what is kept and what is redealt: :mod:`cardzoo.envs.avinas.determinize`). The result
+        depends only on ``seat``'s information and ``rng``.
+
+        ``seat``: an int (a seat of this game) or ``int[B]``, one per game; ``rng``: a
+        ``numpy.random.Generator`` (all the chance). ``ValueError`` for another seat or rng
+        (:meth:`~cardzoo.envs.core.kernel.Kernel.check_determinize`) or a state made for another
+        game or other options."""
         from .determinize import determinize
 
         return determinize(self, st, self.check_determinize(st, seat, rng), rng)

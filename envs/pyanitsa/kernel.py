@@ -295,9 +295,16 @@ class PyanitsaKernel(CompiledKernel):
 
     # ------------------------------------------------------------------ search
     def determinize(self, st: PyanitsaState, seat, rng: np.random.Generator) -> PyanitsaState:
-        """A copy of ``st`` with the pile cards ``seat`` cannot know dealt again uniformly among the
-        arrangements consistent with what it has seen (for PIMC search;
-        :mod:`cardzoo.envs.pyanitsa.determinize`)."""
+        """A copy of ``st`` (a new state of the same batch size; ``st`` is unchanged) in which what
+        ``seat`` cannot see is dealt again uniformly among the pile arrangements consistent with
+        what it has seen (for PIMC search; RULES.md §7, collecting §5; what is kept and what is
+        redealt: :mod:`cardzoo.envs.pyanitsa.determinize`). The result depends only on ``seat``'s
+        information and ``rng``.
+
+        ``seat``: an int (a seat of this game) or ``int[B]``, one per game; ``rng``: a
+        ``numpy.random.Generator`` (all the chance). ``ValueError`` for another seat or rng
+        (:meth:`~cardzoo.envs.core.kernel.Kernel.check_determinize`) or a state made for another
+        game or other options."""
         from .determinize import determinize
 
         return determinize(self, st, self.check_determinize(st, seat, rng), rng)
