@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import warnings
 
+import numpy as np
+import pytest
+
 from cardzoo.training.play import play
 
 from bot_util import bot_command, replying_bot
@@ -334,3 +337,71 @@ def test_the_same_exec_bot_as_partner_and_opponents_is_two_processes(tmp_path):
         seats.setdefault(pid, set()).add(int(seat))
     assert sorted(seats.values(), key=min) == [{1, 3}, {2}]  # the opponents' process, the partner's process
     assert not any(x.startswith("fault: ") for x in said)
+
+
+TERMINAL_CASES = [
+    ("all_fours", {"episode": "match", "target_score": 7}),
+    ("avinas", {"facedown_signal": "free"}),
+    ("ottocento", {}),
+    ("aluette", {"signal_intercept": 0.5, "chant_recipients": "left_and_partner"}),
+    ("pyanitsa", {"num_players": 3, "collect_order": "winner_chooses", "tie_mode": "down_up", "max_battles": 40}),
+]
+
+
+@pytest.mark.parametrize("game, options", TERMINAL_CASES, ids=[g for g, _ in TERMINAL_CASES])
+def test_no_line_names_a_card_seat_0_may_not_know_yet(game, options, monkeypatch):
+    """Every line terminal play writes (tables, AI moves, tricks, help, the end) names only cards seat 0
+    may know when it is written: its hand, its observation's card sets (what it was shown: played,
+    turned up, declared, its own discards...), the env's public info, and the cards of the moves it saw
+    (its own, and public ones by name) so far; as ``test_web_hidden_info`` checks the web table."""
+    from cardzoo import envs
+    import cardzoo.training.play as terminal
+    from test_web_hidden_info import card_sets, cards_named
+
+    made, known = [], set()
+    real_make = envs.make
+
+    def make(*args, **kwargs):
+        env = real_make(*args, **kwargs)
+        made.append(env)
+        step = env.step
+
+        def seen_step(action):
+            u = env.unwrapped
+            if action is not None and not u._over():
+                seat, card = u.agent_name_mapping[u.agent_selection], u.kernel.action_card(int(action))
+                if card is not None and (seat == 0 or u.kernel.action_is_public(u.game_state, 0, int(action))):
+                    known.add(card)
+            return step(action)
+
+        env.step = seen_step
+        return env
+
+    monkeypatch.setattr(terminal.envs, "make", make)
+    named = 0
+    said: list[str] = []
+
+    def write(line: str) -> None:
+        nonlocal named
+        u = made[0].unwrapped
+        k, st = u.kernel, u.game_state
+        if st is not None:
+            known.update(k.hands(st, 0)[0], card_sets(k, st, 0), cards_named(k.info(st, 0), k.deck))
+        cards = cards_named(line, k.deck)
+        leaked = cards - known
+        assert not leaked, f"{game}: {[k.deck.names[c] for c in leaked]} written to the person: {line!r}"
+        named += bool(cards)
+        said.append(line)
+
+    rng = np.random.default_rng(0)
+
+    def read(prompt):
+        if rng.random() < 0.05:
+            return "?"  # the help shows the table again
+        line = next(x for x in reversed(said) if x.startswith("your legal moves: "))
+        return str(int(rng.integers(line.count("] "))))
+
+    k = envs.kernel(game, **options)
+    partner = f"{game}/rule" if k.teams is not None else None
+    assert play(game, partner, f"{game}/rule", seed=1, env_options=options, read=read, write=write) is not None
+    assert named > 20  # lines naming cards were checked
