@@ -20,7 +20,7 @@ import dataclasses
 
 import numpy as np
 
-from ..core.cards import FRENCH52, mask_to_cards, popcount
+from ..core.cards import FRENCH52, popcount
 from ..core import chance
 from ..core.compiled import CompiledKernel, arrays_type
 from ..core.kernel import BatchState, Option, bool_option, hook_deck, hook_ints, int_option, state_field
@@ -273,16 +273,6 @@ class AllFoursKernel(CompiledKernel):
         return out
 
     # ------------------------------------------------------------------ views
-    def hands(self, st: AllFoursState, b: int = 0) -> list[list[int]]:
-        """Card ids each seat holds in game ``b`` (private to that seat)."""
-        b = self.check_game(st, b)
-        return [mask_to_cards(st.hands[b, s]) for s in range(4)]
-
-    def known_cards(self, st: AllFoursState, b: int = 0) -> list[list[int]]:
-        """All Fours never exposes a held card (a kicked card is not held): empty lists."""
-        b = self.check_game(st, b)
-        return [[] for _ in range(4)]
-
     def info(self, st: AllFoursState, b: int = 0) -> dict:
         """Public facts: phase, dealer, trump, match score, and the last hand's items and reason for truncation."""
         b = self.check_game(st, b)

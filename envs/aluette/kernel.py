@@ -22,7 +22,7 @@ import dataclasses
 
 import numpy as np
 
-from ..core.cards import SPANISH48, mask_to_cards
+from ..core.cards import SPANISH48
 from ..core import chance
 from ..core.compiled import CompiledKernel, arrays_type
 from ..core.kernel import BatchState, Option, bool_option, hook_deck, hook_ints, int_option, state_field
@@ -310,16 +310,6 @@ class AluetteKernel(CompiledKernel):
         return determinize(self, st, self.check_determinize(st, seat, rng), rng)
 
     # ------------------------------------------------------------------ views
-    def hands(self, st: AluetteState, b: int = 0) -> list[list[int]]:
-        """Card ids each seat holds in game ``b`` (private to that seat)."""
-        b = self.check_game(st, b)
-        return [mask_to_cards(st.hands[b, s]) for s in range(4)]
-
-    def known_cards(self, st: AluetteState, b: int = 0) -> list[list[int]]:
-        """Aluette never shows a held card to another player: empty lists."""
-        b = self.check_game(st, b)
-        return [[] for _ in range(4)]
-
     def info(self, st: AluetteState, b: int = 0) -> dict:
         """Public facts: phase, dealer, the last deal's winner seat, points and mordienne, the match score
         and result, and the partnership draw's seat map (``agent_seat[i]`` = seat now taken by the

@@ -280,11 +280,6 @@ class AvinasKernel(CompiledKernel):
         return determinize(self, st, self.check_determinize(st, seat, rng), rng)
 
     # ------------------------------------------------------------------ views
-    def hands(self, st: AvinasState, b: int = 0) -> list[list[int]]:
-        """Card ids each seat holds in game ``b`` (exposed cards included: they stay in the hand)."""
-        b = self.check_game(st, b)
-        return [mask_to_cards(st.hands[b, s]) for s in range(4)]
-
     def known_cards(self, st: AvinasState, b: int = 0) -> list[list[int]]:
         """Held cards of each seat that another seat has seen: the exposed 4th/8th cards (everyone)
         and the dealer's side's hidden 4th/8th cards (seen by the dealer), §3.3."""

@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from . import chance
-from .cards import Deck
+from .cards import Deck, mask_to_cards
 
 __all__ = [
     "ILLEGAL_ACTION_MODES",
@@ -703,9 +703,13 @@ class Kernel(ABC):
         return None
 
     # ---- hidden information views (B index ``b``) ----------------------------
-    @abstractmethod
     def hands(self, state: BatchState, b: int = 0) -> list[list[int]]:
-        """Card ids each seat holds privately in game ``b``."""
+        """Card ids each seat holds privately in game ``b``, a sorted ``list[int]`` per seat. The
+        default reads the state's ``hands`` field (``uint64[B, num_players]``, one card set per
+        seat); a game whose state has none (P'yanitsa: nobody holds cards) overrides it.
+        ``ValueError`` for a bad ``b``."""
+        b = self.check_game(state, b)
+        return [mask_to_cards(state.hands[b, s]) for s in range(self.num_players)]
 
     def known_cards(self, state: BatchState, b: int = 0) -> list[list[int]]:
         """Held cards of each seat that other seats have seen (default: none)."""

@@ -281,11 +281,6 @@ class OttocentoKernel(CompiledKernel):
 
     # ------------------------------------------------------------------ observations (§7)
     # ------------------------------------------------------------------ views
-    def hands(self, st: OttocentoState, b: int = 0) -> list[list[int]]:
-        """Card ids each seat holds in game ``b``."""
-        b = self.check_game(st, b)
-        return [mask_to_cards(st.hands[b, s]) for s in range(4)]
-
     def known_cards(self, st: OttocentoState, b: int = 0) -> list[list[int]]:
         """Cards each seat declared and still holds (public since the declaration, §4.1, §7)."""
         b = self.check_game(st, b)
