@@ -392,15 +392,44 @@ def test_via_common_opponent_pairs_the_deals():
     assert json.loads(json.dumps(rr.to_dict()))["via_common_opponent"][0]["via"] == "random"
 
 
-def test_via_common_opponent_with_three_sides_keeps_only_alone_against_c():
+def test_via_common_opponent_with_three_sides_compares_each_alone_against_c():
     """P'yanitsa with 3 players: a pairing seats its first agent alone against two copies of the
-    second, so (A, B, via C) is given only when A and B each sat alone against C."""
+    second. The round robin plays every pair both ways, so every (A, B, via C) row compares A alone
+    against C with B alone against C (before, only the one row with C named last was given)."""
     opts = {"num_players": 3, "collect_order": "winner_chooses", "objective": "first_out_loses", "max_battles": 300}
     rr = round_robin("pyanitsa", {"rule": "pyanitsa/rule", "random": RandomAgent(seed=3), "other": RandomAgent(seed=4)},
                      n_deals=20, seed=6, env_options=opts, n_boot=0)
+    assert [(p.agent_a, p.agent_b) for p in rr.pairs] == [("rule", "random"), ("rule", "other"), ("random", "rule"),
+                                                          ("random", "other"), ("other", "rule"), ("other", "random")]
+    alone = {(p.agent_a, p.agent_b): p for p in rr.pairs}
     rows = rr.via_common_opponent()
-    assert [(r["a"], r["b"], r["via"]) for r in rows] == [("rule", "random", "other")]
-    assert rows[0]["a_vs_via"] == pytest.approx(rr.pairs[1].mean_diff) and rows[0]["b_vs_via"] == pytest.approx(rr.pairs[2].mean_diff)
+    assert [(r["a"], r["b"], r["via"]) for r in rows] == [("rule", "random", "other"), ("rule", "other", "random"),
+                                                          ("random", "other", "rule")]
+    for r in rows:
+        assert r["a_vs_via"] == pytest.approx(alone[(r["a"], r["via"])].mean_diff)
+        assert r["b_vs_via"] == pytest.approx(alone[(r["b"], r["via"])].mean_diff)
+
+
+def test_three_sided_round_robin_ratings_do_not_depend_on_the_order_of_the_agents():
+    """A round robin of 3-player P'yanitsa played each pair once, the agent named first alone against
+    two copies of the other, so the ratings changed with the order the agents were given. Both
+    orientations are now played and the wins of both add up: the same ratings in any order, equal
+    to Bradley-Terry on the two pairings' wins recomputed from their per-deal results."""
+    opts = {"num_players": 3, "collect_order": "winner_chooses"}
+    one = round_robin("pyanitsa", ["pyanitsa/rule", "lowest", "random"], 8, seed=3, env_options=opts, n_boot=0)
+    # the same agents seeded alike: the list built random, third, with seed 3 + 2
+    two = round_robin("pyanitsa", {"random": RandomAgent(seed=5), "lowest": "lowest", "pyanitsa/rule": "pyanitsa/rule"}, 8,
+                      seed=3, env_options=opts, n_boot=0)
+    one_r = dict(zip(one.names, one.ratings))
+    two_r = dict(zip(two.names, two.ratings))
+    assert [one_r[n] for n in one.names] == pytest.approx([two_r[n] for n in one.names], abs=1e-9)
+    w = np.zeros((3, 3))
+    for p in one.pairs:
+        i, j = one.names.index(p.agent_a), one.names.index(p.agent_b)
+        won = p.deal_win.sum() * 3
+        w[i, j] += won
+        w[j, i] += 24 - won
+    assert np.allclose(one.wins, w) and np.allclose(one.ratings, bradley_terry(w))
 
 
 def test_one_deal_has_no_ci_written_null_and_printed_n_a(tmp_path, capsys):

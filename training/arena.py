@@ -295,10 +295,13 @@ class RoundRobinResult:
 
     Attributes:
         names: agent names, in the order given.
-        pairs: one :class:`DuplicateResult` per pair ``(i < j)``, agent ``i`` as A.
+        pairs: one :class:`DuplicateResult` per pair ``(i < j)``, agent ``i`` as A; with 3 or 4 sides
+            (P'yanitsa), where A sits alone against copies of B, one per ordered pair ``(i, j)``, ``i != j``
+            (``itertools.permutations`` order): each agent alone against copies of each other one.
         ratings: ``float[K]`` Bradley-Terry ratings (Elo scale, mean 0).
         rating_ci: ``float[K, 2]`` bootstrap 95% intervals (resampling deals); NaN with 1 deal.
-        wins: ``float[K, K]`` hands won by row against column (ties half).
+        wins: ``float[K, K]`` hands won by row against column (ties half; with 3 or 4 sides, the
+            pairwise comparisons of both orientations of a pair added up).
     """
 
     names: list[str]
@@ -325,16 +328,17 @@ class RoundRobinResult:
         }
 
     def _diff(self, i: int, j: int) -> np.ndarray | None:
-        """``float64[n_deals]``: agent ``i``'s mean difference against agent ``j`` on each deal; ``None``
-        where that pairing was played the other way round with more than two sides (``j`` alone
-        against copies of ``i`` is not ``i`` alone against copies of ``j``)."""
-        k = 0
-        for a, b in itertools.combinations(range(len(self.names)), 2):
-            if (a, b) == (i, j):
-                return self.pairs[k].deal_diff
-            if (a, b) == (j, i):
-                return -self.pairs[k].deal_diff if self.pairs[k].n_sides == 2 else None
-            k += 1
+        """``float64[n_deals]``: agent ``i``'s mean difference against agent ``j`` on each deal (alone
+        against copies of ``j`` with more than two sides); ``None`` where only the other orientation was
+        played with more than two sides (``j`` alone against copies of ``i`` is not ``i`` alone against
+        copies of ``j``; :func:`round_robin` plays both)."""
+        a, b = self.names[i], self.names[j]
+        for p in self.pairs:
+            if (p.agent_a, p.agent_b) == (a, b):
+                return p.deal_diff
+        for p in self.pairs:
+            if (p.agent_a, p.agent_b) == (b, a):
+                return -p.deal_diff if p.n_sides == 2 else None
         raise ValueError(f"no pairing of agents {i} and {j}")
 
     def via_common_opponent(self) -> list[dict[str, Any]]:
@@ -347,8 +351,8 @@ class RoundRobinResult:
         cancels: the CI is narrower than the two pairings' own CIs side by side. It answers e.g.
         "does the trained agent score as much against random as the rule bot does?". With more
         than two sides (P'yanitsa with 3 or 4 players) a pairing seats its first agent alone
-        against copies of the second, so only the rows where A and B each sat alone against C
-        (both named before C) are given.
+        against copies of the second: the rows compare A alone against C with B alone against C
+        (:func:`round_robin` plays both orientations of every pair).
         Each row: ``a``, ``b``, ``via``, ``a_vs_via``, ``b_vs_via`` (the two pairings' means),
         ``mean_diff``, ``diff_ci``, ``n_deals``."""
         rows = []
@@ -748,8 +752,9 @@ def round_robin(
     progress: bool = False,
     n_boot: int = 500,
 ) -> RoundRobinResult:
-    """Every pair of ``agents`` plays :func:`play_duplicate` on the same ``n_deals`` deals;
-    Bradley-Terry ratings are fitted to the pairwise win counts. ``agents``: a dict name -> Agent
+    """Every pair of ``agents`` plays :func:`play_duplicate` on the same ``n_deals`` deals (with 3 or 4
+    sides, P'yanitsa, both ways: each agent alone against copies of the other); Bradley-Terry ratings
+    are fitted to the pairwise win counts. ``agents``: a dict name -> Agent
     or loadable name, or a list of loadable names or agents (each keyed by its name, which must differ, as
     in a leaderboard; the same agent twice takes a dict with two keys).
 
@@ -777,8 +782,13 @@ def round_robin(
         raise ValueError(f"round_robin needs at least 2 agents, got {names}")
     resolved = {nm: _resolve(ag, env_options, game, seed + i, f"agents[{nm!r}]") for i, (nm, ag) in enumerate(agents.items())}
     K = len(names)
+    # with 3 or 4 sides a pairing seats A alone against copies of B, which says nothing of B alone
+    # against copies of A: both orientations are played, so neither the ratings nor a row depend on
+    # the order in which the agents were given
+    two_sides = len(envs.kernel(game, **env_options).sides()) == 2
+    order = list(itertools.combinations(range(K), 2) if two_sides else itertools.permutations(range(K), 2))
     pairs = []
-    for i, j in itertools.combinations(range(K), 2):
+    for i, j in order:
         pairs.append(
             play_duplicate(
                 game,
@@ -797,10 +807,10 @@ def round_robin(
 
     def win_matrix(idx) -> np.ndarray:
         w = np.zeros((K, K))
-        for (i, j), p in zip(itertools.combinations(range(K), 2), pairs):
+        for (i, j), p in zip(order, pairs):  # both orientations of a pair (3 or 4 sides) add up
             won = float(p.deal_win[idx].sum()) * sides
-            w[i, j] = won
-            w[j, i] = len(idx) * sides - won
+            w[i, j] += won
+            w[j, i] += len(idx) * sides - won
         return w
 
     wins = win_matrix(np.arange(n_deals))
