@@ -34,8 +34,10 @@ seat but the searcher's inside the tree too: the tree then searches only the sea
 decisions, against PIMC's model of the other seats.
 
 Like PIMC it reads the game state and sees only what ``determinize`` keeps (the searcher's
-information); episodes must end with the deal. Every cardzoo game has two sides, so minimizing
-the searcher's return is the opponents' best reply.
+information); episodes must end with the deal. The four-seat games have two sides, so minimizing
+the searcher's return is the opponents' best reply; P'yanitsa with 3 or 4 players has a side per
+seat (``kernel.sides()``) and is not zero-sum between two sides (RULES.md §6 there): every other
+seat is then taken to minimize the searcher's return (a paranoid model, not their own interest).
 """
 
 from __future__ import annotations
