@@ -661,3 +661,30 @@ def test_few_deals_print_that_their_normal_cis_are_too_narrow(capsys):
         assert "normal approximation" not in capsys.readouterr().out
     arena.print_results([dataclasses.replace(few, n_deals=40), dataclasses.replace(few, n_deals=12)])
     assert "CIs over 12 deals" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_json_file_made_during_the_run_is_kept_and_the_results_go_beside_it(tmp_path, monkeypatch, capsys):
+    """--json FILE is refused up front if it exists; one made by something else while the deals were
+    played (another run given the same name) ended the run with 'FILE: File exists', exit 2, and the
+    results were in no file. That file is still left as it is, and the results are written to FILE's
+    first free sibling (arena.1.json), said on stderr, exit 1 (the file named is not this run's)."""
+    from cardzoo.training.cli import main
+
+    out = tmp_path / "arena.json"
+    (tmp_path / "arena.1.json").write_text("earlier")
+    play = arena.play_duplicate
+
+    def other_run_writes_it(*a, **k):
+        out.write_text("the other run")
+        return play(*a, **k)
+
+    monkeypatch.setattr(arena, "play_duplicate", other_run_writes_it)
+    assert main(["arena", "avinas", "lowest", "avinas/rule", "--deals", "3", "--seed", "2", "--json", str(out)]) == 1
+    err = capsys.readouterr().err
+    free = tmp_path / "arena.2.json"
+    assert (f"cardzoo arena: error: --json {out} was made by something else during the run and is left as it is; "
+            f"the results are written to {free}") in err
+    assert out.read_text() == "the other run" and (tmp_path / "arena.1.json").read_text() == "earlier"
+    got = json.loads(free.read_text())
+    ref = play("avinas", "lowest", "avinas/rule", 3, seed=2)
+    assert (got["mean_diff"], got["win_rate"]) == (ref.mean_diff, ref.win_rate)

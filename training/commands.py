@@ -304,14 +304,29 @@ def cmd_arena(args, parse_options) -> int:
                                    progress=True)
             arena.print_results(rr, console=con)
             payload = rr.to_dict()
+    elsewhere = False
     if args.json:
-        with open(args.json, "w" if args.overwrite else "x") as f:  # "x": a file made meanwhile is not replaced
-            f.write(arena.json_text(payload, indent=2))  # an undefined CI (1 deal): null
-        con.print(f"JSON written to {args.json}")
+        text = arena.json_text(payload, indent=2)  # an undefined CI (1 deal): null
+        path = Path(args.json)
+        try:
+            with open(path, "w" if args.overwrite else "x") as f:  # "x": a file made meanwhile is not replaced
+                f.write(text)
+            con.print(f"JSON written to {args.json}")
+        except FileExistsError:  # made by something else during the run: neither replaced nor the run's results lost
+            n = 1
+            while (free := path.with_name(f"{path.stem}.{n}{path.suffix}")).exists():
+                n += 1
+            with open(free, "x") as f:
+                f.write(text)
+            elsewhere = True
+            import sys
+
+            print(f"cardzoo arena: error: --json {path} was made by something else during the run and is left as it is; "
+                  f"the results are written to {free}", file=sys.stderr)
     faults = [f for r in ([res] if len(loaded) == 2 else rr.pairs) for f in r.faults]
     for f in faults:
         con.print(f"[red]fault:[/red] {f}", markup=True, highlight=False)
-    return 1 if faults else 0
+    return 1 if faults or elsewhere else 0
 
 
 @contextlib.contextmanager
