@@ -281,7 +281,6 @@ def _play(o, legal, ex, lay, cfg, QP, out):
     TR = _set(o, 260)
     U = _ALL & ~(H | PL0 | PL1 | PL2 | PL3 | _set(o, 312))
     nu = max(_popcount(U), 1)
-    ucnt = float(nu)
     T = _argmax(o, lay[_L_TRUMP], 4)
     led_off = lay[_L_LED]
     leading = True

@@ -194,7 +194,6 @@ class AvinasRuleAgent(Agent):
         key = np.where(is_tr, 20 + TS, np.where(of_led, self.PS[None, :], 0))
         trick = self._s(obs, "trick") > 0
         best = np.where(trick, key, 0).max(1)
-        trick_pts = (trick * self.points).sum(1)
         played = np.zeros((n, 32), dtype=bool)
         for r in ("me", "next", "partner", "previous"):
             played |= self._s(obs, f"played_by[{r}]") > 0

@@ -13,7 +13,6 @@ from avinas_util import (
     cards_of,
     cid,
     craft,
-    ids,
     legal_names,
     make_deck,
     name,
@@ -44,7 +43,6 @@ def test_e1_exposure_sevens_game_declarer_and_trumps():
     assert public[cid("KH")] == "player_2" and public[cid("7C")] == "player_2"
     # every seat sees the exposed cards; only the dealer sees KH
     for v in range(4):
-        rel = {1: "next", 2: "partner", 3: "previous", 0: "me"}
         seen1 = shown(env, v, ["me", "next", "partner", "previous"][(1 - v) % 4])
         assert seen1 == {"9S", "7D"}
         seen2 = shown(env, v, ["me", "next", "partner", "previous"][(2 - v) % 4])

@@ -10,7 +10,6 @@ from cardzoo import agents
 from cardzoo import envs
 from cardzoo.agents.ottocento_rule import OttocentoRuleAgent
 from cardzoo.agents.random_agent import RandomAgent
-from cardzoo.envs.core.cards import random_set_bit
 from cardzoo.envs.ottocento.constants import DECLARE, PASS
 from cardzoo.training.arena import play_duplicate
 from cardzoo.training.play import play

@@ -10,10 +10,9 @@ from cardzoo.envs import ottocento_v0
 from cardzoo.envs.core.cards import mask_to_cards
 from cardzoo.envs.ottocento.combos import combo_score
 from cardzoo.envs.ottocento.constants import DECLARE, DECLARING, DISCARD, MAT, PASS, PLAY
-from cardzoo.envs.ottocento.kernel import OttocentoKernel
 from cardzoo.envs.ottocento.scoring import card_points_half, deal_totals, score_deal
 
-from ottocento_util import bb, cid, ids, legal_names, make_deck, names, play_trick, seat_positions, trick_state
+from ottocento_util import bb, cid, legal_names, make_deck, names, play_trick, seat_positions, trick_state
 
 FILL = ["QS NS", "QB NB", "QC NC", "QD ND"]  # spare cards so hands are not emptied by the trick
 

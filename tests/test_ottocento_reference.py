@@ -42,7 +42,6 @@ def _name(o) -> str:
 def _compare(k: OttocentoKernel, st, B: int, ref: list[ReferenceGame], choose, rng) -> dict:
     """Play the batch ``st`` to its end with ``choose(b, model)`` actions, checking the kernel
     against the models ``ref`` after every step; returns counts of what was seen."""
-    o = k.options
     seen = dict.fromkeys(("steps", "ends", "deals", "declared", "gifts", "fallback_gifts", "matto_stays", "no_trick", "truncated", "by_declaration", "moor_ties", "matto_led"), 0)
 
     def check(b: int, r: ReferenceGame) -> None:

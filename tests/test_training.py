@@ -424,7 +424,7 @@ def test_behaviour_cloning_says_whether_it_converged_or_hit_the_epoch_cap(tmp_pa
     assert (info["epochs"], info["converged"]) == (3, True)
     bar = capsys.readouterr().err.split("\r")[-1]  # the bar's last state: at the cap's 10 epochs, ended at 100% after 3
     per_epoch = info["steps"] // 3
-    assert bar.startswith(f"behaviour cloning (at most 10 epochs): 100%") and f"{3 * per_epoch}/{3 * per_epoch} [" in bar
+    assert bar.startswith("behaviour cloning (at most 10 epochs): 100%") and f"{3 * per_epoch}/{3 * per_epoch} [" in bar
     info = imitation.pretrain(_small_policy(), data, high, epochs=1, batch_size=256, until_converged=True)
     assert (info["epochs"], info["converged"]) == (1, False)
     # the run's line says which: --bc-epochs 1 is the cap, not "until the agreement stopped rising"

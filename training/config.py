@@ -188,7 +188,7 @@ class TrainConfig:
             what = "it is a folder, not a model file" if Path(self.resume).is_dir() else "no such file"
             others = other_models(self.resume)
             found = (f"; give one of the run's models: {' or '.join(f'--resume {m}' for m in others)}" if others else
-                     f" (expected a model .zip such as OUT/checkpoints/model_1000000.zip or OUT/model.zip)")
+                     " (expected a model .zip such as OUT/checkpoints/model_1000000.zip or OUT/model.zip)")
             raise FileNotFoundError(f"cannot resume {self.resume}: {what}{found}")
         if self.init_from is not None:
             if not Path(self.init_from).exists():
