@@ -559,3 +559,270 @@ def test_ottocento_auto_all_a_seat_that_did_not_declare_holds_a_hand_worth_nothi
     b2 = combo_breakdown(d2.hands | d2.played, k2.strict_skip)
     quiet2 = st2.decided & ~st2.declared & (np.arange(4)[None, :] != seat2[:, None])
     assert (b2.total[quiet2] > 0).sum() > 50
+
+
+# ---------------------------------------------------------------- an independent check, every game and option set
+#
+# The facts a seat knows are rebuilt here from RULES.md and the moves as they are made (not from the
+# state's ``voids``), and every copy is checked against them; then two cards the seat cannot tell
+# apart are swapped between two other seats (a second true state with the same observation) and the
+# copy must be the same for the same rng.
+
+SWEEP = [
+    ("all_fours", {}), ("all_fours", {"undertrump": "forbidden", "deal_packet": 1}),
+    ("avinas", {}), ("avinas", {"trump_lead_rule": "every_lead", "facedown_signal": "free"}),
+    ("avinas", {"honesty": "mask", "call_count": "suit"}), ("avinas", {"facedown_signal": "none", "knock_back": "always"}),
+    ("ottocento", {}), ("ottocento", {"declaration_mode": "auto_all"}),
+    ("ottocento", {"declaration_mode": "none", "matto_rule": "captured"}),
+    ("aluette", {}), ("aluette", {"signal_visibility": "public", "chant_recipients": "left_and_partner"}),
+    ("aluette", {"signals": "free", "surrender": True}), ("aluette", {"signal_intercept": 0.5, "signal_timing": "round"}),
+    ("pyanitsa", {}), ("pyanitsa", {"collect_order": "winner_chooses"}),
+    ("pyanitsa", {"collect_order": "random", "num_players": 3, "deck": 52}),
+    ("pyanitsa", {"num_players": 4, "tie_mode": "down_up", "tie_players": "tied", "runout": "forfeit"}),
+]
+
+
+def _suit_bits(game, suit, trump=None):
+    """The cards a void in ``suit`` rules out (Avinas: 4 = trumps; Ottocento: 4 = trumps)."""
+    if game == "all_fours":
+        return ((1 << 13) - 1) << (13 * suit)
+    if game == "avinas":
+        from cardzoo.envs.avinas.constants import PLAIN_BB, TRUMP_BB
+
+        return int(TRUMP_BB[trump]) if suit == 4 else int(PLAIN_BB[suit]) & ~int(TRUMP_BB[trump])
+    from cardzoo.envs.ottocento.constants import SUIT_BB
+
+    return int(SUIT_BB[suit])
+
+
+def _shown_voids(game, k, st, acts, forb, sent):
+    """Update ``forb[b, seat]`` (cards seat showed it lacks, RULES.md §5 of each game) and ``sent``
+    (Aluette: each signal's sender's played cards when he sent it) for the moves ``acts`` about to be made."""
+    for b in np.flatnonzero(~st.done):
+        p, a = int(st.current_player[b]), int(acts[b])
+        if game == "all_fours" and st.phase[b] == 2 and a < 52 and st.n_in_trick[b] > 0:
+            led, trump, suit = int(st.led_suit[b]), int(st.trump[b]), a // 13
+            if suit != led and (led == trump or suit != trump):  # §5: off the suit led, not a trump to a plain lead
+                forb[b, p] |= _suit_bits(game, led)
+        elif game == "avinas" and a < 64 and st.trump[b] >= 0:
+            from cardzoo.envs.avinas.constants import TRUMP_BB
+
+            t = int(st.trump[b])
+            is_trump = (int(TRUMP_BB[t]) >> (a & 31)) & 1
+            if st.n_in_trick[b] == 0:  # §5: a face-down lead, or a plain lead where a trump lead is due: no trumps
+                td = int(st.tricks_done[b])
+                due = td == 1 or (k.options["trump_lead_rule"] == "every_lead" and td >= 1)
+                if a >= 32 or (due and not is_trump):
+                    forb[b, p] |= _suit_bits(game, 4, t)
+            elif st.led[b] == 4 and not is_trump:
+                forb[b, p] |= _suit_bits(game, 4, t)
+            elif st.led[b] < 4 and (is_trump or (a & 31) // 8 != st.led[b]):
+                forb[b, p] |= _suit_bits(game, int(st.led[b]), t)
+        elif game == "ottocento" and st.phase[b] == 2 and a < 62:
+            from cardzoo.envs.ottocento.constants import CARD_SUIT, MAT
+
+            led, suit = int(st.led[b]), int(CARD_SUIT[a])
+            if led >= 0 and a != MAT and suit != led:  # §5: the suit led, then trumps (the Matto shows nothing)
+                forb[b, p] |= _suit_bits(game, led) | (0 if suit == 4 else _suit_bits(game, 4))
+        elif game == "aluette" and 50 <= a <= 59:
+            sent[b][(p, a - 50)] = int(st.played[b, p])
+
+
+def _sweep_positions(game, opts, n_games=80, max_pos=300, seed=0):
+    """Single-game positions of rule-bot play with 30 % random moves, with the facts of ``_shown_voids``."""
+    k = envs.kernel(game, **opts)
+    rule = agents.load(f"{game}/rule", **opts)
+    rng = np.random.default_rng(seed)
+    st = k.init(rng, n_games)
+    forb = np.zeros((n_games, 4), dtype=object)
+    forb[:] = 0
+    sent = [dict() for _ in range(n_games)]
+    found = []
+    for _ in range(400):
+        if st.done.all() or len(found) >= max_pos:
+            break
+        mask = k.legal_actions(st)
+        acts = np.where(rng.random(n_games) < 0.3, np.where(mask, rng.random(mask.shape), -1).argmax(axis=1),
+                        rule.act(k.observe(st, st.current_player), mask))
+        for b in np.flatnonzero(~st.done & (rng.random(n_games) < 0.12)):
+            found.append((st.take(np.array([b])), list(forb[b]), dict(sent[b])))
+        _shown_voids(game, k, st, acts, forb, sent)
+        k.step(st, acts, rng)
+    return k, found
+
+
+def _inconsistencies(game, k, s, forb, sent, seat, d):
+    """What in the copy ``d`` of the single-game state ``s`` contradicts what ``seat`` knows."""
+    bad = []
+    if game == "pyanitsa":
+        C = k.C
+
+        def pile(x, p):
+            return [int(x.piles[0, p, (int(x.head[0, p]) + j) % C]) for j in range(int(x.size[0, p]))]
+
+        if not np.array_equal(d.size, s.size):
+            bad.append("pile sizes")
+        aside = mask_to_cards(((1 << C) - 1) & ~int(d.in_play[0]))
+        if sorted(sum((pile(d, p) for p in range(k.num_players)), []) + mask_to_cards(int(d.pot[0])) + aside) != list(range(C)):
+            bad.append("not every card once")
+        kn = int(s.known[0, seat])
+        if kn and pile(d, seat)[-kn:] != pile(s, seat)[-kn:]:
+            bad.append("own ordered part")
+        faceup = int(np.bitwise_or.reduce(s.face_up[0]))
+        if any((faceup >> c) & 1 for c in aside):
+            bad.append("a face-up card set aside")
+        if k.options["collect_order"] in ("winner_first", "seat_order"):
+            for p in range(k.num_players):
+                if any((faceup >> c) & 1 and c2 != c for c, c2 in zip(pile(s, p), pile(d, p))):
+                    bad.append("a face-up card moved")
+        if s.phase[0] == 1 and s.winner[0] == seat and d.pot[0] != s.pot[0]:
+            bad.append("own pot")
+        return bad
+    h, dh = [int(x) for x in s.hands[0]], [int(x) for x in d.hands[0]]
+    if dh[seat] != h[seat]:
+        bad.append("own hand")
+    if [bin(x).count("1") for x in dh] != [bin(x).count("1") for x in h]:
+        bad.append("hand sizes")
+    if bin(dh[0] | dh[1] | dh[2] | dh[3]).count("1") != sum(bin(x).count("1") for x in dh):
+        bad.append("a card twice")
+    if (dh[0] | dh[1] | dh[2] | dh[3]) & int(np.bitwise_or.reduce(d.played[0])):
+        bad.append("a played card held")
+    if any(x != seat and dh[x] & forb[x] for x in range(4)):
+        bad.append("a shown void")
+    if seat == int(s.current_player[0]) and not np.array_equal(k.legal_actions(d), k.legal_actions(s)):
+        bad.append("legal actions")
+    if not np.array_equal(k.observe(d, np.array([seat])), k.observe(s, np.array([seat]))):
+        bad.append("observation")
+    fd_seat = int(s.fd_seat[0]) if game == "avinas" else -1
+    fd = fd_seat >= 0 and fd_seat != seat and s.n_in_trick[0] > 0
+    for x in range(4):
+        if fd and x == fd_seat:
+            continue
+        if int(d.played[0, x]) != int(s.played[0, x]):
+            bad.append("played cards")
+    if game == "avinas":
+        from cardzoo.envs.avinas.constants import POINTS, TRUMP_BB
+
+        vis = int(s.exposed[0]) | (int(s.dealer_seen[0]) if int(s.dealer[0]) == seat else 0)
+        down = (1 << int(s.trick_card[0, fd_seat])) if fd else 0
+        d_down = (1 << int(d.trick_card[0, fd_seat])) if fd else 0
+        for x in range(4):
+            if (dh[x] | (d_down if x == fd_seat else 0)) & vis != (h[x] | (down if x == fd_seat else 0)) & vis:
+                bad.append("an exposed card moved")
+        if fd:
+            c = int(d.trick_card[0, fd_seat])
+            if (int(TRUMP_BB[int(s.trump[0])]) | forb[fd_seat]) >> c & 1:
+                bad.append("face-down card of a void")
+            if k.options["facedown_signal"] == "auto" and s.signal[0] >= 0 and int(d.signal[0]) != int(POINTS[c] >= k.vmin):
+                bad.append("valuable bit")
+        if k.options["honesty"] == "mask":  # §4.2: calls and the named suit are facts
+            for x in range(4):
+                full = int(d.dealt[0, x])
+                counts = [bin(full & int(k.count_bb[t])).count("1") for t in range(4)]
+                if x != seat and s.calls[0, x] > 0 and max(counts) < s.calls[0, x]:
+                    bad.append("a call")
+                if x != seat and s.declarer[0] == x and s.trump[0] >= 0 and s.game[0] == 1 and counts[int(s.trump[0])] < s.high_call[0]:
+                    bad.append("the named suit")
+    if game == "ottocento":
+        from cardzoo.envs.ottocento.combos import combo_breakdown
+        from cardzoo.envs.ottocento.constants import FORBIDDEN_DISCARDS_BB
+
+        for x in range(4):
+            shown = int(s.shown[0, x]) & ~int(s.played[0, x])
+            if dh[x] & shown != shown:
+                bad.append("a declared card moved")
+            if x != seat and s.phase[0] != 0:
+                b = combo_breakdown(np.array([d.hands[0, x] | d.played[0, x]]), k.strict_skip)
+                if s.declared[0, x] and (int(b.total[0]), int(b.shown[0])) != (int(s.decl_points[0, x]), int(s.shown[0, x])):
+                    bad.append("a declaration")
+                if k.options["declaration_mode"] == "auto_all" and s.decided[0, x] and not s.declared[0, x] and b.total[0] != 0:
+                    bad.append("auto_all: a silent hand scores")
+        disc = int(d.discards[0])
+        if disc & int(FORBIDDEN_DISCARDS_BB) or bin(disc).count("1") != bin(int(s.discards[0])).count("1"):
+            bad.append("discards")
+        if int(s.dealer[0]) == seat and disc != int(s.discards[0]):
+            bad.append("own discards")
+    if game == "aluette" and k.options["signals"] == "truthful":
+        from cardzoo.envs.aluette.constants import ACES_BB, KEY_BB, KEY_OR_ACE_BB
+
+        heard = int(s.heard[0, seat])
+        for (x, sig), before in sent.items():
+            if x == seat or not (heard >> (10 * x + sig)) & 1:
+                continue
+            then = dh[x] | (int(d.played[0, x]) & ~before)  # §4.5: the sender's hand when he sent it
+            if sig == 8 and before & int(ACES_BB):
+                then |= before & int(ACES_BB)  # not checked: the state does not say when a signal was sent (reported)
+            ok = then & int(KEY_BB[sig]) if sig < 8 else then & int(ACES_BB) if sig == 8 else not then & int(KEY_OR_ACE_BB)
+            if not ok:
+                bad.append(f"signal {sig}")
+    return bad
+
+
+def _swapped(game, k, s, forb, seat, rng):
+    """A second true state with ``seat``'s information: two cards it cannot tell apart swapped
+    between two other seats' hands (P'yanitsa: two hidden pile places), or None."""
+    if game == "pyanitsa":
+        C = k.C
+        faceup = int(np.bitwise_or.reduce(s.face_up[0]))
+        places = [(p, (int(s.head[0, p]) + j) % C) for p in range(k.num_players)
+                  for j in range(int(s.size[0, p]) - (int(s.known[0, p]) if p == seat else 0))
+                  if not (faceup >> int(s.piles[0, p, (int(s.head[0, p]) + j) % C])) & 1]
+        if len(places) < 2:
+            return None
+        (p1, i1), (p2, i2) = (places[i] for i in rng.choice(len(places), 2, replace=False))
+        alt = s.copy()
+        alt.piles[0, p1, i1], alt.piles[0, p2, i2] = s.piles[0, p2, i2], s.piles[0, p1, i1]
+        return alt
+    x, y = rng.permutation([z for z in range(4) if z != seat])[:2]
+    fixed = 0
+    if game == "avinas":
+        if (k.options["honesty"] == "mask" and (s.calls[0, x] > 0 or s.calls[0, y] > 0)) or (
+                s.n_in_trick[0] > 0 and s.fd_seat[0] in (x, y)):
+            return None
+        fixed = int(s.exposed[0]) | int(s.dealer_seen[0])
+    if game == "ottocento":
+        auto = k.options["declaration_mode"] == "auto_all"
+        if s.phase[0] == 0 or s.declared[0, x] or s.declared[0, y] or (auto and (s.decided[0, x] or s.decided[0, y])):
+            return None
+    if game == "aluette" and k.options["signals"] == "truthful" and int(s.heard[0, seat]) >> (10 * x) & 0x3FF | int(s.heard[0, seat]) >> (10 * y) & 0x3FF:
+        return None
+    cx = [c for c in mask_to_cards(int(s.hands[0, x]) & ~fixed) if not (forb[y] >> c) & 1]
+    cy = [c for c in mask_to_cards(int(s.hands[0, y]) & ~fixed) if not (forb[x] >> c) & 1]
+    if not cx or not cy:
+        return None
+    swap = np.uint64((1 << cx[rng.integers(len(cx))]) | (1 << cy[rng.integers(len(cy))]))
+    alt = s.copy()
+    for z in (x, y):
+        alt.hands[0, z] ^= swap
+        alt.dealt[0, z] ^= swap
+    return alt
+
+
+@pytest.mark.parametrize("game,opts", SWEEP)
+def test_every_copy_keeps_what_the_seat_knows_and_reads_nothing_else(game, opts):
+    """Independent check (see above) over ~300 positions per option set, for the seat to act and a
+    random seat: own hand, hand sizes, no card twice, played cards, every void shown since the deal
+    (§5, from the moves), exposed/declared cards with their holders, truthful calls and signals,
+    Ottocento's discards, P'yanitsa's public pile places; the seat's observation and legal actions
+    unchanged; and the same copy from a swapped true state. Not checked, reported: an All Fours
+    undertrump under ``undertrump="forbidden"`` shows a hand of trumps only (the kernel's ``voids``
+    does not record it), and an Aluette ``as`` sent after its sender played an ace (the state does
+    not say when a signal was sent)."""
+    k, found = _sweep_positions(game, opts)
+    rng = np.random.default_rng(1)
+    assert len(found) >= 150
+    problems, swaps = Counter(), 0
+    for i, (s, forb, sent) in enumerate(found):
+        for seat in {int(s.current_player[0]), int(rng.integers(k.num_players))}:
+            d = k.determinize(s, seat, np.random.default_rng(i))
+            problems.update(_inconsistencies(game, k, s, forb, sent, seat, d))
+        seat = int(s.current_player[0])
+        alt = _swapped(game, k, s, forb, seat, rng)
+        if alt is None:
+            continue
+        assert np.array_equal(k.observe(s, np.array([seat])), k.observe(alt, np.array([seat])))
+        a, b = k.determinize(s, seat, np.random.default_rng(7)), k.determinize(alt, seat, np.random.default_rng(7))
+        problems.update(f"reads {f.name}" for f in dataclasses.fields(a) if not np.array_equal(getattr(a, f.name), getattr(b, f.name)))
+        swaps += 1
+    assert not problems, problems
+    assert swaps >= (10 if (game, opts.get("declaration_mode")) == ("ottocento", "auto_all") else 60)
