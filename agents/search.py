@@ -73,9 +73,11 @@ class PIMCSearch:
         seed: seeds the determinizations and the chance inside rollouts.
         max_rows: rollouts run at once (memory bound; a larger batch is split).
         search: ``"all"`` searches every decision with a choice; ``"phase"`` searches only the
-            decisions that offer a non-card action (All Fours: stand/beg, give one/run) and plays
-            the rollout agent's move elsewhere (card play); ``"cards"`` the opposite: only
-            decisions between cards alone are searched.
+            decisions that offer a non-card action (an action id >= the pack size: All Fours'
+            stand/beg, give one/run; also Avinas' face-down leads and an Aluette turn in trick play
+            where a signal may still be sent, about 12 % of them by default, where the search then
+            chooses the card too) and plays the rollout agent's move elsewhere (card play);
+            ``"cards"`` the opposite: only decisions between cards alone are searched.
 
     Raises:
         ValueError: an ``n_det`` or ``max_rows`` that is not an int >= 1, an unknown ``search``, a
