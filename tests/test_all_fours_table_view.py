@@ -137,3 +137,52 @@ def test_bad_seat_raises_naming_the_valid_seats():
             env.unwrapped.table_view(bad)
     with pytest.raises(RuntimeError, match="reset"):
         all_fours_v0.env().table_view(0)
+
+
+def explain_args(view) -> list[tuple[str, dict]]:
+    return [(e["key"], e["args"]) for e in view["summary"]["explain"]]
+
+
+def test_a_match_the_first_kick_ends_is_summed_up_as_an_unplayed_hand():
+    """RULES.md §3 step 4 (example 1 of §10): A at 11, dealer S0 kicks JD, +3 -> 14, the match ends
+    before anyone acts. The summary used the last *scored* hand, of which there is none: it said
+    "no trump dealt, no jack, Game tie 0-0" and showed hand points 0-0."""
+    hands = {0: "2C 3C 4C 5C 6C 7C", 1: "2H 3H 4H 5H 6H 7H", 2: "2S 3S 4S 5S 6S 7S", 3: "8C 9C 10C QC KC AC"}
+    env = new_env(make_deck(0, hands, kicks="JD"), dealer=0, score=[11, 0], episode="match")
+    v = env.unwrapped.table_view(1)
+    assert v["phase"] == "over" and score(v, "match_score") == ["14", "0"]
+    lines = {line["key"]: line["values"] for line in v["summary"]["lines"]}
+    assert lines == {"high": ["0", "0"], "low": ["0", "0"], "jack": ["0", "0"], "game": ["0", "0"],
+                     "kicks_and_give_one": ["3", "0"], "game_value": ["0", "0"], "hand_points": ["3", "0"]}
+    assert v["summary"]["result"] == "team_0_wins_match"
+    assert explain_args(v) == [("af_not_played", {"a": 3, "b": 0, "team": "A"})]
+
+
+def test_a_match_the_next_hands_kick_ends_keeps_the_scored_hand_and_says_why_it_ended():
+    """A match to 7 (seed 1, random legal play) whose last scored hand went 3-4, leaving A 5, B 5,
+    and whose next deal's kick gave B 2 more: B wins 5-7 before that hand is played. The summary
+    keeps the scored hand's lines, and its last explanation names the points of the unplayed hand
+    (before, nothing said why B reached 7). With random play, 58 of 300 matches to 7 end this way."""
+    env = all_fours_v0.env(episode="match", target_score=7)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    st = env.unwrapped.game_state
+    while not st.done[0]:
+        env.step(int(rng.choice(env.legal_actions())))
+    assert (int(st.tricks_done[0]), st.points[0].tolist(), st.score[0].tolist()) == (0, [0, 2], [5, 7])
+    v = env.unwrapped.table_view(0)
+    assert v["summary"]["result"] == "team_1_wins_match"
+    lines = {line["key"]: line["values"] for line in v["summary"]["lines"]}
+    assert lines["hand_points"] == ["3", "4"]  # the last scored hand; the unplayed one follows in explain
+    assert explain_args(v)[-1] == ("af_next_not_played", {"a": 0, "b": 2, "team": "B"})
+    # every match over 60 seeds: the note is there exactly when the last hand was never played
+    for seed in range(60):
+        env = all_fours_v0.env(episode="match", target_score=7)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        st = env.unwrapped.game_state
+        while not st.done[0]:
+            env.step(int(rng.choice(env.legal_actions())))
+        keys = [k for k, _ in explain_args(env.unwrapped.table_view(0))]
+        unplayed = int(st.tricks_done[0]) == 0 and not st.truncated[0]
+        assert (keys[-1] in ("af_next_not_played", "af_not_played")) == unplayed, seed

@@ -57,10 +57,31 @@ def _trick(cards, leader: int) -> list[dict]:
     return [{"seat": s, "card": int(cards[s])} for s in order if int(cards[s]) >= 0]
 
 
+def _ended_before_play(kernel, st, b: int) -> bool:
+    """A match that a hand's kicks or give-one ended before its first card was played (§3 step 4,
+    §6 counting order): the last scored hand (if any) is an earlier one."""
+    return bool(kernel.match and st.done[b] and not st.truncated[b] and int(st.winner[b]) >= 0
+                and int(st.tricks_done[b]) == 0 and int(st.n_in_trick[b]) == 0)
+
+
 def _summary(kernel, st, b: int) -> dict:
     """The scored hand (§6): High, Low, Jack or Hang jack, Game per team, the kicks and give-one
-    points, the hand's total; ``result`` names the winning team of the hand (or of the match)."""
+    points, the hand's total; ``result`` names the winning team of the hand (or of the match).
+
+    When a match ends on the kicks or give-one of a hand that is never played (§3 step 4), the lines
+    are those of the last scored hand, and the explanation ends with ``af_next_not_played`` (the
+    unplayed hand's points and the winning team); if no hand was scored yet, the lines are that
+    unplayed hand's (its kicks and give-one, nothing else) and the explanation is ``af_not_played``."""
     o = kernel.options
+    if _ended_before_play(kernel, st, b) and int(st.hands_played[b]) == 0:
+        pts = [int(p) for p in st.points[b]]
+        zero = ["0", "0"]
+        lines = [{"key": key, "values": zero} for key in ("high", "low", "jack", "game")]
+        lines.append({"key": "kicks_and_give_one", "values": [str(p) for p in pts]})
+        lines.append({"key": "game_value", "values": zero})
+        lines.append({"key": "hand_points", "values": [str(p) for p in pts]})
+        explain = [{"key": "af_not_played", "args": {"a": pts[0], "b": pts[1], "team": TEAM[int(st.winner[b])]}}]
+        return {"key": "hand_result", "lines": lines, "result": f"team_{int(st.winner[b])}_wins_match", "explain": explain}
     items = [int(t) for t in st.items[b]]
     hang = bool(st.hang[b])
     worth = (1, 1, o["hang_jack_points"] if hang else o["jack_points"], o["game_points"])
@@ -96,7 +117,8 @@ def _explain(kernel, st, b: int, points: list[int], made: list[int]) -> list[dic
     with ``args`` naming seats (``"S2"``), teams (``"A"``/``"B"``), cards (``"AH"``) and numbers.
     Keys: ``af_high``/``af_low`` (card, seat, team), ``af_no_trump``, ``af_jack`` (seat, team),
     ``af_hang_jack`` (seat, team, points), ``af_no_jack``, ``af_game`` (a, b, team, points),
-    ``af_game_tie`` (a, b), ``af_kicks`` (a, b)."""
+    ``af_game_tie`` (a, b), ``af_kicks`` (a, b), then ``af_next_not_played`` (a, b, team) when the
+    next hand's kicks or give-one ended the match before it was played."""
     o = kernel.options
     names = FRENCH52.names
     hc, hs, lc, ls, js = (int(x) for x in st.last_high_low[b])
@@ -122,6 +144,9 @@ def _explain(kernel, st, b: int, points: list[int], made: list[int]) -> list[dic
     kicks = [max(points[t] - made[t], 0) for t in range(2)]
     if any(kicks):
         out.append({"key": "af_kicks", "args": {"a": kicks[0], "b": kicks[1]}})
+    if _ended_before_play(kernel, st, b):
+        now = [int(p) for p in st.points[b]]
+        out.append({"key": "af_next_not_played", "args": {"a": now[0], "b": now[1], "team": TEAM[int(st.winner[b])]}})
     return out
 
 
