@@ -953,3 +953,27 @@ def test_the_end_of_train_line_names_the_whole_run_and_the_ppo_time(tmp_path, ca
     assert m, line
     assert math.isclose(float(m[1]), s["seconds"], abs_tol=0.5) and math.isclose(float(m[2]), s["ppo_seconds"], abs_tol=0.5)
     assert int(m[3].replace(",", "")) == round(s["steps_per_second"])
+
+
+def test_the_continue_command_drops_abbreviated_overwrite_and_steps(tmp_path, capsys, monkeypatch):
+    """argparse takes a unique prefix of an option, so `cardzoo train ... --over --st 256` ran with --overwrite and
+    --steps 256; Ctrl-C then printed "continue with: cardzoo train ... --over --st 256 ... --resume MODEL --steps N",
+    which was refused ("--resume and --overwrite exclude each other"). The printed command drops abbreviated
+    --overwrite/--steps/--resume as it drops the full names, and it runs."""
+    import shlex
+
+    from cardzoo.training import selfplay
+
+    real = selfplay.train
+    monkeypatch.setattr(selfplay, "train", lambda cfg: real(cfg, callback=_interrupt_at(2)))
+    out = tmp_path / "run"
+    tiny = [t for t in TINY if t not in ("--steps", "256")]
+    assert main(["train", "all_fours", "--out", str(out), *tiny, "--over", "--st", "256"]) == 130
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if "continue with:" in x).split("continue with:")[1].strip()
+    model = out / "checkpoints" / "model_32.zip"
+    words = shlex.split(line)
+    assert "--over" not in words and "--st" not in words and line.endswith(f"--resume {model} --steps 224"), line
+    monkeypatch.setattr(selfplay, "train", real)
+    assert main(words[1:]) == 0
+    assert json.loads((out / "summary.json").read_text())["steps"] >= 224

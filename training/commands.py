@@ -34,10 +34,13 @@ def _continue_command(args, cfg, e) -> str:
         if skip:
             skip = False
             continue
-        if tok in ("--resume", "--steps"):
-            skip = True
-            continue
-        if tok == "--overwrite" or tok.startswith(("--resume=", "--steps=")):
+        # argparse takes a unique prefix of an option (--over for --overwrite, --st 256 for --steps), and the run was
+        # started, so a prefix of one of these options as typed is that option: kept, --over made the command refused
+        # ("--resume and --overwrite exclude each other")
+        name = tok.split("=", 1)[0]
+        dropped = len(name) > 2 and name.startswith("--") and any(o.startswith(name) for o in ("--resume", "--steps", "--overwrite"))
+        if dropped:
+            skip = "=" not in tok and not "--overwrite".startswith(name)
             continue
         kept.append(tok)
     if "--out" not in kept and not any(t.startswith("--out=") for t in kept):
