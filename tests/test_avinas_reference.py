@@ -100,12 +100,17 @@ def _check_determinize(k: AvinasKernel, st, refs, rows, rng, pick) -> int:
         assert hands[seat] == r.hands[seat], b
         assert [len(h) for h in hands] == [len(h) for h in r.hands], b
         seen = r.exposed | (r.dealer_seen if seat == r.dealer else set())
-        assert [h & seen for h in hands] == [h & seen for h in r.hands], (b, seat)  # §3.3 key cards stay put
         down = next(((s, c) for s, c, face_down in r.trick if face_down), None)
         new_down = None
         if down is not None:
             new_down = int(d.trick_card[b, down[0]])
             assert (new_down == down[1]) if seat == down[0] else new_down not in hands[down[0]]
+
+        def holding(hs, card):  # a face-down card is still its leader's for the others (§11.12)
+            return [h | ({card} if down is not None and s == down[0] else set()) for s, h in enumerate(hs)]
+
+        # §3.3 key cards stay with their holders (the face-down leader's: in his hand or face down)
+        assert [h & seen for h in holding(hands, new_down)] == [h & seen for h in holding(r.hands, down and down[1])], (b, seat)
         replay = ReferenceGame(r.o, r.dealer)
         replay.deal(st.stock[b])
         replay.hands = [h | _bits(d.played[b, s]) for s, h in enumerate(hands)]
