@@ -385,3 +385,27 @@ def test_with_three_players_each_agent_sits_alone_against_the_other_and_the_orde
         got = {r["agent"]: r["rating"] for r in p["ratings"]}
         assert [got["pyanitsa/rule"], got["lowest"]] == pytest.approx(want.tolist(), abs=1e-9)
     assert "each cell is the row agent alone against 2 copies of the column agent" in (tmp_path / "a" / "leaderboard.md").read_text()
+
+
+def test_a_stochastic_agent_cached_at_another_place_in_the_list_is_refused(tmp_path):
+    """A stochastic agent is built with seed + its place in the list of agents. A board extended with
+    an agent put first reused the cached `random` vs `lowest` pairing (random built with seed + 0)
+    where the same command in a fresh folder plays it with seed + 1: random's row read -0.625 on the
+    resumed board and -1.188 on the fresh one (avinas, 8 deals), silently. Such a resume is now refused
+    before anything is played, naming the agent and the two places; new agents at the end resume."""
+    out = tmp_path / "lb"
+    run_leaderboard("avinas", ["random", "lowest"], 4, out, n_boot=10, progress=False)
+    with pytest.raises(ValueError) as e:
+        run_leaderboard("avinas", ["avinas/rule", "random", "lowest"], 4, out, n_boot=10, progress=False)
+    assert str(e.value) == (
+        f"{out / 'pairs' / 'random__vs__lowest.json'} was played with random built with seed {BENCH_SEED} (the seed plus its "
+        f"place, 0, in the list of agents then); here it is at place 1 (seed {BENCH_SEED + 1}), so that pairing is not what "
+        "this command plays: give the agents in the order of the earlier run (new ones at the end), or use another --out folder")
+    assert sorted(p.name for p in (out / "pairs").iterdir()) == ["random__vs__lowest.json"]
+    # new agents at the end: the cached pairing is the one a fresh run plays
+    resumed = run_leaderboard("avinas", ["random", "lowest", "avinas/rule"], 4, out, n_boot=10, progress=False)
+    fresh = run_leaderboard("avinas", ["random", "lowest", "avinas/rule"], 4, tmp_path / "fresh", n_boot=10, progress=False)
+    assert resumed["matrix"] == fresh["matrix"] and resumed["ratings"] == fresh["ratings"]
+    # a deterministic agent may move: lowest and the rule bot take no seed
+    again = run_leaderboard("avinas", ["random", "avinas/rule", "lowest"], 4, out, n_boot=10, progress=False)
+    assert again["matrix"]["random"]["lowest"] == fresh["matrix"]["random"]["lowest"]

@@ -222,6 +222,20 @@ def run_leaderboard(
     cached = {(i, j): _load_pair(_pair_file(out, names[i], names[j]), meta, (names[i], names[j]), (identity[i], identity[j]))
               for i, j in pairs}
     todo = [p for p in pairs if cached[p] is None]
+    # a stochastic agent (random, a search) is built with seed + its place in the list of agents: a pairing cached
+    # when it stood elsewhere in the list is not the pairing this command plays (a fresh run would differ)
+    from cardzoo.agents.registry import takes_seed
+
+    seeds = [int(seed) + x if takes_seed(n) else None for x, n in enumerate(names)]
+    for (i, j), d in cached.items():
+        for x, was in zip((i, j), (d or {}).get("seeds") or (None, None)):
+            if was is not None and seeds[x] is not None and was != seeds[x]:
+                raise ValueError(
+                    f"{_pair_file(out, names[i], names[j])} was played with {names[x]} built with seed {was} (the seed plus "
+                    f"its place, {was - int(seed)}, in the list of agents then); here it is at place {x} (seed {seeds[x]}), "
+                    "so that pairing is not what this command plays: give the agents in the order of the earlier run "
+                    "(new ones at the end), or use another --out folder"
+                )
     other_batch = sorted({d["batch"] for d in cached.values() if d is not None and d.get("batch", batch) != batch})
     if other_batch and say is not None:  # deterministic agents play the same for any batch; stochastic ones do not
         say(f"note: cached pairings in {out / 'pairs'} were played with batch {', '.join(map(str, other_batch))}, this run "
@@ -245,7 +259,8 @@ def run_leaderboard(
             r = arena.play_duplicate(game, agent(i), agent(j), n_deals, seed=seed, batch=batch, env_options=env_options,
                                      name_a=names[i], name_b=names[j], on_chunk=bar.update)
             d = {"meta": meta, "result": r.to_dict(), "deal_diff": r.deal_diff.tolist(), "deal_win": r.deal_win.tolist(),
-                 "seconds": time.monotonic() - t0, "identity": [identity[i], identity[j]], "batch": int(batch)}
+                 "seconds": time.monotonic() - t0, "identity": [identity[i], identity[j]], "batch": int(batch),
+                 "seeds": [seeds[i], seeds[j]]}
             if not r.faults:  # a pairing in which a bot faulted is reported but not kept: fix the bot, run again
                 _write_json(_pair_file(out, names[i], names[j]), d)
             cached[(i, j)] = d
