@@ -826,3 +826,53 @@ def test_every_copy_keeps_what_the_seat_knows_and_reads_nothing_else(game, opts)
         swaps += 1
     assert not problems, problems
     assert swaps >= (10 if (game, opts.get("declaration_mode")) == ("ottocento", "auto_all") else 60)
+
+
+def test_avinas_samples_with_a_face_down_card_are_uniform_over_the_consistent_deals():
+    """Late in a deal (``every_lead``, random play), a face-down trick led by a seat whose exposed
+    card is not played face up: the other hands and the face-down card, every consistent deal
+    enumerated from RULES.md (§5 voids; §3.3 key cards with their holders, the leader's in his hand
+    or face down, §11.12; the face-down card from his hand: no trump, none of his void suits) is
+    drawn about equally often. Before bb9c710 the exposed card never went face down unless it had."""
+    from cardzoo.envs.avinas.constants import TRUMP_BB
+    from cardzoo.envs.avinas.determinize import _void_cards
+
+    def pick(k, st, b):
+        lead = int(st.fd_seat[b])
+        left = (int(st.hands[b, lead]) | (1 << int(st.trick_card[b, lead]))) & int(st.exposed[b])
+        return st.tricks_done[b] >= 5 and left != 0 and (st.current_player[b] - lead) % 2 == 1
+
+    k, found = _avinas_face_down_positions(pick)
+    s = found[0]
+    seat, lead = int(s.current_player[0]), int(s.fd_seat[0])
+    down = int(s.trick_card[0, lead])
+    others = [(seat + i) % 4 for i in (1, 2, 3)]
+    many = s.take(np.zeros(20_000, dtype=np.intp))
+    d = k.determinize(many, many.current_player.astype(np.intp), np.random.default_rng(11))
+    got = Counter(tuple(int(d.hands[i, x]) for x in others) + (int(d.trick_card[i, lead]),) for i in range(20_000))
+    visible = int(s.exposed[0]) | (int(s.dealer_seen[0]) if int(s.dealer[0]) == seat else 0)
+    voids = _void_cards(s.voids[:1], s.trump[:1])[0]
+    played = int(np.bitwise_or.reduce(s.played[0])) & ~(1 << down)
+    unseen = mask_to_cards(((1 << 32) - 1) & ~int(s.hands[0, seat]) & ~played)
+    sizes = [int(popcount(s.hands[0, x])) for x in others]
+
+    def holding(hands, card):
+        return [h | ((1 << card) if x == lead else 0) for h, x in zip(hands, others)]
+
+    truth = holding([int(s.hands[0, x]) for x in others], down)
+    consistent = set()
+    for perm in itertools.permutations(unseen):
+        hands, i = [], 0
+        for n in sizes:
+            hands.append(sum(1 << c for c in perm[i : i + n]))
+            i += n
+        card = perm[-1]
+        ok = not ((int(TRUMP_BB[int(s.trump[0])]) | int(voids[lead])) >> card) & 1
+        ok = ok and all(not h & int(voids[x]) for h, x in zip(hands, others))
+        ok = ok and [h & visible for h in holding(hands, card)] == [h & visible for h in truth]
+        if ok:
+            consistent.add(tuple(hands) + (card,))
+    exposed_down = {p for p in consistent if (int(s.exposed[0]) >> p[-1]) & 1}
+    assert exposed_down and len(consistent) - len(exposed_down) > 0
+    assert set(got) == consistent
+    _chi2_ok([got[p] for p in sorted(consistent)], 20_000)
