@@ -876,3 +876,45 @@ def test_avinas_samples_with_a_face_down_card_are_uniform_over_the_consistent_de
     assert exposed_down and len(consistent) - len(exposed_down) > 0
     assert set(got) == consistent
     _chi2_ok([got[p] for p in sorted(consistent)], 20_000)
+
+
+def test_aluette_whether_an_opponent_caught_a_signal_is_drawn_again():
+    """RULES.md §4.5 / §9 D3: with ``signal_intercept = q`` each opponent catches a signal with
+    probability q and the sender is not told. The copy kept every seat's true catches of the
+    signals the searching seat knew, so two states that differ only in whether an opponent caught
+    the seat's own signal gave different copies (all 448 such positions here). Now each other seat's
+    catch of such a signal is drawn again with probability q."""
+    opts = {"signal_intercept": 0.5}
+    k = envs.kernel("aluette", **opts)
+    rule = agents.load("aluette/rule", **opts)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 300)
+    for _ in range(30):
+        k.step(st, rule.act(k.observe(st, st.current_player), k.legal_actions(st)), rng)
+    st = st.take(np.flatnonzero(~st.done))
+    checked = 0
+    for b in range(st.batch_size):
+        s = st.take(np.array([b]))
+        me = int(s.current_player[0])
+        for opp in ((me + 1) % 4, (me + 3) % 4):
+            mine = (int(s.heard[0, opp]) >> (10 * me)) & 0x3FF
+            if not mine:
+                continue
+            alt = s.copy()
+            alt.heard[0, opp] = np.uint64(int(s.heard[0, opp]) & ~(mine << (10 * me)))  # the catch undone
+            assert np.array_equal(k.observe(s, np.array([me])), k.observe(alt, np.array([me])))
+            assert _same_copy(k, s, alt, me) == []
+            checked += 1
+    assert checked > 100
+    # one position, many copies: an opponent holds the seat's signal in about half of them
+    s = next(st.take(np.array([b])) for b in range(st.batch_size)
+             if (int(st.sent[b, st.current_player[b]]) != 0))
+    me = int(s.current_player[0])
+    sig = int(np.flatnonzero([(int(s.sent[0, me]) >> i) & 1 for i in range(10)])[0])
+    many = s.take(np.zeros(400, dtype=np.intp))
+    d = k.determinize(many, np.full(400, me), np.random.default_rng(4))
+    for opp in ((me + 1) % 4, (me + 3) % 4):
+        rate = ((d.heard[:, opp] >> np.uint64(10 * me + sig)) & np.uint64(1)).mean()
+        assert 0.4 < rate < 0.6, rate
+    partner = (me + 2) % 4
+    assert ((d.heard[:, partner] >> np.uint64(10 * me + sig)) & np.uint64(1) == 1).all()  # the partner always hears

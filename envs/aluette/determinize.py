@@ -10,7 +10,10 @@ unseen cards are dealt again uniformly among the deals consistent with all of th
 (:func:`cardzoo.envs.core.determinize.deal_unseen`); before the chant the talon is dealt in a random order.
 
 Signals the seat did not hear are hidden too: the copy keeps only the signals ``seat`` heard (in
-``sent`` and in every ``heard``), so a search never plays on a signal it could not know.
+``sent`` and in every ``heard``), so a search never plays on a signal it could not know. With
+``signal_intercept = q`` whether an opponent of the sender caught a signal is hidden from the
+others (the sender is not told, §4.5): in the copy each other seat catches each such known signal
+with probability ``q``, drawn again.
 """
 
 from __future__ import annotations
@@ -81,6 +84,17 @@ def determinize(k, st, seat, rng: np.random.Generator):
     for x in range(4):
         out.sent[:, x] = (st.sent[:, x].astype(np.int64) & ((known_bits >> _U64(10 * x)).astype(np.int64) & ((1 << NUM_SIGNALS) - 1))).astype(out.sent.dtype)
         out.heard[:, x] = st.heard[:, x] & known_bits
+    # which opponents of a sender caught a signal (signal_intercept, §4.5 / §9 D3) is hidden from
+    # ``seat`` (a sender is not told; another catcher neither): drawn again with the same chance
+    q = k.intercept if k.options["signal_visibility"] == "partner" else 0.0
+    if q > 0:
+        caught = rng.random((B, 4, 4, NUM_SIGNALS)) < q  # [game, listener, sender, signal]
+        for x in range(4):
+            for p in ((x + 1) % 4, (x + 3) % 4):  # x is an opponent of sender p
+                block = _U64((1 << NUM_SIGNALS) - 1) << _U64(10 * p)
+                draw = np.bitwise_or.reduce(np.where(caught[:, x, p], _U64(1) << (_U64(10 * p) + np.arange(NUM_SIGNALS, dtype=_U64)), _U64(0)), axis=1)
+                redo = seat != x
+                out.heard[redo, x] = (out.heard[redo, x] & ~block) | (known_bits[redo] & block & draw[redo])
     return out
 
 
