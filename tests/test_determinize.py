@@ -790,11 +790,16 @@ def _swapped(game, k, s, forb, seat, rng):
     cy = [c for c in mask_to_cards(int(s.hands[0, y]) & ~fixed) if not (forb[x] >> c) & 1]
     if not cx or not cy:
         return None
-    swap = np.uint64((1 << cx[rng.integers(len(cx))]) | (1 << cy[rng.integers(len(cy))]))
+    c1, c2 = cx[rng.integers(len(cx))], cy[rng.integers(len(cy))]
+    swap = np.uint64((1 << c1) | (1 << c2))
     alt = s.copy()
     for z in (x, y):
         alt.hands[0, z] ^= swap
         alt.dealt[0, z] ^= swap
+    pack = s.stock[0].astype(np.int64)  # the pack order too: the other state was dealt that way
+    alt.stock[0] = np.where(pack == c1, c2, np.where(pack == c2, c1, pack))
+    if game == "aluette":  # and the last intercept draw (hidden) came out the other way
+        alt.catch[0] = ~s.catch[0]
     return alt
 
 
@@ -804,7 +809,8 @@ def test_every_copy_keeps_what_the_seat_knows_and_reads_nothing_else(game, opts)
     random seat: own hand, hand sizes, no card twice, played cards, every void shown since the deal
     (§5, from the moves), exposed/declared cards with their holders, truthful calls and signals,
     Ottocento's discards, P'yanitsa's public pile places; the seat's observation and legal actions
-    unchanged; and the same copy from a swapped true state. Not checked, reported: an All Fours
+    unchanged; and the same copy from a swapped true state (the pack order swapped too; Ottocento's
+    copy kept the true ``stock``, the whole deal). Not checked, reported: an All Fours
     undertrump under ``undertrump="forbidden"`` shows a hand of trumps only (the kernel's ``voids``
     does not record it), and an Aluette ``as`` sent after its sender played an ace (the state does
     not say when a signal was sent)."""

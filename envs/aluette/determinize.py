@@ -86,6 +86,8 @@ def determinize(k, st, seat, rng: np.random.Generator):
         out.heard[:, x] = st.heard[:, x] & known_bits
     # which opponents of a sender caught a signal (signal_intercept, §4.5 / §9 D3) is hidden from
     # ``seat`` (a sender is not told; another catcher neither): drawn again with the same chance
+    out.pending[:] = 0  # the last intercept draw (hidden; read only right after a signal)
+    out.catch[:] = False
     q = k.intercept if k.options["signal_visibility"] == "partner" else 0.0
     if q > 0:
         caught = rng.random((B, 4, 4, NUM_SIGNALS)) < q  # [game, listener, sender, signal]

@@ -36,7 +36,8 @@ def determinize(k, st, seat, rng: np.random.Generator):
     Kept: ``seat``'s hand, every played card, declared cards (in their declarer's hand), voids,
     the dealer's discards when ``seat`` is the dealer, all public fields. Redealt: the other hands
     (sizes kept) and the discards; ``dealt``, ``matto_owner`` and the other seats' declaration
-    values follow the new deal. The result depends only on what ``seat`` may know and on ``rng``.
+    values follow the new deal; the pack order (``stock``, read only when dealing) is cleared. The
+    result depends only on what ``seat`` may know and on ``rng``.
     """
     out, B, ar, seat, others = start(st, seat)  # others: int[B, 3]
     rows = ar[:, None]
@@ -74,6 +75,7 @@ def determinize(k, st, seat, rng: np.random.Generator):
     out.hands[rows, others] = deal[:, :3]
     out.dealt[rows, others] = deal[:, :3] | st.played[rows, others]
     out.discards[:] = np.where(is_dealer, st.discards, deal[:, 3])
+    out.stock[:] = -1  # the pack order is the true deal; read only when a deal is dealt
     d_other = ~is_dealer  # the dealer (another seat) was also dealt his discards
     dseat = st.dealer.astype(np.intp)
     out.dealt[ar[d_other], dseat[d_other]] |= deal[d_other, 3]
