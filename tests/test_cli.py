@@ -678,3 +678,22 @@ def test_distil_says_an_arena_command_that_seats_its_agent(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "instead" not in captured.out + captured.err
     assert json.loads((tmp_path / "r.json").read_text())["agent_a"] == str(out)  # not "avinas/rule (for ...)"
+
+
+def test_expert_iterate_says_an_arena_command_that_seats_its_last_agent(tmp_path, capsys):
+    """`cardzoo expert-iterate avinas` ended with the pattern "round r's agent: OUT/round_r/agent" and no command: the
+    obvious `cardzoo arena avinas OUT/round_1/agent avinas/rule` seats avinas/rule for that agent (it plays only
+    honesty=mask, as avinas/ppo). The run now prints the arena command of its last round's agent, with its options."""
+    import shlex
+
+    out = tmp_path / "run"
+    assert main(["expert-iterate", "avinas", "--out", str(out), "--rounds", "1", "--games", "2", "--n-det", "1",
+                 "--batch", "2", "--epochs", "1", "--arena-deals", "0", "--workers", "1"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    command = shlex.split(line.split("evaluate the last round's agent: ", 1)[1])
+    agent = str(out / "round_1" / "agent")
+    assert command == ["cardzoo", "arena", "avinas", agent, "avinas/rule", "--deals", "2000", "-o", "honesty=mask"]
+    assert main([*command[1:5], "--deals", "2", *command[-2:], "--json", str(tmp_path / "r.json")]) == 0
+    captured = capsys.readouterr()
+    assert "instead" not in captured.out + captured.err
+    assert json.loads((tmp_path / "r.json").read_text())["agent_a"] == agent

@@ -560,6 +560,14 @@ def cmd_expert_iterate(args) -> int:
         raise
     print(rounds_table(rows))
     print(f"written: {args.out}/rounds.md, rounds.json, rounds.png; round r's agent: {args.out}/round_r/agent")
+    last = next((r["agent"] for r in reversed(rows) if r.get("agent")), None)
+    if last is not None:  # under the agent's options (avinas: honesty=mask), else the arena seats the rule bot for it
+        from cardzoo.agents.options import option_args
+        from cardzoo.agents.policy import read_meta
+
+        evaluate = shlex.join(["cardzoo", "arena", args.game, str(last), f"{args.game}/rule", "--deals", "2000",
+                               *option_args(read_meta(last).get("env_options") or {})])
+        print(f"evaluate the last round's agent: {evaluate}")
     return 0
 
 
