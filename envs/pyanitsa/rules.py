@@ -18,8 +18,10 @@ There :func:`step_one` resolves the battle (and the end of the game, §6) and re
 :data:`NEED_COLLECT` instead of placing the pot; the kernel draws the order in Python (same
 draws as ever, :meth:`~cardzoo.envs.pyanitsa.kernel.PyanitsaKernel.draw_chance`) into
 ``S.collect[b]`` and :func:`deal_one` places it and finishes the battle. A dead battle returns
-:data:`NEED_COLLECT` too (it places nothing): the width of the draw depends on every battle
-resolved in the same batched step (the numpy kernel drew one ``[n, width]`` block).
+:data:`NEED_COLLECT` too (it places nothing). With a plain ``numpy`` Generator (the AEC env,
+training, the golden playthroughs) the width of the draw depends on every battle resolved in the
+same batched step (one ``[n, width]`` block, as the numpy kernel drew); with the arena's per-deal
+streams each game draws for its own battle, so a deal plays the same alone or in a batch.
 
 The cards of the last battle are kept in time order (``S.battle_cards``, with ``S.battle_tags`` =
 ``step*2N + seat*2 + face_up``): collection orders are built from them.
