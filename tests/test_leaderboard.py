@@ -409,3 +409,16 @@ def test_a_stochastic_agent_cached_at_another_place_in_the_list_is_refused(tmp_p
     # a deterministic agent may move: lowest and the rule bot take no seed
     again = run_leaderboard("avinas", ["random", "avinas/rule", "lowest"], 4, out, n_boot=10, progress=False)
     assert again["matrix"]["random"]["lowest"] == fresh["matrix"]["random"]["lowest"]
+
+
+def test_a_folder_holding_another_games_board_is_refused_before_anything_is_written(tmp_path):
+    """The pairing files of another game have other names than this run's pairs, so none was read
+    and another game's board in --out was overwritten (leaderboard.md/json/png) and mixed with it."""
+    run_leaderboard("avinas", ["lowest", "random"], 4, tmp_path, progress=False)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    assert set(before) >= {"leaderboard.md", "leaderboard.json"}
+    with pytest.raises(ValueError, match=r"lowest__vs__random\.json holds a pairing played with other settings "
+                                         r"\(game \"avinas\", not \"aluette\"\): use another --out folder"):
+        run_leaderboard("aluette", ["aluette/rule", "lowest"], 4, tmp_path, progress=False)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+    assert sorted(p.name for p in (tmp_path / "pairs").iterdir()) == ["lowest__vs__random.json"]

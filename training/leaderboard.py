@@ -221,6 +221,12 @@ def run_leaderboard(
     identity = [_agent_identity(n) for n in names]  # a saved agent's files: a cached pairing of another agent is refused
     cached = {(i, j): _load_pair(_pair_file(out, names[i], names[j]), meta, (names[i], names[j]), (identity[i], identity[j]))
               for i, j in pairs}
+    # every pairing file of the folder, not only this run's pairs: another game's or deal set's board has files of
+    # other names, and its leaderboard.md/json/png would be overwritten with a board that is neither
+    named = {_pair_file(out, names[i], names[j]) for i, j in pairs}
+    for path in sorted((out / "pairs").glob("*.json")) if (out / "pairs").is_dir() else ():
+        if path not in named:
+            _load_pair(path, meta)
     todo = [p for p in pairs if cached[p] is None]
     # a stochastic agent (random, a search) is built with seed + its place in the list of agents: a pairing cached
     # when it stood elsewhere in the list is not the pairing this command plays (a fresh run would differ)
