@@ -413,7 +413,9 @@ def test_a_one_deal_evaluation_says_n_a_not_nan(tmp_path, capsys):
          "opponents rule=0: at least one opponent available from the start"),
         (["--bc-teacher-option", "x"], "--bc-teacher-option 'x' must look like NAME=VALUE", {"opponents": {"random": 0.0, "snapshot": 1.0}},
          "opponents random=0,snapshot=1: at least one"),
-        (["--bc-teacher", "nosuch"], "--bc-teacher 'nosuch' is neither a registered agent", {"bc_teacher": "nosuch", "bc_samples": 10},
+        (["--bc-teacher", "nosuch"], "--bc-teacher 'nosuch' is neither a registered agent nor a saved agent's path (agents "
+         "that play all_fours: ['all_fours/ismcts', 'all_fours/pimc', 'all_fours/pimc-bids', 'all_fours/ppo', 'all_fours/random', "
+         "'all_fours/rule', 'lowest', 'random'])", {"bc_teacher": "nosuch", "bc_samples": 10},
          "bc_teacher 'nosuch' is neither a registered agent"),
     ],
 )

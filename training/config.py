@@ -348,8 +348,9 @@ class TrainConfig:
             fit = [a for a in agents.available() if a.startswith(self.game + "/") or "/" not in a]
             raise option_error(lambda n: f"{n('bc_teacher')} {name!r} does not play {self.game}; give one of {fit} or a saved agent's path")
         if not registered and not Path(name).exists():
-            raise option_error(lambda n: f"{n('bc_teacher')} {name!r} is neither a registered agent nor a saved agent's path",
-                               FileNotFoundError)
+            fit = [a for a in agents.available() if a.startswith(self.game + "/") or "/" not in a]
+            raise option_error(lambda n: f"{n('bc_teacher')} {name!r} is neither a registered agent nor a saved agent's path "
+                                         f"(agents that play {self.game}: {fit})", FileNotFoundError)
         if self.bc_samples == 0:
             raise option_error(lambda n: f"a behaviour-cloning teacher ({n('bc_teacher')}, {n('bc_teacher_options')}) needs "
                                          f"{n('bc_samples')} > 0")
