@@ -31,6 +31,16 @@ def _chi2_ok(counts: list[int], n: int) -> float:
 # ---------------------------------------------------------------- the shared frame
 
 
+
+def split_cards(perm, sizes) -> list[int]:
+    """``perm`` (card ids) cut into consecutive parts of ``sizes``, each as a card-set int: one deal
+    of the unseen cards, for the tests that enumerate every consistent deal."""
+    parts, i = [], 0
+    for n in sizes:
+        parts.append(sum(1 << c for c in perm[i : i + n]))
+        i += n
+    return parts
+
 def test_deal_unseen_keeps_sizes_known_and_forbidden_cards():
     rng = np.random.default_rng(0)
     unseen = np.full(500, np.uint64(0b1111111111))  # cards 0..9
@@ -289,11 +299,7 @@ def test_ottocento_samples_are_uniform_over_the_consistent_deals():
     sizes = [int(popcount(st.hands[0, x])) for x in others] + [2]
     consistent = set()
     for perm in itertools.permutations(unseen):
-        parts, i = [], 0
-        for s in sizes:
-            parts.append(sum(1 << c for c in perm[i : i + s]))
-            i += s
-        parts = tuple(parts)
+        parts = tuple(split_cards(perm, sizes))
         if parts in consistent:
             continue
         ok = not (parts[3] & int(FORBIDDEN_DISCARDS_BB | MAT_BIT))
@@ -868,10 +874,7 @@ def test_avinas_samples_with_a_face_down_card_are_uniform_over_the_consistent_de
     truth = holding([int(s.hands[0, x]) for x in others], down)
     consistent = set()
     for perm in itertools.permutations(unseen):
-        hands, i = [], 0
-        for n in sizes:
-            hands.append(sum(1 << c for c in perm[i : i + n]))
-            i += n
+        hands = split_cards(perm, sizes)
         card = perm[-1]
         ok = not ((int(TRUMP_BB[int(s.trump[0])]) | int(voids[lead])) >> card) & 1
         ok = ok and all(not h & int(voids[x]) for h, x in zip(hands, others))
