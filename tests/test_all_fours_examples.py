@@ -348,6 +348,31 @@ def test_example_5d_only_trumps_held(undertrump):
     assert legal_names(env) == {"4H", "2H"}
 
 
+@pytest.mark.parametrize("undertrump, shown", [("allowed", set()), ("forbidden", {"C", "D", "S"})])
+def test_example_5d_a_forced_undertrump_shows_a_hand_of_trumps(undertrump, shown):
+    # 5S led then 9H; S3 holds only hearts {2H, 4H, 7H} and undertrumps with 4H. With
+    # undertrump="forbidden" that is legal only from a hand of trumps, so it shows S3 void in
+    # every plain suit (the voids determinize respects); by default a trump to a plain lead shows nothing.
+    hands = {
+        0: "2C 7C QC 6D 7D 8D",
+        1: "3C 8C KC 5S 2D 3D",
+        2: "4C 9C 10C 9H 4D 5D",
+        3: "5C 6C JC 2H 4H 7H",
+    }
+    env = new_env(make_deck(3, hands, kicks="3H"), dealer=3, undertrump=undertrump)
+    play(
+        env,
+        "S0:STAND S0:2C S1:3C S2:4C S3:5C  S3:6C S0:7C S1:8C S2:9C  S2:10C S3:JC S0:QC S1:KC"
+        "  S1:5S S2:9H",
+    )
+    assert legal_names(env) == {"2H", "4H", "7H"}
+    assert env.game_state.voids[0, 3] == 0
+    play(env, "S3:4H")
+    voids = int(env.game_state.voids[0, 3])
+    assert {"CDHS"[s] for s in range(4) if voids >> s & 1} == shown
+
+
+
 # ----------------------------------------------------------------------------- example 6
 def test_example_6_trump_wins_the_trick():
     # RULES.md §10 example 6, trump H: S1 5S, S2 KS, S3 2H, S0 AC -> S3 wins (only trump)

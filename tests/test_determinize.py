@@ -610,6 +610,10 @@ def _shown_voids(game, k, st, acts, forb, sent):
             led, trump, suit = int(st.led_suit[b]), int(st.trump[b]), a // 13
             if suit != led and (led == trump or suit != trump):  # §5: off the suit led, not a trump to a plain lead
                 forb[b, p] |= _suit_bits(game, led)
+            tops = [c % 13 for c in range(13 * trump, 13 * trump + 13) if (int(st.trick[b]) >> c) & 1]
+            if k.options["undertrump"] == "forbidden" and suit == trump != led and tops and a % 13 < max(tops):
+                # §5 undertrump="forbidden": a trump below the trick's highest only from a hand of trumps
+                forb[b, p] |= sum(_suit_bits(game, x) for x in range(4) if x != trump)
         elif game == "avinas" and a < 64 and st.trump[b] >= 0:
             from cardzoo.envs.avinas.constants import TRUMP_BB
 
@@ -816,10 +820,9 @@ def test_every_copy_keeps_what_the_seat_knows_and_reads_nothing_else(game, opts)
     (§5, from the moves), exposed/declared cards with their holders, truthful calls and signals,
     Ottocento's discards, P'yanitsa's public pile places; the seat's observation and legal actions
     unchanged; and the same copy from a swapped true state (the pack order swapped too; Ottocento's
-    copy kept the true ``stock``, the whole deal). Not checked, reported: an All Fours
-    undertrump under ``undertrump="forbidden"`` shows a hand of trumps only (the kernel's ``voids``
-    does not record it), and an Aluette ``as`` sent after its sender played an ace (the state does
-    not say when a signal was sent)."""
+    copy kept the true ``stock``, the whole deal; an All Fours undertrump under
+    ``undertrump="forbidden"`` shows a hand of trumps only). Not checked, reported: an Aluette ``as``
+    sent after its sender played an ace (the state does not say when a signal was sent)."""
     k, found = _sweep_positions(game, opts)
     rng = np.random.default_rng(1)
     assert len(found) >= 150

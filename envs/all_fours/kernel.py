@@ -79,7 +79,8 @@ class AllFoursState(BatchState):
     hands_played: np.ndarray = _f(np.int16, (), 0, "hands scored in this match")
     voids: np.ndarray = _f(
         np.uint8, (4,), 0,
-        "suits each seat has shown it lacks this deal (bit s = suit s; public, §5); read by determinize",
+        "suits each seat has shown it lacks this deal (bit s = suit s; public, §5: a card off the suit led, "
+        "and with undertrump='forbidden' an undertrump shows every plain suit); read by determinize",
     )
     last_trick: np.ndarray = _f(np.int8, (4,), -1, "card each seat played to the last completed trick (-1 none)")
     last_leader: np.ndarray = _f(np.int8, (), -1, "leader of the last completed trick (-1 none)")

@@ -253,6 +253,10 @@ def _play(S, b, card, P):
     # §5: a card off the suit led shows a void in it, unless it is a trump played to a plain lead
     if suit != led and (led == trump or suit != trump):
         S.voids[b, p] |= np.uint8(1 << led)
+    elif P[P_UNDERTRUMP_FORBIDDEN] and suit == trump and led != trump:
+        # §5 undertrump="forbidden": a trump below the trick's highest shows a hand of trumps only
+        if card % 13 < _HIGHEST[((S.trick[b] ^ cb) >> np.uint64(13 * trump)) & _SUIT]:
+            S.voids[b, p] |= np.uint8(15 ^ (1 << trump))
     key = card % 13 + 13 * (suit == led) + 26 * (suit == trump)
     if n == 0 or key > S.trick_best[b]:
         S.trick_best[b] = key
