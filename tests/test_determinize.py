@@ -760,8 +760,6 @@ def _inconsistencies(game, k, s, forb, sent, seat, d):
             if x == seat or not (heard >> (10 * x + sig)) & 1:
                 continue
             then = dh[x] | (int(d.played[0, x]) & ~before)  # §4.5: the sender's hand when he sent it
-            if sig == 8 and before & int(ACES_BB):
-                then |= before & int(ACES_BB)  # not checked: the state does not say when a signal was sent (reported)
             ok = then & int(KEY_BB[sig]) if sig < 8 else then & int(ACES_BB) if sig == 8 else not then & int(KEY_OR_ACE_BB)
             if not ok:
                 bad.append(f"signal {sig}")
@@ -821,8 +819,8 @@ def test_every_copy_keeps_what_the_seat_knows_and_reads_nothing_else(game, opts)
     Ottocento's discards, P'yanitsa's public pile places; the seat's observation and legal actions
     unchanged; and the same copy from a swapped true state (the pack order swapped too; Ottocento's
     copy kept the true ``stock``, the whole deal; an All Fours undertrump under
-    ``undertrump="forbidden"`` shows a hand of trumps only). Not checked, reported: an Aluette ``as``
-    sent after its sender played an ace (the state does not say when a signal was sent)."""
+    ``undertrump="forbidden"`` shows a hand of trumps only; an Aluette ``as`` sent after its sender played an ace needs
+    another ace in the hand he held then)."""
     k, found = _sweep_positions(game, opts)
     rng = np.random.default_rng(1)
     assert len(found) >= 150
@@ -930,3 +928,38 @@ def test_aluette_whether_an_opponent_caught_a_signal_is_drawn_again():
         assert 0.4 < rate < 0.6, rate
     partner = (me + 2) % 4
     assert ((d.heard[:, partner] >> np.uint64(10 * me + sig)) & np.uint64(1) == 1).all()  # the partner always hears
+
+
+def test_aluette_as_sent_after_an_ace_was_played_needs_another_ace_in_every_copy():
+    """RULES.md §4.5 (truthful signals, ``round_and_turns``): a seat plays an ace in a trick, then on
+    a later turn signals ``as`` ("I hold at least one ace"), so it held another ace then. Its
+    partner's copies must give it an ace (in its hand, none played since); the played ace does not
+    count. Positions from random play where the sender has played an ace and still holds one."""
+    from cardzoo.envs.aluette.constants import ACES_BB
+
+    k = envs.kernel("aluette")
+    rng = np.random.default_rng(5)
+    st = k.init(rng, 400)
+    AS = 58
+    found = []
+    for _ in range(120):
+        if st.done.all() or len(found) >= 40:
+            break
+        mask = k.legal_actions(st)
+        others = mask & (np.arange(mask.shape[1]) != AS)  # `as` only where chosen below
+        acts = np.where(others, rng.random(mask.shape), -1).argmax(axis=1)
+        for b in np.flatnonzero(~st.done & mask[:, AS]):
+            p = int(st.current_player[b])
+            if st.played[b, p] & ACES_BB and st.hands[b, p] & ACES_BB and st.tricks_done[b] < 8:
+                acts[b] = AS
+                found.append(b)
+        before = st.copy()
+        k.step(st, acts, rng)
+        for b in np.flatnonzero(acts == AS):
+            p = int(before.current_player[b])
+            aces_played = int(before.played[b, p]) & int(ACES_BB)
+            assert aces_played != 0 and int(st.as_aces[b, p]) == aces_played
+            many = st.take(np.full(60, b))
+            d = k.determinize(many, np.full(60, (p + 2) % 4), np.random.default_rng(b))
+            assert ((d.hands[:, p] & ACES_BB) != 0).all(), (b, p)
+    assert len(found) >= 10

@@ -4,7 +4,8 @@ What a seat knows (``RULES.md`` §7): its own hand, the talon cards it received 
 its own discards, every card played and by whom, the chant votes, and the signals it heard. With
 ``signals="truthful"`` a heard signal is a fact about the sender's hand when he sent it (§4.5):
 a key-card signal puts that card in his hand (unless he has played it since), ``as`` needs an
-ace in his hand or among the cards he played, ``faible`` rules out the key cards and aces.
+ace in his hand or among the cards he played after sending it (``as_aces``: the aces he had
+played by then), ``faible`` rules out the key cards and aces.
 Hidden: the other hands, the other recipient's received cards and discards, and the talon. The
 unseen cards are dealt again uniformly among the deals consistent with all of that
 (:func:`cardzoo.envs.core.determinize.deal_unseen`); before the chant the talon is dealt in a random order.
@@ -53,7 +54,7 @@ def determinize(k, st, seat, rng: np.random.Generator):
                 on = ((sig >> _U64(s)) & _U64(1)) == 1
                 known[:, j] |= np.where(on, KEY_BB[s] & unseen, _U64(0))
             on_ace = ((sig >> _U64(8)) & _U64(1)) == 1
-            need_ace[:, j] = on_ace & ((st.played[ar, x] & ACES_BB) == 0)
+            need_ace[:, j] = on_ace & ((st.played[ar, x] & ACES_BB & ~st.as_aces[ar, x]) == 0)
             on_faible = ((sig >> _U64(9)) & _U64(1)) == 1
             forbidden[:, j] |= np.where(on_faible, KEY_OR_ACE_BB, _U64(0))
 
@@ -84,6 +85,7 @@ def determinize(k, st, seat, rng: np.random.Generator):
     for x in range(4):
         out.sent[:, x] = (st.sent[:, x].astype(np.int64) & ((known_bits >> _U64(10 * x)).astype(np.int64) & ((1 << NUM_SIGNALS) - 1))).astype(out.sent.dtype)
         out.heard[:, x] = st.heard[:, x] & known_bits
+        out.as_aces[:, x] = np.where((known_bits >> _U64(10 * x + 8)) & _U64(1) == 1, st.as_aces[:, x], _U64(0))
     # which opponents of a sender caught a signal (signal_intercept, §4.5 / §9 D3) is hidden from
     # ``seat`` (a sender is not told; another catcher neither): drawn again with the same chance
     out.pending[:] = 0  # the last intercept draw (hidden; read only right after a signal)

@@ -83,6 +83,10 @@ class AluetteState(BatchState):
     chanted: np.ndarray = _f(bool, (), False, "the chant took place this deal")
     sent: np.ndarray = _f(np.int16, (4,), 0, "signals sent by each seat this deal (bit s = signal s)")
     heard: np.ndarray = _f(U64, (4,), 0, "signals each seat has observed this deal, bit 10*sender + s")
+    as_aces: np.ndarray = _f(
+        U64, (4,), 0,
+        "aces each seat had played when it sent `as` this deal (§4.5: it held another then); read by determinize",
+    )
     trick_card: np.ndarray = _f(np.int8, (4,), -1, "card each seat put in the current trick (-1 none)")
     trick: np.ndarray = _f(U64, (), 0, "cards in the current trick")
     n_in_trick: np.ndarray = _f(np.int8, (), 0, "cards in the current trick")

@@ -101,6 +101,7 @@ def _deal(S, b, P):
         S.discarded[b, s] = 0
         S.sent[b, s] = 0
         S.heard[b, s] = 0
+        S.as_aces[b, s] = 0
         S.won[b, s] = 0
         S.votes[b, s] = -1
         S.trick_card[b, s] = -1
@@ -243,6 +244,8 @@ def _signal(S, b, action, P):
     p = S.current_player[b]
     s = action - SIGNAL0
     S.sent[b, p] |= np.int16(1 << s)
+    if s == 8:  # `as`: the aces already played are not the one it holds (truthful, §4.5)
+        S.as_aces[b, p] = S.played[b, p] & _ACES_BB
     w = _ONE << np.uint64(10 * p + s)
     S.heard[b, p] |= w
     S.heard[b, (p + 2) % 4] |= w
