@@ -97,10 +97,11 @@ def register_gymnasium() -> None:
 
 def load_agent(name: str, **options):
     """An agent by registry name (``"all_fours/rule"``, ``"random"``, ...) or the path of a saved
-    agent; ``options`` are the game options (see :func:`cardzoo.agents.load`). Trained policies
+    agent; ``options`` are the game options and the agent's own parameters (``n_det=`` of a search:
+    :func:`cardzoo.agents.registry.agent_parameters`; see :func:`cardzoo.agents.load`). Trained policies
     need the ``[train]`` extra (:class:`MissingExtraError` names it). ``ValueError`` for an unknown
-    name, ``FileNotFoundError`` naming a missing path, ``TypeError`` for what is neither a name nor a
-    path (e.g. ``None``)."""
+    name or option (listing the agent's parameters and the game's options), ``FileNotFoundError``
+    naming a missing path, ``TypeError`` for what is neither a name nor a path (e.g. ``None``)."""
     from .agents import load
 
     return load(name, **options)

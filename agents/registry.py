@@ -34,6 +34,7 @@ file or folder is loaded as a saved trained policy with ``cardzoo.agents.policy.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any
@@ -42,7 +43,7 @@ from cardzoo.envs.core.kernel import check_seed
 
 from .base import Agent
 
-__all__ = ["agent_name", "available", "load", "register", "unregister"]
+__all__ = ["agent_name", "agent_parameters", "available", "load", "register", "unregister"]
 
 Factory = Callable[..., Agent]
 _REGISTRY: dict[str, Factory] = {}
@@ -125,6 +126,73 @@ def takes_seed(name: str) -> bool:
     return "seed" in inspect.signature(factory).parameters
 
 
+def _forwards(target: str) -> Callable[[Factory], Factory]:
+    """Mark a factory that passes its ``**env_options`` on to the agent class ``target``
+    (``"module:Class"``, imported only when :func:`agent_parameters` looks): the class's own named
+    parameters (``params``, ``rollout_opponents``, ...) are then the factory's too."""
+
+    def mark(factory: Factory) -> Factory:
+        factory.forwards_to = target
+        return factory
+
+    return mark
+
+
+def _named_parameters(fn) -> set[str]:
+    """The parameters of ``fn`` that are given by name (not ``*args`` / ``**kwargs``), and those of
+    the class a :func:`_forwards` factory passes its keywords on to."""
+    import importlib
+    import inspect
+
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin or an odd callable: nothing to say
+        return set()
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    names = {p.name for p in sig.parameters.values() if p.kind in kinds}
+    target = getattr(fn, "forwards_to", None)
+    if target is not None:
+        module, _, cls = target.partition(":")
+        names |= _named_parameters(getattr(importlib.import_module(module, __package__), cls))
+    return names
+
+
+def agent_parameters(name: str) -> list[str] | None:
+    """The sorted parameters of the registered agent ``name`` that are its own, not the game's options:
+    those of its factory's signature (``seed``, ``n_det``, ``search``, ...), and those of the agent class
+    it passes its keywords on to (``all_fours/rule``: ``params``, ``rollout_opponents``); ``None`` for a
+    name that is not registered. ``load(name, **kw)`` takes these and the game's options."""
+    factory = _REGISTRY.get(name)
+    return None if factory is None else sorted(_named_parameters(factory))
+
+
+def _explain_unknown(e: ValueError, name: str, options: dict) -> ValueError | None:
+    """The error to raise instead of ``e`` (a factory's ``unknown option(s) [...]; valid options: [...]``,
+    which lists the game's options only) for agent ``name`` given ``options``: the unknown names, with the
+    agent's parameters and the game's options listed apart (and the closest name, if one is close);
+    ``None`` (keep ``e``) when ``e`` says something else, or when every name given is known."""
+    import difflib
+
+    from cardzoo.envs import GAMES, kernel_class
+
+    text = str(e)
+    found = re.search(r"unknown option\(s\) \[.*?\]; valid options: \[[^\]]*\](; the rule bot's own options: [\w, ]+)?", text)
+    game = name.split("/", 1)[0]
+    params = agent_parameters(name)
+    if found is None or game not in GAMES or params is None:
+        return None
+    cls = kernel_class(game)
+    game_options = sorted(cls.OPTIONS)
+    known = set(params) | set(game_options) | set(getattr(cls, "DEPRECATED_OPTIONS", {}))
+    unknown = sorted(k for k in options if k not in known)
+    if not unknown:
+        return None
+    close = [(u, m[0]) for u in unknown if (m := difflib.get_close_matches(u, sorted(known), n=1))]
+    hint = f" (did you mean {', '.join(f'{m!r} for {u!r}' if len(unknown) > 1 else repr(m) for u, m in close)}?)" if close else ""
+    said = f"unknown option(s) {unknown} for {name}{hint}; agent parameters: {params}; game options: {game_options}"
+    return ValueError(text[: found.start()] + said + text[found.end():])
+
+
 def agent_name(name) -> str:
     """``name`` (of :func:`load`) as a ``str``: a registered agent name, or the path of a saved agent
     as a ``str`` or ``os.PathLike`` (``pathlib.Path``). Anything else (``None``, a number, an agent
@@ -146,14 +214,16 @@ def load(name: str | os.PathLike, **env_options: Any) -> Agent:
         name: a registered name (see :func:`available`) or a path to a saved policy (``str`` or
             ``pathlib.Path``).
         **env_options: options of the game (``RULES.md`` §8 of the game), passed to the
-            factory (the rule agents need them to read the observation layout); the random
-            agents also take ``seed``. A saved policy holds its own game and options in its
-            metadata: for a path, as for a shipped ``<game>/ppo``, the options are checked against
-            that game (:func:`check_trained_options`: ``game=`` must be its game, a bad option is a
-            ``ValueError``, options it was not trained for warn) and only ``seed`` is passed on.
+            factory (the rule agents need them to read the observation layout), and the agent's
+            own parameters (:func:`agent_parameters`: ``seed``, ``n_det``, ...). A saved policy
+            holds its own game and options in its metadata: for a path, as for a shipped
+            ``<game>/ppo``, the options are checked against that game (:func:`check_trained_options`:
+            ``game=`` must be its game, a bad option is a ``ValueError``, options it was not trained
+            for warn) and only ``seed`` is passed on.
 
     Raises:
-        ValueError: unknown name (the message lists the available names), bad env option,
+        ValueError: unknown name (the message lists the available names), bad env option (an
+            unknown one is listed with the agent's parameters and the game's options),
             or a path whose content is not a valid saved agent (the message names the path).
         FileNotFoundError: ``name`` looks like a path (or is a ``pathlib.Path``) and nothing exists there.
         TypeError: ``name`` is neither a ``str`` nor a path (e.g. ``None``; :func:`agent_name`).
@@ -163,7 +233,13 @@ def load(name: str | os.PathLike, **env_options: Any) -> Agent:
     if "seed" in env_options:  # the envs' one seed check: True or 1.5 are not seeds, -1 is named as the seed
         env_options["seed"] = check_seed(env_options["seed"])
     if name in _REGISTRY:
-        return _REGISTRY[name](**env_options)
+        try:
+            return _REGISTRY[name](**env_options)
+        except ValueError as e:  # a misspelt agent parameter was told only the game's options
+            better = _explain_unknown(e, name, env_options)
+            if better is None:
+                raise
+            raise better from None
     if name.startswith("exec:"):
         from .external import ExecAgent
 
@@ -281,6 +357,7 @@ def _game_random(game: str) -> Factory:
     return factory
 
 
+@_forwards(".all_fours_rule:AllFoursRuleAgent")
 def _all_fours_rule(**env_options) -> Agent:
     from .all_fours_rule import AllFoursRuleAgent
 
@@ -308,6 +385,7 @@ register("all_fours/pimc", _all_fours_pimc)
 register("all_fours/pimc-bids", _all_fours_pimc_bids)
 
 
+@_forwards(".ottocento_rule:OttocentoRuleAgent")
 def _ottocento_rule(**env_options) -> Agent:
     from .ottocento_rule import OttocentoRuleAgent
 
@@ -318,6 +396,7 @@ register("ottocento/random", _game_random("ottocento"))
 register("ottocento/rule", _ottocento_rule)
 
 
+@_forwards(".avinas_rule:AvinasRuleAgent")
 def _avinas_rule(**env_options) -> Agent:
     from .avinas_rule import AvinasRuleAgent
 
@@ -328,6 +407,7 @@ register("avinas/random", _game_random("avinas"))
 register("avinas/rule", _avinas_rule)
 
 
+@_forwards(".aluette_rule:AluetteRuleAgent")
 def _aluette_rule(**env_options) -> Agent:
     from .aluette_rule import AluetteRuleAgent
 
@@ -338,6 +418,7 @@ register("aluette/random", _game_random("aluette"))
 register("aluette/rule", _aluette_rule)
 
 
+@_forwards(".pyanitsa_rule:PyanitsaRuleAgent")
 def _pyanitsa_rule(direction=None, **env_options) -> Agent:
     from .pyanitsa_rule import PyanitsaRuleAgent
 

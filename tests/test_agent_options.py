@@ -305,3 +305,45 @@ def test_cardzoo_play_says_once_that_the_shipped_agent_does_not_fit(monkeypatch,
     assert out.startswith("note: all_fours/ppo was trained for other options (episode: trained 'hand', here 'match'; "
                           "--force-agent seats it anyway); playing with all_fours/rule\n")
     assert "partner player_2 = all_fours/rule; opponents = all_fours/rule." in out
+
+
+def test_a_misspelt_agent_parameter_is_told_the_agents_parameters_and_the_games_options():
+    """load_agent("avinas/pimc", n_dets=8) said "unknown option(s) ['n_dets']; valid options: [...]" listing
+    only the Avinas options, though n_det, search and seed are valid too: the message now lists the agent's
+    parameters (from its factory's signature, and the rule bot class a factory passes its keywords to)
+    apart from the game's options, and names a close match."""
+    import cardzoo
+    from cardzoo import envs
+
+    avinas = sorted(envs.kernel_class("avinas").OPTIONS)
+    with pytest.raises(ValueError) as e:
+        cardzoo.load_agent("avinas/pimc", n_dets=8)
+    assert str(e.value) == (f"unknown option(s) ['n_dets'] for avinas/pimc (did you mean 'n_det'?); "
+                            f"agent parameters: ['n_det', 'search', 'seed']; game options: {avinas}")
+    all_fours = sorted(envs.kernel_class("all_fours").OPTIONS)
+    with pytest.raises(ValueError) as e:
+        cardzoo.load_agent("all_fours/pimc", n_dets=8, colour=1)
+    assert str(e.value) == (f"unknown option(s) ['colour', 'n_dets'] for all_fours/pimc (did you mean 'n_det' for 'n_dets'?); "
+                            f"agent parameters: ['n_det', 'rollout_opponents', 'search', 'seed']; game options: {all_fours}")
+    with pytest.raises(ValueError) as e:  # the rule bot's own parameters come from its class (the factory takes **options)
+        cardzoo.load_agent("all_fours/rule", bogus=1)
+    assert str(e.value) == f"unknown option(s) ['bogus'] for all_fours/rule; agent parameters: ['params', 'rollout_opponents']; game options: {all_fours}"
+    pyanitsa = sorted(envs.kernel_class("pyanitsa").OPTIONS)
+    with pytest.raises(ValueError) as e:  # the rule bot's parameters are not the search's, which plays the rule bot inside
+        cardzoo.load_agent("pyanitsa/pimc", direction="weak_first")
+    assert str(e.value) == f"unknown option(s) ['direction'] for pyanitsa/pimc; agent parameters: ['n_det', 'search', 'seed']; game options: {pyanitsa}"
+    with pytest.raises(ValueError) as e:  # a shipped agent keeps its own wording in front
+        cardzoo.load_agent("avinas/ppo", sed=1)
+    assert str(e.value) == ("the shipped agent avinas/ppo (agents/shipped/avinas_ppo) plays avinas, and these are not valid avinas "
+                            f"options: unknown option(s) ['sed'] for avinas/ppo (did you mean 'seed'?); agent parameters: ['seed']; "
+                            f"game options: {avinas}")
+    # the agents' parameters as listed; a listed one builds the agent, and a bad game option value keeps its own message
+    from cardzoo.agents.registry import agent_parameters
+
+    assert agent_parameters("avinas/ismcts") == ["c", "guided", "n_iter", "others", "search", "seed", "shared", "wave", "widen"]
+    assert agent_parameters("pyanitsa/rule") == ["direction", "rank_order"]
+    assert agent_parameters("ottocento/rule") == ["declare", "params"]
+    assert agent_parameters("lowest") == [] and agent_parameters("no/such") is None
+    assert cardzoo.load_agent("avinas/pimc", n_det=2, search="all", seed=1).search.n_det == 2
+    with pytest.raises(ValueError, match="undertrump='x' is not valid"):
+        cardzoo.load_agent("all_fours/rule", undertrump="x")
