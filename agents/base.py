@@ -7,6 +7,8 @@ observes. The same object plays in the PettingZoo AEC env (``B = 1``), in the ar
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 __all__ = ["Agent", "as_mask", "first_legal"]
@@ -55,11 +57,20 @@ class Agent:
         return f"<{type(self).__name__} {self.name!r}>"
 
 
+#: what an agent's ``act`` is given instead of the PettingZoo observation dict
+OBS_DICT_HINT = ("act takes the arrays of the observation dict, as a batch: "
+                 "agent.act(obs['observation'][None], obs['action_mask'][None])[0]")
+
+
 def as_mask(action_mask: np.ndarray) -> np.ndarray:
     """``bool[B, A]`` view of a ``bool``/``int`` mask ``[B, A]`` or ``[A]`` (the latter becomes ``[1, A]``).
 
-    Raises ``ValueError`` if the mask is not 1-D or 2-D.
+    Raises ``ValueError`` if the mask is not 1-D or 2-D, or is a dict (the PettingZoo observation
+    ``{"observation": ..., "action_mask": ...}`` passed whole: the message says how to pass it).
     """
+    if isinstance(action_mask, Mapping):  # env.observe(agent) / env.last()'s dict, passed whole
+        raise ValueError(f"action_mask must be an array [B, A] or [A], got a {type(action_mask).__name__} with keys "
+                         f"{sorted(map(str, action_mask))}: {OBS_DICT_HINT}")
     m = np.asarray(action_mask)
     if m.ndim == 1:
         m = m[None, :]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -88,14 +89,22 @@ class PolicyAgent(Agent):
         taken as scaled already (it was scaled again, and the agent played other, worse moves)."""
         import torch
 
-        from .base import as_mask
+        from .base import OBS_DICT_HINT, as_mask
 
+        D, A = self.scale.shape[0], self.policy.action_space.n
+        if isinstance(observation, Mapping):  # env.observe(agent)'s dict, passed whole (float() failed on it in numpy)
+            raise ValueError(f"observation must be an array [B, {D}] or [{D}], got a {type(observation).__name__} with keys "
+                             f"{sorted(map(str, observation))}: {OBS_DICT_HINT}")
         raw = np.asarray(observation)
+        if raw.dtype.kind not in "biuf":  # None, a string, ragged lists: numpy's own error did not say what act takes
+            shown = repr(observation)
+            raise ValueError(f"observation must be a numeric array [B, {D}] (the kernel's uint8 values, or float32 scaled "
+                             f"to [0, 1]), got {type(observation).__name__} "
+                             f"{shown if len(shown) <= 40 else shown[:37] + '...'} (dtype {raw.dtype})")
         obs = raw.astype(np.float32)
         if obs.ndim == 1:
             obs = obs[None]
         mask = as_mask(action_mask)
-        D, A = self.scale.shape[0], self.policy.action_space.n
         if obs.ndim != 2 or obs.shape[1] != D or mask.shape != (obs.shape[0], A):
             raise ValueError(
                 f"expected observation [B, {D}] and action_mask [B, {A}], got {obs.shape} and {mask.shape}"
@@ -164,9 +173,7 @@ def read_meta(path) -> dict:
         raise FileNotFoundError(f"no saved agent at {path}: the path does not exist")
     meta_file = path / META if path.is_dir() else path
     if meta_file.name != META or not meta_file.is_file():
-        inside = [path / d for d in ("agent", "ppo_agent") if (path / d / META).is_file()] if path.is_dir() else []
-        hint = (f"; it holds a training run, whose agent is {inside[0]}" if inside else "")
-        raise ValueError(f"{path} is not a saved cardzoo agent: expected a directory holding {META} and {WEIGHTS}{hint}")
+        raise ValueError(f"{path} is not a saved cardzoo agent: expected a directory holding {META} and {WEIGHTS}{_hint(path)}")
     try:
         meta = json.loads(meta_file.read_text())
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -181,6 +188,33 @@ def read_meta(path) -> dict:
     if meta["activation"] not in _ACTIVATIONS:
         raise ValueError(f"{meta_file}: activation {meta['activation']!r} is not one of {list(_ACTIVATIONS)}")
     return meta
+
+
+def _hint(path: Path) -> str:
+    """What ``path``, which is not a saved agent, is instead, for :func:`read_meta`'s error: a training
+    run's folder (its agent), a folder of checkpoints, a folder with weights and no ``agent.json``, a model
+    zip of stable-baselines3 (the agent saved with it) or a file of an agent's folder (that folder)."""
+    if path.is_dir():
+        inside = [path / d for d in ("agent", "ppo_agent") if (path / d / META).is_file()]
+        if inside:
+            return f"; it holds a training run, whose agent is {inside[0]}"
+        saved = sorted((d for d in path.glob("agent_*") if (d / META).is_file()),
+                       key=lambda d: (int(d.name[6:]) if d.name[6:].isdigit() else -1, d.name))
+        if saved:
+            return f"; it holds the checkpoints of a training run, whose agents are {saved[0].name} .. {saved[-1].name} (the latest: {saved[-1]})"
+        if (path / WEIGHTS).is_file():
+            return f"; it has {WEIGHTS} but no {META} (the metadata saved beside the weights: game, options, network)"
+        return ""
+    if path.suffix == ".zip":  # OUT/model.zip, OUT/checkpoints/model_N.zip: the agent is saved beside it
+        stem = path.stem
+        beside = ([path.with_name("agent_" + stem[6:])] if stem.startswith("model_")
+                  else [path.with_name("agent"), path.with_name("ppo_agent")])
+        found = [d for d in beside if (d / META).is_file()]
+        return (f", not a .zip: {path.name} is a stable-baselines3 model (cardzoo train saves the agent beside it"
+                + (f": {found[0]}" if found else ", in the run's agent folder") + ")")
+    if (path.parent / META).is_file():
+        return f", not a file in it: give the folder {path.parent}"
+    return ""
 
 
 def load_policy_agent(path, deterministic: bool = True, seed=None, check_layout: bool = True) -> PolicyAgent:
@@ -213,7 +247,7 @@ def load_policy_agent(path, deterministic: bool = True, seed=None, check_layout:
     policy = _build_policy(meta["obs_dim"], meta["num_actions"], meta["net_arch"], meta["activation"])
     wfile = folder / WEIGHTS
     if not wfile.is_file():
-        raise FileNotFoundError(f"{path} has no {WEIGHTS}")
+        raise FileNotFoundError(f"{path} has no {WEIGHTS}: a saved agent is a directory holding {META} and {WEIGHTS}")
     try:
         state = load_file(str(wfile))
         policy.load_state_dict(state, strict=True)

@@ -542,3 +542,85 @@ def test_a_folder_that_is_no_agent_is_named_once(tmp_path, monkeypatch, given, n
     with pytest.raises(ValueError) as err:
         cardzoo.load_agent(given)
     assert str(err.value) == f"{named} is not a saved cardzoo agent: expected a directory holding agent.json and weights.safetensors"
+
+
+def test_act_given_the_pettingzoo_observation_dict_says_how_to_pass_it():
+    """agent.act(env.observe(agent), mask) on a trained agent failed deep in numpy ("TypeError: float()
+    argument must be a string or a real number, not 'dict'"), and a dict for the mask said "action_mask
+    must have shape [B, A] or [A], got shape ()" for every agent. act takes the arrays (agents/base.py,
+    agents/README.md): the ValueError now says what was passed and how to pass the dict's arrays."""
+    pytest.importorskip("torch")
+    env = cardzoo.make("all_fours")
+    env.reset(seed=0)
+    ob = env.observe(env.agent_selection)
+    hint = "act takes the arrays of the observation dict, as a batch: agent.act(obs['observation'][None], obs['action_mask'][None])[0]"
+    ppo = agents.load("all_fours/ppo")
+    with pytest.raises(ValueError) as e:
+        ppo.act(ob, ob["action_mask"])
+    assert str(e.value) == f"observation must be an array [B, 402] or [402], got a dict with keys ['action_mask', 'observation']: {hint}"
+    for bad, shown in ((None, "NoneType None (dtype object)"), ("abc", "str 'abc' (dtype <U3)")):
+        with pytest.raises(ValueError) as e:
+            ppo.act(bad, ob["action_mask"])
+        assert str(e.value) == ("observation must be a numeric array [B, 402] (the kernel's uint8 values, or float32 scaled to [0, 1]), "
+                                f"got {shown}")
+    with pytest.raises(ValueError) as e:
+        ppo.act(ob["observation"][None, :-3], ob["action_mask"][None])
+    assert str(e.value) == "expected observation [B, 402] and action_mask [B, 56], got (1, 399) and (1, 56)"
+    for agent in (ppo, agents.load("all_fours/rule"), agents.load("random", seed=0), agents.load("lowest")):
+        with pytest.raises(ValueError) as e:
+            agent.act(ob["observation"], ob)
+        assert str(e.value) == f"action_mask must be an array [B, A] or [A], got a dict with keys ['action_mask', 'observation']: {hint}"
+        a = agent.act(ob["observation"][None], ob["action_mask"][None])  # as the hint says
+        assert a.shape == (1,) and ob["action_mask"][a[0]] == 1
+
+
+def test_a_path_that_is_near_a_saved_agent_says_where_the_agent_is(tmp_path):
+    """load_agent(OUT/model.zip) (the model zip cardzoo train writes beside its agent) said only that a saved
+    agent is a directory holding agent.json and weights.safetensors; so did a checkpoints folder, a folder of
+    weights without agent.json and the weights file of an agent's folder. Each now also says what it is and
+    where the agent is; a folder without its weights names the path and what a saved agent holds."""
+    pytest.importorskip("torch")
+    import shutil
+    from pathlib import Path
+
+    from cardzoo.agents.registry import SHIPPED
+
+    expected = "is not a saved cardzoo agent: expected a directory holding agent.json and weights.safetensors"
+    run = tmp_path / "run"
+    for folder in (run / "agent", run / "checkpoints" / "agent_500", run / "checkpoints" / "agent_1000"):
+        folder.mkdir(parents=True)
+        for f in ("agent.json", "weights.safetensors"):
+            shutil.copy(Path(SHIPPED) / "all_fours_ppo" / f, folder / f)
+    (run / "model.zip").write_bytes(b"PK")
+    (run / "checkpoints" / "model_1000.zip").write_bytes(b"PK")
+    (tmp_path / "model.zip").write_bytes(b"PK")
+    weights_only = tmp_path / "weights_only"
+    weights_only.mkdir()
+    shutil.copy(run / "agent" / "weights.safetensors", weights_only)
+    json_only = tmp_path / "json_only"
+    json_only.mkdir()
+    shutil.copy(run / "agent" / "agent.json", json_only)
+    cases = [
+        (run / "model.zip", ValueError, f"{run / 'model.zip'} {expected}, not a .zip: model.zip is a stable-baselines3 model "
+                                        f"(cardzoo train saves the agent beside it: {run / 'agent'})"),
+        (run / "checkpoints" / "model_1000.zip", ValueError,
+         f"{run / 'checkpoints' / 'model_1000.zip'} {expected}, not a .zip: model_1000.zip is a stable-baselines3 model "
+         f"(cardzoo train saves the agent beside it: {run / 'checkpoints' / 'agent_1000'})"),
+        (tmp_path / "model.zip", ValueError, f"{tmp_path / 'model.zip'} {expected}, not a .zip: model.zip is a stable-baselines3 "
+                                             "model (cardzoo train saves the agent beside it, in the run's agent folder)"),
+        (run / "checkpoints", ValueError, f"{run / 'checkpoints'} {expected}; it holds the checkpoints of a training run, whose "
+                                          f"agents are agent_500 .. agent_1000 (the latest: {run / 'checkpoints' / 'agent_1000'})"),
+        (weights_only, ValueError, f"{weights_only} {expected}; it has weights.safetensors but no agent.json (the metadata saved "
+                                   "beside the weights: game, options, network)"),
+        (run / "agent" / "weights.safetensors", ValueError,
+         f"{run / 'agent' / 'weights.safetensors'} {expected}, not a file in it: give the folder {run / 'agent'}"),
+        (json_only, FileNotFoundError, f"{json_only} has no weights.safetensors: a saved agent is a directory holding "
+                                       "agent.json and weights.safetensors"),
+    ]
+    for path, kind, message in cases:
+        for given in (path, str(path)):
+            with pytest.raises(kind) as e:
+                cardzoo.load_agent(given)
+            assert str(e.value) == message
+    assert cardzoo.load_agent(run / "agent").meta["game"] == "all_fours"  # no model.zip needed beside it
+    assert cardzoo.load_agent(run / "agent" / "agent.json").meta["game"] == "all_fours"
