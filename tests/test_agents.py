@@ -624,3 +624,21 @@ def test_a_path_that_is_near_a_saved_agent_says_where_the_agent_is(tmp_path):
             assert str(e.value) == message
     assert cardzoo.load_agent(run / "agent").meta["game"] == "all_fours"  # no model.zip needed beside it
     assert cardzoo.load_agent(run / "agent" / "agent.json").meta["game"] == "all_fours"
+
+
+def test_print_results_without_rich_names_the_extra(monkeypatch):
+    """print_results (agents/README.md: "the [train] extra") without rich installed raised a bare
+    "ModuleNotFoundError: No module named 'rich'" from training/common.report_console; it is now
+    cardzoo.MissingExtraError naming the extra to install, as the commands say."""
+    import sys
+
+    from cardzoo import MissingExtraError
+    from cardzoo.training.arena import play_duplicate, print_results
+
+    result = play_duplicate("all_fours", "lowest", "random", 2, seed=0)
+    monkeypatch.setitem(sys.modules, "rich", None)  # import rich fails, as when it is not installed
+    monkeypatch.setitem(sys.modules, "rich.console", None)
+    with pytest.raises(MissingExtraError) as e:
+        print_results(result)
+    assert str(e.value) == 'printing the results tables needs the [train] extra (module \'rich\' is not installed): pip install "cardzoo[train]"'
+    assert (e.value.extra, e.value.module) == ("train", "rich")

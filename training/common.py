@@ -301,7 +301,12 @@ def report_console():
     assume 80 columns there and squeeze the tables)."""
     import sys
 
-    from rich.console import Console
+    try:
+        from rich.console import Console
+    except ModuleNotFoundError as e:  # print_results from Python said only "No module named 'rich'"
+        from cardzoo import MissingExtraError
+
+        raise MissingExtraError("train", (e.name or "rich").split(".")[0], "printing the results tables") from None
 
     class _Console(Console):
         def on_broken_pipe(self) -> None:
