@@ -23,7 +23,7 @@ import warnings
 from typing import Any, Callable, NamedTuple
 
 __all__ = [
-    "NOT_COMPARED", "LayoutMismatchError", "OptionsMismatchWarning", "Seating", "check_layout", "describe", "full_options",
+    "NOT_COMPARED", "LayoutMismatchError", "OptionsMismatchWarning", "Seating", "check_layout", "check_rules", "describe", "full_options",
     "option_differences", "seat_decision", "trained_options", "warn_if_differs",
 ]
 
@@ -50,10 +50,34 @@ class LayoutMismatchError(ValueError):
         self.differences = differences
 
 
+def check_rules(agent, game: str, env_options: dict | None, label: str) -> None:
+    """Raise ``ValueError`` if ``agent`` (called ``label``) is a search agent
+    (:class:`~cardzoo.agents.search.PIMCAgent`, :class:`~cardzoo.agents.ismcts.ISMCTSAgent`) built for
+    another game or other options than ``game`` with ``env_options``: it would search, and choose,
+    under other rules (an undertrump it thinks legal, a lead it thinks due). The options in
+    :data:`NOT_COMPARED` (who deals first, safety caps) are not compared. Nothing for other agents."""
+    from .search import PIMCAgent
+
+    if not isinstance(agent, PIMCAgent):
+        return
+    k = agent.kernel
+    if k.name != game:
+        raise ValueError(f"{label} searches {k.name} games; it cannot play {game}")
+    here = full_options(game, env_options)
+    diff = {o: (k.options.get(o), here[o]) for o in sorted(here) if o not in NOT_COMPARED and k.options.get(o) != here[o]}
+    if diff:
+        said = "; ".join(f"{o}: searches {a!r}, here {b!r}" for o, (a, b) in diff.items())
+        raise ValueError(f"{label} was built for other {game} options ({said}), so it would search under other "
+                         f"rules: load it with the options of this game (cardzoo.agents.load(name, **options); "
+                         f"the command line's -o gives them to every agent)")
+
+
 def check_layout(agent, game: str, env_options: dict | None, label: str) -> None:
     """Raise :class:`LayoutMismatchError` if ``agent`` (called ``label``) was trained on an
     observation layout other than the one ``game`` has with ``env_options`` (its ``meta``'s
-    ``obs_layout_version``); nothing for agents without that metadata."""
+    ``obs_layout_version``); nothing for agents without that metadata. A search agent built for
+    other rules: ``ValueError`` (:func:`check_rules`)."""
+    check_rules(agent, game, env_options, label)
     meta = getattr(agent, "meta", None)
     want = meta.get("obs_layout_version") if isinstance(meta, dict) else None
     if not want or meta.get("game") != game:

@@ -219,6 +219,12 @@ class PIMCAgent(Agent):
         self.search = PIMCSearch(kernel, rollout, n_det=n_det, seed=seed, search=search)
         self.name = self.search.name
 
+    @property
+    def kernel(self):
+        """The kernel whose rules the search plays (its game and options): the games it is given must
+        be played with the same (:func:`cardzoo.agents.options.check_rules`; the arena checks)."""
+        return self.search.kernel
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         raise TypeError(
             f"{self.name} searches the game state: call act_state(state) (training.arena does); "

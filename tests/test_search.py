@@ -295,6 +295,30 @@ def test_pimc_refuses_match_episodes_of_every_game():
             agents.load(f"{game}/pimc", **opts)
 
 
+@pytest.mark.parametrize("name, opts, said", [
+    ("all_fours/pimc", {"undertrump": "forbidden"}, "undertrump: searches 'allowed', here 'forbidden'"),
+    ("avinas/ismcts", {"trump_lead_rule": "every_lead"}, "trump_lead_rule: searches 'trick2', here 'every_lead'"),
+])
+def test_a_search_agent_built_for_other_rules_is_refused_before_any_deal(name, opts, said):
+    """A search agent built with the default rules and played in games with other options searched
+    under its own rules: its first move the other rules forbid ended the run as 'chose illegal action
+    0 (2C)', or it played legal but ill-chosen moves. The arena now refuses it up front, naming the
+    option; built with the game's options it plays."""
+    from cardzoo import agents
+    from cardzoo.training.arena import play_duplicate
+
+    game = name.split("/")[0]
+    agent = agents.load(name, seed=0, n_det=2) if "pimc" in name else agents.load(name, seed=0, n_iter=4)
+    with pytest.raises(ValueError) as e:
+        play_duplicate(game, agent, f"{game}/rule", 2, env_options=opts)
+    assert str(e.value) == (
+        f"{agent.name} was built for other {game} options ({said}), so it would search under other rules: "
+        "load it with the options of this game (cardzoo.agents.load(name, **options); the command line's -o "
+        "gives them to every agent)")
+    ok = agents.load(name, seed=0, n_det=2, **opts) if "pimc" in name else agents.load(name, seed=0, n_iter=4, **opts)
+    assert play_duplicate(game, ok, f"{game}/rule", 2, env_options=opts).n_deals == 2
+
+
 def test_random_opponents_in_rollouts_follow_their_stated_model():
     """``AllFoursRuleAgent(rollout_opponents="random").play_out`` equals a plain loop in which the
     searched seat's team plays the rule bot and the other team the legal action number
