@@ -422,3 +422,32 @@ def test_a_folder_holding_another_games_board_is_refused_before_anything_is_writ
         run_leaderboard("aluette", ["aluette/rule", "lowest"], 4, tmp_path, progress=False)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
     assert sorted(p.name for p in (tmp_path / "pairs").iterdir()) == ["lowest__vs__random.json"]
+
+
+def test_an_exec_bot_that_faulted_is_marked_in_the_board(tmp_path):
+    """leaderboard.md did not mark an exec: bot that faulted during the run: from its fault on the lowest
+    legal action was played in its place, so its rating was not the bot's, and the board looked like any
+    other. The bot is now marked "(faulted)" in every table, a note names its pairings and its first fault,
+    and leaderboard.json has them under "faulted"; the agents that did not fault are not marked."""
+    from bot_util import replying_bot
+
+    bot = "exec:" + replying_bot(tmp_path, "bad_bot", "print('not json', flush=True)")  # faults at its first move
+    names = ["lowest", "avinas/rule", bot]
+    p = run_leaderboard("avinas", names, 4, tmp_path / "lb", n_boot=0, progress=False)
+    bot_faults = [f for r in p["pairs"] if bot in (r["agent_a"], r["agent_b"]) for f in r["faults"]]
+    assert bot_faults and all(f.startswith(f"bot {bot!r}, game avinas, ") for f in bot_faults)
+    assert p["faulted"] == {bot: {"pairings": ["lowest", "avinas/rule"], "faults": bot_faults}}
+    assert sorted(json.loads((tmp_path / "lb" / "leaderboard.json").read_text())["faulted"]) == [bot]
+    md = (tmp_path / "lb" / "leaderboard.md").read_text()
+    n = len(bot_faults)
+    note = (f"**Faulted**: `{bot}` faulted in its pairings with `lowest`, `avinas/rule` ({n} faults; the first: {bot_faults[0]}). "
+            "From a fault on, the bot is stopped and the lowest legal action is played in its place for the rest of the pairing, "
+            "so these results and its rating are not the bot's own. A pairing with a fault is not cached: fix the bot and run "
+            "the same command again to replay it.")
+    assert f"\n\n{note}\n\n" in md
+    assert md.count(f"`{bot}` (faulted)") == 1 + 2 * 2  # the ratings row; the row and the column of both matrices
+    assert "`lowest` (faulted)" not in md and "`avinas/rule` (faulted)" not in md
+    assert [f.name for f in (tmp_path / "lb" / "pairs").iterdir()] == [leaderboard._pair_file(tmp_path, "lowest", "avinas/rule").name]
+    # a clean run marks nothing and says nothing of faults (a cached clean pairing has none)
+    clean = run_leaderboard("avinas", names[:2], 4, tmp_path / "lb", n_boot=0, progress=False)
+    assert clean["faulted"] == {} and "faulted" not in (tmp_path / "lb" / "leaderboard.md").read_text().lower()

@@ -156,7 +156,10 @@ def run_leaderboard(
         n_deals: deals per pairing (each played once per side); seed: the deal set (default the
             cardzoo-bench v1 seed); batch: deals played at once (speed only).
         out: the folder (created once every agent still to play has loaded); pairings already
-            cached there are not replayed; a pairing in which an ``exec:`` bot faulted is not cached.
+            cached there are not replayed; a pairing in which an ``exec:`` bot faulted is not cached, and
+            the bot is marked "(faulted)" in ``leaderboard.md``, with a note naming the pairings and its
+            first fault (``leaderboard.json``: ``faulted``, agent -> its ``pairings`` and ``faults``): from
+            a fault on it played the lowest legal action, so its rating is not the bot's.
         n_boot: bootstrap resamples of the deals for the rating CIs.
         force_agent: play a trained agent also under options other than those it was trained for
             (refused otherwise, naming the options it was trained for: a board has no rule bot to seat
@@ -262,11 +265,16 @@ def run_leaderboard(
     try:
         for i, j in todo:
             bar.set_postfix_str(f"{names[i]} vs {names[j]}")
+            before = {x: len(agent(x).faults) for x in (i, j) if isinstance(agent(x), ExecAgent)}
             r = arena.play_duplicate(game, agent(i), agent(j), n_deals, seed=seed, batch=batch, env_options=env_options,
                                      name_a=names[i], name_b=names[j], on_chunk=bar.update)
             d = {"meta": meta, "result": r.to_dict(), "deal_diff": r.deal_diff.tolist(), "deal_win": r.deal_win.tolist(),
                  "seconds": time.monotonic() - t0, "identity": [identity[i], identity[j]], "batch": int(batch),
                  "seeds": [seeds[i], seeds[j]]}
+            # which bot faulted (the result's faults are both bots'): from its fault on it played the lowest legal action
+            faulted = {names[x]: agent(x).faults[n:] for x, n in before.items() if len(agent(x).faults) > n}
+            if faulted:
+                d["faulted"] = faulted
             if not r.faults:  # a pairing in which a bot faulted is reported but not kept: fix the bot, run again
                 _write_json(_pair_file(out, names[i], names[j]), d)
             cached[(i, j)] = d
@@ -319,6 +327,14 @@ def _summarize(game, names, cached, meta, n_boot, env_options, progress: bool = 
         matrix[names[j]][names[i]] = {"mean_diff": -m if k.zero_sum else None, "diff_ci": [-hi, -lo] if k.zero_sum else None,
                                       "win_rate": 1.0 - r["win_rate"], "win_ci": _flip(r["win_ci"])}
     order = np.argsort(-ratings)
+    faulted: dict[str, dict] = {}  # agent -> the pairings in which it faulted and its faults (pairings of this run only)
+    for (i, j), d in cached.items():
+        for name, faults in (d.get("faulted") or {}).items():
+            entry = faulted.setdefault(name, {"pairings": [], "faults": []})
+            other = names[j] if name == names[i] else names[i]
+            if other not in entry["pairings"]:  # with 3 or 4 sides a pair is played in both orientations
+                entry["pairings"].append(other)
+            entry["faults"].extend(faults)
     return {
         **meta,
         "deal_set": {"name": meta["benchmark"], "seed": meta["seed"], "deals": f"0..{n - 1}",
@@ -332,6 +348,7 @@ def _summarize(game, names, cached, meta, n_boot, env_options, progress: bool = 
         "ratings": [{"rank": r + 1, "agent": names[i], "rating": float(ratings[i]), "ci": [float(ci[i, 0]), float(ci[i, 1])]}
                     for r, i in enumerate(order)],
         "matrix": matrix,
+        "faulted": faulted,
         "pairs": [d["result"] for d in cached.values()],
         "seconds": float(sum(d.get("seconds", 0.0) for d in cached.values())),
         "cardzoo_version": _version(),
@@ -354,6 +371,11 @@ def _version() -> str:
 def markdown(p: dict) -> str:
     """``leaderboard.md`` text of a payload from :func:`run_leaderboard`."""
     names = [r["agent"] for r in p["ratings"]]
+    faulted = p.get("faulted") or {}
+
+    def label(n: str) -> str:  # an exec: bot that faulted is marked wherever it is named (see the note below the ratings)
+        return f"`{n}` (faulted)" if n in faulted else f"`{n}`"
+
     opts = ", ".join(f"{k}={v}" for k, v in p["env_options"].items()) or "default options"
     lines = [
         f"# {p['game']} leaderboard ({p['deal_set']['name']})",
@@ -369,29 +391,36 @@ def markdown(p: dict) -> str:
     for r in p["ratings"]:
         ci = ("n/a (no bootstrap: --boot 0)" if p.get("n_boot") == 0 and p["n_deals"] > 1  # not "n/a (N deals)": N deals do have a spread
               else arena.ci_text(*r['ci'], '+.0f', p['n_deals']))
-        lines.append(f"| {r['rank']} | `{r['agent']}` | {arena.num_text(r['rating'], '+.0f')} | {ci} |")
+        lines.append(f"| {r['rank']} | {label(r['agent'])} | {arena.num_text(r['rating'], '+.0f')} | {ci} |")
+    for name, f in faulted.items():
+        n = len(f["faults"])
+        lines += ["", f"**Faulted**: `{name}` faulted in its pairing{'' if len(f['pairings']) == 1 else 's'} with "
+                      f"{', '.join(f'`{o}`' for o in f['pairings'])} ({n} fault{'' if n == 1 else 's'}; the first: {f['faults'][0]}). "
+                      "From a fault on, the bot is stopped and the lowest legal action is played in its place for the rest of "
+                      "the pairing, so these results and its rating are not the bot's own. A pairing with a fault is not "
+                      "cached: fix the bot and run the same command again to replay it."]
     ep = envs.kernel(p["game"], **p["env_options"]).episode_name
     n_sides = p["pairs"][0].get("n_sides", 2) if p["pairs"] else 2
     if n_sides > 2:
         lines += ["", f"With {n_sides} players each cell is the row agent alone against {n_sides - 1} copies of the column agent "
                       "(both orientations of every pair are played); the ratings count the games of both."]
     lines += ["", f"## Head to head: mean score difference per {ep}, row minus column (95% CI)", "",
-              "| | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---:|" * len(names)]
+              "| | " + " | ".join(label(n) for n in names) + " |", "|---|" + "---:|" * len(names)]
     for a in names:
         cells = []
         for b in names:
             c = p["matrix"][a].get(b)
             cells.append("" if c is None or c["mean_diff"] is None
                          else f"{arena.num_text(c['mean_diff'], '+.3f')} {arena.ci_text(*c['diff_ci'], '+.3f', p['n_deals'])}")
-        lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+        lines.append(f"| {label(a)} | " + " | ".join(cells) + " |")
     lines += ["", f"## Head to head: pairwise win rate of the row agent (null {p['null_win_rate']:.2f})", "",
-              "| | " + " | ".join(f"`{n}`" for n in names) + " |", "|---|" + "---:|" * len(names)]
+              "| | " + " | ".join(label(n) for n in names) + " |", "|---|" + "---:|" * len(names)]
     for a in names:
         cells = []
         for b in names:
             c = p["matrix"][a].get(b)
             cells.append("" if c is None else f"{c['win_rate']:.3f} {arena.ci_text(*c['win_ci'], '.3f', p['n_deals'])}")
-        lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+        lines.append(f"| {label(a)} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -420,7 +449,9 @@ def plot(p: dict, path) -> None:
                 ax.text(j, i, f"{arena.num_text(c['mean_diff'], '+.3f')}\n{arena.ci_text(*c['diff_ci'], '+.3f', p['n_deals'])}",
                         ha="center", va="center", fontsize=8, color="white" if abs(c["mean_diff"]) > 0.6 * lim else "black")
     ax.set_xticks(range(K), [f"{n}" for n in names], rotation=30, ha="right")
-    ax.set_yticks(range(K), [f"{n} ({arena.num_text(r['rating'], '+.0f')})" for n, r in zip(names, p["ratings"])])
+    faulted = p.get("faulted") or {}
+    ax.set_yticks(range(K), [f"{n} ({arena.num_text(r['rating'], '+.0f')}{', faulted' if n in faulted else ''})"
+                             for n, r in zip(names, p["ratings"])])
     ep = envs.kernel(p["game"], **p["env_options"]).episode_name
     ax.set_title(f"{p['game']}: mean score difference per {ep}, row minus column\n"
                  f"{p['deal_set']['name']}, {p['n_deals']} deals per pairing (ratings in brackets)", fontsize=10)
