@@ -429,3 +429,72 @@ def test_a_dealer_holding_all_eight_forbidden_cards_discards_from_the_other_nine
     assert set(names(env.legal_actions())) == set(nine.split()) - {"6S"}
     env.step(cid("8C"))
     assert len(env.hands["player_2"]) == 15 and set(names(mask_to_cards(env.game_state.discards[0]))) == {"6S", "8C"}
+
+
+# ----------------------------------------------------------------------------- E7, E8, E11 through a dealt hand and a deal's scoring
+NUMERALS = "6S 7S 8S 9S 10S 6B 7B 8B 9B 10B 6C 7C 8C 9C 10C 6D 7D 8D 9D 10D".split()  # in no combination
+
+
+def _first_decision(hand: str):
+    """Deal ``hand`` (15 cards) to seat 1, the leader (dealer 0); the dealer discards; returns the env
+    at seat 1's first turn."""
+    assert len(hand.split()) == 15
+    env = ottocento_v0.env()
+    env.reset(seed=0, options={"deck": make_deck({1: hand}, dealer=0), "dealer": 0})
+    env.step(env.legal_actions()[0])
+    env.step(env.legal_actions()[0])
+    assert env.agent_selection == "player_1"
+    return env
+
+
+def test_e7_grande_cut_by_two_gaps_declared_from_a_dealt_hand():
+    """E7: ANG WOR SUN MOO T16 T13 T12 T11 BEG MAT: one contatore fills T15, T14 cannot follow a fill:
+    Grande 30 + Tarocchi 36 = 66. T13-T11 do not count, so the declaration does not show them (§4.1)."""
+    env = _first_decision("ANG WOR SUN MOO T16 T13 T12 T11 BEG MAT " + " ".join(NUMERALS[:5]))
+    st = env.game_state
+    assert int(st.phase[0]) == DECLARING and env.legal_actions() == [DECLARE, PASS]
+    env.step(DECLARE)
+    assert int(st.decl_points[0, 1]) == 66
+    assert set(names(mask_to_cards(st.shown[0, 1]))) == {"ANG", "WOR", "SUN", "MOO", "T16", "BEG", "MAT"}
+
+
+@pytest.mark.parametrize(
+    "cards, expected",
+    [
+        ("KS QS AS", 0),  # the Ace cannot be the third card
+        ("KS QS AS MAT", 15),
+        ("KS QS NS JS AS", 20),
+        ("ANG MOO BEG T16 T15", 20),  # t = 1, BEG fills a head slot
+        ("AS AB MAT", 10),
+        ("AS BEG MAT", 0),  # only one real ace
+    ],
+)
+def test_e11_sequence_validity_edges_as_declarations(cards, expected):
+    """E11 as 15-card hands (completed with numerals, which belong to no combination): a hand worth 0
+    is not asked (automatic pass, §4.1); otherwise DECLARE banks exactly the example's value."""
+    hand = cards.split()
+    env = _first_decision(" ".join(hand + NUMERALS[: 15 - len(hand)]))
+    st = env.game_state
+    if expected == 0:
+        assert int(st.phase[0]) == PLAY and bool(st.decided[0, 1]) and not bool(st.declared[0, 1])
+        assert DECLARE not in env.legal_actions()
+    else:
+        assert int(st.phase[0]) == DECLARING
+        env.step(DECLARE)
+        assert int(st.decl_points[0, 1]) == expected
+
+
+def test_e8_grande_into_the_moors_as_a_captured_pile():
+    """E8 scored as team A's captured pile at the end of a deal (§6 step 3): T9 filled by MAT, 2 Moors
+    join: Grande 85, Moors + MAT 10, Tarocchi 3 18 -> captured 113. Card points (§2.3): ANG WOR MAT
+    5 each + 15 scartini = 30, minus 18/2 -> 21; B holds the other 44 cards (discards included) -> 66."""
+    e8 = "ANG WOR SUN MOO T16 T15 T14 T13 T12 T11 T10 T8 T7 T6 T5 MAT MO1 MO2"
+    a = bb(e8)
+    discards = bb("6S 7S")
+    b = np.uint64((1 << 62) - 1) & ~a & ~discards
+    r = score_deal(np.array([[a, b]], dtype=np.uint64), [discards], dealer=[1], tricks_won=[[5, 10]],
+                   matto_owner=[0], matto_winner=[2], last_winner=[1], declared=[[0, 0]])
+    assert int(r.matto[0]) == 0 and int(r.discards_to[0]) == 1
+    assert int(r.captured[0, 0]) == 113
+    assert r.cards[0].tolist() == [2 * 21, 2 * 66]
+    assert int(r.total[0, 0]) == 2 * (21 + 113)
