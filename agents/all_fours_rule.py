@@ -46,7 +46,7 @@ from cardzoo.envs.core.bits import low_bit as _low_bit
 from cardzoo.envs.core.bits import popcount as _popcount
 from numba import njit
 
-from .base import Agent, as_mask
+from .base import Agent, as_batch
 
 __all__ = ["DEFAULT_PARAMS", "AllFoursRuleAgent"]
 
@@ -595,14 +595,7 @@ class AllFoursRuleAgent(Agent):
 
     def _inputs(self, observation, action_mask) -> tuple[np.ndarray, np.ndarray]:
         """``(uint8[B, D] observation, uint64[B] legal-action bitboards)`` of an ``act`` call."""
-        mask = as_mask(action_mask)
-        obs = np.asarray(observation)
-        if obs.ndim == 1:
-            obs = obs[None, :]
-        if obs.ndim != 2 or obs.shape[0] != mask.shape[0] or obs.shape[1] != self.L.size or mask.shape[1] != 56:
-            raise ValueError(
-                f"expected observation [B, {self.L.size}] and action_mask [B, 56], got {obs.shape} and {mask.shape}"
-            )
+        obs, mask = as_batch(observation, action_mask, self.L.size, 56)
         obs = self._raw(obs)
         if obs.dtype != np.uint8:
             if obs.size and (obs.min() < 0 or obs.max() > 255 or not np.array_equal(obs, np.rint(obs))):

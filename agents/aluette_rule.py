@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent, as_mask, first_legal
+from .base import Agent, as_batch, first_legal
 
 __all__ = ["AluetteRuleAgent"]
 
@@ -80,12 +80,7 @@ class AluetteRuleAgent(Agent):
     # ------------------------------------------------------------------ interface
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`."""
-        mask = as_mask(action_mask)
-        obs = np.asarray(observation)
-        if obs.ndim == 1:
-            obs = obs[None, :]
-        if obs.shape[0] != mask.shape[0] or obs.shape[1] != self.L.size or mask.shape[1] != 65:
-            raise ValueError(f"expected observation [B, {self.L.size}] and action_mask [B, 65], got {obs.shape} and {mask.shape}")
+        obs, mask = as_batch(observation, action_mask, self.L.size, 65)
         if obs.dtype.kind == "f":  # a [0, 1]-normalized observation (training): scale back
             obs = np.rint(obs * self._high)
         obs = obs.astype(np.int64)

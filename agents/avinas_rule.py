@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent, as_mask, first_legal
+from .base import Agent, as_batch, first_legal
 
 __all__ = ["AvinasRuleAgent", "DEFAULT_PARAMS"]
 
@@ -98,13 +98,7 @@ class AvinasRuleAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`."""
         K = self.K
-        mask = as_mask(action_mask)
-        obs = np.asarray(observation)
-        if obs.ndim == 1:
-            obs = obs[None, :]
-        if obs.shape[0] != mask.shape[0] or obs.shape[1] != self.L.size or mask.shape[1] != K.NUM_ACTIONS:
-            raise ValueError(f"expected observation [B, {self.L.size}] and action_mask [B, {K.NUM_ACTIONS}], "
-                             f"got {obs.shape} and {mask.shape}")
+        obs, mask = as_batch(observation, action_mask, self.L.size, K.NUM_ACTIONS)
         obs = self._raw(obs)
         out = first_legal(mask)
         kind = np.full(mask.shape[0], -1)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["Agent", "as_mask", "first_legal"]
+__all__ = ["Agent", "as_batch", "as_mask", "first_legal"]
 
 
 class Agent:
@@ -77,6 +77,38 @@ def as_mask(action_mask: np.ndarray) -> np.ndarray:
     if m.ndim != 2:
         raise ValueError(f"action_mask must have shape [B, A] or [A], got shape {m.shape}")
     return m if m.dtype == bool else m != 0
+
+
+def as_batch(observation, action_mask, obs_size: int | None, num_actions: int, note: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """The arrays of an ``act`` call, checked: ``(observation [B, D] as given, dtype kept;
+    bool[B, A] mask)``; a 1-D observation or mask is one row.
+
+    Args:
+        observation, action_mask: what ``act`` was given.
+        obs_size: ``D``, the observation length (``None``: not checked).
+        num_actions: ``A``.
+        note: added to the shape error (e.g. which pack ``A`` belongs to).
+
+    Raises ``ValueError`` naming what was given and what is expected: the PettingZoo observation
+    dict passed whole (with the call to use instead), a non-numeric observation (``None``, a string,
+    ragged lists), or shapes that are not ``[B, D]`` and ``[B, A]`` with the same ``B``."""
+    d = "D" if obs_size is None else str(obs_size)
+    if isinstance(observation, Mapping):  # env.observe(agent)'s dict, passed whole (float() failed on it in numpy)
+        raise ValueError(f"observation must be an array [B, {d}] or [{d}], got a {type(observation).__name__} with keys "
+                         f"{sorted(map(str, observation))}: {OBS_DICT_HINT}")
+    obs = np.asarray(observation)
+    if obs.dtype.kind not in "biuf":  # None, a string, ragged lists: numpy's own error did not say what act takes
+        shown = repr(observation)
+        raise ValueError(f"observation must be a numeric array [B, {d}] (the kernel's uint8 values, or float32 scaled "
+                         f"to [0, 1]), got {type(observation).__name__} "
+                         f"{shown if len(shown) <= 40 else shown[:37] + '...'} (dtype {obs.dtype})")
+    if obs.ndim == 1:
+        obs = obs[None]
+    mask = as_mask(action_mask)
+    if obs.ndim != 2 or (obs_size is not None and obs.shape[1] != obs_size) or mask.shape != (obs.shape[0], num_actions):
+        raise ValueError(f"expected observation [B, {d}] and action_mask [B, {num_actions}]{note}, "
+                         f"got {obs.shape} and {mask.shape}")
+    return obs, mask
 
 
 def first_legal(mask: np.ndarray) -> np.ndarray:

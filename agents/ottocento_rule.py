@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent, as_mask, first_legal
+from .base import Agent, as_batch, first_legal
 
 __all__ = ["OttocentoRuleAgent", "DEFAULT_PARAMS"]
 
@@ -175,12 +175,7 @@ class OttocentoRuleAgent(Agent):
     # ------------------------------------------------------------------ interface
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`."""
-        mask = as_mask(action_mask)
-        obs = np.asarray(observation)
-        if obs.ndim == 1:
-            obs = obs[None, :]
-        if obs.shape[0] != mask.shape[0] or obs.shape[1] != self.L.size or mask.shape[1] != 64:
-            raise ValueError(f"expected observation [B, {self.L.size}] and action_mask [B, 64], got {obs.shape} and {mask.shape}")
+        obs, mask = as_batch(observation, action_mask, self.L.size, 64)
         if obs.dtype.kind == "f" and obs.shape[0] and float(obs[:, self._sl["hand_size"]].max()) <= 1.0:
             obs = np.rint(obs * self._high)
         out = first_legal(mask)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -89,26 +88,11 @@ class PolicyAgent(Agent):
         taken as scaled already (it was scaled again, and the agent played other, worse moves)."""
         import torch
 
-        from .base import OBS_DICT_HINT, as_mask
+        from .base import as_batch
 
         D, A = self.scale.shape[0], self.policy.action_space.n
-        if isinstance(observation, Mapping):  # env.observe(agent)'s dict, passed whole (float() failed on it in numpy)
-            raise ValueError(f"observation must be an array [B, {D}] or [{D}], got a {type(observation).__name__} with keys "
-                             f"{sorted(map(str, observation))}: {OBS_DICT_HINT}")
-        raw = np.asarray(observation)
-        if raw.dtype.kind not in "biuf":  # None, a string, ragged lists: numpy's own error did not say what act takes
-            shown = repr(observation)
-            raise ValueError(f"observation must be a numeric array [B, {D}] (the kernel's uint8 values, or float32 scaled "
-                             f"to [0, 1]), got {type(observation).__name__} "
-                             f"{shown if len(shown) <= 40 else shown[:37] + '...'} (dtype {raw.dtype})")
+        raw, mask = as_batch(observation, action_mask, D, A)
         obs = raw.astype(np.float32)
-        if obs.ndim == 1:
-            obs = obs[None]
-        mask = as_mask(action_mask)
-        if obs.ndim != 2 or obs.shape[1] != D or mask.shape != (obs.shape[0], A):
-            raise ValueError(
-                f"expected observation [B, {D}] and action_mask [B, {A}], got {obs.shape} and {mask.shape}"
-            )
         if obs.shape[0] == 0:
             return np.zeros(0, dtype=np.int64)
         x = obs * self.scale

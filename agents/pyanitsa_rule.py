@@ -24,7 +24,7 @@ import operator
 
 import numpy as np
 
-from .base import Agent, as_mask
+from .base import Agent, as_batch
 
 __all__ = ["PyanitsaRuleAgent"]
 
@@ -92,12 +92,8 @@ class PyanitsaRuleAgent(Agent):
         """``int64[B]``: the best-scored legal action of each row (0 where none is legal). ``ValueError``
         for a mask that is not ``[B, A]`` of this bot's pack (A = cards + 1) or an observation of
         another batch size."""
-        mask = as_mask(action_mask)
         A = self._score.size
-        rows = np.shape(observation)[0] if np.ndim(observation) == 2 else 1
-        if mask.shape[1] != A or rows != mask.shape[0]:
-            # a mask of 36 actions lost FLIP and played ORDER(6C) in every row; 38 raised numpy's broadcast error
-            raise ValueError(f"expected observation [B, D] and action_mask [B, {A}] (P'yanitsa with the {A - 1}-card "
-                             f"pack), got {np.shape(observation)} and {mask.shape}")
+        # a mask of 36 actions lost FLIP and played ORDER(6C) in every row; 38 raised numpy's broadcast error
+        _, mask = as_batch(observation, action_mask, None, A, note=f" (P'yanitsa with the {A - 1}-card pack)")
         s = np.where(mask, self._score[None, : mask.shape[1]], -np.inf)
         return s.argmax(axis=1).astype(np.int64)

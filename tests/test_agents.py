@@ -642,3 +642,31 @@ def test_print_results_without_rich_names_the_extra(monkeypatch):
         print_results(result)
     assert str(e.value) == 'printing the results tables needs the [train] extra (module \'rich\' is not installed): pip install "cardzoo[train]"'
     assert (e.value.extra, e.value.module) == ("train", "rich")
+
+
+@pytest.mark.parametrize("game", ["all_fours", "avinas", "ottocento", "aluette", "pyanitsa"])
+def test_every_rule_bot_checks_its_arrays_like_the_trained_agents(game):
+    """The five rule bots each restated the shape check (and P'yanitsa's read no observation at all),
+    so the observation dict passed whole said only "expected observation [B, 402] ..., got () and
+    (1, 56)" (P'yanitsa's took it). One check (agents.base.as_batch) now serves the rule bots and the
+    trained agents: the same messages, with the bot's observation size (P'yanitsa's: D, unread)."""
+    env = cardzoo.make(game)
+    env.reset(seed=0)
+    ob = env.observe(env.agent_selection)
+    bot = agents.load(f"{game}/rule")
+    D, A = ob["observation"].size, ob["action_mask"].size
+    d = "D" if game == "pyanitsa" else str(D)
+    hint = "act takes the arrays of the observation dict, as a batch: agent.act(obs['observation'][None], obs['action_mask'][None])[0]"
+    with pytest.raises(ValueError) as e:
+        bot.act(ob, ob["action_mask"])
+    assert str(e.value) == f"observation must be an array [B, {d}] or [{d}], got a dict with keys ['action_mask', 'observation']: {hint}"
+    with pytest.raises(ValueError) as e:
+        bot.act(None, ob["action_mask"])
+    assert str(e.value) == (f"observation must be a numeric array [B, {d}] (the kernel's uint8 values, or float32 scaled to [0, 1]), "
+                            "got NoneType None (dtype object)")
+    with pytest.raises(ValueError) as e:
+        bot.act(np.stack([ob["observation"]] * 2), ob["action_mask"][None])
+    note = f" (P'yanitsa with the {A - 1}-card pack)" if game == "pyanitsa" else ""
+    assert str(e.value) == f"expected observation [B, {d}] and action_mask [B, {A}]{note}, got (2, {D}) and (1, {A})"
+    a = bot.act(ob["observation"][None], ob["action_mask"][None])
+    assert a.shape == (1,) and ob["action_mask"][a[0]] == 1
