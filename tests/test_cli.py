@@ -697,3 +697,68 @@ def test_expert_iterate_says_an_arena_command_that_seats_its_last_agent(tmp_path
     captured = capsys.readouterr()
     assert "instead" not in captured.out + captured.err
     assert json.loads((tmp_path / "r.json").read_text())["agent_a"] == agent
+
+
+AGENT_FLAG_EMPTY = ("'' is empty: give an agent name (e.g. all_fours/rule) or a saved agent's folder, or leave the "
+                    "flag out for its default")
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["label", "all_fours", "x.npz", "--policy", ""], "--policy"),
+    (["label", "all_fours", "x.npz", "--opponent", ""], "--opponent"),
+    (["label", "all_fours", "x.npz", "--rollout", " "], "--rollout"),
+    (["play", "all_fours", "--partner", ""], "--partner"),
+    (["play", "all_fours", "--opponents", ""], "--opponents"),
+    (["train", "all_fours", "--bc-teacher", ""], "--bc-teacher"),
+    (["train", "all_fours", "--init-from", ""], "--init-from"),
+    (["distil", "all_fours/ppo", "out", "--labels", "l.npz", "--reference", ""], "--reference"),
+    (["expert-iterate", "all_fours", "--out", "run", "--init", ""], "--init"),
+])
+def test_an_empty_agent_flag_is_refused_not_taken_as_its_default(argv, flag, tmp_path, monkeypatch, capsys):
+    """`cardzoo label all_fours x.npz --policy "$POLICY"` with the variable unset labelled all_fours/ppo without a
+    word (the empty name was taken as no --policy; --bc-teacher '' cloned the rule bot, play --partner '' seated the
+    default); --init-from '' was read as the current folder (". is not a saved cardzoo agent")."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    captured = capsys.readouterr()
+    quoted = repr(argv[argv.index(flag) + 1])
+    assert captured.err.splitlines()[-1] == (f"cardzoo {argv[0]}: error: argument {flag}: "
+                                             + AGENT_FLAG_EMPTY.replace("''", quoted, 1))
+    assert captured.out == "" and list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_agent_or_model_without_a_flag_is_refused(tmp_path, monkeypatch, capsys):
+    """`cardzoo exploit ''` and `cardzoo train all_fours --init-from ''` said ". is not a saved cardzoo agent";
+    `--resume ''` said "cannot resume : it is a folder"; `exploit AGENT --game ''` ran on the agent's game."""
+    monkeypatch.chdir(tmp_path)
+    expected = {
+        ("exploit", ""): "cardzoo exploit: error: argument agent: '' is empty: give an agent name (e.g. all_fours/ppo) "
+                         "or a saved agent's folder",
+        ("distil", "", "out", "--labels", "l.npz"): "cardzoo distil: error: argument init: '' is empty: give an agent "
+                                                     "name (e.g. all_fours/ppo) or a saved agent's folder",
+        ("train", "all_fours", "--resume", ""): "cardzoo train: error: argument --resume: '' is empty: give a model .zip "
+                                                "such as OUT/model.zip or OUT/checkpoints/model_N.zip, or leave --resume "
+                                                "out to start a new run",
+        ("exploit", "all_fours/ppo", "--game", ""): "cardzoo exploit: error: argument --game: invalid choice: '' (choose "
+                                                    "from 'all_fours', 'aluette', 'avinas', 'ottocento', 'pyanitsa')",
+        ("exploit", "all_fours/ppo", "--game", "allfours"): "cardzoo exploit: error: argument --game: invalid choice: "
+                                                            "'allfours' (choose from 'all_fours', 'aluette', 'avinas', "
+                                                            "'ottocento', 'pyanitsa'); did you mean all_fours?",
+    }
+    for argv, line in expected.items():
+        with pytest.raises(SystemExit) as e:
+            main(list(argv))
+        assert e.value.code == 2
+        assert capsys.readouterr().err.splitlines()[-1] == line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_leaderboard_without_a_game_does_not_say_its_agents_are_required(capsys):
+    """`cardzoo leaderboard` said "the following arguments are required: game, agents", but the agents have a
+    default (random, GAME/rule, GAME/ppo, GAME/pimc): `cardzoo leaderboard avinas` runs."""
+    with pytest.raises(SystemExit) as e:
+        main(["leaderboard"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "cardzoo leaderboard: error: the following arguments are required: game"

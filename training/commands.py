@@ -8,6 +8,36 @@ import warnings
 from pathlib import Path
 
 
+def _refuse_empty(text: str, what: str) -> str:
+    """``text`` unless it is empty or blank (``argparse.ArgumentTypeError``: argparse prints it after the flag's name)."""
+    import argparse
+
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is empty: give {what}")
+    return text
+
+
+def agent_arg(text: str) -> str:
+    """The argparse ``type`` of the flags that name one agent (``--policy``, ``--partner``, ``--bc-teacher``,
+    ``--init-from``, ...): an empty value is refused. It was taken as the flag left out (``--policy "$POLICY"``
+    with the variable unset labelled GAME/ppo, ``--bc-teacher ''`` cloned GAME/rule, ``play --partner ''`` seated
+    the default) or as the current folder (``--init-from ''``: ". is not a saved cardzoo agent")."""
+    return _refuse_empty(text, "an agent name (e.g. all_fours/rule) or a saved agent's folder, or leave the flag out "
+                               "for its default")
+
+
+def agent_positional(text: str) -> str:
+    """:func:`agent_arg` for an agent given without a flag (``cardzoo distil INIT``, ``cardzoo exploit AGENT``)."""
+    return _refuse_empty(text, "an agent name (e.g. all_fours/ppo) or a saved agent's folder")
+
+
+def model_arg(text: str) -> str:
+    """The argparse ``type`` of ``train --resume``: an empty value is refused (it read as the current folder:
+    "cannot resume : it is a folder, not a model file")."""
+    return _refuse_empty(text, "a model .zip such as OUT/model.zip or OUT/checkpoints/model_N.zip, or leave --resume "
+                               "out to start a new run")
+
+
 def _opponent_weights(text: str) -> dict:
     """``"random=0.2,rule=0.5,snapshot=0.3"`` -> dict (``ValueError`` on a malformed entry)."""
     out = {}
@@ -594,7 +624,7 @@ def add_commands(sub, games, parse_options) -> None:
         help=f"most epochs of behaviour cloning (default {d.bc_epochs}); it stops once the held-out agreement stops rising",
     )
     t.add_argument(
-        "--bc-teacher", default=None,
+        "--bc-teacher", type=agent_arg, default=None,
         help="agent to behaviour-clone (a registered name of this game or a saved agent's path; default: GAME/rule)",
     )
     t.add_argument(
@@ -613,7 +643,7 @@ def add_commands(sub, games, parse_options) -> None:
                    help=f"duplicate deals per evaluation pairing (default {d.eval_deals}; 0: skip); the behaviour-cloned "
                    f"start is checked on {d.bc_eval_deals} deals, or this many if fewer")
     t.add_argument("--out", default=None, help="output directory (default runs/GAME); must not hold an earlier run unless --resume or --overwrite")
-    t.add_argument("--resume", default=d.resume, help="continue the run in --out from one of its model .zip files (OUT/checkpoints/model_N.zip or OUT/model.zip)")
+    t.add_argument("--resume", type=model_arg, default=d.resume, help="continue the run in --out from one of its model .zip files (OUT/checkpoints/model_N.zip or OUT/model.zip)")
     t.add_argument("--overwrite", action="store_true", default=d.overwrite, help="delete the earlier run's outputs in --out and start afresh")
     t.add_argument(
         "--change-options", action="store_true", default=d.change_options,
@@ -626,7 +656,7 @@ def add_commands(sub, games, parse_options) -> None:
         "--privileged-critic", action="store_true", default=d.privileged_critic,
         help="the critic also sees the hidden cards (kernel global_state); the actor still sees only its observation",
     )
-    t.add_argument("--init-from", default=d.init_from, help="start the actor from a saved agent (path), instead of behaviour cloning")
+    t.add_argument("--init-from", type=agent_arg, default=d.init_from, help="start the actor from a saved agent (path), instead of behaviour cloning")
     t.add_argument("--critic-warmup", type=int, default=d.critic_warmup_steps, help="steps during which only the critic learns (e.g. after --init-from)")
     t.add_argument("--n-steps", type=int, default=d.n_steps, help=f"steps per game per rollout (default {d.n_steps})")
     t.add_argument("--batch-size", type=int, default=d.batch_size, help=f"PPO minibatch size (default {d.batch_size})")
@@ -672,7 +702,7 @@ def add_commands(sub, games, parse_options) -> None:
         "Pairings are cached in OUT/pairs: run the same command again to resume.",
     )
     lbd.add_argument("game", choices=games)
-    lbd.add_argument("agents", nargs="*", help="agents: names, paths, entry points or exec:COMMAND (default: random, GAME/rule, GAME/ppo, GAME/pimc where they exist)")
+    lbd.add_argument("agents", nargs="*", default=[], help="agents: names, paths, entry points or exec:COMMAND (default: random, GAME/rule, GAME/ppo, GAME/pimc where they exist)")
     lbd.add_argument("--deals", type=int, default=1000, help="deals per pairing (default 1000)")
     lbd.add_argument("--seed", type=seed_arg, default=20261201, help="deal set seed (default 20261201: cardzoo-bench v1)")
     lbd.add_argument("--out", default=None, help="output folder (default runs/leaderboard/GAME); cached pairings there are reused")
@@ -694,8 +724,8 @@ def add_commands(sub, games, parse_options) -> None:
         "against the frozen agent only, then plays it on fresh duplicate deals: its edge (mean score difference per "
         "hand, deal or game, with its 95% CI) is a lower bound of the agent's exploitability for that budget (training/exploit.py).",
     )
-    ex.add_argument("agent", help="the frozen agent: a name such as all_fours/ppo, or a saved agent's path")
-    ex.add_argument("--game", default=None, help="the game (default: the agent name's prefix, or the game a saved agent "
+    ex.add_argument("agent", type=agent_positional, help="the frozen agent: a name such as all_fours/ppo, or a saved agent's path")
+    ex.add_argument("--game", choices=games, default=None, help="the game (default: the agent name's prefix, or the game a saved agent "
                     "was trained for)")
     ex.add_argument("--steps", type=int, default=100_000, help="learner's PPO steps (default 100,000)")
     ex.add_argument("--n-envs", type=int, default=64, help="games in the training batch (default 64)")
@@ -718,12 +748,12 @@ def add_commands(sub, games, parse_options) -> None:
     )
     lb.add_argument("game", choices=games, help="the game")
     lb.add_argument("out", help="label file to write (a name ending in .npz); rewritten after every batch")
-    lb.add_argument("--policy", default=None, help="saved policy directory or shipped name that plays one team (default GAME/ppo)")
+    lb.add_argument("--policy", type=agent_arg, default=None, help="saved policy directory or shipped name that plays one team (default GAME/ppo)")
     lb.add_argument("--games", type=int, default=10_000, help="deals to play (default 10,000; about 22 labels each)")
     lb.add_argument("--n-det", type=int, default=32, help="PIMC determinizations per label (default 32)")
     lb.add_argument("--batch", type=int, default=256, help="deals played at once (default 256)")
-    lb.add_argument("--opponent", default=None, help="the other team's agent (default GAME/rule)")
-    lb.add_argument("--rollout", default=None, help="the search's rollout agent (default GAME/rule)")
+    lb.add_argument("--opponent", type=agent_arg, default=None, help="the other team's agent (default GAME/rule)")
+    lb.add_argument("--rollout", type=agent_arg, default=None, help="the search's rollout agent (default GAME/rule)")
     lb.add_argument("--seed", type=seed_arg, default=0, help="seeds the deals, the policy's sampling and the search (default 0)")
     lb.add_argument(
         "--label-search-on", nargs="+", default=None, metavar="TYPE",
@@ -741,7 +771,7 @@ def add_commands(sub, games, parse_options) -> None:
         "of labelled positions, keeping its bids by a KL term; prints held-out agreement and regret against the "
         "search, and writes the new agent with distillation.png. The defaults are the shipped All Fours recipe.",
     )
-    ds.add_argument("init", help="saved policy directory or shipped name to start from (e.g. all_fours/ppo)")
+    ds.add_argument("init", type=agent_positional, help="saved policy directory or shipped name to start from (e.g. all_fours/ppo)")
     ds.add_argument("out", help="directory for the new agent (a new or empty folder, unless --overwrite)")
     ds.add_argument("--overwrite", action="store_true", help="replace a saved agent already in out (refused otherwise)")
     ds.add_argument("--labels", nargs="+", required=True, help="label files from cardzoo label")
@@ -752,7 +782,7 @@ def add_commands(sub, games, parse_options) -> None:
         "--prior", type=float, default=0.25,
         help="target proportional to p_start(a)**prior * exp(q(a) / tau) (default 0.25; 0: a softmax of the values alone)",
     )
-    ds.add_argument("--reference", default=None, help="agent whose held-out agreement/regret is shown for comparison (default GAME/rule; 'none': skip)")
+    ds.add_argument("--reference", type=agent_arg, default=None, help="agent whose held-out agreement/regret is shown for comparison (default GAME/rule; 'none': skip)")
     ds.add_argument("--bid-weight", type=float, default=1.0, help="weight of the KL term that keeps the bids (default 1)")
     ds.add_argument("--batch-size", type=int, default=1024, help="card positions per minibatch (default 1024)")
     ds.add_argument("--seed", type=seed_arg, default=0, help="seeds the held-out split, the shuffling and torch (default 0)")
@@ -776,7 +806,7 @@ def add_commands(sub, games, parse_options) -> None:
     ei.add_argument("game", choices=games)
     ei.add_argument("--out", required=True, help="run folder (new, or an earlier run with --resume)")
     ei.add_argument("--rounds", type=int, default=2, help="rounds (default 2)")
-    ei.add_argument("--init", default=None, help="starting policy: saved directory or shipped name (default GAME/ppo)")
+    ei.add_argument("--init", type=agent_arg, default=None, help="starting policy: saved directory or shipped name (default GAME/ppo)")
     ei.add_argument("--games", type=int, default=200, help="deals labelled per round (default 200)")
     ei.add_argument("--n-det", type=int, default=8, help="PIMC determinizations per label (default 8)")
     ei.add_argument("--batch", type=int, default=64, help="deals labelled at once (default 64)")
@@ -812,8 +842,8 @@ def add_commands(sub, games, parse_options) -> None:
         "play", help="play seat 0 in the terminal against AI players (with an AI partner in partnership games)"
     )
     p.add_argument("game", choices=games)
-    p.add_argument("--partner", default=None, help="partner agent (default: GAME/ppo if shipped and fitting the options, else GAME/rule)")
-    p.add_argument("--opponents", default=None, help="opponents' agent (same default as --partner)")
+    p.add_argument("--partner", type=agent_arg, default=None, help="partner agent (default: GAME/ppo if shipped and fitting the options, else GAME/rule)")
+    p.add_argument("--opponents", type=agent_arg, default=None, help="opponents' agent (same default as --partner)")
     p.add_argument("--seed", type=seed_arg, default=None, help="seeds the deals (default: new cards every time)")
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     p.add_argument(
