@@ -762,3 +762,23 @@ def test_leaderboard_without_a_game_does_not_say_its_agents_are_required(capsys)
         main(["leaderboard"])
     assert e.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == "cardzoo leaderboard: error: the following arguments are required: game"
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["label", "all_fours", ""], "cardzoo label: error: label file '' is an empty path: give the file to write, e.g. labels.npz"),
+    (["distil", "all_fours/ppo", "agent", "--labels", " "],
+     "cardzoo distil: error: --labels ' ' is an empty path: give the label files of cardzoo label, e.g. --labels labels.npz"),
+    (["serve", "--agents-dir", "", "--no-browser"],
+     "cardzoo serve: error: --agents-dir '' is an empty path: give the folder of your saved agents, e.g. --agents-dir "
+     "runs/all_fours (or leave --agents-dir out)"),
+])
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(argv, line, tmp_path, monkeypatch, capsys):
+    """`cardzoo label all_fours ''` said "label file '.' must be named *.npz", `distil ... --labels ''` "no label
+    file at .", and `cardzoo serve --agents-dir ''` offered the saved agents of the current folder."""
+    if argv[0] == "serve":
+        pytest.importorskip("fastapi")
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err == line + "\n" and captured.out == ""
+    assert list(tmp_path.iterdir()) == []

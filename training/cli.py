@@ -195,6 +195,9 @@ def cmd_serve(args) -> int:
     """Run the web card table (``training/web``) until interrupted."""
     from .web.app import serve
 
+    if args.agents_dir is not None and not args.agents_dir.strip():  # it offered the current folder's agents
+        raise ValueError(f"--agents-dir {args.agents_dir!r} is an empty path: give the folder of your saved agents, "
+                         "e.g. --agents-dir runs/all_fours (or leave --agents-dir out)")
     serve(args.host, args.port, open_browser=not args.no_browser, agents_dir=args.agents_dir)
     return 0
 

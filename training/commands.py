@@ -445,6 +445,8 @@ def cmd_label(args) -> int:
 
     from .expert import label_positions
 
+    if not args.out.strip():  # it was read as the current folder: "label file '.' must be named *.npz"
+        raise ValueError(f"label file {args.out!r} is an empty path: give the file to write, e.g. labels.npz")
     labelled = args.label_search_on
     if args.old_search_on is not None:  # the former name; in distil and expert-iterate --search-on means distilled
         if labelled is not None:
@@ -528,6 +530,9 @@ def cmd_distil(args) -> int:
 
     _check_numbers(args, _DISTIL_FLAGS)
     _check_search_on("--search-on", args.search_on, distilled=True)
+    for name in args.labels:  # '' was read as the current folder: "no label file at ."
+        if not name.strip():
+            raise ValueError(f"--labels {name!r} is an empty path: give the label files of cardzoo label, e.g. --labels labels.npz")
 
     reference = args.reference or f"{read_meta(_policy_dir(args.init))['game']}/rule"
     meta_file = Path(args.out) / "agent.json"
