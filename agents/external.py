@@ -2,19 +2,38 @@
 entry-point group (``training/BOTS.md`` documents both for bot authors).
 
 ``exec:COMMAND`` runs COMMAND (split into words as a POSIX shell would, :func:`shlex.split`; no
-shell runs) as a subprocess that reads one JSON object per line on stdin and writes one per line
+shell runs) as subprocesses that read one JSON object per line on stdin and write one per line
 on stdout. Protocol 1:
 
 1. cardzoo sends ``{"type": "hello", "protocol": 1, "game": ..., "options": {...}, "num_actions":
-   A, "action_names": [...]}``; the bot answers ``{"type": "ready"}``.
+   A, "action_names": [...], "seat": s}``; the bot answers ``{"type": "ready"}``. (``seat``, the
+   one seat this process plays, was added within protocol 1: a bot may ignore it.)
 2. For each decision: ``{"type": "act", "seat": s, "observation": [ints], "action_mask": [0/1
    ints], "legal_actions": [ids], "text": "..."}``; the bot answers ``{"action": id}``.
 3. At the end of each episode: ``{"type": "end", "rewards": [one float per seat]}``; no answer.
 
+**One process per seat.** An agent runs one process for each seat it plays, at each table: a
+process is sent the hello, the ``act`` messages and the ``end`` messages of one seat only, so it
+never sees another seat's cards (its partner's hand, or in the arena the other side of a
+duplicate deal). A *table* is one of the arena's seatings (:attr:`ExecAgent.table`, which the arena
+sets; ``cardzoo play`` has one): in a game of two sides each seat is played at one table only, so
+this is one process per seat; with 3 or 4 sides (P'yanitsa) the agent that plays the copies plays
+a seat at several tables, and each has its own process, so that no process sees the same deal
+twice (what the other seats showed at one table would tell it their cards at another). A process
+is started, and says hello, at its seat's first decision; :meth:`ExecAgent.begin` with ``seats``
+starts those seats' processes (table 0) at once (``cardzoo play`` does, so that a bot that fails
+its hello is said before the game). :meth:`ExecAgent.begin` stops the processes of an earlier run
+first: every run (each pairing of the arena, which plays the same deals as the others) starts
+fresh ones. Each process has its own timeout, stdout buffer and stderr file. Separate processes
+keep a bot from *remembering* another seat's cards; they are no sandbox: processes that talk to
+each other (files, sockets) are not stopped.
+
 Faults (invalid JSON, an illegal action, a crash, no answer within ``timeout`` seconds) never
-hang the caller: the message names the bot, the game and the decision (``"illegal"`` for an
-illegal action), the bot process is stopped, and every later decision of that bot in the run
-is the lowest legal action (the *fallback*). The arena lists the faults with its result.
+hang the caller: the message names the bot, the game, the decision (``"illegal"`` for an illegal
+action) and the seat (a fault at a process's hello: ``hello (seat s; started for decision n,
+...)``), and one seat's fault fails the whole bot: all its processes are stopped and every later
+decision of that bot in the run, at every seat, is the lowest legal action (the *fallback*). The
+arena lists the faults with its result.
 """
 
 from __future__ import annotations
@@ -63,26 +82,43 @@ def _json_options(options: dict) -> dict:
     return out
 
 
+class _Process:
+    """One process of an :class:`ExecAgent`: the one that plays ``seat`` at ``table``."""
+
+    __slots__ = ("buf", "err", "proc", "seat", "table")
+
+    def __init__(self, table: int, seat: int, proc: subprocess.Popen, err) -> None:
+        self.table, self.seat, self.proc, self.err = table, seat, proc, err
+        self.buf = b""
+
+
 class ExecAgent(Agent):
-    """A bot in another process, any language, over the JSON-lines protocol (module docstring).
+    """A bot in other processes, any language, over the JSON-lines protocol (module docstring): one
+    process per seat it plays (per seat and table, :attr:`table`).
 
     Args:
         command: the command line (after ``exec:``), e.g. ``"python3 my_bot.py --level 2"``;
             split with :func:`shlex.split`, run without a shell.
-        timeout: seconds the bot has for each answer (``ready`` and each ``action``); default 10.
+        timeout: seconds a process has for each answer (``ready`` and each ``action``); default 10.
         name: name in tables (default ``"exec:" + command``).
 
-    It needs the game before it plays: :meth:`begin` (the arena calls it) starts the process and
-    says hello. It reads the game state through ``act_state`` (like search agents) only to build
-    the acting seat's observation, action mask and text view; nothing else is sent.
+    It needs the game before it plays: :meth:`begin` (the arena calls it). It reads the game state
+    through ``act_state`` (like search agents) only to build the acting seat's observation, action
+    mask and text view; nothing else is sent, and only to that seat's process.
+
+    Attributes (the arena and the leaderboard read them): ``faults`` (the fault messages, kept over
+    runs), ``failed`` (this run had a fault: every seat plays the fallback), ``kernel`` (the game of
+    the run, after :meth:`begin`), ``decisions`` (the run's decisions, all seats), ``procs`` (the
+    running processes, ``{(table, seat): process}``), ``row_labels`` and ``table`` (set by the
+    caller before ``act_state``).
 
     ``private_in_faults`` (default True): a fault message lists the acting seat's legal actions by
     name, names the illegal action the bot played and quotes the bot's faulty answer or, when it crashed, the end
     of its stderr. Terminal play sets it False: those are another seat's cards (a bot may well print its hand to
     stderr; an illegal card may be one it holds but may not play), hidden from the person.
 
-    The bot runs in a process group of its own: when it is stopped (at the end, or at a fault) the
-    group is killed, so programs the bot started do not outlive it.
+    Each process runs in a process group of its own: when it is stopped (at the end, or at a
+    fault) the group is killed, so programs the bot started do not outlive it.
 
     Raises ``ValueError`` for an empty command, a program that is not found or not executable
     (naming it), or a timeout that is not a positive number.
@@ -104,61 +140,79 @@ class ExecAgent(Agent):
         self.private_in_faults = True
         self.name = name or f"exec:{command}"
         self.kernel = None
-        self.proc: subprocess.Popen | None = None
+        #: the running processes, one per (table, seat) played so far in this run
+        self.procs: dict[tuple[int, int], _Process] = {}
         self.failed = False
         self.faults: list[str] = []
         self.decisions = 0
         #: labels of the rows of the next ``act_state`` call (the arena sets e.g. "deal 17, seating 1")
         self.row_labels: list[str] | None = None
-        self._buf = b""
-        self._err = None
+        #: the table (the arena's seating) of the next ``act_state`` / ``end_episodes`` call: a seat
+        #: has a process of its own at each table (the arena sets it; ``cardzoo play`` has table 0)
+        self.table = 0
 
-    # ---------------------------------------------------------------- process
-    def begin(self, kernel) -> None:
-        """Start the bot for ``kernel``'s game and exchange hello / ready (restarts a running bot)."""
+    # ---------------------------------------------------------------- processes
+    def begin(self, kernel, seats=()) -> None:
+        """Get ready to play ``kernel``'s game: stop the processes of an earlier run (and forget
+        its failure); the processes of this run start at each seat's first decision, those of
+        ``seats`` (at table 0) now, each with its hello / ready."""
         self.close()
-        self.kernel, self.failed, self.decisions = kernel, False, 0
-        self._err = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the bot process; closed in close()
+        self.kernel, self.failed, self.decisions, self.table = kernel, False, 0, 0
+        for s in seats:
+            if self.failed:
+                break
+            self._start(0, int(s), where=f"hello (seat {int(s)})")
+
+    def _start(self, table: int, seat: int, where: str) -> _Process | None:
+        """Start the process of ``seat`` at ``table`` and exchange hello / ready; ``None`` after a
+        fault (named ``where``; the bot has failed)."""
+        k = self.kernel
+        err = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process; closed when it is stopped
         try:
             # a session (process group) of its own: _stop kills the group, programs the bot started included
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
-                                         start_new_session=True)
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                    start_new_session=True)
         except OSError as e:
-            self._fault(f"could not start ({e})", where="start")
-            return
-        os.set_blocking(self.proc.stdin.fileno(), False)
-        os.set_blocking(self.proc.stdout.fileno(), False)
-        self._buf = b""
+            err.close()
+            self._fault(f"could not start ({e})", where=where)
+            return None
+        os.set_blocking(proc.stdin.fileno(), False)
+        os.set_blocking(proc.stdout.fileno(), False)
+        p = self.procs[(table, seat)] = _Process(table, seat, proc, err)
         hello = {
             "type": "hello",
             "protocol": PROTOCOL,
-            "game": kernel.name,
-            "options": _json_options(kernel.options),
-            "num_actions": int(kernel.num_actions),
-            "action_names": [kernel.action_name(a) for a in range(kernel.num_actions)],
+            "game": k.name,
+            "options": _json_options(k.options),
+            "num_actions": int(k.num_actions),
+            "action_names": [k.action_name(a) for a in range(k.num_actions)],
+            "seat": seat,
         }
         try:
-            self._send(hello)
-            msg = self._receive("hello")
+            self._send(p, hello)
+            msg = self._receive(p, "hello")
             if not (isinstance(msg, dict) and msg.get("type") == "ready"):
                 raise ExecBotError(f'answered the hello with {_short(msg)}, expected {{"type": "ready"}}')
         except ExecBotError as e:
-            self._fault(str(e), where="hello")
+            self._fault(str(e), where=where, faulty=p)
+            return None
+        return p
 
     def close(self) -> None:
-        """Stop the bot process (closing its stdin first; killed, with whatever it started, if it has
-        not exited after 1 s)."""
-        p, self.proc = self.proc, None
-        if p is not None:
+        """Stop every process of the bot (closing their stdin first; a process that has not exited
+        1 s later is killed, with whatever it started)."""
+        procs = list(self.procs.values())
+        self.procs = {}
+        for p in procs:
             try:
-                p.stdin.close()
+                p.proc.stdin.close()
             except OSError:
                 pass
-            _stop(p, grace=1.0)
-            p.stdout.close()
-        if self._err is not None:
-            self._err.close()
-            self._err = None
+        deadline = time.monotonic() + 1.0  # one grace period for all: they exit at the same time
+        for p in procs:
+            _stop(p.proc, grace=max(0.0, deadline - time.monotonic()))
+            p.proc.stdout.close()
+            p.err.close()
 
     def __del__(self) -> None:  # pragma: no cover - interpreter shutdown order varies
         try:
@@ -173,20 +227,20 @@ class ExecAgent(Agent):
             return "(an answer not shown at this table: it may name the bot's cards)"
         return _short(answer[:limit] if isinstance(answer, bytes) else answer, limit)
 
-    def _stderr_tail(self) -> str:
-        if self._err is None or not self.private_in_faults:
+    def _stderr_tail(self, p: _Process) -> str:
+        if not self.private_in_faults:
             return ""
-        self._err.seek(0)
-        tail = self._err.read()[-400:].decode("utf-8", "replace").strip()
+        p.err.seek(0)
+        tail = p.err.read()[-400:].decode("utf-8", "replace").strip()
         return f"; its stderr ends: {tail!r}" if tail else ""
 
-    def _dead(self, during: str) -> ExecBotError:
-        code = _exit_status(self.proc, wait=0.5) if self.proc is not None else None
-        return ExecBotError(f"crashed during {during} (exit status {code}){self._stderr_tail()}")
+    def _dead(self, p: _Process, during: str) -> ExecBotError:
+        code = _exit_status(p.proc, wait=0.5)
+        return ExecBotError(f"crashed during {during} (exit status {code}){self._stderr_tail(p)}")
 
-    def _send(self, msg: dict) -> None:
+    def _send(self, p: _Process, msg: dict) -> None:
         data = (json.dumps(msg, separators=(",", ":")) + "\n").encode()
-        fd = self.proc.stdin.fileno()
+        fd = p.proc.stdin.fileno()
         deadline = time.monotonic() + self.timeout
         while data:
             left = deadline - time.monotonic()
@@ -200,13 +254,13 @@ class ExecAgent(Agent):
             except BlockingIOError:
                 continue
             except (BrokenPipeError, OSError):
-                raise self._dead(f"a {msg['type']} message") from None
+                raise self._dead(p, f"a {msg['type']} message") from None
             data = data[n:]
 
-    def _receive(self, what: str) -> Any:
-        fd = self.proc.stdout.fileno()
+    def _receive(self, p: _Process, what: str) -> Any:
+        fd = p.proc.stdout.fileno()
         deadline = time.monotonic() + self.timeout
-        while b"\n" not in self._buf:
+        while b"\n" not in p.buf:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise ExecBotError(f"gave no answer to the {what} within the timeout of {self.timeout:g} s")
@@ -218,26 +272,28 @@ class ExecAgent(Agent):
             except BlockingIOError:
                 continue
             if not chunk:
-                raise self._dead(f"the {what}")
-            self._buf += chunk
-            if b"\n" not in self._buf and len(self._buf) > MAX_LINE:  # e.g. exec:cat /dev/zero: memory, not an answer
+                raise self._dead(p, f"the {what}")
+            p.buf += chunk
+            if b"\n" not in p.buf and len(p.buf) > MAX_LINE:  # e.g. exec:cat /dev/zero: memory, not an answer
                 raise ExecBotError(f"sent more than {MAX_LINE:,} bytes without a newline for the {what}, "
-                                   f"beginning {self._quote(self._buf, 60)}; an answer is one JSON object on one line")
-        line, _, self._buf = self._buf.partition(b"\n")
+                                   f"beginning {self._quote(p.buf, 60)}; an answer is one JSON object on one line")
+        line, _, p.buf = p.buf.partition(b"\n")
         try:
             return json.loads(line.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ExecBotError(f"sent invalid JSON for the {what}: {self._quote(line)} ({e})") from None
 
-    def _fault(self, message: str, where: str) -> None:
+    def _fault(self, message: str, where: str, faulty: _Process | None = None) -> None:
+        """Record a fault; the bot has failed: the ``faulty`` process is killed at once, the others
+        are stopped (:meth:`close`), and every later decision of the run is the fallback."""
         game = self.kernel.name if self.kernel is not None else "?"
         text = f"bot {self.name!r}, game {game}, {where}: {message}; the bot is stopped and plays the lowest legal action from now on"
         self.faults.append(text)
         self.failed = True
+        if faulty is not None:
+            _stop(faulty.proc, grace=0.0)
+        self.close()  # before the warning, which a caller may have made an error
         warnings.warn(text, RuntimeWarning, stacklevel=3)
-        if self.proc is not None:
-            _stop(self.proc, grace=0.0)
-            self.close()
 
     # ---------------------------------------------------------------- acting
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
@@ -247,8 +303,10 @@ class ExecAgent(Agent):
         )
 
     def act_state(self, state) -> np.ndarray:
-        """``int64[B]``: the bot's action for the seat to act in each game of ``state`` (fallback:
-        the lowest legal action, after a fault). Needs :meth:`begin` first (``ValueError``)."""
+        """``int64[B]``: the bot's action for the seat to act in each game of ``state`` (at table
+        :attr:`table`), each asked of that seat's process (started here at the seat's first
+        decision); the fallback, the lowest legal action, after a fault. Needs :meth:`begin` first
+        (``ValueError``)."""
         if self.kernel is None:
             raise ValueError(f"{self.name}: call begin(kernel) before act_state (the arena does)")
         k = self.kernel
@@ -258,25 +316,34 @@ class ExecAgent(Agent):
         out = first_legal(masks)
         labels = self.row_labels
         self.row_labels = None
+        table = int(self.table)
         for b in range(state.batch_size):
             if not masks[b].any():
                 continue
             self.decisions += 1
             if self.failed:
                 continue
+            seat = int(seats[b])
+            label = labels[b] if labels else None
+            p = self.procs.get((table, seat))
+            if p is None:
+                started = f"started for decision {self.decisions}" + (f", {label}" if label else "")
+                p = self._start(table, seat, where=f"hello (seat {seat}; {started})")
+                if p is None:
+                    continue
             legal = np.flatnonzero(masks[b])
             shown = f", legal {[k.action_name(int(a)) for a in legal]}" if self.private_in_faults else ""
-            where = f"decision {self.decisions} ({labels[b] + ', ' if labels else ''}seat {int(seats[b])}{shown})"
+            where = f"decision {self.decisions} ({label + ', ' if label else ''}seat {seat}{shown})"
             try:
-                self._send({
+                self._send(p, {
                     "type": "act",
-                    "seat": int(seats[b]),
+                    "seat": seat,
                     "observation": obs[b].astype(int).tolist(),
                     "action_mask": masks[b].astype(int).tolist(),
                     "legal_actions": legal.astype(int).tolist(),
-                    "text": text_view(k, state, b, int(seats[b])),
+                    "text": text_view(k, state, b, seat),
                 })
-                msg = self._receive("act message")
+                msg = self._receive(p, "act message")
                 a = msg.get("action") if isinstance(msg, dict) else None
                 if not (isinstance(a, int) and not isinstance(a, bool)):
                     raise ExecBotError(f'answered {self._quote(msg)}, expected {{"action": <int id>}}')
@@ -289,19 +356,26 @@ class ExecAgent(Agent):
                     raise ExecBotError(f"played illegal action {a} ({name})")
                 out[b] = a
             except ExecBotError as e:
-                self._fault(str(e), where=where)
+                self._fault(str(e), where=where, faulty=p)
         return out
 
     def end_episodes(self, returns: np.ndarray) -> None:
-        """Send ``{"type": "end", "rewards": [...]}`` for each finished episode (``float[n, P]``)."""
-        if self.failed or self.proc is None:
+        """Send ``{"type": "end", "rewards": [...]}`` for each finished episode (``float[n, P]``) of
+        table :attr:`table` to every process of that table (one per seat the bot plays there); a
+        process hears of no other table's episodes."""
+        if self.failed:
             return
-        for r in np.asarray(returns, dtype=np.float64):
-            try:
-                self._send({"type": "end", "rewards": [float(x) for x in r]})
-            except ExecBotError as e:
-                self._fault(str(e), where="end of an episode")
-                return
+        table = int(self.table)
+        rows = np.asarray(returns, dtype=np.float64)
+        for (t, seat), p in sorted(self.procs.items()):
+            if t != table:
+                continue
+            for r in rows:
+                try:
+                    self._send(p, {"type": "end", "rewards": [float(x) for x in r]})
+                except ExecBotError as e:
+                    self._fault(str(e), where=f"end of an episode (seat {seat})", faulty=p)
+                    return
 
 
 def _short(msg, limit: int = 200) -> str:

@@ -348,7 +348,7 @@ def test_terminal_play_seats_an_exec_bot(tmp_path):
     got = play("all_fours", "all_fours/rule", f"exec:{sys.executable} {illegal}", seed=3, read=lambda p: "0", write=said.append)
     assert got == ref  # after its fault the bot plays the lowest legal action: here from its first decision
     faults = [x for x in said if x.startswith("fault: ")]
-    # one bot process plays both opponents' seats (it was one per seat, so each seat's process faulted): one fault
+    # one agent plays both opponents' seats, a process each (an agent per seat faulted twice): its first fault stops it
     assert len(faults) == 1 and all(f"bot 'exec:{sys.executable} {illegal}', game all_fours, decision 1 (seat " in x
                                     and "played illegal action -1 (out of range)" in x for x in faults)
 

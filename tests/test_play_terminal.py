@@ -1,5 +1,5 @@
 """Terminal play (`cardzoo play`) as a person meets it: answers that are not moves, help, end of
-input, and exec: bots at the table (one process for all their seats, faults said when they happen
+input, and exec: bots at the table (a process per seat, one fault for the bot, said when it happens
 and without the bot seat's hidden cards)."""
 
 from __future__ import annotations
@@ -90,18 +90,38 @@ def _bot(tmp_path, name: str, body: str) -> str:
     return "exec:" + bot_command(tmp_path, name, body)
 
 
-def test_an_exec_bot_is_one_process_for_all_its_seats(tmp_path):
-    """`cardzoo play all_fours --opponents exec:...` started one bot process per opponent seat (two
-    hellos, two decision counts, two copies of every fault); one process now plays both seats, as in the arena."""
+def test_an_exec_bot_is_a_process_per_seat(tmp_path):
+    """`cardzoo play all_fours --opponents exec:...` first started an agent per opponent seat (two decision
+    counts, two copies of every fault), then one process for both seats, which let a bot that remembers
+    play each opponent knowing the other's hand. The opponents are one agent (one decision count, one
+    fault) with a process per seat: each hears its own seat's hello, act and end messages."""
     log = tmp_path / "log.jsonl"
-    bot = "exec:" + replying_bot(tmp_path, "logger", 'print(json.dumps({"action": min(m["legal_actions"])}), flush=True)', log=log)
+    bot = "exec:" + bot_command(tmp_path, "logger", f"""
+        import os
+        log = open({str(log)!r}, "a")
+        for line in sys.stdin:
+            m = json.loads(line)
+            log.write(json.dumps({{"pid": os.getpid(), **m}}) + "\\n"); log.flush()
+            if m["type"] == "hello":
+                print(json.dumps({{"type": "ready"}}), flush=True)
+            elif m["type"] == "act":
+                print(json.dumps({{"action": min(m["legal_actions"])}}), flush=True)
+        """)
     said: list[str] = []
     returns = play("all_fours", "all_fours/rule", bot, seed=3, read=lambda p: "0", write=said.append)
-    msgs = [json.loads(x) for x in log.read_text().splitlines()]
-    assert [m["type"] for m in msgs].count("hello") == 1
-    assert {m["seat"] for m in msgs if m["type"] == "act"} == {1, 3}
-    ends = [m for m in msgs if m["type"] == "end"]
-    assert ends == [{"type": "end", "rewards": [returns[f"player_{s}"] for s in range(4)]}]
+    per_process: dict[int, list[dict]] = {}
+    for x in log.read_text().splitlines():
+        m = json.loads(x)
+        per_process.setdefault(m.pop("pid"), []).append(m)
+    assert len(per_process) == 2
+    seats = []
+    for msgs in per_process.values():
+        assert [m["type"] for m in msgs].count("hello") == 1 and msgs[0]["type"] == "hello"
+        assert {m["seat"] for m in msgs if m["type"] != "end"} == {msgs[0]["seat"]}
+        seats.append(msgs[0]["seat"])
+        ends = [m for m in msgs if m["type"] == "end"]
+        assert ends == [{"type": "end", "rewards": [returns[f"player_{s}"] for s in range(4)]}]
+    assert sorted(seats) == [1, 3]
     assert not any(x.startswith("fault: ") for x in said)
 
 
@@ -179,7 +199,7 @@ def test_a_bot_that_fails_the_hello_is_said_before_the_game_and_raises_no_warnin
         play("all_fours", "all_fours/rule", bot, seed=3, read=lambda p: "q", write=said.append)
     faults = [i for i, x in enumerate(said) if x.startswith("fault: ")]
     assert faults == [0]
-    assert said[0] == (f"fault: bot {bot!r}, game all_fours, hello: answered the hello with {{'type': 'nope'}}, "
+    assert said[0] == (f"fault: bot {bot!r}, game all_fours, hello (seat 1): answered the hello with {{'type': 'nope'}}, "
                        'expected {"type": "ready"}; the bot is stopped and plays the lowest legal action from now on')
     assert said[1].startswith("You are player_0 (team ['player_0', 'player_2'])")
 
@@ -245,7 +265,7 @@ def test_exec_timeout_is_the_bots_time_per_answer(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         play("all_fours", "all_fours/rule", bot, seed=3, read=lambda p: "q", write=said.append, exec_timeout=0.2)
-    assert said[0].startswith(f"fault: bot {bot!r}, game all_fours, hello: gave no answer to the hello within the timeout "
+    assert said[0].startswith(f"fault: bot {bot!r}, game all_fours, hello (seat 1): gave no answer to the hello within the timeout "
                               "of 0.2 s;")
     for bad in (0, -1, float("nan"), True, "5"):
         try:
@@ -269,7 +289,7 @@ def test_the_play_command_takes_exec_timeout(tmp_path, monkeypatch, capsys):
     assert main(["play", "all_fours", "--partner", "all_fours/rule", "--opponents", bot, "--seed", "3",
                  "--exec-timeout", "0.3"]) == 0
     out = capsys.readouterr().out
-    assert f"fault: bot {bot!r}, game all_fours, hello: gave no answer to the hello within the timeout of 0.3 s;" in out
+    assert f"fault: bot {bot!r}, game all_fours, hello (seat 1): gave no answer to the hello within the timeout of 0.3 s;" in out
     assert main(["play", "all_fours", "--opponents", bot, "--exec-timeout", "-1"]) == 2
     assert capsys.readouterr().err == ("cardzoo play: error: --exec-timeout must be a positive number of seconds "
                                        "(default 10), got -1\n")
@@ -313,10 +333,11 @@ def test_an_illegal_card_of_the_bots_hand_is_not_named_in_the_fault(tmp_path):
     assert "played illegal action " in r.faults[0] and "(" in r.faults[0].split("played illegal action ")[1]
 
 
-def test_the_same_exec_bot_as_partner_and_opponents_is_two_processes(tmp_path):
+def test_the_same_exec_bot_as_partner_and_opponents_is_a_process_per_seat(tmp_path):
     """`cardzoo play all_fours --partner exec:X --opponents exec:X` ran one process for seats 1, 2 and 3:
     every act message of both sides went to it, so a bot that keeps memory per game (training/BOTS.md allows
-    it) played the person's partner knowing the opponents' hands. Each side now has its own process."""
+    it) played the person's partner knowing the opponents' hands. Each side then had its own process (the
+    two opponents one); now each seat has its own."""
     log = tmp_path / "log.txt"
     bot = "exec:" + bot_command(tmp_path, "pids", f"""
         import os
@@ -335,7 +356,7 @@ def test_the_same_exec_bot_as_partner_and_opponents_is_two_processes(tmp_path):
     for line in log.read_text().splitlines():
         pid, seat = line.split()
         seats.setdefault(pid, set()).add(int(seat))
-    assert sorted(seats.values(), key=min) == [{1, 3}, {2}]  # the opponents' process, the partner's process
+    assert sorted(seats.values(), key=min) == [{1}, {2}, {3}]
     assert not any(x.startswith("fault: ") for x in said)
 
 

@@ -522,6 +522,7 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
                         continue
                     if isinstance(ag, ExecAgent):  # names the deal of each decision in fault messages
                         ag.row_labels = [f"deal {start + int(i)}, seating {o}" for i in r]
+                        ag.table = o  # a process per seat and seating: none sees a deal twice
                     parts.append(ag.act_state(st.take(r)))
                 a = np.concatenate(parts).astype(np.int64)
             else:
@@ -547,7 +548,9 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
                 returns[o] += st.rewards
                 ended = live[o] & st.done
                 if ended.any():
-                    for ag in agents:
+                    for ag in agents if agents[0] is not agents[1] else agents[:1]:  # one end per episode
+                        if isinstance(ag, ExecAgent):  # to the processes of this seating only
+                            ag.table = o
                         ag.end_episodes(returns[o][ended])
     else:
         if any((~st.done).any() for st in states):
@@ -644,8 +647,9 @@ def play_duplicate(
     faults_before = [len(ag.faults) if isinstance(ag, ExecAgent) else 0 for ag in (a, b)]
     random_state = _save_random_state((a, b))
     for ag in (a, b) if a is not b else (a,):
-        if not (isinstance(ag, ExecAgent) and ag.kernel is not None and ag.kernel.name == kernel.name and ag.kernel.options == kernel.options and not ag.failed):
-            ag.begin(kernel)
+        # an exec: bot gets fresh processes for each pairing: the pairings play the same deals, and a
+        # process that had seen a deal played out would know every hand of it the next time
+        ag.begin(kernel)
     try:
         for start in range(0, n_deals, batch):
             stop = min(start + batch, n_deals)

@@ -127,12 +127,10 @@ def play(
     for seat in range(1, n):
         wanted = partner if seat in mates else opponents
         side = (wanted, seat in mates)
-        if side in execs:  # an exec: bot is one process for all its seats of a side (as in the arena), not one per seat
-            bots[seat] = execs[side]
+        if side in execs:  # an exec: bot is one agent for all its seats of a side (one decision count, one fault)
+            bots[seat] = execs[side]  # and runs a process per seat (agents/external.py)
             continue
-        # the same exec: command as partner and as opponents is two processes: one process sees the hand of
-        # every seat it plays, and a bot that keeps memory per game would play the partner knowing the
-        # opponents' cards (and the opponents knowing the partner's)
+        # the same exec: command as partner and as opponents is two agents, each with its own faults
         bots[seat], seated[wanted], note = seat_agent(wanted, game, env_options, seed, force=force_agent, warn=False,
                                                       exec_timeout=exec_timeout)
         if isinstance(bots[seat], ExecAgent):
@@ -143,7 +141,7 @@ def play(
     for note in notes:
         write(f"note: {note}")
     partner, opponents = seated.get(partner, partner), seated.get(opponents, opponents)
-    bots_started = list(execs.values())  # exec: bots: a process each, started for this game and stopped at its end
+    bots_started = list(execs.values())  # exec: bots: a process per seat, started for this game and stopped at its end
     said_faults = {id(bot): 0 for bot in bots_started}
 
     def tell_faults():  # each fault once, when it happens
@@ -156,8 +154,8 @@ def play(
         with warnings.catch_warnings():
             # a fault is written as a fault: line (tell_faults), not as a Python warning
             warnings.filterwarnings("ignore", category=RuntimeWarning, message="bot ")
-            for bot in bots_started:
-                bot.begin(env.unwrapped.kernel)
+            for bot in bots_started:  # each seat's process starts now: a failed hello is said before the game
+                bot.begin(env.unwrapped.kernel, seats=sorted(s for s, b in bots.items() if b is bot))
             tell_faults()
             returns = _play_episode(env, bots, seed, teams, n, mates, partner, opponents, read, write, tell_faults)
             if returns is not None:
