@@ -295,7 +295,7 @@ class ReferenceGame:
                         else:
 
                             def gain(g):
-                                skip = uncounted - {g}
+                                skip = uncounted
                                 mine = combo((pile - {g} | {MAT}) - skip, strict)[0]
                                 theirs = combo((piles[1 - own] - {MAT} | {g}) - skip, strict)[0]
                                 return (mine - theirs, -g)
@@ -303,8 +303,7 @@ class ReferenceGame:
                             gift = max(eligible, key=gain)
                         fate = 1
                         piles[own] = pile - {gift} | {MAT}
-                        piles[1 - own] = piles[1 - own] - {MAT} | {gift}
-                        uncounted.discard(gift)
+                        piles[1 - own] = piles[1 - own] - {MAT} | {gift}  # a discard given still counts card points only
         cards = [half_points(p) for p in piles]
         captured = [combo(p - uncounted, strict)[0] for p in piles]
         declared = [self.decl[0] + self.decl[2], self.decl[1] + self.decl[3]]

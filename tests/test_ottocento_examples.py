@@ -188,6 +188,21 @@ def test_e12_fallback_and_no_trick():
     assert int(r.matto[0]) == 0 and r.cards[0].tolist() == [2 * 3 - 3, 2 * 19 - 5]
 
 
+@pytest.mark.parametrize("in_combos, captured", [(False, [20, 20]), (True, [20, 30])])
+def test_a_discard_given_for_the_matto_counts_for_combinations_only_where_discards_do(in_combos, captured):
+    """§6.1 with §8 ``discards_in_captured_combos``: team A (dealer S0) owns the Matto, which S1 won;
+    A's only scartini are the discards AS 6S, so ``matto_gift="lowest_id"`` gives AS to B. With the
+    option False "the discards count card points only", in either pile (RULES.md §11.4): B's pile
+    AB AC KB QB NB JB + AS scores the batons K Q N J with AB (20) and no Aces (AB AC alone);
+    with True, AS counts and B scores the Aces AS AB AC too (30). A: KS QS NS JS with the Matto (20)."""
+    piles = np.array([[bb("KS QS NS JS"), bb("MAT AB AC KB QB NB JB")]], dtype=np.uint64)
+    r = score_deal(piles, [bb("AS 6S")], [0], [[1, 1]], [0], [1], [1], [[0, 0]],
+                   discards_in_captured_combos=in_combos, matto_gift="lowest_id")
+    assert names([int(r.gift[0])]) == ["AS"] and int(r.matto[0]) == 1
+    assert r.captured[0].tolist() == captured
+
+
+
 # ----------------------------------------------------------------------------- totals (§6, E13)
 def test_e13_totals():
     tot = deal_totals(cards_half=[2 * 50, 2 * 37], captured=[40, 31], declared=[203, 0], last=[0, 6])

@@ -258,16 +258,18 @@ def card_points_half(x):
 
 
 @njit(cache=True, _nrt=False)
-def _best_gift(own, opp, eligible, strict):
+def _best_gift(own, opp, eligible, strict, skip):
     """§6.1 ``best_for_owner``: the eligible card maximising owner combo - receiver combo after the
-    swap (the Matto back to the owner, the card to the receiver); ties to the lowest id."""
+    swap (the Matto back to the owner, the card to the receiver); ties to the lowest id. ``own`` and
+    ``opp`` are the cards that count for combinations; ``skip`` the cards that never do (the discards
+    with ``discards_in_captured_combos=False``, RULES.md §11.4)."""
     best, best_val = -1, 0
     for card in range(62):
         g = _ONE << _U(card)
         if (eligible & g) == _ZERO:
             continue
         mine, _m = combo_one((own | _MAT_BIT) & ~g, strict)
-        theirs, _t = combo_one((opp & ~_MAT_BIT) | g, strict)
+        theirs, _t = combo_one((opp & ~_MAT_BIT) | (g & ~skip), strict)
         val = mine - theirs
         if best < 0 or val > best_val:
             best, best_val = card, val
@@ -295,6 +297,7 @@ def score_one(pile0, pile1, discards, dealer, won0, won1, matto_owner, matto_win
     f0 = pile0 | discards if to == 0 else pile0
     f1 = pile1 | discards if to == 1 else pile1
     c0, c1 = f0, f1
+    skip = _ZERO if P[P_IN_COMBOS] else discards  # §8: the discards count card points only, in either pile
     if not P[P_IN_COMBOS]:
         if to == 0:
             c0 = c0 & ~discards
@@ -327,19 +330,19 @@ def score_one(pile0, pile1, discards, dealer, won0, won1, matto_owner, matto_win
                     if num != _ZERO:
                         upto = (_U(2) << _U(lowest_bit(num))) - _ONE
                     if owner == 0:
-                        gift = _best_gift(c0, c1, eligible & upto, strict)
+                        gift = _best_gift(c0, c1, eligible & upto, strict, skip)
                     else:
-                        gift = _best_gift(c1, c0, eligible & upto, strict)
+                        gift = _best_gift(c1, c0, eligible & upto, strict, skip)
                 g = _ONE << _U(gift)
                 if owner == 0:
                     f1 = (f1 & ~_MAT_BIT) | g
                     f0 = (f0 & ~g) | _MAT_BIT
-                    c1 = (c1 & ~_MAT_BIT) | g
+                    c1 = (c1 & ~_MAT_BIT) | (g & ~skip)
                     c0 = (c0 & ~g) | _MAT_BIT
                 else:
                     f0 = (f0 & ~_MAT_BIT) | g
                     f1 = (f1 & ~g) | _MAT_BIT
-                    c0 = (c0 & ~_MAT_BIT) | g
+                    c0 = (c0 & ~_MAT_BIT) | (g & ~skip)
                     c1 = (c1 & ~g) | _MAT_BIT
             else:
                 matto = 2
