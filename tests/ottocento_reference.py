@@ -276,6 +276,8 @@ class ReferenceGame:
         piles[to] |= set(self.discards)
         fate, gift = 0, -1
         uncounted = set() if o["discards_in_captured_combos"] else set(self.discards)
+        if o["matto_rule"] == "captured" and self.matto_winner % 2 != self.matto_owner % 2:
+            fate = 3  # §8: the Matto went with its trick to the opponents
         if o["matto_rule"] == "exchange_at_end":
             own = self.matto_owner % 2
             if self.matto_winner % 2 != own:

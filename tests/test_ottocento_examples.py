@@ -182,10 +182,10 @@ def test_e12_fallback_and_no_trick():
     piles = np.array([[bb("MAT 6B 7B 8B"), bb("KS QS NB JC")]], dtype=np.uint64)
     r = score_deal(piles, [0], [1], [[1, 1]], [0], [2], [1], [[0, 0]])
     assert int(r.matto[0]) == 0 and int(r.gift[0]) == -1
-    # matto_rule="captured": no exchange, odd piles keep their half-points
+    # matto_rule="captured": no exchange (fate 3: captured by the opponents), odd piles keep their half-points
     piles = np.array([[bb("6B 7B 8B"), bb("MAT KS QS NB JC")]], dtype=np.uint64)
     r = score_deal(piles, [0], [1], [[1, 1]], [0], [1], [1], [[0, 0]], matto_rule="captured")
-    assert int(r.matto[0]) == 0 and r.cards[0].tolist() == [2 * 3 - 3, 2 * 19 - 5]
+    assert int(r.matto[0]) == 3 and r.cards[0].tolist() == [2 * 3 - 3, 2 * 19 - 5]
 
 
 @pytest.mark.parametrize("in_combos, captured", [(False, [20, 20]), (True, [20, 30])])
@@ -513,3 +513,22 @@ def test_e8_grande_into_the_moors_as_a_captured_pile():
     assert int(r.captured[0, 0]) == 113
     assert r.cards[0].tolist() == [2 * 21, 2 * 66]
     assert int(r.total[0, 0]) == 2 * (21 + 113)
+
+
+@pytest.mark.parametrize("winner_cards, fate", [(["MAT", "6B", "AB", "9D"], "captured by the opponents"),
+                                                (["MAT", "AB", "6B", "9D"], "kept by its team")])
+def test_matto_rule_captured_says_where_the_matto_went(winner_cards, fate):
+    """§8 ``matto_rule="captured"``: "the Matto goes to the trick winner, no exchange". Team A's Matto
+    (S0) led to the last trick: won by S2 (6B, team A) it stays with A; won by S1 (6B, team B) it is
+    in B's pile, and infos/text said "kept by its team" (the score was right). Now
+    fate 3, "captured by the opponents"."""
+    k, st = trick_state(winner_cards, matto_rule="captured")
+    st.tricks_done[0] = 14
+    st.piles[0, 0], st.piles[0, 1] = bb("QS NS JS 10S"), bb("QB NB JB 10B")
+    st.tricks_won[0, 0] = st.tricks_won[0, 1] = 1
+    st.matto_owner[0] = 0
+    won_by = play_trick(k, st, winner_cards)
+    info = k.info(st, 0)
+    assert (won_by % 2, info["matto"], info["matto_gift"]) == ((1, fate, None) if "captured" in fate else (0, fate, None))
+    assert "MAT" in info["piles"][won_by % 2]
+    assert int(st.matto_fate[0]) == (3 if "captured" in fate else 0)

@@ -87,7 +87,7 @@ class OttocentoState(BatchState):
     res_last: np.ndarray = _f(np.int32, (2,), 0, "last scored deal: last-trick bonus")
     res_total: np.ndarray = _f(np.int32, (2,), 0, "last scored deal: totals in half-points")
     gift: np.ndarray = _f(np.int8, (), -1, "last scored deal: card given for the Matto (-1 none)")
-    matto_fate: np.ndarray = _f(np.int8, (), 0, "last scored deal: 0 kept, 1 moved back for a gift, 2 stayed (§6.1)")
+    matto_fate: np.ndarray = _f(np.int8, (), 0, "last scored deal: 0 kept, 1 moved back for a gift, 2 stayed, 3 captured by the opponents (§6.1, §8)")
     discards_to: np.ndarray = _f(np.int8, (), -1, "last scored deal: team given the discards (-1 none yet)")
     score: np.ndarray = _f(np.int32, (2,), 0, "match score per team in half-points")
     winner: np.ndarray = _f(np.int8, (), -1, "winning team (-1 none / draw)")
@@ -319,7 +319,8 @@ class OttocentoKernel(CompiledKernel):
         return {
             "discards": [names[c] for c in mask_to_cards(st.discards[b])],
             "discards_to": "AB"[int(st.discards_to[b])] if st.discards_to[b] >= 0 else None,
-            "matto": ("kept by its team", "moved back for a gift card", "stayed with the opponents")[int(st.matto_fate[b])],
+            "matto": ("kept by its team", "moved back for a gift card", "stayed with the opponents",
+                      "captured by the opponents")[int(st.matto_fate[b])],
             "matto_gift": names[int(st.gift[b])] if st.gift[b] >= 0 else None,
             "piles": [[names[c] for c in mask_to_cards(st.final_piles[b, t])] for t in range(2)],
             "card_points": (st.res_cards[b] / 2).tolist(),

@@ -89,7 +89,7 @@ def render(kernel, st, b: int = 0, view=None) -> str:
 #: phase keys of :func:`table_view` (snake_case, translated by the web front end)
 PHASE_KEYS = {DISCARD: "discard", DECLARING: "declarations", PLAY: "play", OVER: "over"}
 SUIT_WORDS = ("swords", "batons", "cups", "coins", "trumps")
-MATTO_FATE = ("kept by its team", "returned for a gift card", "stayed with the opponents")
+MATTO_FATE = ("kept by its team", "returned for a gift card", "stayed with the opponents", "captured by the opponents")
 
 
 def table_view(kernel, st, b: int, seat: int) -> dict:

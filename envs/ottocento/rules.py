@@ -285,7 +285,7 @@ def score_one(pile0, pile1, discards, dealer, won0, won1, matto_owner, matto_win
     the declaration points per team. Returns ``(final0, final1, discards_to, matto, gift,
     cards0, cards1, captured0, captured1, last0, last1)``: final piles after steps 1-2, the team
     given the discards, the Matto's fate (0 nothing settled, 1 moved back for ``gift``, 2 stayed
-    with the opponents), the gift card (-1 none), card points in half-points, captured
+    with the opponents, 3 captured by the opponents under ``matto_rule="captured"``), the gift card (-1 none), card points in half-points, captured
     combinations and the last-trick bonus (points). Totals: ``cards + 2 * (captured + declared + last)``."""
     strict = P[P_STRICT] != 0
     won = (won0, won1)
@@ -346,6 +346,8 @@ def score_one(pile0, pile1, discards, dealer, won0, won1, matto_owner, matto_win
                     c1 = (c1 & ~g) | _MAT_BIT
             else:
                 matto = 2
+    elif matto_winner >= 0 and matto_owner % 2 != matto_winner % 2:
+        matto = 3  # matto_rule="captured": it went with its trick to the opponents, no exchange (§8)
     # steps 3-5
     cap0, _s0 = combo_one(c0, strict)
     cap1, _s1 = combo_one(c1, strict)

@@ -50,8 +50,9 @@ class DealScore(NamedTuple):
         piles: ``uint64[n, 2]`` final piles after steps 1-2 (what card points count).
         discards_to: ``int8[n]`` team that received the discards.
         matto: ``int8[n]`` what happened to the Matto: 0 nothing to settle (its team won its
-            trick, or ``matto_rule="captured"``), 1 moved back with a gift card, 2 stayed with
-            the opponents (owner team won no trick, or ``matto_fallback="forfeit"`` without a card).
+            trick), 1 moved back with a gift card, 2 stayed with the opponents (owner team won no
+            trick, or ``matto_fallback="forfeit"`` without a card), 3 captured by the opponents
+            (``matto_rule="captured"``: it went with its trick, no exchange).
         gift: ``int8[n]`` card handed over for the Matto (-1 none).
         cards: ``int32[n, 2]`` card points in half-points.
         captured: ``int32[n, 2]`` captured combinations (points).
