@@ -782,3 +782,15 @@ def test_an_empty_path_is_refused_not_read_as_the_current_folder(argv, line, tmp
     captured = capsys.readouterr()
     assert captured.err == line + "\n" and captured.out == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def test_bench_web_names_the_clients_flag_past_the_table_cap(capsys):
+    """cardzoo bench-web --clients 201 said "clients must be 1 to 200 ..." (the load test's parameter); the flag is
+    named as typed, as for --clients 0."""
+    pytest.importorskip("httpx")
+    from cardzoo.training.web import loadtest
+
+    cap = loadtest._max_tables()
+    assert main(["bench-web", "--clients", str(cap + 1)]) == 2
+    assert capsys.readouterr().err == (f"cardzoo bench-web: error: --clients must be 1 to {cap} (the server holds at most "
+                                       f"{cap} open tables; more clients would only be refused with 503), got {cap + 1}\n")

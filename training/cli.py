@@ -218,6 +218,10 @@ def cmd_bench_web(args) -> int:
         _check_json_path(args.json)
     from .web import loadtest
 
+    cap = loadtest._max_tables()
+    if args.clients > cap:  # loadtest.run names its parameter: "clients must be 1 to 200 ..."
+        raise ValueError(f"--clients must be 1 to {cap} (the server holds at most {cap} open tables; more clients would "
+                         f"only be refused with 503), got {args.clients}")
     res = loadtest.run(clients=args.clients, games=args.games, max_moves=args.moves, seconds=args.seconds, seed=args.seed)
     print(loadtest.format_report(res))
     if args.json:
