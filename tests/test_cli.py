@@ -794,3 +794,19 @@ def test_bench_web_names_the_clients_flag_past_the_table_cap(capsys):
     assert main(["bench-web", "--clients", str(cap + 1)]) == 2
     assert capsys.readouterr().err == (f"cardzoo bench-web: error: --clients must be 1 to {cap} (the server holds at most "
                                        f"{cap} open tables; more clients would only be refused with 503), got {cap + 1}\n")
+
+
+def test_arena_names_a_bad_env_option_as_the_game_does(capsys):
+    """`cardzoo arena all_fours random all_fours/rule -o a=b` said "unknown option(s) ['a'] for all_fours/rule; agent
+    parameters: ['params', 'rollout_opponents']; game options: ..." (the first agent took -o for its parameters;
+    with all_fours/ppo first: "the shipped agent ... these are not valid all_fours options: ..."). -o is the game's:
+    the arena now checks it as play, train, exploit and leaderboard do, before loading any agent."""
+    from cardzoo import envs
+
+    with pytest.raises(ValueError) as e:
+        envs.kernel("all_fours", a="b")
+    for agents in (["random", "all_fours/rule"], ["all_fours/ppo", "random"]):
+        assert main(["arena", "all_fours", *agents, "--deals", "2", "-o", "a=b"]) == 2
+        captured = capsys.readouterr()
+        assert captured.err == f"cardzoo arena: error: {e.value}\n" and captured.out == ""
+    assert str(e.value).startswith("unknown option(s) ['a']; valid options: ['deal_packet', 'episode', ")

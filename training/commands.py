@@ -290,6 +290,11 @@ def cmd_arena(args, parse_options) -> int:
     from .common import check_can_write, refuse_existing_file, report_console, seat_agent
 
     env_options = parse_options(args.option)
+    from cardzoo import envs
+
+    # a bad -o fails as the game's own error, before any agent is loaded (each agent would take it for one of its
+    # parameters: "unknown option(s) ['a'] for all_fours/rule; agent parameters: ['params', 'rollout_opponents']; ...")
+    envs.kernel(args.game, **env_options)
     if args.deals < 1:
         raise ValueError(f"--deals must be >= 1, got {args.deals}")
     if args.batch < 1:
