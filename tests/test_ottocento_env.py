@@ -320,3 +320,31 @@ def test_deal_packets_option_changes_only_the_mapping(packet):
     env.reset(seed=0, options={"deck": deck, "dealer": 3})
     for s, pos in seat_positions(3, packet).items():
         assert sorted(env.hands[P[s]]) == sorted(deck[pos].tolist())
+
+
+def test_a_match_reveals_each_deal_in_infos_when_it_ends():
+    """RULES.md §7 (the spec's §7): "At the end of the deal everything is revealed (discards, final
+    piles, every score component) through infos". In a match (match_target) only the last deal was
+    ever revealed: infos stayed {} after the others, and the next deal cleared the discards. Now every
+    agent's infos hold the scored deal's result at the step it ends, with its discards, and keep it
+    while the next deal is played; the final infos are the last deal's."""
+    env = ottocento_v0.env(match_target=800)
+    env.reset(seed=1)
+    st = env.game_state
+    rng = np.random.default_rng(0)
+    deals = []
+    while not any(env.terminations.values()) and not any(env.truncations.values()):
+        before, disc = int(st.deals_played[0]), int(st.discards[0])
+        env.step(int(rng.choice(env.legal_actions())))
+        if int(st.deals_played[0]) == before:
+            assert all(env.infos[a] == (deals[-1] if deals else {}) for a in env.agents)
+            continue
+        info = env.infos[env.agents[0]]
+        assert all(env.infos[a] == info for a in env.agents)
+        names = sorted(TAROCCO62.names[c] for c in mask_to_cards(disc))
+        assert sorted(info["discards"]) == names and len(names) == 2
+        assert info["totals"] == (st.res_total[0] / 2).tolist() and info["match_score"] == (st.score[0] / 2).tolist()
+        assert sum(len(p) for p in info["piles"]) == 62 and all(c in info["piles"][0] + info["piles"][1] for c in names)
+        deals.append(info)
+    assert len(deals) >= 2 and deals[0]["discards"] != deals[1]["discards"]
+    assert deals[-1]["winner"] in ("A", "B") and all(d["winner"] is None for d in deals[:-1])

@@ -111,6 +111,8 @@ class KernelAECEnv(AECEnv):
         self._single = None
         self._legal = None
         self._forfeit: str | None = None  # the agent who lost the episode by an illegal action ("lose")
+        self._deal_counter: str | None = None  # Kernel.DEAL_COUNTER, set at reset
+        self._deals_seen = 0
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -176,6 +178,8 @@ class KernelAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
+        self._deal_counter = self.kernel.DEAL_COUNTER
+        self._deals_seen = 0 if self._deal_counter is None else getattr(self._st, self._deal_counter).item(0)
         self._after_step()
         if in_place:  # new_game computed the view of the seat to act
             self._legal = single.mask
@@ -211,6 +215,18 @@ class KernelAECEnv(AECEnv):
         self.agent_selection = self.possible_agents[st.current_player.item(0)]
         if st.done.item(0):
             self._finish()
+        elif self._deal_counter is not None:
+            self._deal_infos()
+
+    def _deal_infos(self) -> None:
+        """A deal was scored and the episode goes on (``Kernel.DEAL_COUNTER``): every agent's infos
+        become the kernel's info, which reveals that deal's result (e.g. Ottocento §7)."""
+        n = getattr(self._st, self._deal_counter).item(0)
+        if n != self._deals_seen:
+            self._deals_seen = n
+            info = self.kernel.info(self._st, 0)
+            for a in self.agents:
+                self.infos[a] = dict(info)
 
     def _finish(self) -> None:
         """The game is over: every agent terminated (or truncated) with the kernel's end-of-game info."""
@@ -348,11 +364,15 @@ class KernelAECEnv(AECEnv):
             self.rewards = dict(zip(self.possible_agents, st.rewards[0].tolist()))
             if code & 2:
                 self._finish()
+            elif self._deal_counter is not None:
+                self._deal_infos()
             self._accumulate_rewards()
         else:  # no reward: adding +0.0 to the cumulative rewards would change nothing
             self.rewards = dict.fromkeys(self.possible_agents, 0.0)
             if code & 2:
                 self._finish()
+            elif self._deal_counter is not None:
+                self._deal_infos()
 
     def _lose(self, agent: str, action: int) -> None:
         """``illegal_action="lose"``: ``agent`` forfeits the episode by ``action`` (module docstring)."""

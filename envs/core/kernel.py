@@ -696,6 +696,12 @@ class Kernel(ABC):
     #: names of the kinds of deal :meth:`deal_category` tells apart (empty: the game has one kind)
     DEAL_CATEGORIES: ClassVar[tuple[str, ...]] = ()
 
+    #: the state field counting scored deals, for a game whose rules reveal each deal's result when
+    #: it ends (Ottocento §7): in an episode of several deals (a match) the AEC env then sets every
+    #: agent's ``infos`` to :meth:`info` at the step a deal is scored, not only at the episode's end.
+    #: ``None`` (default): infos at the end of the episode only.
+    DEAL_COUNTER: ClassVar[str | None] = None
+
     def deal_category(self, state: BatchState) -> np.ndarray | None:
         """``int64[B]`` index into ``DEAL_CATEGORIES`` of each game's current deal (e.g. Avinas'
         sevens and no-sevens games), decided by the deal itself so that evaluations can report

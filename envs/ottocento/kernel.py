@@ -87,6 +87,7 @@ class OttocentoState(BatchState):
     res_last: np.ndarray = _f(np.int32, (2,), 0, "last scored deal: last-trick bonus")
     res_total: np.ndarray = _f(np.int32, (2,), 0, "last scored deal: totals in half-points")
     gift: np.ndarray = _f(np.int8, (), -1, "last scored deal: card given for the Matto (-1 none)")
+    last_discards: np.ndarray = _f(U64, (), 0, "the discards of the last scored deal (revealed with its result, §7)")
     matto_fate: np.ndarray = _f(np.int8, (), 0, "last scored deal: 0 kept, 1 moved back for a gift, 2 stayed, 3 captured by the opponents (§6.1, §8)")
     discards_to: np.ndarray = _f(np.int8, (), -1, "last scored deal: team given the discards (-1 none yet)")
     score: np.ndarray = _f(np.int32, (2,), 0, "match score per team in half-points")
@@ -139,6 +140,7 @@ class OttocentoKernel(CompiledKernel):
     """
 
     renderer = _render  # render() and table_view() (Kernel)
+    DEAL_COUNTER = "deals_played"  # §7: each deal's result revealed in infos when it ends, in a match too
 
     name = "ottocento"
     display_name = "Ottocento"
@@ -300,7 +302,7 @@ class OttocentoKernel(CompiledKernel):
         if self.ended_by_declaration(st, b):  # the deal was not played: its discards stay hidden, no deal result
             out["ended_by"] = "declarations"
             out["winner"] = "AB"[int(st.winner[b])]
-        elif st.deals_played[b] > 0 and st.done[b]:
+        elif st.deals_played[b] > 0:  # the last scored deal: revealed when it ends (§7), in a match too
             out.update(self.deal_result(st, b))
         if st.truncated[b]:
             out["truncation"] = f"max_deals={self.options['max_deals']} reached"
@@ -317,7 +319,7 @@ class OttocentoKernel(CompiledKernel):
         """Every score component of the last scored deal of game ``b`` (points; team A first)."""
         names = TAROCCO62.names
         return {
-            "discards": [names[c] for c in mask_to_cards(st.discards[b])],
+            "discards": [names[c] for c in mask_to_cards(st.last_discards[b])],
             "discards_to": "AB"[int(st.discards_to[b])] if st.discards_to[b] >= 0 else None,
             "matto": ("kept by its team", "moved back for a gift card", "stayed with the opponents",
                       "captured by the opponents")[int(st.matto_fate[b])],

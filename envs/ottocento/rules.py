@@ -410,6 +410,7 @@ def _score(S, b, P):
     t1 = k1 + 2 * (cap1 + d1 + l1)
     S.final_piles[b, 0] = f0
     S.final_piles[b, 1] = f1
+    S.last_discards[b] = S.discards[b]  # revealed with the result; the next deal clears discards
     S.res_cards[b, 0] = k0
     S.res_cards[b, 1] = k1
     S.res_captured[b, 0] = cap0
