@@ -271,7 +271,7 @@ def test_option_value_plays_to_the_end(game, options):
 
 
 def test_ottocento_negative_match_score_is_clipped_not_wrapped():
-    """Found by the sweep's extreme value last_trick_bonus=-1000 (valid: -1000..1000, RULES.md §8) in a
+    """Found by the sweep's extreme value last_trick_bonus=-1000 (RULES.md §8) in a
     match: min(score // 8, 255) written into a uint8 wrapped a negative score to a large one (-683 points
     showed as 85 units, 340 points); it is clipped to 0..255 as RULES.md §11.6 says."""
     k = kernel("ottocento", match_target=800, last_trick_bonus=-1000)

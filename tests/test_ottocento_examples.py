@@ -10,6 +10,7 @@ from cardzoo.envs import ottocento_v0
 from cardzoo.envs.core.cards import mask_to_cards
 from cardzoo.envs.ottocento.combos import combo_score
 from cardzoo.envs.ottocento.constants import DECLARE, DECLARING, DISCARD, MAT, PASS, PLAY
+from cardzoo.envs.ottocento.kernel import OttocentoKernel
 from cardzoo.envs.ottocento.scoring import card_points_half, deal_totals, score_deal
 
 from ottocento_util import bb, cid, legal_names, make_deck, names, play_trick, seat_positions, trick_state
@@ -532,3 +533,20 @@ def test_matto_rule_captured_says_where_the_matto_went(winner_cards, fate):
     assert (won_by % 2, info["matto"], info["matto_gift"]) == ((1, fate, None) if "captured" in fate else (0, fate, None))
     assert "MAT" in info["piles"][won_by % 2]
     assert int(st.matto_fate[0]) == (3 if "captured" in fate else 0)
+
+
+@pytest.mark.parametrize("bonus", [100_000, -100_000, 0])
+def test_last_trick_bonus_takes_large_integers(bonus):
+    """§8: last_trick_bonus is "any integer"; the env refused beyond ±1000. Scores are 32-bit
+    half-points, so the option now takes -100,000..100,000 (a match of max_deals 10,000 deals stays in
+    range): the team that won trick 15 (S1, team B) gets it (§6 totals in half-points: cards + 2 ×
+    (captured + declared + last))."""
+    piles = np.array([[bb("KS QS NB JC"), bb("MAT 6B 7B 8B")]], dtype=np.uint64)
+    r = score_deal(piles, [0], [3], [[1, 1]], [0], [1], [1], [[0, 0]], last_trick_bonus=bonus)
+    r0 = score_deal(piles, [0], [3], [[1, 1]], [0], [1], [1], [[0, 0]], last_trick_bonus=0)
+    assert r.last[0].tolist() == [0, bonus]
+    assert (r.total[0] - r0.total[0]).tolist() == [0, 2 * bonus]
+    k = OttocentoKernel(last_trick_bonus=bonus, match_target=800)
+    assert k.options["last_trick_bonus"] == bonus
+    with pytest.raises(ValueError, match="valid values: an int from -100000 to 100000"):
+        OttocentoKernel(last_trick_bonus=100_001 if bonus >= 0 else -100_001)

@@ -104,6 +104,11 @@ class OttocentoState(BatchState):
 OttocentoArrays = arrays_type(OttocentoState, "OttocentoArrays", __name__)
 
 
+#: §8 last_trick_bonus is "any integer"; scores are int32 half-points, and this bound keeps a match of
+#: max_deals (at most 10,000) deals inside them
+LAST_BONUS_MAX = 100_000
+
+
 def _target_option() -> Option:
     return Option(
         None,
@@ -128,7 +133,7 @@ class OttocentoKernel(CompiledKernel):
     ``declaration_mode``              ``"all_or_pass"``, ``"auto_all"``, ``"none"``    ``"all_or_pass"``
     ``natural_skip_counts_as_gap``    bool                                             False
     ``moors_tie``                     ``"last_played"``, ``"first_played"``            ``"last_played"``
-    ``last_trick_bonus``              int -1000..1000                                  6
+    ``last_trick_bonus``              int -100_000..100_000                            6
     ``matto_rule``                    ``"exchange_at_end"``, ``"captured"``            ``"exchange_at_end"``
     ``matto_fallback``                ``"lowest_value"``, ``"forfeit"``                ``"lowest_value"``
     ``matto_gift``                    ``"best_for_owner"``, ``"lowest_id"``            ``"best_for_owner"``
@@ -160,7 +165,8 @@ class OttocentoKernel(CompiledKernel):
         "natural_skip_counts_as_gap": bool_option(False),
         "moors_tie": Option("last_played", choices=("last_played", "first_played")),
         "last_trick_bonus": Option(
-            6, check=lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool) and -1000 <= v <= 1000, valid="an int from -1000 to 1000"
+            6, check=lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool) and -LAST_BONUS_MAX <= v <= LAST_BONUS_MAX,
+            valid=f"an int from {-LAST_BONUS_MAX} to {LAST_BONUS_MAX}"
         ),
         "matto_rule": Option("exchange_at_end", choices=("exchange_at_end", "captured")),
         "matto_fallback": Option("lowest_value", choices=("lowest_value", "forfeit")),
