@@ -810,3 +810,26 @@ def test_arena_names_a_bad_env_option_as_the_game_does(capsys):
         captured = capsys.readouterr()
         assert captured.err == f"cardzoo arena: error: {e.value}\n" and captured.out == ""
     assert str(e.value).startswith("unknown option(s) ['a']; valid options: ['deal_packet', 'episode', ")
+
+
+@pytest.mark.parametrize("argv", [
+    ["train", "all_fours"], ["exploit", "all_fours/rule"], ["distil", "all_fours/ppo", "agent", "--labels", "l.npz"],
+    ["expert-iterate", "all_fours", "--out", "run"],
+])
+def test_torch_threads_past_the_cap_is_refused_naming_the_flag(argv, tmp_path, monkeypatch, capsys):
+    """`--torch-threads 2147483648` ended train, exploit, distil and expert-iterate in torch's "Overflow when
+    unpacking long" (no flag, no range; expert-iterate had written its run folder), and 100000 started that many
+    threads. The flag now takes at most MAX_TORCH_THREADS."""
+    import os
+
+    from cardzoo.training.commands import MAX_TORCH_THREADS
+
+    monkeypatch.chdir(tmp_path)
+    for value in ("2147483648", str(MAX_TORCH_THREADS + 1)):
+        with pytest.raises(SystemExit) as e:
+            main([*argv, "--torch-threads", value])
+        assert e.value.code == 2
+        assert capsys.readouterr().err.splitlines()[-1] == (
+            f"cardzoo {argv[0]}: error: argument --torch-threads: must be at most {MAX_TORCH_THREADS} (threads of "
+            f"torch's CPU work; this machine has {os.cpu_count()} cores), got {value}")
+    assert list(tmp_path.iterdir()) == []

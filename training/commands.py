@@ -38,6 +38,27 @@ def model_arg(text: str) -> str:
                                "out to start a new run")
 
 
+#: the most ``--torch-threads`` a command takes: torch took up to 2**31 - 1 (past it: "Overflow when unpacking long",
+#: naming neither the flag nor the range) and started that many threads
+MAX_TORCH_THREADS = 1024
+
+
+def torch_threads_arg(text: str) -> int:
+    """The argparse ``type`` of ``--torch-threads`` (train, exploit, distil, expert-iterate): an int of at most
+    :data:`MAX_TORCH_THREADS` (the commands refuse less than 1 themselves, naming the flag)."""
+    import argparse
+    import os
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value > MAX_TORCH_THREADS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_TORCH_THREADS} (threads of torch's CPU work; this machine "
+                                         f"has {os.cpu_count()} cores), got {text}")
+    return value
+
+
 def _opponent_weights(text: str) -> dict:
     """``"random=0.2,rule=0.5,snapshot=0.3"`` -> dict (``ValueError`` on a malformed entry)."""
     out = {}
@@ -673,7 +694,7 @@ def add_commands(sub, games, parse_options) -> None:
     t.add_argument("--lr", type=float, default=d.learning_rate, help=f"learning rate (default {d.learning_rate})")
     t.add_argument("--clip-range", type=float, default=d.clip_range, help=f"PPO clip range (default {d.clip_range})")
     t.add_argument("--ent-coef", type=float, default=d.ent_coef, help=f"entropy bonus (default {d.ent_coef})")
-    t.add_argument("--torch-threads", type=int, default=d.torch_threads, help=f"torch threads (default {d.torch_threads})")
+    t.add_argument("--torch-threads", type=torch_threads_arg, default=d.torch_threads, help=f"torch threads (default {d.torch_threads})")
     t.add_argument(
         "--expert-rounds", type=int, default=None,
         help="rounds of expert iteration after PPO: PIMC labels of the agent's card decisions, then distillation "
@@ -745,7 +766,7 @@ def add_commands(sub, games, parse_options) -> None:
     ex.add_argument("--seed", type=seed_arg, default=0, help="seeds the training (default 0); the edge is measured on the "
                     "deals of seed + 4242, never trained on")
     ex.add_argument("--out", default=None, help="run folder (default runs/exploit/GAME_AGENT; never overwritten)")
-    ex.add_argument("--torch-threads", type=int, default=1, help="torch threads (default 1)")
+    ex.add_argument("--torch-threads", type=torch_threads_arg, default=1, help="torch threads (default 1)")
     ex.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")
     ex.set_defaults(fn=lambda a_: cmd_exploit(a_, parse_options))
 
@@ -796,7 +817,7 @@ def add_commands(sub, games, parse_options) -> None:
     ds.add_argument("--bid-weight", type=float, default=1.0, help="weight of the KL term that keeps the bids (default 1)")
     ds.add_argument("--batch-size", type=int, default=1024, help="card positions per minibatch (default 1024)")
     ds.add_argument("--seed", type=seed_arg, default=0, help="seeds the held-out split, the shuffling and torch (default 0)")
-    ds.add_argument("--torch-threads", type=int, default=1, help="torch threads (default 1)")
+    ds.add_argument("--torch-threads", type=torch_threads_arg, default=1, help="torch threads (default 1)")
     ds.add_argument(
         "--search-on", default="cards",
         help="decision types distilled: trained towards the labels' PIMC values: cards (default, the All Fours recipe), "
@@ -845,7 +866,7 @@ def add_commands(sub, games, parse_options) -> None:
         help="each round distils the starting policy on the labels of every round so far (DAgger-style), not the round's "
         "policy on its own labels",
     )
-    ei.add_argument("--torch-threads", type=int, default=1, help="torch threads of the distillation (default 1)")
+    ei.add_argument("--torch-threads", type=torch_threads_arg, default=1, help="torch threads of the distillation (default 1)")
     ei.set_defaults(fn=cmd_expert_iterate)
 
     p = sub.add_parser(
