@@ -862,3 +862,73 @@ def test_match_won_on_the_next_deals_kick_pays_both_hands(reward):
     assert env.terminations == {a: True for a in P}
     v = float(kp - 1) if reward == "score" else 1.0
     assert rewards(env) == [v, -v, v, -v]
+
+
+# ----------------------------------------------------------------------------- the batch kernel API
+# The same worked examples through ``envs.kernel("all_fours")`` (init hooks deck/dealer/score,
+# legal_actions, step, rewards): the numbers are the spec's (§10 examples 1, 3, 9, 12).
+def _kernel_game(deck, dealer, score=None, **options):
+    import numpy as np
+
+    from cardzoo import envs
+
+    k = envs.kernel("all_fours", **options)
+    rng = np.random.default_rng(0)
+    hooks = {"deck": deck, "dealer": dealer}
+    if score is not None:
+        hooks["score"] = score
+    return k, k.init(rng, 1, **hooks), rng
+
+
+def _kernel_play(k, st, rng, script):
+    import numpy as np
+
+    total = np.zeros(4)
+    for tok in script.split():
+        seat, act = tok.split(":")
+        assert int(st.current_player[0]) == int(seat[1:]), tok
+        a = k.action_id(act) if hasattr(k, "action_id") else next(
+            i for i in range(56) if k.action_name(i) == act)
+        assert k.legal_actions(st)[0, a], tok
+        k.step(st, np.array([a]), rng)
+        total += st.rewards[0]
+    return total.tolist()
+
+
+def test_kernel_api_example_1_kick_at_11_wins_the_match():
+    # §10 example 1: dealer S0, A at 11, kick JD: A reaches 14 and wins before S1 acts.
+    k, st, _ = _kernel_game(make_deck(0, EX1_HANDS, kicks="JD"), 0, score=[11, 0], episode="match")
+    assert bool(st.done[0]) and int(st.winner[0]) == TEAM_A
+    assert st.score[0].tolist() == [14, 0] and int(st.trump[0]) == D
+    assert not k.legal_actions(st)[0].any()
+
+
+def test_kernel_api_example_3_run_with_a_rekick():
+    # §10 example 3: kick 4S (0), S0 BEG, S3 RUN: AS -> B +1 (set aside), 6H -> B +2, trump H,
+    # 12 cards each, S0 leads.
+    k, st, rng = _kernel_game(make_deck(3, kicks="4S AS 6H", last="KH"), 3)
+    _kernel_play(k, st, rng, "S0:BEG S3:RUN")
+    assert st.points[0].tolist() == [0, 3]
+    assert int(st.trump[0]) == H and int(st.hand_size[0]) == 12
+    assert [len(cards_of(h)) for h in st.hands[0]] == [12, 12, 12, 12]
+    assert int(st.current_player[0]) == 0
+    assert not any(int(h) & (1 << cid("KH")) for h in st.hands[0])
+
+
+def test_kernel_api_example_9_low_wins_the_match():
+    # §10 example 9: A 13, B 12; High B -> B 13; Low A -> A 14: A wins 14-13.
+    k, st, rng = _kernel_game(make_deck(3, EX9A_HANDS, kicks="3S"), 3, score=[13, 12], episode="match")
+    _kernel_play(k, st, rng, EX9A_SCRIPT)
+    assert bool(st.done[0]) and int(st.winner[0]) == TEAM_A
+    assert st.score[0].tolist() == [14, 13]
+
+
+def test_kernel_api_example_12_hand_reward():
+    # §10 example 12: kick 6C -> B +2; S2 BEG, S1 GIVE_ONE -> A +1; A = 3, B = 4 -> A -1, B +1.
+    k, st, rng = _kernel_game(make_deck(1, EX12_HANDS, kicks="6C"), 1)
+    assert st.points[0].tolist() == [0, 2]
+    total = _kernel_play(k, st, rng, "S2:BEG S1:GIVE_ONE " + EX12_PLAY)
+    assert st.points[0].tolist() == [3, 4]
+    assert st.items[0].tolist() == [TEAM_A, TEAM_B, TEAM_A, TEAM_B]
+    assert total == [-1.0, 1.0, -1.0, 1.0]
+    assert bool(st.done[0])
