@@ -598,3 +598,52 @@ def test_throw_in_inside_a_match():
     assert st.dealer[0] == 2 and st.deals[0] == 0 and st.throw_ins[0] == 1
     assert st.pips[0].tolist() == [0, 0] and st.ram_balance[0] == 0
     assert team_rewards(env) == (0.0, 0.0) and not any(env.terminations.values())
+
+
+# ---------------------------------------------------------------- spec §10 E9 / E11, checked through infos
+@pytest.mark.parametrize(
+    "before,tricks,lied,loser,pips",
+    [
+        ((70, 50), (6, 1), False, "B", 2),   # (a) A 70, B 50 -> B +2
+        ((95, 25), (6, 1), False, "B", 4),   # (b) A 95, B 25 -> B +4
+        ((120, 0), (7, 0), False, "B", 6),   # (c) A all eight tricks -> B +6
+        ((58, 62), (3, 4), False, "A", 2),   # (d) A 58, B 62 -> A +2
+        ((100, 20), (6, 1), True, "A", 2),   # (f) A 100, lying declarer -> A +2
+    ],
+    ids=["a", "b", "c", "d", "f"],
+)
+def test_e9_pips_in_a_single_deal_episode_and_its_infos(before, tricks, lied, loser, pips):
+    """Spec §10 E9 in the default single-deal episode: the deal ends, the rewards are ±pips/2 (§6.5)
+    and the terminal infos name the loser, the pips and whether the declarer lied (§7)."""
+    env = new_env(seed=9)
+    craft(env, game="no_sevens", trump="C", declarer=0, leader=0, tricks_done=7, points=before, tricks_won=tricks,
+          lied=lied, high_call=3, hands={0: "7C", 1: "7S", 2: "8S", 3: "9S"})
+    last_trick(env, "S0:7C S1:7S S2:8S S3:9S")
+    assert all(env.terminations.values())
+    u = pips / 2
+    assert team_rewards(env) == ((-u, u) if loser == "A" else (u, -u))
+    info = env.infos["player_0"]
+    assert info["last_loser"] == loser and info["last_penalty"] == pips
+    assert info["declarer_lied"] == lied and info["declarer_stopped"] is False
+    expect = [0, 0]
+    expect["AB".index(loser)] = pips
+    assert info["pips"] == expect
+
+
+@pytest.mark.parametrize(
+    "pips,rams,winner",
+    [((10, 4), 0, "B"), ((10, 0), -2, "B")],
+    ids=["no-rams", "clean"],
+)
+def test_e11_match_end_with_reward_win(pips, rams, winner):
+    """Spec §10 E11 (A 10 pips loses 2 more): without rams B wins (A has more pips); with B at 0 pips
+    B wins, a clean defeat. With reward="win" the match pays ±1 at its end only (§6.5)."""
+    env = new_env(seed=11, episode="match", reward="win", pips=pips, ram_balance=rams)
+    craft(env, game="no_sevens", trump="C", declarer=0, leader=0, tricks_done=7, points=(50, 70), tricks_won=(3, 4),
+          high_call=3, hands={0: "7C", 1: "7S", 2: "8S", 3: "9S"})
+    last_trick(env, "S0:7C S1:7S S2:8S S3:9S")
+    assert all(env.terminations.values())
+    assert team_rewards(env) == ((1.0, -1.0) if winner == "A" else (-1.0, 1.0))
+    info = env.infos["player_0"]
+    assert info["match_winner"] == winner and info["pips"] == [12, pips[1]]
+    assert info["clean_defeat"] == (pips[1] == 0)
