@@ -615,3 +615,59 @@ def test_truthful_signals_judge_the_hand_after_the_chant():
     assert env.agent_selection == "player_1" and legal_names(env) - cards == {"monsieur", "end_signals"}
     play(env, "S1:monsieur S1:end_signals S2:end_signals S3:end_signals")
     assert env.agent_selection == "player_0" and legal_names(env) - cards == {"faible", "end_signals"}
+
+
+# ----------------------------------------------------------------------------- the spec's examples through the kernel API
+@pytest.mark.parametrize(
+    "leader, cards, winner",
+    [
+        (1, "5Cu KSw ACl 4Co", 3),  # E1: the ace alone on top, seat 3 wins and leads
+        (1, "KCo ASw ACu 8Cl", 4),  # E2: two aces tie on top, spoiled, seat 1 leads again
+        (0, "5Co 5Cu 6Sw 4Cl", 2),  # E3: the tie of fives below the six does not matter
+        (2, "9Sw 9Co ACo 9Cu", 1),  # E4: grand-neuf beats petit-neuf, which beats the ace
+    ],
+    ids=["E1", "E2", "E3", "E4"],
+)
+def test_e1_to_e4_through_the_kernel_api(leader, cards, winner):
+    """Spec §10 E1-E4 with ``envs.kernel("aluette")``: ``init`` with the deck/dealer hooks, ``step``."""
+    from cardzoo import envs
+
+    names = cards.split()
+    seats = [(leader + i) % 4 for i in range(4)]
+    k = envs.kernel("aluette", chant=False, signals="off")
+    dealer = (leader - 1) % 4
+    deck = make_deck(dealer, {s: c for s, c in zip(seats, names)})
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 1, deck=np.array(deck), dealer=dealer)
+    for s, c in zip(seats, names):
+        assert int(st.current_player[0]) == s
+        assert k.legal_actions(st)[0][cid(c)]
+        k.step(st, np.array([cid(c)]), rng)
+    assert int(st.results[0, 0]) == winner
+    assert int(st.current_player[0]) == (leader if winner == 4 else winner)
+    assert st.won[0].tolist() == [int(winner == s) for s in range(4)]
+
+
+def test_e10_through_the_kernel_api():
+    """Spec §10 E10: seat 2 holds 3Cu and ASw and no other key card: `madame` and `as` legal, not
+    `monsieur` nor `faible`; after `madame`, seat 0 (partner) hears it, seats 1 and 3 do not, and seat 2
+    cannot send it again this deal."""
+    from cardzoo import envs
+
+    k = envs.kernel("aluette", chant=False)
+    hand2 = "3Cu ASw 4Co 5Co 6Co 7Co 8Co 4Cu 5Cu"
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 1, deck=np.array(make_deck(1, {2: hand2})), dealer=1)  # seat 2 = L: signals first
+    assert int(st.current_player[0]) == 2
+    legal = {k.action_name(a) for a in np.flatnonzero(k.legal_actions(st)[0])}
+    assert legal == {"madame", "as", "end_signals"}
+    k.step(st, np.array([51]), rng)  # madame
+    assert int(st.current_player[0]) == 2
+    lay = k.obs_layout
+    heard = {s: k.observe(st, s)[0] for s in range(4)}
+    assert heard[0][lay["signals[partner]"]].tolist() == [0, 1] + [0] * 8
+    for s in (1, 3):
+        for r in ("me", "next", "partner", "previous"):
+            assert heard[s][lay[f"signals[{r}]"]].sum() == 0
+    legal = {k.action_name(a) for a in np.flatnonzero(k.legal_actions(st)[0])}
+    assert legal == {"as", "end_signals"}
