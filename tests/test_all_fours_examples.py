@@ -523,6 +523,27 @@ def test_example_9_low_wins_the_match_before_jack_and_game(reward, expected):
     assert rewards(env) == expected
 
 
+def test_example_9_the_summary_shows_only_what_was_credited():
+    """Example 9 at the table: A wins 14-13 on Low, so Jack and Game are not credited (§6). The hand's
+    summary listed Jack 1 and Game 1 for B (its lines added up to 3 for B, whose hand points are 1)
+    and explained them as points to B. Now the state records how many items were credited (2) and
+    the summary shows High 1 for B, Low 1 for A, nothing else, and says the last 2 were not credited."""
+    env = new_env(make_deck(3, EX9A_HANDS, kicks="3S"), dealer=3, score=[13, 12], episode="match")
+    st = env.game_state
+    play(env, EX9A_SCRIPT)
+    assert int(st.credited[0]) == 2
+    summary = env.unwrapped.kernel.table_view(st, 0, 0)["summary"]
+    lines = {line["key"]: [int(v) for v in line["values"]] for line in summary["lines"]}
+    assert lines == {"high": [0, 1], "low": [1, 0], "jack": [0, 0], "game": [0, 0], "kicks_and_give_one": [0, 0],
+                     "game_value": [int(v) for v in st.last_game_value[0]], "hand_points": [1, 1]}
+    assert [e["key"] for e in summary["explain"]] == ["af_high", "af_low", "af_not_credited"]
+    assert summary["explain"][-1]["args"] == {"team": "A", "n": 2}
+    assert summary["result"] == "team_0_wins_match"
+    hand = new_env(make_deck(3, EX9A_HANDS, kicks="3S"), dealer=3, score=[13, 12])  # hand mode: all four
+    play(hand, EX9A_SCRIPT)
+    assert int(hand.game_state.credited[0]) == 4
+
+
 def test_example_9_same_hand_in_hand_mode_credits_everything():
     env = new_env(make_deck(3, EX9A_HANDS, kicks="3S"), dealer=3, score=[13, 12])
     st = env.game_state

@@ -72,7 +72,9 @@ class AllFoursState(BatchState):
     game_value: np.ndarray = _f(np.int16, (2,), 0, "each team's Game value (§2)")
     points: np.ndarray = _f(np.int16, (2,), 0, "points of the current hand per team")
     score: np.ndarray = _f(np.int16, (2,), 0, "match score per team")
-    items: np.ndarray = _f(np.int8, (4,), -1, "team credited with High, Low, Jack/Hang jack, Game of the last scored hand (-1 none)")
+    items: np.ndarray = _f(np.int8, (4,), -1, "team winning High, Low, Jack/Hang jack, Game of the last scored hand (-1 none)")
+    credited: np.ndarray = _f(
+        np.int8, (), 4, "how many of those items were credited, in that order (fewer when a match was won at one, §6)")
     hang: np.ndarray = _f(bool, (), False, "the jack was hanged")
     winner: np.ndarray = _f(np.int8, (), -1, "team that won the match (-1 none)")
     redeals: np.ndarray = _f(np.int16, (), 0, "redeals after pack exhaustion (§4)")

@@ -64,6 +64,13 @@ def _ended_before_play(kernel, st, b: int) -> bool:
                 and int(st.tricks_done[b]) == 0 and int(st.n_in_trick[b]) == 0)
 
 
+def _credited(kernel, st, b: int) -> int:
+    """How many of the last scored hand's items (High, Low, Jack, Game, §6 counting order) were
+    credited: fewer than 4 when the match was won at one of them; all 4 when a later hand's kicks or
+    give-one ended it (that hand is then not the one scored)."""
+    return 4 if _ended_before_play(kernel, st, b) else int(st.credited[b])
+
+
 def _summary(kernel, st, b: int) -> dict:
     """The scored hand (§6): High, Low, Jack or Hang jack, Game per team, the kicks and give-one
     points, the hand's total; ``result`` names the winning team of the hand (or of the match).
@@ -88,9 +95,10 @@ def _summary(kernel, st, b: int) -> dict:
     keys = ("high", "low", "hang_jack" if hang else "jack", "game")
     lines = []
     made = [0, 0]
-    for key, team, pts in zip(keys, items, worth):
+    credited = _credited(kernel, st, b)
+    for i, (key, team, pts) in enumerate(zip(keys, items, worth)):
         vals = [0, 0]
-        if team >= 0:
+        if team >= 0 and i < credited:  # §6: the items after the one that won the match are not credited
             vals[team] = pts
             made[team] += pts
         lines.append({"key": key, "values": [str(v) for v in vals]})
@@ -122,28 +130,36 @@ def _explain(kernel, st, b: int, points: list[int], made: list[int]) -> list[dic
     o = kernel.options
     names = FRENCH52.names
     hc, hs, lc, ls, js = (int(x) for x in st.last_high_low[b])
+    credited = _credited(kernel, st, b)
     out = []
     if hc < 0:
         out.append({"key": "af_no_trump", "args": {}})
     else:
         out.append({"key": "af_high", "args": {"card": names[hc], "seat": f"S{hs}", "team": TEAM[hs % 2]}})
-        out.append({"key": "af_low", "args": {"card": names[lc], "seat": f"S{ls}", "team": TEAM[ls % 2]}})
+        if credited > 1:
+            out.append({"key": "af_low", "args": {"card": names[lc], "seat": f"S{ls}", "team": TEAM[ls % 2]}})
     jack_team = int(st.items[b, 2])
     if js < 0:
         out.append({"key": "af_no_jack", "args": {}})
+    elif credited <= 2:
+        pass
     elif st.hang[b]:
         out.append({"key": "af_hang_jack", "args": {"seat": f"S{js}", "team": TEAM[jack_team], "points": o["hang_jack_points"]}})
     else:
         out.append({"key": "af_jack", "args": {"seat": f"S{js}", "team": TEAM[jack_team], "points": o["jack_points"]}})
     gv = [int(v) for v in st.last_game_value[b]]
     game_team = int(st.items[b, 3])
-    if game_team >= 0:
+    if credited <= 3:
+        pass
+    elif game_team >= 0:
         out.append({"key": "af_game", "args": {"a": gv[0], "b": gv[1], "team": TEAM[game_team], "points": o["game_points"]}})
     else:
         out.append({"key": "af_game_tie", "args": {"a": gv[0], "b": gv[1]}})
     kicks = [max(points[t] - made[t], 0) for t in range(2)]
     if any(kicks):
         out.append({"key": "af_kicks", "args": {"a": kicks[0], "b": kicks[1]}})
+    if credited < 4:  # §6: the match was won at an item; the rest of the hand was not credited
+        out.append({"key": "af_not_credited", "args": {"team": TEAM[int(st.winner[b])], "n": 4 - credited}})
     if _ended_before_play(kernel, st, b):
         now = [int(p) for p in st.points[b]]
         out.append({"key": "af_next_not_played", "args": {"a": now[0], "b": now[1], "team": TEAM[int(st.winner[b])]}})

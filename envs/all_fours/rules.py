@@ -334,10 +334,21 @@ def _score_hand(S, b, P):
     S.items[b, 2] = jack_team
     S.items[b, 3] = game_team
     S.hang[b] = hanged
+    # §6 counting order; in a match the items after the one that reaches the target are not credited
+    credited = 0
+    if not S.done[b]:
+        credited = 1
     _credit(S, b, high_team, 1, P)
+    if not S.done[b]:
+        credited = 2
     _credit(S, b, low_team, 1, P)
+    if not S.done[b]:
+        credited = 3
     _credit(S, b, jack_team, jack_pts, P)
+    if not S.done[b]:
+        credited = 4
     _credit(S, b, game_team, P[P_GAME], P)
+    S.credited[b] = credited
     for t in range(2):
         S.last_points[b, t] = S.points[b, t]
         S.last_game_value[b, t] = S.game_value[b, t]
