@@ -833,3 +833,20 @@ def test_torch_threads_past_the_cap_is_refused_naming_the_flag(argv, tmp_path, m
             f"cardzoo {argv[0]}: error: argument --torch-threads: must be at most {MAX_TORCH_THREADS} (threads of "
             f"torch's CPU work; this machine has {os.cpu_count()} cores), got {value}")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_missing_extra_is_an_error_line_as_every_refusal(tmp_path):
+    """Without rich, `cardzoo arena GAME A B` said "cardzoo arena: printing the results tables needs the [train]
+    extra ..." where a missing torch says "cardzoo train: error: this needs the [train] extra ...": the one line a
+    script or a user looks for, "cardzoo COMMAND: error: ...", was missing for the extras named by
+    cardzoo.MissingExtraError."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['rich'] = None\n"
+            "from cardzoo.training.cli import main\n"
+            "sys.exit(main(['arena', 'all_fours', 'all_fours/rule', 'random', '--deals', '2']))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.splitlines()[-1] == ("cardzoo arena: error: printing the results tables needs the [train] extra "
+                                          "(module 'rich' is not installed): pip install \"cardzoo[train]\"")

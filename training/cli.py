@@ -355,8 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as given (e.g. to print how to resume)
     try:
         return int(args.fn(args) or 0)
-    except MissingExtraError as e:
-        print(f"cardzoo {args.command}: {e}", file=sys.stderr)
+    except MissingExtraError as e:  # "error:" as every other refusal (and the ModuleNotFoundError below) says it
+        print(f"cardzoo {args.command}: error: {e}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as e:
         extra = extra_of(e.name or "")
