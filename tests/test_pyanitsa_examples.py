@@ -379,3 +379,61 @@ def test_52_card_pack_two_over_ace_and_three_players():
     got = env.unwrapped.kernel.piles(env.game_state, 0)
     assert got == [list(range(s, 51, 3)) for s in range(3)]
     assert all(51 not in p for p in got)
+
+
+# ----------------------------------------------------------------------------- spec §2 table as real battles (public kernel API)
+def _kernel_battle(piles_, **options):
+    from cardzoo import envs
+
+    k = envs.kernel("pyanitsa", num_players=len(piles_), **options)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 1, piles=[p.split() for p in piles_])
+    while not st.done[0] and int(st.battles[0]) == 0:
+        k.step(st, np.array([k.FLIP]), rng)
+    return k, st, [[FRENCH36.names[c] for c in p] for p in k.piles(st, 0)]
+
+
+@pytest.mark.parametrize(
+    "position, winner, after",
+    [
+        (["KS", "6H"], 0, [["KS", "6H"], []]),  # K, 6 -> K wins
+        (["AS", "6H"], 1, [[], ["6H", "AS"]]),  # A, 6 -> 6 wins
+        (["AS", "KS", "6H"], 2, [[], [], ["6H", "AS", "KS"]]),  # A, K, 6 -> 6 wins (not a cycle)
+        (["AS", "AH", "6H"], 2, [[], [], ["6H", "AS", "AH"]]),  # A, A, 6 -> 6 wins alone, no tie
+        (["6S", "7H"], 1, [[], ["7H", "6S"]]),  # 6, 7 -> 7 wins
+    ],
+)
+def test_spec_section2_table_first_reveal_decides(position, winner, after):
+    # spec §2 table / §10.1 ("each row is the first reveal of a battle"); winner_first collection (§5)
+    k, st, got = _kernel_battle(position)
+    assert int(st.winner[0]) == winner and got == after
+    assert k.info(st, 0)["battle_winner"] == winner
+
+
+@pytest.mark.parametrize("position", [["AS", "6H", "6D"], ["6S", "6H", "AD", "KC"]])
+def test_spec_section2_table_sixes_tie(position):
+    # spec §2: "A, 6, 6" and "6, 6, A, K" -> tie between the two sixes; with one card each nobody
+    # can add a card: dead battle, draw, all rewards 0 (§5.5, §6)
+    k, st, got = _kernel_battle(position)
+    assert st.done[0] and st.draw[0] and not st.truncated[0] and int(st.winner[0]) == -1
+    assert st.rewards[0].tolist() == [0.0] * len(position)
+    # under tie_players="tied" only the two sixes go on: 7H against 8D -> the 8D's seat wins
+    s1, s2 = [i for i, c in enumerate(position) if c.startswith("6")]
+    extra = {s1: " 7H", s2: " 8D"}
+    pos = [c + extra.get(i, "") for i, c in enumerate(position)]
+    k, st, got = _kernel_battle(pos, tie_players="tied")
+    assert int(st.winner[0]) == s2
+    first = [position[(s2 + r) % len(pos)] for r in range(len(pos))]
+    assert got[s2] == first + ["8D", "7H"]
+
+
+@pytest.mark.parametrize("n, size", [(2, 18), (3, 12), (4, 9)])
+def test_spec_section3_deal_layout(n, size):
+    # spec §3: seat p's pile, top to bottom, is c[p], c[p+N], c[p+2N], ...; 18 / 12 / 9 cards
+    from cardzoo import envs
+
+    k = envs.kernel("pyanitsa", num_players=n)
+    c = np.random.default_rng(n).permutation(36)
+    st = k.init(np.random.default_rng(0), 1, deck=c)
+    assert k.piles(st, 0) == [[int(x) for x in c[p::n]] for p in range(n)]
+    assert k.info(st, 0)["pile_sizes"] == [size] * n
