@@ -850,3 +850,21 @@ def test_a_missing_extra_is_an_error_line_as_every_refusal(tmp_path):
     assert out.returncode == 2, out.stderr
     assert out.stderr.splitlines()[-1] == ("cardzoo arena: error: printing the results tables needs the [train] extra "
                                           "(module 'rich' is not installed): pip install \"cardzoo[train]\"")
+
+
+def test_serve_on_port_0_announces_the_port_it_listens_on(monkeypatch):
+    """`cardzoo serve --port 0` (taken: "--port must be 0..65535") printed and opened http://127.0.0.1:0/ while
+    uvicorn listened on a port nobody was told. The command now picks the free port itself and serves on it."""
+    pytest.importorskip("fastapi")
+    import socket
+
+    from cardzoo.training.web import app
+
+    called = {}
+    monkeypatch.setattr(app, "serve", lambda host, port, **kw: called.update(host=host, port=port, **kw))
+    assert main(["serve", "--port", "0", "--no-browser"]) == 0
+    assert called["host"] == "127.0.0.1" and 1024 <= called["port"] <= 65535 and called["open_browser"] is False
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", called["port"]))  # free: the probe that found it has let it go
+    called.clear()
+    assert main(["serve", "--port", "8123", "--no-browser"]) == 0 and called["port"] == 8123

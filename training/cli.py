@@ -198,7 +198,17 @@ def cmd_serve(args) -> int:
     if args.agents_dir is not None and not args.agents_dir.strip():  # it offered the current folder's agents
         raise ValueError(f"--agents-dir {args.agents_dir!r} is an empty path: give the folder of your saved agents, "
                          "e.g. --agents-dir runs/all_fours (or leave --agents-dir out)")
-    serve(args.host, args.port, open_browser=not args.no_browser, agents_dir=args.agents_dir)
+    port = args.port
+    if port == 0:  # any free port: serve() announced (and opened) http://127.0.0.1:0/, never the port uvicorn took
+        import socket
+
+        try:
+            with socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+                probe.bind((args.host, 0))
+                port = probe.getsockname()[1]
+        except OSError:  # a bad --host: serve() says so
+            pass
+    serve(args.host, port, open_browser=not args.no_browser, agents_dir=args.agents_dir)
     return 0
 
 
@@ -286,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("serve", help="the web card table: play in a browser against AI players")
     w.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    w.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    w.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port, printed)")
     w.add_argument("--no-browser", action="store_true", help="do not open a browser")
     w.add_argument(
         "--agents-dir", default=None, metavar="DIR",
