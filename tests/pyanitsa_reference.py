@@ -117,11 +117,11 @@ class ReferenceGame:
         if collect == "winner_chooses" and not losers and not capped:
             self.ordering = (winner, set(pot))
             return
-        if collect == "random":
+        if collect == "random" and not capped:
             self.random_pot = (winner, pot)
             self.piles[winner] += pot  # in some order: the caller takes it from the kernel
-        else:
-            start = 0 if collect == "seat_order" else winner
+        else:  # §12.2: the battle that reaches the cap is collected in the default (winner_first) order
+            start = 0 if collect == "seat_order" and not capped else winner
             put.sort(key=lambda e: (e[0], (e[1] - start) % self.n, e[2]))
             self.piles[winner] += [c for *_, c in put]
         self.active = [s for s in range(self.n) if self.piles[s]]

@@ -239,10 +239,12 @@ def test_decision_cap_ends_at_once_without_order_choices():
     assert env.infos["player_0"]["truncation"] == "max_battles" and final_rewards(env) == [0.0, 0.0]
 
 
-@pytest.mark.parametrize("order, pile", [("winner_first", ["QC", "9H", "7S"]), ("seat_order", ["QC", "7S", "9H"])])
-def test_decision_cap_collects_the_last_pot_in_the_games_own_fixed_order(order, pile):
-    # RULES §11.2: the cap battle's pot goes in the game's fixed order (S1 wins 9H over 7S: winner
-    # first puts S1's 9H first, seat order S0's 7S first); only winner_chooses falls back to winner_first.
+@pytest.mark.parametrize("order", ["winner_first", "seat_order", "random", "winner_chooses"])
+def test_decision_cap_collects_the_last_pot_in_the_default_order(order):
+    # spec §12.2 (RULES §11.2): the battle that reaches the cap is collected "in the default order",
+    # winner_first, whatever collect_order says (S1 wins 9H over 7S: S1's 9H first, then S0's 7S;
+    # seat order would put 7S first, random either, winner_chooses would ask).
+    pile = ["QC", "9H", "7S"]
     env = new_env(["7S 9S", "9H QC"], collect_order=order, max_battles=1)
     flip_battle(env)
     assert env.game_state.truncated[0] and env.infos["player_0"]["truncation"] == "max_battles"

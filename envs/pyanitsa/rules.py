@@ -350,17 +350,19 @@ def _battle(S, b, P):
         S.phase[b] = OVER
         return 1 if order == RANDOM else 0
     ended = _check_end(S, b, w, _popcount(pot), P)
-    if order == RANDOM:
+    capped = not ended and S.battles[b] >= P[P_MAX_BATTLES]
+    if order == RANDOM and not capped:
         return NEED_COLLECT
-    if order == WINNER_CHOOSES and not (ended or S.battles[b] >= P[P_MAX_BATTLES]):
+    if order == WINNER_CHOOSES and not (ended or capped):
         S.pot[b] = pot
         S.phase[b] = ORDER_PHASE
         S.current_player[b] = w
     else:
-        # seat order collects from seat 0; winner first, and a winner-chooses pot the game will not
-        # use (nobody orders it, §12.2), from the winner. One call site: each inlined copy of
-        # _collect costs compile time in every driver.
-        _collect(S, b, w, 0 if order == SEAT_ORDER else w, P)
+        # seat order collects from seat 0; winner first from the winner, and so does the battle that
+        # reaches max_battles in every collect_order ("collected in the default order", §12.2) and a
+        # winner-chooses pot that ends the game (nobody orders it). One call site: each inlined copy
+        # of _collect costs compile time in every driver.
+        _collect(S, b, w, 0 if order == SEAT_ORDER and not capped else w, P)
     _after_collect(S, b, ended, P)
     return 0
 
