@@ -186,9 +186,9 @@ def test_action_names_reject_non_integers_and_non_strings():
     "options, valid",
     [
         ({"episode": "x"}, ["hand", "match"]),
-        ({"target_score": 0}, ["from 1 to 200"]),
-        ({"target_score": 201}, ["from 1 to 200"]),
-        ({"jack_points": 10**6}, ["from 0 to 100"]),
+        ({"target_score": 0}, ["from 1 to 10000"]),
+        ({"target_score": 10_001}, ["from 1 to 10000"]),
+        ({"jack_points": 10**6}, ["from 0 to 1000"]),
         ({"undertrump": "no"}, ["allowed", "forbidden"]),
         ({"deal_packet": 2}, ["3", "1"]),
         ({"game_tie": "dealer"}, ["none", "beggar_team", "dealer_team"]),
@@ -380,3 +380,19 @@ def test_state_vector_reveals_all_hands():
         assert np.flatnonzero(s[lay[f"hand[S{seat}]"]]).tolist() == sorted(env.hands[P[seat]])
     assert int(env.game_state.phase[0]) == BEG_DECISION
     assert s[lay["stock"]].sum() == 52 - 24 - 1
+
+
+def test_a_target_above_215_clips_the_observed_score_at_255():
+    """target_score takes ints up to 10,000 (the spec: int >= 1; it was capped at 200 so that target + 40
+    fit the observation's byte). The score is 16-bit; the observation shows it up to 255. Default
+    targets keep their layout (high = target + 40)."""
+    from cardzoo import envs
+
+    assert next(e for e in envs.kernel("all_fours").obs_layout.entries if e.name == "score").high == 54
+    k = envs.kernel("all_fours", episode="match", target_score=1000)
+    e = next(e for e in k.obs_layout.entries if e.name == "score")
+    assert e.high == 255
+    st = k.init(np.random.default_rng(0), 1, score=[300, 40])
+    seat = int(st.current_player[0])
+    mine = [300, 40][seat % 2], [300, 40][1 - seat % 2]
+    assert k.observe(st, np.array([seat]))[0, e.start : e.stop].tolist() == [min(v, 255) for v in mine]

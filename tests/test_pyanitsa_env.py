@@ -161,8 +161,8 @@ def test_illegal_order_names_the_card_and_the_legal_ones():
         ({"six_beats_ace": 1}, "True"),
         ({"collect_order": "loser_first"}, "winner_chooses"),
         ({"deck": 54}, "[36, 52]"),
-        ({"max_battles": 0}, "an int from 1 to 65535"),
-        ({"max_battles": 70000}, "an int from 1 to 65535"),
+        ({"max_battles": 0}, "an int from 1 to 10000000"),
+        ({"max_battles": 10_000_001}, "an int from 1 to 10000000"),
         ({"detect_cycles": "yes"}, "True"),
         ({"jokers": True}, "valid options"),
     ],
@@ -338,3 +338,17 @@ def test_a_bad_pile_hook_names_the_card_the_seat_and_what_is_valid(piles, messag
     assert all(np.array_equal(getattr(before, f), getattr(env.game_state, f)) for f in before.__dataclass_fields__)
     env.reset(options={"piles": [np.array([0, 1]), ("KS", np.int64(2))]})  # numpy ids and arrays are piles
     assert env.unwrapped.kernel.piles(env.game_state, 0) == [[0, 1], [34, 2]]
+
+
+@pytest.mark.parametrize("battles, shown", [(5000, [136, 19]), (65535, [255, 255]), (70_000, [255, 255])])
+def test_the_battle_count_in_the_observation_saturates_at_two_bytes(battles, shown):
+    """max_battles takes ints up to 10,000,000 (the spec: any int; it was capped at 65535 for the
+    observation's two bytes). The count is 32-bit; the observation shows it low byte, high byte, and
+    65535 from then on (70,000 showed as 4,464 had the low byte wrapped)."""
+    from cardzoo import envs
+
+    k = envs.kernel("pyanitsa", max_battles=10_000_000)
+    st = k.init(np.random.default_rng(0), 1)
+    st.battles[0] = battles
+    e = next(e for e in k.obs_layout.entries if e.name == "battles")
+    assert k.observe(st, np.array([0]))[0, e.start : e.stop].tolist() == shown

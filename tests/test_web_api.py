@@ -732,9 +732,9 @@ def test_refusals_quote_long_input_briefly(client):
     ({"game": "all_fours", "options": {"game_tie": True}},
      'bad all_fours options: option game_tie=true is not valid; valid values: ["none", "beggar_team", "dealer_team"]'),
     ({"game": "all_fours", "options": {"target_score": {"a": 1}}},
-     'bad all_fours options: option target_score={"a": 1} is not valid; valid values: an int from 1 to 200'),
+     'bad all_fours options: option target_score={"a": 1} is not valid; valid values: an int from 1 to 10000'),
     ({"game": "aluette", "options": {"match_target": False}},
-     "bad aluette options: option match_target=false is not valid; valid values: null or an int from 1 to 100"),
+     "bad aluette options: option match_target=false is not valid; valid values: null or an int from 1 to 1000"),
     ({"game": "pyanitsa", "players": 3, "options": {"num_players": None}},
      "players is 3 but options.num_players is null: give the number of players once (players, 2 to 4)"),
     # options valid one by one that do not go together: the kernel's own message, its constants as JSON's

@@ -108,19 +108,19 @@ class AllFoursKernel(CompiledKernel):
     ============================  ===========================================  ============
     ``episode``                   ``"hand"``, ``"match"``                      ``"hand"``
     ``reward``                    ``"score"`` (points difference), ``"win"``   ``"score"``
-    ``target_score``              int 1..200                                   14
+    ``target_score``              int 1..10000                                 14
     ``kick_points``               ``"trinidad"``, ``"tobago"``                 ``"trinidad"``
     ``score_rejected_kicks``      bool                                         True
-    ``jack_points``               int 0..100                                   1
-    ``hang_jack_points``          int 0..100                                   3
-    ``game_points``               int 0..100                                   1
+    ``jack_points``               int 0..1000                                  1
+    ``hang_jack_points``          int 0..1000                                  3
+    ``game_points``               int 0..1000                                  1
     ``game_tie``                  ``"none"``, ``"beggar_team"``, ``"dealer_team"``  ``"none"``
     ``undertrump``                ``"allowed"``, ``"forbidden"``               ``"allowed"``
     ``forbid_game_ending_give_one``  bool                                      False
     ``deal_packet``               3, 1                                         3
     ``first_dealer``              seat 0..3 or None (random)                   None
-    ``max_redeals``               int 1..10000                                 50
-    ``max_hands``                 int 1..10000                                 500
+    ``max_redeals``               int 1..30000                                 50
+    ``max_hands``                 int 1..30000                                 500
     ============================  ===========================================  ============
     """
 
@@ -137,19 +137,19 @@ class AllFoursKernel(CompiledKernel):
     OPTIONS = {
         "episode": Option("hand", choices=("hand", "match")),
         "reward": Option("score", choices=("score", "win")),
-        "target_score": int_option(14, 1, 200),  # bounded so scores fit the uint8 observation
+        "target_score": int_option(14, 1, 10_000),  # §8 int >= 1; int16 scores; the observation clips at 255
         "kick_points": Option("trinidad", choices=("trinidad", "tobago")),
         "score_rejected_kicks": bool_option(True),
-        "jack_points": int_option(1, 0, 100),
-        "hang_jack_points": int_option(3, 0, 100),
-        "game_points": int_option(1, 0, 100),
+        "jack_points": int_option(1, 0, 1_000),
+        "hang_jack_points": int_option(3, 0, 1_000),
+        "game_points": int_option(1, 0, 1_000),
         "game_tie": Option("none", choices=("none", "beggar_team", "dealer_team")),
         "undertrump": Option("allowed", choices=("allowed", "forbidden")),
         "forbid_game_ending_give_one": bool_option(False),
         "deal_packet": Option(3, choices=(3, 1)),
         "first_dealer": Option(None, choices=(None, 0, 1, 2, 3)),
-        "max_redeals": int_option(50, 1, 10_000),
-        "max_hands": int_option(500, 1, 10_000),
+        "max_redeals": int_option(50, 1, 30_000),
+        "max_hands": int_option(500, 1, 30_000),
     }
 
     INIT_HOOKS = ("deck", "dealer", "score")

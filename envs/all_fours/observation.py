@@ -42,7 +42,7 @@ def _public(L: Layout, target: int) -> None:
     L.add("tricks_done", 1, "tricks completed this deal", high=12)
     L.add("game_captured", 2, "Game value captured: my team, their team", high=80)
     L.add("hand_points", 2, "points scored this hand: my team, their team (clipped)", high=40)
-    L.add("score", 2, "match score: my team, their team (clipped)", high=target + 40)
+    L.add("score", 2, "match score: my team, their team (clipped)", high=min(target + 40, 255))  # uint8
 
 
 def state_layout(target: int) -> Layout:

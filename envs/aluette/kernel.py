@@ -119,8 +119,8 @@ AluetteArrays = arrays_type(AluetteState, "AluetteArrays", __name__)
 
 
 def _target_option() -> Option:
-    ok = lambda v: v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and 1 <= v <= 100)  # noqa: E731
-    return Option(None, check=ok, valid="None or an int from 1 to 100")
+    ok = lambda v: v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and 1 <= v <= 1_000)  # noqa: E731
+    return Option(None, check=ok, valid="None or an int from 1 to 1000")
 
 
 def _prob_option() -> Option:
@@ -148,8 +148,8 @@ class AluetteKernel(CompiledKernel):
     ``signal_visibility``   ``"partner"``, ``"public"``                      ``"partner"``
     ``signal_timing``       ``"round_and_turns"``, ``"round"``               ``"round_and_turns"``
     ``signal_intercept``    0..1: chance each opponent catches a signal      0.0
-    ``match_deals``         int 1..100                                       5
-    ``match_target``        None or int 1..100                               None
+    ``match_deals``         int 1..1000                                      5
+    ``match_target``        None or int 1..1000                              None
     ``max_deals``           int 1..10000 (cap with ``match_target``)         1000
     ======================  ===============================================  ======================
 
@@ -178,7 +178,7 @@ class AluetteKernel(CompiledKernel):
         "signal_visibility": Option("partner", choices=("partner", "public")),
         "signal_timing": Option("round_and_turns", choices=("round_and_turns", "round")),
         "signal_intercept": _prob_option(),
-        "match_deals": int_option(5, 1, 100),
+        "match_deals": int_option(5, 1, 1_000),  # §8 int; int16 scores; the observation clips at 255
         "match_target": _target_option(),
         "max_deals": int_option(1000, 1, 10_000),
     }
@@ -210,9 +210,9 @@ class AluetteKernel(CompiledKernel):
             score_high = 2 * o["match_deals"]
         deal_high = o["max_deals"] if self.target is not None else o["match_deals"]
         self._deal_high = min(deal_high, 255)
-        self._score_high = score_high
-        self._obs_layout = _obs.observation_layout(score_high, self._deal_high)
-        self._state_layout = _obs.state_layout(score_high, self._deal_high)
+        self._score_high = min(score_high, 255)  # uint8 observation: clipped beyond
+        self._obs_layout = _obs.observation_layout(self._score_high, self._deal_high)
+        self._state_layout = _obs.state_layout(self._score_high, self._deal_high)
 
     def make_params(self) -> np.ndarray:
         """The option vector ``int64[rules.P_SIZE]`` of the compiled rules (``RULES.md`` §8)."""

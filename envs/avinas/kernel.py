@@ -124,12 +124,12 @@ class AvinasKernel(CompiledKernel):
     ``call_count``           ``"trumps"``, ``"suit"``                          ``"trumps"``
     ``honesty``              ``"penalize"``, ``"mask"``                        ``"penalize"``
     ``facedown_signal``      ``"auto"``, ``"free"``, ``"none"``                ``"auto"``
-    ``valuable_min_points``  int 0..12                                         10
+    ``valuable_min_points``  int -1000..1000                                   10
     ``no7_stop``             bool                                              True
     ``trump_lead_rule``      ``"trick2"``, ``"every_lead"``                    ``"trick2"``
-    ``pip_limit``            int 1..100                                        12
-    ``max_throw_ins``        int 1..10000                                      50
-    ``max_deals``            int 1..10000                                      500
+    ``pip_limit``            int 1..249                                        12
+    ``max_throw_ins``        int 1..30000                                      50
+    ``max_deals``            int 1..30000                                      500
     =======================  ================================================  ================
     """
 
@@ -152,12 +152,12 @@ class AvinasKernel(CompiledKernel):
         "call_count": Option("trumps", choices=("trumps", "suit")),
         "honesty": Option("penalize", choices=("penalize", "mask")),
         "facedown_signal": Option("auto", choices=("auto", "free", "none")),
-        "valuable_min_points": int_option(10, 0, 12),
+        "valuable_min_points": int_option(10, -1_000, 1_000),  # §8 int; no card is worth more than 11
         "no7_stop": bool_option(True),
         "trump_lead_rule": Option("trick2", choices=("trick2", "every_lead")),
-        "pip_limit": int_option(12, 1, 100),
-        "max_throw_ins": int_option(50, 1, 10_000),
-        "max_deals": int_option(500, 1, 10_000),
+        "pip_limit": int_option(12, 1, 249),  # the observation's uint8 holds pips up to pip_limit + 6
+        "max_throw_ins": int_option(50, 1, 30_000),  # int16 counters
+        "max_deals": int_option(500, 1, 30_000),
     }
     INIT_HOOKS = ("deck", "dealer", "pips", "ram_balance")
 

@@ -118,7 +118,7 @@ class PyanitsaKernel(CompiledKernel):
     ``collect_order``   ``"winner_first"``, ``"seat_order"``, ``"random"``,
                         ``"winner_chooses"``                                         ``"winner_first"``
     ``deck``            36, 52                                                       36
-    ``max_battles``     int 1..65535                                                 5000
+    ``max_battles``     int 1..10000000                                              5000
     ``detect_cycles``   bool                                                         True
     ==================  ===========================================================  ======================
 
@@ -143,7 +143,7 @@ class PyanitsaKernel(CompiledKernel):
         "six_beats_ace": bool_option(True),
         "collect_order": Option("winner_first", choices=("winner_first", "seat_order", "random", "winner_chooses")),
         "deck": Option(36, choices=(36, 52)),
-        "max_battles": int_option(5000, 1, 65535),  # bounded: the battle count is two uint8 in the observation
+        "max_battles": int_option(5000, 1, 10_000_000),  # §8 int; the observation's two bytes saturate at 65535
         "detect_cycles": bool_option(True),
     }
     INIT_HOOKS = ("piles", "deck")

@@ -465,9 +465,9 @@ def _write_public(S, b, p, P, out):
     w = S.winner[b]
     if w >= 0:
         out[P[O_WINNER] + (w - p) % N] = 1
-    t = S.battles[b]
+    t = min(S.battles[b], 65535)  # two bytes: a longer game shows 65535
     out[P[O_BATTLES]] = t & 255
-    out[P[O_BATTLES] + 1] = min(t >> 8, 255)
+    out[P[O_BATTLES] + 1] = t >> 8
 
 
 @njit(cache=True, inline="always", _nrt=False)
