@@ -324,7 +324,7 @@ def test_info_at_episode_end_has_no_hidden_cards_and_rewards_are_zero_sum():
         assert all(env.terminations.values())
         for a in P:
             info = env.infos[a]
-            assert set(info) == {"phase", "dealer", "deal_winner", "deal_points", "mordienne", "score", "deals"}
+            assert set(info) == {"phase", "dealer", "deal_winner", "deal_points", "mordienne", "score", "deals", "trick_results"}
             assert info["phase"] == "over" and not CARD_RE.findall(repr(info))
         d = float(env.game_state.points[0, 0] - env.game_state.points[0, 1])
         assert [env.rewards[a] for a in P] == [d, -d, d, -d]
@@ -351,3 +351,27 @@ def test_partnership_draw_infos_after_reset():
 
 def test_card_names_are_the_spanish_pack():
     assert len(SPANISH48.names) == 48 and all(CARD_RE.fullmatch(n) for n in SPANISH48.names)
+
+
+def test_a_match_reveals_each_deals_trick_results_in_infos_when_it_ends():
+    """RULES.md §7 (the spec's §7): every trick's result (winner seat or spoiled) is public. In a match
+    the step of a deal's last card deals the next deal, which cleared the results, and infos stayed
+    {} until the match's end, so nobody ever saw how deals 1..n-1 ended. Now every agent's infos give
+    the deal's result when it ends (winner, points, trick results) and keep it during the next deal."""
+    env = aluette_v0.env(episode="match", match_deals=2, chant=False, signals="off", first_dealer=0)
+    env.reset(seed=3)
+    st = env.game_state
+    while int(st.deals[0]) == 0:
+        results = st.results[0].tolist()
+        env.step(min(env.legal_actions()))
+    assert not any(env.terminations.values()) and int(st.tricks_done[0]) == 0  # deal 2 is dealt
+    info = env.infos[env.agents[0]]
+    assert all(env.infos[a] == info for a in env.agents)
+    shown = info["trick_results"]
+    assert len(shown) == 9 and all(r is not None for r in shown)
+    # the first 8 as they stood before the last card (the 9th was decided by it)
+    assert results[:8] == [4 if r == "spoiled" else r for r in shown[:8]] and results[8] == -1
+    assert info["deal_winner"] == int(st.deal_winner[0]) and info["deal_points"] == st.points[0].tolist()
+    assert info["deals"] == 1 and info["match_result"] == "running"
+    env.step(min(env.legal_actions()))
+    assert env.infos[env.agents[0]] == info  # kept while deal 2 is played

@@ -103,6 +103,8 @@ class AluetteState(BatchState):
     points: np.ndarray = _f(np.int16, (2,), 0, "points of the last scored deal per team")
     score: np.ndarray = _f(np.int16, (2,), 0, "match score per team")
     deal_winner: np.ndarray = _f(np.int8, (), -1, "seat that won the last deal (-1 none)")
+    last_results: np.ndarray = _f(
+        np.int8, (NUM_TRICKS,), -1, "the last scored deal's results (winner seat, 4 spoiled, -1 not played; §7)")
     mordienne: np.ndarray = _f(bool, (), False, "the last deal was won by mordienne (§6)")
     deals: np.ndarray = _f(np.int16, (), 0, "deals completed in this episode")
     winner: np.ndarray = _f(np.int8, (), -1, "match result (-1 running, 0/1 team, 2 draw)")
@@ -157,6 +159,7 @@ class AluetteKernel(CompiledKernel):
     """
 
     renderer = _render  # render() and table_view() (Kernel)
+    DEAL_COUNTER = "deals"  # §7: in a match, infos give each deal's result (its trick results too) when it ends
 
     name = "aluette"
     display_name = "Aluette"  # play goes clockwise: next_seat_side "left", the default
@@ -315,8 +318,9 @@ class AluetteKernel(CompiledKernel):
 
     # ------------------------------------------------------------------ views
     def info(self, st: AluetteState, b: int = 0) -> dict:
-        """Public facts: phase, dealer, the last deal's winner seat, points and mordienne, the match score
-        and result, and the partnership draw's seat map (``agent_seat[i]`` = seat now taken by the
+        """Public facts: phase, dealer, the last deal's winner seat, points, mordienne and trick results
+        (winner seat, ``"spoiled"`` or ``None`` for a trick not played), the match score and result, and
+        the partnership draw's seat map (``agent_seat[i]`` = seat now taken by the
         agent who drew at seat ``i``) when that option is on."""
         b = self.check_game(st, b)
         out = {
@@ -328,6 +332,8 @@ class AluetteKernel(CompiledKernel):
             "score": st.score[b].tolist(),
             "deals": int(st.deals[b]),
         }
+        if int(st.deals[b]) > 0:  # §7: every trick's result is public; in a match the next deal clears them
+            out["trick_results"] = [None if r < 0 else "spoiled" if r == 4 else int(r) for r in st.last_results[b].tolist()]
         if self.match:
             out["match_result"] = ("running", "team A wins", "team B wins", "draw")[int(st.winner[b]) + 1]
         if self.options["partnership_draw"]:

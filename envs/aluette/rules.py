@@ -343,6 +343,8 @@ def _end_deal(S, b, team, pts, deal_winner, mord, P):
     S.deal_winner[b] = deal_winner
     S.mordienne[b] = mord
     S.deals[b] += 1
+    for t in range(NUM_TRICKS):  # public (§7), kept for infos: the next deal clears results
+        S.last_results[b, t] = S.results[b, t]
     if not P[P_MATCH]:
         _finish(S, b, True, P)
         return False
