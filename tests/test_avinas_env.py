@@ -397,3 +397,27 @@ def test_a_plain_lead_under_the_trump_lead_duty_shows_no_trumps():
     assert int(st.voids[0, 1]) == 0b10000  # the trumps bit (TRUMPS_LED = 4) only
     redeals = [k.determinize(st, 2, np.random.default_rng(i)) for i in range(100)]
     assert not any(int(d.hands[0, 1]) & int(TRUMP_BB[1]) for d in redeals)
+
+
+def test_info_names_the_game_of_the_deal_it_describes():
+    """kernel.info's "game" came from the last scored deal while declarer, trump and calls describe
+    the current one: a match truncated by max_throw_ins on a thrown-in deal reported "sevens game"
+    beside calls [0, 0, 0, 0] and no declarer of that deal. Now "game" is the current deal's and
+    "last_game" the last scored deal's."""
+    from cardzoo import envs
+
+    k = envs.kernel("avinas", episode="match", max_throw_ins=1)
+    rng, pick = np.random.default_rng(1), np.random.default_rng(2)
+    st = k.init(rng, 64)
+    while not st.done.all():
+        m = k.legal_actions(st)
+        a = np.where(m, pick.random(m.shape), -1).argmax(axis=1)
+        a = np.where(m[:, 64] & (st.deals > 0), 64, a)  # throw in once a deal was scored
+        k.step(st, a, rng)
+    checked = 0
+    for b in range(64):
+        info = k.info(st, b)
+        assert info["game"] == ("sevens game", "no-sevens game")[int(st.game[b])]
+        assert info["last_game"] == (None if st.last_game[b] < 0 else ("sevens game", "no-sevens game")[int(st.last_game[b])])
+        checked += info["game"] != info["last_game"] and info["last_game"] is not None
+    assert checked > 0  # some end on a thrown-in deal of the other kind

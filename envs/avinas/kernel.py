@@ -311,12 +311,15 @@ class AvinasKernel(CompiledKernel):
         return [f"player_{actor} makes a hidden move"]
 
     def info(self, st: AvinasState, b: int = 0) -> dict:
-        """Public facts (end of the episode): game, declarer, trump, calls, knocks, card points,
-        the last deal's loser and penalty, whether its declarer lied or stopped, rams, pips, winner."""
+        """Public facts (end of the episode): the current deal's game, declarer, trump, calls, knocks,
+        card points and tricks; the last scored deal's game (``last_game``), loser and penalty, whether
+        its declarer lied or stopped; rams, pips, winner. (A match truncated by ``max_throw_ins``
+        ends on a thrown-in deal: its facts differ from the last scored deal's.)"""
         b = self.check_game(st, b)
         tr = int(st.trump[b])
         out = {
-            "game": GAME_NAMES[int(st.last_game[b])] if st.last_game[b] >= 0 else GAME_NAMES[int(st.game[b])],
+            "game": GAME_NAMES[int(st.game[b])],  # the deal that declarer, trump, calls ... describe
+            "last_game": GAME_NAMES[int(st.last_game[b])] if st.last_game[b] >= 0 else None,  # the last scored deal
             "dealer": int(st.dealer[b]),
             "declarer": int(st.declarer[b]),
             "trump": SUITS[tr] if tr >= 0 else None,
