@@ -688,3 +688,11 @@ def test_a_json_file_made_during_the_run_is_kept_and_the_results_go_beside_it(tm
     got = json.loads(free.read_text())
     ref = play("avinas", "lowest", "avinas/rule", 3, seed=2)
     assert (got["mean_diff"], got["win_rate"]) == (ref.mean_diff, ref.win_rate)
+
+
+def test_round_robin_refuses_one_string_for_the_agents():
+    # a string used to be iterated letter by letter: "unknown agent 'r'"
+    with pytest.raises(TypeError) as e:
+        round_robin("all_fours", "random", n_deals=4, seed=0)
+    assert str(e.value) == ("round_robin: agents must be a list (or dict) of agent names or agents, not a string: "
+                            "got 'random'")

@@ -768,11 +768,13 @@ def round_robin(
     if it draws random numbers, with ``seed + i``, as ``cardzoo arena`` builds it.
     Raises ``ValueError`` with fewer than 2 agents, an agent given twice in a list, or a bad ``n_deals``,
     ``batch``, ``seed`` or ``n_boot`` (:func:`check_count`, :func:`check_deal_seed`); ``TypeError`` for an
-    entry that is neither an agent nor a name.
+    entry that is neither an agent nor a name, or ``agents`` given as one string.
     """
     env_options = dict(env_options or {})
     n_deals, batch, seed = check_count(n_deals, "n_deals"), check_count(batch, "batch"), check_deal_seed(seed)
     n_boot = check_count(n_boot, "n_boot", 0)
+    if isinstance(agents, (str, bytes)):
+        raise TypeError(f"round_robin: agents must be a list (or dict) of agent names or agents, not a string: got {agents!r}")
     if not isinstance(agents, dict):
         agents = list(agents)
         named = [_agent_name(a, None) for a in agents]
