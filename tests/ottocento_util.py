@@ -99,3 +99,14 @@ def play_trick(k, st, cards: list[str]) -> int:
 
 def legal_names(k, st) -> set[str]:
     return set(names(mask_to_cards(k.legal_bitboard(st)[0])))
+
+
+#: spec example E11: sequence validity edges, ``(cards, combination points)``
+E11_CASES = [
+    ("KS QS AS", 0),  # the Ace cannot be the third card
+    ("KS QS AS MAT", 15),
+    ("KS QS NS JS AS", 20),
+    ("ANG MOO BEG T16 T15", 20),  # t = 1, BEG fills a head slot
+    ("AS AB MAT", 10),
+    ("AS BEG MAT", 0),  # only one real ace
+]

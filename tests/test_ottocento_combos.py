@@ -9,6 +9,8 @@ import pytest
 from cardzoo.envs.core.cards import TAROCCO62, cards_to_mask, mask_to_cards
 from cardzoo.envs.ottocento.combos import SEQ_NAMES, SET_NAMES, combo_breakdown, combo_score, reference_breakdown
 
+from ottocento_util import E11_CASES
+
 
 def ids(names: str) -> list[int]:
     return TAROCCO62.ids(names)
@@ -74,14 +76,7 @@ def test_e9_captured_pile_combinations():
 
 @pytest.mark.parametrize(
     "cards, expected",
-    [
-        ("KS QS AS", 0),  # the Ace cannot be the third card
-        ("KS QS AS MAT", 15),
-        ("KS QS NS JS AS", 20),
-        ("ANG MOO BEG T16 T15", 20),  # t = 1, BEG fills a head slot
-        ("AS AB MAT", 10),
-        ("AS BEG MAT", 0),  # only one real ace
-    ],
+    E11_CASES,
 )
 def test_e11_sequence_validity_edges(cards, expected):
     assert score(cards) == expected

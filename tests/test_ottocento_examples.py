@@ -13,7 +13,7 @@ from cardzoo.envs.ottocento.constants import DECLARE, DECLARING, DISCARD, MAT, P
 from cardzoo.envs.ottocento.kernel import OttocentoKernel
 from cardzoo.envs.ottocento.scoring import card_points_half, deal_totals, score_deal
 
-from ottocento_util import bb, cid, legal_names, make_deck, names, play_trick, seat_positions, trick_state
+from ottocento_util import E11_CASES, bb, cid, legal_names, make_deck, names, play_trick, seat_positions, trick_state
 
 FILL = ["QS NS", "QB NB", "QC NC", "QD ND"]  # spare cards so hands are not emptied by the trick
 
@@ -476,14 +476,7 @@ def test_e7_grande_cut_by_two_gaps_declared_from_a_dealt_hand():
 
 @pytest.mark.parametrize(
     "cards, expected",
-    [
-        ("KS QS AS", 0),  # the Ace cannot be the third card
-        ("KS QS AS MAT", 15),
-        ("KS QS NS JS AS", 20),
-        ("ANG MOO BEG T16 T15", 20),  # t = 1, BEG fills a head slot
-        ("AS AB MAT", 10),
-        ("AS BEG MAT", 0),  # only one real ace
-    ],
+    E11_CASES,
 )
 def test_e11_sequence_validity_edges_as_declarations(cards, expected):
     """E11 as 15-card hands (completed with numerals, which belong to no combination): a hand worth 0
