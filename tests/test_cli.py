@@ -868,3 +868,23 @@ def test_serve_on_port_0_announces_the_port_it_listens_on(monkeypatch):
         s.bind(("127.0.0.1", called["port"]))  # free: the probe that found it has let it go
     called.clear()
     assert main(["serve", "--port", "8123", "--no-browser"]) == 0 and called["port"] == 8123
+
+
+@pytest.mark.parametrize("cmd", [["demo", "pyanitsa"], ["arena", "pyanitsa", "random", "random"], ["bench", "pyanitsa"],
+                                 ["leaderboard", "pyanitsa", "random", "lowest", "--deals", "2"], ["play", "pyanitsa"],
+                                 ["exploit", "random", "--game", "pyanitsa"], ["train", "pyanitsa"],
+                                 ["train-rllib", "pyanitsa"]])
+def test_an_option_given_twice_is_refused(cmd, tmp_path, capsys, monkeypatch):
+    """-o num_players=3 -o num_players=4 ran 4 players silently (the last one won)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(cmd + ["-o", "num_players=3", "-o", "num_players=4"]) == 2
+    assert capsys.readouterr().err == (f"cardzoo {cmd[0]}: error: option num_players given twice (-o num_players=3, "
+                                       "-o num_players=4); give each option once\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_teacher_option_given_twice_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "all_fours", "--bc-teacher-option", "seed=1", "--bc-teacher-option", "seed=2"]) == 2
+    assert capsys.readouterr().err == ("cardzoo train: error: option seed given twice (--bc-teacher-option seed=1, "
+                                       "--bc-teacher-option seed=2); give each option once\n")

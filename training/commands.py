@@ -202,7 +202,7 @@ def cmd_train(args, parse_options) -> int:
         bc_samples=args.bc_samples,
         bc_epochs=args.bc_epochs,
         bc_teacher=args.bc_teacher,
-        bc_teacher_options=parse_options(args.bc_teacher_option),
+        bc_teacher_options=parse_options(args.bc_teacher_option, "--bc-teacher-option"),
         n_envs=args.n_envs,
         seed=args.seed,
         opponents=_opponent_weights(args.opponents),

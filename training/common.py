@@ -254,19 +254,24 @@ def seed_arg(text: str) -> int:
     return seed
 
 
-def parse_options(pairs: list[str] | None) -> dict:
+def parse_options(pairs: list[str] | None, flag: str = "-o") -> dict:
     """``["episode=match", "target_score=7"]`` -> dict (the ``-o name=value`` options of the commands).
 
     Space around the name is dropped; each value is read by :func:`parse_option_value`. The game
     checks the values (``envs.kernel``: a ``ValueError`` naming the valid ones). Raises
-    ``ValueError`` for an item without ``=``.
+    ``ValueError`` for an item without ``=``, or a name given twice (``flag``, the command's flag
+    for them, names both in the message), rather than keep the last silently.
     """
-    out = {}
+    out, given = {}, {}
     for p in pairs or []:
         if "=" not in p:
             raise ValueError(f"env option {p!r} must look like name=value (e.g. episode=match)")
         k, v = p.split("=", 1)
-        out[k.strip()] = parse_option_value(v)
+        k = k.strip()
+        if k in given:
+            raise ValueError(f"option {k} given twice ({flag} {given[k]}, {flag} {p}); give each option once")
+        given[k] = p
+        out[k] = parse_option_value(v)
     return out
 
 
