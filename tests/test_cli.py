@@ -888,3 +888,23 @@ def test_a_teacher_option_given_twice_is_refused(tmp_path, capsys, monkeypatch):
     assert main(["train", "all_fours", "--bc-teacher-option", "seed=1", "--bc-teacher-option", "seed=2"]) == 2
     assert capsys.readouterr().err == ("cardzoo train: error: option seed given twice (--bc-teacher-option seed=1, "
                                        "--bc-teacher-option seed=2); give each option once\n")
+
+
+def test_train_rllib_refuses_an_empty_out_before_looking_for_ray(tmp_path, capsys, monkeypatch):
+    """train-rllib --out '' trained into runs/GAME-rllib; it is refused as train's --out '' is, before the
+    [rllib] extra is looked for (so without ray too)."""
+    import cardzoo
+
+    def no_extra(*a, **k):
+        raise AssertionError("the extra was looked for before --out was checked")
+
+    monkeypatch.setattr(cardzoo, "require_extra", no_extra)
+    monkeypatch.chdir(tmp_path)
+    for out in ("", " "):
+        assert main(["train-rllib", "avinas", "--out", out, "--iterations", "1"]) == 2
+        assert capsys.readouterr().err == (f"cardzoo train-rllib: error: --out {out!r} is an empty path: give the run folder, "
+                                           "e.g. --out runs/avinas-rllib (or leave --out out for that default)\n")
+    assert main(["train", "avinas", "--out", ""]) == 2
+    assert capsys.readouterr().err == ("cardzoo train: error: --out '' is an empty path: give the run folder, e.g. --out "
+                                       "runs/avinas (or leave --out out for that default)\n")
+    assert list(tmp_path.iterdir()) == []

@@ -185,13 +185,19 @@ def _has_choices(game: str, env_options: dict, batch: int = 8, max_steps: int = 
     return False
 
 
+def check_run_out(out: str | None, default: str) -> None:
+    """Refuse ``--out ''`` (or blanks) of a training command: "" was taken as no --out, and the run went
+    to its ``default`` folder. ``cardzoo train`` and ``cardzoo train-rllib``."""
+    if out is not None and not out.strip():
+        raise ValueError(f"--out {out!r} is an empty path: give the run folder, e.g. --out {default} (or leave "
+                         "--out out for that default)")
+
+
 def cmd_train(args, parse_options) -> int:
     from .common import report_console
     from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, next_step, train
 
-    if args.out is not None and not args.out.strip():  # "" was taken as no --out: the run went to runs/GAME
-        raise ValueError(f"--out {args.out!r} is an empty path: give the run folder, e.g. --out runs/{args.game} (or leave "
-                         "--out out for that default)")
+    check_run_out(args.out, f"runs/{args.game}")
     for p in args.bc_teacher_option or []:  # parse_options would name it an "env option"
         if "=" not in p:
             raise ValueError(f"--bc-teacher-option {p!r} must look like NAME=VALUE (a keyword option of the teacher, "

@@ -398,6 +398,9 @@ def cmd_train_rllib(args) -> int:
     """``cardzoo train-rllib``: :class:`cardzoo.MissingExtraError` (exit 2) without the ``[rllib]`` extra."""
     from cardzoo import require_extra
 
+    from .commands import check_run_out
+
+    check_run_out(args.out, f"runs/{args.game}-rllib")  # before the extra (and ray) is looked for
     require_extra("rllib", "cardzoo train-rllib")
     return run_args(args)
 
