@@ -371,3 +371,20 @@ def test_an_interrupted_label_run_leaves_a_complete_file_that_says_so(tmp_path, 
         label_positions("all_fours", "all_fours/ppo", 2, two, n_det=1, seed=4, batch=2, progress=False, overwrite=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["l.npz", "two.npz"]  # no .two.npz.partial.npz left
     assert np.array_equal(load_labels([two])["obs"], b["obs"])  # the previous complete file stays
+
+
+def test_a_new_expert_iterate_run_that_fails_in_round_1_is_not_left_behind(tmp_path, capsys):
+    """--n-det too large for memory failed in round 1 but left out/run.json, so the same command with a
+    fixed --n-det was refused ("holds an earlier expert-iterate run ... --resume"). The failed run is
+    removed (an empty folder given stays, empty); the run that follows is not refused."""
+    args = ["--rounds", "1", "--games", "1", "--batch", "1", "--epochs", "1", "--arena-deals", "0"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for out in (tmp_path / "E", empty):
+        assert cli.main(["expert-iterate", "all_fours", "--out", str(out), "--n-det", "99999999999999"] + args) == 2
+        err = capsys.readouterr().err.splitlines()[-1]  # after the progress bars
+        assert err.startswith("cardzoo expert-iterate: error: not enough memory for these sizes (")
+        assert err.endswith("); give smaller ones (cardzoo expert-iterate --help lists them)")
+    assert not (tmp_path / "E").exists() and list(empty.iterdir()) == []
+    assert cli.main(["expert-iterate", "all_fours", "--out", str(tmp_path / "E"), "--n-det", "1"] + args) == 0
+    assert (tmp_path / "E" / "round_1" / "round.json").is_file()

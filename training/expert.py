@@ -56,6 +56,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -887,7 +888,9 @@ def expert_iterate(
 
     Args: as :func:`label_positions` and :func:`distil`; ``resume`` continues a run in ``out``
     (complete rounds are kept, an incomplete one is redone; the game, starting policy, ``workers``
-    and ``aggregate`` must be the same); ``torch_threads``: distil's.
+    and ``aggregate`` must be the same); ``torch_threads``: distil's. A new run that fails with an
+    error before its first round is finished is removed (``out`` is left as it was), so that it can be
+    run again with other values.
 
     Returns the table rows (row 0: the starting policy's arena result).
 
@@ -969,6 +972,7 @@ def expert_iterate(
                              said.format(f"--rounds {rounds}", f"--rounds {max(beyond)}"))
     # a registry name that is no trained policy, a missing or foreign policy fail before any work
     env_options = dict(_load_policy(init, game, deterministic=True).meta.get("env_options") or {})
+    existed, fresh = out.exists(), not (out.is_dir() and any(out.iterdir()))  # fresh: removed again if it fails in round 1
     out.mkdir(parents=True, exist_ok=True)
     (out / "run.json").write_text(json.dumps(config, indent=2))
 
@@ -982,16 +986,17 @@ def expert_iterate(
                            name_a=str(policy_path), name_b=against)
         return {k: v for k, v in r.to_dict().items() if k in ("n_deals", "mean_diff", "diff_ci", "win_rate", "win_ci", "null_win_rate")}
 
-    start_file = out / "start.json"
-    if start_file.is_file():
-        rows = [json.loads(start_file.read_text())]
-    else:
-        rows = [{"round": 0, "policy": str(init), "arena": arena_row(_policy_dir(init))}]
-        start_file.write_text(json_text(rows[0], indent=2))  # an undefined CI (arena_deals=1): null
-    policy = str(init)
-    label_files: list[Path] = []
-    pool = _label_pool(workers - 1) if workers > 1 else None
+    pool = None
     try:
+        start_file = out / "start.json"
+        if start_file.is_file():
+            rows = [json.loads(start_file.read_text())]
+        else:
+            rows = [{"round": 0, "policy": str(init), "arena": arena_row(_policy_dir(init))}]
+            start_file.write_text(json_text(rows[0], indent=2))  # an undefined CI (arena_deals=1): null
+        policy = str(init)
+        label_files: list[Path] = []
+        pool = _label_pool(workers - 1) if workers > 1 else None
         with tqdm(total=rounds, desc=f"expert iteration on {game}", unit="round", disable=not progress) as bar:
             for r in range(1, rounds + 1):
                 folder = out / f"round_{r}"
@@ -1023,12 +1028,20 @@ def expert_iterate(
                 policy = str(folder / "agent")
                 _write_rounds(out, rows)
                 bar.update(1)
-    except BaseException:
+    except BaseException as e:
         if pool is not None:  # Ctrl-C or an error: stop the labelling processes now, not after their deals
             for proc in list(getattr(pool, "_processes", {}).values()):
                 proc.terminate()
             pool.shutdown(wait=True, cancel_futures=True)  # joins the stopped processes
             pool = None
+        if fresh and isinstance(e, Exception) and not any(out.glob("round_*/round.json")):
+            # a new run that failed (e.g. out of memory) before a finished round: not left behind, or the same
+            # command with other sizes would be refused as "holds an earlier run" (and --resume with them too)
+            if not existed:
+                shutil.rmtree(out, ignore_errors=True)
+            else:
+                for p in out.iterdir():
+                    shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
         raise
     finally:
         if pool is not None:
