@@ -150,12 +150,11 @@ def read_meta(path) -> dict:
     """The validated ``agent.json`` of a saved agent directory.
 
     Raises ``FileNotFoundError`` / ``ValueError`` naming ``path`` when it is missing or not a
-    cardzoo policy; a missing ``GAME/xxx`` of a game with registered agents is an unknown agent, and the
-    message lists that game's trained policies.
+    cardzoo policy.
     """
-    written, path = str(path), Path(path)  # as written: Path drops a leading ./
+    path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(_unknown_name(written) or f"no saved agent at {path}: the path does not exist")
+        raise FileNotFoundError(f"no saved agent at {path}: the path does not exist")
     meta_file = path / META if path.is_dir() else path
     if meta_file.name != META or not meta_file.is_file():
         raise ValueError(f"{path} is not a saved cardzoo agent: expected a directory holding {META} and {WEIGHTS}{_hint(path)}")
@@ -173,22 +172,6 @@ def read_meta(path) -> dict:
     if meta["activation"] not in _ACTIVATIONS:
         raise ValueError(f"{meta_file}: activation {meta['activation']!r} is not one of {list(_ACTIVATIONS)}")
     return meta
-
-
-def _unknown_name(name: str) -> str | None:
-    """For :func:`read_meta`: a missing ``name`` written as a registered name, ``GAME/xxx`` of a game with
-    registered agents (e.g. ``all_fours/ppox``), is an unknown agent; the message lists that game's trained
-    policies (as the agents of a game are listed for ``--opponent``). ``None`` for what looks like a path."""
-    from . import registry
-
-    game, sep, kind = name.partition("/")
-    if not sep or not game or not kind or "/" in kind or "\\" in name or game.startswith("."):
-        return None
-    mine = [n for n in registry.available() if n.startswith(game + "/")]
-    if not mine:
-        return None
-    trained = [n for n in mine if registry.shipped_path(n) is not None]
-    return f"unknown agent {name!r}; trained policies for {game}: {trained}, or the path of a saved policy"
 
 
 def _hint(path: Path) -> str:
@@ -231,8 +214,8 @@ def load_policy_agent(path, deterministic: bool = True, seed=None, check_layout:
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 
-    meta = read_meta(path)  # as written (./GAME/x is a path, GAME/x may be a name)
     path = Path(path)
+    meta = read_meta(path)
     folder = path if path.is_dir() else path.parent
     try:
         # saved options may use deprecated names (P'yanitsa's n_players): read them as today's names
