@@ -908,3 +908,27 @@ def test_train_rllib_refuses_an_empty_out_before_looking_for_ray(tmp_path, capsy
     assert capsys.readouterr().err == ("cardzoo train: error: --out '' is an empty path: give the run folder, e.g. --out "
                                        "runs/avinas (or leave --out out for that default)\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_mistyped_policy_name_lists_the_games_trained_policies(tmp_path, capsys, monkeypatch):
+    """--policy all_fours/ppox said "no saved agent at all_fours/ppox: the path does not exist"; a GAME/xxx name
+    is an unknown agent, and the game's trained policies are listed (as --opponent lists its agents). What is
+    written as a path keeps the path's error."""
+    from cardzoo.training.expert import _policy_dir
+
+    monkeypatch.chdir(tmp_path)
+    said = ("unknown agent 'all_fours/ppox'; trained policies for all_fours: ['all_fours/ppo'], or the path of a "
+            "saved policy")
+    for cmd in (["label", "all_fours", "x.npz", "--policy", "all_fours/ppox"], ["distil", "all_fours/ppox", "d", "--labels", "x.npz"],
+                ["expert-iterate", "all_fours", "--init", "all_fours/ppox", "--out", "E"]):
+        assert main(cmd) == 2
+        assert capsys.readouterr().err == f"cardzoo {cmd[0]}: error: {said}\n"
+    with pytest.raises(FileNotFoundError, match=r"^unknown agent 'pyanitsa/pp'; trained policies for pyanitsa: \['pyanitsa/ppo'\]"):
+        _policy_dir("pyanitsa/pp")
+    assert main(["label", "all_fours", "x.npz", "--policy", "./all_fours/ppox"]) == 2
+    assert capsys.readouterr().err == "cardzoo label: error: no saved agent at all_fours/ppox: the path does not exist\n"
+    for path in ("./all_fours/ppox", "all_fours/ppox/", "foo/ppox", "all_fours/a/b", "ppox"):
+        assert _policy_dir(path) == path  # the loader names the path: "no saved agent at ...: the path does not exist"
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "all_fours").mkdir()  # a folder of that name is a path, not a mistyped name
+    assert _policy_dir("all_fours/ppox") == "all_fours/ppox"

@@ -317,13 +317,35 @@ def _load_policy(policy: str, game: str, deterministic: bool, seed=None):
 
 
 def _policy_dir(name: str) -> str:
-    """A saved policy directory from a path or a shipped name (``"all_fours/ppo"``)."""
+    """A saved policy directory from a path or a shipped name (``"all_fours/ppo"``).
+
+    A missing ``GAME/xxx`` of a game with registered agents (``all_fours/ppox``) is a mistyped name, not
+    a path: ``FileNotFoundError`` listing that game's trained policies, as ``--opponent`` lists its agents
+    (the loader would say "no saved agent at all_fours/ppox: the path does not exist"). What is written
+    as a path (``./all_fours/x``, a trailing ``/``, deeper paths, an unknown game) keeps the path's error.
+    """
     if name in agents.available():
         path = agents.registry.shipped_path(name)
         if path is None:
             raise ValueError(f"{name!r} is not a trained policy; give a saved agent directory or a shipped GAME/ppo name")
         return path
+    unknown = _unknown_policy_name(str(name))
+    if unknown is not None:
+        raise FileNotFoundError(unknown)
     return name
+
+
+def _unknown_policy_name(name: str) -> str | None:
+    """For :func:`_policy_dir`: the error for ``name`` when it is written as an agent name, ``GAME/xxx`` of a
+    game with registered agents, and no file or folder ``GAME`` exists here; ``None`` for what is written as a path."""
+    game, sep, kind = name.partition("/")
+    if not (sep and game and kind) or "/" in kind or "\\" in name or game.startswith((".", "~")) or Path(game).exists():
+        return None
+    mine = [n for n in agents.available() if n.startswith(game + "/")]
+    if not mine:
+        return None
+    trained = [n for n in mine if agents.registry.shipped_path(n) is not None]
+    return f"unknown agent {name!r}; trained policies for {game}: {trained}, or the path of a saved policy"
 
 
 def load_labels(files) -> dict:
