@@ -852,22 +852,32 @@ def test_a_missing_extra_is_an_error_line_as_every_refusal(tmp_path):
                                           "(module 'rich' is not installed): pip install \"cardzoo[train]\"")
 
 
-def test_serve_on_port_0_announces_the_port_it_listens_on(monkeypatch):
-    """`cardzoo serve --port 0` (taken: "--port must be 0..65535") printed and opened http://127.0.0.1:0/ while
-    uvicorn listened on a port nobody was told. The command now picks the free port itself and serves on it."""
+def test_serve_on_port_0_announces_the_port_it_listens_on(monkeypatch, capsys):
+    """`cardzoo serve --port 0` printed and opened http://127.0.0.1:0/ while uvicorn listened on a port nobody was
+    told (1a87529 made the command probe for a free port, and serve() called from Python with port=0 still printed
+    :0). serve() binds the socket itself, announces its port and hands that socket to uvicorn."""
     pytest.importorskip("fastapi")
-    import socket
+    import re
 
-    from cardzoo.training.web import app
+    import uvicorn
 
-    called = {}
-    monkeypatch.setattr(app, "serve", lambda host, port, **kw: called.update(host=host, port=port, **kw))
-    assert main(["serve", "--port", "0", "--no-browser"]) == 0
-    assert called["host"] == "127.0.0.1" and 1024 <= called["port"] <= 65535 and called["open_browser"] is False
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", called["port"]))  # free: the probe that found it has let it go
-    called.clear()
-    assert main(["serve", "--port", "8123", "--no-browser"]) == 0 and called["port"] == 8123
+    from cardzoo.training.web.app import serve
+
+    served = []
+
+    def run(self, sockets=None):  # instead of serving until Ctrl-C: what uvicorn was given
+        (sock,) = sockets
+        served.append((sock.getsockname()[1], self.config.host, self.config.port))
+        self.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    for call in (lambda: serve("127.0.0.1", 0, open_browser=False), lambda: main(["serve", "--port", "0", "--no-browser"])):
+        call()
+        port, host, config_port = served.pop()
+        assert port != 0 and config_port == port and host == "127.0.0.1"
+        out = capsys.readouterr().out
+        assert re.fullmatch(r"cardzoo card table at http://127\.0\.0\.1:(\d+)/  \(Ctrl-C stops it\)\n", out)[1] == str(port)
+    assert served == []  # a port in use: test_web_server.py
 
 
 @pytest.mark.parametrize("cmd", [["demo", "pyanitsa"], ["arena", "pyanitsa", "random", "random"], ["bench", "pyanitsa"],

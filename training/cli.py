@@ -198,17 +198,7 @@ def cmd_serve(args) -> int:
     if args.agents_dir is not None and not args.agents_dir.strip():  # it offered the current folder's agents
         raise ValueError(f"--agents-dir {args.agents_dir!r} is an empty path: give the folder of your saved agents, "
                          "e.g. --agents-dir runs/all_fours (or leave --agents-dir out)")
-    port = args.port
-    if port == 0:  # any free port: serve() announced (and opened) http://127.0.0.1:0/, never the port uvicorn took
-        import socket
-
-        try:
-            with socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET, socket.SOCK_STREAM) as probe:
-                probe.bind((args.host, 0))
-                port = probe.getsockname()[1]
-        except OSError:  # a bad --host: serve() says so
-            pass
-    serve(args.host, port, open_browser=not args.no_browser, agents_dir=args.agents_dir)
+    serve(args.host, args.port, open_browser=not args.no_browser, agents_dir=args.agents_dir)
     return 0
 
 

@@ -439,9 +439,11 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True, agents_dir: str | None = None) -> None:
-    """Run the web table with uvicorn on ``host:port`` (loopback by default), printing its URL and
-    opening it in a browser unless ``open_browser`` is False; ``agents_dir``: a folder whose saved
-    agents are offered too (:class:`TableManager`). Blocks until interrupted."""
+    """Run the web card table with uvicorn on ``host:port`` (loopback by default; ``port=0``: any free
+    port), printing its URL, with the port it listens on, and opening it in a browser unless
+    ``open_browser`` is False; ``agents_dir``: a folder whose saved agents are offered too
+    (:class:`TableManager`). Blocks until interrupted."""
+    import socket
     import threading
     import webbrowser
 
@@ -449,27 +451,36 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True, 
 
     if not 0 <= port <= 65535:
         raise ValueError(f"--port must be 0..65535, got {port}")
-    import socket
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+    try:  # bound here and handed to uvicorn: a port in use is reported before anything is announced (uvicorn
+        sock.bind((host, port))  # would exit 3), and the URL names the port it listens on (port 0 printed :0)
+    except OSError as e:
+        import errno
 
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
-        try:  # a port in use is reported before anything is announced (uvicorn would exit 3)
-            probe.bind((host, port))
-        except OSError as e:
-            import errno
-
-            if isinstance(e, socket.gaierror) or e.errno == errno.EADDRNOTAVAIL:  # the host's fault: another port won't do
-                raise OSError(f"cannot listen on {host}:{port} ({e.strerror}): give another --host, an address of this "
-                              "machine (127.0.0.1: this machine only, the default; 0.0.0.0: every network)") from None
-            raise OSError(f"cannot listen on {host}:{port} ({e.strerror}): give another --port") from None
-    manager = TableManager(agents_dir=agents_dir)
-    if agents_dir is not None:
-        print(f"agents from {manager.agents_dir}: {sorted(manager._local) or 'none found'}", flush=True)
-    shown = "127.0.0.1" if host in ("0.0.0.0", "") else f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}/"
-    print(f"cardzoo card table at {url}  (Ctrl-C stops it)", flush=True)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"note: listening on {host}, reachable from other machines; there is no login", flush=True)
-    if open_browser:
-        threading.Timer(1.0, lambda: webbrowser.open(url)).start()
-    uvicorn.run(create_app(manager, warm_up=True), host=host, port=port, log_level="warning")
+        sock.close()
+        if isinstance(e, socket.gaierror) or e.errno == errno.EADDRNOTAVAIL:  # the host's fault: another port won't do
+            raise OSError(f"cannot listen on {host}:{port} ({e.strerror}): give another --host, an address of this "
+                          "machine (127.0.0.1: this machine only, the default; 0.0.0.0: every network)") from None
+        raise OSError(f"cannot listen on {host}:{port} ({e.strerror}): give another --port") from None
+    try:
+        port = sock.getsockname()[1]
+        manager = TableManager(agents_dir=agents_dir)
+        if agents_dir is not None:
+            print(f"agents from {manager.agents_dir}: {sorted(manager._local) or 'none found'}", flush=True)
+        shown = "127.0.0.1" if host in ("0.0.0.0", "") else f"[{host}]" if ":" in host else host
+        url = f"http://{shown}:{port}/"
+        print(f"cardzoo card table at {url}  (Ctrl-C stops it)", flush=True)
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            print(f"note: listening on {host}, reachable from other machines; there is no login", flush=True)
+        if open_browser:
+            threading.Timer(1.0, lambda: webbrowser.open(url)).start()
+        server = uvicorn.Server(uvicorn.Config(create_app(manager, warm_up=True), host=host, port=port, log_level="warning"))
+        try:  # as uvicorn.run, which takes no socket
+            server.run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass
+        if not server.started:
+            raise SystemExit(3)  # uvicorn.run's STARTUP_FAILURE; uvicorn has logged why
+    finally:
+        sock.close()
