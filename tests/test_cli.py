@@ -942,3 +942,17 @@ def test_a_mistyped_policy_name_lists_the_games_trained_policies(tmp_path, capsy
     assert list(tmp_path.iterdir()) == []
     (tmp_path / "all_fours").mkdir()  # a folder of that name is a path, not a mistyped name
     assert _policy_dir("all_fours/ppox") == "all_fours/ppox"
+
+
+def test_train_rllib_without_ray_names_the_command_once(tmp_path, capsys, monkeypatch):
+    """Without ray, `cardzoo train-rllib` said "cardzoo train-rllib: error: cardzoo train-rllib needs the [rllib] extra
+    ..."; the line names the command once, as a missing extra of any other command is said."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **k: None if name == "ray" else real(name, *a, **k))
+    monkeypatch.chdir(tmp_path)
+    assert main(["train-rllib", "avinas", "--iterations", "1"]) == 2
+    assert capsys.readouterr().err == ("cardzoo train-rllib: error: this needs the [rllib] extra (module 'ray' is not "
+                                       "installed): pip install \"cardzoo[rllib]\"\n")
+    assert list(tmp_path.iterdir()) == []

@@ -22,7 +22,7 @@ def test_without_ray_the_command_names_the_extra(tmp_path, capsys):
 
     assert main(["train-rllib", "avinas", "--iterations", "1", "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
-    assert "cardzoo train-rllib needs the [rllib] extra (module 'ray' is not installed)" in err
+    assert "cardzoo train-rllib: error: this needs the [rllib] extra (module 'ray' is not installed)" in err
     assert not (tmp_path / "run").exists()
 
 

@@ -356,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.fn(args) or 0)
     except MissingExtraError as e:  # "error:" as every other refusal (and the ModuleNotFoundError below) says it
+        if e.feature == f"cardzoo {args.command}":  # the line names the command already: "this needs", as below
+            e = MissingExtraError(e.extra, e.module)
         print(f"cardzoo {args.command}: error: {e}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as e:
