@@ -796,3 +796,86 @@ def test_the_vector_env_checks_seed_options_and_learner_side_as_the_aec_env(game
         venv.reset(options={"deck": [0]})
     assert np.array_equal(venv.reset()[0], twin.reset()[0])  # the refused calls took no seed
     assert np.array_equal(venv.reset(seed=np.int64(7))[0], twin.reset(seed=7)[0])
+
+
+def _a_game_option(game) -> tuple[str, object]:
+    """A constructor option of ``game`` that is not also a reset option, with a valid value of it."""
+    spec = kernel(game).OPTIONS
+    name = next(n for n in spec if n not in kernel(game).INIT_HOOKS)
+    return name, spec[name].default
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_an_option_of_the_constructor_given_to_reset_is_told_where_it_goes(game):
+    """env.reset(options={"num_players": 3}) said "unknown reset option(s) ['num_players'] for pyanitsa_v0;
+    valid: ['piles', 'deck']", as if num_players were no option at all; so did render_mode and seed (reset's
+    own argument). The message now says where each goes (found by an outside API battery)."""
+    env = envs_make(game)
+    env.reset(seed=3)
+    before = env.unwrapped.game_state.copy()
+    name, value = _a_game_option(game)
+    given = {name: value, "render_mode": "ansi", "seed": 5, "dek": [0]}
+    hints = {
+        name: f"'{name}' is an option of the env, not of reset: give it when the env is made, e.g. cardzoo.make('{game}', {name}={value!r})",
+        "render_mode": f"'render_mode' is an option of the env, not of reset: give it when the env is made, e.g. cardzoo.make('{game}', render_mode='ansi')",
+        "seed": "'seed' is reset's own argument: reset(seed=5)",
+    }
+    with pytest.raises(ValueError) as err:
+        env.reset(options=given)
+    names = sorted(given)
+    assert str(err.value) == (f"unknown reset option(s) {names} for {game}_v0; valid: {VALID_HOOKS[game]}"
+                              + "".join(f"; {hints[n]}" for n in names if n in hints))
+    assert _state_equal(env.unwrapped.game_state, before)
+    with pytest.raises(ValueError) as err:
+        env.reset(options={"dek": [0]})  # a name that is nothing else: no hint
+    assert str(err.value) == f"unknown reset option(s) ['dek'] for {game}_v0; valid: {VALID_HOOKS[game]}"
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_vector_env_tells_an_option_given_to_reset_where_it_goes(game):
+    """KernelVectorEnv.reset(options={"num_players": 3}) said "reset options ['num_players'] are not used by
+    KernelVectorEnv (it takes none)" without saying that make_vec takes it."""
+    from cardzoo.envs.core.vector import KernelVectorEnv
+
+    venv = KernelVectorEnv(kernel(game), 2, lambda obs, mask: mask.argmax(axis=1), seed=0)
+    name, value = _a_game_option(game)
+    given = {name: value, "learner_side": 0, "seed": 5}
+    hints = {
+        name: f"'{name}' is an option of the env, not of reset: give it when the env is made, e.g. cardzoo.make_vec('{game}', 2, {name}={value!r})",
+        "learner_side": f"'learner_side' is an option of the env, not of reset: give it when the env is made, e.g. cardzoo.make_vec('{game}', 2, learner_side=0)",
+        "seed": "'seed' is reset's own argument: reset(seed=5)",
+    }
+    with pytest.raises(ValueError) as err:
+        venv.reset(options=given)
+    names = sorted(given)
+    assert str(err.value) == (f"reset options {names} are not used by KernelVectorEnv (it takes none)"
+                              + "".join(f"; {hints[n]}" for n in names))
+
+
+#: the reset options whose names are also constructor options, with a constructor value the reset option refuses
+SHARED_NAMES = [("ottocento", "dealer", "random"), ("pyanitsa", "deck", 52)]
+
+
+def test_every_name_shared_by_a_reset_option_and_a_constructor_option_is_listed():
+    shared = sorted((g, n) for g in GAMES for n in kernel(g).INIT_HOOKS if n in kernel(g).OPTIONS)
+    assert shared == [(g, n) for g, n, _ in SHARED_NAMES]
+
+
+@pytest.mark.parametrize("game, name, value", SHARED_NAMES)
+def test_a_constructor_value_given_to_a_reset_option_of_the_same_name_is_told_where_it_goes(game, name, value):
+    """P'yanitsa's reset(options={"deck": 52}) (the 52-card pack is the constructor's deck=52) said only "reset
+    option deck must be int card ids 0..35 (a permutation) ...": the reset option of that name is the order of the
+    pack. The refusal now adds where the constructor's value goes; the env is unchanged."""
+    env = envs_make(game)
+    env.reset(seed=3)
+    before = env.unwrapped.game_state.copy()
+    with pytest.raises(ValueError) as err:
+        env.reset(options={name: value})
+    assert str(err.value).startswith(f"reset option {name}")
+    assert str(err.value).endswith(
+        f"; {name}={value!r} is a value of the env's option '{name}': give it when the env is made, e.g. "
+        f"cardzoo.make('{game}', {name}={value!r})")
+    assert _state_equal(env.unwrapped.game_state, before)
+    with pytest.raises(ValueError) as err:  # a value that is no constructor value either: no hint
+        env.reset(options={name: "x"})
+    assert "when the env is made" not in str(err.value)

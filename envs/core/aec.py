@@ -36,7 +36,16 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 
-from .kernel import ILLEGAL_ACTION_MODES, Kernel, check_illegal_action, check_option_names, check_reset_options, check_seed
+from .kernel import (
+    ILLEGAL_ACTION_MODES,
+    Kernel,
+    check_illegal_action,
+    check_option_names,
+    check_reset_options,
+    check_seed,
+    misplaced_reset_options,
+    shared_name_hint,
+)
 from .render import check_view
 
 __all__ = ["ILLEGAL_ACTION_MODES", "KernelAECEnv", "TextObservationWrapper"]
@@ -164,10 +173,13 @@ class KernelAECEnv(AECEnv):
             drawn = before.bit_generator.state if self._rng is before else None  # only this path can fail
             try:
                 st = self.kernel.init(self._rng, 1, **hooks)
-            except Exception:  # a refused hook value: the kernel may have drawn (e.g. the dealer) first
+            except Exception as err:  # a refused hook value: the kernel may have drawn (e.g. the dealer) first
                 if drawn is not None:
                     before.bit_generator.state = drawn
                 self._rng = before
+                hint = shared_name_hint(self.kernel_cls, hooks, f"cardzoo.make({self.kernel.name!r}") if isinstance(err, ValueError) else ""
+                if hint:  # reset(options={"deck": 52}) meant P'yanitsa's 52-card pack, a constructor option
+                    raise ValueError(f"{err}{hint}") from None
                 raise
             self._st = st
             self._single = self.kernel.single_game(self._st)
@@ -204,7 +216,8 @@ class KernelAECEnv(AECEnv):
             gymnasium.logger.warn(f"reset option 'options' is not used by {self.env_name} (ignored); valid: {valid}")
         unknown = sorted(set(options) - set(valid), key=repr)
         if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown} for {self.env_name}; valid: {valid}")
+            hint = misplaced_reset_options(self.kernel_cls, unknown, options, f"cardzoo.make({self.kernel.name!r}", ENV_OPTIONS)
+            raise ValueError(f"unknown reset option(s) {unknown} for {self.env_name}; valid: {valid}{hint}")
         return seed, {k: v for k, v in options.items() if v is not None}
 
     def _after_step(self) -> None:

@@ -452,6 +452,42 @@ def check_option_names(kernel_cls: type["Kernel"], given, own, who: str) -> None
         raise ValueError(f"unknown option(s) {unknown}; valid options: {sorted(kernel_cls.OPTIONS)}; {who} options: {sorted(own)}")
 
 
+def misplaced_reset_options(kernel_cls: type["Kernel"], names, given: Mapping, make: str, own=()) -> str:
+    """The end of the message that refuses the reset options ``names`` (keys of ``given``): for each
+    name that is an option of the env's constructor (one of ``kernel_cls``'s options, deprecated names
+    included, or of the constructor's own parameters ``own``), that it is given where the env is made
+    (``make`` opens that call, e.g. ``"cardzoo.make('pyanitsa'"``), and for ``seed`` that it is reset's
+    own argument. ``""`` if no name is either: "unknown reset option(s) ['num_players']" alone read as if
+    the game had no such option."""
+    parts = []
+    for name in names:
+        if name == "seed":
+            parts.append(f"'seed' is reset's own argument: reset(seed={given[name]!r})")
+        elif isinstance(name, str) and (name in kernel_cls.OPTIONS or name in kernel_cls.DEPRECATED_OPTIONS or name in own):
+            parts.append(f"'{name}' is an option of the env, not of reset: give it when the env is made, "
+                         f"e.g. {make}, {name}={given[name]!r})")
+    return "".join(f"; {p}" for p in parts)
+
+
+def shared_name_hint(kernel_cls: type["Kernel"], hooks: Mapping, make: str) -> str:
+    """For a refused reset, where a reset option shares its name with a constructor option (P'yanitsa's
+    ``deck``: the order of the pack at reset, the 36- or 52-card pack at construction) and its value is
+    a valid value of the constructor option: the end of the message, saying where that value goes
+    (``make`` opens that call); ``""`` otherwise."""
+    parts = []
+    for name, value in hooks.items():
+        opt = kernel_cls.OPTIONS.get(name)
+        if opt is None:
+            continue
+        try:
+            opt.validate(name, value)
+        except (ValueError, TypeError):
+            continue
+        parts.append(f"{name}={value!r} is a value of the env's option '{name}': give it when the env is made, "
+                     f"e.g. {make}, {name}={value!r})")
+    return "".join(f"; {p}" for p in parts)
+
+
 def check_options(spec: dict[str, Option], given: dict[str, Any]) -> dict[str, Any]:
     """Validate ``given`` options against ``spec``; return the full option dict.
 

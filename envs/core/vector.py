@@ -64,11 +64,15 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .kernel import Kernel, check_illegal_action, check_reset_options, check_seed, is_int
+from .kernel import Kernel, check_illegal_action, check_reset_options, check_seed, is_int, misplaced_reset_options
 
 __all__ = ["KernelVectorEnv", "OpponentSet", "check_vector_seed"]
 
 ActFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+#: the constructor parameters of :class:`KernelVectorEnv` (``make_vec`` passes them on) that a ``reset`` option
+#: of that name is told to go to (``num_envs`` and ``seed`` are not: the first is positional, ``seed`` is reset's too)
+VECTOR_ENV_OPTIONS = ("opponents", "learner_side", "privileged", "skip_forced", "autoreset_mode", "illegal_action")
 
 
 def check_vector_seed(seed) -> int | None:
@@ -396,7 +400,10 @@ class KernelVectorEnv(VectorEnv):
         seed = check_vector_seed(seed)
         options = check_reset_options(options, (), "KernelVectorEnv")
         if options:
-            raise ValueError(f"reset options {sorted(options, key=repr)} are not used by KernelVectorEnv (it takes none)")
+            names = sorted(options, key=repr)
+            hint = misplaced_reset_options(type(self.kernel), names, options, f"cardzoo.make_vec({self.kernel.name!r}, {self.num_envs}",
+                                           VECTOR_ENV_OPTIONS)
+            raise ValueError(f"reset options {names} are not used by KernelVectorEnv (it takes none){hint}")
         if seed is not None:
             self.rng = np.random.default_rng(seed)
             self.opponents.seed(seed)
