@@ -109,11 +109,18 @@ OttocentoArrays = arrays_type(OttocentoState, "OttocentoArrays", __name__)
 LAST_BONUS_MAX = 100_000
 
 
+#: §8 match_target has no range ("e.g. 800"); scores are int32 half-points, and a match may go on past the
+#: target only while the teams are level, up to max_deals: a start of target - 1 (the score hook) plus 10,000
+#: deals of at most LAST_BONUS_MAX + 5,000 points a team (cards, captured and declared combinations) stays
+#: below 2**31 half-points (2 * (10**6 + 10,000 * 105,000) < 2.15e9)
+TARGET_MAX = 1_000_000
+
+
 def _target_option() -> Option:
     return Option(
         None,
-        check=lambda v: v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 1 <= v <= 5000),
-        valid="None (one deal) or an int from 1 to 5000",
+        check=lambda v: v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 1 <= v <= TARGET_MAX),
+        valid=f"None (one deal) or an int from 1 to {TARGET_MAX}",
     )
 
 
@@ -138,7 +145,7 @@ class OttocentoKernel(CompiledKernel):
     ``matto_fallback``                ``"lowest_value"``, ``"forfeit"``                ``"lowest_value"``
     ``matto_gift``                    ``"best_for_owner"``, ``"lowest_id"``            ``"best_for_owner"``
     ``reward``                        ``"win_loss"``, ``"point_diff"``                 ``"win_loss"``
-    ``match_target``                  None or int 1..5000                              None
+    ``match_target``                  None or int 1..1000000                           None
     ``declarations_win_immediately``  bool (match mode only)                           False
     ``max_deals``                     int 1..10000 (match safety cap, truncation)      200
     ================================  ===============================================  =====================
