@@ -22,13 +22,19 @@ All Fours' deal positions follow ``deal_packet``; Avinas also flips the face-dow
 Ottocento also redraws what an undeclared hand's declaration would be worth and show; Aluette
 also draws again which cards another chant recipient received, and scrambles every opponent signal
 ``seat`` did not see and which of ``seat``'s team's signals the opponents caught; P'yanitsa (whose env test works on whole states) has its own, below.
-About 40 s on one core.
+
+Last, whole matches as twins (:func:`test_a_match_shows_nothing_of_the_cards_an_earlier_deal_kept_hidden`):
+the same moves from two packs that differ in two cards a seat never learns in deal 1, so that what a
+later deal keeps of an earlier one (summaries, ``infos``, the web table's frames) is checked too.
+About 75 s on one core.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
+import zlib
 
 import numpy as np
 import pytest
@@ -401,3 +407,190 @@ def test_web_answers_do_not_change_when_hidden_cards_move(game, options):
     assert twins >= 10
     if getattr(kernel(game, **options), "match", False):
         assert between > 0  # the twins were compared in a later deal of the match too
+
+
+# ---- the deals after the first of a match: the cards that stayed hidden in a deal stay hidden for good
+#
+# The twins above move the cards hidden in the deal being played; what a state keeps of an earlier deal
+# of a match (its summary, the ``last_*`` fields, ``infos`` set when it was scored, the web table's
+# frames of it) is never moved by them, and the AEC env twin's ``infos`` is a copy, not recomputed.
+# Here twins are whole matches: the same moves and the same chance from two packs that differ only in
+# two cards seat ``X`` never learns in deal 1 (in no hand of its own, no card set of its observation, no
+# move it saw: cards of the stock, of an unused talon, of another seat's discard, of a hand that a stop
+# or a surrender left unplayed). Every channel of ``X`` must be the same at every step, in deal 1 and in
+# every deal after it (each deal is dealt from its own shuffle, the same in both). Ottocento is left
+# out: at the end of a deal everything is revealed (RULES.md §7); P'yanitsa has no match.
+MATCH_TWIN_CASES = [
+    ("all_fours", {"episode": "match", "target_score": 7}),
+    ("all_fours", {"episode": "match", "target_score": 11, "deal_packet": 1, "undertrump": "forbidden"}),
+    ("avinas", {"episode": "match"}),
+    ("avinas", {"episode": "match", "facedown_signal": "free", "call_count": "suit", "knock_back": "always"}),
+    ("aluette", {"episode": "match", "match_deals": 3, "surrender": True, "signals": "free"}),
+    ("aluette", {"episode": "match", "match_deals": 3, "chant_recipients": "left_and_partner",
+                 "signal_intercept": 0.5}),
+    ("aluette", {"episode": "match", "match_target": 3, "signal_visibility": "public", "surrender": True,
+                 "chant": False}),
+]
+#: the state field that counts scored deals (hands) of a match
+DEAL_COUNT = {"all_fours": "hands_played", "avinas": "deals", "aluette": "deals"}
+#: what the rules reveal when a deal ends that is no card but may depend on cards never played: a
+#: twin must agree on it (Avinas RULES.md §7: whether the declarer lied, told by the deal's summary)
+REVEALED_AT_END = {"avinas": ("last_lied",)}
+
+
+def _seat_channels(env, seat):
+    """Everything ``seat`` receives from the AEC env now: observation, mask, text, ansi render of its
+    view, its ``infos`` and reward as the env set them, table view, who acts, whether it is done."""
+    agent = env.possible_agents[seat]
+    o = env.observe(agent)
+    return {
+        "observation": o["observation"].tolist(), "action mask": o["action_mask"].tolist(),
+        "text_observation": env.text_observation(agent), "render": env.render(view=seat),
+        "infos": repr(env.infos[agent]), "reward": env.rewards[agent], "table_view": env.table_view(seat),
+        "agent to act": env.agent_selection, "terminated": env.terminations[agent],
+    }
+
+
+def _match_env(game, options, seed, deck, dealer):
+    env = envs_make(game, render_mode="ansi", **options)
+    env.reset(seed=seed, options={"deck": deck, "dealer": dealer})
+    return env
+
+
+def _deal_1_secrets(game, options, seed, deck, dealer, moves, seat):
+    """``(cards seat never learns in deal 1, number of moves of deal 1, state before its last move, state
+    after it)`` of the match played with ``moves``."""
+    env = _match_env(game, options, seed, deck, dealer)
+    k = env.unwrapped.kernel
+    cardsets = [e for e in k.obs_layout.entries if e.stop - e.start == k.deck.n and e.high == 1]
+    known = set()
+    for i, a in enumerate(moves):
+        st = env.unwrapped.game_state
+        obs = k.observe(st, seat)[0]
+        known |= set(k.hands(st, 0)[seat])
+        for e in cardsets:
+            known |= set(np.flatnonzero(obs[e.start : e.stop]).tolist())
+        c = k.action_card(a)
+        if c is not None and (int(st.current_player[0]) == seat or k.action_is_public(st, 0, a)):
+            known.add(c)
+        before = st.copy()
+        env.step(a)
+        if getattr(env.unwrapped.game_state, DEAL_COUNT[game])[0] != getattr(before, DEAL_COUNT[game])[0]:
+            return sorted(set(range(k.deck.n)) - known), i + 1, before, env.unwrapped.game_state
+    return [], len(moves), None, None
+
+
+def _places(st, card):
+    """Where ``card`` is in ``st``: which of its card sets (one bit per card) hold it."""
+    out = []
+    for f in dataclasses.fields(st):
+        v = getattr(st, f.name)
+        if v.dtype == np.uint64:
+            out.append(tuple(((v[0].reshape(-1).astype(object) >> card) & 1).tolist()))
+    return tuple(out)
+
+
+def _match_twins(game, options, seed, seat, pairs=2):
+    """The match of ``seed`` (random legal moves) and up to ``pairs`` packs that differ from its pack in two
+    cards ``seat`` never learns in deal 1 and with which the same moves are legal: ``(pack, dealer, moves,
+    moves of deal 1, [(card, card, twin pack)])``; cards in different places first."""
+    n = kernel(game, **options).deck.n
+    rng = np.random.default_rng([seed, zlib.crc32(repr(sorted(options.items())).encode())])
+    deck, dealer = rng.permutation(n), int(rng.integers(4))
+    env = _match_env(game, options, seed, deck, dealer)
+    moves = []
+    while not (any(env.terminations.values()) or any(env.truncations.values())) and len(moves) < 600:
+        moves.append(int(rng.choice(env.legal_actions())))
+        env.step(moves[-1])
+    secret, end1, last, scored = _deal_1_secrets(game, options, seed, deck, dealer, moves, seat)
+    if last is None:
+        return deck, dealer, moves, end1, []
+    candidates = [(a, b) for i, a in enumerate(secret) for b in secret[i + 1 :]]
+    rng.shuffle(candidates)
+    candidates.sort(key=lambda p: _places(last, p[0]) == _places(last, p[1]))
+    out = []
+    where = {int(c): i for i, c in enumerate(deck)}
+    for a, b in candidates[:40]:
+        twin = deck.copy()
+        twin[where[a]], twin[where[b]] = b, a
+        t = _match_env(game, options, seed, twin, dealer)
+        for m in moves[:end1]:
+            if m not in t.legal_actions():
+                break
+            t.step(m)
+        else:
+            ends = t.unwrapped.game_state
+            if all(np.array_equal(getattr(ends, f), getattr(scored, f)) for f in REVEALED_AT_END.get(game, ())):
+                out.append((a, b, twin))
+        if len(out) == pairs:
+            break
+    return deck, dealer, moves, end1, out
+
+
+class _Script:
+    """An agent that plays the next move of a list shared by every seat (the person's too)."""
+
+    name = "script"
+    needs_state = False
+
+    def __init__(self, moves: list) -> None:
+        self.moves = moves
+
+    def act(self, observation, action_mask):
+        a = self.moves.pop(0)
+        assert action_mask[0, a]
+        return np.array([a])
+
+
+def _web_answers(game, options, seed, deck, dealer, moves):
+    """What a web table (``training/web``) of this match sends seat 0, the person, at each of its turns
+    and at the end: the View and the frames of the moves made since the last one (moves played as given)."""
+    from cardzoo.training.web.tables import Table
+    from cardzoo.training.web.views import answer_frames, table_view_json
+
+    left = list(moves)
+    script = _Script(left)
+    table = Table("twin", game, options, {s: ("script", script, None) for s in (1, 2, 3)}, seed=seed)
+    table.env.reset = functools.partial(table.env.reset, options={"deck": deck, "dealer": dealer})
+    table.deal()
+    start, out = 0, []
+    while True:
+        out.append((table_view_json(table), answer_frames(table, start)))
+        if table.done or not left:
+            return out
+        start = table.move(left.pop(0))
+
+
+@pytest.mark.parametrize("game, options", [pytest.param(g, o, id=f"{g}-{i}")
+                                           for i, (g, o) in enumerate(MATCH_TWIN_CASES)])
+def test_a_match_shows_nothing_of_the_cards_an_earlier_deal_kept_hidden(game, options):
+    """The AEC env's channels of every seat, and for seat 0 the web table's answers, through whole matches."""
+    names = kernel(game, **options).deck.names
+    twins = later = web = 0
+    for seed in range(4):
+        for seat in range(4):
+            deck, dealer, moves, end1, found = _match_twins(game, options, seed, seat)
+            for a, b, twin in found:
+                what = f"{game} {options} seed {seed}: seat {seat} never sees {names[a]} or {names[b]} in deal 1"
+                e1, e2 = _match_env(game, options, seed, deck, dealer), _match_env(game, options, seed, twin, dealer)
+                for i, m in enumerate(moves):
+                    s1, s2 = _seat_channels(e1, seat), _seat_channels(e2, seat)
+                    for name in s1:
+                        assert s1[name] == s2[name], f"{what}, but its {name} at move {i} tells them apart"
+                    if i == end1:
+                        hands = e1.unwrapped.kernel.hands
+                        assert hands(e1.unwrapped.game_state, 0) == hands(e2.unwrapped.game_state, 0), (
+                            f"{what}: the next deal depends on where they were")
+                    later += i >= end1
+                    e1.step(m)
+                    e2.step(m)
+                twins += 1
+                if seat == 0:
+                    w1 = _web_answers(game, options, seed, deck, dealer, moves)
+                    w2 = _web_answers(game, options, seed, twin, dealer, moves)
+                    assert len(w1) == len(w2)
+                    for turn, (x, y) in enumerate(zip(w1, w2)):
+                        assert x == y, f"{what}, but the web table's answer at its turn {turn} tells them apart"
+                    web += len(w1)
+    assert twins >= 16 and later > 10 * twins  # twins were played, and well into the later deals
+    assert web > 40  # the web table's answers were compared too
