@@ -879,3 +879,36 @@ def test_a_constructor_value_given_to_a_reset_option_of_the_same_name_is_told_wh
     with pytest.raises(ValueError) as err:  # a value that is no constructor value either: no hint
         env.reset(options={name: "x"})
     assert "when the env is made" not in str(err.value)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_0d_array_names_its_action_as_step_takes_it(game):
+    """env.step(np.array(a)) plays action a (a 0-d array is one action), but env.action_name(np.array(a))
+    and the kernel's said "action must be an int id 0..A-1, got array(a)" (found by an outside API battery).
+    A 0-d int array is now the action it holds everywhere; other arrays, bools and floats stay refused."""
+    env = envs_make(game)
+    env.reset(seed=1)
+    a = env.legal_actions()[0]
+    A = env.action_space(env.possible_agents[0]).n
+    assert env.action_name(np.array(a)) == env.action_name(a) == env.kernel.action_name(np.array(a, dtype=np.int8))
+    for bad in (np.array([a]), np.array(True), np.array(float(a)), np.array(True, dtype=object)):
+        with pytest.raises(ValueError) as err:
+            env.action_name(bad)
+        assert str(err.value) == f"action must be an int id 0..{A - 1}, got {bad!r}"
+    with pytest.raises(ValueError) as err:
+        env.action_name(np.array(A))
+    assert str(err.value) == f"action {A} is out of range; valid ids are 0..{A - 1}"
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_agent_iter_takes_a_count_of_steps_only(game):
+    """env.agent_iter("x") raised TypeError "'<=' not supported between instances of 'str' and 'int'" at the first
+    step, agent_iter(2.5) ran 3 steps and agent_iter(-1) none (found by an outside API battery): max_iter is now
+    checked when the iterator is made, numpy ints taken."""
+    env = envs_make(game)
+    env.reset(seed=1)
+    for bad in ("x", 2.5, -1, True, None):
+        with pytest.raises(ValueError) as err:
+            env.agent_iter(bad)
+        assert str(err.value) == f"max_iter must be an int >= 0 (the most steps to iterate), got {bad!r}"
+    assert len(list(env.agent_iter(np.int64(3)))) == 3 and list(env.agent_iter(0)) == []

@@ -43,6 +43,7 @@ from .kernel import (
     check_option_names,
     check_reset_options,
     check_seed,
+    is_int,
     misplaced_reset_options,
     shared_name_hint,
 )
@@ -293,9 +294,12 @@ class KernelAECEnv(AECEnv):
         )
 
     def agent_iter(self, max_iter: int = 2**63):
-        """PettingZoo's ``agent_iter()``; ``RuntimeError`` before ``reset``."""
+        """PettingZoo's ``agent_iter()``; ``RuntimeError`` before ``reset``, ``ValueError`` for a ``max_iter``
+        that is not an int >= 0 (PettingZoo's failed at the first step on a str and rounded a float up)."""
         self._require_reset("agent_iter()")
-        return super().agent_iter(max_iter)
+        if not is_int(max_iter) or max_iter < 0:
+            raise ValueError(f"max_iter must be an int >= 0 (the most steps to iterate), got {max_iter!r}")
+        return super().agent_iter(int(max_iter))
 
     def observe(self, agent: str) -> dict:
         """``{"observation": uint8[D], "action_mask": int8[A]}`` for ``agent``; the mask is all

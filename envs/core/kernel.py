@@ -625,7 +625,10 @@ class Kernel(ABC):
     def valid_action_id(self, action) -> int:
         """``action`` as a plain ``int`` if it is an action id of this game: an integer (numpy
         integers included, ``bool`` not) in ``0..num_actions - 1``. Otherwise ``ValueError`` naming
-        the value and the valid ids. The one check behind every game's :meth:`action_name`."""
+        the value and the valid ids. The one check behind every game's :meth:`action_name`. A 0-d int
+        array is the action it holds, as the AEC env's ``step`` takes it."""
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()
         if not is_int(action):
             raise ValueError(f"action must be an int id 0..{self.num_actions - 1}, got {action!r}")
         a = int(action)
