@@ -956,3 +956,17 @@ def test_train_rllib_without_ray_names_the_command_once(tmp_path, capsys, monkey
     assert capsys.readouterr().err == ("cardzoo train-rllib: error: this needs the [rllib] extra (module 'ray' is not "
                                        "installed): pip install \"cardzoo[rllib]\"\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_policy_of_another_game_lists_the_games_trained_policies(tmp_path, capsys, monkeypatch):
+    """`cardzoo label pyanitsa out.npz --policy all_fours/ppo` said "use an agent of pyanitsa: ['lowest',
+    'pyanitsa/ismcts', ..., 'pyanitsa/rule', 'random']", names --policy refuses ("not a trained policy"); the
+    game's trained policies are listed."""
+    monkeypatch.chdir(tmp_path)
+    said = ("policy 'all_fours/ppo' plays all_fours, not pyanitsa; trained policies for pyanitsa: ['pyanitsa/ppo'], or the "
+            "path of a saved policy")
+    for cmd in (["label", "pyanitsa", "x.npz", "--policy", "all_fours/ppo"], ["expert-iterate", "pyanitsa", "--init", "all_fours/ppo", "--out", "E"],
+                ["label", "pyanitsa", "x.npz", "--policy", "all_fours/rule"]):
+        assert main(cmd) == 2
+        assert capsys.readouterr().err == f"cardzoo {cmd[0]}: error: {said.replace('ppo', 'rule', 1) if 'all_fours/rule' in cmd else said}\n"
+    assert list(tmp_path.iterdir()) == []

@@ -310,6 +310,10 @@ def _stack(chunks: list[np.ndarray], kernel, key: str) -> np.ndarray:
 def _load_policy(policy: str, game: str, deterministic: bool, seed=None):
     from .common import check_agent_game
 
+    prefix = str(policy).split("/", 1)[0]
+    if prefix in envs.GAMES and prefix != game and str(policy) in agents.available():  # the game's agents were listed,
+        raise ValueError(f"policy {str(policy)!r} plays {prefix}, not {game}; trained policies for {game}: "  # rule bots
+                         f"{_trained_policies(game)}, or the path of a saved policy")  # too, which no policy can be
     path = _policy_dir(policy)
     agent = load_policy_agent(path, deterministic=deterministic, seed=seed)
     check_agent_game(agent, game, policy)
@@ -341,11 +345,14 @@ def _unknown_policy_name(name: str) -> str | None:
     game, sep, kind = name.partition("/")
     if not (sep and game and kind) or "/" in kind or "\\" in name or game.startswith((".", "~")) or Path(game).exists():
         return None
-    mine = [n for n in agents.available() if n.startswith(game + "/")]
-    if not mine:
+    if not any(n.startswith(game + "/") for n in agents.available()):
         return None
-    trained = [n for n in mine if agents.registry.shipped_path(n) is not None]
-    return f"unknown agent {name!r}; trained policies for {game}: {trained}, or the path of a saved policy"
+    return f"unknown agent {name!r}; trained policies for {game}: {_trained_policies(game)}, or the path of a saved policy"
+
+
+def _trained_policies(game: str) -> list[str]:
+    """The registered names of ``game``'s shipped trained policies (``["all_fours/ppo"]``)."""
+    return [n for n in agents.available() if n.startswith(game + "/") and agents.registry.shipped_path(n) is not None]
 
 
 def load_labels(files) -> dict:
