@@ -970,3 +970,12 @@ def test_a_policy_of_another_game_lists_the_games_trained_policies(tmp_path, cap
         assert main(cmd) == 2
         assert capsys.readouterr().err == f"cardzoo {cmd[0]}: error: {said.replace('ppo', 'rule', 1) if 'all_fours/rule' in cmd else said}\n"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, prog", [(["help"], "cardzoo"), (["train", "help"], "cardzoo train"), (["demo", "help"], "cardzoo demo")])
+def test_help_as_a_word_points_to_the_help_flag(argv, prog, capsys):
+    """`cardzoo help` (what a new user types) was an invalid choice among the commands, with no word of --help."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(f"; did you mean {prog} --help?")

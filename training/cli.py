@@ -233,14 +233,17 @@ def cmd_bench_web(args) -> int:
 
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose "invalid choice" error also names the closest valid choice
-    (``cardzoo trian``: "did you mean train?"; ``cardzoo demo allfours``: "did you mean all_fours?")."""
+    (``cardzoo trian``: "did you mean train?"; ``cardzoo demo allfours``: "did you mean all_fours?"), or
+    ``--help`` (``cardzoo help``: "did you mean cardzoo --help?")."""
 
     def error(self, message):
         import difflib
         import re
 
         m = re.match(r"argument .*: invalid choice: '(.*)' \(choose from (.*)\)$", message)
-        if m:
+        if m and m.group(1) in ("help", "-help"):  # cardzoo help, cardzoo train help
+            message += f"; did you mean {self.prog} --help?"
+        elif m:
             close = difflib.get_close_matches(m.group(1), re.findall(r"'([^']*)'", m.group(2)), n=1, cutoff=0.6)
             if close:
                 message += f"; did you mean {close[0]}?"
