@@ -912,3 +912,22 @@ def test_agent_iter_takes_a_count_of_steps_only(game):
             env.agent_iter(bad)
         assert str(err.value) == f"max_iter must be an int >= 0 (the most steps to iterate), got {bad!r}"
     assert len(list(env.agent_iter(np.int64(3)))) == 3 and list(env.agent_iter(0)) == []
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_parallel_seed_test_needs_lose_and_the_core_page_says_so(game):
+    """PettingZoo's parallel_seed_test samples actions without their masks: over turn_based_aec_to_parallel it
+    raised "illegal action ... for player_1; legal: [...]" under the default illegal_action="raise", while the
+    core page said only that the parallel env passes parallel_api_test (found by an outside API battery). It
+    passes under "lose", which the page now says."""
+    from pathlib import Path
+
+    from pettingzoo.test import parallel_seed_test
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    parallel_seed_test(lambda: turn_based_aec_to_parallel(envs_make(game, illegal_action="lose")), num_cycles=50)
+    with pytest.raises(ValueError, match="^illegal action .* legal: "):
+        parallel_seed_test(lambda: turn_based_aec_to_parallel(envs_make(game)), num_cycles=50)
+    page = " ".join((Path(__file__).resolve().parent.parent / "envs" / "core" / "README.md").read_text().split())
+    assert ("PettingZoo's `parallel_seed_test` samples actions without their masks: it passes with "
+            '`illegal_action="lose"`') in page
