@@ -25,7 +25,8 @@ also draws again which cards another chant recipient received, and scrambles eve
 
 Last, whole matches as twins (:func:`test_a_match_shows_nothing_of_the_cards_an_earlier_deal_kept_hidden`):
 the same moves from two packs that differ in two cards a seat never learns in deal 1, so that what a
-later deal keeps of an earlier one (summaries, ``infos``, the web table's frames) is checked too.
+later deal keeps of an earlier one (summaries, ``infos``, the web table's frames, the lines of terminal
+play) is checked too.
 About 75 s on one core.
 """
 
@@ -418,7 +419,9 @@ def test_web_answers_do_not_change_when_hidden_cards_move(game, options):
 # two cards seat ``X`` never learns in deal 1 (in no hand of its own, no card set of its observation, no
 # move it saw: cards of the stock, of an unused talon, of another seat's discard, of a hand that a stop
 # or a surrender left unplayed). Every channel of ``X`` must be the same at every step, in deal 1 and in
-# every deal after it (each deal is dealt from its own shuffle, the same in both). Ottocento is left
+# every deal after it (each deal is dealt from its own shuffle, the same in both): the AEC env's, and for
+# seat 0 the web table's answers and every line of terminal play (``cardzoo play``), which the other
+# tests check only for card names. Ottocento is left
 # out: at the end of a deal everything is revealed (RULES.md §7); P'yanitsa has no match.
 MATCH_TWIN_CASES = [
     ("all_fours", {"episode": "match", "target_score": 7}),
@@ -556,15 +559,42 @@ def _web_answers(game, options, seed, deck, dealer, moves):
     start, out = 0, []
     while True:
         out.append((table_view_json(table), answer_frames(table, start)))
-        if table.done or not left:
+        if table.done:
+            assert not left  # every move was played
             return out
         start = table.move(left.pop(0))
 
 
+def _terminal_lines(game, options, seed, deck, dealer, moves, monkeypatch):
+    """Every line terminal play (``cardzoo play``) writes to the person at seat 0 in this match, the
+    moves played as given (the person types each of its moves by name)."""
+    import cardzoo.training.play as terminal
+
+    left = list(moves)
+    script = _Script(left)
+    names = kernel(game, **options).action_name
+    real_make = terminal.envs.make
+
+    def make(*args, **kwargs):
+        env = real_make(*args, **kwargs)
+        env.reset = functools.partial(env.reset, options={"deck": deck, "dealer": dealer})
+        return env
+
+    with monkeypatch.context() as m:
+        m.setattr(terminal.envs, "make", make)
+        m.setattr(terminal, "seat_agent", lambda *args, **kwargs: (script, "script", None))
+        lines = []
+        terminal.play(game, "script", "script", seed=seed, env_options=options, read=lambda _: names(left.pop(0)),
+                      write=lines.append)
+    assert not left  # every move was played
+    return lines
+
+
 @pytest.mark.parametrize("game, options", [pytest.param(g, o, id=f"{g}-{i}")
                                            for i, (g, o) in enumerate(MATCH_TWIN_CASES)])
-def test_a_match_shows_nothing_of_the_cards_an_earlier_deal_kept_hidden(game, options):
-    """The AEC env's channels of every seat, and for seat 0 the web table's answers, through whole matches."""
+def test_a_match_shows_nothing_of_the_cards_an_earlier_deal_kept_hidden(game, options, monkeypatch):
+    """The AEC env's channels of every seat, and for seat 0 the web table's answers and terminal play's
+    lines, through whole matches."""
     names = kernel(game, **options).deck.names
     twins = later = web = 0
     for seed in range(4):
@@ -592,5 +622,9 @@ def test_a_match_shows_nothing_of_the_cards_an_earlier_deal_kept_hidden(game, op
                     for turn, (x, y) in enumerate(zip(w1, w2)):
                         assert x == y, f"{what}, but the web table's answer at its turn {turn} tells them apart"
                     web += len(w1)
+                    t1 = _terminal_lines(game, options, seed, deck, dealer, moves, monkeypatch)
+                    t2 = _terminal_lines(game, options, seed, twin, dealer, moves, monkeypatch)
+                    assert t1 == t2, f"{what}, but terminal play tells them apart"
+                    assert len(t1) > 20
     assert twins >= 16 and later > 10 * twins  # twins were played, and well into the later deals
     assert web > 40  # the web table's answers were compared too
