@@ -979,3 +979,14 @@ def test_help_as_a_word_points_to_the_help_flag(argv, prog, capsys):
         main(argv)
     assert exit_.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1].endswith(f"; did you mean {prog} --help?")
+
+
+def test_a_bad_behaviour_cloning_count_names_its_own_flag(tmp_path, capsys, monkeypatch):
+    """`cardzoo train all_fours --bc-epochs 0` said "--bc-samples must be >= 0 and --bc-epochs >= 1, got 500000, 0",
+    naming a flag that was not given; each is named alone, as the other counts are."""
+    monkeypatch.chdir(tmp_path)
+    for flag, value, said in (("--bc-epochs", "0", "--bc-epochs must be a positive int, got 0"),
+                              ("--bc-samples", "-1", "--bc-samples must be an int >= 0 (0: no cloning), got -1")):
+        assert main(["train", "all_fours", flag, value]) == 2
+        assert capsys.readouterr().err == f"cardzoo train: error: {said}\n"
+    assert list(tmp_path.iterdir()) == []

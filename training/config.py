@@ -174,8 +174,10 @@ class TrainConfig:
                 raise option_error(lambda n: f"{n(name)} must be a finite number {bound}, got {v!r}")
         if not isinstance(self.torch_threads, int) or self.torch_threads < 1:
             raise option_error(lambda n: f"{n('torch_threads')} must be a positive int, got {self.torch_threads!r}")
-        if self.bc_samples < 0 or self.bc_epochs < 1:
-            raise option_error(lambda n: f"{n('bc_samples')} must be >= 0 and {n('bc_epochs')} >= 1, got {self.bc_samples}, {self.bc_epochs}")
+        if self.bc_samples < 0:  # each named alone ("--bc-samples must be >= 0 and --bc-epochs >= 1, got 500000, 0")
+            raise option_error(lambda n: f"{n('bc_samples')} must be an int >= 0 (0: no cloning), got {self.bc_samples!r}")
+        if self.bc_epochs < 1:
+            raise option_error(lambda n: f"{n('bc_epochs')} must be a positive int, got {self.bc_epochs!r}")
         if self.bc_teacher is not None or self.bc_teacher_options:
             self._check_teacher()
         if self.eval_deals < 0:
