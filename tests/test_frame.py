@@ -931,3 +931,34 @@ def test_parallel_seed_test_needs_lose_and_the_core_page_says_so(game):
     page = " ".join((Path(__file__).resolve().parent.parent / "envs" / "core" / "README.md").read_text().split())
     assert ("PettingZoo's `parallel_seed_test` samples actions without their masks: it passes with "
             '`illegal_action="lose"`') in page
+
+
+def test_layout_pack_refuses_what_it_cannot_pack_back():
+    """Layout.pack packed a 0/1 feature holding 2 as 1, wrapped 300 to 44 and took floats (0.5 became 0), so
+    unpack(pack(obs)) gave another observation without a word (found by an outside API battery). pack now
+    refuses input that does not round-trip, naming the feature; valid input packs as before."""
+    lay = Layout()
+    lay.add("a", 3, "bits")
+    lay.add("n", 1, "a count", high=9)
+    lay.add("b", 6, "bits")
+    obs = np.array([[1, 0, 1, 7, 0, 0, 0, 1, 1, 1]], dtype=np.uint8)
+    assert lay.pack(obs.astype(np.int64)).tolist() == lay.pack(obs.tolist()).tolist() == [[197, 1, 7]]
+    bad_bit = obs.copy()
+    bad_bit[0, 5] = 2
+    with pytest.raises(ValueError) as err:
+        lay.pack(bad_bit)
+    assert str(err.value) == "observation feature 5 (slice 'b', 0/1) is 2: pack keeps 0 or 1 only"
+    too_big = obs.astype(np.int64)
+    too_big[0, 3] = 300
+    with pytest.raises(ValueError) as err:
+        lay.pack(too_big)
+    assert str(err.value) == "observation feature 3 (slice 'n') is 300: pack keeps 0..255 only"
+    too_big[0, 3] = -1
+    with pytest.raises(ValueError) as err:
+        lay.pack(too_big)
+    assert str(err.value) == "observation feature 3 (slice 'n') is -1: pack keeps 0..255 only"
+    for other in (obs.astype(np.float32), obs.astype(bool)):
+        with pytest.raises(ValueError) as err:
+            lay.pack(other)
+        assert str(err.value) == f"observation must be ints (uint8 as observe gives them), got {other.dtype}"
+    assert np.array_equal(lay.unpack(lay.pack(obs)), obs)

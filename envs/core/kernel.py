@@ -266,13 +266,33 @@ class Layout:
         layout order, packed 8 to a byte with the first feature in the lowest bit
         (``numpy.packbits(..., bitorder="little")``); then every other feature (counts, scores:
         slices with ``high > 1``), one byte each, in layout order. :meth:`unpack` inverts it; a
-        learner can unpack on its device with the same two index lists (:meth:`packed_index`)."""
+        learner can unpack on its device with the same two index lists (:meth:`packed_index`).
+        Input that would not come back from :meth:`unpack` as given (not ints, a value outside 0..255, a
+        0/1 feature holding more than 1) raises ``ValueError`` naming the feature."""
         bits, ints = self._pack_index()
-        obs = np.asarray(obs, dtype=np.uint8)
+        obs = np.asarray(obs)
+        if obs.dtype.kind not in "iu":  # a float or bool array would be cast (0.5 -> 0) without a word
+            raise ValueError(f"observation must be ints (uint8 as observe gives them), got {obs.dtype}")
         if obs.shape[-1] != self.size:
             raise ValueError(f"observation has {obs.shape[-1]} features; this layout has {self.size}")
-        packed = np.packbits(obs[..., bits], axis=-1, bitorder="little")
+        if obs.dtype != np.uint8:
+            self._refuse_unpackable(obs, (obs < 0) | (obs > 255), "0..255")
+            obs = obs.astype(np.uint8)
+        on = obs[..., bits]
+        if on.size and on.max() > 1:  # packbits would keep any non-zero as 1
+            self._refuse_unpackable(obs, np.isin(np.arange(self.size), bits) & (obs > 1), "0 or 1")
+        packed = np.packbits(on, axis=-1, bitorder="little")
         return np.concatenate([packed, obs[..., ints]], axis=-1)
+
+    def _refuse_unpackable(self, obs: np.ndarray, bad: np.ndarray, keeps: str) -> None:
+        """``ValueError`` naming the first feature of ``obs`` where ``bad`` holds (nothing if none does)."""
+        if not bad.any():
+            return
+        where = tuple(np.argwhere(bad)[0])
+        i = int(where[-1])
+        e = next(e for e in self.entries if e.start <= i < e.stop)
+        kind = ", 0/1" if e.high <= 1 else ""
+        raise ValueError(f"observation feature {i} (slice {e.name!r}{kind}) is {obs[where]}: pack keeps {keeps} only")
 
     def unpack(self, packed: np.ndarray) -> np.ndarray:
         """Inverse of :meth:`pack`: ``uint8[..., packed_size]`` -> ``uint8[..., size]``."""
