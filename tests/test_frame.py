@@ -962,3 +962,20 @@ def test_layout_pack_refuses_what_it_cannot_pack_back():
             lay.pack(other)
         assert str(err.value) == f"observation must be ints (uint8 as observe gives them), got {other.dtype}"
     assert np.array_equal(lay.unpack(lay.pack(obs)), obs)
+
+
+def test_layout_unpack_refuses_what_is_not_a_packed_observation():
+    """Layout.unpack cast float input (0.5 -> 0) and wrapped 300 to 44 without a word, as pack did (found by an
+    outside API battery); it now refuses both as pack does, and unpacks ints 0..255 of any int dtype."""
+    lay = Layout()
+    lay.add("a", 3, "bits")
+    lay.add("n", 1, "a count", high=9)
+    lay.add("b", 6, "bits")
+    packed = np.array([[197, 1, 7]])
+    assert lay.unpack(packed).tolist() == lay.unpack(packed.astype(np.uint8)).tolist() == [[1, 0, 1, 7, 0, 0, 0, 1, 1, 1]]
+    with pytest.raises(ValueError) as err:
+        lay.unpack(packed.astype(np.float64))
+    assert str(err.value) == "packed observation must be ints (uint8 as pack gives them), got float64"
+    with pytest.raises(ValueError) as err:
+        lay.unpack(np.array([[197, 1, 300]]))
+    assert str(err.value) == "packed observation byte 2 is 300: a byte holds 0..255"

@@ -295,9 +295,18 @@ class Layout:
         raise ValueError(f"observation feature {i} (slice {e.name!r}{kind}) is {obs[where]}: pack keeps {keeps} only")
 
     def unpack(self, packed: np.ndarray) -> np.ndarray:
-        """Inverse of :meth:`pack`: ``uint8[..., packed_size]`` -> ``uint8[..., size]``."""
+        """Inverse of :meth:`pack`: ``uint8[..., packed_size]`` -> ``uint8[..., size]``; ``ValueError`` for input
+        that is not bytes (not ints, or a value outside 0..255, which a cast would change without a word)."""
         bits, ints = self._pack_index()
-        packed = np.asarray(packed, dtype=np.uint8)
+        packed = np.asarray(packed)
+        if packed.dtype.kind not in "iu":
+            raise ValueError(f"packed observation must be ints (uint8 as pack gives them), got {packed.dtype}")
+        if packed.dtype != np.uint8:
+            bad = (packed < 0) | (packed > 255)
+            if bad.any():
+                where = tuple(np.argwhere(bad)[0])
+                raise ValueError(f"packed observation byte {where[-1]} is {packed[where]}: a byte holds 0..255")
+            packed = packed.astype(np.uint8)
         nb = -(-bits.size // 8)
         if packed.shape[-1] != nb + ints.size:
             raise ValueError(f"packed observation has {packed.shape[-1]} bytes; this layout packs into {nb + ints.size}")
