@@ -990,3 +990,20 @@ def test_a_bad_behaviour_cloning_count_names_its_own_flag(tmp_path, capsys, monk
         assert main(["train", "all_fours", flag, value]) == 2
         assert capsys.readouterr().err == f"cardzoo train: error: {said}\n"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["arena", "all_fours", "--agents", "random", "lowest"],
+     "--agents: the agents are named without a flag, after the game, e.g. cardzoo arena all_fours all_fours/rule random"),
+    (["leaderboard", "avinas", "--agent", "random"],
+     "--agent: the agents are named without a flag, after the game, e.g. cardzoo leaderboard avinas avinas/rule random"),
+    (["exploit", "--agent", "all_fours/rule"], "--agent: the agent is named without a flag, e.g. cardzoo exploit GAME/rule"),
+])
+def test_an_agents_flag_says_the_agents_take_no_flag(argv, hint, capsys):
+    """`cardzoo leaderboard all_fours --agents A B` was told "--agents: did you mean --force-agent?" (the closest
+    flag), a flag that seats trained agents; arena, leaderboard and exploit name their agents without a flag."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert f"({hint}); cardzoo {argv[0]} --help lists the options" in err and "did you mean" not in err

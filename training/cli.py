@@ -328,9 +328,15 @@ def unknown_arguments(parser: argparse.ArgumentParser, command: str, extra: list
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
     flags = [f for a in sub._actions for f in a.option_strings if f.startswith("--") and f != "--help"]
     hints = []
+    positional = {a.dest for a in sub._actions if not a.option_strings} & {"agent", "agents"}
     for tok in extra:
         if tok.startswith("-") and len(tok) > 1 and not tok[1:].replace(".", "").isdigit():
             name = tok.split("=", 1)[0]
+            if positional and name in ("--agent", "--agents"):  # not "did you mean --force-agent?"
+                game = getattr(args, "game", None) or "GAME"
+                hints.append(f"{name}: the agent is named without a flag, e.g. cardzoo exploit {game}/rule" if command == "exploit" else
+                             f"{name}: the agents are named without a flag, after the game, e.g. cardzoo {command} {game} {game}/rule random")
+                continue
             close = difflib.get_close_matches(name, flags, n=1, cutoff=0.6)
             if close:
                 hints.append(f"{name}: did you mean {close[0]}?")
