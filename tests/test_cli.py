@@ -1007,3 +1007,13 @@ def test_an_agents_flag_says_the_agents_take_no_flag(argv, hint, capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err.splitlines()[-1]
     assert f"({hint}); cardzoo {argv[0]} --help lists the options" in err and "did you mean" not in err
+
+
+def test_exploit_refuses_a_file_for_out_before_saying_anything(tmp_path, capsys, monkeypatch):
+    """`cardzoo exploit all_fours/rule --out FILE --steps 64` printed "note: --steps 64 is rounded up to 4,096 ..."
+    and then refused the file; the refusal comes first, alone."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("mine")
+    assert main(["exploit", "all_fours/rule", "--out", "afile", "--steps", "64"]) == 2
+    assert capsys.readouterr() == ("", "cardzoo exploit: error: --out afile is a file, not a folder\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["afile"] and (tmp_path / "afile").read_text() == "mine"
