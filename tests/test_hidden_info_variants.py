@@ -420,10 +420,11 @@ def test_web_answers_do_not_change_when_hidden_cards_move(game, options):
 # its observation, no move it saw: cards of the stock, of an unused talon, of another seat's discard, of
 # a hand that a stop or a surrender left unplayed). Every channel of ``X`` must be the same at every
 # step, in deal 1, in every deal after it (each deal is dealt from its own shuffle, the same in both)
-# and at the end of the episode (a single deal's end too: its infos and summary): the AEC env's, and for
-# seat 0 the web table's answers and every line of terminal play (``cardzoo play``), which the other
-# tests check only for card names. Ottocento is left out: at the end of a deal everything is revealed
-# (RULES.md §7); P'yanitsa has no match, and its piles are turned up as they are played.
+# and at the end of the episode (a single deal's end too: its infos and summary): the AEC env's, what
+# an ``exec:`` bot's process for seat ``X`` is sent, and for seat 0 the web table's answers and every
+# line of terminal play (``cardzoo play``), which the other tests check only for card names. Ottocento
+# is left out: at the end of a deal everything is revealed (RULES.md §7); P'yanitsa has no match, and
+# its piles are turned up as they are played.
 MATCH_TWIN_CASES = [
     ("all_fours", {"episode": "match", "target_score": 7}),
     ("all_fours", {"episode": "match", "target_score": 11, "deal_packet": 1, "undertrump": "forbidden"}),
@@ -551,6 +552,45 @@ class _Script:
         return np.array([a])
 
 
+def _exec_messages(game, options, seed, deck, dealer, moves):
+    """What the process of each seat of an ``exec:`` bot playing every seat of this match is sent
+    (:class:`~cardzoo.agents.external.ExecAgent`: its ``act`` messages and the ``end`` message), the
+    bot answering the moves as given; its processes are left out (the messages are recorded instead)."""
+    import json
+    import sys
+
+    from cardzoo.agents.external import ExecAgent, _Process
+    from cardzoo.training.common import agent_action
+
+    left, sent = list(moves), {}
+
+    class Recorded(ExecAgent):
+        def _start(self, table, seat, where):
+            sent.setdefault(seat, [])
+            p = self.procs[(table, seat)] = _Process(table, seat, None, None)
+            return p
+
+        def _send(self, p, msg):
+            sent[p.seat].append(json.dumps(msg, sort_keys=True))
+
+        def _receive(self, p, what):
+            return {"action": left.pop(0)}
+
+        def close(self):
+            self.procs = {}
+
+    bot = Recorded(sys.executable)
+    env = _match_env(game, options, seed, deck, dealer)
+    bot.begin(env.unwrapped.kernel)
+    returns = np.zeros(len(env.possible_agents))
+    while not (any(env.terminations.values()) or any(env.truncations.values())):
+        env.step(agent_action(bot, env))
+        returns += [env.rewards[a] for a in env.possible_agents]
+    bot.end_episodes(returns[None])
+    assert not left and not bot.faults
+    return sent
+
+
 def _web_answers(game, options, seed, deck, dealer, moves):
     """What a web table (``training/web``) of this match sends seat 0, the person, at each of its turns
     and at the end: the View and the frames of the moves made since the last one (moves played as given)."""
@@ -599,10 +639,10 @@ def _terminal_lines(game, options, seed, deck, dealer, moves, monkeypatch):
 @pytest.mark.parametrize("game, options", [pytest.param(g, o, id=f"{g}-{i}")
                                            for i, (g, o) in enumerate(MATCH_TWIN_CASES)])
 def test_nothing_shows_later_the_cards_a_deal_kept_hidden(game, options, monkeypatch):
-    """The AEC env's channels of every seat, and for seat 0 the web table's answers and terminal play's
-    lines, through whole matches (and single deals, to their end)."""
+    """The AEC env's channels and an exec: bot's messages of every seat, and for seat 0 the web table's
+    answers and terminal play's lines, through whole matches (and single deals, to their end)."""
     names = kernel(game, **options).deck.names
-    twins = later = web = 0
+    twins = later = web = exec_sent = 0
     for seed in range(4):
         for seat in range(4):
             deck, dealer, moves, end1, found = _match_twins(game, options, seed, seat)
@@ -623,6 +663,10 @@ def test_nothing_shows_later_the_cards_a_deal_kept_hidden(game, options, monkeyp
                 s1, s2 = _seat_channels(e1, seat), _seat_channels(e2, seat)
                 for name in s1:  # the end of the episode: its infos and the last summary
                     assert s1[name] == s2[name], f"{what}, but its {name} at the end tells them apart"
+                x1 = _exec_messages(game, options, seed, deck, dealer, moves)[seat]
+                x2 = _exec_messages(game, options, seed, twin, dealer, moves)[seat]
+                assert x1 == x2, f"{what}, but the messages its exec: bot process is sent tell them apart"
+                exec_sent += len(x1)
                 twins += 1
                 if seat == 0:
                     w1 = _web_answers(game, options, seed, deck, dealer, moves)
@@ -637,5 +681,6 @@ def test_nothing_shows_later_the_cards_a_deal_kept_hidden(game, options, monkeyp
                     assert len(t1) > 5
     match = getattr(kernel(game, **options), "match", False)
     assert twins >= 16 and web > (40 if match else 10)  # twins were played, through the web table's answers too
+    assert exec_sent > 3 * twins  # and an exec: bot's messages
     if match:
         assert later > 10 * twins  # well into the later deals
