@@ -12,8 +12,8 @@ move by name (``10H``, ``beg``) or by its number in the list of legal moves (an 
 plays the move when only one is legal), and gets a clear message and another try on bad
 input. ``?`` or ``help`` shows how to answer and the table again; ``q`` (or end of input, Ctrl-D) quits.
 
-An ``exec:`` bot (training/BOTS.md) is one process for all the seats it plays on one side (the same
-command as partner and as opponents is two processes: one process sees every hand it plays), started for the game
+An ``exec:`` bot (training/BOTS.md) runs one process per seat it plays (the same command as partner
+and as both opponents is three processes, and no process sees another seat's hand), started for the game
 and stopped at its end; a fault is written when it happens (``fault: ...``, without the bot seat's
 legal moves, which are its hidden cards), and from then on the bot plays the lowest legal action.
 """
