@@ -340,13 +340,15 @@ def test_info_at_episode_end_has_no_hidden_cards():
         env.reset(seed=seed)
         random_steps(env, np.random.default_rng(seed), 500)
         assert all(env.terminations.values()) or all(env.truncations.values())
+        played = {env.action_name(c) for s in range(4) for c in cards_of(env.game_state.played[0, s])}
         for a in P:
             info = env.infos[a]
-            assert set(info) <= {"phase", "dealer", "trump", "hand_points", "score", "truncation"}
+            assert set(info) <= {"phase", "dealer", "trump", "hand_points", "score", "last_hand", "truncation"}
+            assert ("last_hand" in info) == (not env.game_state.truncated[0])  # the scored hand (§6, §7)
             assert info["phase"] == "over"
             assert info["hand_points"] == env.game_state.points[0].tolist()
             assert len(info["score"]) == 2
-            assert not CARD_RE.findall(repr(info))
+            assert set(CARD_RE.findall(repr(info))) <= played  # High, Low, the jack: cards played, public
         # rewards zero-sum, partners equal, equal to the hand's points difference
         d = float(env.game_state.points[0, 0] - env.game_state.points[0, 1])
         assert [env.rewards[a] for a in P] == [d, -d, d, -d]
@@ -369,6 +371,41 @@ def test_full_match_with_win_reward():
         sign = 1.0 if w == 0 else -1.0
         assert total == {"player_0": sign, "player_1": -sign, "player_2": sign, "player_3": -sign}
         assert int(st.hands_played[0]) >= 1
+
+
+def test_a_match_tells_every_agent_each_scored_hand_in_infos():
+    """RULES.md §7 (our decision): in a match the step of a hand's last card deals the next hand, and
+    infos stayed {} until the match ended, so no agent was told how hands 1..n-1 were scored. Now at the
+    step each hand is scored every agent's infos hold ``last_hand`` (its items, credited points, total
+    and the match score at its end, cards played only), kept while the next hand is played; the next
+    hand's kick is in the top-level score and hand points."""
+    env = all_fours_v0.env(episode="match", target_score=14)
+    hands = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        st = env.game_state
+        rng = np.random.default_rng(seed)
+        told = {}
+        while not any(env.terminations.values()) and not any(env.truncations.values()):
+            before = int(st.hands_played[0])
+            played = {env.action_name(c) for s in range(4) for c in cards_of(st.played[0, s] | st.trick[0])}
+            action = int(rng.choice(env.legal_actions()))
+            played.add(env.action_name(action))  # the hand's last card
+            env.step(action)
+            if int(st.hands_played[0]) == before or st.done[0]:
+                assert all(env.infos[a] == told for a in P) or st.done[0]
+                continue
+            hands += 1
+            told = env.infos[P[0]]
+            assert all(env.infos[a] == told for a in P) and told == env.unwrapped.kernel.info(st, 0)
+            last = told["last_hand"]
+            assert last["credited"] == 4 and last["score"] == (st.score[0] - st.points[0]).tolist()
+            assert told["score"] == st.score[0].tolist() and told["hand_points"] == st.points[0].tolist()
+            items = [last[k]["points"] for k in ("high", "low", "jack", "game")]
+            assert sum(items) + sum(last["kicks_and_give_one"]) == sum(last["hand_points"])
+            assert set(CARD_RE.findall(repr(last))) <= played
+        assert "last_hand" in env.infos[P[0]] or int(st.hands_played[0]) == 0
+    assert hands >= 6
 
 
 def test_state_vector_reveals_all_hands():

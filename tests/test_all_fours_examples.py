@@ -573,6 +573,21 @@ def test_example_9_high_ends_the_match_before_hang_jack():
     assert st.points[0].tolist() == [0, 1]
     assert int(st.winner[0]) == TEAM_B
     assert rewards(env) == [-1.0, 1.0, -1.0, 1.0]
+    # the final infos tell the hand as far as it counted: only High was credited (§6). Low JS (S3, the
+    # lowest of QS AS JS), the hanged jack and Game (A captured JS QS = 3, B AS = 4) were not
+    last_hand = {
+        "trump": "S",
+        "high": {"team": "B", "points": 1, "card": "AS", "seat": 1},
+        "low": {"team": "B", "points": 0, "card": "JS", "seat": 3},
+        "jack": {"team": "A", "points": 0, "card": "JS", "seat": 3, "hang": True},
+        "game": {"team": "B", "points": 0, "game_value": [3, 4]},
+        "credited": 1,
+        "kicks_and_give_one": [0, 0],
+        "hand_points": [0, 1],
+        "score": [12, 14],
+    }
+    final = {"phase": "over", "dealer": 3, "trump": "S", "hand_points": [0, 1], "score": [12, 14], "last_hand": last_hand}
+    assert all(env.infos[a] == final for a in P)
 
 
 def test_counting_order_jack_before_game():
@@ -693,6 +708,45 @@ def test_example_12_in_match_mode_the_deal_passes_right():
     assert int(st.phase[0]) == BEG_DECISION
     assert env.agent_selection == "player_3"
     assert all(len(h) == 6 for h in env.hands.values())
+
+
+def test_example_12_in_a_match_every_agent_is_told_the_scored_hand_in_infos():
+    """RULES.md §7 (our decision: the spec names no infos): in a match the step of a hand's last card
+    deals the next hand, so the observation no longer shows the scored hand; the AEC env gives every
+    agent ``infos`` with ``last_hand`` at that step. Before, infos stayed {} until the match ended.
+    Example 12's hand, worked out from its cards (trump clubs; dealer S1 kicked 6C, S2 begged, S1 gave one):
+    High AC dealt to S2 -> A 1; Low 2C dealt to S1 -> B 1; Jack JC dealt to S2, who won its trick
+    (S2:JC S3:3S S0:5S S1:6S) -> A 1; Game: A captured AC 2S 4S 2C + JC 3S 5S 6S = 4 + 1 = 5, B the four
+    diamond tricks AD KD QD 10D = 4 + 3 + 2 + 10 = 19 -> B 1. Kicks and give-one: A 1 (give one),
+    B 2 (6C). Hand A 3, B 4; match 3-4. Then S2 deals the second hand (seed 2): kick 6S, spades, +2 to
+    A at once, so the current hand's points are 2-0 and the match score 5-4."""
+    env = new_env(make_deck(1, EX12_HANDS, kicks="6C"), dealer=1, episode="match", seed=2)
+    play(env, "S2:BEG S1:GIVE_ONE " + EX12_PLAY[: EX12_PLAY.rindex("S2:5D")])
+    assert all(env.infos[a] == {} for a in P)  # nothing before the hand is scored
+    play(env, "S2:5D")
+    st = env.game_state
+    assert not st.done[0] and cards_of(st.kicked[0]) == [cid("6S")]  # the second hand, dealt in this step
+    expected = {
+        "phase": "beggar decides (stand/beg)",
+        "dealer": 2,
+        "trump": "S",
+        "hand_points": [2, 0],
+        "score": [5, 4],
+        "last_hand": {
+            "trump": "C",
+            "high": {"team": "A", "points": 1, "card": "AC", "seat": 2},
+            "low": {"team": "B", "points": 1, "card": "2C", "seat": 1},
+            "jack": {"team": "A", "points": 1, "card": "JC", "seat": 2, "hang": False},
+            "game": {"team": "B", "points": 1, "game_value": [5, 19]},
+            "credited": 4,
+            "kicks_and_give_one": [1, 2],
+            "hand_points": [3, 4],
+            "score": [3, 4],
+        },
+    }
+    assert {a: env.infos[a] for a in P} == {a: expected for a in P}
+    play(env, "S3:STAND")  # kept while the next hand is played
+    assert all(env.infos[a] == expected for a in P)
 
 
 # ----------------------------------------------------------------------------- other §3/§4/§8 facts

@@ -331,6 +331,40 @@ def test_full_match_with_win_reward():
         assert env.infos["player_0"]["match_winner"] == "AB"[w]
 
 
+def test_a_match_tells_every_agent_each_scored_deal_in_infos():
+    """RULES.md §7 (our decision): in a match the step that scores a deal deals the next one, and infos
+    stayed {} until the match ended. Now at the step each deal is scored every agent's infos give its
+    result (game, declarer, trumps, knocks, card points and tricks per team, loser and penalty, lie,
+    stop; no card), kept while the next deals (thrown-in ones too) are played."""
+    env = avinas_v0.env(episode="match")
+    scored = stopped = 0
+    for seed in range(4):
+        env.reset(seed=seed)
+        st = env.game_state
+        rng = np.random.default_rng(seed)
+        told = {}
+        while not any(env.terminations.values()) and not any(env.truncations.values()):
+            before = int(st.deals[0])
+            decl, trump, knocked = int(st.declarer[0]), int(st.trump[0]), st.knocked[0].tolist()
+            env.step(int(rng.choice(env.legal_actions())))
+            if int(st.deals[0]) == before or st.done[0]:
+                assert all(env.infos[a] == told for a in P) or st.done[0]
+                continue
+            scored += 1
+            told = env.infos[P[0]]
+            assert all(env.infos[a] == told for a in P) and told == env.unwrapped.kernel.info(st, 0)
+            assert (told["last_declarer"], told["last_trump"], told["last_knocked"]) == (decl, "CDHS"[trump], knocked)
+            assert told["last_loser"] == "AB"[int(st.last_loser[0])] and told["deals"] == before + 1
+            if told["declarer_stopped"]:  # §6.3: only completed tricks count
+                stopped += 1
+                assert sum(told["last_tricks_won"]) < 8 and sum(told["last_card_points"]) <= 120
+            else:
+                assert sum(told["last_tricks_won"]) == 8 and sum(told["last_card_points"]) == 120
+            assert told["card_points"] == [0, 0] and told["calls"] == st.calls[0].tolist()  # the next deal's
+            assert not CARD_RE.findall(repr(told))
+    assert scored >= 8 and stopped >= 1
+
+
 def test_an_exposed_card_led_face_down_stays_hidden():
     # S2's AS was exposed at the deal; leading it face down must look like leading another
     # valuable card face down (the AS stays "held" in S2's shown cards until the trick ends)

@@ -600,6 +600,55 @@ def test_throw_in_inside_a_match():
     assert team_rewards(env) == (0.0, 0.0) and not any(env.terminations.values())
 
 
+# ---------------------------------------------------------------- a match tells each scored deal in infos
+# a sevens game played out, dealer S0: S2's 8th card 7H is the only exposed seven (S1 shows 10H AC,
+# S3 8H 10C), so S2 declares with hearts as trumps (trumps QC 7H QS QH QD JC JS JH JD AH 10H KH 9H 8H)
+MATCH_HANDS = {1: "7D 7S JD 10H AD 10D KD AC", 2: "QC QS QH AH 8C 8D 8S 7H", 3: "7C KH 9H 8H AS 10S KS 10C",
+               0: "QD JC JS JH 9C 9D 9S KC"}
+MATCH_TRICKS = [  # winner and card points (A 11, 10 10, K 4, Q 3, J 2) worked out by hand
+    "S2:QC S3:8H S0:JH S1:JD",  # QC best trump: A 3+0+2+2 = 7
+    "S2:7H S3:9H S0:JS S1:10H",  # trick 2: a trump led; 7H: A 0+0+2+10 = 12 (19)
+    "S2:QS S3:KH S0:JC S1:7S",  # QS: A 3+4+2+0 = 9 (28)
+    "S2:QH S3:7C S0:QD S1:7D",  # QH: A 3+0+3+0 = 6 (34)
+    "S2:AH S3:KS S0:9S S1:KD",  # AH, the last trump: A 11+4+0+4 = 19 (53)
+    "S2:8C S3:10C S0:9C S1:AC",  # AC: B 0+10+0+11 = 21
+    "S1:AD S2:8D S3:10S S0:9D",  # AD: B 11+0+10+0 = 21 (42)
+    "S1:10D S2:8S S3:AS S0:KC",  # 10D: B 10+0+11+4 = 25 (67)
+]
+
+
+def test_a_match_tells_every_agent_the_scored_deal_in_infos():
+    """RULES.md §7 (our decision: the spec names no infos): in a match the step that scores a deal deals
+    the next one, and infos stayed {} until the match ended, so no agent was told how deals 1..n-1
+    ended beyond the observation's last loser and penalty. Now at that step every agent's infos give
+    the scored deal: declarer S2 (team A), hearts, no knocks; A takes 5 tricks and 53 card points, B 3
+    tricks and 67 (53 + 67 = 120), so the declaring team falls short of 61 (§6.1) and A receives 1 ram
+    (ram_balance +1, rewards A -1, B +1). The next deal (dealer S1, seed 1) is a no-sevens game: its
+    calls have not started. The infos are kept while it is played."""
+    env = new_env(make_deck(0, MATCH_HANDS), dealer=0, seed=1, episode="match")
+    st = env.game_state
+    assert (int(st.declarer[0]), "CDHS"[int(st.trump[0])]) == (2, "H")
+    play(env, "S2:NO_KNOCK S0:NO_KNOCK " + " ".join(MATCH_TRICKS)[: -len("S0:KC")])
+    assert all(env.infos[a] == {} for a in P)  # nothing before the deal is scored
+    act(env, "S0:KC")
+    assert team_rewards(env) == (-1.0, 1.0) and not any(env.terminations.values())
+    expected = {
+        # the next deal, dealt in this step
+        "game": "no-sevens game", "dealer": 1, "declarer": -1, "trump": None, "calls": [-1, -1, -1, -1],
+        "knocked": [False] * 4, "card_points": [0, 0], "tricks_won": [0, 0],
+        # the scored deal
+        "last_game": "sevens game", "last_declarer": 2, "last_trump": "H", "last_knocked": [False] * 4,
+        "last_card_points": [53, 67], "last_tricks_won": [5, 3], "last_loser": "A", "last_penalty": 1,
+        "declarer_lied": False, "declarer_stopped": False,
+        # the match
+        "ram_balance": 1, "pips": [0, 0], "deals": 1,
+    }
+    assert {a: env.infos[a] for a in P} == {a: expected for a in P}
+    assert int(st.game[0]) == NO_SEVENS and env.agent_selection == "player_2"
+    act(env, "S2:PASS")
+    assert all(env.infos[a] == expected for a in P)  # kept while the next deal is played
+
+
 # ---------------------------------------------------------------- spec §10 E9 / E11, checked through infos
 @pytest.mark.parametrize(
     "before,tricks,lied,loser,pips",

@@ -29,6 +29,7 @@ from . import observation as _obs
 from . import render as _render
 from . import rules as _rules
 from .constants import (
+    JACK_RANK,
     KICK_POINTS,
     NUM_ACTIONS,
     NUM_CARDS,
@@ -92,6 +93,8 @@ class AllFoursState(BatchState):
     last_high_low: np.ndarray = _f(
         np.int8, (5,), -1, "last scored hand: High card and its seat, Low card and its seat, seat dealt the jack (§6)"
     )
+    last_trump: np.ndarray = _f(np.int8, (), -1, "trump suit of the last scored hand (-1 none scored yet)")
+    last_score: np.ndarray = _f(np.int16, (2,), 0, "match score once the last scored hand's items were credited")
 
 
 #: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`AllFoursState`)
@@ -125,6 +128,9 @@ class AllFoursKernel(CompiledKernel):
     """
 
     renderer = _render  # render() and table_view() (Kernel)
+    #: in a match, every agent's infos give each scored hand's items when it ends (RULES.md §7): the
+    #: step of a hand's last card deals the next hand, so the observation no longer shows them
+    DEAL_COUNTER = "hands_played"
 
     name = "all_fours"
     display_name = "All Fours"
@@ -277,7 +283,12 @@ class AllFoursKernel(CompiledKernel):
 
     # ------------------------------------------------------------------ views
     def info(self, st: AllFoursState, b: int = 0) -> dict:
-        """Public facts: phase, dealer, trump, match score, and the last hand's items and reason for truncation."""
+        """Public facts for ``infos``: the current hand's phase, dealer, trump and points, the match
+        score, ``last_hand`` (:meth:`hand_result`) once a hand has been scored, and the reason for a
+        truncation. In a match the AEC env gives it to every agent at the step each hand is scored
+        (``DEAL_COUNTER``): the next hand is dealt in that step, so ``phase``, ``dealer``, ``trump`` and
+        ``hand_points`` are already the next hand's (its kick), ``score`` includes that kick, and
+        ``last_hand`` is the hand just scored (RULES.md §7)."""
         b = self.check_game(st, b)
         out = {
             "phase": PHASE_NAMES[int(st.phase[b])],
@@ -286,6 +297,8 @@ class AllFoursKernel(CompiledKernel):
             "hand_points": st.points[b].tolist(),
             "score": st.score[b].tolist(),
         }
+        if st.last_trump[b] >= 0:
+            out["last_hand"] = self.hand_result(st, b)
         if st.truncated[b]:
             out["truncation"] = (
                 f"max_redeals={self.options['max_redeals']} reached"
@@ -293,6 +306,53 @@ class AllFoursKernel(CompiledKernel):
                 else f"max_hands={self.options['max_hands']} reached"
             )
         return out
+
+    def hand_result(self, st: AllFoursState, b: int = 0) -> dict:
+        """The last scored hand of game ``b`` (§6), from public facts only: every dealt card was played,
+        so High, Low and the jack's holder are known to all at its end (§7). Teams are ``"A"``/``"B"``
+        (``None``: nobody), seats 0..3, pairs team A first.
+
+        ``trump``; ``high`` and ``low``: ``{"team", "points", "card", "seat"}`` (the card and the seat it
+        was dealt to; ``None`` when no trump was dealt); ``jack``: ``{"team", "points", "card", "seat",
+        "hang"}`` (``seat`` dealt the jack of trumps, ``None`` when it was not dealt; ``hang``: won by
+        the opponents, who score Hang jack); ``game``: ``{"team", "points", "game_value"}``. ``points``
+        is what the item credited: 0 when nobody won it, and for the items after the one that won the
+        match (§6 counting order), which are not credited. ``credited``: how many items, in the order
+        High, Low, Jack, Game, were credited (4 unless the match was won at one). ``kicks_and_give_one``:
+        the hand's kick and give-one points; ``hand_points``: its total (kicks and give-one + credited
+        items); ``score``: the match score at its end. ``ValueError`` when no hand was scored yet."""
+        b = self.check_game(st, b)
+        trump = int(st.last_trump[b])
+        if trump < 0:
+            raise ValueError(f"game {b} has no scored hand yet")
+        o = self.options
+        names = FRENCH52.names
+        items = [int(t) for t in st.items[b]]
+        credited = int(st.credited[b])
+        hang = bool(st.hang[b])
+        worth = (1, 1, o["hang_jack_points"] if hang else o["jack_points"], o["game_points"])
+        scored = [worth[i] if items[i] >= 0 and i < credited else 0 for i in range(4)]
+        made = [sum(p for p, t in zip(scored, items) if t == team) for team in range(2)]
+        points = [int(p) for p in st.last_points[b]]
+        hc, hs, lc, ls, js = (int(x) for x in st.last_high_low[b])
+
+        def team(t: int) -> str | None:
+            return "AB"[t] if t >= 0 else None
+
+        return {
+            "trump": FRENCH52.suit_names[trump],
+            "high": {"team": team(items[0]), "points": scored[0], "card": names[hc] if hc >= 0 else None,
+                     "seat": hs if hs >= 0 else None},
+            "low": {"team": team(items[1]), "points": scored[1], "card": names[lc] if lc >= 0 else None,
+                    "seat": ls if ls >= 0 else None},
+            "jack": {"team": team(items[2]), "points": scored[2], "card": names[13 * trump + JACK_RANK] if js >= 0 else None,
+                     "seat": js if js >= 0 else None, "hang": hang},
+            "game": {"team": team(items[3]), "points": scored[3], "game_value": [int(v) for v in st.last_game_value[b]]},
+            "credited": credited,
+            "kicks_and_give_one": [points[t] - made[t] for t in range(2)],
+            "hand_points": points,
+            "score": [int(v) for v in st.last_score[b]],
+        }
 
     def hand_size_counts(self, st: AllFoursState) -> np.ndarray:
         """Cards held per seat, ``uint8[B, 4]``."""

@@ -349,15 +349,17 @@ def _score_hand(S, b, P):
         credited = 4
     _credit(S, b, game_team, P[P_GAME], P)
     S.credited[b] = credited
-    for t in range(2):
+    for t in range(2):  # the scored hand, public (§7) and kept for infos: a match deals the next hand in this step
         S.last_points[b, t] = S.points[b, t]
         S.last_game_value[b, t] = S.game_value[b, t]
+        S.last_score[b, t] = S.score[b, t]
     base = 13 * trump
     S.last_high_low[b, 0] = base + hi_rank if any_trump else -1
     S.last_high_low[b, 1] = hi_seat if any_trump else -1
     S.last_high_low[b, 2] = base + lo_rank if any_trump else -1
     S.last_high_low[b, 3] = lo_seat if any_trump else -1
     S.last_high_low[b, 4] = holder
+    S.last_trump[b] = trump
     if S.done[b]:
         return 0
     if not P[P_MATCH]:

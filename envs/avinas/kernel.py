@@ -94,6 +94,11 @@ class AvinasState(BatchState):
     last_game: np.ndarray = _f(np.int8, (), -1, "game type of the last scored deal (-1 none)")
     last_lied: np.ndarray = _f(bool, (), False, "the last scored deal's declarer lied")
     last_stopped: np.ndarray = _f(bool, (), False, "the last scored deal's declarer stopped")
+    last_declarer: np.ndarray = _f(np.int8, (), -1, "the last scored deal's declarer (-1 none)")
+    last_trump: np.ndarray = _f(np.int8, (), -1, "the last scored deal's trump suit (-1 none)")
+    last_knocked: np.ndarray = _f(bool, (4,), False, "seats that knocked in the last scored deal")
+    last_points: np.ndarray = _f(np.int16, (2,), 0, "card points won in the last scored deal by team")
+    last_tricks: np.ndarray = _f(np.int8, (2,), 0, "tricks won in the last scored deal by team")
     winner: np.ndarray = _f(np.int8, (), -1, "team that won the match (-1 none)")
     clean: np.ndarray = _f(bool, (), False, "the match ended in a clean defeat (§6.4)")
     voids: np.ndarray = _f(
@@ -134,6 +139,9 @@ class AvinasKernel(CompiledKernel):
     """
 
     renderer = _render  # render() and table_view() (Kernel)
+    #: in a match, every agent's infos give each scored deal's result when it ends (RULES.md §7): the
+    #: step that scores a deal deals the next one, whose facts replace it in the observation
+    DEAL_COUNTER = "deals"
 
     name = "avinas"
     display_name = "Avinas"
@@ -311,10 +319,14 @@ class AvinasKernel(CompiledKernel):
         return [f"player_{actor} makes a hidden move"]
 
     def info(self, st: AvinasState, b: int = 0) -> dict:
-        """Public facts (end of the episode): the current deal's game, declarer, trump, calls, knocks,
-        card points and tricks; the last scored deal's game (``last_game``), loser and penalty, whether
-        its declarer lied or stopped; rams, pips, winner. (A match truncated by ``max_throw_ins``
-        ends on a thrown-in deal: its facts differ from the last scored deal's.)"""
+        """Public facts for ``infos``: the current deal's game, declarer, trump, calls, knocks, card
+        points and tricks; the last scored deal's result: its game (``last_game``), declarer, trump,
+        knocks, card points and tricks won per team, loser and penalty (rams or pips), whether its
+        declarer lied or stopped; rams, pips, scored deals, winner. In a match the AEC env gives it to
+        every agent at the step each deal is scored (``DEAL_COUNTER``): the next deal is dealt in that
+        step, so the current deal's facts are already the next deal's (RULES.md §7). (A match
+        truncated by ``max_throw_ins`` ends on a thrown-in deal: its facts differ from the last
+        scored deal's.)"""
         b = self.check_game(st, b)
         tr = int(st.trump[b])
         out = {
@@ -327,6 +339,11 @@ class AvinasKernel(CompiledKernel):
             "knocked": st.knocked[b].tolist(),
             "card_points": st.points[b].tolist(),
             "tricks_won": st.tricks_won[b].tolist(),
+            "last_declarer": int(st.last_declarer[b]),
+            "last_trump": SUITS[int(st.last_trump[b])] if st.last_trump[b] >= 0 else None,
+            "last_knocked": st.last_knocked[b].tolist(),
+            "last_card_points": st.last_points[b].tolist(),
+            "last_tricks_won": st.last_tricks[b].tolist(),
             "last_loser": "AB"[int(st.last_loser[b])] if st.last_loser[b] >= 0 else None,
             "last_penalty": int(st.last_penalty[b]),
             "declarer_lied": bool(st.last_lied[b]),

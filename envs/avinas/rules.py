@@ -256,6 +256,13 @@ def _score_deal(S, b, P, code):
     S.last_game[b] = S.game[b]
     S.last_lied[b] = S.lied[b]
     S.last_stopped[b] = S.stopped[b]
+    S.last_declarer[b] = decl  # public (§7), kept for infos: a match deals the next deal in this step
+    S.last_trump[b] = S.trump[b]
+    for s in range(4):
+        S.last_knocked[b, s] = S.knocked[b, s]
+    for t in range(2):
+        S.last_points[b, t] = S.points[b, t]
+        S.last_tricks[b, t] = S.tricks_won[b, t]
     S.throw_ins[b] = 0
     if sev:
         S.ram_balance[b] += rams if loser == 0 else -rams
