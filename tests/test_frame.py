@@ -979,3 +979,43 @@ def test_layout_unpack_refuses_what_is_not_a_packed_observation():
     with pytest.raises(ValueError) as err:
         lay.unpack(np.array([[197, 1, 300]]))
     assert str(err.value) == "packed observation byte 2 is 300: a byte holds 0..255"
+
+
+#: a match of every game that has one (several deals in an episode; Kernel.DEAL_COUNTER counts them)
+MATCH_OPTIONS = {"all_fours": {"episode": "match"}, "aluette": {"episode": "match"}, "avinas": {"episode": "match"},
+                 "ottocento": {"match_target": 400}}
+
+
+def test_every_game_with_a_match_counts_its_deals_for_the_infos():
+    assert sorted(g for g in GAMES if kernel(g).DEAL_COUNTER is not None) == sorted(MATCH_OPTIONS)
+
+
+@pytest.mark.parametrize("game", sorted(MATCH_OPTIONS))
+def test_a_match_tells_every_agent_each_scored_deal_in_infos(game):
+    """In a match the step that scores a deal deals the next one (Kernel.DEAL_COUNTER): at that step every
+    agent's infos become the kernel's info of the scored deal (the same dict for all, nothing of one seat),
+    and they stay as they are while the next deal is played, until the next deal is scored. Each game's own
+    test files check what that info says; this checks the frame for every game with a match."""
+    env = envs_make(game, **MATCH_OPTIONS[game])
+    counter = env.unwrapped.kernel.DEAL_COUNTER
+    scored = 0
+    for seed in range(2):
+        env.reset(seed=seed)
+        st = env.unwrapped.game_state
+        rng = np.random.default_rng(seed)
+        told = {a: {} for a in env.possible_agents}
+        assert env.infos == told
+        while not any(env.terminations.values()) and not any(env.truncations.values()):
+            before = int(getattr(st, counter)[0])
+            env.step(int(rng.choice(env.unwrapped.legal_actions())))
+            if st.done[0]:
+                break
+            if int(getattr(st, counter)[0]) == before:
+                assert env.infos == told
+                continue
+            assert int(getattr(st, counter)[0]) == before + 1
+            scored += 1
+            info = env.unwrapped.kernel.info(st, 0)
+            assert info and all(env.infos[a] == info for a in env.possible_agents)
+            told = {a: env.infos[a] for a in env.possible_agents}
+    assert scored >= 2
