@@ -171,12 +171,11 @@ def _explain_unknown(e: ValueError, name: str, options: dict) -> ValueError | No
     which lists the game's options only) for agent ``name`` given ``options``: the unknown names, with the
     agent's parameters and the game's options listed apart (and the closest name, if one is close);
     ``None`` (keep ``e``) when ``e`` says something else, or when every name given is known."""
-    import difflib
-
     from cardzoo.envs import GAMES, kernel_class
+    from cardzoo.envs.core.kernel import did_you_mean
 
     text = str(e)
-    found = re.search(r"unknown option\(s\) \[.*?\]; valid options: \[[^\]]*\](; the rule bot's own options: [\w, ]+)?", text)
+    found = re.search(r"unknown option\(s\) \[.*?\](?: \(did you mean [^)]*\))?; valid options: \[[^\]]*\](; the rule bot's own options: [\w, ]+)?", text)
     game = name.split("/", 1)[0]
     params = agent_parameters(name)
     if found is None or game not in GAMES or params is None:
@@ -187,9 +186,7 @@ def _explain_unknown(e: ValueError, name: str, options: dict) -> ValueError | No
     unknown = sorted(k for k in options if k not in known)
     if not unknown:
         return None
-    close = [(u, m[0]) for u in unknown if (m := difflib.get_close_matches(u, sorted(known), n=1))]
-    hint = f" (did you mean {', '.join(f'{m!r} for {u!r}' if len(unknown) > 1 else repr(m) for u, m in close)}?)" if close else ""
-    said = f"unknown option(s) {unknown} for {name}{hint}; agent parameters: {params}; game options: {game_options}"
+    said = f"unknown option(s) {unknown} for {name}{did_you_mean(unknown, known)}; agent parameters: {params}; game options: {game_options}"
     return ValueError(text[: found.start()] + said + text[found.end():])
 
 

@@ -46,7 +46,7 @@ def test_an_unknown_option_is_told_the_env_options_too(game):
     with pytest.raises(ValueError) as err:
         cardzoo.make(game, render_mdoe="ansi")
     assert str(err.value) == (
-        f"unknown option(s) ['render_mdoe']; valid options: {valid}; "
+        f"unknown option(s) ['render_mdoe'] (did you mean 'render_mode'?); valid options: {valid}; "
         "env options: ['illegal_action', 'render_mode', 'render_view']")
 
 
@@ -61,13 +61,13 @@ def test_a_misspelt_parameter_of_make_vec_or_the_single_seat_env_is_told_their_o
     with pytest.raises(ValueError) as err:
         cardzoo.make_vec(game, num_env=4)
     assert str(err.value) == (
-        f"unknown option(s) ['num_env']; valid options: {valid}; make_vec options: ['autoreset_mode', "
+        f"unknown option(s) ['num_env'] (did you mean 'num_envs'?); valid options: {valid}; make_vec options: ['autoreset_mode', "
         "'illegal_action', 'learner_side', 'num_envs', 'opponents', 'privileged', 'seed', 'skip_forced']")
-    for typo in ("oponents", "render_view"):
+    for typo, close in (("oponents", "opponents"), ("render_view", "render_mode")):
         with pytest.raises(ValueError) as err:
             gymnasium.make(cardzoo.GYM_IDS[game], **{typo: "random"})
         assert str(err.value) == (
-            f"unknown option(s) ['{typo}']; valid options: {valid}; single-seat env options: ['illegal_action', "
+            f"unknown option(s) ['{typo}'] (did you mean '{close}'?); valid options: {valid}; single-seat env options: ['illegal_action', "
             "'opponents', 'others', 'partner', 'render_mode', 'seat', 'seed']")
 
 

@@ -852,6 +852,43 @@ def test_the_vector_env_tells_an_option_given_to_reset_where_it_goes(game):
                               + "".join(f"; {hints[n]}" for n in names))
 
 
+#: a misspelt constructor option of each game and the option it means
+MISSPELT = {"all_fours": ("undertrumps", "undertrump"), "aluette": ("surender", "surrender"), "avinas": ("honnesty", "honesty"),
+            "ottocento": ("matto_rules", "matto_rule"), "pyanitsa": ("num_player", "num_players")}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_misspelt_option_is_told_the_option_it_is_closest_to_wherever_it_is_given(game, capsys):
+    """cardzoo.make("all_fours", undertrumps="forbidden") (and the kernel, make_vec, the single-seat env and the
+    CLI's -o undertrumps=forbidden) listed the valid options without saying which one was meant, as the agents'
+    factories do ("did you mean 'n_det'?"). One check (envs/core/kernel.py) now names the closest, for all."""
+    import gymnasium
+
+    import cardzoo
+    from cardzoo.training.cli import main
+
+    typo, meant = MISSPELT[game]
+    said = f"unknown option(s) ['{typo}'] (did you mean '{meant}'?); valid options: {sorted(kernel(game).OPTIONS)}"
+    makers = {
+        "; env options: ['illegal_action', 'render_mode', 'render_view']": lambda: envs_make(game, **{typo: 1}),
+        "; make_vec options: ['autoreset_mode', 'illegal_action', 'learner_side', 'num_envs', 'opponents', 'privileged', "
+        "'seed', 'skip_forced']": lambda: cardzoo.make_vec(game, 2, **{typo: 1}),
+        "; single-seat env options: ['illegal_action', 'opponents', 'others', 'partner', 'render_mode', 'seat', 'seed']":
+            lambda: gymnasium.make(cardzoo.GYM_IDS[game], **{typo: 1}),
+        "": lambda: kernel(game, **{typo: 1}),
+    }
+    for own, make in makers.items():
+        with pytest.raises(ValueError) as err:
+            make()
+        assert str(err.value) == said + own
+    assert main(["play", game, "-o", f"{typo}=1"]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", f"cardzoo play: error: {said}\n")
+    with pytest.raises(ValueError) as err:  # several names: each told the one it is closest to, a name close to none not
+        envs_make(game, **{typo: 1, "zzz": 1})
+    assert str(err.value).startswith(f"unknown option(s) ['{typo}', 'zzz'] (did you mean '{meant}' for '{typo}'?); valid options: ")
+
+
 #: the reset options whose names are also constructor options, with a constructor value the reset option refuses
 SHARED_NAMES = [("ottocento", "dealer", "random"), ("pyanitsa", "deck", 52)]
 

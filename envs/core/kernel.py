@@ -471,14 +471,32 @@ def check_illegal_action(value) -> str:
     return value
 
 
+def did_you_mean(unknown, known) -> str:
+    """The hint that follows the unknown option names ``unknown`` (sorted) in a refusal: ``" (did you
+    mean 'undertrump'?)"`` naming the closest of the names ``known`` (``difflib``), for each unknown
+    name that has one (``" (did you mean 'n_det' for 'n_dets', ...?)"`` when several names are
+    unknown); ``""`` when none is close. The one hint of every refused option name (kernel, AEC,
+    vector and single-seat envs, the agents' factories, the CLI's ``-o``)."""
+    import difflib
+
+    known = sorted(k for k in known if isinstance(k, str))
+    close = [(u, m[0]) for u in unknown if isinstance(u, str) and (m := difflib.get_close_matches(u, known, n=1))]
+    if not close:
+        return ""
+    return f" (did you mean {', '.join(f'{m!r} for {u!r}' if len(unknown) > 1 else repr(m) for u, m in close)}?)"
+
+
 def check_option_names(kernel_cls: type["Kernel"], given, own, who: str) -> None:
     """``ValueError`` if a name in ``given`` (the keyword arguments of a constructor that passes the
     game's options on) is neither an option of ``kernel_cls`` (deprecated names included) nor one of
     the constructor's own parameters ``own``: a misspelt ``num_env`` or ``oponents`` is told the game's
-    options and ``who``'s own (``"env options: [...]"``), not the game's options alone."""
-    unknown = sorted(set(given) - set(kernel_cls.OPTIONS) - set(kernel_cls.DEPRECATED_OPTIONS) - set(own))
+    options and ``who``'s own (``"env options: [...]"``), not the game's options alone, and the closest
+    known name (:func:`did_you_mean`)."""
+    known = set(kernel_cls.OPTIONS) | set(kernel_cls.DEPRECATED_OPTIONS) | set(own)
+    unknown = sorted(set(given) - known)
     if unknown:
-        raise ValueError(f"unknown option(s) {unknown}; valid options: {sorted(kernel_cls.OPTIONS)}; {who} options: {sorted(own)}")
+        raise ValueError(f"unknown option(s) {unknown}{did_you_mean(unknown, known)}; valid options: {sorted(kernel_cls.OPTIONS)}; "
+                         f"{who} options: {sorted(own)}")
 
 
 def misplaced_reset_options(kernel_cls: type["Kernel"], names, given: Mapping, make: str, own=()) -> str:
@@ -520,12 +538,12 @@ def shared_name_hint(kernel_cls: type["Kernel"], hooks: Mapping, make: str) -> s
 def check_options(spec: dict[str, Option], given: dict[str, Any]) -> dict[str, Any]:
     """Validate ``given`` options against ``spec``; return the full option dict.
 
-    Raises ``ValueError`` for an unknown option name (listing the known ones) or an invalid
-    value (listing the valid values).
+    Raises ``ValueError`` for an unknown option name (listing the known ones and the closest,
+    :func:`did_you_mean`) or an invalid value (listing the valid values).
     """
     unknown = sorted(set(given) - set(spec))
     if unknown:
-        raise ValueError(f"unknown option(s) {unknown}; valid options: {sorted(spec)}")
+        raise ValueError(f"unknown option(s) {unknown}{did_you_mean(unknown, spec)}; valid options: {sorted(spec)}")
     out = {}
     for name, opt in spec.items():
         out[name] = opt.validate(name, given.get(name, opt.default))
