@@ -512,6 +512,7 @@ class KernelAECEnv(AECEnv):
         return a
 
     def close(self) -> None:
+        """Nothing to free (PettingZoo's ``close``): the env holds no window or process."""
         pass
 
 
@@ -535,12 +536,17 @@ class TextObservationWrapper(BaseWrapper):
         }
 
     def observation_space(self, agent):
+        """The wrapped env's ``Dict`` space of ``agent`` plus ``text`` (``gymnasium.spaces.Text``);
+        ``ValueError`` naming the agents for an unknown agent."""
         try:
             return self._spaces[agent]
         except (KeyError, TypeError):  # ValueError naming the agents, as the env's
             raise self.env.unwrapped._unknown_agent(agent) from None
 
     def observe(self, agent):
+        """``{"observation": uint8[D], "action_mask": int8[A], "text": str}`` for ``agent``: the wrapped
+        env's observation plus :meth:`KernelAECEnv.text_observation` (a new dict each call);
+        ``RuntimeError`` before ``reset``, ``ValueError`` for an unknown agent."""
         obs = dict(self.env.observe(agent))
         obs["text"] = self.env.unwrapped.text_observation(agent)
         return obs

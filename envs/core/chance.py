@@ -73,7 +73,8 @@ class RowStreams:
         return out
 
     def generator(self, row: int, kind: str) -> np.random.Generator:
-        """The generator of ``row`` for chance of ``kind`` (one of :data:`KINDS`)."""
+        """The generator of ``row`` for chance of ``kind`` (one of :data:`KINDS`); ``ValueError`` for
+        another ``kind``."""
         if kind not in _KIND_CODE:
             raise ValueError(f"unknown kind of chance {kind!r}; kinds: {list(KINDS)}")
         g = self._gens[row].get(kind)

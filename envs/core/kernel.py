@@ -114,7 +114,8 @@ class BatchState:
 
     @classmethod
     def allocate(cls, batch: int, dims: dict[str, int]):
-        """A state of ``batch`` new games: every field made from its :func:`state_field` declaration.
+        """A state of ``batch`` new games: every field made from its :func:`state_field` declaration,
+        an array of shape ``(batch, *declared shape)`` with the declared dtype and fill value.
 
         ``dims`` gives the named sizes (e.g. ``{"players": 4}``); ``ValueError`` for a field
         declared without :func:`state_field` or a size not in ``dims``."""
@@ -205,6 +206,7 @@ class LayoutEntry:
 
     @property
     def slice(self) -> slice:
+        """``slice(start, stop)``: ``obs[..., entry.slice]`` is this entry's ``stop - start`` features."""
         return slice(self.start, self.stop)
 
 

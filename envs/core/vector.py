@@ -78,7 +78,10 @@ VECTOR_ENV_OPTIONS = ("opponents", "learner_side", "privileged", "skip_forced", 
 def check_vector_seed(seed) -> int | None:
     """The seed of the one generator of a :class:`KernelVectorEnv` (``check_seed``). A list of seeds,
     one per game (what Gymnasium's ``SyncVectorEnv`` takes), is refused by name: all the games are
-    dealt in one batch from one generator, so no game can be seeded on its own."""
+    dealt in one batch from one generator, so no game can be seeded on its own.
+
+    ``seed``: ``None`` or one non-negative ``int`` (numpy integers included); a list, tuple or 1-d
+    array is refused with ``ValueError``, as is any other bad seed (:func:`check_seed`)."""
     if isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim == 1):
         raise ValueError(
             f"seed must be one non-negative int or None, got a list {np.asarray(seed).tolist()!r}: KernelVectorEnv deals all "
@@ -421,7 +424,13 @@ class KernelVectorEnv(VectorEnv):
         return self._masks()
 
     def step(self, actions):
-        """One learner action per game, ``int[N]`` (see the module docstring for what is returned)."""
+        """One learner action per game, ``int[N]``; returns ``(obs float32[N, D], rewards float64[N],
+        terminations bool[N], truncations bool[N], infos)`` (see the module docstring).
+
+        ``ValueError`` for ``actions`` that are not an integer array of shape ``(N,)``, or for an
+        out-of-range or illegal action of a game still in play (under ``illegal_action="lose"`` an
+        in-range illegal action loses that game instead); ``RuntimeError`` before :meth:`reset` or
+        after :meth:`close`. A refused step changes nothing."""
         self._check_open("step()")
         if self.st is None:
             raise RuntimeError("step() called before reset(): call reset() first")
