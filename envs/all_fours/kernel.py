@@ -204,7 +204,8 @@ class AllFoursKernel(CompiledKernel):
 
     # ------------------------------------------------------------------ names
     def action_name(self, action: int) -> str:
-        """``"10H"`` for card ids 0..51, ``"STAND"``/``"BEG"``/``"GIVE_ONE"``/``"RUN"`` for 52..55."""
+        """``"10H"`` for card ids 0..51, ``"STAND"``/``"BEG"``/``"GIVE_ONE"``/``"RUN"`` for 52..55 (the
+        actions of RULES.md §4); ``ValueError`` for anything else (:meth:`valid_action_id`)."""
         a = self.valid_action_id(action)
         return FRENCH52.names[a] if a < NUM_CARDS else PHASE_ACTIONS[a]
 
@@ -355,5 +356,5 @@ class AllFoursKernel(CompiledKernel):
         }
 
     def hand_size_counts(self, st: AllFoursState) -> np.ndarray:
-        """Cards held per seat, ``uint8[B, 4]``."""
+        """Cards held per seat, ``uint8[B, 4]`` (absolute seats; hand sizes are public, §7)."""
         return popcount(st.hands)

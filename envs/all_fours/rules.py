@@ -430,7 +430,8 @@ def _legal_bits(S, b, P):
 
 @njit(cache=True, inline="always", _nrt=False)
 def legal_one(S, b, P, out):
-    """Legal actions of game ``b`` into ``out`` (``uint64[1]``: 56 actions fit one word)."""
+    """Legal actions of game ``b`` into ``out`` (``uint64[1]``: 56 actions fit one word; action ``a``
+    is bit ``a``): stand/beg, give one/run (§4), the cards that may be played to the trick (§5)."""
     out[0] = _legal_bits(S, b, P)
 
 
@@ -485,7 +486,8 @@ def observe_one(S, b, seat, P, out):
 @njit(cache=True, _nrt=False)  # once per deal or hand: a plain call (compiles once, not into every driver)
 def global_one(S, b, P, out):
     """Game ``b``'s perfect-information vector into ``out`` (``uint8[S]``, zeroed), laid out as
-    :func:`cardzoo.envs.all_fours.observation.state_layout` (team A = "mine")."""
+    :func:`cardzoo.envs.all_fours.observation.state_layout` (team A = "mine"): every hand and the
+    stock, which §7 hides from the seats, for a perfect-information critic."""
     dealt = np.uint64(0)
     for s in range(4):
         _write_set(out, 52 * s, S.hands[b, s])
