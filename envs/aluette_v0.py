@@ -41,6 +41,9 @@ class AluetteEnv(KernelAECEnv):
     env_name = "aluette_v0"
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """:meth:`KernelAECEnv.reset` (same ``seed``, ``options`` and ``ValueError``s); with
+        ``partnership_draw=True`` every agent's ``infos`` then hold ``agent_seat`` (``list[int]`` of
+        4, RULES.md §3) unless the deal already ended."""
         super().reset(seed=seed, options=options)
         if self.kernel.options["partnership_draw"] and not self._st.done[0]:
             seats = self._st.draw_map[0].tolist()

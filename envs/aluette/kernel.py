@@ -249,7 +249,8 @@ class AluetteKernel(CompiledKernel):
 
     # ------------------------------------------------------------------ names
     def action_name(self, action: int) -> str:
-        """``"3Co"`` for card ids 0..47, then the phase actions 48..64 (``accept_chant`` ... ``refuse_surrender``)."""
+        """``"3Co"`` for card ids 0..47, then the phase actions 48..64 (``accept_chant`` ... ``refuse_surrender``),
+        as listed in RULES.md §4; ``ValueError`` for anything else (:meth:`valid_action_id`)."""
         a = self.valid_action_id(action)
         return SPANISH48.names[a] if a < NUM_CARDS else PHASE_ACTIONS[a - NUM_CARDS]
 
@@ -321,7 +322,8 @@ class AluetteKernel(CompiledKernel):
         """Public facts: phase, dealer, the last deal's winner seat, points, mordienne and trick results
         (winner seat, ``"spoiled"`` or ``None`` for a trick not played), the match score and result, and
         the partnership draw's seat map (``agent_seat[i]`` = seat now taken by the
-        agent who drew at seat ``i``) when that option is on."""
+        agent who drew at seat ``i``) when that option is on. Only what §7 makes public; the scoring is §6.
+        ``ValueError`` for a game index ``b`` the state has not."""
         b = self.check_game(st, b)
         out = {
             "phase": PHASE_NAMES[int(st.phase[b])],

@@ -459,8 +459,10 @@ def _play(S, b, card, P):
 # ---------------------------------------------------------------------- the step
 @njit(cache=True, inline="always", _nrt=False)
 def step_one(S, b, action, P):
-    """Apply the legal ``action`` of the seat to act in game ``b`` and advance to the next decision.
-    Returns 0 or a chance code (module docstring)."""
+    """Apply the legal ``action`` of the seat to act in game ``b`` and advance to the next decision:
+    a card discarded in the chant (§4.2) or played to the trick (§5, the deal scored by §6), a chant
+    vote (§4.1), a signal or the end of the signalling round (§4.3, §4.5), a surrender offer or answer
+    (§4.4). Returns 0 or a chance code (module docstring)."""
     ph = S.phase[b]
     if action < 48:
         if ph == PLAY:
@@ -494,7 +496,8 @@ def deal_one(S, b, code, P):
 # ---------------------------------------------------------------------- legal actions (§4, §5)
 @njit(cache=True, inline="always", _nrt=False)
 def legal_words(S, b, P):
-    """Legal actions of the seat to act in game ``b`` as the two words of :func:`legal_one`."""
+    """Legal actions of the seat to act in game ``b`` as the two ``uint64`` words of :func:`legal_one`
+    (discards, votes, signals, surrender: §4; cards that may be played: §5)."""
     if S.done[b]:
         return np.uint64(0), np.uint64(0)
     ph = S.phase[b]
@@ -522,7 +525,8 @@ def legal_words(S, b, P):
 @njit(cache=True, inline="always", _nrt=False)
 def legal_one(S, b, P, out):
     """Legal actions of the seat to act in game ``b`` into ``out`` (``uint64[2]``, zeroed by the
-    caller): action ``a`` = bit ``a % 64`` of word ``a // 64``; nothing set once the game is over."""
+    caller): action ``a`` = bit ``a % 64`` of word ``a // 64``; nothing set once the game is over.
+    What is legal: §4 (before the first trick) and §5 (trick play)."""
     w0, w1 = legal_words(S, b, P)
     out[0] |= w0
     out[1] |= w1
@@ -600,7 +604,8 @@ def observe_one(S, b, seat, P, out):
 @njit(cache=True, inline="always", _nrt=False)
 def global_one(S, b, P, out):
     """Game ``b``'s perfect-information vector into ``out`` (``uint8[S]``, zeroed), laid out as
-    :func:`cardzoo.envs.aluette.observation.state_layout` (absolute seats, team A = "mine")."""
+    :func:`cardzoo.envs.aluette.observation.state_layout` (absolute seats, team A = "mine"): the
+    hands, chant cards, talon and signals §7 hides from the seats, for a perfect-information critic."""
     for s in range(4):
         _write_set(out, 48 * s, S.hands[b, s])
         _write_set(out, 48 * (4 + s), S.played[b, s])
