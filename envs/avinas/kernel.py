@@ -220,7 +220,8 @@ class AvinasKernel(CompiledKernel):
     def action_name(self, action: int) -> str:
         """``"QC"`` for 0..31 (face up), ``"FD_QC"`` for 32..63 (lead face down), then ``PASS``,
         ``CALL_1``..``CALL_8``, ``DECLARE_C``..``DECLARE_S``, ``KNOCK``, ``NO_KNOCK``, ``CONTINUE``,
-        ``STOP``, ``SIGNAL_VALUABLE``, ``SIGNAL_NOT_VALUABLE`` (64..82). ``ValueError`` if out of range."""
+        ``STOP``, ``SIGNAL_VALUABLE``, ``SIGNAL_NOT_VALUABLE`` (64..82), as listed in RULES.md §8.
+        ``ValueError`` if out of range."""
         a = self.valid_action_id(action)
         if a < NUM_CARDS:
             return FRENCH32.names[a]

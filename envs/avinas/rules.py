@@ -467,7 +467,8 @@ def step_one(S, b, action, P):
 @njit(cache=True, _nrt=False)  # a plain call: the core calls it from four drivers
 def legal_one(S, b, P, out):
     """Legal actions of the seat to act in game ``b`` into ``out`` (``uint64[2]``, zeroed by the
-    caller): action ``a`` is bit ``a % 64`` of word ``a // 64``; nothing set when the game is over."""
+    caller): action ``a`` is bit ``a % 64`` of word ``a // 64``; nothing set when the game is over.
+    What is legal: the decisions before the first trick (§4) and the cards that may be played (§5)."""
     if S.done[b]:
         return
     ph = S.phase[b]
@@ -620,7 +621,8 @@ def observe_one(S, b, seat, P, out):
 @njit(cache=True, _nrt=False)  # once per deal or a rare decision: a plain call (compiles once, not into every driver)
 def global_one(S, b, P, out):
     """Game ``b``'s perfect-information vector into ``out`` (``uint8[453]``, zeroed), laid out as
-    :func:`cardzoo.envs.avinas.observation.state_layout` (seat 0 = "me")."""
+    :func:`cardzoo.envs.avinas.observation.state_layout` (seat 0 = "me"): the hands and face-down
+    cards §7 hides from the seats, for a perfect-information critic."""
     for s in range(4):
         _write_set(out, 32 * s, S.hands[b, s])
         _write_set(out, 32 * (4 + s), S.played[b, s])
