@@ -66,7 +66,10 @@ _ACES = tuple(10 * s + RANK_A for s in range(4))
 
 
 def seq_value(length) -> np.ndarray:
-    """Points of a sequence of ``length`` cards (§4.3): ``5*L - 5`` for ``L >= 3``, else 0."""
+    """Points of a sequence of ``length`` cards (§4.3): ``5*L - 5`` for ``L >= 3``, else 0.
+
+    ``length``: an int or an integer array of any shape; returns an array of that shape and dtype
+    (0-d for an int)."""
     length = np.asarray(length)
     return np.where(length >= 3, 5 * length - 5, 0)
 

@@ -237,7 +237,8 @@ class OttocentoKernel(CompiledKernel):
 
     # ------------------------------------------------------------------ names
     def action_name(self, action: int) -> str:
-        """``"KS"``, ``"10C"``, ``"T16"``, ``"MAT"`` for card ids 0..61; ``"DECLARE"`` 62, ``"PASS"`` 63."""
+        """``"KS"``, ``"10C"``, ``"T16"``, ``"MAT"`` for card ids 0..61; ``"DECLARE"`` 62, ``"PASS"`` 63
+        (RULES.md §7); ``ValueError`` for anything else (:meth:`valid_action_id`)."""
         a = self.valid_action_id(action)
         return TAROCCO62.names[a] if a < NUM_CARDS else PHASE_ACTIONS[a]
 
@@ -329,7 +330,8 @@ class OttocentoKernel(CompiledKernel):
         return bool(st.done[b]) and not bool(st.truncated[b]) and int(st.tricks_done[b]) < 15
 
     def deal_result(self, st: OttocentoState, b: int = 0) -> dict:
-        """Every score component of the last scored deal of game ``b`` (points; team A first)."""
+        """Every score component of the last scored deal of game ``b`` (points; team A first), in the
+        order of RULES.md §6 (the Matto: §6.1)."""
         names = TAROCCO62.names
         return {
             "discards": [names[c] for c in mask_to_cards(st.last_discards[b])],

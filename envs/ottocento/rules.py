@@ -236,7 +236,8 @@ def combo_one(x, strict):
 @njit(cache=True, _nrt=False)
 def combo_batch(xs, strict, total, shown, sets, seqs):
     """:func:`combo_parts` of every ``xs[i]`` (``uint64[n]``) into ``total`` (``int32[n]``), ``shown``
-    (``uint64[n]``), ``sets`` (``int16[n, 5]``), ``seqs`` (``int16[n, 7]``)."""
+    (``uint64[n]``), ``sets`` (``int16[n, 5]``), ``seqs`` (``int16[n, 7]``): the declarations of
+    §4.2 (sets) and §4.3 (sequences)."""
     for i in range(xs.shape[0]):
         t, sh, st, sq = combo_parts(xs[i], strict)
         total[i] = t
@@ -361,7 +362,7 @@ def score_batch(piles, discards, ints, P, final, to, matto, gift, cards, capture
     """:func:`score_one` for ``n`` deals. In: ``piles`` ``uint64[n, 2]``, ``discards`` ``uint64[n]``,
     ``ints`` ``int64[n, 8]`` (dealer, tricks won A, B, Matto owner, Matto trick winner, trick-15
     winner, declared A, B). Out: ``final`` ``uint64[n, 2]``, ``to``, ``matto``, ``gift`` ``int8[n]``,
-    ``cards``, ``captured``, ``last`` ``int32[n, 2]``."""
+    ``cards``, ``captured``, ``last`` ``int32[n, 2]``. The end-of-deal scoring of §6 (the Matto: §6.1)."""
     for i in range(piles.shape[0]):
         f0, f1, t, m, g, k0, k1, c0, c1, l0, l1 = score_one(
             piles[i, 0], piles[i, 1], discards[i], ints[i, 0], ints[i, 1], ints[i, 2], ints[i, 3], ints[i, 4],
@@ -376,7 +377,8 @@ def score_batch(piles, discards, ints, P, final, to, matto, gift, cards, capture
 
 @njit(cache=True, _nrt=False)
 def card_points_batch(xs, out):
-    """:func:`card_points_half` of every pile ``xs[i]`` (``uint64[n]``) into ``out`` (``int32[n]``)."""
+    """:func:`card_points_half` of every pile ``xs[i]`` (``uint64[n]``) into ``out`` (``int32[n]``):
+    the card points of §2.3, in half points."""
     for i in range(xs.shape[0]):
         out[i] = card_points_half(xs[i])
 
@@ -680,7 +682,8 @@ def legal_bits(S, b, P):
 
 @njit(cache=True, inline="always", _nrt=False)
 def legal_one(S, b, P, out):
-    """:func:`legal_bits` into ``out`` (``uint64[1]``, zeroed by the caller): 64 actions, one word."""
+    """:func:`legal_bits` into ``out`` (``uint64[1]``, zeroed by the caller): 64 actions, one word
+    (discards §3, DECLARE / PASS §4.1, cards that may be played §5)."""
     out[0] = legal_bits(S, b, P)
 
 
@@ -744,7 +747,8 @@ def observe_one(S, b, seat, P, out):
 @njit(cache=True, inline="always", _nrt=False)
 def global_one(S, b, P, out):
     """Game ``b``'s perfect-information vector into ``out`` (``uint8[798]``, zeroed), laid out as
-    :func:`cardzoo.envs.ottocento.observation.state_layout` (absolute seats; team A = "mine")."""
+    :func:`cardzoo.envs.ottocento.observation.state_layout` (absolute seats; team A = "mine"): the
+    hands and discards §7 hides from the seats, for a perfect-information critic."""
     for s in range(4):
         _write_set(out, 62 * s, S.hands[b, s])
         _write_set(out, 310 + 62 * s, S.played[b, s])
