@@ -174,11 +174,11 @@ class PyanitsaKernel(CompiledKernel):
         self._state_layout = _obs.state_layout(self)
 
     def make_params(self) -> np.ndarray:
-        """``int64[rules.P_SIZE]``: the options as the compiled rules read them (indices ``rules.P_*``)."""
+        """``int64[rules.P_SIZE]``: the options (RULES.md §8) as the compiled rules read them (indices ``rules.P_*``)."""
         return _params(self.options, self._obs_layout, self._state_layout)
 
     def state_dims(self) -> dict[str, int]:
-        """Named sizes of the state's fields: ``players`` and ``cards`` (the pack, 36 or 52)."""
+        """Named sizes of the state's fields: ``players`` and ``cards`` (the pack, 36 or 52: RULES.md §2)."""
         return {"players": self.num_players, "cards": self.C}
 
     # ------------------------------------------------------------------ layouts
@@ -190,12 +190,14 @@ class PyanitsaKernel(CompiledKernel):
 
     # ------------------------------------------------------------------ names
     def action_name(self, action: int) -> str:
-        """``"ORDER(KS)"`` for card ids ``0..C-1``, ``"FLIP"`` for ``C``; ``ValueError`` otherwise."""
+        """``"ORDER(KS)"`` for card ids ``0..C-1``, ``"FLIP"`` for ``C`` (the actions of RULES.md §4);
+        ``ValueError`` otherwise."""
         a = self.valid_action_id(action)
         return f"ORDER({self.deck.names[a]})" if a < self.C else "FLIP"
 
     def action_id(self, name: str) -> int:
-        """Inverse of :meth:`action_name`; also accepts a bare card name (``"KS"`` = ``ORDER(KS)``)."""
+        """Inverse of :meth:`action_name` (case-insensitive, RULES.md §4); also accepts a bare card name
+        (``"KS"`` = ``ORDER(KS)``). ``ValueError`` for a name that is not a string or no action."""
         if not isinstance(name, str):
             raise ValueError(f"action name must be a string such as 'FLIP' or 'ORDER(KS)', got {name!r}")
         key = name.strip().upper()
@@ -374,7 +376,7 @@ class PyanitsaKernel(CompiledKernel):
 
     def play_battle(self, st: PyanitsaState, rng: np.random.Generator) -> None:
         """Resolve one whole battle in every live game in the flip phase, as if all its active seats
-        took ``FLIP`` (§4.1): the fast path for simulations where nobody decides (game-length studies).
+        took ``FLIP`` (§4, item 1; the battle: §5): the fast path for simulations where nobody decides (game-length studies).
 
         Same rules and results as stepping ``FLIP``; rewards of the battle land in ``st.rewards``.
         """
@@ -398,7 +400,8 @@ class PyanitsaKernel(CompiledKernel):
         return np.sign(self.check_returns(returns)).astype(np.int8)
 
     def linear_piles(self, st: PyanitsaState, g=None) -> np.ndarray:
-        """``uint8[m, P, C]`` piles top -> bottom from position 0, ``255`` past the end (games ``g``)."""
+        """``uint8[m, P, C]`` piles top -> bottom from position 0, ``255`` past the end, for games ``g``
+        (``int[m]``; default all ``B``). Hidden from every player (RULES.md §7)."""
         g = np.arange(st.batch_size) if g is None else g
         C = self.C
         j = np.arange(C)
@@ -408,13 +411,15 @@ class PyanitsaKernel(CompiledKernel):
 
     # ------------------------------------------------------------------ views
     def piles(self, st: PyanitsaState, b: int = 0) -> list[list[int]]:
-        """Each seat's pile in game ``b`` as card ids, top -> bottom (hidden from every player)."""
+        """Each seat's pile in game ``b`` as card ids, top -> bottom (hidden from every player, RULES.md §7);
+        ``ValueError`` for a game index the state has not."""
         b = self.check_game(st, b)
         lin = self.linear_piles(st, np.array([b]))[0]
         return [[int(c) for c in lin[s, : int(st.size[b, s])]] for s in range(self.num_players)]
 
     def hands(self, st: PyanitsaState, b: int = 0) -> list[list[int]]:
-        """Nobody holds cards privately in P'yanitsa (piles are hidden from their owners too): empty lists."""
+        """Nobody holds cards privately in P'yanitsa (piles are hidden from their owners too, RULES.md §7):
+        one empty list per seat."""
         b = self.check_game(st, b)
         return [[] for _ in range(self.num_players)]
 
@@ -425,7 +430,8 @@ class PyanitsaKernel(CompiledKernel):
         return self.check_public_args(st, b, action)[1] == self.FLIP
 
     def info(self, st: PyanitsaState, b: int = 0) -> dict:
-        """Public facts: battles, pile sizes, last battle winner; at the end losers, draw, truncation reason."""
+        """Public facts (RULES.md §7): battles, pile sizes, last battle winner; at the end losers, draw
+        (§6), truncation reason. ``ValueError`` for a game index the state has not."""
         b = self.check_game(st, b)
         out = {
             "battles": int(st.battles[b]),

@@ -404,7 +404,8 @@ def step_one(S, b, action, P):
 @njit(cache=True, inline="always", _nrt=False)
 def deal_one(S, b, code, P):
     """Go on after the chance of ``code`` was drawn: :data:`NEED_COLLECT` places the pot in the drawn
-    order ``S.collect[b, :battle_n]`` under the winner's pile and ends the battle (nothing after a dead one)."""
+    order ``S.collect[b, :battle_n]`` under the winner's pile and ends the battle (nothing after a dead one).
+    The end of a battle of §5 (collection order: §8 ``collect_order``)."""
     if S.draw[b]:
         return
     w = S.winner[b]
@@ -417,7 +418,7 @@ def deal_one(S, b, code, P):
 @njit(cache=True, _nrt=False)
 def play_battle_batch(S, P, need):
     """One whole battle in every live game in the flip phase (``PyanitsaKernel.play_battle``):
-    rewards zeroed first; ``need[b]`` gets the chance code (``int64[B]``)."""
+    rewards zeroed first; ``need[b]`` gets the chance code (``int64[B]``). A battle: §5."""
     for b in range(need.shape[0]):
         for s in range(S.rewards.shape[1]):
             S.rewards[b, s] = 0
@@ -430,7 +431,7 @@ def play_battle_batch(S, P, need):
 @njit(cache=True, inline="always", _nrt=False)
 def legal_bits(S, b, P):
     """Legal actions of game ``b`` as a ``uint64`` bitboard: ``FLIP`` (bit ``C``), or the pot's
-    cards while the winner orders it; 0 when the game is over."""
+    cards while the winner orders it; 0 when the game is over (§4)."""
     if S.done[b]:
         return np.uint64(0)
     ph = S.phase[b]
@@ -443,7 +444,8 @@ def legal_bits(S, b, P):
 
 @njit(cache=True, inline="always", _nrt=False)
 def legal_one(S, b, P, out):
-    """Legal actions of game ``b`` into ``out`` (``uint64[1]``, zeroed by the caller; action ``a`` is bit ``a``)."""
+    """Legal actions of game ``b`` into ``out`` (``uint64[1]``, zeroed by the caller; action ``a`` is bit
+    ``a``): :func:`legal_bits`, the FLIP and ORDER decisions of §4."""
     out[0] = legal_bits(S, b, P)
 
 
@@ -494,7 +496,8 @@ def observe_one(S, b, seat, P, out):
 @njit(cache=True, inline="always", _nrt=False)
 def global_one(S, b, P, out):
     """Game ``b``'s perfect-information vector into ``out`` (``uint8[S]``, zeroed), laid out as
-    :func:`cardzoo.envs.pyanitsa.observation.state_layout` (seats absolute)."""
+    :func:`cardzoo.envs.pyanitsa.observation.state_layout` (seats absolute): the piles' order and
+    the face-down pot cards §7 hides from the players, for a perfect-information critic."""
     N, C = P[P_N], P[P_C]
     _write_public(S, b, 0, P, out)
     for s in range(N):
