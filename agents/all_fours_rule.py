@@ -630,7 +630,8 @@ class AllFoursRuleAgent(Agent):
         With ``rollout_opponents="random"`` the two seats of the other team than ``seats[b]`` play
         uniformly random legal actions instead: each round of steps first draws ``rng.random(N)``
         and such a seat takes its legal action number ``floor(u * n)`` in id order. That model has
-        no generic loop: a kernel it cannot play raises ``ValueError``."""
+        no generic loop: a kernel it cannot play raises ``ValueError``. ``RuntimeError`` if a game is
+        still live after ``kernel.max_episode_steps`` rounds (a kernel bug: every game ends sooner)."""
         from cardzoo.envs.all_fours.kernel import AllFoursKernel
 
         rand_opp = self.rollout_opponents == "random"

@@ -39,6 +39,9 @@ class Agent:
             ``int64[B]`` action ids. For every row whose mask has at least one legal action
             the action is legal; rows with no legal action (finished games) get an arbitrary
             action (0).
+
+        Raises:
+            NotImplementedError: here, in the base class; every agent overrides it.
         """
         raise NotImplementedError
 

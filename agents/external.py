@@ -297,6 +297,8 @@ class ExecAgent(Agent):
 
     # ---------------------------------------------------------------- acting
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """Always ``ValueError``: an ``exec:`` bot is told the seat to act, which an observation does
+        not say; call :meth:`act_state` (after :meth:`begin`), as the arena and the leaderboard do."""
         raise ValueError(
             f"{self.name} reads the game state to know the seat to act: call act_state(state) "
             "(the arena and the leaderboard do), after begin(kernel)"
@@ -306,7 +308,9 @@ class ExecAgent(Agent):
         """``int64[B]``: the bot's action for the seat to act in each game of ``state`` (at table
         :attr:`table`), each asked of that seat's process (started here at the seat's first
         decision); the fallback, the lowest legal action, after a fault. Needs :meth:`begin` first
-        (``ValueError``)."""
+        (``ValueError``). A fault of the bot (an ``ExecBotError``: a crash, a timeout, invalid JSON,
+        an illegal action) is not raised: it is recorded in :attr:`faults`, warned as a
+        ``RuntimeWarning``, and every later decision is the fallback."""
         if self.kernel is None:
             raise ValueError(f"{self.name}: call begin(kernel) before act_state (the arena does)")
         k = self.kernel

@@ -69,4 +69,5 @@ class HonestCalls(Agent):
         return np.asarray(self.agent.act(obs, self.honest_mask(obs, action_mask)), dtype=np.int64)
 
     def reset(self) -> None:
+        """Reset the wrapped agent."""
         self.agent.reset()

@@ -52,10 +52,14 @@ class PhaseMix(Agent):
         self.name = name or f"{getattr(bids, 'name', 'agent')} bids + {getattr(cards, 'name', 'agent')} cards"
 
     def reset(self) -> None:
+        """Reset both agents (``bids`` and ``cards``)."""
         self.bids.reset()
         self.cards.reset()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """``int64[B]`` from ``observation`` ``uint8[B, D]`` and ``action_mask`` ``bool``/``int8[B, A]``
+        (a 1-D pair is one row): rows whose mask offers a non-card action (id ``>= n_cards``) are
+        asked of ``bids``, the others of ``cards``. ``ValueError`` if ``A`` is not the game's action count."""
         obs = np.asarray(observation)
         obs = obs[None] if obs.ndim == 1 else obs
         mask = as_mask(action_mask)

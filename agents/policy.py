@@ -111,7 +111,8 @@ class PolicyAgent(Agent):
 
 
 def save_policy_agent(path, policy, *, game: str, env_options: dict, kernel, net_arch, activation: str, extra: dict | None = None) -> Path:
-    """Write ``policy`` to directory ``path`` (created) as weights + ``agent.json``; returns the path."""
+    """Write ``policy`` to directory ``path`` (created) as weights + ``agent.json``; returns the path.
+    ``ValueError`` for an ``activation`` that is not ``"tanh"`` or ``"relu"``."""
     from safetensors.torch import save_file
 
     if activation not in _ACTIVATIONS:

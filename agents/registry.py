@@ -59,6 +59,9 @@ def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
         name: ``"<game>/<agent>"`` (e.g. ``"all_fours/ppo"``) or a game-independent name.
         factory: callable taking the env options as keywords, returning an ``Agent``.
         overwrite: allow replacing an existing name (else ``ValueError``).
+
+    Raises ``ValueError`` for a name that is not a non-empty string or is already registered
+    (without ``overwrite``), ``TypeError`` for a ``factory`` that is not callable.
     """
     if not isinstance(name, str) or not name:
         raise ValueError(f"agent name must be a non-empty string, got {name!r}")

@@ -226,6 +226,8 @@ class PIMCAgent(Agent):
         return self.search.kernel
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """Always ``TypeError``: the search needs the game state, not an observation; call
+        :meth:`act_state` (``cardzoo.training.arena`` does)."""
         raise TypeError(
             f"{self.name} searches the game state: call act_state(state) (training.arena does); "
             "it cannot act from an observation alone"

@@ -58,4 +58,5 @@ class Silent(Agent):
         return out
 
     def reset(self) -> None:
+        """Reset the wrapped agent."""
         self.agent.reset()

@@ -32,4 +32,5 @@ class SkipForced(Agent):
         return out
 
     def reset(self) -> None:
+        """Reset the wrapped agent."""
         self.agent.reset()
