@@ -170,3 +170,70 @@ def test_action_masks_after_the_episode_ended_is_the_final_info_mask(illegal_act
     assert env.action_masks().dtype == bool and env.action_masks().sum() == 0
     obs, info = env.reset()
     assert env.action_masks().tolist() == info["action_mask"].astype(bool).tolist() and info["action_mask"].sum() >= 1
+
+
+@pytest.mark.parametrize("game", ["all_fours", "pyanitsa"])
+def test_an_option_of_the_constructor_given_to_reset_names_the_constructor_used(game):
+    """gymnasium.make("cardzoo/Pyanitsa-v0").reset(options={"num_players": 3}) was told to give it "e.g.
+    cardzoo.make('pyanitsa', num_players=3)", a call that makes the AEC env, not this one; and seat=1 was told
+    nothing (found by an audit). The hint now names the call its users made, gymnasium.make with the id or
+    SingleSeatEnv, and this env's own parameters; the episode being played is left as it was."""
+    import gymnasium
+    import numpy as np
+
+    import cardzoo
+    from cardzoo.envs import kernel_class
+
+    spec = kernel_class(game)
+    name = next(n for n in spec.OPTIONS if n not in spec.INIT_HOOKS)
+    value = spec.OPTIONS[name].default
+    valid = list(spec.INIT_HOOKS)
+    for env, made in ((gymnasium.make(cardzoo.GYM_IDS[game]), f"gymnasium.make('{cardzoo.GYM_IDS[game]}'"),
+                      (SingleSeatEnv(game), f"SingleSeatEnv('{game}'")):
+        obs, _ = env.reset(seed=2)
+        with pytest.raises(ValueError) as err:
+            env.reset(options={name: value, "seat": 1, "dek": 0})
+        assert str(err.value) == (
+            f"unknown reset option(s) ['dek', '{name}', 'seat'] for {game}_v0; valid: {valid}; "
+            f"'{name}' is an option of the env, not of reset: give it when the env is made, e.g. {made}, {name}={value!r}); "
+            f"'seat' is an option of the env, not of reset: give it when the env is made, e.g. {made}, seat=1)")
+        assert np.array_equal(env.unwrapped.aec.observe(env.unwrapped.aec.possible_agents[0])["observation"], obs)
+        if game == "pyanitsa":  # deck=52 is the constructor's 52-card pack (reset's deck is the order of the pack)
+            with pytest.raises(ValueError) as err:
+                env.reset(options={"deck": 52})
+            assert str(err.value).endswith(f"; deck=52 is a value of the env's option 'deck': give it when the env is made, e.g. {made}, deck=52)")
+    with pytest.raises(ValueError) as err:  # the AEC env's own hint is unchanged
+        cardzoo.make(game).reset(options={"seat": 1, name: value})
+    assert str(err.value) == (f"unknown reset option(s) ['{name}', 'seat'] for {game}_v0; valid: {valid}; '{name}' is an option of "
+                              f"the env, not of reset: give it when the env is made, e.g. cardzoo.make('{game}', {name}={value!r})")
+
+
+def test_step_takes_the_actions_stable_baselines3_passes_and_refuses_a_batch_of_one_as_the_aec_env():
+    """SingleSeatEnv.step(np.array([a])) played a while the AEC env's step refuses a one-element array (found
+    by an audit). stable-baselines3 steps each env with a numpy int (an element of the VecEnv's actions) and
+    model.predict on one observation returns a 0-d array: both are taken; np.array([a]) (a batch of one, for
+    a VecEnv) is now refused with the AEC env's message, and nothing is played."""
+    import numpy as np
+
+    import cardzoo
+
+    env = SingleSeatEnv("all_fours", seat=0, seed=4)
+    aec = cardzoo.make("all_fours")
+    obs, info = env.reset(seed=4)
+    aec.reset(seed=4)
+    a = int(np.flatnonzero(info["action_mask"])[0])
+    for bad in (np.array([a]), np.array([[a]])):
+        for step, legal in ((env.step, env.aec._legal_names()), (aec.step, aec._legal_names())):
+            with pytest.raises(ValueError) as err:
+                step(bad)
+            assert str(err.value) == f"action must be an int action id, got {bad!r}; legal: {legal}"
+    assert np.array_equal(env.aec.observe("player_0")["observation"], obs)  # nothing was played
+    env.step(np.array(a))  # a 0-d array is the action it holds
+    env.reset(seed=4)
+    env.step(np.int64(a))
+    sb3 = pytest.importorskip("sb3_contrib")
+    model = sb3.MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=8, seed=0, device="cpu")
+    obs, info = env.reset(seed=4)
+    action, _ = model.predict(obs, action_masks=env.action_masks())
+    assert isinstance(action, np.ndarray) and action.shape == ()
+    env.step(action)

@@ -309,7 +309,7 @@ def test_single_seat_env_rejects_non_integer_actions_and_steps_after_the_end():
     legal = int(np.flatnonzero(env.action_masks())[0])
     with pytest.raises(ValueError, match="int action id"):
         env.step(float(legal) + 0.7)
-    obs, *_ = env.step(np.array([legal]))  # a one-element array, as model.predict returns
+    obs, *_ = env.step(np.array(legal))  # a 0-d array, as model.predict returns for one observation
     rng = np.random.default_rng(0)
     term = trunc = False
     while not (term or trunc):

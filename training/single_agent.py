@@ -49,7 +49,9 @@ def registered_env(registered_game: str, registered_id: str, **kwargs) -> "Singl
             f"{registered_id} plays {registered_game}, not game={game!r}: "
             f"make that game's id instead (cardzoo.GYM_IDS[{game!r}])"
         )
-    return SingleSeatEnv(registered_game, **kwargs)
+    env = SingleSeatEnv(registered_game, **kwargs)
+    env.aec._made_as = (f"gymnasium.make({registered_id!r}", env.aec._made_as[1])  # what its users called
+    return env
 
 
 class SingleSeatEnv(gymnasium.Env):
@@ -101,6 +103,9 @@ class SingleSeatEnv(gymnasium.Env):
         own = ("seat", "partner", "opponents", "others", "seed", "render_mode", "illegal_action")
         check_option_names(envs.kernel_class(game), env_options, own, "single-seat env")
         self.aec = envs.make(game, render_mode=render_mode, illegal_action=illegal_action, **env_options)
+        # reset(options={"num_players": 3}) is told to give it to this env's constructor, not cardzoo.make
+        # (registered_env names gymnasium.make and the id instead)
+        self.aec._made_as = (f"SingleSeatEnv({game!r}", own)
         self.aec_options = dict(env_options)
         n = len(self.aec.possible_agents)
         if not (is_int(seat) and 0 <= seat < n):
@@ -222,18 +227,20 @@ class SingleSeatEnv(gymnasium.Env):
         return self._obs["action_mask"].astype(bool)
 
     def step(self, action):
-        """Play ``action`` (an int, a numpy int, or a one-element array) for the learning seat.
+        """Play ``action`` (an int, a numpy int, or a 0-d int array, as ``model.predict`` of
+        stable-baselines3 returns for one observation) for the learning seat.
 
         Raises ``RuntimeError`` before ``reset`` or after the episode ended, ``ValueError`` for a
-        non-integer or illegal action (naming it and the legal ones).
+        non-integer or illegal action (naming it and the legal ones), as the AEC env's ``step``: a
+        one-element array (``np.array([a])``, a batch of one) is refused there too.
         """
         if not hasattr(self, "_obs"):
             raise RuntimeError("step() called before reset(): call env.reset() first")
         me = self.aec.possible_agents[self.seat]
         if self.aec.terminations[me] or self.aec.truncations[me]:
             raise RuntimeError("the episode is over: call reset() before step()")
-        if isinstance(action, np.ndarray) and action.size == 1:
-            action = action.reshape(()).item()
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
         if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
             legal = [self.aec.action_name(a) for a in np.flatnonzero(self.action_masks())]
             raise ValueError(f"action must be an int action id, got {action!r}; legal: {legal}")

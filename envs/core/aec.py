@@ -88,6 +88,10 @@ class KernelAECEnv(AECEnv):
         check_option_names(self.kernel_cls, options, ENV_OPTIONS, "env")
         self.kernel = self.kernel_cls(**options)
         k = self.kernel
+        # how the reset hints say the env is made: the opening of the call that takes the options, and
+        # that call's own parameters; a wrapper that makes this env for its users sets its own (the
+        # single-seat env: "gymnasium.make('cardzoo/Pyanitsa-v0'" or "SingleSeatEnv('pyanitsa'")
+        self._made_as: tuple[str, tuple[str, ...]] = (f"cardzoo.make({k.name!r}", ENV_OPTIONS)
         if render_mode is not None and not (isinstance(render_mode, str) and render_mode in ("ansi", "human")):
             raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi', 'human'")
         self.illegal_action = check_illegal_action(illegal_action)
@@ -178,7 +182,7 @@ class KernelAECEnv(AECEnv):
                 if drawn is not None:
                     before.bit_generator.state = drawn
                 self._rng = before
-                hint = shared_name_hint(self.kernel_cls, hooks, f"cardzoo.make({self.kernel.name!r}") if isinstance(err, ValueError) else ""
+                hint = shared_name_hint(self.kernel_cls, hooks, self._made_as[0]) if isinstance(err, ValueError) else ""
                 if hint:  # reset(options={"deck": 52}) meant P'yanitsa's 52-card pack, a constructor option
                     raise ValueError(f"{err}{hint}") from None
                 raise
@@ -207,8 +211,9 @@ class KernelAECEnv(AECEnv):
         """The checks of :meth:`reset`, which change nothing: returns ``(seed, hooks)``, the seed as a
         plain ``int`` or ``None`` and the test hooks to pass to the kernel (``None`` values dropped).
         ``ValueError`` for a seed that is not ``None`` or a non-negative int, ``options`` that are not a
-        dict, or an unknown option name (each message names the value and the valid ones). Wrappers
-        (the single-seat Gymnasium env) call it before they change anything of their own."""
+        dict, or an unknown option name (each message names the value and the valid ones; an option
+        of the constructor is told to go there, in the call ``_made_as`` names). Wrappers (the
+        single-seat Gymnasium env) call it before they change anything of their own."""
         valid = list(self.kernel.INIT_HOOKS)
         seed = check_seed(seed)
         options = check_reset_options(options, valid, self.env_name)
@@ -217,7 +222,8 @@ class KernelAECEnv(AECEnv):
             gymnasium.logger.warn(f"reset option 'options' is not used by {self.env_name} (ignored); valid: {valid}")
         unknown = sorted(set(options) - set(valid), key=repr)
         if unknown:
-            hint = misplaced_reset_options(self.kernel_cls, unknown, options, f"cardzoo.make({self.kernel.name!r}", ENV_OPTIONS)
+            make, own = self._made_as
+            hint = misplaced_reset_options(self.kernel_cls, unknown, options, make, own)
             raise ValueError(f"unknown reset option(s) {unknown} for {self.env_name}; valid: {valid}{hint}")
         return seed, {k: v for k, v in options.items() if v is not None}
 
