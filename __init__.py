@@ -55,7 +55,8 @@ def extra_of(module: str) -> str | None:
 
 
 def require_extra(extra: str, feature: str = "") -> None:
-    """Raise :class:`MissingExtraError` unless every module of ``extra`` can be imported.
+    """Raise :class:`MissingExtraError` unless every module of ``extra`` can be imported;
+    ``ValueError`` for an ``extra`` not in :data:`EXTRAS`.
 
     Example: ``require_extra("train", "cardzoo train")`` before a command that trains."""
     import importlib.util

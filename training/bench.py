@@ -124,12 +124,15 @@ class NullAECEnv(AECEnv):
         self._pay = {a: (1.0 if i % 2 == 0 else -1.0) for i, a in enumerate(self.possible_agents)}
 
     def observation_space(self, agent):
+        """The ``Dict`` space of ``agent`` (``KeyError`` for an unknown agent)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent):
+        """``Discrete(num_actions)`` (``KeyError`` for an unknown agent)."""
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new episode at ``player_0`` (``seed`` and ``options`` are ignored: there is no chance)."""
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -140,11 +143,15 @@ class NullAECEnv(AECEnv):
         self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict:
+        """``{"observation": uint8[obs_size] (zeros, the same array each call), "action_mask":
+        int8[num_actions]}`` (a new mask, all ones for the agent to act, else all zeros)."""
         live = agent == self.agent_selection and not self.terminations[agent]
         mask = self._mask.copy() if live else np.zeros(self._n_actions, dtype=np.int8)
         return {"observation": self._obs, "action_mask": mask}
 
     def step(self, action) -> None:
+        """The agent to act plays ``action`` (an int in ``[0, num_actions)``, else ``ValueError``); the
+        ``episode_length``-th step ends the episode (rewards +1 even seats, -1 odd seats)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -200,6 +207,7 @@ class Measure:
 
     @property
     def games_per_s(self) -> float:
+        """Finished games per second, the policy's time excluded."""
         return self.games / max(self.seconds - self.policy_seconds, 1e-12)
 
 

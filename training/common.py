@@ -303,7 +303,8 @@ _PYTHON_CONSTANTS = {"None": None, "True": True, "False": False}
 def report_console():
     """The ``rich`` console of the commands' tables: the terminal's width on a terminal, else 200
     columns, so that a file or a pipe gets whole agent names and unwrapped rows (rich would
-    assume 80 columns there and squeeze the tables)."""
+    assume 80 columns there and squeeze the tables). :class:`cardzoo.MissingExtraError` (the
+    ``train`` extra) if ``rich`` is not installed."""
     import sys
 
     try:

@@ -155,7 +155,9 @@ class TrainConfig:
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming any bad option (as a field, e.g. ``eval_deals``; the error's
-        ``cli_message`` names the flag, ``--eval-deals``: :func:`option_error`)."""
+        ``cli_message`` names the flag, ``--eval-deals``: :func:`option_error`); ``FileNotFoundError``
+        for a ``resume`` that is not a model file, an ``init_from`` with no saved agent there, or a
+        ``bc_teacher`` that is neither a registered name nor a path."""
         if self.game not in envs.GAMES:
             raise ValueError(f"unknown game {self.game!r}; available: {sorted(envs.GAMES)}")
         for name in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "checkpoint_every"):
@@ -380,8 +382,9 @@ def check_out_folder(out: Path, resume: str | None = None, overwrite: bool = Fal
     that run from one of its checkpoints) or ``--overwrite`` (delete its outputs and start afresh).
     A ``resume`` model from outside ``out`` (not ``out/model.zip`` nor ``out/checkpoints/model_N.zip``)
     may start a new or empty ``out`` but not one that holds a run (``FileExistsError``): it would
-    replace that run. ``out`` must not be a file (``NotADirectoryError``); ``resume`` and ``overwrite``
-    exclude each other.
+    replace that run. A folder whose lock another run holds is refused too (``FileExistsError``).
+    ``out`` must not be a file (``NotADirectoryError``); ``resume`` and ``overwrite`` exclude each
+    other (``ValueError``).
     """
     out = Path(out)
     if resume is not None and overwrite:

@@ -138,7 +138,8 @@ def label_positions(
     overwrite: bool = False,
 ) -> dict[str, int]:
     """Play ``n_games`` deals (``batch`` at a time, the last batch smaller if need be) and write PIMC
-    labels to ``out`` (.npz).
+    labels to ``out`` (.npz: the arrays of :data:`LABEL_KEYS`, as the module docstring lays them
+    out: ``obs uint8[N, D]``, ``mask bool[N, A]``, ``q float32[N, A]`` and their ``other_*`` twins).
     An existing ``out`` is refused (``FileExistsError``) unless ``overwrite``.
 
     Args:
@@ -544,7 +545,8 @@ def distillation_target(q: np.ndarray, mask: np.ndarray, tau: float, prior: floa
     ``tau == 0``: one-hot on the best value of ``q`` (``[N, A]``, NaN or anything where illegal;
     ties go to the lowest action id). ``tau > 0``: proportional to
     ``p_start(a)**prior * exp(q(a) / tau)`` on the legal actions (``log_p_start`` ``[N, A]``: the
-    starting policy's log-probabilities, needed when ``prior > 0``), 0 elsewhere.
+    starting policy's log-probabilities, needed when ``prior > 0``: ``ValueError`` without it), 0
+    elsewhere.
     """
     q = np.where(mask, q, -np.inf).astype(np.float64)
     target = np.zeros(q.shape)

@@ -30,7 +30,9 @@ class Demonstrations:
 
 
 def collect(game: str, teacher, n_samples: int, seed: int = 0, batch: int = 1024, env_options: dict | None = None) -> Demonstrations:
-    """Play teacher self-play games until ``n_samples`` decisions of finished games are recorded.
+    """Play teacher self-play games until ``n_samples`` decisions of finished games are recorded;
+    returns them as :class:`Demonstrations` (``obs uint8[N, D]``, ``mask bool[N, A]``, ``action
+    int64[N]``, ``ret float32[N]``: the return of the acting seat's side, ``N >= n_samples``).
 
     Decisions of games still running at the end are dropped (their return is unknown); every finished
     game is kept whole, so there are somewhat more than ``n_samples``. ``batch`` games play at once, at
@@ -102,9 +104,11 @@ def pretrain(policy, data: Demonstrations, obs_high: np.ndarray, epochs: int = 4
     agreement stopped rising before the cap of ``epochs`` (``False`` when training ran all ``epochs``,
     or was not ``until_converged``).
 
-    The observation is scaled by ``1 / obs_high`` as in :class:`~cardzoo.training.vec_env.KernelVecEnv`.
+    ``obs_high``: the layout's per-feature bounds (``[D]``); the observation is scaled by ``1 / obs_high``
+    (floored at 1) as in :class:`~cardzoo.training.vec_env.KernelVecEnv`.
     A policy with a perfect-information critic (:mod:`cardzoo.training.privileged`, wider input) gets the
     observation zero-padded; only its actor is fitted then (the demonstrations hold no hidden state).
+    ``ValueError`` with fewer than 20 demonstrations.
     """
     import torch
     from tqdm import tqdm

@@ -39,6 +39,7 @@ class ActorView(BaseFeaturesExtractor):
         self.actor_dim = int(actor_dim)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x`` (``float32[B, W]``) with its columns from ``actor_dim`` on set to zero (same shape)."""
         return x * self.keep
 
 

@@ -54,10 +54,14 @@ class MaskedDictObs(VectorWrapper):
         return {"observations": obs, "action_mask": infos["action_mask"].astype(np.float32)}
 
     def reset(self, *, seed=None, options=None):
+        """The wrapped vector env's ``reset``; the observation is the ``Dict`` of the class docstring."""
         obs, infos = self.env.reset(seed=seed, options=options)
         return self._wrap(obs, infos), infos
 
     def step(self, actions):
+        """The wrapped vector env's ``step`` with ``actions`` as ``int64[N]``; the observation is the
+        ``Dict`` of the class docstring, the rest as the vector env returns it (rewards ``float64[N]``,
+        terminations and truncations ``bool[N]``, infos)."""
         obs, rew, term, trunc, infos = self.env.step(np.asarray(actions, dtype=np.int64))
         return self._wrap(obs, infos), rew, term, trunc, infos
 
@@ -180,7 +184,9 @@ def _rllib_to_sb3(state: dict) -> dict:
 
 
 def export_agent(module, cfg: RLlibConfig, path, extra: dict | None = None) -> Path:
-    """Write the RLlib ``module`` (PPO, action masking) as a cardzoo saved agent at ``path``."""
+    """Write the RLlib ``module`` (PPO, action masking) as a cardzoo saved agent at ``path`` (weights +
+    ``agent.json``, :func:`cardzoo.agents.policy.save_policy_agent`); returns the path. ``ValueError``
+    if the module's actor weights do not fit the agent network of ``cfg.net_arch``."""
     import torch
 
     from cardzoo import envs
@@ -324,7 +330,8 @@ def train(cfg: RLlibConfig, log=print) -> dict:
 def bench_sampling(cfg: RLlibConfig, rounds: int = 5, log=print) -> dict:
     """Env steps/s of the env runners alone (no learning): each round every runner samples one
     rollout (``num_envs_per_runner x rollout_fragment_length`` steps) in parallel; the first round
-    (warm-up) is not timed. Returns ``{"runners", "steps", "seconds", "steps_per_second"}``."""
+    (warm-up) is not timed. Returns ``{"runners", "steps", "seconds", "steps_per_second"}``.
+    ``ValueError`` for ``rounds`` that is not an int >= 1, or a bad ``cfg`` (:func:`check_config`)."""
     import ray
 
     if not (isinstance(rounds, (int, np.integer)) and not isinstance(rounds, bool) and rounds >= 1):
@@ -406,6 +413,9 @@ def cmd_train_rllib(args) -> int:
 
 
 def run_args(args) -> int:
+    """Run ``cardzoo train-rllib`` from its parsed ``args``: :func:`bench_sampling` when
+    ``--bench-sampling`` is not 0, else :func:`train`; prints the summary and returns the exit
+    status 0 (errors are raised, as by those two)."""
     from .common import parse_options
 
     cfg = RLlibConfig(

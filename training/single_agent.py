@@ -228,7 +228,11 @@ class SingleSeatEnv(gymnasium.Env):
 
     def step(self, action):
         """Play ``action`` (an int, a numpy int, or a 0-d int array, as ``model.predict`` of
-        stable-baselines3 returns for one observation) for the learning seat.
+        stable-baselines3 returns for one observation) for the learning seat, then the other seats
+        until it acts again or the episode ends. Returns ``(observation uint8[D], reward float,
+        terminated bool, truncated bool, info)``: ``reward`` is what the seat was paid since its last
+        decision; ``info["action_mask"]`` is ``int8[A]`` (all zero once the episode ended, when
+        ``info`` also holds the AEC env's final infos of the seat).
 
         Raises ``RuntimeError`` before ``reset`` or after the episode ended, ``ValueError`` for a
         non-integer or illegal action (naming it and the legal ones), as the AEC env's ``step``: a
@@ -255,4 +259,7 @@ class SingleSeatEnv(gymnasium.Env):
         return self._obs["observation"], reward, False, False, {"action_mask": self._obs["action_mask"]}
 
     def render(self):
+        """The AEC env's ``render()``: the table as a ``str`` with ``render_mode="ansi"``, printed
+        (returning ``None``) with ``"human"``; ``None`` (with a warning) without a render mode;
+        ``RuntimeError`` before ``reset``."""
         return self.aec.render()

@@ -85,7 +85,8 @@ class OpponentPool(OpponentSet):
                 self.entries.remove(old)
 
     def probabilities(self) -> np.ndarray:
-        """Sampling probability of each entry, ``float64[len(entries)]``."""
+        """Sampling probability of each entry, ``float64[len(entries)]`` (summing to 1); ``ValueError``
+        if no entry belongs to a family with a positive weight."""
         fams = [e.name.split("@")[0] for e in self.entries]
         counts = {f: fams.count(f) for f in set(fams)}
         p = np.array([self.group_weights.get(f, 0.0) / counts[f] for f in fams], dtype=np.float64)
@@ -94,7 +95,8 @@ class OpponentPool(OpponentSet):
         return p / p.sum()
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """Indices of ``n`` opponents drawn by weight."""
+        """Indices ``int64[n]`` of ``n`` opponents drawn by weight (:meth:`probabilities`, whose
+        ``ValueError`` it passes on)."""
         return rng.choice(len(self.entries), size=n, p=self.probabilities())
 
     def seed(self, seed: int) -> None:
@@ -116,7 +118,7 @@ class OpponentPool(OpponentSet):
         return bool(getattr(self.entries[i].agent, "needs_state", False))
 
     def act_state(self, i: int, state) -> np.ndarray:
-        """Actions of entry ``i``'s search agent for the seats to act in the games of ``state``."""
+        """Actions ``int64[B]`` of entry ``i``'s search agent for the seats to act in the ``B`` games of ``state``."""
         return self.entries[i].agent.act_state(state)
 
 
@@ -199,19 +201,26 @@ class KernelVecEnv(VecEnv):
         return self
 
     # read-through views of the vector env's state
-    kernel = property(lambda self: self.venv.kernel)
-    st = property(lambda self: self.venv.st)
-    sides = property(lambda self: self.venv.sides)
-    learner_team = property(lambda self: self.venv.learner_team)
-    opponent = property(lambda self: self.venv.opponent)
-    actor_dim = property(lambda self: self.venv.actor_dim)
-    privileged = property(lambda self: self.venv.privileged)
-    skip_forced = property(lambda self: self.venv.skip_forced)
-    pool = property(lambda self: self.venv.opponents)
+    kernel = property(lambda self: self.venv.kernel, doc="The game's batched kernel (the vector env's).")
+    st = property(lambda self: self.venv.st, doc="The kernel state of the ``n_envs`` games (batch axis ``n_envs``).")
+    sides = property(lambda self: self.venv.sides, doc="``list[list[int]]``: the seats of each side (a team, or one seat without teams).")
+    learner_team = property(lambda self: self.venv.learner_team,
+                            doc="``int64[n_envs]``: the side the learner plays in each game (drawn at each deal).")
+    opponent = property(lambda self: self.venv.opponent,
+                        doc="``int64[n_envs]``: index in :attr:`pool` of the opponent of each game.")
+    actor_dim = property(lambda self: self.venv.actor_dim,
+                         doc="``D``: length of the actor's part of an observation (the whole of it unless privileged).")
+    privileged = property(lambda self: self.venv.privileged,
+                          doc="Whether observations append the global state and acting seat for a critic.")
+    skip_forced = property(lambda self: self.venv.skip_forced,
+                           doc="Whether decisions with exactly one legal action are played automatically (the learner's too).")
+    pool = property(lambda self: self.venv.opponents, doc="The :class:`OpponentPool` (an ``OpponentSet``) the opponents come from.")
     _rep_seat = property(lambda self: self.venv._rep_seat)
 
     # ---------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
+        """Deal ``n_envs`` new games (seeded by SB3's ``seed()`` if it was called); returns the
+        observations ``float32[n_envs, D]``. ``RuntimeError`` after :meth:`close`."""
         seed = self._seeds[0]  # set by VecEnv.seed(seed)
         self._reset_seeds()
         obs, _ = self.venv.reset(seed=seed)
@@ -229,6 +238,12 @@ class KernelVecEnv(VecEnv):
         self._actions = actions.reshape(self.num_envs) if actions.shape == (self.num_envs, 1) else actions
 
     def step_wait(self):
+        """Step the actions of :meth:`step_async`: ``(obs float32[n_envs, D], rewards float32[n_envs],
+        dones bool[n_envs], infos)``, SB3's ``VecEnv`` convention. A game that ended is dealt again in
+        the same step; its ``infos[i]`` holds ``terminal_observation``, ``TimeLimit.truncated`` and
+        ``episode_result`` (``return``, ``length``, ``opponent``, ``truncated``). ``RuntimeError``
+        without :meth:`step_async` first (or after :meth:`close`); ``ValueError`` for actions of
+        another shape or dtype, or illegal ones."""
         if self._actions is None:  # it stepped None: "actions must be an int array of shape (N,), got object ()"
             raise RuntimeError("step_wait() called without actions: call step_async(actions) first (or step(actions))")
         actions, self._actions = self._actions, None  # a second step_wait does not replay them
@@ -256,14 +271,19 @@ class KernelVecEnv(VecEnv):
         self.venv.close()
 
     def get_attr(self, attr_name: str, indices=None) -> list:
+        """``[getattr(self, attr_name)]`` once per index (one adapter serves every game);
+        ``AttributeError`` for an attribute it has not."""
         if not hasattr(self, attr_name):
             raise AttributeError(attr_name)
         return [getattr(self, attr_name)] * len(self._indices(indices))
 
     def set_attr(self, attr_name: str, value, indices=None) -> None:
+        """Set ``attr_name`` on the adapter (for every game at once: ``indices`` is ignored)."""
         setattr(self, attr_name, value)
 
     def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list:
+        """The adapter's method ``method_name`` called once, its result repeated per index;
+        ``"action_masks"`` gives each game's own ``bool[A]`` row (what sb3-contrib's MaskablePPO asks)."""
         if method_name == "action_masks":
             masks = self.action_masks()
             return [masks[i] for i in self._indices(indices)]
@@ -271,6 +291,7 @@ class KernelVecEnv(VecEnv):
         return [out] * len(self._indices(indices))
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        """``False`` per index: the games are not Gymnasium envs and have no wrappers."""
         return [False] * len(self._indices(indices))
 
     def _indices(self, indices) -> Sequence[int]:
