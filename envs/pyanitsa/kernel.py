@@ -376,7 +376,7 @@ class PyanitsaKernel(CompiledKernel):
 
     def play_battle(self, st: PyanitsaState, rng: np.random.Generator) -> None:
         """Resolve one whole battle in every live game in the flip phase, as if all its active seats
-        took ``FLIP`` (§4, item 1; the battle: §5): the fast path for simulations where nobody decides (game-length studies).
+        took ``FLIP`` (§4.1; the battle: §5): the fast path for simulations where nobody decides (game-length studies).
 
         Same rules and results as stepping ``FLIP``; rewards of the battle land in ``st.rewards``.
         """

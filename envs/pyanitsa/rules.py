@@ -359,7 +359,8 @@ def _battle(S, b, P):
         S.current_player[b] = w
     else:
         # seat order collects from seat 0; winner first from the winner, and so does the battle that
-        # reaches max_battles in every collect_order ("collected in the default order", §12.2) and a
+        # reaches max_battles in every collect_order ("collected in the default order": RULES.md §11.2, the
+        # specification's §12.2) and a
         # winner-chooses pot that ends the game (nobody orders it). One call site: each inlined copy
         # of _collect costs compile time in every driver.
         _collect(S, b, w, 0 if order == SEAT_ORDER and not capped else w, P)
