@@ -574,12 +574,43 @@ def test_every_flag_of_every_command_says_what_it_does():
     assert bare == []
 
 
+#: a command with an output folder (or file) at a path no folder can be made at, and what it is told; flags keep
+#: each run tiny should it ever start
+NO_OUT = {
+    "train": (["train", "avinas", "--out", "/proc/x", "--steps", "64", "--n-envs", "2", "--n-steps", "32", "--bc-samples", "0",
+               "--eval-deals", "0", "--expert-rounds", "0"], "cannot create --out /proc/x: No such file or directory"),
+    "exploit": (["exploit", "avinas/rule", "--out", "/proc/x", "--steps", "64", "--n-envs", "2", "--deals", "2"],
+                "cannot create --out /proc/x: No such file or directory"),
+    "expert-iterate": (["expert-iterate", "avinas", "--out", "/proc/x", "--games", "1", "--n-det", "1"],
+                       "cannot create --out /proc/x: No such file or directory"),
+    "train-rllib": (["train-rllib", "avinas", "--out", "/proc/x"], "cannot create --out /proc/x: No such file or directory"),
+    "leaderboard": (["leaderboard", "avinas", "random", "avinas/rule", "--deals", "1", "--out", "/proc/lb"],
+                    "cannot create --out /proc/lb: No such file or directory"),
+    "lengths": (["lengths", "--games", "1", "--only", "0", "--out", "/proc/x"], "cannot create --out /proc/x: No such file or directory"),
+    "distil": (["distil", "avinas/ppo", "/proc/x", "--epochs", "1"], "cannot create the agent folder /proc/x: No such file or directory"),
+    "label": (["label", "avinas", "/proc/l.npz", "--games", "1", "--n-det", "1"],
+              "cannot write labels to /proc/l.npz: no file can be made in /proc (No such file or directory); give a path in a "
+              "folder you can write to"),
+}
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc, a folder nobody can make files in")
-def test_a_refusal_of_the_system_is_said_as_the_system_says_it(capsys):
+@pytest.mark.parametrize("command", sorted(NO_OUT))
+def test_a_refusal_of_the_system_is_said_as_the_system_says_it(command, tmp_path, capsys):
     """An output folder the system refuses (/proc/lb) was said in Python's words: "[Errno 2] No such file or
-    directory: '/proc/lb'"; now as ls and cp say it, path first, without the errno tag."""
-    assert main(["leaderboard", "avinas", "random", "avinas/rule", "--deals", "1", "--out", "/proc/lb"]) == 2
-    assert capsys.readouterr().err == "cardzoo leaderboard: error: /proc/lb: No such file or directory\n"
+    directory: '/proc/lb'"; then as ls says it, "/proc/lb: No such file or directory", which names neither the
+    flag nor what failed; label and distil did their work first and failed writing it. Every command's output
+    folder is now checked before the run by one helper (training/common.py check_can_write), as mkdir says it:
+    "cannot create --out /proc/x: No such file or directory"."""
+    argv, said = NO_OUT[command]
+    if command == "distil":
+        labels = tmp_path / "l.npz"
+        assert main(["label", "avinas", str(labels), "--games", "1", "--n-det", "1"]) == 0
+        capsys.readouterr()
+        argv = [*argv, "--labels", str(labels)]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"cardzoo {command}: error: {said}\n"
 
 
 def test_arena_into_a_pipe_closed_early_still_writes_its_json(tmp_path):

@@ -102,6 +102,9 @@ def cmd_lengths(args) -> int:
             )
             raise ValueError(f"--only takes distinct setting indices 0..{n - 1}, got {args.only}; settings: {listing}")
         settings = [settings[i] for i in args.only]
+    from .common import check_can_write
+
+    check_can_write(args.out, "--out", makes_folder=True)  # /proc/x: refused before the games are played
     rows = pyanitsa_lengths.run_all(args.games, args.out, settings, seed=args.seed)
     print(pyanitsa_lengths.markdown(rows))
     print(f"written: {args.out}/lengths.json, lengths.md, game_lengths.png")

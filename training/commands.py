@@ -187,10 +187,15 @@ def _has_choices(game: str, env_options: dict, batch: int = 8, max_steps: int = 
 
 def check_run_out(out: str | None, default: str) -> None:
     """Refuse ``--out ''`` (or blanks) of a training command: "" was taken as no --out, and the run went
-    to its ``default`` folder. ``cardzoo train`` and ``cardzoo train-rllib``."""
+    to its ``default`` folder; and an ``--out`` no folder can be made at (``/proc/x``,
+    :func:`~cardzoo.training.common.check_can_write`). ``cardzoo train`` and ``cardzoo train-rllib``."""
     if out is not None and not out.strip():
         raise ValueError(f"--out {out!r} is an empty path: give the run folder, e.g. --out {default} (or leave "
                          "--out out for that default)")
+    if out is not None:
+        from .common import check_can_write
+
+        check_can_write(out, "--out", makes_folder=True)  # --out /proc/x: refused before the run starts
 
 
 def cmd_train(args, parse_options) -> int:

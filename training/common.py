@@ -212,14 +212,30 @@ def refuse_existing_file(path, what: str, overwrite: bool = False, how: str = "-
         raise FileExistsError(f"{what} {path} exists; a run never overwrites another: choose a new name, or {how}")
 
 
-def check_can_write(path, what: str) -> None:
+def check_can_write(path, what: str, makes_folder: bool = False) -> None:
     """Raise ``OSError`` naming ``what`` (e.g. ``"--json"``) when no new file can be made in the folder of
     ``path``, which exists: a read-only or virtual folder such as ``/proc``, which even root cannot write.
     Checked before a run (by making and removing an empty file there), so that its results are not lost
-    at its end to "[Errno 2] No such file or directory"."""
+    at its end to "[Errno 2] No such file or directory".
+
+    With ``makes_folder``, ``path`` is the output folder of a run (``--out``), made when missing: ``OSError``
+    "cannot create --out /proc/x: No such file or directory" (as mkdir says it) when no folder can be made
+    in its nearest existing folder (or, when it exists, none in it). A file on the way is left to the
+    callers' own checks ("is a file, not a folder"). The one check of every command's ``--out``."""
     import os
     import tempfile
 
+    if makes_folder:
+        path = Path(path)
+        base = next((p for p in (path, *path.parents) if p.exists()), None)
+        if base is None or not base.is_dir():
+            return
+        try:
+            probe = tempfile.mkdtemp(dir=base, prefix=".cardzoo-write-check-")
+        except OSError as e:
+            raise OSError(f"cannot create {what} {path}: {e.strerror or e}") from None
+        os.rmdir(probe)
+        return
     folder = Path(path).resolve().parent
     try:
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".cardzoo-write-check-")

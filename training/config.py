@@ -391,6 +391,9 @@ def check_out_folder(out: Path, resume: str | None = None, overwrite: bool = Fal
         raise ValueError("--resume and --overwrite exclude each other: resume continues the run in --out, overwrite deletes it")
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(f"--out {out} is a file, not a folder")
+    from .common import check_can_write
+
+    check_can_write(out, "--out", makes_folder=True)  # /proc/x: refused now, not at the run's first file
     busy = held_lock(out)
     if busy is not None:  # a run is writing there now: neither its outputs so far nor --overwrite are the way on
         raise in_use_error(out, busy)

@@ -188,6 +188,9 @@ def label_positions(
         raise ValueError(f"cannot write labels to {out}: it is a folder")
     if not out.resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write labels to {out}: its folder does not exist")
+    from .common import check_can_write
+
+    check_can_write(out, "labels to")  # /proc/l.npz: refused now, not after the first batch is labelled
     if out.exists() and not overwrite:  # the Python caller is told the keyword, cardzoo label the flag
         said = f"label file {out} exists; a run never overwrites another: choose a new name, or "
         raise _api_error(FileExistsError, said + "pass overwrite=True to replace it", said + "give --overwrite to replace it")
@@ -829,6 +832,9 @@ def _check_distil_out(out: Path, init_dir: Path, overwrite: bool = False) -> Non
         raise _api_error(ValueError, said + "pass overwrite=True to replace it", said + "give --overwrite to replace it")
     if not out.resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write the agent to {out}: its folder does not exist")
+    from .common import check_can_write
+
+    check_can_write(out, "the agent folder", makes_folder=True)  # /proc/x: refused before training
 
 
 def plot_distillation(summary: dict, path) -> None:
@@ -973,6 +979,9 @@ def expert_iterate(
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise _api_error(ValueError, f"out={str(out)!r} is a file; give a new folder", f"--out {out} is a file; give a new folder")
+    from .common import check_can_write
+
+    check_can_write(out, "--out", makes_folder=True)  # /proc/x: refused before the first round's labelling
     config = {"game": game, "init": str(init), "rounds": rounds, "games": games, "n_det": n_det,
               "label_search_on": list(labelled), "search_on": list(searched), "batch": batch, "epochs": epochs, "lr": lr,
               "tau": tau, "prior": prior, "bid_weight": bid_weight, "batch_size": batch_size, "arena_deals": arena_deals,

@@ -120,7 +120,8 @@ def _load_pair(path: Path, meta: dict, names: tuple[str, str] = ("", ""), identi
 
 def check_out(out, game: str, name: str = "out") -> Path:
     """``out`` (the leaderboard's folder, called ``name``: ``out`` or ``--out``) as a ``Path``; an empty
-    path or an existing file raises ``ValueError`` naming it (it is a folder, made if missing)."""
+    path or an existing file raises ``ValueError`` naming it (it is a folder, made if missing), a path no
+    folder can be made at (``/proc/x``) ``OSError``."""
     example = f"{name} runs/leaderboard/{game}" if name.startswith("--") else f"runs/leaderboard/{game}"
     if isinstance(out, str) and not out.strip():  # Path("") is the current folder: never meant
         raise ValueError(f"{name} {out!r} is an empty path: give the folder to write, e.g. {example}")
@@ -130,6 +131,9 @@ def check_out(out, game: str, name: str = "out") -> Path:
             where = "it is a file" if p == path else f"{str(p)!r} is a file"
             raise ValueError(f"{name} {str(out)!r} is not a folder ({where}): {name} is the folder the leaderboard writes "
                              f"leaderboard.md, .json, .png and pairs/ to, e.g. {example}")
+    from .common import check_can_write
+
+    check_can_write(path, name, makes_folder=True)  # /proc/x: refused before any agent loads
     return path
 
 
