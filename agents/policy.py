@@ -151,11 +151,12 @@ def read_meta(path) -> dict:
     """The validated ``agent.json`` of a saved agent directory.
 
     Raises ``FileNotFoundError`` / ``ValueError`` naming ``path`` when it is missing or not a
-    cardzoo policy.
+    cardzoo policy: a ``str`` as it was written (``./all_fours/ppox``, which ``Path`` would shorten).
     """
+    given = path if isinstance(path, str) else str(path)
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"no saved agent at {path}: the path does not exist")
+        raise FileNotFoundError(f"no saved agent at {given}: the path does not exist")
     meta_file = path / META if path.is_dir() else path
     if meta_file.name != META or not meta_file.is_file():
         raise ValueError(f"{path} is not a saved cardzoo agent: expected a directory holding {META} and {WEIGHTS}{_hint(path)}")
@@ -215,8 +216,8 @@ def load_policy_agent(path, deterministic: bool = True, seed=None, check_layout:
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 
+    meta = read_meta(path)  # before Path(): its error names the path as it was written (./x)
     path = Path(path)
-    meta = read_meta(path)
     folder = path if path.is_dir() else path.parent
     try:
         # saved options may use deprecated names (P'yanitsa's n_players): read them as today's names

@@ -966,8 +966,10 @@ def test_a_mistyped_policy_name_lists_the_games_trained_policies(tmp_path, capsy
         assert capsys.readouterr().err == f"cardzoo {cmd[0]}: error: {said}\n"
     with pytest.raises(FileNotFoundError, match=r"^unknown agent 'pyanitsa/pp'; trained policies for pyanitsa: \['pyanitsa/ppo'\]"):
         _policy_dir("pyanitsa/pp")
-    assert main(["label", "all_fours", "x.npz", "--policy", "./all_fours/ppox"]) == 2
-    assert capsys.readouterr().err == "cardzoo label: error: no saved agent at all_fours/ppox: the path does not exist\n"
+    for cmd in (["label", "all_fours", "x.npz", "--policy", "./all_fours/ppox"], ["distil", "./all_fours/ppox", "d", "--labels", "x.npz"],
+                ["exploit", "./all_fours/ppox"]):  # the path as written: "./" was dropped ("no saved agent at all_fours/ppox")
+        assert main(cmd) == 2
+        assert capsys.readouterr().err == f"cardzoo {cmd[0]}: error: no saved agent at ./all_fours/ppox: the path does not exist\n"
     for path in ("./all_fours/ppox", "all_fours/ppox/", "foo/ppox", "all_fours/a/b", "ppox"):
         assert _policy_dir(path) == path  # the loader names the path: "no saved agent at ...: the path does not exist"
     assert list(tmp_path.iterdir()) == []
