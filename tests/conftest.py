@@ -2,9 +2,68 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
+
+#: the pytest-xdist options of pyproject.toml's ``addopts`` (``--numprocesses auto --maxprocesses 2 --dist loadfile``)
+XDIST_OPTIONS = ("--numprocesses", "--maxprocesses", "--dist")
+
+
+def pytest_addoption(parser, pluginmanager):
+    """The suite runs on pytest-xdist workers (pyproject.toml's ``addopts``; pytest-xdist comes with the ``[test]``
+    extra). Without pytest-xdist (not installed, or ``-p no:xdist``) pytest would stop at those options before
+    collecting anything: they are taken here and ignored, and the suite runs in one process."""
+    if pluginmanager.has_plugin("xdist"):
+        return
+    group = parser.getgroup("xdist (not installed)")
+    for name in XDIST_OPTIONS:
+        group.addoption(name, dest=f"no_xdist_{name[2:]}", default=None,
+                        help="ignored: pytest-xdist is not installed (the suite runs in one process)")
+
+
+def pytest_report_header(config):
+    if not config.pluginmanager.has_plugin("xdist"):
+        return "pytest-xdist is not installed (or -p no:xdist): --numprocesses of addopts ignored, one process"
+    return None
+
+
+def _first_steps(game: str) -> None:
+    """The first batched mask, observation, step and state vector of ``game``, and the first steps of its AEC env."""
+    import numpy as np
+    from cardzoo import envs
+
+    k = envs.kernel(game)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 2)
+    mask = k.legal_actions(st)
+    k.observe(st, st.current_player)
+    k.step(st, mask.argmax(axis=1), rng)
+    k.global_state(st)
+    env = envs.make(game)
+    env.reset(seed=0)
+    for _ in range(3):
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _each_xdist_worker_meets_every_game_before_its_first_test():
+    """Under pytest-xdist, each worker process plays a few steps of every game (batched kernel and AEC env) before
+    its first test, as the first tests of the one-process suite do. numba prints "compiling the GAME rules ..." on
+    stderr once per game and process, when it compiles (its on-disk cache misses). With an empty cache the workers
+    compile side by side from the start, so each says it here; without this, a worker that had so far loaded
+    everything of a game from what the other worker had just written to the cache would say it inside the first
+    test that compiles a new signature, and tests that check their stderr exactly (test_cli.py, ...) would fail
+    depending on the order the workers happened to take. A failure here is left to the tests to report."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        from cardzoo import envs
+
+        for game in sorted(envs.GAMES):
+            with contextlib.suppress(Exception):  # the tests of that game report it
+                _first_steps(game)
+    yield
 
 
 @pytest.fixture(autouse=True, scope="session")
