@@ -130,10 +130,24 @@ def test_human_mode_prints_the_table_at_reset_and_after_every_step(game, capsys)
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
-def test_performance_benchmark_runs(game, capsys):
-    performance_benchmark(envs.make(game))  # 5 seconds of random play with resets
+def test_performance_benchmark_runs(game, capsys, monkeypatch):
+    """PettingZoo's ``performance_benchmark`` plays random moves, resetting at each episode's end, until its clock
+    says 5 s have passed. No count of it is checked, so its clock runs 5 times fast here: 1 s of play per game
+    (tens of thousands of moves, hundreds of episodes), which must still reset after finished episodes."""
+    import time
+    from types import SimpleNamespace
+
+    start = time.time()
+    fast = SimpleNamespace(time=lambda: start + 5 * (time.time() - start))
+    monkeypatch.setitem(performance_benchmark.__globals__, "time", fast)  # the module's `time`
+    env = envs.make(game)
+    resets = []
+    reset = env.reset
+    env.reset = lambda *a, **k: (resets.append(1), reset(*a, **k))[1]
+    performance_benchmark(env)
     out = capsys.readouterr().out
     assert "turns per second" in out and "Finished performance benchmark" in out
+    assert len(resets) > 1  # the first reset, then one after each finished episode
 
 
 def test_bad_render_mode_and_illegal_action_option_fail_at_construction():
