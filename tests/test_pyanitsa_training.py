@@ -135,10 +135,15 @@ def test_terminal_play_without_teams(num_players):
 
 
 def test_cli_bench_and_lengths_run(capsys):
+    """``cardzoo bench pyanitsa`` runs and prints its kernel table. Its "first use" part compiles the P'yanitsa
+    rules again from an empty numba cache in two fresh processes (tens of seconds) and asserts nothing here (a
+    failure there is reported in the table, not fatal): test_bench.py::test_first_use_and_pimc_are_measured
+    checks that part, so it is skipped here."""
     from cardzoo.training.cli import main
 
-    assert main(["bench", "pyanitsa", "--batch", "64", "--seconds", "0.2"]) == 0
-    assert "batched kernel" in capsys.readouterr().out
+    assert main(["bench", "pyanitsa", "--batch", "64", "--seconds", "0.2", "--skip", "first-use"]) == 0
+    out = capsys.readouterr().out
+    assert "batched kernel" in out and "skipped: --skip first-use" in out
 
 
 def test_shipped_ppo_agent_loads_and_plays_legal_orders():
