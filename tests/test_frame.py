@@ -721,7 +721,10 @@ def test_an_unknown_reset_option_raises_naming_it_and_the_valid_ones(game):
     rng_before = env.unwrapped._rng.bit_generator.state
     with pytest.raises(ValueError) as err:
         env.reset(seed=4, options={"dek": [0]})
-    assert str(err.value) == f"unknown reset option(s) ['dek'] for {game}_v0; valid: {VALID_HOOKS[game]}"
+    assert str(err.value) == f"unknown reset option(s) ['dek'] for {game}_v0 (did you mean 'deck'?); valid: {VALID_HOOKS[game]}"
+    with pytest.raises(ValueError) as err:  # no valid name near: no hint
+        env.reset(seed=4, options={"xyzzy": 1})
+    assert str(err.value) == f"unknown reset option(s) ['xyzzy'] for {game}_v0; valid: {VALID_HOOKS[game]}"
     assert _state_equal(env.unwrapped.game_state, before)  # nothing changed, the seed not taken either
     assert env.unwrapped._rng.bit_generator.state == rng_before
     # PettingZoo's api_test checks that reset takes `options` with options={"options": 1}: ignored, with a warning
@@ -827,8 +830,8 @@ def test_an_option_of_the_constructor_given_to_reset_is_told_where_it_goes(game)
                               + "".join(f"; {hints[n]}" for n in names if n in hints))
     assert _state_equal(env.unwrapped.game_state, before)
     with pytest.raises(ValueError) as err:
-        env.reset(options={"dek": [0]})  # a name that is nothing else: no hint
-    assert str(err.value) == f"unknown reset option(s) ['dek'] for {game}_v0; valid: {VALID_HOOKS[game]}"
+        env.reset(options={"dek": [0]})  # a name that is nothing else: the closest valid name
+    assert str(err.value) == f"unknown reset option(s) ['dek'] for {game}_v0 (did you mean 'deck'?); valid: {VALID_HOOKS[game]}"
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))

@@ -43,6 +43,7 @@ from .kernel import (
     check_option_names,
     check_reset_options,
     check_seed,
+    did_you_mean,
     is_int,
     misplaced_reset_options,
     shared_name_hint,
@@ -212,7 +213,8 @@ class KernelAECEnv(AECEnv):
         plain ``int`` or ``None`` and the test hooks to pass to the kernel (``None`` values dropped).
         ``ValueError`` for a seed that is not ``None`` or a non-negative int, ``options`` that are not a
         dict, or an unknown option name (each message names the value and the valid ones; an option
-        of the constructor is told to go there, in the call ``_made_as`` names). Wrappers (the
+        of the constructor is told to go there, in the call ``_made_as`` names; otherwise the closest
+        valid name is suggested, :func:`~cardzoo.envs.core.kernel.did_you_mean`). Wrappers (the
         single-seat Gymnasium env) call it before they change anything of their own."""
         valid = list(self.kernel.INIT_HOOKS)
         seed = check_seed(seed)
@@ -224,7 +226,8 @@ class KernelAECEnv(AECEnv):
         if unknown:
             make, own = self._made_as
             hint = misplaced_reset_options(self.kernel_cls, unknown, options, make, own)
-            raise ValueError(f"unknown reset option(s) {unknown} for {self.env_name}; valid: {valid}{hint}")
+            near = did_you_mean(unknown, valid) if not hint else ""
+            raise ValueError(f"unknown reset option(s) {unknown} for {self.env_name}{near}; valid: {valid}{hint}")
         return seed, {k: v for k, v in options.items() if v is not None}
 
     def _after_step(self) -> None:

@@ -70,7 +70,7 @@ import numba
 from numba import njit, prange
 from numba.core import event as _numba_event
 
-from .kernel import Kernel
+from .kernel import Kernel, did_you_mean
 
 __all__ = ["CompiledKernel", "CompiledSingleGame", "Drivers", "arrays_type", "drivers_for"]
 
@@ -840,7 +840,8 @@ class CompiledKernel(Kernel):
         ``ValueError`` for another name or a bad value."""
         unknown = sorted(set(hooks) - set(self.INIT_HOOKS))
         if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown} for {self.name}; valid: {list(self.INIT_HOOKS)}")
+            raise ValueError(f"unknown reset option(s) {unknown} for {self.name}{did_you_mean(unknown, self.INIT_HOOKS)}; "
+                             f"valid: {list(self.INIT_HOOKS)}")
         if not isinstance(batch, (int, np.integer)) or isinstance(batch, (bool, np.bool_)) or batch < 0:
             raise ValueError(f"batch must be an int >= 0, got {batch!r}")
         _check_rng(rng, int(batch))

@@ -34,6 +34,7 @@ from cardzoo import agents
 from cardzoo import envs
 from cardzoo.agents.options import LayoutMismatchError, OptionsMismatchWarning, seat_decision
 from cardzoo.agents.registry import takes_seed
+from cardzoo.envs.core.kernel import did_you_mean
 
 from ..common import agent_action, check_partner, parse_option_value
 
@@ -177,8 +178,10 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
             out["num_players"] = players
     unknown = [name for name in out if name not in spec]
     if unknown:  # named here, each briefly (the kernel's message would quote a long name whole)
-        raise BadRequest(f"bad {game} options: unknown option(s) [{', '.join(json_short(n) for n in unknown)}]; "
-                         f"valid options: {json.dumps(sorted(spec))}")
+        # the closest valid name, for names a hint can quote whole in JSON's quotes (letters, digits, _)
+        near = did_you_mean([n for n in unknown if isinstance(n, str) and re.fullmatch(r"\w{1,40}", n)], spec)
+        raise BadRequest(f"bad {game} options: unknown option(s) [{', '.join(json_short(n) for n in unknown)}]"
+                         f"{near.replace(chr(39), chr(34))}; valid options: {json.dumps(sorted(spec))}")
     # each value checked here, so that the refusal is written in the client's JSON terms (null, true,
     # "mask"), not in the kernel's Python ones (None, True, 'mask')
     for name, value in out.items():
