@@ -29,25 +29,6 @@ def pytest_report_header(config):
     return None
 
 
-def _first_steps(game: str) -> None:
-    """The first batched mask, observation, step and state vector of ``game``, and the first steps of its AEC env."""
-    import numpy as np
-    from cardzoo import envs
-
-    k = envs.kernel(game)
-    rng = np.random.default_rng(0)
-    st = k.init(rng, 2)
-    mask = k.legal_actions(st)
-    k.observe(st, st.current_player)
-    k.step(st, mask.argmax(axis=1), rng)
-    k.global_state(st)
-    env = envs.make(game)
-    env.reset(seed=0)
-    for _ in range(3):
-        obs, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
-
-
 @pytest.fixture(autouse=True, scope="session")
 def _each_xdist_worker_meets_every_game_before_its_first_test():
     """Under pytest-xdist, each worker process plays a few steps of every game (batched kernel and AEC env) before
@@ -62,7 +43,7 @@ def _each_xdist_worker_meets_every_game_before_its_first_test():
 
         for game in sorted(envs.GAMES):
             with contextlib.suppress(Exception):  # the tests of that game report it
-                _first_steps(game)
+                envs.warm_up(game)
     yield
 
 

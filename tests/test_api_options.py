@@ -75,7 +75,7 @@ def test_a_misspelt_parameter_of_make_vec_or_the_single_seat_env_is_told_their_o
 def test_a_game_that_is_not_a_name_is_refused_listing_the_games(game):
     """cardzoo.make(["all_fours"]) (and kernel, make_vec, kernel_class) raised TypeError "unhashable type:
     'list'", naming neither the game given nor the games there are."""
-    for make in (cardzoo.make, cardzoo.kernel, cardzoo.make_vec, cardzoo.envs.kernel_class):
+    for make in (cardzoo.make, cardzoo.kernel, cardzoo.make_vec, cardzoo.envs.kernel_class, cardzoo.envs.warm_up):
         with pytest.raises(ValueError) as err:
             make(game)
         assert str(err.value) == f"unknown game {game!r}; available games: {sorted(cardzoo.GAMES)}"

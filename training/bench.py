@@ -399,20 +399,9 @@ import numpy as np
 from cardzoo import envs
 t1 = time.perf_counter()
 game = sys.argv[1]
-k = envs.kernel(game)
-r = np.random.default_rng(0)
-st = k.init(r, 2)
-mask = k.legal_actions(st)
-k.observe(st, st.current_player)
-k.step(st, mask.argmax(axis=1), r)
-k.global_state(st)
-e = envs.make(game)
-e.reset(seed=0)
-for _ in range(3):
-    obs, _, term, trunc, _ = e.last()
-    e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+envs.warm_up(game)
 t2 = time.perf_counter()
-print(json.dumps([t1 - t0, t2 - t1, hasattr(k, "drivers")]))
+print(json.dumps([t1 - t0, t2 - t1, hasattr(envs.kernel_class(game), "drivers")]))
 """
 
 
