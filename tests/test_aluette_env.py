@@ -164,6 +164,8 @@ def test_illegal_actions_raise_naming_them_and_the_legal_ones():
         ({"signal": "off"}, ["signals", "signal_visibility"]),
         ({"surrender": True, "mordienne": False}, ["mordienne"]),
         ({"signal_visibility": "public", "signal_intercept": 0.5}, ["partner"]),
+        ({"match_target": 5}, ["episode='match'", "episode='deal'"]),
+        ({"match_target": 5, "episode": "deal"}, ["episode='match'"]),
     ],
 )
 def test_bad_options_raise_listing_valid_values(options, valid):
