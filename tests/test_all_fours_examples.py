@@ -1007,3 +1007,61 @@ def test_kernel_api_example_12_hand_reward():
     assert st.items[0].tolist() == [TEAM_A, TEAM_B, TEAM_A, TEAM_B]
     assert total == [-1.0, 1.0, -1.0, 1.0]
     assert bool(st.done[0])
+
+
+# ----------------------------------------------------------------------------- undertrump: more cases of §5
+# Audit additions (spec §5 table and undertrump paragraph): the undertrump ban is measured against the
+# HIGHEST trump already in the trick, it also binds a player void in the suit led (who may otherwise play
+# anything), and it never touches a trump lead (L = T, where only "trumps only" applies).
+UNDERTRUMP_HANDS = {
+    0: "2C 7C QC QH 7D 8D",  # after the club tricks {QH, 7D, 8D}: void in spades
+    1: "3C 8C KC 5S 2D 3D",
+    2: "4C 9C 10C 9H 4D 5D",
+    3: "5C 6C JC 4H KH 9D",  # after the club tricks {4H, KH, 9D}: void in spades
+}
+CLUB_TRICKS = "S0:STAND S0:2C S1:3C S2:4C S3:5C  S3:6C S0:7C S1:8C S2:9C  S2:10C S3:JC S0:QC S1:KC"
+
+
+@pytest.mark.parametrize(
+    "undertrump, s3_legal, s0_legal",
+    [("allowed", {"4H", "KH", "9D"}, {"QH", "7D", "8D"}), ("forbidden", {"KH", "9D"}, {"7D", "8D"})],
+)
+def test_undertrump_ban_binds_a_player_void_in_the_suit_led(undertrump, s3_legal, s0_legal):
+    """Trump H (kick 3H, dealer S3, beggar S0 leads). Three club tricks: 2C 3C 4C 5C -> S3 (5C),
+    6C 7C 8C 9C -> S2 (9C), 10C JC QC KC -> S1 (KC), who leads 5S; S2 (no spades) trumps with 9H.
+
+    S3 holds {4H, KH, 9D}, no spade. Spec §5: L != T and void in L -> any card; with
+    undertrump="forbidden" a trump below the highest trump in the trick (9H) is illegal unless every
+    card held is a trump -> 4H is out, KH (overtrump) and 9D stay: {KH, 9D}. Default: all three.
+    S3 plays KH. S0 holds {QH, 7D, 8D}, no spade: the highest trump is now KH, so QH (above 9H but
+    below KH) is an undertrump: forbidden -> {7D, 8D}; default -> all three."""
+    env = new_env(make_deck(3, UNDERTRUMP_HANDS, kicks="3H"), dealer=3, undertrump=undertrump)
+    play(env, CLUB_TRICKS + "  S1:5S S2:9H")
+    assert env.agent_selection == "player_3"
+    assert hand_names(env, 3) == {"4H", "KH", "9D"}
+    assert legal_names(env) == s3_legal
+    play(env, "S3:KH")
+    assert env.agent_selection == "player_0"
+    assert hand_names(env, 0) == {"QH", "7D", "8D"}
+    assert legal_names(env) == s0_legal
+    play(env, "S0:7D")
+    # the trick: 5S (S1), 9H (S2), KH (S3), 7D (S0) -> the highest trump, KH, wins: S3 leads next
+    assert env.agent_selection == "player_3"
+
+
+@pytest.mark.parametrize("undertrump", ["allowed", "forbidden"])
+def test_undertrump_ban_does_not_apply_to_a_trump_lead(undertrump):
+    """Trump H. After the same three club tricks S1 leads the trump 8H and S2 plays AH. S3 holds
+    {4H, 9D, 8S}. Spec §5: L = T and holding a trump -> trumps only: {4H}, under either rule (the
+    undertrump ban is for L != T only; 4H is below AH but it is S3's only legal card)."""
+    hands = {
+        0: "2C 7C QC 6D 7D 8D",
+        1: "3C 8C KC 8H 2D 3D",
+        2: "4C 9C 10C AH 4D 5D",
+        3: "5C 6C JC 4H 9D 8S",
+    }
+    env = new_env(make_deck(3, hands, kicks="3H"), dealer=3, undertrump=undertrump)
+    play(env, CLUB_TRICKS + "  S1:8H S2:AH")
+    assert env.agent_selection == "player_3"
+    assert hand_names(env, 3) == {"4H", "9D", "8S"}
+    assert legal_names(env) == {"4H"}

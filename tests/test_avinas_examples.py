@@ -696,3 +696,61 @@ def test_e11_match_end_with_reward_win(pips, rams, winner):
     info = env.infos["player_0"]
     assert info["match_winner"] == winner and info["pips"] == [12, pips[1]]
     assert info["clean_defeat"] == (pips[1] == 0)
+
+
+# ---------------------------------------------------------------- audit additions: declaring and honesty (§4.2.3-4)
+NO_QJ_HAND = "AD TD KD 9D AC TC KC 9C"  # no queen, no jack, no heart, no spade
+
+
+def no_qj_env(**options):
+    # dealer 3: order of calls S0, S1, S2, S3; S2 (= R) has his 4th/8th (9D, 9C) exposed, no seven anywhere on a key position
+    env = new_env(make_deck(3, hands={2: NO_QJ_HAND}), dealer=3, **options)
+    assert env.game_state.game[0] == NO_SEVENS
+    assert {name(c) for c in env.hands["player_2"]} == {"AD", "10D", "KD", "9D", "AC", "10C", "KC", "9C"}
+    return env
+
+
+def test_declarer_may_name_only_a_suit_he_holds_a_trump_of():
+    """Spec §4.2.3: the declarer may name "any suit S for which he holds at least one trump". S2 holds
+    AD TD KD 9D AC TC KC 9C: no queen or jack, so his trumps for a suit are only his A/T/K/9/8/7 of it:
+    clubs 4, diamonds 4, hearts 0, spades 0 -> DECLARE_C and DECLARE_D only. He called 4: both honest."""
+    env = no_qj_env()
+    play(env, "S0:PASS S1:PASS S2:CALL_4 S3:PASS")
+    assert env.game_state.phase[0] == DECLARING and env.game_state.declarer[0] == 2
+    assert legal_names(env) == {"DECLARE_C", "DECLARE_D"}
+    act(env, "S2:DECLARE_C")
+    assert not env.game_state.lied[0]
+    # trick 1: the declarer leads a trump: his four clubs
+    assert legal_names(env) == {"AC", "10C", "KC", "9C"}
+
+
+def test_declarer_without_queens_or_jacks_who_overcalls_lies():
+    """Same hand, call 5 (legal under the default honesty="penalize": any call above the highest).
+    Either suit he may name counts 4 < 5 -> lied (§4.2.4). With honesty="mask" calls stop at his
+    best count, 4 (§4.2.3)."""
+    env = no_qj_env()
+    play(env, "S0:PASS S1:PASS")
+    assert legal_names(env) == {"PASS"} | {f"CALL_{n}" for n in range(1, 9)}
+    play(env, "S2:CALL_5 S3:PASS")
+    assert legal_names(env) == {"DECLARE_C", "DECLARE_D"}
+    act(env, "S2:DECLARE_D")
+    assert env.game_state.lied[0]
+    env = no_qj_env(honesty="mask")
+    play(env, "S0:PASS S1:PASS")
+    assert legal_names(env) == {"PASS", "CALL_1", "CALL_2", "CALL_3", "CALL_4"}
+
+
+@pytest.mark.parametrize(
+    "call_count, call, lied",
+    [("trumps", 5, False), ("trumps", 6, True), ("suit", 3, False), ("suit", 4, True)],
+)
+def test_honesty_check_counts_what_call_count_says(call_count, call, lied):
+    """E8's hand QC JH AD TD 9D KS 8C 7H, trumps named diamonds. call_count="trumps" (spec §4.2.1):
+    queens + jacks (QC, JH) + A..7 of diamonds (AD, TD, 9D) = 5, so a call of 5 is honest and 6 a lie.
+    call_count="suit" (§8): only AD, TD, 9D = 3, so 3 is honest and 4 a lie, though he holds 5 trumps.
+    Naming a suit still needs one trump of it: QC and JH are trumps whatever the suit -> all four suits."""
+    env = e8_env(call_count=call_count)
+    play(env, f"S0:PASS S1:PASS S2:CALL_{call} S3:PASS")
+    assert legal_names(env) == {"DECLARE_C", "DECLARE_D", "DECLARE_H", "DECLARE_S"}
+    act(env, "S2:DECLARE_D")
+    assert bool(env.game_state.lied[0]) is lied
