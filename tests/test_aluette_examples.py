@@ -671,3 +671,87 @@ def test_e10_through_the_kernel_api():
             assert heard[s][lay[f"signals[{r}]"]].sum() == 0
     legal = {k.action_name(a) for a in np.flatnonzero(k.legal_actions(st)[0])}
     assert legal == {"as", "end_signals"}
+
+
+# ----------------------------------------------------------------------------- spec audit: rules without a worked example
+# Expected values are worked out by hand from the spec (§ numbers as in RULES.md), not from the kernel.
+def test_deal_in_threes_from_the_dealers_left_and_the_talon_in_pack_order():
+    """§3 with dealer S2 and the pack in id order (pack position p holds card id p): packets of three
+    to L = S3, P = S0, R = S1, D = S2, three rounds, so S3 holds positions 0-2, 12-14, 24-26, S0 3-5,
+    15-17, 27-29, S1 6-8, 18-20, 30-32, S2 9-11, 21-23, 33-35. t1..t12 are positions 36..47: after
+    a chant accepted by all, L (S3) receives t1 t3 ... t11 = ids 36 38 ... 46 and the dealer (S2) t2 ...
+    t12 = ids 37 39 ... 47. L (S3) speaks first and, after the chant, discards first."""
+    env = new_env(list(range(48)), dealer=2)
+    expect = {3: [0, 1, 2, 12, 13, 14, 24, 25, 26], 0: [3, 4, 5, 15, 16, 17, 27, 28, 29],
+              1: [6, 7, 8, 18, 19, 20, 30, 31, 32], 2: [9, 10, 11, 21, 22, 23, 33, 34, 35]}
+    for s, cards in expect.items():
+        assert sorted(env.hands[P[s]]) == cards
+    assert env.agent_selection == "player_3"
+    play(env, "S3:accept_chant S0:accept_chant S1:accept_chant S2:accept_chant")
+    st = env.game_state
+    assert cards_of(st.received[0, 3]) == list(range(36, 48, 2))
+    assert cards_of(st.received[0, 2]) == list(range(37, 48, 2))
+    assert sorted(env.hands["player_3"]) == sorted(expect[3] + list(range(36, 48, 2)))
+    assert env.agent_selection == "player_3"  # L discards first
+
+
+@pytest.mark.parametrize(
+    "offers, answerer, answer, seq, points",
+    [
+        # S3 (team B) offers after S1, S2 passed; his left-hand opponent S0 (team A) answers for A
+        ("S1:no_offer S2:no_offer S3:offer_surrender", 0, "accept", None, [1, 0]),
+        # the dealer S0 (team A) offers last; S1 (team B) answers: B +1
+        ("S1:no_offer S2:no_offer S3:no_offer S0:offer_surrender", 1, "accept", None, [0, 1]),
+        # S3 offers, S0 refuses: A is committed to mordienne. S2 (A) wins tricks 2..9 after a spoiled
+        # first trick: mordienne by the refusing team -> A +2
+        ("S1:no_offer S2:no_offer S3:offer_surrender", 0, "refuse", ["X"] + [2] * 8, [2, 0]),
+        # the same refusal, A's S2 wins tricks 1..9 (no mordienne, k = 1) -> the offering team B +2
+        ("S1:no_offer S2:no_offer S3:offer_surrender", 0, "refuse", [2] * 9, [0, 2]),
+    ],
+)
+def test_surrender_offered_by_a_later_speaker(offers, answerer, answer, seq, points):
+    """§4.4: offers go from L clockwise until someone offers; the offerer's left-hand opponent
+    answers for his team; accept = 1 point to the accepting team, deal over; refuse = play, and §6:
+    2 to the refusing team only if its player wins the deal with mordienne, else 2 to the offerers.
+    Rewards (``reward="score"``): +p to the scoring team, -p to the other."""
+    hands = sequence_deal(0, seq)[0] if seq else None
+    env = new_env(make_deck(0, hands), dealer=0, surrender=True, chant=False, signals="off")
+    play(env, offers)
+    assert env.agent_selection == P[answerer]
+    assert legal_names(env) == {"accept_surrender", "refuse_surrender"}
+    play(env, f"S{answerer}:{answer}_surrender")
+    if answer == "refuse":
+        assert env.agent_selection == "player_1" and legal_names(env) <= {name(c) for c in range(48)}
+        play(env, sequence_deal(0, seq)[1])
+    assert all(env.terminations.values())
+    assert env.game_state.points[0].tolist() == points
+    p = points[0] - points[1]
+    assert rewards(env) == [p, -p, p, -p]
+
+
+def test_option_defaults_are_the_spec_table():
+    """§8: every option of the spec's table has the spec's default, and its enumerated values are
+    accepted (``signal_intercept`` and ``max_deals`` are documented additions, RULES.md §9 D3, D9)."""
+    from cardzoo.envs.aluette.kernel import AluetteKernel
+
+    spec_defaults = {
+        "partnership_draw": False, "first_dealer": "random", "episode": "deal", "reward": "score", "chant": True,
+        "chant_recipients": "left_and_dealer", "mordienne": True, "surrender": False, "signals": "truthful",
+        "signal_visibility": "partner", "signal_timing": "round_and_turns", "match_deals": 5, "match_target": None,
+    }
+    k = AluetteKernel()
+    assert {n: k.options[n] for n in spec_defaults} == spec_defaults
+    assert set(AluetteKernel.OPTIONS) - set(spec_defaults) == {"signal_intercept", "max_deals"}
+    choices = {
+        "first_dealer": ("random", 0, 1, 2, 3), "episode": ("deal", "match"), "reward": ("score", "win"),
+        "chant_recipients": ("left_and_dealer", "left_and_partner"), "signals": ("truthful", "free", "off"),
+        "signal_visibility": ("partner", "public"), "signal_timing": ("round_and_turns", "round"),
+    }
+    for n, values in choices.items():
+        for v in values:
+            assert AluetteKernel(**{n: v}).options[n] == v
+        with pytest.raises(ValueError, match=n):
+            AluetteKernel(**{n: "nonsense"})
+    for n in ("partnership_draw", "chant", "mordienne", "surrender"):
+        assert AluetteKernel(**{n: not spec_defaults[n]}).options[n] is (not spec_defaults[n])
+    assert AluetteKernel(episode="match", match_target=5).options["match_target"] == 5

@@ -543,3 +543,184 @@ def test_last_trick_bonus_takes_large_integers(bonus):
     assert k.options["last_trick_bonus"] == bonus
     with pytest.raises(ValueError, match="valid values: an int from -100000 to 100000"):
         OttocentoKernel(last_trick_bonus=100_001 if bonus >= 0 else -100_001)
+
+
+# ----------------------------------------------------------------------------- spec audit: rules without a worked example
+# Each expected number below is worked out by hand from the spec (§ numbers as in RULES.md).
+
+
+@pytest.mark.parametrize(
+    "cards, winner",
+    [
+        (["SUN", "ANG", "WOR", "MOO"], 1),  # §2.2 ANG > WOR > SUN > MOO: the Angel (seat 1)
+        (["T16", "MOO", "T15", "T5"], 1),  # MOO is above T16
+        (["WOR", "SUN", "T16", "MOO"], 0),  # WOR above SUN, T16, MOO
+        (["BEG", "T5", "MO4", "T6"], 3),  # T6 > T5 > Moor > BEG
+        (["6S", "KB", "7S", "AS"], 2),  # §5: an off-suit King never wins; swords 7 > 6 > A
+        (["T5", "KS", "6C", "BEG"], 0),  # trumps led: T5 > BEG; the plain cards of the voids do not count
+        (["KC", "QC", "10C", "T5"], 3),  # the lowest numbered trump beats the King of the suit led
+    ],
+)
+def test_trick_winner_by_the_full_trump_order(cards, winner):
+    """§2.2 / §5: trumps rank ANG WOR SUN MOO T16 ... T5, Moors, BEG; if the trick holds a trump the
+    highest trump wins, else the highest card of the suit led; a card of another plain suit never
+    wins. Each seat holds only the card it plays (so it is void in whatever it does not play)."""
+    k, st = trick_state(cards)
+    assert play_trick(k, st, cards) == winner
+
+
+@pytest.mark.parametrize(
+    "cards, index, points",
+    [
+        ("WOR BEG MAT", 0, 18),  # Tarocchi 3 (no Angel: no Grande)
+        ("KS KB KC", 1, 17),
+        ("KS KB KC KD", 1, 34),
+        ("QS QB QC", 2, 14),
+        ("QS QB QC QD", 2, 28),
+        ("NS NB NC", 3, 13),
+        ("NS NB NC ND", 3, 26),
+        ("JS JB JC", 4, 12),
+        ("JS JB JC JD", 4, 24),
+        ("KS KB", 1, 0),  # two of a kind score nothing
+        ("QS QB BEG MAT", 2, 0),  # §4.2: contatori never stand in for a set member
+    ],
+)
+def test_every_set_value_of_the_table(cards, index, points):
+    """§4.2 table: 3 / 4 of a kind = Tarocchi 18/36, Kings 17/34, Queens 14/28, Knights 13/26,
+    Jacks 12/24. None of these collections holds a sequence (no King with a court, at most one ace,
+    no Angel), and one set is not doubled, so the total is the set's value."""
+    from cardzoo.envs.ottocento.combos import combo_breakdown
+
+    b = combo_breakdown(bb(cards))
+    assert int(b.sets[index]) == points
+    assert int(b.sets.sum()) == points and int(b.seqs.sum()) == 0
+    assert int(b.total) == points
+
+
+def test_three_suit_sequences_double_and_a_single_set_does_not():
+    """§4.3 / §9.10: any two courts make a suit sequence with the King (K-Q-N swords, K-Q-J batons,
+    K-N-J cups: 3 cards, 10 each), and three different sequences double the sequence subtotal:
+    2 x 30 = 60. The Kings (KS KB KC: 17) are the only set (two queens, two knights, two jacks), so
+    the set subtotal is not doubled: 17 + 60 = 77. The doublings are independent (§4.4)."""
+    from cardzoo.envs.ottocento.combos import combo_breakdown
+
+    b = combo_breakdown(bb("KS QS NS KB QB JB KC NC JC"))
+    assert b.seqs.tolist() == [10, 10, 10, 0, 0, 0, 0] and bool(b.seqs_doubled)
+    assert b.sets.tolist() == [0, 17, 0, 0, 0] and not bool(b.sets_doubled)
+    assert int(b.total) == 77
+    # K-Q-A of swords is no sequence (the Ace only lengthens a valid one): two sequences, no doubling
+    b = combo_breakdown(bb("KS QS AS KB QB JB KC NC JC"))
+    assert b.seqs.tolist() == [0, 10, 10, 0, 0, 0, 0] and int(b.total) == 17 + 20
+
+
+@pytest.mark.parametrize(
+    "cards, default, strict",
+    [
+        # t = 1 (WOR): BEG fills SUN, MOO is the natural skip; by default MAT may fill T16, then T15 T14:
+        # L = 1 + 1 + 2 + 2 = 6 -> 25; strict: the missing MOO blocks the fill at T16: L = 1 + 1 + 0 + 2 = 4
+        # -> 15. Tarocchi ANG WOR BEG MAT: 36.
+        ("ANG WOR BEG MAT T15 T14", 36 + 25, 36 + 15),
+        # t = 1 (MOO held): the head filler sits on WOR (SUN skipped), MOO is real, so T16 may be filled in
+        # both readings: 25 either way; Tarocchi ANG BEG MAT: 18.
+        ("ANG MOO BEG MAT T15 T14", 18 + 25, 18 + 25),
+        # t = 2 (WOR SUN), one contatore: default fill at T16, T15 -> L = 1 + 2 + 1 + 1 = 5 -> 20; strict:
+        # no fill at T16 -> L = 1 + 2 + 0 + 1 = 4 -> 15. No set (ANG WOR BEG is 3 Tarocchi: 18).
+        ("ANG WOR SUN BEG T15", 18 + 20, 18 + 15),
+    ],
+)
+def test_natural_skip_counts_as_gap_with_one_head_card(cards, default, strict):
+    """§4.3 Grande head, §8 ``natural_skip_counts_as_gap`` (default False). The totals are combo()
+    of §4.4 through the compiled scorer, and the same through a dealt hand's declaration."""
+    assert int(combo_score(bb(cards))) == default
+    assert int(combo_score(bb(cards), natural_skip_counts_as_gap=True)) == strict
+    hand = cards.split()
+    for opt, value in ((False, default), (True, strict)):
+        env = ottocento_v0.env(natural_skip_counts_as_gap=opt)
+        env.reset(seed=0, options={"deck": make_deck({1: " ".join(hand + NUMERALS[: 15 - len(hand)])}, dealer=0),
+                                   "dealer": 0})
+        env.step(env.legal_actions()[0])
+        env.step(env.legal_actions()[0])
+        env.step(DECLARE)
+        assert int(env.game_state.decl_points[0, 1]) == value
+
+
+@pytest.mark.parametrize("discards, asked, value", [("QC 6S", False, 0), ("6S 7S", True, 14)])
+def test_the_dealers_declaration_is_valued_after_his_discard(discards, asked, value):
+    """§4.1: "For the dealer that is the hand after discarding." Dealer S0 is dealt QS QB QC and 14
+    numerals (17 cards). Discarding QC leaves two queens: the hand scores 0, so at his first turn he
+    is not asked (automatic pass). Discarding two numerals keeps the Queens set of 3: 14 points,
+    and DECLARE / PASS are his only actions then. He plays last in trick 1 (S1 leads)."""
+    dealer_hand = "QS QB QC " + " ".join(NUMERALS[:14])
+    env = ottocento_v0.env()
+    env.reset(seed=0, options={"deck": make_deck({0: dealer_hand}, dealer=0), "dealer": 0})
+    for card in discards.split():
+        env.step(cid(card))
+    st = env.game_state
+    while env.agent_selection != "player_0":
+        legal = env.legal_actions()
+        env.step(PASS if PASS in legal else min(legal))
+    assert int(st.tricks_done[0]) == 0 and int(st.decl_value[0, 0]) == value
+    if asked:
+        assert int(st.phase[0]) == DECLARING and env.legal_actions() == [DECLARE, PASS]
+        env.step(DECLARE)
+        assert int(st.decl_points[0, 0]) == 14
+        assert set(names(mask_to_cards(st.shown[0, 0]))) == {"QS", "QB", "QC"}
+    else:
+        assert int(st.phase[0]) == PLAY and DECLARE not in env.legal_actions()
+        assert bool(st.decided[0, 0]) and not bool(st.declared[0, 0])
+
+
+@pytest.mark.parametrize("in_combos, captured_a", [(True, 28), (False, 0)])
+def test_discards_count_for_captured_sets_only_with_the_option(in_combos, captured_a):
+    """§3.4 / §8 ``discards_in_captured_combos``: dealer S0 (team A) discarded QS QB, A won QC QD
+    in tricks. With the default the pile holds all four queens: Queens 28. With False the discards
+    count card points only: QC QD alone score 0. Card points are the same both ways: A's pile
+    QS QB QC QD 6S 7S = 4 x 4 + 2 - 6/2 = 15 (no Matto to settle: its team won it)."""
+    piles = np.array([[bb("QC QD 6S 7S"), bb("MAT KS 8S 9S")]], dtype=np.uint64)
+    r = score_deal(piles, [bb("QS QB")], dealer=[0], tricks_won=[[1, 1]], matto_owner=[1], matto_winner=[3],
+                   last_winner=[0], declared=[[0, 0]], discards_in_captured_combos=in_combos)
+    assert int(r.discards_to[0]) == 0 and int(r.matto[0]) == 0
+    assert int(r.captured[0, 0]) == captured_a
+    assert int(r.cards[0, 0]) == 2 * 15
+
+
+def test_matto_gift_ties_go_to_the_lowest_id():
+    """§6.1 ``best_for_owner``: among the eligible cards, the largest (owner combo - receiver combo)
+    after the swap, ties to the lowest canonical id. A's 1-point cards are AB (id 10) and T7 (id 47),
+    no numeral; AB is A's only ace, so neither card is in any combination of either side: both give
+    the same difference and AB, the lower id, goes. B gets no Aces sequence from it (AB alone)."""
+    piles = np.array([[bb("AB T7 KS QS"), bb("MAT 6B 7B 8B")]], dtype=np.uint64)
+    r = score_deal(piles, [0], [3], [[1, 1]], [0], [1], [1], [[0, 0]])
+    assert names([int(r.gift[0])]) == ["AB"] and int(r.matto[0]) == 1
+    # A: KS QS T7 MAT = 5 + 4 + 1 + 5 - 2 = 13; B: 6B 7B 8B AB = 4 - 2 = 2
+    assert (r.cards[0] // 2).tolist() == [13, 2]
+
+
+def test_option_defaults_are_the_spec_table():
+    """§8: the defaults are the source table's, and the enumerated options accept exactly the spec's
+    values (``deal_packets`` and ``max_deals`` are documented additions, RULES.md §8)."""
+    spec_defaults = {
+        "dealer": "random", "deal_packets": 5, "forbidden_discards": "kings_and_honours",
+        "discards_follow_tricks": True, "discards_in_captured_combos": True, "declaration_mode": "all_or_pass",
+        "natural_skip_counts_as_gap": False, "moors_tie": "last_played", "last_trick_bonus": 6,
+        "matto_rule": "exchange_at_end", "matto_fallback": "lowest_value", "matto_gift": "best_for_owner",
+        "reward": "win_loss", "match_target": None, "declarations_win_immediately": False,
+    }
+    k = OttocentoKernel()
+    assert {n: k.options[n] for n in spec_defaults} == spec_defaults
+    assert set(OttocentoKernel.OPTIONS) - set(spec_defaults) == {"max_deals"}
+    choices = {
+        "dealer": ("random", 0, 1, 2, 3),
+        "declaration_mode": ("all_or_pass", "auto_all", "none"),
+        "moors_tie": ("last_played", "first_played"),
+        "matto_rule": ("exchange_at_end", "captured"),
+        "matto_fallback": ("lowest_value", "forfeit"),
+        "matto_gift": ("best_for_owner", "lowest_id"),
+        "reward": ("win_loss", "point_diff"),
+    }
+    for n, values in choices.items():
+        for v in values:
+            assert OttocentoKernel(**{n: v}).options[n] == v
+        with pytest.raises(ValueError, match=n):
+            OttocentoKernel(**{n: "nonsense"})
+    assert OttocentoKernel(match_target=800).options["match_target"] == 800
