@@ -439,3 +439,40 @@ def test_spec_section3_deal_layout(n, size):
     st = k.init(np.random.default_rng(0), 1, deck=c)
     assert k.piles(st, 0) == [[int(x) for x in c[p::n]] for p in range(n)]
     assert k.info(st, 0)["pile_sizes"] == [size] * n
+
+
+# ----------------------------------------------------------------------------- audit additions (spec §5 collecting, §6 cycles)
+@pytest.mark.parametrize(
+    "order, s1_after",
+    [("winner_first", ["8H", "KH", "9D", "7S"]), ("seat_order", ["8H", "7S", "KH", "9D"])],
+)
+def test_collect_order_starts_at_the_winner_or_at_seat_0(order, s1_after):
+    """Spec §5 Collecting the pot, three players, no tie: S0 7S, S1 KH, S2 9D -> KH wins (S1).
+    winner_first: seats from the winner up, w, w+1, ... mod N = S1 KH, S2 9D, S0 7S;
+    seat_order: from S0 = S0 7S, S1 KH, S2 9D. Under S1's remaining 8H, first listed nearest the top."""
+    env = new_env(["7S 6C", "KH 8H", "9D 10C"], num_players=3, collect_order=order)
+    flip_battle(env)
+    assert piles(env) == [["6C"], s1_after, ["10C"]]
+
+
+def test_winner_chooses_is_never_truncated_as_a_cycle():
+    """Spec §6: the "cycle" truncation is only for the deterministic orders (winner_first, seat_order).
+    Example 13's seat-order cycle S0 9S 7S, S1 7H QC has no tie: 9S-7H (S0), 7S-QC (S1), 9S-7S (S0),
+    7H-QC (S1) and the piles are back after every 4 battles. Under winner_chooses the winner placing
+    S0's card first reproduces seat_order exactly, so the position repeats (checked after battles 4
+    and 8), but detect_cycles (on by default) must not stop it: the game runs to max_battles = 20."""
+    env = new_env(["9S 7S", "7H QC"], collect_order="winner_chooses", max_battles=20)
+    k = env.unwrapped.kernel
+    start = piles(env)
+    for t in range(1, 21):
+        s0_card = piles(env)[0][0]
+        flip_battle(env)
+        if t < 20:
+            assert int(env.game_state.phase[0]) == 1  # ORDER: the winner places the two cards
+            env.step(k.action_id(f"ORDER({s0_card})"))
+            if t % 4 == 0:
+                assert piles(env) == start, t
+            assert not env.game_state.done[0], t
+    st = env.game_state
+    assert st.truncated[0] and int(st.battles[0]) == 20
+    assert env.infos["player_0"]["truncation"] == "max_battles"
