@@ -559,6 +559,8 @@ def test_last_trick_bonus_takes_large_integers(bonus):
         (["6S", "KB", "7S", "AS"], 2),  # §5: an off-suit King never wins; swords 7 > 6 > A
         (["T5", "KS", "6C", "BEG"], 0),  # trumps led: T5 > BEG; the plain cards of the voids do not count
         (["KC", "QC", "10C", "T5"], 3),  # the lowest numbered trump beats the King of the suit led
+        (["MO1", "MO2", "T5", "MO3"], 2),  # the Moors tie only decides when a Moor is the best trump
+        (["MO2", "BEG", "MO4", "MO1"], 3),  # three Moors: the latest (MO1, seat 3) wins
     ],
 )
 def test_trick_winner_by_the_full_trump_order(cards, winner):
@@ -724,3 +726,12 @@ def test_option_defaults_are_the_spec_table():
         with pytest.raises(ValueError, match=n):
             OttocentoKernel(**{n: "nonsense"})
     assert OttocentoKernel(match_target=800).options["match_target"] == 800
+
+
+def test_three_moors_under_both_moors_tie_options():
+    """§2.2 / §8 ``moors_tie``: MO2 (S0), BEG (S1), MO4 (S2), MO1 (S3): the best trump is a Moor and
+    three Moors are present: ``last_played`` gives the trick to the latest Moor (MO1, S3),
+    ``first_played`` to the first (MO2, S0). BEG is below every Moor either way."""
+    for tie, winner in (("last_played", 3), ("first_played", 0)):
+        k, st = trick_state(["MO2", "BEG", "MO4", "MO1"], moors_tie=tie)
+        assert play_trick(k, st, ["MO2", "BEG", "MO4", "MO1"]) == winner
