@@ -433,3 +433,46 @@ def test_a_target_above_215_clips_the_observed_score_at_255():
     seat = int(st.current_player[0])
     mine = [300, 40][seat % 2], [300, 40][1 - seat % 2]
     assert k.observe(st, np.array([seat]))[0, e.start : e.stop].tolist() == [min(v, 255) for v in mine]
+
+
+# ----------------------------------------------------------------------------- options against the spec's table
+def test_defaults_are_the_spec_defaults():
+    """The spec's options table (§8): episode "hand", target 14, kick_points "trinidad",
+    score_rejected_kicks True, jack/hang jack/game points 1/3/1, game_tie "none", undertrump "allowed",
+    forbid_game_ending_give_one False, deal_packet 3, first_dealer None (random), max_redeals 50,
+    max_hands 500 (plus the env's reward "score", DESIGN)."""
+    assert AllFoursKernel().options == {
+        "episode": "hand", "reward": "score", "target_score": 14, "kick_points": "trinidad",
+        "score_rejected_kicks": True, "jack_points": 1, "hang_jack_points": 3, "game_points": 1,
+        "game_tie": "none", "undertrump": "allowed", "forbid_game_ending_give_one": False, "deal_packet": 3,
+        "first_dealer": None, "max_redeals": 50, "max_hands": 500,
+    }
+
+
+@pytest.mark.parametrize(
+    "name, values",
+    [
+        ("episode", ["hand", "match"]),
+        ("target_score", [1, 7, 14]),
+        ("kick_points", ["trinidad", "tobago"]),
+        ("score_rejected_kicks", [True, False]),
+        ("jack_points", [0, 1, 4]),
+        ("hang_jack_points", [0, 3, 6]),
+        ("game_points", [0, 1, 2]),
+        ("game_tie", ["none", "beggar_team", "dealer_team"]),
+        ("undertrump", ["allowed", "forbidden"]),
+        ("forbid_game_ending_give_one", [True, False]),
+        ("deal_packet", [3, 1]),
+        ("first_dealer", [None, 0, 1, 2, 3]),
+        ("max_redeals", [1, 50]),
+        ("max_hands", [1, 500]),
+    ],
+)
+def test_every_value_of_the_spec_table_is_accepted(name, values):
+    """Every value the spec's §8 lists for an option builds an env that deals (first_dealer fixes the dealer)."""
+    for v in values:
+        env = all_fours_v0.env(**{name: v})
+        env.reset(seed=0)
+        assert env.unwrapped.kernel.options[name] == v
+        if name == "first_dealer" and v is not None:
+            assert int(env.game_state.dealer[0]) == v

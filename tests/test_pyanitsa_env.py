@@ -352,3 +352,48 @@ def test_the_battle_count_in_the_observation_saturates_at_two_bytes(battles, sho
     st.battles[0] = battles
     e = next(e for e in k.obs_layout.entries if e.name == "battles")
     assert k.observe(st, np.array([0]))[0, e.start : e.stop].tolist() == shown
+
+
+# ----------------------------------------------------------------------------- options against the spec's table
+def test_defaults_are_the_spec_defaults():
+    """The spec's options table (§8): 2 players, "last_holder_loses", "face_up", "all",
+    "last_card_stands", six_beats_ace True, "winner_first", 36 cards, max_battles 5000, detect_cycles True.
+    The spec calls the player count n_players; the env's name is num_players and n_players is accepted
+    as an alias (with a DeprecationWarning), giving the same game."""
+    assert PyanitsaKernel().options == {
+        "num_players": 2, "objective": "last_holder_loses", "tie_mode": "face_up", "tie_players": "all",
+        "runout": "last_card_stands", "six_beats_ace": True, "collect_order": "winner_first", "deck": 36,
+        "max_battles": 5000, "detect_cycles": True,
+    }
+    for n in (2, 3, 4):
+        with pytest.warns(DeprecationWarning, match="n_players"):
+            env = pyanitsa_v0.env(n_players=n)
+        env.reset(seed=0)
+        assert env.possible_agents == [f"player_{i}" for i in range(n)]
+        assert env.unwrapped.kernel.options["num_players"] == n
+
+
+@pytest.mark.parametrize(
+    "name, values",
+    [
+        ("num_players", [2, 3, 4]),
+        ("objective", ["last_holder_loses", "first_out_loses"]),
+        ("tie_mode", ["face_up", "down_up"]),
+        ("tie_players", ["all", "tied"]),
+        ("runout", ["last_card_stands", "forfeit"]),
+        ("six_beats_ace", [True, False]),
+        ("collect_order", ["winner_first", "seat_order", "random", "winner_chooses"]),
+        ("deck", [36, 52]),
+        ("max_battles", [1, 5000]),
+        ("detect_cycles", [True, False]),
+    ],
+)
+def test_every_value_of_the_spec_table_is_accepted(name, values):
+    """Every value the spec's §8 lists for an option builds an env that deals its piles (§3)."""
+    for v in values:
+        env = pyanitsa_v0.env(**{name: v})
+        env.reset(seed=0)
+        o = env.unwrapped.kernel.options
+        assert o[name] == v
+        n, c = o["num_players"], o["deck"]
+        assert sorted(map(len, env.unwrapped.kernel.piles(env.game_state, 0))) == [c // n] * n
