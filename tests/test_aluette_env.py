@@ -164,8 +164,6 @@ def test_illegal_actions_raise_naming_them_and_the_legal_ones():
         ({"signal": "off"}, ["signals", "signal_visibility"]),
         ({"surrender": True, "mordienne": False}, ["mordienne"]),
         ({"signal_visibility": "public", "signal_intercept": 0.5}, ["partner"]),
-        ({"match_target": 5}, ["episode='match'", "episode='deal'"]),
-        ({"match_target": 5, "episode": "deal"}, ["episode='match'"]),
     ],
 )
 def test_bad_options_raise_listing_valid_values(options, valid):
@@ -377,3 +375,27 @@ def test_a_match_reveals_each_deals_trick_results_in_infos_when_it_ends():
     assert info["deals"] == 1 and info["match_result"] == "running"
     env.step(min(env.legal_actions()))
     assert env.infos[env.agents[0]] == info  # kept while deal 2 is played
+
+
+@pytest.mark.parametrize("options", [{"match_target": 5}, {"match_deals": 3}, {"max_deals": 2}, {"match_target": 5, "max_deals": 2}])
+def test_match_options_play_no_part_in_a_single_deal(options):
+    """RULES.md §6: the match options act only with episode="match". With the default episode="deal"
+    each is accepted (the spec's option table allows it on its own) and the episode is the one deal
+    that the default options play: the same cards, moves, rewards and end, step for step."""
+    plain, given = aluette_v0.env(), aluette_v0.env(**options)
+    for seed in (0, 1, 2):
+        plain.reset(seed=seed)
+        given.reset(seed=seed)
+        steps = 0
+        for agent in plain.agent_iter():
+            obs, reward, term, trunc, info = plain.last()
+            assert given.agent_selection == agent
+            obs2, reward2, term2, trunc2, info2 = given.last()
+            assert reward2 == reward and (term2, trunc2) == (term, trunc) and info2 == info
+            assert np.array_equal(obs2["action_mask"], obs["action_mask"])
+            action = None if term or trunc else int(np.flatnonzero(obs["action_mask"])[seed % int(obs["action_mask"].sum())])
+            plain.step(action)
+            given.step(action)
+            steps += 1
+        assert not given.agents and steps > 9  # one deal, ended at the same step
+        assert given.unwrapped.game_state.deals.item(0) == plain.unwrapped.game_state.deals.item(0) == 1

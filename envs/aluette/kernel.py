@@ -151,7 +151,7 @@ class AluetteKernel(CompiledKernel):
     ``signal_timing``       ``"round_and_turns"``, ``"round"``               ``"round_and_turns"``
     ``signal_intercept``    0..1: chance each opponent catches a signal      0.0
     ``match_deals``         int 1..1000                                      5
-    ``match_target``        None or int 1..1000 (needs ``episode="match"``)  None
+    ``match_target``        None or int 1..1000                              None
     ``max_deals``           int 1..10000 (cap with ``match_target``)         1000
     ======================  ===============================================  ======================
 
@@ -196,11 +196,6 @@ class AluetteKernel(CompiledKernel):
         o = self.options
         if o["surrender"] and not o["mordienne"]:
             raise ValueError("option surrender=True requires mordienne=True (RULES.md §4.4); valid: surrender=False or mordienne=True")
-        if o["match_target"] is not None and o["episode"] != "match":
-            raise ValueError(
-                f"option match_target={o['match_target']!r} plays deals until a team has that many points, so it needs "
-                "episode='match' (RULES.md §6, §8); valid: match_target=None with episode='deal'"
-            )
         if o["signal_visibility"] == "public" and o["signal_intercept"] not in (0, 0.0):
             raise ValueError(
                 f"option signal_intercept={o['signal_intercept']!r} only applies with signal_visibility='partner' "
