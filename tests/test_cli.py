@@ -519,6 +519,27 @@ def test_a_json_path_no_file_can_be_made_in_is_refused_before_the_run(capsys):
         assert captured.out == ""
 
 
+@pytest.mark.parametrize("argv, example", [
+    (["arena", "all_fours", "all_fours/rule", "random", "--deals", "2"], "arena.json"),
+    (["bench", "pyanitsa", "--rounds", "1", "--seconds", "0.01", "--skip", "texas", "scaling", "first-use", "pimc"],
+     "bench.json"),
+    (["bench-web", "--clients", "1", "--moves", "1"], "bench_web.json"),
+])
+def test_a_json_path_that_names_a_folder_is_refused_before_the_run(tmp_path, monkeypatch, capsys, argv, example):
+    """`cardzoo bench --json runs/` (a new name ending in a slash) passed the checks, measured every row and then
+    failed with "runs/: Is a directory", losing the run's numbers (bench-web the same); `cardzoo arena --json
+    runs/` wrote a file named runs and said "JSON written to runs/". A name ending in / (or . or ..) names a
+    folder: refused before anything is played or measured, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    for path in ("new/", "new/."):
+        assert main([*argv, "--json", path]) == 2
+        captured = capsys.readouterr()
+        assert captured.err == (f"cardzoo {argv[0]}: error: --json {path} names a folder, not a file; give a file name "
+                                f"such as new/{example}\n")
+        assert captured.out == ""
+        assert list(tmp_path.iterdir()) == []
+
+
 def test_bench_web_never_overwrites_a_json_file(tmp_path, capsys):
     """`cardzoo bench-web --json FILE` replaced an existing FILE (another run's numbers) at the end of its run;
     now refused before the run, as `cardzoo bench --json` is; an empty path is refused too."""

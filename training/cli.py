@@ -25,11 +25,14 @@ def _one_core() -> None:
             pass
 
 
-def _check_json_path(path: str) -> None:
+def _check_json_path(path: str, example: str = "bench.json") -> None:
     """A ``--json`` file of ``bench`` and ``bench-web``, before the run: a new file in a folder that exists and
     takes files (a run never overwrites another)."""
     from .common import check_can_write
 
+    if os.path.basename(path) in ("", ".", ".."):  # "runs/" passed every check, then open() failed at the run's end
+        raise ValueError(f"--json {path} names a folder, not a file; give a file name such as "
+                         f"{os.path.join(os.path.normpath(path), example)}")
     if os.path.exists(path):
         raise ValueError(f"--json {path} exists; a run never overwrites another: choose a new path")
     parent = os.path.dirname(os.path.abspath(path))
@@ -218,7 +221,7 @@ def cmd_bench_web(args) -> int:
         raise ValueError(f"--json {args.json!r} is an empty path: give the file to write, e.g. --json bench_web.json "
                          "(or leave --json out)")
     if args.json:  # it was opened with "w" at the end: another run's file was replaced, an unwritable path lost the run
-        _check_json_path(args.json)
+        _check_json_path(args.json, "bench_web.json")
     from .web import loadtest
 
     cap = loadtest._max_tables()
