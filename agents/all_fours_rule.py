@@ -36,8 +36,6 @@ back until it is safe, and leads boss trumps to draw trumps and hunt an unseen j
 from __future__ import annotations
 
 import functools
-import hashlib
-import inspect
 import math
 
 import numpy as np
@@ -445,14 +443,11 @@ def _values_batch(obs, legal, ex, lay, cfg, QP, out):
 # ---------------------------------------------------------------------- rollouts (PIMC)
 def _rules_key() -> str:
     """The All Fours rules' source hash: part of the rollout driver's numba cache key, so a changed
-    rules file never loads a stale compiled rollout (numba's cache does not follow callees)."""
+    rules file never loads a stale compiled rollout (:func:`cardzoo.envs.core.compiled.rules_key`)."""
     from cardzoo.envs.all_fours import constants, rules
+    from cardzoo.envs.core.compiled import rules_key
 
-    h = hashlib.sha256()
-    for mod in (rules, constants):
-        with open(inspect.getfile(mod), "rb") as f:
-            h.update(f.read())
-    return h.hexdigest()
+    return rules_key(rules, constants)
 
 
 @njit(cache=True, _nrt=False)

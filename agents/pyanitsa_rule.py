@@ -20,13 +20,63 @@ only legal action it takes it. Vectorized over the batch, no Python loop over ga
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
+from cardzoo.envs.core.bits import low_bit as _low_bit
+from cardzoo.envs.pyanitsa.rules import legal_bits, step_one
+from numba import njit
 
 from .base import Agent, as_batch
 
 __all__ = ["PyanitsaRuleAgent"]
+
+
+# ---------------------------------------------------------------------- rollouts (PIMC)
+def _make_play_out(key: str):
+    def play_out_rows(S, P, rows, seats, score, limit, ret):
+        """Play each game ``b`` of ``rows`` to its end, every seat taking the legal action of highest
+        ``score`` (the lowest id among equals, as :meth:`PyanitsaRuleAgent.act`'s ``argmax``), one
+        rules step at a time (rewards zeroed first, as the batch driver does), adding the step's
+        reward of seat ``seats[b]`` to ``ret[b]``. Returns -1, or a game that asked for chance or
+        was still live after ``limit`` steps (the caller raises)."""
+        key  # noqa: B018  (part of numba's cache key)
+        for i in range(rows.shape[0]):
+            b = rows[i]
+            steps = 0
+            while not S.done[b]:
+                if steps == limit:
+                    return b
+                steps += 1
+                legal = legal_bits(S, b, P)
+                a = -1
+                best = -np.inf
+                while legal:
+                    c = _low_bit(legal)
+                    if score[c] > best:
+                        best = score[c]
+                        a = c
+                    legal &= legal - np.uint64(1)
+                for j in range(S.rewards.shape[1]):
+                    S.rewards[b, j] = 0
+                if step_one(S, b, a, P) != 0:
+                    return b
+                ret[b] += S.rewards[b, seats[b]]
+        return -1
+
+    play_out_rows.__qualname__ = "play_out_rows"
+    return njit(cache=True, _nrt=False)(play_out_rows)
+
+
+@functools.cache
+def _play_out():
+    """The compiled rollout driver (compiled on first use, then loaded from numba's cache), keyed by
+    the P'yanitsa rules' source (:func:`cardzoo.envs.core.compiled.rules_key`)."""
+    from cardzoo.envs.core.compiled import rules_key
+    from cardzoo.envs.pyanitsa import constants, rules
+
+    return _make_play_out(rules_key(rules, constants))
 
 
 class PyanitsaRuleAgent(Agent):
@@ -87,6 +137,7 @@ class PyanitsaRuleAgent(Agent):
         # the rank placed first scores highest; FLIP (the last action) gets the lowest score: it is
         # only chosen when it is the only legal action
         self._score = np.concatenate([100.0 - position[np.arange(k.C) % n_ranks], [0.0]])
+        self._options = dict(k.options)  # the rules its rollouts may play (play_out)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]``: the best-scored legal action of each row (0 where none is legal). ``ValueError``
@@ -97,3 +148,31 @@ class PyanitsaRuleAgent(Agent):
         _, mask = as_batch(observation, action_mask, None, A, note=f" (P'yanitsa with the {A - 1}-card pack)")
         s = np.where(mask, self._score[None, : mask.shape[1]], -np.inf)
         return s.argmax(axis=1).astype(np.int64)
+
+    def play_out(self, kernel, st, seats: np.ndarray, rng) -> np.ndarray | None:
+        """Play every live game of ``st`` to its end with this bot in every seat, compiled; return
+        ``float64[N]``: the sum of the rewards of seat ``seats[b]`` (``int[N]``) of game ``b`` over
+        those steps. The rollout of :class:`cardzoo.agents.search.PIMCSearch`: the same actions,
+        states and rewards as its generic loop (``kernel.observe``, :meth:`act`, ``kernel.step``
+        until every game is over), at a fraction of the cost (a game is hundreds of battles).
+        ``st`` is played in place; ``rng`` is not used (no chance is drawn during play).
+
+        Returns ``None`` (nothing done) where the generic loop must play: a kernel that is not
+        P'yanitsa with the options this bot was made for, ``collect_order="random"`` (the order of
+        every collected pot is drawn, RULES.md §5), or a subclass that plays otherwise.
+        ``RuntimeError`` if a game asks for chance or is still live after
+        ``kernel.max_episode_steps`` steps (a kernel bug: every game ends sooner, §6)."""
+        from cardzoo.envs.pyanitsa.kernel import PyanitsaKernel
+
+        if type(kernel) is not PyanitsaKernel or kernel.options != self._options or kernel.options["collect_order"] == "random":
+            return None
+        if type(self).act is not PyanitsaRuleAgent.act:
+            return None
+        seats = np.ascontiguousarray(seats, dtype=np.int64)
+        ret = np.zeros(st.batch_size)
+        rows = np.flatnonzero(~st.done)
+        bad = _play_out()(kernel.drivers.arrays(st), kernel.params, rows, seats, self._score, int(kernel.max_episode_steps), ret)
+        if bad >= 0:
+            raise RuntimeError(f"P'yanitsa rollout of game {bad} asked for chance or did not end within "
+                               f"max_episode_steps = {kernel.max_episode_steps}")
+        return ret

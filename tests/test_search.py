@@ -287,6 +287,40 @@ def test_pyanitsa_pimc_orders_the_pot_by_search():
     assert mask[np.arange(order.size), acts].all()
 
 
+@pytest.mark.parametrize("num_players, objective, deck", [(2, "first_out_loses", 36), (2, "last_holder_loses", 52),
+                                                       (3, "last_holder_loses", 36), (4, "first_out_loses", 52)])
+def test_pyanitsa_compiled_rollouts_equal_the_generic_loop(num_players, objective, deck):
+    """The P'yanitsa rule bot's compiled ``play_out`` gives PIMC exactly the q-values of the generic
+    observe / act / step loop (the same orders of every pot, the same rewards: a rollout is the rest
+    of the game, hundreds of battles), and draws nothing from the search's generator that the loop
+    does not; with collect_order="random" (chance in every battle) it leaves the rollouts to the loop."""
+    from cardzoo import envs
+    from cardzoo.agents.pyanitsa_rule import PyanitsaRuleAgent
+
+    opts = {"num_players": num_players, "collect_order": "winner_chooses", "objective": objective, "deck": deck}
+    k = envs.kernel("pyanitsa", **opts)
+    rule = PyanitsaRuleAgent(**opts)
+    rng = np.random.default_rng(num_players + deck)
+    st = k.init(rng, 64)
+    for _ in range(200):  # to a step where at least 4 games wait for a pot's order
+        order = np.flatnonzero((k.legal_actions(st).sum(axis=1) > 1) & ~st.done)
+        if order.size >= 4:
+            break
+        k.step(st, rule.act(k.observe(st, st.current_player), k.legal_actions(st)), rng)
+    assert order.size >= 4
+    results = []
+    for rollout in (PyanitsaRuleAgent(**opts), _NoPlayOut(PyanitsaRuleAgent(**opts))):
+        search = PIMCSearch(k, rollout, n_det=3, seed=5)
+        results.append((search.q_values(st.take(order)), search.rng.random()))
+    (q_fast, next_fast), (q_loop, next_loop) = results
+    assert np.array_equal(q_fast, q_loop, equal_nan=True) and np.isfinite(q_fast).sum() >= 2 * order.size
+    assert next_fast == next_loop
+    assert (q_fast[np.isfinite(q_fast)] != 0).any()  # rollouts reach the end of the game and pay its result
+    rand = envs.kernel("pyanitsa", **{**opts, "collect_order": "random"})
+    assert PyanitsaRuleAgent(**{**opts, "collect_order": "random"}).play_out(rand, rand.init(rng, 2), np.zeros(2, int), rng) is None
+    assert rule.play_out(rand, rand.init(rng, 2), np.zeros(2, int), rng) is None  # other options than the bot's
+
+
 def test_pimc_refuses_match_episodes_of_every_game():
     from cardzoo import agents
 

@@ -72,7 +72,7 @@ from numba.core import event as _numba_event
 
 from .kernel import Kernel, did_you_mean
 
-__all__ = ["CompiledKernel", "CompiledSingleGame", "Drivers", "arrays_type", "drivers_for"]
+__all__ = ["CompiledKernel", "CompiledSingleGame", "Drivers", "arrays_type", "drivers_for", "rules_key"]
 
 
 def arrays_type(state_cls: type, name: str, module: str):
@@ -324,6 +324,19 @@ def _rules_hash(fn) -> str:
     path = inspect.getfile(fn.py_func)
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
+
+
+def rules_key(*modules) -> str:
+    """sha256 (hex ``str``) over the source files of ``modules`` (a game's ``rules`` and
+    ``constants``, say). Compiled code outside a game's drivers that inlines its rules (a rule bot's
+    compiled rollouts, ``agents/``) keeps it in a closure cell, which is part of numba's cache key:
+    numba's cache does not follow callees, so without it a changed rules file would load a stale
+    compiled copy. ``OSError`` if a module's file cannot be read."""
+    h = hashlib.sha256()
+    for mod in modules:
+        with open(inspect.getfile(mod), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
 
 
 class _CompileNotice(_numba_event.Listener):
