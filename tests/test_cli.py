@@ -932,6 +932,33 @@ def test_serve_on_port_0_announces_the_port_it_listens_on(monkeypatch, capsys):
     assert served == []  # a port in use: test_web_server.py
 
 
+def test_serve_on_every_address_says_so_and_announces_a_url_a_browser_opens(monkeypatch, capsys):
+    """`cardzoo serve --host ''` (every address, as 0.0.0.0) printed "note: listening on , reachable from other
+    machines", naming no address; `--host ::` announced (and opened) http://[::]:PORT/, the unspecified address,
+    where 0.0.0.0 announces the loopback 127.0.0.1."""
+    pytest.importorskip("fastapi")
+    import socket
+
+    import uvicorn
+
+    from cardzoo.training.web.app import serve
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: setattr(self, "started", True))
+    hosts = [("", "127.0.0.1", "0.0.0.0 (--host '': every address)")]
+    if socket.has_ipv6:
+        try:
+            with socket.socket(socket.AF_INET6) as s6:
+                s6.bind(("::", 0))
+            hosts.append(("::", "[::1]", "::"))
+        except OSError:  # no IPv6 here
+            pass
+    for host, shown, where in hosts:
+        serve(host, 0, open_browser=False)
+        first, note = capsys.readouterr().out.splitlines()
+        assert first.startswith(f"cardzoo card table at http://{shown}:") and first.endswith("/  (Ctrl-C stops it)")
+        assert note == f"note: listening on {where}, reachable from other machines; there is no login"
+
+
 @pytest.mark.parametrize("cmd", [["demo", "pyanitsa"], ["arena", "pyanitsa", "random", "random"], ["bench", "pyanitsa"],
                                  ["leaderboard", "pyanitsa", "random", "lowest", "--deals", "2"], ["play", "pyanitsa"],
                                  ["exploit", "random", "--game", "pyanitsa"], ["train", "pyanitsa"],

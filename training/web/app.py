@@ -468,11 +468,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True, 
         manager = TableManager(agents_dir=agents_dir)
         if agents_dir is not None:
             print(f"agents from {manager.agents_dir}: {sorted(manager._local) or 'none found'}", flush=True)
-        shown = "127.0.0.1" if host in ("0.0.0.0", "") else f"[{host}]" if ":" in host else host
+        # every address ("" is 0.0.0.0): the URL names this machine's loopback, which a browser can open
+        shown = "127.0.0.1" if host in ("0.0.0.0", "") else "[::1]" if host == "::" else f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{port}/"
         print(f"cardzoo card table at {url}  (Ctrl-C stops it)", flush=True)
-        if host not in ("127.0.0.1", "localhost", "::1"):
-            print(f"note: listening on {host}, reachable from other machines; there is no login", flush=True)
+        if host not in ("127.0.0.1", "localhost", "::1"):  # "listening on , reachable ..." said nothing for --host ''
+            where = host if host else "0.0.0.0 (--host '': every address)"
+            print(f"note: listening on {where}, reachable from other machines; there is no login", flush=True)
         if open_browser:
             threading.Timer(1.0, lambda: webbrowser.open(url)).start()
         server = uvicorn.Server(uvicorn.Config(create_app(manager, warm_up=True), host=host, port=port, log_level="warning"))
