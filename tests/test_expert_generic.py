@@ -185,6 +185,27 @@ def test_distil_bad_search_on(game_labels, tmp_path):
     assert cli.main(["distil", "avinas/ppo", str(tmp_path / "s"), "--labels", str(cards_only), "--search-on", "bids"]) == 2
 
 
+def test_distil_says_a_labelled_type_without_positions_is_not_measured(game_labels, tmp_path, capsys):
+    """`cardzoo distil pyanitsa/ppo out --labels l.npz` on labels made with the default --label-search-on all said "no
+    PIMC values for ['others'] in these labels (cardzoo label --label-search-on all measures them too)": the labels
+    had others labelled, with no position (P'yanitsa's FLIP is never a choice), and relabelling as told changes
+    nothing. Now it says how many positions there are; labels without values for a type still get the advice."""
+    pya_out, counts, pya_policy = game_labels("pyanitsa")
+    assert counts["other_positions"] == 0
+    assert cli.main(["distil", pya_policy, str(tmp_path / "p"), "--labels", str(pya_out), "--epochs", "1",
+                     "--reference", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "others not measured: these labels hold 0 others positions (2 or more are needed to hold some out)\n" in out
+    assert "no PIMC values" not in out
+    cards_only = tmp_path / "cards.npz"
+    label_positions("avinas", "avinas/ppo", 2, cards_only, n_det=1, seed=3, batch=2, search_on="cards", progress=False)
+    assert cli.main(["distil", "avinas/ppo", str(tmp_path / "a"), "--labels", str(cards_only), "--epochs", "1",
+                     "--reference", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "no PIMC values for ['others'] in these labels (cardzoo label --label-search-on all measures them too)\n" in out
+    assert "not measured" not in out
+
+
 def test_two_rounds_make_two_folders_and_refuse_to_overwrite(tmp_path, capsys):
     run = tmp_path / "run"
     kw = dict(rounds=2, games=2, n_det=1, batch=2, epochs=1, batch_size=16, arena_deals=4, seed=1, progress=False)

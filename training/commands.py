@@ -528,9 +528,17 @@ def _print_type_table(s) -> None:
             r = s["reference"][t]
             line += f"; {s['reference']['agent']}: {r['agreement']:.3f}, {r['regret']:.4f}"
         print(line)
-    unlabelled = [t for t in ("cards", "others") if t not in s["before"]]
+    # a type the labels carry values for, with too few positions to hold one out (P'yanitsa's others: FLIP is never a
+    # choice), was told to relabel with --label-search-on all, which the labels already had
+    labelled = s.get("labelled", list(s["before"]))
+    unlabelled = [t for t in ("cards", "others") if t not in s["before"] and t not in labelled]
     if unlabelled:
         print(f"no PIMC values for {unlabelled} in these labels (cardzoo label --label-search-on all measures them too)")
+    for t in ("cards", "others"):
+        if t not in s["before"] and t in labelled:
+            n = s["card_positions"] if t == "cards" else s["other_positions"]
+            print(f"{t} not measured: these labels hold {n:,} {t} position{'' if n == 1 else 's'} (2 or more are needed to "
+                  "hold some out)")
 
 
 def _check_numbers(args, flags) -> None:
