@@ -690,6 +690,25 @@ def test_a_json_file_made_during_the_run_is_kept_and_the_results_go_beside_it(tm
     assert (got["mean_diff"], got["win_rate"]) == (ref.mean_diff, ref.win_rate)
 
 
+def test_env_options_that_are_not_a_dict_are_refused_naming_the_argument(tmp_path):
+    """play_duplicate(..., env_options="episode=match") said only "dictionary update sequence element #0 has
+    length 1; 2 is required" (dict() of a string), and a list of pairs was taken as options; round_robin and
+    run_leaderboard the same. Now a TypeError names env_options and the form it takes; nothing is played or written."""
+    from cardzoo.training.leaderboard import run_leaderboard
+
+    calls = (lambda o: play_duplicate("all_fours", "random", "lowest", 2, env_options=o),
+             lambda o: round_robin("all_fours", ["random", "lowest"], 2, env_options=o),
+             lambda o: run_leaderboard("all_fours", ["random", "lowest"], 2, out=tmp_path / "lb", env_options=o))
+    for bad in ("episode=match", [("episode", "match")]):
+        for call in calls:
+            with pytest.raises(TypeError) as e:
+                call(bad)
+            assert str(e.value) == ("env_options must be a dict of option names and values, e.g. {'episode': 'match'} "
+                                    f"(or None: the defaults), got {bad!r}")
+    assert not (tmp_path / "lb").exists()
+    assert play_duplicate("all_fours", "random", "lowest", 2, env_options={"episode": "hand"}).n_deals == 2
+
+
 def test_round_robin_refuses_one_string_for_the_agents():
     # a string used to be iterated letter by letter: "unknown agent 'r'"
     with pytest.raises(TypeError) as e:

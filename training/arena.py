@@ -433,6 +433,20 @@ def check_deal_seed(seed, name: str = "seed") -> int:
     return int(seed)
 
 
+def check_env_options(env_options, name: str = "env_options") -> dict:
+    """``env_options`` (a mapping of option names to values, or ``None``) as a new ``dict``; anything else
+    raises ``TypeError`` naming ``name`` (a string said "dictionary update sequence element #0 has length 1;
+    2 is required", and a list of pairs was taken as options)."""
+    from collections.abc import Mapping
+
+    if env_options is None:
+        return {}
+    if not isinstance(env_options, Mapping):
+        raise TypeError(f"{name} must be a dict of option names and values, e.g. {{'episode': 'match'}} (or None: the "
+                        f"defaults), got {env_options!r}")
+    return dict(env_options)
+
+
 def _resolve(agent, env_options: dict, game: str, seed: int, arg: str = "agent") -> Agent:
     """``agent`` itself, or the agent of that name loaded for ``game`` with ``env_options``; a named
     agent that draws random numbers (``random``, a search: ``registry.takes_seed``) is built with
@@ -621,9 +635,10 @@ def play_duplicate(
         (:class:`~cardzoo.agents.options.LayoutMismatchError`, naming the agent and the options it was
         trained for, before any deal is played); or an agent returning an illegal action (the message
         names it and the legal ones).
-        TypeError: an agent that is neither an agent object nor a name/path (``agent_a``/``agent_b`` named).
+        TypeError: an agent that is neither an agent object nor a name/path (``agent_a``/``agent_b`` named), or
+        ``env_options`` that is not a dict (:func:`check_env_options`).
     """
-    env_options = dict(env_options or {})
+    env_options = check_env_options(env_options)
     n_deals, batch, seed = check_count(n_deals, "n_deals"), check_count(batch, "batch"), check_deal_seed(seed)
     kernel = envs.kernel(game, **env_options)
     a, b = _resolve(agent_a, env_options, game, seed, "agent_a"), _resolve(agent_b, env_options, game, seed + 1, "agent_b")
@@ -768,9 +783,9 @@ def round_robin(
     if it draws random numbers, with ``seed + i``, as ``cardzoo arena`` builds it.
     Raises ``ValueError`` with fewer than 2 agents, an agent given twice in a list, or a bad ``n_deals``,
     ``batch``, ``seed`` or ``n_boot`` (:func:`check_count`, :func:`check_deal_seed`); ``TypeError`` for an
-    entry that is neither an agent nor a name, or ``agents`` given as one string.
+    entry that is neither an agent nor a name, ``agents`` given as one string, or ``env_options`` that is not a dict.
     """
-    env_options = dict(env_options or {})
+    env_options = check_env_options(env_options)
     n_deals, batch, seed = check_count(n_deals, "n_deals"), check_count(batch, "batch"), check_deal_seed(seed)
     n_boot = check_count(n_boot, "n_boot", 0)
     if isinstance(agents, (str, bytes)):

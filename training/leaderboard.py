@@ -175,13 +175,13 @@ def run_leaderboard(
 
     Raises ``ValueError`` for bad arguments (naming the argument: ``n_deals``, ``batch``, ``seed``,
     ``n_boot``; ``out`` empty or a file, :func:`check_out`), an unknown agent, or a folder holding results
-    of another game / deal set / deal count / option set.
+    of another game / deal set / deal count / option set; ``TypeError`` for ``env_options`` that is not a dict.
     """
     from tqdm.auto import tqdm
 
     from .common import check_fits, resolve_agent
 
-    env_options = dict(env_options or {})
+    env_options = arena.check_env_options(env_options)
     n_sides = len(envs.kernel(game, **env_options).sides())  # bad game or options fail here
     n_deals, batch = arena.check_count(n_deals, "n_deals"), arena.check_count(batch, "batch")
     seed, n_boot = arena.check_deal_seed(seed), arena.check_count(n_boot, "n_boot", 0)
