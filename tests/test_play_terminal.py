@@ -60,6 +60,21 @@ def test_a_negative_number_says_the_numbers_too():
     assert said[i + 2:] == ["bye"]
 
 
+def test_a_huge_number_or_a_long_or_binary_line_is_said_back_briefly_and_the_game_goes_on():
+    """A pasted number of 5,000 digits ended the game ("cardzoo play: error: Exceeds the limit (4300 digits) for
+    integer string conversion", exit 2: int() of it); a 100,000-character line was said back whole, and a NUL byte
+    was written to the terminal as typed. Now each is an answer that is not a move, quoted in at most 40
+    characters with control characters escaped, and the prompt asks again."""
+    said = _first_prompt(["9" * 5000, "x" * 100_000, "a\x00b", "001"])
+    names = _legal(said)
+    i = said.index(next(x for x in said if x.startswith("your legal moves: ")))
+    choices = f"{', '.join(names)} (q quits). ? shows help."
+    assert said[i + 1] == f"'{'9' * 37}...' is not a move: the numbers go from 0 to {len(names) - 1}. Legal: {choices}"
+    assert said[i + 2] == f"'{'x' * 37}...' is not a move. Type a move's name or its number: {choices}"
+    assert said[i + 3] == f"'a\\x00b' is not a move. Type a move's name or its number: {choices}"
+    assert said[i + 4] == f"you choose {names[1]}"  # '001' is the number 1
+
+
 def test_help_explains_and_shows_the_table_again():
     """'?' and 'help' were "not a move"; they now explain how to answer and show the table and the legal moves again."""
     for word in ("?", "help", "HELP"):

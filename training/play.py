@@ -32,6 +32,13 @@ from cardzoo.agents.external import ExecAgent
 from .common import agent_action, check_partner, seat_agent
 
 
+def _quoted(text: str, most: int = 40) -> str:
+    """``text`` as an answer is quoted back: in quotes, cut to ``most`` characters, control characters escaped (a
+    pasted 100,000-character line was said back whole, a NUL byte written to the terminal as it came)."""
+    cut = text if len(text) <= most else text[: most - 3] + "..."
+    return f"'{cut}'" if cut.isprintable() else repr(cut)
+
+
 def _choose(
     env, legal: list[int], read: Callable[[str], str], write: Callable[[str], None], view: str = "",
 ) -> int | None:
@@ -57,9 +64,10 @@ def _choose(
             return legal[0]
         number = text[1:] if text.startswith("-") else text  # '-1' is a number too, out of range
         if number.isascii() and number.isdigit():  # not '²' (isdigit, but int() refuses it)
-            if int(text) in range(len(legal)):
+            # a number of 4,301 digits or more: int() raised "Exceeds the limit (4300 digits) ...", which ended the game
+            if len(number.lstrip("0")) <= 18 and int(text) in range(len(legal)):
                 return legal[int(text)]
-            write(f"'{text}' is not a move: the numbers go from 0 to {len(legal) - 1}. Legal: {choices}")
+            write(f"{_quoted(text)} is not a move: the numbers go from 0 to {len(legal) - 1}. Legal: {choices}")
             continue
         if text == "":
             write(f"Type a move's name or its number (0 to {len(legal) - 1}): {choices}")
@@ -71,7 +79,7 @@ def _choose(
         try:
             a = env.action_id(text)
         except ValueError:
-            write(f"'{text}' is not a move. Type a move's name or its number: {choices}")
+            write(f"{_quoted(text)} is not a move. Type a move's name or its number: {choices}")
             continue
         write(f"{env.action_name(a)} is not legal now. Legal: {', '.join(names)}")
 
