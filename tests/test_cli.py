@@ -300,6 +300,21 @@ def test_every_option_value_a_refusal_lists_can_be_typed_as_printed(tmp_path, ca
     assert capsys.readouterr().err == "cardzoo arena: error: option first_dealer='none' is not valid; valid values: [None, 0, 1, 2, 3]\n"
 
 
+def test_an_option_value_of_more_digits_than_python_reads_names_the_option(capsys):
+    """-o target_score=<5,000 nines> said only "cardzoo arena: error: Exceeds the limit (4300 digits) for integer
+    string conversion: ...; use sys.set_int_max_str_digits() to increase the limit" (json.loads and int() of the
+    value), naming neither the option nor its valid values. Now the value is the string typed, which the
+    option's own check refuses by name (with leading zeros or a plus sign too)."""
+    from cardzoo.training.common import parse_option_value
+
+    for big in ("9" * 5000, "+" + "9" * 5000, "0" + "9" * 5000):
+        assert parse_option_value(big) == big
+        assert main(["arena", "all_fours", "random", "lowest", "--deals", "2", "-o", f"target_score={big}"]) == 2
+        assert capsys.readouterr().err == (f"cardzoo arena: error: option target_score={big!r} is not valid; valid values: "
+                                           "an int from 1 to 10000\n")
+    assert parse_option_value("9" * 4300) == int("9" * 4300) and parse_option_value("+07") == 7
+
+
 def test_terminal_play_takes_a_superscript_digit_as_a_bad_move():
     """'²' is a digit to str.isdigit but int() refuses it: play ended with 'cardzoo play: error:
     invalid literal for int() with base 10' and the game was lost; it is now a bad move like any."""

@@ -310,7 +310,13 @@ def parse_option_value(text: str):
     try:
         return json.loads(v)
     except json.JSONDecodeError:
+        pass
+    except ValueError:  # a number of over 4,300 digits (Python's int() limit) said only "Exceeds the limit ...",
+        return v  # naming neither the option nor its values: as the string, the option's own check names both
+    try:
         return int(v) if re.fullmatch(r"[+-]?[0-9]+", v) else v
+    except ValueError:  # the same, written with leading zeros or a plus sign
+        return v
 
 
 _PYTHON_CONSTANTS = {"None": None, "True": True, "False": False}
