@@ -115,6 +115,12 @@ FAULTS = {
             m = json.loads(line)
             print('{"type": "ready"}' if m["type"] == "hello" else "not json", flush=True)
         """, "sent invalid JSON"),
+    # a number of over 4,300 digits: json.loads raised "Exceeds the limit (4300 digits) ...", which ended the run
+    "huge_number": ("""
+        for line in sys.stdin:
+            m = json.loads(line)
+            print('{"type": "ready"}' if m["type"] == "hello" else '{"action": ' + "9" * 5000 + '}', flush=True)
+        """, "sent invalid JSON for the act message: b'{\"action\": 9999"),
     "illegal": ("""
         for line in sys.stdin:
             m = json.loads(line)
