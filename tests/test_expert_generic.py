@@ -379,6 +379,36 @@ def test_an_interrupted_run_says_what_it_keeps_and_the_command_to_finish_it(tmp_
     assert json.loads((run / "round_2" / "round.json").read_text())["round"] == 2
 
 
+def test_a_damaged_run_file_is_named_with_what_to_do(tmp_path, monkeypatch, capsys):
+    """`cardzoo expert-iterate ... --resume` on a run whose run.json, start.json or round_N/round.json was damaged
+    said only "error: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)", naming
+    neither the file nor what to do. Now the file and the way on; nothing in the run changes."""
+    import cardzoo.training.expert as ex
+
+    real = ex._label_batch
+    interrupt_at_call(monkeypatch, ex, "_label_batch", 2)  # in round 2: round 1 finished
+    run = tmp_path / "run"
+    argv = ["expert-iterate", "avinas", "--out", str(run), "--rounds", "2", "--games", "2", "--n-det", "1", "--batch", "2",
+            "--epochs", "1", "--batch-size", "16", "--arena-deals", "0", "--seed", "1", "--resume"]
+    assert cli.main(argv) == 130
+    monkeypatch.setattr(ex, "_label_batch", real)
+    capsys.readouterr()
+    for rel, bad, why, then in (
+        ("round_1/round.json", "{", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+         "delete it to redo round 1 (a round without round.json is redone)"),
+        ("start.json", "[1]", "it holds list, not a JSON object", "delete it to measure the starting policy again"),
+        ("run.json", "", "Expecting value: line 1 column 1 (char 0)", "this run cannot be resumed: use another --out"),
+    ):
+        good = (run / rel).read_text()
+        (run / rel).write_text(bad)
+        before = sorted(str(p.relative_to(run)) for p in run.rglob("*"))
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err.split("\r")[-1].splitlines()[-1]  # after the progress bar
+        assert err == f"cardzoo expert-iterate: error: {run / rel} is damaged ({why}); {then}"
+        assert sorted(str(p.relative_to(run)) for p in run.rglob("*")) == before and (run / rel).read_text() == bad
+        (run / rel).write_text(good)
+
+
 def test_a_reference_that_reads_the_game_state_is_refused_before_training(tmp_path, capsys, monkeypatch):
     """`cardzoo distil ... --reference avinas/pimc` trained the whole distillation, then failed with a TypeError
     traceback measuring the reference on the held-out observations; it is refused before training."""

@@ -810,6 +810,19 @@ def _refuse_empty_path(out, what: str, example: str) -> None:
         raise ValueError(f"{out!r} is an empty path: give {what}, e.g. {example}")
 
 
+def _read_run_json(path: Path, then: str) -> dict:
+    """The JSON object of one of an expert-iterate run's files (``run.json``, ``start.json``, ``round.json``);
+    a damaged one raises ``ValueError`` naming the file and ``then``, what to do (it said only "Expecting
+    property name enclosed in double quotes: line 2 column 1 (char 2)")."""
+    try:
+        data = json.loads(path.read_text())
+    except (ValueError, OSError) as e:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise ValueError(f"{path} is damaged ({e}); {then}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is damaged (it holds {type(data).__name__}, not a JSON object); {then}")
+    return data
+
+
 def _api_error(kind: type[Exception], python: str, cli: str) -> Exception:
     """``kind(python)``, a message naming the Python keywords (``pass overwrite=True``), with ``cli_message``
     ``cli``, the same in flags (``give --overwrite``), which the ``cardzoo`` commands print instead."""
@@ -995,7 +1008,7 @@ def expert_iterate(
             raise _api_error(ValueError, f"out={str(out)!r} holds an earlier expert-iterate run; give a new folder, or "
                              "resume=True to continue that run", f"--out {out} holds an earlier expert-iterate run; give "
                              "a new folder, or --resume to continue that run")
-        old = json.loads(run_file.read_text())
+        old = _read_run_json(run_file, "this run cannot be resumed: use another --out")
         old = {"workers": 1, "aggregate": False} | old  # runs from before these options
         for key in ("game", "init", "workers", "aggregate"):
             if old.get(key) != config[key]:
@@ -1030,7 +1043,7 @@ def expert_iterate(
     try:
         start_file = out / "start.json"
         if start_file.is_file():
-            rows = [json.loads(start_file.read_text())]
+            rows = [_read_run_json(start_file, "delete it to measure the starting policy again")]
         else:
             rows = [{"round": 0, "policy": str(init), "arena": arena_row(_policy_dir(init))}]
             start_file.write_text(json_text(rows[0], indent=2))  # an undefined CI (arena_deals=1): null
@@ -1044,7 +1057,7 @@ def expert_iterate(
                 files = [folder / ("labels.npz" if k == 0 else f"labels_{k}.npz") for k in range(workers)]
                 label_files += files
                 if done.is_file():
-                    rows.append(json.loads(done.read_text()))
+                    rows.append(_read_run_json(done, f"delete it to redo round {r} (a round without round.json is redone)"))
                     policy = str(folder / "agent")
                     bar.update(1)
                     continue
