@@ -553,6 +553,10 @@ def test_a_json_path_that_names_a_folder_is_refused_before_the_run(tmp_path, mon
                                 f"such as new/{example}\n")
         assert captured.out == ""
         assert list(tmp_path.iterdir()) == []
+    (tmp_path / "old").mkdir()  # a folder that exists (bench and bench-web said "--json old exists; a run never
+    assert main([*argv, "--json", "old"]) == 2  # overwrites another: choose a new path")
+    assert capsys.readouterr().err == (f"cardzoo {argv[0]}: error: --json old is a folder; give a file name such as "
+                                       f"old/{example}\n")
 
 
 def test_bench_web_never_overwrites_a_json_file(tmp_path, capsys):

@@ -33,6 +33,8 @@ def _check_json_path(path: str, example: str = "bench.json") -> None:
     if os.path.basename(path) in ("", ".", ".."):  # "runs/" passed every check, then open() failed at the run's end
         raise ValueError(f"--json {path} names a folder, not a file; give a file name such as "
                          f"{os.path.join(os.path.normpath(path), example)}")
+    if os.path.isdir(path):  # said "--json /tmp exists; a run never overwrites another" (arena: "is a folder")
+        raise ValueError(f"--json {path} is a folder; give a file name such as {os.path.join(path, example)}")
     if os.path.exists(path):
         raise ValueError(f"--json {path} exists; a run never overwrites another: choose a new path")
     parent = os.path.dirname(os.path.abspath(path))
