@@ -61,6 +61,9 @@ __all__ = ["ENTRY_POINT_GROUP", "ExecAgent", "ExecBotError", "entry_point_agents
 ENTRY_POINT_GROUP = "cardzoo.agents"
 PROTOCOL = 1
 DEFAULT_TIMEOUT = 10.0
+#: the longest timeout (seconds) a process may have per answer: a day. Far more (1e300) made select() raise
+#: "OverflowError: timestamp out of range for platform time_t" at the first answer, a traceback that ended the run
+MAX_TIMEOUT = 86_400.0
 #: the longest line a bot may send (an answer is a few bytes); more without a newline is a fault
 MAX_LINE = 1 << 20
 
@@ -99,7 +102,8 @@ class ExecAgent(Agent):
     Args:
         command: the command line (after ``exec:``), e.g. ``"python3 my_bot.py --level 2"``;
             split with :func:`shlex.split`, run without a shell.
-        timeout: seconds a process has for each answer (``ready`` and each ``action``); default 10.
+        timeout: seconds a process has for each answer (``ready`` and each ``action``); default 10, at most
+            :data:`MAX_TIMEOUT` (a day).
         name: name in tables (default ``"exec:" + command``).
 
     It needs the game before it plays: :meth:`begin` (the arena calls it). It reads the game state
@@ -121,7 +125,7 @@ class ExecAgent(Agent):
     fault) the group is killed, so programs the bot started do not outlive it.
 
     Raises ``ValueError`` for an empty command, a program that is not found or not executable
-    (naming it), or a timeout that is not a positive number.
+    (naming it), or a timeout that is not a positive number of at most :data:`MAX_TIMEOUT` seconds.
     """
 
     needs_state = True
@@ -135,6 +139,8 @@ class ExecAgent(Agent):
             raise ValueError("exec: agent needs a command after 'exec:', e.g. exec:python3 my_bot.py")
         if not (isinstance(timeout, (int, float)) and np.isfinite(timeout) and timeout > 0):
             raise ValueError(f"exec: agent timeout must be a positive number of seconds, got {timeout!r}")
+        if timeout > MAX_TIMEOUT:
+            raise ValueError(f"exec: agent timeout must be at most {MAX_TIMEOUT:,.0f} seconds (a day), got {timeout!r}")
         _check_program(command, argv[0])
         self.command, self.argv, self.timeout = command, argv, float(timeout)
         self.private_in_faults = True

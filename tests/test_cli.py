@@ -338,6 +338,16 @@ def test_a_bad_exec_timeout_is_refused_by_its_flag(command, tmp_path, capsys):
         assert main(argv) == 2
         assert capsys.readouterr().err == (f"cardzoo {command}: error: --exec-timeout must be a positive number of seconds "
                                            f"(default 10), got {value}\n")
+    # 1e300 (finite) ended the run in a traceback at the bot's first answer: select() said "OverflowError: timestamp
+    # out of range for platform time_t"; a day is the most
+    for value, shown in (("1e300", "1e+300"), ("86401", "86401")):
+        argv = [command, "avinas", "exec:python3 training/examples/lowest_bot.py", "avinas/rule", "--deals", "2",
+                "--exec-timeout", value]
+        if command == "leaderboard":
+            argv += ["--out", str(tmp_path / "lb")]
+        assert main(argv) == 2
+        assert capsys.readouterr().err == (f"cardzoo {command}: error: --exec-timeout must be at most 86,400 seconds (a "
+                                           f"day; default 10), got {shown}\n")
     assert list(tmp_path.iterdir()) == []
 
 

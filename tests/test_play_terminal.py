@@ -289,6 +289,16 @@ def test_exec_timeout_is_the_bots_time_per_answer(tmp_path):
             assert str(e) == f"exec_timeout must be a positive number of seconds (default 10), got {bad!r}"
         else:
             raise AssertionError(f"exec_timeout={bad!r} was taken")
+    for big in (1e300, 86_401):  # 1e300 ended the game in a traceback (select: timestamp out of range for platform time_t)
+        with pytest.raises(ValueError) as e:
+            play("all_fours", "all_fours/rule", bot, read=lambda p: "q", write=said.append, exec_timeout=big)
+        assert str(e.value) == f"exec_timeout must be at most 86,400 seconds (a day; default 10), got {big!r}"
+    from cardzoo.agents.external import ExecAgent
+
+    with pytest.raises(ValueError) as e:
+        ExecAgent("python3 training/examples/lowest_bot.py", timeout=1e300)
+    assert str(e.value) == "exec: agent timeout must be at most 86,400 seconds (a day), got 1e+300"
+    assert ExecAgent("python3 training/examples/lowest_bot.py", timeout=86_400).timeout == 86_400
 
 
 def test_the_play_command_takes_exec_timeout(tmp_path, monkeypatch, capsys):

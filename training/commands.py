@@ -929,8 +929,12 @@ def check_exec_timeout(seconds: float) -> None:
     (the bot's own check says "exec: agent timeout", and without a bot -1 was taken silently)."""
     import math
 
+    from cardzoo.agents.external import MAX_TIMEOUT
+
     if not (math.isfinite(seconds) and seconds > 0):
         raise ValueError(f"--exec-timeout must be a positive number of seconds (default 10), got {seconds:g}")
+    if seconds > MAX_TIMEOUT:  # 1e300 ended the run in a traceback (select: timestamp out of range for platform time_t)
+        raise ValueError(f"--exec-timeout must be at most {MAX_TIMEOUT:,.0f} seconds (a day; default 10), got {seconds:g}")
 
 
 def _policy_default(args):

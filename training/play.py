@@ -27,7 +27,7 @@ from collections.abc import Callable, Collection
 import numpy as np
 
 from cardzoo import envs
-from cardzoo.agents.external import ExecAgent
+from cardzoo.agents.external import MAX_TIMEOUT, ExecAgent
 
 from .common import agent_action, check_partner, seat_agent
 
@@ -123,6 +123,8 @@ def play(
     if exec_timeout is not None and not (isinstance(exec_timeout, (int, float)) and not isinstance(exec_timeout, bool)
                                          and np.isfinite(exec_timeout) and exec_timeout > 0):
         raise ValueError(f"exec_timeout must be a positive number of seconds (default 10), got {exec_timeout!r}")
+    if exec_timeout is not None and exec_timeout > MAX_TIMEOUT:
+        raise ValueError(f"exec_timeout must be at most {MAX_TIMEOUT:,.0f} seconds (a day; default 10), got {exec_timeout!r}")
     env_options = dict(env_options or {})
     env = envs.make(game, render_mode="ansi", render_view=0, **env_options)
     check_partner(game, env.unwrapped.kernel, partner, "partner", "opponents")  # the words of cardzoo play and the web
