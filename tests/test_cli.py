@@ -569,6 +569,22 @@ def test_a_json_path_that_names_a_folder_is_refused_before_the_run(tmp_path, mon
                                        f"old/{example}\n")
 
 
+def test_bench_web_seconds_is_at_most_a_day(monkeypatch, capsys):
+    """`cardzoo bench-web --seconds 1e300` (finite and positive, so taken) ran its clients and ended in a traceback,
+    "OverflowError: timestamp out of range for platform time_t" from Thread.join (exit 1). Now refused up front,
+    before a server is started; loadtest.run the same."""
+    from cardzoo.training.web import loadtest
+
+    monkeypatch.setattr(loadtest, "_start_server", lambda *a, **k: pytest.fail("a server was started"))
+    for value, shown in (("1e300", "1e+300"), ("86401", "86401")):
+        assert main(["bench-web", "--clients", "1", "--seconds", value]) == 2
+        assert capsys.readouterr().err == (f"cardzoo bench-web: error: --seconds must be at most 86,400 (a day; default "
+                                           f"120), got {shown}\n")
+    with pytest.raises(ValueError) as e:
+        loadtest.run(clients=1, seconds=1e300)
+    assert str(e.value) == "seconds must be at most 86,400 (a day), got 1e+300"
+
+
 def test_bench_web_never_overwrites_a_json_file(tmp_path, capsys):
     """`cardzoo bench-web --json FILE` replaced an existing FILE (another run's numbers) at the end of its run;
     now refused before the run, as `cardzoo bench --json` is; an empty path is refused too."""

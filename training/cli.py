@@ -219,6 +219,8 @@ def cmd_bench_web(args) -> int:
             raise ValueError(f"{flag} must be >= 1, got {v}")
     if not (math.isfinite(args.seconds) and args.seconds > 0):
         raise ValueError(f"--seconds must be a positive number, got {args.seconds:g}")
+    if args.seconds > 86_400:  # 1e300 ended the run in a traceback (Thread.join: timestamp out of range for platform time_t)
+        raise ValueError(f"--seconds must be at most 86,400 (a day; default 120), got {args.seconds:g}")
     if args.json is not None and not args.json.strip():
         raise ValueError(f"--json {args.json!r} is an empty path: give the file to write, e.g. --json bench_web.json "
                          "(or leave --json out)")

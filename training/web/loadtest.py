@@ -137,6 +137,8 @@ def run(
 
     if clients < 1 or max_moves < 1 or not seconds > 0:
         raise ValueError(f"clients and max_moves must be >= 1 and seconds > 0, got {clients}, {max_moves}, {seconds}")
+    if seconds > 86_400:  # 1e300: Thread.join raised "OverflowError: timestamp out of range for platform time_t"
+        raise ValueError(f"seconds must be at most 86,400 (a day), got {seconds!r}")
     cap = _max_tables()
     if clients > cap:  # a thread each, and the server would refuse every table past its cap
         raise ValueError(f"clients must be 1 to {cap} (the server holds at most {cap} open tables; "
