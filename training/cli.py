@@ -28,11 +28,9 @@ def _one_core() -> None:
 def _check_json_path(path: str, example: str = "bench.json") -> None:
     """A ``--json`` file of ``bench`` and ``bench-web``, before the run: a new file in a folder that exists and
     takes files (a run never overwrites another)."""
-    from .common import check_can_write
+    from .common import check_can_write, refuse_folder_name
 
-    if os.path.basename(path) in ("", ".", ".."):  # "runs/" passed every check, then open() failed at the run's end
-        raise ValueError(f"--json {path} names a folder, not a file; give a file name such as "
-                         f"{os.path.join(os.path.normpath(path), example)}")
+    refuse_folder_name(path, "--json", example)  # "runs/" passed every check, then open() failed at the run's end
     if os.path.isdir(path):  # said "--json /tmp exists; a run never overwrites another" (arena: "is a folder")
         raise ValueError(f"--json {path} is a folder; give a file name such as {os.path.join(path, example)}")
     if os.path.exists(path):

@@ -318,10 +318,8 @@ def _secs(seconds: float) -> str:
 
 
 def cmd_arena(args, parse_options) -> int:
-    import os
-
     from . import arena
-    from .common import check_can_write, refuse_existing_file, report_console, seat_agent
+    from .common import check_can_write, refuse_existing_file, refuse_folder_name, report_console, seat_agent
 
     env_options = parse_options(args.option)
     from cardzoo import envs
@@ -340,9 +338,8 @@ def cmd_arena(args, parse_options) -> int:
         raise ValueError(f"--json {args.json!r} is an empty path: give the file to write, e.g. --json arena.json (or leave --json out)")
     if args.overwrite and args.json is None:  # it replaces a --json file only: alone it did nothing, silently
         raise ValueError("--overwrite replaces an existing --json file; give --json FILE with it, or leave --overwrite out")
-    if args.json and os.path.basename(args.json) in ("", ".", ".."):  # "out/" was written to a file "out"
-        raise ValueError(f"--json {args.json} names a folder, not a file; give a file name such as "
-                         f"{os.path.join(os.path.normpath(args.json), 'arena.json')}")
+    if args.json:  # "out/" was written to a file "out"
+        refuse_folder_name(args.json, "--json", "arena.json")
     if args.json and not Path(args.json).resolve().parent.is_dir():
         raise FileNotFoundError(f"cannot write --json {args.json}: its folder does not exist")
     if args.json and Path(args.json).is_dir():

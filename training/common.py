@@ -204,6 +204,18 @@ def check_partner(game: str, kernel, partner, partner_flag: str = "--partner", o
         raise ValueError(f"{partner_flag} is for partnership games; in {game} every player plays alone: use {opponents_flag}")
 
 
+def refuse_folder_name(path: str, what: str, example: str) -> None:
+    """Raise ``ValueError`` if ``path`` (a file to write, e.g. ``--json``) names a folder by its form: it ends
+    in ``/``, ``.`` or ``..`` (``runs/`` passed the other checks, then the run's end failed with "Is a
+    directory", or wrote a file named ``runs``). The message suggests ``path/example``. Checked before a run,
+    by every command that writes a ``--json`` file."""
+    import os
+
+    if os.path.basename(path) in ("", ".", ".."):
+        raise ValueError(f"{what} {path} names a folder, not a file; give a file name such as "
+                         f"{os.path.join(os.path.normpath(path), example)}")
+
+
 def refuse_existing_file(path, what: str, overwrite: bool = False, how: str = "--overwrite") -> None:
     """Raise ``FileExistsError`` if ``path`` exists and not ``overwrite`` (a run never overwrites
     another). The message names ``what`` (e.g. ``"label file"``), the path and ``how`` to replace it.
