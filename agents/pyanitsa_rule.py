@@ -34,13 +34,29 @@ __all__ = ["PyanitsaRuleAgent"]
 
 
 # ---------------------------------------------------------------------- rollouts (PIMC)
+_GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's increment
+
+
+def splitmix64(state: int) -> tuple[int, int]:
+    """One step of splitmix64 (Steele, Lea & Flood 2014) on a Python int: ``(next state, 64-bit
+    output)``. The stream of a rollout's random opponents (:meth:`PyanitsaRuleAgent.play_out`);
+    written out here so that the model can be checked against a plain loop."""
+    state = (state + _GOLDEN) % 2**64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+    return state, z ^ (z >> 31)
+
+
 def _make_play_out(key: str):
-    def play_out_rows(S, P, rows, seats, score, limit, ret):
-        """Play each game ``b`` of ``rows`` to its end, every seat taking the legal action of highest
-        ``score`` (the lowest id among equals, as :meth:`PyanitsaRuleAgent.act`'s ``argmax``), one
-        rules step at a time (rewards zeroed first, as the batch driver does), adding the step's
-        reward of seat ``seats[b]`` to ``ret[b]``. Returns -1, or a game that asked for chance or
-        was still live after ``limit`` steps (the caller raises)."""
+    def play_out_rows(S, P, rows, seats, score, limit, ret, rand_seat, stream):
+        """Play each game ``b`` of ``rows`` to its end, one rules step at a time (rewards zeroed
+        first, as the batch driver does), adding the step's reward of seat ``seats[b]`` to
+        ``ret[b]``. A seat ``s`` with ``rand_seat[b, s]`` takes its legal action number
+        ``floor(u * n)`` (id order), ``u`` the next output of splitmix64 on ``stream[b]`` (its top
+        53 bits over 2**53); every other seat the legal action of highest ``score`` (the lowest id
+        among equals, as :meth:`PyanitsaRuleAgent.act`'s ``argmax``). Returns -1, or a game that
+        asked for chance or was still live after ``limit`` steps (the caller raises)."""
         key  # noqa: B018  (part of numba's cache key)
         for i in range(rows.shape[0]):
             b = rows[i]
@@ -51,13 +67,33 @@ def _make_play_out(key: str):
                 steps += 1
                 legal = legal_bits(S, b, P)
                 a = -1
-                best = -np.inf
-                while legal:
-                    c = _low_bit(legal)
-                    if score[c] > best:
-                        best = score[c]
-                        a = c
-                    legal &= legal - np.uint64(1)
+                if rand_seat[b, S.current_player[b]]:
+                    stream[b] += np.uint64(0x9E3779B97F4A7C15)
+                    z = stream[b]
+                    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+                    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+                    z = z ^ (z >> np.uint64(31))
+                    n = np.uint64(0)
+                    x = legal
+                    while x:
+                        n += np.uint64(1)
+                        x &= x - np.uint64(1)
+                    k = np.int64(((z >> np.uint64(11)) * n) >> np.uint64(53))  # floor(u * n), exactly (uint64 throughout)
+                    while legal:
+                        c = _low_bit(legal)
+                        if k == 0:
+                            a = c
+                            break
+                        k -= 1
+                        legal &= legal - np.uint64(1)
+                else:
+                    best = -np.inf
+                    while legal:
+                        c = _low_bit(legal)
+                        if score[c] > best:
+                            best = score[c]
+                            a = c
+                        legal &= legal - np.uint64(1)
                 for j in range(S.rewards.shape[1]):
                     S.rewards[b, j] = 0
                 if step_one(S, b, a, P) != 0:
@@ -89,16 +125,25 @@ class PyanitsaRuleAgent(Agent):
             them: ``rank_order[0]`` first, so it comes back soonest; a sequence of ints or the
             same as a comma-separated string (``"0,1,2,3,4,5,6,8,7"``). It replaces
             ``direction``; ``list(range(9))`` is weak first with 36 cards.
+        rollout_opponents: the other seats in :meth:`play_out` (a PIMC search's rollouts; nothing
+            else changes): ``"rule"`` (default) this bot; ``"random"`` uniformly random pot orders,
+            as ``pyanitsa/random`` plays; ``"mixed"`` each other seat of each rollout one of the two,
+            drawn with probability 1/2 (an opponent model for a search, and so for the labels of
+            expert iteration, that must do well against both; ``agents/SEARCH.md``).
         **env_options: the P'yanitsa options (``RULES.md`` §8), validated; ``deck`` and
             ``objective`` are used.
 
-    Raises ``ValueError`` for a bad option, direction or rank order (naming the valid values).
+    Raises ``ValueError`` for a bad option, direction, rank order or opponent model (naming the valid values).
     """
 
     name = "pyanitsa/rule"
+    ROLLOUT_OPPONENTS = ("rule", "random", "mixed")
 
-    def __init__(self, direction: str | None = None, rank_order=None, **env_options) -> None:
+    def __init__(self, direction: str | None = None, rank_order=None, *, rollout_opponents: str = "rule", **env_options) -> None:
         from cardzoo import envs
+
+        if not isinstance(rollout_opponents, str) or rollout_opponents not in self.ROLLOUT_OPPONENTS:
+            raise ValueError(f"rollout_opponents={rollout_opponents!r}; valid: {', '.join(self.ROLLOUT_OPPONENTS)}")
 
         try:
             k = envs.kernel("pyanitsa", **env_options)  # validates the options
@@ -138,6 +183,9 @@ class PyanitsaRuleAgent(Agent):
         # only chosen when it is the only legal action
         self._score = np.concatenate([100.0 - position[np.arange(k.C) % n_ranks], [0.0]])
         self._options = dict(k.options)  # the rules its rollouts may play (play_out)
+        self.rollout_opponents = rollout_opponents
+        if rollout_opponents != "rule":
+            self.name += f" (opponents {rollout_opponents} in rollouts)"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]``: the best-scored legal action of each row (0 where none is legal). ``ValueError``
@@ -150,28 +198,51 @@ class PyanitsaRuleAgent(Agent):
         return s.argmax(axis=1).astype(np.int64)
 
     def play_out(self, kernel, st, seats: np.ndarray, rng) -> np.ndarray | None:
-        """Play every live game of ``st`` to its end with this bot in every seat, compiled; return
-        ``float64[N]``: the sum of the rewards of seat ``seats[b]`` (``int[N]``) of game ``b`` over
-        those steps. The rollout of :class:`cardzoo.agents.search.PIMCSearch`: the same actions,
-        states and rewards as its generic loop (``kernel.observe``, :meth:`act`, ``kernel.step``
-        until every game is over), at a fraction of the cost (a game is hundreds of battles).
-        ``st`` is played in place; ``rng`` is not used (no chance is drawn during play).
+        """Play every live game of ``st`` to its end, compiled; return ``float64[N]``: the sum of the
+        rewards of seat ``seats[b]`` (``int[N]``) of game ``b`` over those steps. The rollout of
+        :class:`cardzoo.agents.search.PIMCSearch`. ``st`` is played in place.
 
-        Returns ``None`` (nothing done) where the generic loop must play: a kernel that is not
-        P'yanitsa with the options this bot was made for, ``collect_order="random"`` (the order of
-        every collected pot is drawn, RULES.md §5), or a subclass that plays otherwise.
+        With ``rollout_opponents="rule"`` this bot plays every seat: the same actions, states and
+        rewards as the search's generic loop (``kernel.observe``, :meth:`act`, ``kernel.step``
+        until every game is over), at a fraction of the cost (a game is hundreds of battles), and
+        nothing is drawn from ``rng`` (no chance is drawn during play).
+
+        With ``"random"`` or ``"mixed"`` seat ``seats[b]`` still plays this bot and the others follow
+        the opponent model. The model's draws: first ``rng.integers(0, 2**63, N)``, each game's
+        splitmix64 stream (:func:`splitmix64`; a random seat takes its legal action number
+        ``floor(u * n)`` in id order, ``u`` the output's top 53 bits over 2**53), then with
+        ``"mixed"`` ``rng.random((N, num_players)) < 0.5``: which seats play at random (the row's
+        own seat never does). Those models have no generic loop.
+
+        Returns ``None`` (nothing done) where the generic loop must play (``"rule"`` only): a
+        kernel that is not P'yanitsa with the options this bot was made for,
+        ``collect_order="random"`` (the order of every collected pot is drawn, RULES.md §5), or a
+        subclass that plays otherwise; the other models raise ``ValueError`` there.
         ``RuntimeError`` if a game asks for chance or is still live after
         ``kernel.max_episode_steps`` steps (a kernel bug: every game ends sooner, §6)."""
         from cardzoo.envs.pyanitsa.kernel import PyanitsaKernel
 
-        if type(kernel) is not PyanitsaKernel or kernel.options != self._options or kernel.options["collect_order"] == "random":
+        model = self.rollout_opponents
+        if type(kernel) is not PyanitsaKernel or kernel.options != self._options or kernel.options["collect_order"] == "random" \
+                or type(self).act is not PyanitsaRuleAgent.act:
+            if model != "rule":
+                raise ValueError(
+                    f"rollout_opponents={model!r} plays rollouts only on a P'yanitsa kernel with the bot's own options "
+                    f"{self._options} (collect_order other than 'random'); got {type(kernel).__name__} with "
+                    f"{getattr(kernel, 'options', None)}")
             return None
-        if type(self).act is not PyanitsaRuleAgent.act:
-            return None
+        N = st.batch_size
         seats = np.ascontiguousarray(seats, dtype=np.int64)
-        ret = np.zeros(st.batch_size)
+        ret = np.zeros(N)
+        rand_seat = np.zeros((N, kernel.num_players), dtype=np.bool_)
+        stream = np.zeros(N, dtype=np.uint64)
+        if model != "rule":
+            stream[:] = rng.integers(0, 2**63, size=N, dtype=np.int64).astype(np.uint64)
+            rand_seat[:] = True if model == "random" else rng.random((N, kernel.num_players)) < 0.5
+            rand_seat[np.arange(N), seats] = False
         rows = np.flatnonzero(~st.done)
-        bad = _play_out()(kernel.drivers.arrays(st), kernel.params, rows, seats, self._score, int(kernel.max_episode_steps), ret)
+        bad = _play_out()(kernel.drivers.arrays(st), kernel.params, rows, seats, self._score, int(kernel.max_episode_steps),
+                          ret, rand_seat, stream)
         if bad >= 0:
             raise RuntimeError(f"P'yanitsa rollout of game {bad} asked for chance or did not end within "
                                f"max_episode_steps = {kernel.max_episode_steps}")

@@ -21,7 +21,8 @@ Built-in names:
 * ``"pyanitsa/random"``, ``"pyanitsa/rule"`` (:class:`~cardzoo.agents.pyanitsa_rule.PyanitsaRuleAgent`),
   ``"pyanitsa/ppo"`` (shipped, ``collect_order="winner_chooses"``; one agent per ``num_players``).
 * ``"avinas/pimc"``, ``"ottocento/pimc"``, ``"aluette/pimc"``, ``"pyanitsa/pimc"``: PIMC search
-  (8 determinizations by default, the game's rule bot in the rollouts), like ``all_fours/pimc``.
+  (8 determinizations by default, the game's rule bot in the rollouts), like ``all_fours/pimc``;
+  ``pyanitsa/pimc`` also takes ``rollout_opponents`` (``"rule"``, ``"random"``, ``"mixed"``).
 * ``"GAME/ismcts"`` for every game: :class:`~cardzoo.agents.ismcts.ISMCTSAgent`, single-observer
   information-set MCTS (``n_iter=64`` iterations, rule-bot rollouts; ``agents/SEARCH.md``).
 
@@ -443,8 +444,24 @@ def _game_pimc(game: str, rule: Factory) -> Factory:
 
 
 # PIMC search for the other games (issue 16): their kernels' determinize(), rule-bot rollouts
-for _g, _rule in (("avinas", _avinas_rule), ("ottocento", _ottocento_rule), ("aluette", _aluette_rule), ("pyanitsa", _pyanitsa_rule)):
+for _g, _rule in (("avinas", _avinas_rule), ("ottocento", _ottocento_rule), ("aluette", _aluette_rule)):
     register(f"{_g}/pimc", _game_pimc(_g, _rule))
+
+
+def _pyanitsa_pimc(seed=None, n_det: int = 8, search: str = "all", rollout_opponents: str = "rule", **env_options) -> Agent:
+    """PIMC search for pyanitsa (:class:`~cardzoo.agents.search.PIMCAgent`): ``n_det`` determinizations
+    (default 8), pyanitsa/rule rollouts whose other seats follow ``rollout_opponents`` (``"rule"``,
+    ``"random"`` or ``"mixed"``: :class:`~cardzoo.agents.pyanitsa_rule.PyanitsaRuleAgent`); it reads the game state."""
+    from cardzoo import envs
+
+    from .pyanitsa_rule import PyanitsaRuleAgent
+    from .search import PIMCAgent
+
+    rollout = PyanitsaRuleAgent(rollout_opponents=rollout_opponents, **env_options)
+    return PIMCAgent(envs.kernel("pyanitsa", **env_options), rollout, n_det=n_det, seed=seed, search=search)
+
+
+register("pyanitsa/pimc", _pyanitsa_pimc)
 
 
 def _game_ismcts(game: str, rule: Factory) -> Factory:

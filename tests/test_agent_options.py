@@ -331,7 +331,7 @@ def test_a_misspelt_agent_parameter_is_told_the_agents_parameters_and_the_games_
     pyanitsa = sorted(envs.kernel_class("pyanitsa").OPTIONS)
     with pytest.raises(ValueError) as e:  # the rule bot's parameters are not the search's, which plays the rule bot inside
         cardzoo.load_agent("pyanitsa/pimc", direction="weak_first")
-    assert str(e.value) == f"unknown option(s) ['direction'] for pyanitsa/pimc; agent parameters: ['n_det', 'search', 'seed']; game options: {pyanitsa}"
+    assert str(e.value) == f"unknown option(s) ['direction'] for pyanitsa/pimc; agent parameters: ['n_det', 'rollout_opponents', 'search', 'seed']; game options: {pyanitsa}"
     with pytest.raises(ValueError) as e:  # a shipped agent keeps its own wording in front
         cardzoo.load_agent("avinas/ppo", sed=1)
     assert str(e.value) == ("the shipped agent avinas/ppo (agents/shipped/avinas_ppo) plays avinas, and these are not valid avinas "
@@ -341,7 +341,7 @@ def test_a_misspelt_agent_parameter_is_told_the_agents_parameters_and_the_games_
     from cardzoo.agents.registry import agent_parameters
 
     assert agent_parameters("avinas/ismcts") == ["c", "guided", "n_iter", "others", "search", "seed", "shared", "wave", "widen"]
-    assert agent_parameters("pyanitsa/rule") == ["direction", "rank_order"]
+    assert agent_parameters("pyanitsa/rule") == ["direction", "rank_order", "rollout_opponents"]
     assert agent_parameters("ottocento/rule") == ["declare", "params"]
     assert agent_parameters("lowest") == [] and agent_parameters("no/such") is None
     assert cardzoo.load_agent("avinas/pimc", n_det=2, search="all", seed=1).search.n_det == 2

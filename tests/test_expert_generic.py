@@ -506,3 +506,30 @@ def test_agreement_counts_any_action_of_a_tie_for_the_best_value():
     labels = {"other_obs": np.arange(3, dtype=np.uint8)[:, None], "other_mask": ~np.isnan(q), "other_q": q}
     assert agreement_and_regret(_Fixed([1, 2, 1]), labels, kind="others") == pytest.approx((1.0, 0.0))
     assert agreement_and_regret(_Fixed([0, 0, 2]), labels, kind="others") == pytest.approx((2 / 3, 2 / 3))
+
+
+def test_labelling_opponents_take_turns_by_batch_and_the_rollouts_take_an_opponent_model(tmp_path, tmp_path_factory):
+    """``opponent="pyanitsa/rule,random"``: batch 0 of deals is played against the rule bot (the same
+    positions as a run against the rule bot alone), batch 1 against random (other positions);
+    ``rollout_opponents="mixed"`` changes the search's values of the same positions, not the positions."""
+    policy = _policy("pyanitsa", tmp_path_factory)
+    kw = dict(n_det=2, seed=5, batch=2, progress=False)
+
+    def run(name, games, **more):
+        label_positions("pyanitsa", policy, games, tmp_path / f"{name}.npz", **kw, **more)
+        with np.load(tmp_path / f"{name}.npz") as z:
+            return z["obs"], z["q"]
+
+    obs_first, q_first = run("first", 2)  # batch 0 alone, against the rule bot
+    obs_rule, _ = run("rule", 4)
+    obs_both, _ = run("both", 4, opponent="pyanitsa/rule,random")
+    n = len(obs_first)
+    assert n > 0 and np.array_equal(obs_both[:n], obs_first) and np.array_equal(obs_rule[:n], obs_first)
+    assert not (len(obs_both) == len(obs_rule) and np.array_equal(obs_both, obs_rule))  # batch 1 met another opponent
+    obs_mixed, q_mixed = run("mixed", 2, rollout_opponents="mixed")
+    assert np.array_equal(obs_mixed, obs_first) and not np.array_equal(q_mixed, q_first)
+    with pytest.raises(ValueError, match="rollout agent 'random' has no opponent model rollout_opponents='mixed'"):
+        label_positions("pyanitsa", policy, 2, tmp_path / "x.npz", rollout="random", rollout_opponents="mixed", **kw)
+    with pytest.raises(ValueError, match="opponent='pyanitsa/rule,' has an empty name"):
+        label_positions("pyanitsa", policy, 2, tmp_path / "y.npz", opponent="pyanitsa/rule,", **kw)
+    assert not (tmp_path / "x.npz").exists() and not (tmp_path / "y.npz").exists()

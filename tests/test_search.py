@@ -321,6 +321,65 @@ def test_pyanitsa_compiled_rollouts_equal_the_generic_loop(num_players, objectiv
     assert rule.play_out(rand, rand.init(rng, 2), np.zeros(2, int), rng) is None  # other options than the bot's
 
 
+@pytest.mark.parametrize("model, num_players", [("random", 2), ("mixed", 3), ("random", 4)])
+def test_pyanitsa_rollout_opponents_follow_their_stated_model(model, num_players):
+    """``PyanitsaRuleAgent(rollout_opponents=...).play_out`` equals a plain loop written from its
+    docstring: seeds ``rng.integers(0, 2**63, N)``, then (mixed) ``rng.random((N, players)) < 0.5``
+    for the random seats (never the searched one); a random seat takes legal action number
+    ``floor(u * n)`` in id order, ``u`` = splitmix64's output >> 11 over 2**53; the others play the
+    rule bot. Same returns, same final states, the generator left in the same place."""
+    from cardzoo import envs
+    from cardzoo.agents.pyanitsa_rule import PyanitsaRuleAgent, splitmix64
+
+    opts = {"num_players": num_players, "collect_order": "winner_chooses", "max_battles": 200}
+    k = envs.kernel("pyanitsa", **opts)
+    rule = PyanitsaRuleAgent(**opts)
+    state = k.init(np.random.default_rng(num_players), 12)
+    seats = np.arange(12) % num_players
+    fast = state.copy()
+    rng_fast = np.random.default_rng(8)
+    got = PyanitsaRuleAgent(rollout_opponents=model, **opts).play_out(k, fast, seats, rng_fast)
+
+    rng = np.random.default_rng(8)
+    stream = [int(x) for x in rng.integers(0, 2**63, size=12, dtype=np.int64)]
+    rand = np.ones((12, num_players), bool) if model == "random" else rng.random((12, num_players)) < 0.5
+    rand[np.arange(12), seats] = False
+    ret = np.zeros(12)
+    differ = 0
+    for b in range(12):
+        game = state.take(np.array([b]))
+        while not game.done[0]:
+            mask = k.legal_actions(game)
+            a = rule.act(k.observe(game, game.current_player), mask)
+            if rand[b, game.current_player[0]]:
+                stream[b], z = splitmix64(stream[b])
+                legal = np.flatnonzero(mask[0])
+                pick = legal[((z >> 11) * legal.size) >> 53]
+                differ += int(pick != a[0])
+                a[0] = pick
+            k.step(game, a, rng)
+            ret[b] += game.rewards[0, seats[b]]
+        assert game.size[0].tolist() == fast.size[b].tolist() and game.battles[0] == fast.battles[b] and fast.done[b]
+    assert np.array_equal(got, ret) and rng_fast.random() == rng.random()
+    assert differ > 20  # the model's opponents do play otherwise than the rule bot
+    assert (ret != 0).any()  # the rollouts reach the end of the game and pay its result
+
+
+def test_pyanitsa_rollout_opponents_are_checked():
+    from cardzoo import agents, envs
+    from cardzoo.agents.pyanitsa_rule import PyanitsaRuleAgent
+
+    with pytest.raises(ValueError, match="rollout_opponents='randm'; valid: rule, random, mixed"):
+        PyanitsaRuleAgent(rollout_opponents="randm")
+    with pytest.raises(ValueError, match="rollout_opponents='randm'; valid: rule, random, mixed"):
+        agents.load("pyanitsa/pimc", rollout_opponents="randm")
+    bot = PyanitsaRuleAgent(rollout_opponents="mixed", collect_order="winner_chooses")
+    other = envs.kernel("pyanitsa", collect_order="winner_chooses", objective="first_out_loses")
+    with pytest.raises(ValueError, match="rollout_opponents='mixed' plays rollouts only on a P'yanitsa kernel with the bot's own options"):
+        bot.play_out(other, other.init(np.random.default_rng(0), 2), np.zeros(2, int), np.random.default_rng(0))
+    assert agents.load("pyanitsa/pimc", rollout_opponents="random", seed=0).name.endswith("(opponents random in rollouts))")
+
+
 def test_pimc_refuses_match_episodes_of_every_game():
     from cardzoo import agents
 

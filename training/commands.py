@@ -502,7 +502,8 @@ def cmd_label(args) -> int:
     try:
         counts = label_positions(
             args.game, args.policy, args.games, args.out, n_det=args.n_det, seed=args.seed, batch=args.batch,
-            opponent=args.opponent, rollout=args.rollout, search_on=labelled or ["all"], overwrite=args.overwrite,
+            opponent=args.opponent, rollout=args.rollout, rollout_opponents=args.rollout_opponents, search_on=labelled or ["all"],
+            overwrite=args.overwrite,
         )
     except LabellingInterrupted as e:  # say what the file holds (main() then says "interrupted", exit 130)
         print(f"\n{e}; label more deals into another file with another --seed and give cardzoo distil both", file=sys.stderr)
@@ -630,6 +631,7 @@ def cmd_expert_iterate(args) -> int:
             label_search_on=args.label_search_on, search_on=args.search_on, batch=args.batch, epochs=args.epochs, lr=args.lr,
             tau=args.tau, prior=args.prior, bid_weight=args.bid_weight, batch_size=args.batch_size, arena_deals=args.arena_deals,
             seed=args.seed, resume=args.resume, workers=args.workers, aggregate=args.aggregate, torch_threads=args.torch_threads,
+            opponent=args.opponent, rollout_opponents=args.rollout_opponents,
         )
     except KeyboardInterrupt:  # say what is kept and how to go on (main() then says "interrupted", exit 130)
         import sys
@@ -804,8 +806,12 @@ def add_commands(sub, games, parse_options) -> None:
     lb.add_argument("--games", type=int, default=10_000, help="deals to play (default 10,000; about 22 labels each)")
     lb.add_argument("--n-det", type=int, default=32, help="PIMC determinizations per label (default 32)")
     lb.add_argument("--batch", type=int, default=256, help="deals played at once (default 256)")
-    lb.add_argument("--opponent", type=agent_arg, default=None, help="the other team's agent (default GAME/rule)")
+    lb.add_argument("--opponent", type=agent_arg, default=None,
+                    help="the other team's agent (default GAME/rule); several joined by commas take turns by batch")
     lb.add_argument("--rollout", type=agent_arg, default=None, help="the search's rollout agent (default GAME/rule)")
+    lb.add_argument("--rollout-opponents", default=None, metavar="MODEL",
+                    help="the rollout agent's model of the other seats (all_fours/rule: rule, random; pyanitsa/rule: rule, "
+                    "random, mixed); default: the agent's own (rule)")
     lb.add_argument("--seed", type=seed_arg, default=0, help="seeds the deals, the policy's sampling and the search (default 0)")
     lb.add_argument(
         "--label-search-on", nargs="+", default=None, metavar="TYPE",
@@ -888,6 +894,11 @@ def add_commands(sub, games, parse_options) -> None:
         "policy on its own labels",
     )
     ei.add_argument("--torch-threads", type=torch_threads_arg, default=1, help="torch threads of the distillation (default 1)")
+    ei.add_argument("--opponent", type=agent_arg, default=None,
+                    help="whom the round's policy plays while labelled (default GAME/rule); several joined by commas take turns by batch")
+    ei.add_argument("--rollout-opponents", default=None, metavar="MODEL",
+                    help="the search's model of the other seats in its rollouts (all_fours/rule: rule, random; pyanitsa/rule: "
+                    "rule, random, mixed); default: the rule bot")
     ei.set_defaults(fn=cmd_expert_iterate)
 
     p = sub.add_parser(

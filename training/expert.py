@@ -133,6 +133,7 @@ def label_positions(
     batch: int = 256,
     opponent: str | None = None,
     rollout: str | None = None,
+    rollout_opponents: str | None = None,
     search_on=DECISION_TYPES,
     progress: bool = True,
     overwrite: bool = False,
@@ -155,8 +156,12 @@ def label_positions(
         n_det: determinizations per labelled decision.
         seed: seeds the deals, the side draw, the policy's sampling and the search.
         batch: deals played at once (at most; the last batch plays only the deals left).
-        opponent: agent of the other sides (default ``"<game>/rule"``).
+        opponent: agent of the other sides (default ``"<game>/rule"``), or several names joined by
+            commas (``"pyanitsa/rule,random"``): batch ``i`` of deals is played against name ``i % n``.
         rollout: agent playing every seat in the search's rollouts (default ``"<game>/rule"``).
+        rollout_opponents: the rollout agent's model of the other seats, given to it as its
+            ``rollout_opponents`` parameter (``all_fours/rule``: ``"rule"``, ``"random"``;
+            ``pyanitsa/rule``: also ``"mixed"``); ``None``: the agent's default.
         search_on: decision types that get PIMC values (:func:`parse_search_on`: ``"cards"``,
             ``"others"``, ``"all"``, ``"none"`` or a sequence; default both); the positions of
             the other types are stored without values (for the KL term of :func:`distil`).
@@ -167,8 +172,8 @@ def label_positions(
     Raises:
         ValueError: a game without ``determinize``, a policy whose options do not end episodes
         with the deal, ``n_games``/``batch``/``n_det`` < 1, a negative seed, an unknown
-        ``search_on``, an output name without ``.npz``, or a policy/opponent/rollout agent for
-        another game; ``FileNotFoundError`` / ``OSError`` for a missing policy path or an output
+        ``search_on``, an output name without ``.npz``, a policy/opponent/rollout agent for
+        another game, or ``rollout_opponents`` for a rollout agent without that model; ``FileNotFoundError`` / ``OSError`` for a missing policy path or an output
         that cannot be written (checked before any deal is played).
     """
     from tqdm import tqdm
@@ -198,9 +203,17 @@ def label_positions(
     pol = _load_policy(policy, game, deterministic=False, seed=seed)
     env_options = dict(pol.meta.get("env_options") or {})
     kernel = envs.kernel(game, **env_options)
-    opp = resolve_agent(opponent or f"{game}/rule", env_options, seed=seed, game=game)
-    roll = resolve_agent(rollout or f"{game}/rule", env_options, seed=seed, game=game)
-    for role, name, agent in (("opponent", opponent, opp), ("rollout", rollout, roll)):
+    opp_names = [n.strip() for n in (opponent or f"{game}/rule").split(",")]
+    if not all(opp_names):
+        raise ValueError(f"opponent={opponent!r} has an empty name; give agent names joined by commas, e.g. {game}/rule,random")
+    opps = [resolve_agent(n, env_options, seed=seed, game=game) for n in opp_names]
+    roll_name = rollout or f"{game}/rule"
+    roll = resolve_agent(roll_name, env_options if rollout_opponents is None else {**env_options, "rollout_opponents": rollout_opponents},
+                         seed=seed, game=game)
+    if rollout_opponents is not None and getattr(roll, "rollout_opponents", None) != rollout_opponents:
+        raise ValueError(f"rollout agent {roll_name!r} has no opponent model rollout_opponents={rollout_opponents!r} "
+                         f"(all_fours/rule and pyanitsa/rule have one)")
+    for role, name, agent in (*(("opponent", n, a) for n, a in zip(opp_names, opps)), ("rollout", roll_name, roll)):
         if getattr(agent, "needs_state", False):
             raise ValueError(f"{role} agent {name!r} searches the game state; it must act from observations (e.g. {game}/rule)")
     try:
@@ -223,6 +236,7 @@ def label_positions(
         with tqdm(total=n_games, desc=f"labelling {game} (PIMC {n_det}, search on {'+'.join(searched) or 'none'})",
                   unit="deal", disable=not progress) as bar:
             while played < n_games:
+                opp = opps[(played // batch) % len(opps)]  # batch i against opponent i % n
                 n = _label_batch(kernel, pol, opp, search, side_of, len(sides), min(batch, n_games - played), rng, parts, searched)
                 played += n
                 _save_labels(out, {key: _stack(parts[key], kernel, key) for key in LABEL_KEYS}, searched,
@@ -909,6 +923,8 @@ def expert_iterate(
     workers: int = 1,
     aggregate: bool = False,
     torch_threads: int = 1,
+    opponent: str | None = None,
+    rollout_opponents: str | None = None,
 ) -> list[dict]:
     """Rounds of expert iteration: label (:func:`label_positions`) -> distil (:func:`distil`) ->
     label the new policy's positions -> ...
@@ -935,6 +951,11 @@ def expert_iterate(
     the previous round's agent. The round's ``before`` is then the starting policy's held-out
     regret. (All Fours, 3 rounds of 5,120 deals: +0.056 [+0.037, +0.075] per hand against the rule
     bot with ``aggregate``, +0.037 [+0.018, +0.057] without; training/EXPERT.md.)
+
+    ``opponent`` and ``rollout_opponents`` (:func:`label_positions`'): whom the round's policy plays
+    while its positions are labelled (default the rule bot; several names joined by commas take
+    turns by batch) and the search's model of the other seats. A search whose rollouts model every
+    opponent as the rule bot teaches best replies to the rule bot (P'yanitsa, training/EXPERT.md).
 
     Args: as :func:`label_positions` and :func:`distil`; ``resume`` continues a run in ``out``
     (complete rounds are kept, an incomplete one is redone; the game, starting policy, ``workers``
@@ -998,7 +1019,8 @@ def expert_iterate(
     config = {"game": game, "init": str(init), "rounds": rounds, "games": games, "n_det": n_det,
               "label_search_on": list(labelled), "search_on": list(searched), "batch": batch, "epochs": epochs, "lr": lr,
               "tau": tau, "prior": prior, "bid_weight": bid_weight, "batch_size": batch_size, "arena_deals": arena_deals,
-              "seed": seed, "workers": workers, "aggregate": bool(aggregate)}
+              "seed": seed, "workers": workers, "aggregate": bool(aggregate), "opponent": opponent,
+              "rollout_opponents": rollout_opponents}
     if out.is_dir() and any(out.iterdir()):
         run_file = out / "run.json"
         if not run_file.is_file():  # no run.json: files of something else, never resumed nor written over
@@ -1009,7 +1031,7 @@ def expert_iterate(
                              "resume=True to continue that run", f"--out {out} holds an earlier expert-iterate run; give "
                              "a new folder, or --resume to continue that run")
         old = _read_run_json(run_file, "this run cannot be resumed: use another --out")
-        old = {"workers": 1, "aggregate": False} | old  # runs from before these options
+        old = {"workers": 1, "aggregate": False, "opponent": None, "rollout_opponents": None} | old  # runs from before these options
         for key in ("game", "init", "workers", "aggregate"):
             if old.get(key) != config[key]:
                 raise ValueError(f"cannot resume {out}: it is a run with {key}={old.get(key)!r}, not {config[key]!r}")
@@ -1064,7 +1086,8 @@ def expert_iterate(
                 folder.mkdir(exist_ok=True)
                 t0 = time.time()
                 counts = _label_round(pool, game, policy, games, files, [seed + r + 100_000 * k for k in range(workers)],
-                                      n_det=n_det, batch=batch, search_on=labelled, progress=progress)
+                                      n_det=n_det, batch=batch, search_on=labelled, progress=progress, opponent=opponent,
+                                      rollout_opponents=rollout_opponents)
                 start = str(init) if aggregate else policy
                 s = distil(start, label_files if aggregate else files, folder / "agent", search_on=searched, epochs=epochs, lr=lr,
                            tau=tau, prior=prior, bid_weight=bid_weight, batch_size=batch_size, seed=seed, reference=f"{game}/rule",
@@ -1125,12 +1148,13 @@ def _label_pool(n: int):
 
 
 def _label_round(pool, game: str, policy: str, games: int, files: list[Path], seeds: list[int], *, n_det: int, batch: int,
-                 search_on, progress: bool) -> dict[str, int]:
+                 search_on, progress: bool, opponent: str | None = None, rollout_opponents: str | None = None) -> dict[str, int]:
     """Label ``games`` deals of ``policy`` split over ``len(files)`` processes: this one writes
     ``files[0]`` (with a progress bar), ``pool``'s the others; returns the summed counts of
     :func:`label_positions`. An unfinished round's files are rewritten."""
     share = -(-games // len(files))
-    kw = dict(n_det=n_det, batch=min(batch, share), search_on=search_on, overwrite=True)
+    kw = dict(n_det=n_det, batch=min(batch, share), search_on=search_on, overwrite=True, opponent=opponent,
+              rollout_opponents=rollout_opponents)
     futures = [pool.submit(label_positions, game, policy, share, f, seed=s, progress=False, **kw)
                for f, s in zip(files[1:], seeds[1:])] if pool is not None else []
     counts = [label_positions(game, policy, share, files[0], seed=seeds[0], progress=progress, **kw)]
