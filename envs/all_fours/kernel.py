@@ -328,14 +328,14 @@ class AllFoursKernel(CompiledKernel):
             raise ValueError(f"game {b} has no scored hand yet")
         o = self.options
         names = FRENCH52.names
-        items = [int(t) for t in st.items[b]]
+        items = st.items[b].tolist()  # Python ints (a game's end: run at every episode's end, so kept cheap)
         credited = int(st.credited[b])
         hang = bool(st.hang[b])
         worth = (1, 1, o["hang_jack_points"] if hang else o["jack_points"], o["game_points"])
         scored = [worth[i] if items[i] >= 0 and i < credited else 0 for i in range(4)]
         made = [sum(p for p, t in zip(scored, items) if t == team) for team in range(2)]
-        points = [int(p) for p in st.last_points[b]]
-        hc, hs, lc, ls, js = (int(x) for x in st.last_high_low[b])
+        points = st.last_points[b].tolist()
+        hc, hs, lc, ls, js = st.last_high_low[b].tolist()
 
         def team(t: int) -> str | None:
             return "AB"[t] if t >= 0 else None
@@ -348,11 +348,11 @@ class AllFoursKernel(CompiledKernel):
                     "seat": ls if ls >= 0 else None},
             "jack": {"team": team(items[2]), "points": scored[2], "card": names[13 * trump + JACK_RANK] if js >= 0 else None,
                      "seat": js if js >= 0 else None, "hang": hang},
-            "game": {"team": team(items[3]), "points": scored[3], "game_value": [int(v) for v in st.last_game_value[b]]},
+            "game": {"team": team(items[3]), "points": scored[3], "game_value": st.last_game_value[b].tolist()},
             "credited": credited,
             "kicks_and_give_one": [points[t] - made[t] for t in range(2)],
             "hand_points": points,
-            "score": [int(v) for v in st.last_score[b]],
+            "score": st.last_score[b].tolist(),
         }
 
     def hand_size_counts(self, st: AllFoursState) -> np.ndarray:

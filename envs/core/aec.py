@@ -196,7 +196,7 @@ class KernelAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self._deal_counter = self.kernel.DEAL_COUNTER
+        self._deal_counter = None if self.kernel.one_deal_episodes else self.kernel.DEAL_COUNTER
         self._deals_seen = 0 if self._deal_counter is None else getattr(self._st, self._deal_counter).item(0)
         self._after_step()
         if in_place:  # new_game computed the view of the seat to act
@@ -316,9 +316,10 @@ class KernelAECEnv(AECEnv):
         unknown agent."""
         if self._st is None:
             self._require_reset("observe()")
-        seat = self.agent_name_mapping.get(agent) if isinstance(agent, str) else None
-        if seat is None:
-            raise self._unknown_agent(agent)
+        try:
+            seat = self.agent_name_mapping[agent]
+        except (KeyError, TypeError):  # TypeError: an unhashable agent
+            raise self._unknown_agent(agent) from None
         single = self._single
         if single is not None:
             # fast path: the seat to act's view was computed by the step (or by _legal_mask); copies

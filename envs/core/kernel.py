@@ -790,6 +790,14 @@ class Kernel(ABC):
     #: ``None`` (default): infos at the end of the episode only.
     DEAL_COUNTER: ClassVar[str | None] = None
 
+    @property
+    def one_deal_episodes(self) -> bool:
+        """``True`` when every episode is one deal (``episode`` ``"hand"``/``"deal"`` or none, and no
+        ``match_target``): then :attr:`DEAL_COUNTER` moves only at the episode's end, where the AEC
+        env gives the final infos anyway, and it does not watch the counter at every step."""
+        o = self.options
+        return o.get("episode", "hand") in ("hand", "deal") and o.get("match_target") is None
+
     def deal_category(self, state: BatchState) -> np.ndarray | None:
         """``int64[B]`` index into ``DEAL_CATEGORIES`` of each game's current deal (e.g. Avinas'
         sevens and no-sevens games), decided by the deal itself so that evaluations can report
