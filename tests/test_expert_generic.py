@@ -4,6 +4,7 @@ per type, rounds. Sizes are tiny (a few deals, one or two determinizations)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import numpy as np
@@ -508,28 +509,69 @@ def test_agreement_counts_any_action_of_a_tie_for_the_best_value():
     assert agreement_and_regret(_Fixed([0, 0, 2]), labels, kind="others") == pytest.approx((2 / 3, 2 / 3))
 
 
-def test_labelling_opponents_take_turns_by_batch_and_the_rollouts_take_an_opponent_model(tmp_path, tmp_path_factory):
-    """``opponent="pyanitsa/rule,random"``: batch 0 of deals is played against the rule bot (the same
-    positions as a run against the rule bot alone), batch 1 against random (other positions);
-    ``rollout_opponents="mixed"`` changes the search's values of the same positions, not the positions."""
+def test_labelling_opponents_take_turns_deal_by_deal_and_the_rollouts_take_an_opponent_model(tmp_path, tmp_path_factory, monkeypatch):
+    """``opponent="pyanitsa/rule,random"``: deal ``i`` is played against name ``i % 2``, even when one
+    batch holds every deal (the random agent is asked for the odd deals' seats, never for the even
+    ones); the default plays the rule bot alone. ``rollout_opponents="mixed"`` changes the search's
+    values of the same positions, not the positions. A path with a comma is one name; a list works."""
+    from cardzoo.agents.random_agent import RandomAgent
+
     policy = _policy("pyanitsa", tmp_path_factory)
-    kw = dict(n_det=2, seed=5, batch=2, progress=False)
+    kw = dict(n_det=2, seed=5, batch=4, progress=False)
+    asked = []
+    act = RandomAgent.act
+    monkeypatch.setattr(RandomAgent, "act", lambda self, obs, mask: asked.append(len(obs)) or act(self, obs, mask))
 
     def run(name, games, **more):
+        asked.clear()
         label_positions("pyanitsa", policy, games, tmp_path / f"{name}.npz", **kw, **more)
         with np.load(tmp_path / f"{name}.npz") as z:
-            return z["obs"], z["q"]
+            return z["obs"], z["q"], sum(asked)
 
-    obs_first, q_first = run("first", 2)  # batch 0 alone, against the rule bot
-    obs_rule, _ = run("rule", 4)
-    obs_both, _ = run("both", 4, opponent="pyanitsa/rule,random")
-    n = len(obs_first)
-    assert n > 0 and np.array_equal(obs_both[:n], obs_first) and np.array_equal(obs_rule[:n], obs_first)
-    assert not (len(obs_both) == len(obs_rule) and np.array_equal(obs_both, obs_rule))  # batch 1 met another opponent
-    obs_mixed, q_mixed = run("mixed", 2, rollout_opponents="mixed")
-    assert np.array_equal(obs_mixed, obs_first) and not np.array_equal(q_mixed, q_first)
-    with pytest.raises(ValueError, match="rollout agent 'random' has no opponent model rollout_opponents='mixed'"):
-        label_positions("pyanitsa", policy, 2, tmp_path / "x.npz", rollout="random", rollout_opponents="mixed", **kw)
-    with pytest.raises(ValueError, match="opponent='pyanitsa/rule,' has an empty name"):
-        label_positions("pyanitsa", policy, 2, tmp_path / "y.npz", opponent="pyanitsa/rule,", **kw)
-    assert not (tmp_path / "x.npz").exists() and not (tmp_path / "y.npz").exists()
+    obs_rule, q_rule, by_random = run("rule", 2)
+    assert by_random == 0
+    obs_both, _, by_random = run("both", 2, opponent="pyanitsa/rule,random")  # one batch of 2 deals
+    assert by_random > 0 and not (len(obs_both) == len(obs_rule) and np.array_equal(obs_both, obs_rule))
+    obs_list, _, _ = run("list", 2, opponent=["pyanitsa/rule", "random"])
+    assert np.array_equal(obs_list, obs_both)
+    obs_mixed, q_mixed, _ = run("mixed", 2, rollout_opponents="mixed")
+    assert np.array_equal(obs_mixed, obs_rule) and not np.array_equal(q_mixed, q_rule)
+    comma = tmp_path / "ppo,v2"
+    shutil.copytree(policy, comma)
+    obs_path, _, _ = run("path", 2, opponent=str(comma))  # the policy itself as the opponent, one name
+    assert len(obs_path) > 0
+    for bad, said in ((dict(rollout="random", rollout_opponents="mixed"), "rollout_opponents='mixed': the rollout agent 'random' has no opponent model"),
+                      (dict(rollout_opponents="Mixed"), "rollout_opponents='Mixed' is not an opponent model of pyanitsa/rule; valid: rule, random, mixed"),
+                      (dict(opponent="pyanitsa/rule,"), "opponent='pyanitsa/rule,' is not valid"),
+                      (dict(opponent=1), "opponent=1 is not valid")):
+        with pytest.raises(ValueError, match=re.escape(said)):
+            label_positions("pyanitsa", policy, 2, tmp_path / "x.npz", **kw, **bad)
+    with pytest.raises(ValueError, match=re.escape("rollout_opponents='random': the rollout agent 'avinas/rule' has no opponent model")):
+        label_positions("avinas", "avinas/ppo", 2, tmp_path / "x.npz", rollout_opponents="random", **kw)
+    assert not (tmp_path / "x.npz").exists()
+
+
+def test_expert_iterate_checks_and_keeps_its_labelling_opponents(tmp_path, tmp_path_factory, capsys):
+    """expert-iterate checks --opponent and --rollout-opponents before any work (no folder left), keeps
+    them in run.json with the defaults as null, and a resume compares them as settings, not as text."""
+    policy = _policy("pyanitsa", tmp_path_factory)
+    run = tmp_path / "run"
+    assert cli.main(["expert-iterate", "avinas", "--out", str(run), "--rollout-opponents", "random"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "cardzoo expert-iterate: error: --rollout-opponents random: the rollout agent 'avinas/rule' has no opponent model "
+        "(all_fours/rule and pyanitsa/rule have one: leave it out for the other games, or name one of those rule bots as "
+        "the rollout agent)")
+    assert not run.exists()
+    kw = dict(rounds=1, games=2, n_det=1, batch=2, epochs=1, batch_size=16, arena_deals=0, seed=1, progress=False, init=policy)
+    expert_iterate("pyanitsa", run, opponent="pyanitsa/rule, random", rollout_opponents="mixed", **kw)
+    saved = json.loads((run / "run.json").read_text())
+    assert saved["opponent"] == ["pyanitsa/rule", "random"] and saved["rollout_opponents"] == "mixed"
+    again = expert_iterate("pyanitsa", run, opponent=["pyanitsa/rule", "random"], rollout_opponents="mixed", resume=True, **kw)
+    assert [r["round"] for r in again] == [0, 1]
+    with pytest.raises(ValueError, match=re.escape("rollout_opponents=None (the run has 'mixed')")):
+        expert_iterate("pyanitsa", run, opponent="pyanitsa/rule,random", resume=True, **kw)
+    other = tmp_path / "other"
+    expert_iterate("pyanitsa", other, opponent="pyanitsa/rule", rollout_opponents="rule", **kw)
+    saved = json.loads((other / "run.json").read_text())
+    assert saved["opponent"] is None and saved["rollout_opponents"] is None  # the defaults
+    assert len(expert_iterate("pyanitsa", other, resume=True, **kw)) == 2

@@ -807,7 +807,7 @@ def add_commands(sub, games, parse_options) -> None:
     lb.add_argument("--n-det", type=int, default=32, help="PIMC determinizations per label (default 32)")
     lb.add_argument("--batch", type=int, default=256, help="deals played at once (default 256)")
     lb.add_argument("--opponent", type=agent_arg, default=None,
-                    help="the other team's agent (default GAME/rule); several joined by commas take turns by batch")
+                    help="the other team's agent (default GAME/rule); several joined by commas take turns deal by deal")
     lb.add_argument("--rollout", type=agent_arg, default=None, help="the search's rollout agent (default GAME/rule)")
     lb.add_argument("--rollout-opponents", default=None, metavar="MODEL",
                     help="the rollout agent's model of the other seats (all_fours/rule: rule, random; pyanitsa/rule: rule, "
@@ -895,7 +895,7 @@ def add_commands(sub, games, parse_options) -> None:
     )
     ei.add_argument("--torch-threads", type=torch_threads_arg, default=1, help="torch threads of the distillation (default 1)")
     ei.add_argument("--opponent", type=agent_arg, default=None,
-                    help="whom the round's policy plays while labelled (default GAME/rule); several joined by commas take turns by batch")
+                    help="whom the round's policy plays while labelled (default GAME/rule); several joined by commas take turns deal by deal")
     ei.add_argument("--rollout-opponents", default=None, metavar="MODEL",
                     help="the search's model of the other seats in its rollouts (all_fours/rule: rule, random; pyanitsa/rule: "
                     "rule, random, mixed); default: the rule bot")

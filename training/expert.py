@@ -156,12 +156,14 @@ def label_positions(
         n_det: determinizations per labelled decision.
         seed: seeds the deals, the side draw, the policy's sampling and the search.
         batch: deals played at once (at most; the last batch plays only the deals left).
-        opponent: agent of the other sides (default ``"<game>/rule"``), or several names joined by
-            commas (``"pyanitsa/rule,random"``): batch ``i`` of deals is played against name ``i % n``.
-        rollout: agent playing every seat in the search's rollouts (default ``"<game>/rule"``).
+        opponent: agent of the other sides (default ``"<game>/rule"``), or several: names joined by
+            commas (``"pyanitsa/rule,random"``; an existing path or ``exec:`` command is one name) or
+            a list; deal ``i`` (counted in this run) is played against name ``i % n``.
+        rollout: the agent of the search's rollouts (default ``"<game>/rule"``): it plays the
+            searched seat, and every other seat unless ``rollout_opponents`` models them otherwise.
         rollout_opponents: the rollout agent's model of the other seats, given to it as its
             ``rollout_opponents`` parameter (``all_fours/rule``: ``"rule"``, ``"random"``;
-            ``pyanitsa/rule``: also ``"mixed"``); ``None``: the agent's default.
+            ``pyanitsa/rule``: also ``"mixed"``); ``None``: the agent's default (every seat itself).
         search_on: decision types that get PIMC values (:func:`parse_search_on`: ``"cards"``,
             ``"others"``, ``"all"``, ``"none"`` or a sequence; default both); the positions of
             the other types are stored without values (for the KL term of :func:`distil`).
@@ -177,8 +179,6 @@ def label_positions(
         that cannot be written (checked before any deal is played).
     """
     from tqdm import tqdm
-
-    from .common import resolve_agent
 
     for name, v in (("n_games", n_games), ("batch", batch)):
         if v < 1:
@@ -203,19 +203,7 @@ def label_positions(
     pol = _load_policy(policy, game, deterministic=False, seed=seed)
     env_options = dict(pol.meta.get("env_options") or {})
     kernel = envs.kernel(game, **env_options)
-    opp_names = [n.strip() for n in (opponent or f"{game}/rule").split(",")]
-    if not all(opp_names):
-        raise ValueError(f"opponent={opponent!r} has an empty name; give agent names joined by commas, e.g. {game}/rule,random")
-    opps = [resolve_agent(n, env_options, seed=seed, game=game) for n in opp_names]
-    roll_name = rollout or f"{game}/rule"
-    roll = resolve_agent(roll_name, env_options if rollout_opponents is None else {**env_options, "rollout_opponents": rollout_opponents},
-                         seed=seed, game=game)
-    if rollout_opponents is not None and getattr(roll, "rollout_opponents", None) != rollout_opponents:
-        raise ValueError(f"rollout agent {roll_name!r} has no opponent model rollout_opponents={rollout_opponents!r} "
-                         f"(all_fours/rule and pyanitsa/rule have one)")
-    for role, name, agent in (*(("opponent", n, a) for n, a in zip(opp_names, opps)), ("rollout", roll_name, roll)):
-        if getattr(agent, "needs_state", False):
-            raise ValueError(f"{role} agent {name!r} searches the game state; it must act from observations (e.g. {game}/rule)")
+    _, opps, roll = labelling_agents(game, env_options, opponent, rollout, rollout_opponents, seed)
     try:
         search = PIMCSearch(kernel, roll, n_det=n_det, seed=seed)
     except ValueError as e:
@@ -236,8 +224,8 @@ def label_positions(
         with tqdm(total=n_games, desc=f"labelling {game} (PIMC {n_det}, search on {'+'.join(searched) or 'none'})",
                   unit="deal", disable=not progress) as bar:
             while played < n_games:
-                opp = opps[(played // batch) % len(opps)]  # batch i against opponent i % n
-                n = _label_batch(kernel, pol, opp, search, side_of, len(sides), min(batch, n_games - played), rng, parts, searched)
+                n = _label_batch(kernel, pol, opps, played, search, side_of, len(sides), min(batch, n_games - played), rng, parts,
+                                 searched)
                 played += n
                 _save_labels(out, {key: _stack(parts[key], kernel, key) for key in LABEL_KEYS}, searched,
                              deals=played, deals_asked=n_games, **made)
@@ -264,8 +252,62 @@ class LabellingInterrupted(KeyboardInterrupt):
         self.out, self.deals, self.deals_asked = out, deals, deals_asked
 
 
-def _label_batch(kernel, pol, opp, search, side_of, n_sides, batch, rng, parts, searched) -> int:
-    """Play ``batch`` deals, appending labels to ``parts``; returns ``batch``."""
+def opponent_names(opponent, game: str) -> list[str] | None:
+    """The labelling opponents as a list of names (``None``: the default, ``GAME/rule`` alone).
+
+    ``opponent``: ``None``, one name, names joined by commas (``"pyanitsa/rule,random"``; an existing
+    file or folder, or an ``exec:`` command, is one name even with a comma), or a list/tuple of names.
+    ``ValueError`` for an empty name or another type."""
+    if opponent is None:
+        return None
+    if isinstance(opponent, (list, tuple)):
+        names = list(opponent)
+    elif isinstance(opponent, str):
+        names = [opponent] if opponent.startswith("exec:") or Path(opponent).exists() else opponent.split(",")
+    else:
+        names = None
+    if not names or not all(isinstance(n, str) and n.strip() for n in names):
+        raise _api_error(
+            ValueError,
+            f"opponent={opponent!r} is not valid: give an agent name, names joined by commas or a list of names, "
+            f"none empty (e.g. '{game}/rule,random' or ['{game}/rule', 'random'])",
+            f"--opponent {opponent} has an empty name: give agent names joined by commas, e.g. --opponent {game}/rule,random",
+        )
+    names = [n.strip() for n in names]
+    return None if names == [f"{game}/rule"] else names
+
+
+def labelling_agents(game: str, env_options: dict, opponent=None, rollout: str | None = None, rollout_opponents: str | None = None,
+                     seed: int | None = None) -> tuple[list[str], list, object]:
+    """``(opponent names, opponent agents, rollout agent)`` of :func:`label_positions`, checked: every
+    agent of ``game`` and acting from observations, and ``rollout_opponents`` one of the rollout
+    agent's models (``ValueError`` naming the flag for the command line and the keyword for Python)."""
+    from .common import resolve_agent
+
+    names = opponent_names(opponent, game) or [f"{game}/rule"]
+    opps = [resolve_agent(n, env_options, seed=seed, game=game) for n in names]
+    roll_name = rollout or f"{game}/rule"
+    roll = resolve_agent(roll_name, env_options, seed=seed, game=game)
+    if rollout_opponents is not None:
+        models = getattr(type(roll), "ROLLOUT_OPPONENTS", None)
+        if not models:
+            said = (f"the rollout agent {roll_name!r} has no opponent model (all_fours/rule and pyanitsa/rule have one: "
+                    "leave it out for the other games, or name one of those rule bots as the rollout agent)")
+            raise _api_error(ValueError, f"rollout_opponents={rollout_opponents!r}: {said}", f"--rollout-opponents {rollout_opponents}: {said}")
+        if rollout_opponents not in models:
+            said = f"is not an opponent model of {roll_name}; valid: {', '.join(models)}"
+            raise _api_error(ValueError, f"rollout_opponents={rollout_opponents!r} {said}", f"--rollout-opponents {rollout_opponents!r} {said}")
+        roll = resolve_agent(roll_name, {**env_options, "rollout_opponents": rollout_opponents}, seed=seed, game=game)
+    for role, name, agent in (*(("opponent", n, a) for n, a in zip(names, opps)), ("rollout", roll_name, roll)):
+        if getattr(agent, "needs_state", False):
+            raise ValueError(f"{role} agent {name!r} searches the game state; it must act from observations (e.g. {game}/rule)")
+    return names, opps, roll
+
+
+def _label_batch(kernel, pol, opps, first, search, side_of, n_sides, batch, rng, parts, searched) -> int:
+    """Play ``batch`` deals, appending labels to ``parts``; returns ``batch``. Deal ``first + j`` of the
+    run plays the policy against ``opps[(first + j) % len(opps)]`` (they take turns deal by deal)."""
+    opp_of = (first + np.arange(batch)) % len(opps)
     st = kernel.init(rng, batch)
     policy_side = rng.integers(0, n_sides, size=batch)
     while not st.done.all():
@@ -288,7 +330,7 @@ def _label_batch(kernel, pol, opp, search, side_of, n_sides, batch, rng, parts, 
             parts[kq].append(q)
         actions = np.zeros(batch, dtype=np.int64)
         mine = side_of[seat] == policy_side
-        for sel, agent in ((live & mine, pol), (live & ~mine, opp)):
+        for sel, agent in ((live & mine, pol), *((live & ~mine & (opp_of == i), o) for i, o in enumerate(opps))):
             rows = np.flatnonzero(sel)
             if rows.size:
                 actions[rows] = agent.act(obs[rows], mask[rows])
@@ -953,8 +995,9 @@ def expert_iterate(
     bot with ``aggregate``, +0.037 [+0.018, +0.057] without; training/EXPERT.md.)
 
     ``opponent`` and ``rollout_opponents`` (:func:`label_positions`'): whom the round's policy plays
-    while its positions are labelled (default the rule bot; several names joined by commas take
-    turns by batch) and the search's model of the other seats. A search whose rollouts model every
+    while its positions are labelled (default the rule bot; several names, joined by commas or in a
+    list, take turns deal by deal in each labelling process) and the search's model of the other
+    seats. They are checked before any work and kept in ``run.json`` (the default as ``null``). A search whose rollouts model every
     opponent as the rule bot teaches best replies to the rule bot (P'yanitsa, training/EXPERT.md).
 
     Args: as :func:`label_positions` and :func:`distil`; ``resume`` continues a run in ``out``
@@ -1016,6 +1059,9 @@ def expert_iterate(
     from .common import check_can_write
 
     check_can_write(out, "--out", makes_folder=True)  # /proc/x: refused before the first round's labelling
+    opponent = opponent_names(opponent, game)  # None for the default (GAME/rule): equal settings compare equal on resume
+    if rollout_opponents == "rule":  # every rule bot's own model: the default
+        rollout_opponents = None
     config = {"game": game, "init": str(init), "rounds": rounds, "games": games, "n_det": n_det,
               "label_search_on": list(labelled), "search_on": list(searched), "batch": batch, "epochs": epochs, "lr": lr,
               "tau": tau, "prior": prior, "bid_weight": bid_weight, "batch_size": batch_size, "arena_deals": arena_deals,
@@ -1047,6 +1093,7 @@ def expert_iterate(
                              said.format(f"--rounds {rounds}", f"--rounds {max(beyond)}"))
     # a registry name that is no trained policy, a missing or foreign policy fail before any work
     env_options = dict(_load_policy(init, game, deterministic=True).meta.get("env_options") or {})
+    labelling_agents(game, env_options, opponent, None, rollout_opponents)  # a bad opponent or model: before any work
     existed, fresh = out.exists(), not (out.is_dir() and any(out.iterdir()))  # fresh: removed again if it fails in round 1
     out.mkdir(parents=True, exist_ok=True)
     (out / "run.json").write_text(json.dumps(config, indent=2))
@@ -1148,7 +1195,7 @@ def _label_pool(n: int):
 
 
 def _label_round(pool, game: str, policy: str, games: int, files: list[Path], seeds: list[int], *, n_det: int, batch: int,
-                 search_on, progress: bool, opponent: str | None = None, rollout_opponents: str | None = None) -> dict[str, int]:
+                 search_on, progress: bool, opponent: list[str] | None = None, rollout_opponents: str | None = None) -> dict[str, int]:
     """Label ``games`` deals of ``policy`` split over ``len(files)`` processes: this one writes
     ``files[0]`` (with a progress bar), ``pool``'s the others; returns the summed counts of
     :func:`label_positions`. An unfinished round's files are rewritten."""
