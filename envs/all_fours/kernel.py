@@ -299,7 +299,7 @@ class AllFoursKernel(CompiledKernel):
             "score": st.score[b].tolist(),
         }
         if st.last_trump[b] >= 0:
-            out["last_hand"] = self.hand_result(st, b)
+            out["last_hand"] = self._hand_result(st, b)
         if st.truncated[b]:
             out["truncation"] = (
                 f"max_redeals={self.options['max_redeals']} reached"
@@ -322,13 +322,16 @@ class AllFoursKernel(CompiledKernel):
         High, Low, Jack, Game, were credited (4 unless the match was won at one). ``kicks_and_give_one``:
         the hand's kick and give-one points; ``hand_points``: its total (kicks and give-one + credited
         items); ``score``: the match score at its end. ``ValueError`` when no hand was scored yet."""
-        b = self.check_game(st, b)
+        return self._hand_result(st, self.check_game(st, b))
+
+    def _hand_result(self, st: AllFoursState, b: int) -> dict:
+        """:meth:`hand_result` of a checked game index (run at every episode's end: kept cheap)."""
         trump = int(st.last_trump[b])
         if trump < 0:
             raise ValueError(f"game {b} has no scored hand yet")
         o = self.options
         names = FRENCH52.names
-        items = st.items[b].tolist()  # Python ints (a game's end: run at every episode's end, so kept cheap)
+        items = st.items[b].tolist()
         credited = int(st.credited[b])
         hang = bool(st.hang[b])
         worth = (1, 1, o["hang_jack_points"] if hang else o["jack_points"], o["game_points"])

@@ -216,6 +216,8 @@ class KernelAECEnv(AECEnv):
         of the constructor is told to go there, in the call ``_made_as`` names; otherwise the closest
         valid name is suggested, :func:`~cardzoo.envs.core.kernel.did_you_mean`). Wrappers (the
         single-seat Gymnasium env) call it before they change anything of their own."""
+        if seed is None and options is None:  # the reset of every episode in a loop: nothing to check
+            return None, {}
         valid = list(self.kernel.INIT_HOOKS)
         seed = check_seed(seed)
         options = check_reset_options(options, valid, self.env_name)
