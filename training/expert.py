@@ -38,7 +38,9 @@ Label files are ``.npz`` with
 * ``deals``, ``deals_asked``: the deals labelled and the deals asked for (fewer labelled: the run
   was interrupted); ``game`` and ``env_options`` (JSON): the game and the policy's options the
   positions come from (:func:`distil` refuses labels of another game or options; files written
-  before these keys lack them).
+  before these keys lack them); ``labelling`` (JSON): who played and searched, ``{"policy",
+  "opponents", "rollout", "rollout_opponents", "n_det", "seed"}`` (for the record; files written
+  before 2026-12-04 lack it).
 
 Files written before decision types (keys ``bid_obs``/``bid_mask``, no ``other_q`` nor
 ``labelled``) still load: their bids become the ``other_*`` positions without values
@@ -203,12 +205,14 @@ def label_positions(
     pol = _load_policy(policy, game, deterministic=False, seed=seed)
     env_options = dict(pol.meta.get("env_options") or {})
     kernel = envs.kernel(game, **env_options)
-    _, opps, roll = labelling_agents(game, env_options, opponent, rollout, rollout_opponents, seed)
+    opp_names, opps, roll = labelling_agents(game, env_options, opponent, rollout, rollout_opponents, seed)
     try:
         search = PIMCSearch(kernel, roll, n_det=n_det, seed=seed)
     except ValueError as e:
         raise ValueError(f"cannot label {policy!r} (options {env_options}): {e}") from None
-    made = {"game": game, "env_options": env_options}  # recorded in the file: distil refuses labels of another game or options
+    made = {"game": game, "env_options": env_options,  # recorded in the file: distil refuses labels of another game or options
+            "labelling": {"policy": str(policy), "opponents": opp_names, "rollout": rollout or f"{game}/rule",
+                          "rollout_opponents": rollout_opponents or "rule", "n_det": int(n_det), "seed": int(seed)}}
     _save_labels(out, {key: _stack([], kernel, key) for key in LABEL_KEYS}, searched,  # fails now if out is not writable
                  deals=0, deals_asked=n_games, **made)
     rng = np.random.default_rng(seed)
@@ -339,9 +343,9 @@ def _label_batch(kernel, pol, opps, first, search, side_of, n_sides, batch, rng,
 
 
 def _save_labels(out: Path, arrays: dict[str, np.ndarray], labelled, deals: int = 0, deals_asked: int = 0,
-                 game: str = "", env_options: dict | None = None) -> None:
+                 game: str = "", env_options: dict | None = None, labelling: dict | None = None) -> None:
     """Write ``arrays``, ``labelled``, the deal counts (``deals`` labelled of ``deals_asked``: fewer in the file of
-    an interrupted run), the ``game`` and its ``env_options`` (JSON) to ``out`` atomically (a temporary file in the
+    an interrupted run), the ``game``, its ``env_options`` and ``labelling`` (JSON) to ``out`` atomically (a temporary file in the
     same folder, then a rename; the temporary file is removed whatever stops the write, Ctrl-C included)."""
     import os
 
@@ -349,7 +353,8 @@ def _save_labels(out: Path, arrays: dict[str, np.ndarray], labelled, deals: int 
     try:
         np.savez_compressed(tmp, **arrays, labelled=np.array(list(labelled), dtype="<U6"),
                             deals=np.int64(deals), deals_asked=np.int64(deals_asked), game=np.array(game),
-                            env_options=np.array(json.dumps(env_options or {}, sort_keys=True)))
+                            env_options=np.array(json.dumps(env_options or {}, sort_keys=True)),
+                            labelling=np.array(json.dumps(labelling or {}, sort_keys=True)))
         os.replace(tmp, out)
     except OSError as e:
         tmp.unlink(missing_ok=True)
