@@ -105,7 +105,7 @@ def test_rule_agent_orders_by_strength():
         agents.load("pyanitsa/rule", rank_order=[0, 1.5, 2, 3, 4, 5, 6, 7, 8], **CHOOSE)
     with pytest.raises(ValueError, match="not both"):
         agents.load("pyanitsa/rule", direction="strong_first", rank_order=list(range(9)), **CHOOSE)
-    with pytest.raises(ValueError, match=r"agent parameters: \['direction', 'rank_order'\]"):
+    with pytest.raises(ValueError, match=r"agent parameters: \['direction', 'rank_order', 'rollout_opponents'\]"):
         agents.load("pyanitsa/rule", nosuch=1)
     assert agents.load("pyanitsa/rule", rank_order="8,0,1,2,3,4,5,6,7", **CHOOSE).rank_order == ace_first.rank_order
     with pytest.raises(ValueError, match="num_players"):
