@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 import numpy as np
@@ -300,6 +301,17 @@ def test_the_spaces_of_an_unknown_agent_raise_naming_the_agents(game, options):
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"unknown agent \['player_0'\]; agents: "):
         env.observe(["player_0"])
+    # observe, the text view and the spaces look an agent up the same way (a str-like key equal to a name is
+    # that agent for all of them; the text view alone refused it until 2026-12-04)
+    for call in (env.observe, env.unwrapped.text_observation):
+        for agent in ("player_9", 0, ["player_0"], b"player_0", None):
+            with pytest.raises(ValueError) as err:
+                call(agent)
+            assert str(err.value) == f"unknown agent {agent!r}; agents: {agents}"
+    like = collections.UserString("player_0")
+    assert env.observation_space(like) is env.observation_space("player_0")
+    assert np.array_equal(env.observe(like)["observation"], env.observe("player_0")["observation"])
+    assert env.unwrapped.text_observation(like) == env.unwrapped.text_observation("player_0")
 
 
 @pytest.mark.parametrize("game, options", DEFAULTS)

@@ -484,9 +484,12 @@ class KernelAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ text view
     def _seat_of(self, agent: str) -> int:
-        if not isinstance(agent, str) or agent not in self.agent_name_mapping:
-            raise self._unknown_agent(agent)
-        return self.agent_name_mapping[agent]
+        """The seat of ``agent``, looked up as :meth:`observe` and :meth:`observation_space` do
+        (``ValueError`` naming the agents for an unknown or unhashable one)."""
+        try:
+            return self.agent_name_mapping[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
     def text_observation(self, agent: str) -> str:
         """What ``agent`` may know, as text (:meth:`Kernel.text_view
