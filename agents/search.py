@@ -21,7 +21,7 @@ import numbers
 
 import numpy as np
 
-from cardzoo.envs.core.kernel import check_seed, is_int
+from cardzoo.envs.core.kernel import check_seed, is_int, one_deal_episodes
 
 from .base import Agent
 
@@ -102,7 +102,7 @@ class PIMCSearch:
             raise ValueError(f"search must be one of {self.SEARCH_MODES}, got {search!r}")
         self.search = search
         opts = getattr(kernel, "options", {})
-        if opts.get("episode", "hand") not in ("hand", "deal") or opts.get("match_target") is not None:
+        if not one_deal_episodes(opts):
             raise ValueError(
                 "PIMC search needs episode='hand' (All Fours; 'deal' in Avinas and Aluette, no match_target in "
                 f"Ottocento and Aluette): each rollout plays the deal to its end; got {opts.get('episode')!r}"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from cardzoo import envs
 from cardzoo.agents.options import option_args
+from cardzoo.envs.core.kernel import one_deal_episodes
 
 #: Rounds of expert iteration after PPO by default, per game: only where measurement showed they
 #: help (All Fours: three rounds took the main job from -0.090 to above the rule bot; training/EXPERT.md).
@@ -78,7 +79,7 @@ def resumed_run(model) -> tuple[Path, dict] | None:
 def searchable(env_options: dict) -> bool:
     """Whether PIMC search (and so expert iteration) can run with these game options: every
     episode must end with the deal (no ``episode="match"``, no ``match_target``)."""
-    return env_options.get("episode", "hand") in ("hand", "deal") and env_options.get("match_target") is None
+    return one_deal_episodes(env_options)
 
 
 @dataclass

@@ -318,7 +318,7 @@ class KernelAECEnv(AECEnv):
         unknown agent."""
         if self._st is None:
             self._require_reset("observe()")
-        try:
+        try:  # _seat_of, inlined: observe runs at every step of every AEC loop
             seat = self.agent_name_mapping[agent]
         except (KeyError, TypeError):  # TypeError: an unhashable agent
             raise self._unknown_agent(agent) from None

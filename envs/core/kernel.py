@@ -63,6 +63,7 @@ __all__ = [
     "hook_ints",
     "int_option",
     "is_int",
+    "one_deal_episodes",
     "state_field",
 ]
 
@@ -552,6 +553,14 @@ def check_options(spec: dict[str, Option], given: dict[str, Any]) -> dict[str, A
     return out
 
 
+
+def one_deal_episodes(options: dict) -> bool:
+    """Whether game options make every episode one deal: ``episode`` ``"hand"``/``"deal"`` or absent,
+    and no ``match_target`` (conservative: Aluette's ``episode="deal"`` with a ``match_target``, also
+    one deal, says ``False``). The one test of it for the AEC env, PIMC search (each rollout plays
+    the deal to its end) and training's expert stage."""
+    return options.get("episode", "hand") in ("hand", "deal") and options.get("match_target") is None
+
 class Kernel(ABC):
     """Abstract batched game kernel (see the module docstring for the contract).
 
@@ -792,11 +801,10 @@ class Kernel(ABC):
 
     @property
     def one_deal_episodes(self) -> bool:
-        """``True`` when every episode is one deal (``episode`` ``"hand"``/``"deal"`` or none, and no
-        ``match_target``): then :attr:`DEAL_COUNTER` moves only at the episode's end, where the AEC
-        env gives the final infos anyway, and it does not watch the counter at every step."""
-        o = self.options
-        return o.get("episode", "hand") in ("hand", "deal") and o.get("match_target") is None
+        """``True`` when every episode is one deal (:func:`one_deal_episodes` of the options): then
+        :attr:`DEAL_COUNTER` moves only at the episode's end, where the AEC env gives the final infos
+        anyway, and it does not watch the counter at every step; PIMC search needs such episodes."""
+        return one_deal_episodes(self.options)
 
     def deal_category(self, state: BatchState) -> np.ndarray | None:
         """``int64[B]`` index into ``DEAL_CATEGORIES`` of each game's current deal (e.g. Avinas'
