@@ -538,7 +538,7 @@ def test_labelling_opponents_take_turns_deal_by_deal_and_the_rollouts_take_an_op
     assert np.array_equal(obs_mixed, obs_rule) and not np.array_equal(q_mixed, q_rule)
     with np.load(tmp_path / "both.npz") as z:  # each file records who played and searched
         assert json.loads(str(z["labelling"])) == {"policy": policy, "opponents": ["pyanitsa/rule", "random"],
-                                                   "rollout": "pyanitsa/rule", "rollout_opponents": "rule", "n_det": 2, "seed": 5}
+                                                   "rollout": "pyanitsa/rule", "rollout_opponents": None, "n_det": 2, "seed": 5}
     with np.load(tmp_path / "mixed.npz") as z:
         assert json.loads(str(z["labelling"]))["rollout_opponents"] == "mixed"
     comma = tmp_path / "ppo,v2"

@@ -39,7 +39,7 @@ Label files are ``.npz`` with
   was interrupted); ``game`` and ``env_options`` (JSON): the game and the policy's options the
   positions come from (:func:`distil` refuses labels of another game or options; files written
   before these keys lack them); ``labelling`` (JSON): who played and searched, ``{"policy",
-  "opponents", "rollout", "rollout_opponents", "n_det", "seed"}`` (for the record; files written
+  "opponents", "rollout", "rollout_opponents" (null: the rollout agent's own), "n_det", "seed"}`` (for the record; files written
   before 2026-12-04 lack it).
 
 Files written before decision types (keys ``bid_obs``/``bid_mask``, no ``other_q`` nor
@@ -212,7 +212,7 @@ def label_positions(
         raise ValueError(f"cannot label {policy!r} (options {env_options}): {e}") from None
     made = {"game": game, "env_options": env_options,  # recorded in the file: distil refuses labels of another game or options
             "labelling": {"policy": str(policy), "opponents": opp_names, "rollout": rollout or f"{game}/rule",
-                          "rollout_opponents": rollout_opponents or "rule", "n_det": int(n_det), "seed": int(seed)}}
+                          "rollout_opponents": rollout_opponents, "n_det": int(n_det), "seed": int(seed)}}
     _save_labels(out, {key: _stack([], kernel, key) for key in LABEL_KEYS}, searched,  # fails now if out is not writable
                  deals=0, deals_asked=n_games, **made)
     rng = np.random.default_rng(seed)
