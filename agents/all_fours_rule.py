@@ -41,6 +41,7 @@ import math
 import numpy as np
 from cardzoo.envs.all_fours.rules import legal_one, observe_one, step_one
 from cardzoo.envs.core.bits import low_bit as _low_bit
+from cardzoo.envs.core.bits import nth_bit as _nth_bit
 from cardzoo.envs.core.bits import popcount as _popcount
 from numba import njit
 
@@ -448,14 +449,6 @@ def _rules_key() -> str:
     from cardzoo.envs.core.compiled import rules_key
 
     return rules_key(rules, constants)
-
-
-@njit(cache=True, _nrt=False)
-def _nth_bit(x, n):
-    """The position of the ``n``-th (from 0) set bit of the ``uint64`` ``x``, lowest first."""
-    for _ in range(n):
-        x &= x - np.uint64(1)
-    return _low_bit(x)
 
 
 def _make_advance(key: str):

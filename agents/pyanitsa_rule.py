@@ -25,6 +25,8 @@ import operator
 
 import numpy as np
 from cardzoo.envs.core.bits import low_bit as _low_bit
+from cardzoo.envs.core.bits import nth_bit as _nth_bit
+from cardzoo.envs.core.bits import popcount as _popcount
 from cardzoo.envs.pyanitsa.rules import legal_bits, step_one
 from numba import njit
 
@@ -73,19 +75,8 @@ def _make_play_out(key: str):
                     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
                     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
                     z = z ^ (z >> np.uint64(31))
-                    n = np.uint64(0)
-                    x = legal
-                    while x:
-                        n += np.uint64(1)
-                        x &= x - np.uint64(1)
-                    k = np.int64(((z >> np.uint64(11)) * n) >> np.uint64(53))  # floor(u * n), exactly (uint64 throughout)
-                    while legal:
-                        c = _low_bit(legal)
-                        if k == 0:
-                            a = c
-                            break
-                        k -= 1
-                        legal &= legal - np.uint64(1)
+                    n = np.uint64(_popcount(legal))
+                    a = _nth_bit(legal, np.int64(((z >> np.uint64(11)) * n) >> np.uint64(53)))  # floor(u * n), exactly
                 else:
                     best = -np.inf
                     while legal:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from cardzoo.envs.core.bits import bit, low_bit, popcount, write_set
+from cardzoo.envs.core.bits import bit, low_bit, nth_bit, popcount, write_set
 
 
 @njit(cache=False)
@@ -34,3 +34,15 @@ def test_popcount_low_bit_write_set(x, count, low, cards):
 
 def test_bit_of_the_last_card_stays_unsigned():
     assert _run(np.uint64(0), 63, 2)[2] == np.uint64(1 << 63)
+
+
+@njit(cache=False)
+def _nth(x, n):
+    return nth_bit(np.uint64(x), n)
+
+
+def test_nth_bit_worked_example():
+    # 0b1010_0110: set bits 1, 2, 5, 7; the bit past the last is 64 (no set bit left)
+    x = 0b1010_0110
+    assert [_nth(x, n) for n in range(5)] == [1, 2, 5, 7, 64]
+    assert _nth(np.uint64(1 << 63), 0) == 63 and _nth(0, 0) == 64

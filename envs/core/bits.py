@@ -24,7 +24,7 @@ from numba import types as _nbt
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-__all__ = ["ONE", "bit", "low_bit", "popcount", "write_set"]
+__all__ = ["ONE", "bit", "low_bit", "nth_bit", "popcount", "write_set"]
 
 #: ``np.uint64(1)``: shifts of a card set must stay unsigned 64-bit in compiled code.
 ONE = np.uint64(1)
@@ -53,6 +53,17 @@ def popcount(typingctx, x):
 def low_bit(x):
     """Index of the lowest set bit of the ``uint64`` ``x`` (``int64``; 64 when ``x`` is 0)."""
     return np.int64(trailing_zeros(np.uint64(x)))
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def nth_bit(x, n):
+    """Index of the ``n``-th (from 0) set bit of the ``uint64`` ``x``, lowest first (``int64``; 64
+    when ``x`` has ``n`` or fewer set bits): a uniformly random legal action is
+    ``nth_bit(legal, floor(u * popcount(legal)))``."""
+    x = np.uint64(x)
+    for _ in range(n):
+        x &= x - ONE
+    return low_bit(x)
 
 
 @njit(cache=True, inline="always", _nrt=False)
