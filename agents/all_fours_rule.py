@@ -45,7 +45,7 @@ from cardzoo.envs.core.bits import nth_bit as _nth_bit
 from cardzoo.envs.core.bits import popcount as _popcount
 from numba import njit
 
-from .base import Agent, as_batch
+from .base import Agent, as_batch, rollout_model
 
 __all__ = ["DEFAULT_PARAMS", "AllFoursRuleAgent"]
 
@@ -510,17 +510,17 @@ class AllFoursRuleAgent(Agent):
     ``rollout_opponents`` changes only :meth:`play_out`, the rollouts of a PIMC search:
     ``"rule"`` (default) plays every seat as this bot; ``"random"`` plays the two seats of the
     other team than the seat searched uniformly at random (an opponent model for searching against
-    random players; ``agents/SEARCH.md``). A ``ValueError`` names the valid values.
+    random players; ``agents/SEARCH.md``); ``None`` is ``"rule"``. A ``ValueError`` names the valid
+    values (:func:`~cardzoo.agents.base.rollout_model`).
     """
 
     name = "all_fours/rule"
     ROLLOUT_OPPONENTS = ("rule", "random")
 
-    def __init__(self, params: dict | None = None, *, rollout_opponents: str = "rule", **env_options) -> None:
+    def __init__(self, params: dict | None = None, *, rollout_opponents: str | None = "rule", **env_options) -> None:
         from cardzoo import envs  # agents -> envs is the allowed direction
 
-        if rollout_opponents not in self.ROLLOUT_OPPONENTS:
-            raise ValueError(f"rollout_opponents={rollout_opponents!r}; valid: {', '.join(self.ROLLOUT_OPPONENTS)}")
+        rollout_opponents = rollout_model(rollout_opponents, self.ROLLOUT_OPPONENTS)
         self.rollout_opponents = rollout_opponents
         if rollout_opponents != "rule":
             self.name = f"all_fours/rule (opponents {rollout_opponents} in rollouts)"

@@ -11,7 +11,23 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["Agent", "as_batch", "as_mask", "first_legal"]
+__all__ = ["Agent", "as_batch", "as_mask", "first_legal", "rollout_model"]
+
+
+def rollout_model(value, models: tuple[str, ...]) -> str:
+    """The opponent model of a rule bot's PIMC rollouts (its ``rollout_opponents``, ``agents/SEARCH.md``).
+
+    Args:
+        value: one of ``models``, or ``None`` for ``models[0]`` (``"rule"``: the bot plays every seat).
+        models: the bot's ``ROLLOUT_OPPONENTS``.
+
+    Returns the model's name. Raises ``ValueError`` naming ``value`` and the valid models for
+    anything else (``"Random"``, ``"rule "`` and non-strings included)."""
+    if value is None:
+        return models[0]
+    if not isinstance(value, str) or value not in models:
+        raise ValueError(f"rollout_opponents={value!r} is not valid; valid: {', '.join(models)} (None: {models[0]})")
+    return value
 
 
 class Agent:

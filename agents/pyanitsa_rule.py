@@ -30,7 +30,7 @@ from cardzoo.envs.core.bits import popcount as _popcount
 from cardzoo.envs.pyanitsa.rules import legal_bits, step_one
 from numba import njit
 
-from .base import Agent, as_batch
+from .base import Agent, as_batch, rollout_model
 
 __all__ = ["PyanitsaRuleAgent"]
 
@@ -120,7 +120,9 @@ class PyanitsaRuleAgent(Agent):
             else changes): ``"rule"`` (default) this bot; ``"random"`` uniformly random pot orders,
             as ``pyanitsa/random`` plays; ``"mixed"`` each other seat of each rollout one of the two,
             drawn with probability 1/2 (an opponent model for a search, and so for the labels of
-            expert iteration, that must do well against both; ``agents/SEARCH.md``).
+            expert iteration, that must do well against both; ``agents/SEARCH.md``); ``None`` is
+            ``"rule"``. The two models need a pot order that players choose: with
+            ``collect_order="random"`` (every pot's order drawn, RULES.md §5) they are refused.
         **env_options: the P'yanitsa options (``RULES.md`` §8), validated; ``deck`` and
             ``objective`` are used.
 
@@ -130,16 +132,18 @@ class PyanitsaRuleAgent(Agent):
     name = "pyanitsa/rule"
     ROLLOUT_OPPONENTS = ("rule", "random", "mixed")
 
-    def __init__(self, direction: str | None = None, rank_order=None, *, rollout_opponents: str = "rule", **env_options) -> None:
+    def __init__(self, direction: str | None = None, rank_order=None, *, rollout_opponents: str | None = "rule", **env_options) -> None:
         from cardzoo import envs
 
-        if not isinstance(rollout_opponents, str) or rollout_opponents not in self.ROLLOUT_OPPONENTS:
-            raise ValueError(f"rollout_opponents={rollout_opponents!r}; valid: {', '.join(self.ROLLOUT_OPPONENTS)}")
-
+        rollout_opponents = rollout_model(rollout_opponents, self.ROLLOUT_OPPONENTS)
         try:
             k = envs.kernel("pyanitsa", **env_options)  # validates the options
         except ValueError as e:
             raise ValueError(f"{e}; the rule bot's own options: direction, rank_order") from None
+        if rollout_opponents != "rule" and k.options["collect_order"] == "random":
+            raise ValueError(
+                f"rollout_opponents={rollout_opponents!r} needs pot orders that players choose; with collect_order='random' "
+                "every pot's order is drawn (RULES.md §5) and no seat has a choice to model: use rollout_opponents='rule'")
         n_ranks = 9 if k.C == 36 else 13
         if rank_order is not None and direction is not None:
             raise ValueError(f"give direction={direction!r} or rank_order={rank_order!r}, not both (rank_order sets the whole order)")

@@ -365,14 +365,15 @@ def _all_fours_rule(**env_options) -> Agent:
     return AllFoursRuleAgent(**env_options)
 
 
-def _all_fours_pimc(seed=None, n_det: int = 32, search: str = "all", rollout_opponents: str = "rule", **env_options) -> Agent:
+def _all_fours_pimc(seed=None, n_det: int = 32, search: str = "all", rollout_opponents: str | None = "rule", **env_options) -> Agent:
     from cardzoo import envs
 
     from .all_fours_rule import AllFoursRuleAgent
     from .search import PIMCAgent
 
+    kernel = envs.kernel("all_fours", **env_options)
     rollout = AllFoursRuleAgent(rollout_opponents=rollout_opponents, **env_options)
-    return PIMCAgent(envs.kernel("all_fours", **env_options), rollout, n_det=n_det, seed=seed, search=search)
+    return PIMCAgent(kernel, rollout, n_det=n_det, seed=seed, search=search)
 
 
 def _all_fours_pimc_bids(seed=None, n_det: int = 32, **env_options) -> Agent:
@@ -448,17 +449,21 @@ for _g, _rule in (("avinas", _avinas_rule), ("ottocento", _ottocento_rule), ("al
     register(f"{_g}/pimc", _game_pimc(_g, _rule))
 
 
-def _pyanitsa_pimc(seed=None, n_det: int = 8, search: str = "all", rollout_opponents: str = "rule", **env_options) -> Agent:
+def _pyanitsa_pimc(seed=None, n_det: int = 8, search: str = "all", rollout_opponents: str | None = "rule", **env_options) -> Agent:
     """PIMC search for pyanitsa (:class:`~cardzoo.agents.search.PIMCAgent`): ``n_det`` determinizations
     (default 8), pyanitsa/rule rollouts whose other seats follow ``rollout_opponents`` (``"rule"``,
-    ``"random"`` or ``"mixed"``: :class:`~cardzoo.agents.pyanitsa_rule.PyanitsaRuleAgent`); it reads the game state."""
+    ``"random"`` or ``"mixed"``: :class:`~cardzoo.agents.pyanitsa_rule.PyanitsaRuleAgent`); it reads the game state.
+
+    Raises ``ValueError`` for a bad game option (naming the valid values), ``n_det``, ``search``
+    or ``rollout_opponents`` (also ``"random"``/``"mixed"`` with ``collect_order="random"``)."""
     from cardzoo import envs
 
     from .pyanitsa_rule import PyanitsaRuleAgent
     from .search import PIMCAgent
 
+    kernel = envs.kernel("pyanitsa", **env_options)  # first: its errors name the game's options (the rule bot's add its own)
     rollout = PyanitsaRuleAgent(rollout_opponents=rollout_opponents, **env_options)
-    return PIMCAgent(envs.kernel("pyanitsa", **env_options), rollout, n_det=n_det, seed=seed, search=search)
+    return PIMCAgent(kernel, rollout, n_det=n_det, seed=seed, search=search)
 
 
 register("pyanitsa/pimc", _pyanitsa_pimc)

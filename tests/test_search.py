@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -369,10 +371,21 @@ def test_pyanitsa_rollout_opponents_are_checked():
     from cardzoo import agents, envs
     from cardzoo.agents.pyanitsa_rule import PyanitsaRuleAgent
 
-    with pytest.raises(ValueError, match="rollout_opponents='randm'; valid: rule, random, mixed"):
+    said = re.escape("rollout_opponents='randm' is not valid; valid: rule, random, mixed (None: rule)")
+    with pytest.raises(ValueError, match=said):
         PyanitsaRuleAgent(rollout_opponents="randm")
-    with pytest.raises(ValueError, match="rollout_opponents='randm'; valid: rule, random, mixed"):
+    with pytest.raises(ValueError, match=said):
         agents.load("pyanitsa/pimc", rollout_opponents="randm")
+    # the models need pot orders that players choose: refused when building the agent, not when it plays
+    for model in ("random", "mixed"):
+        with pytest.raises(ValueError, match=f"rollout_opponents='{model}' needs pot orders that players choose; with collect_order='random'"):
+            agents.load("pyanitsa/pimc", rollout_opponents=model, collect_order="random")
+    assert PyanitsaRuleAgent(rollout_opponents="rule", collect_order="random").rollout_opponents == "rule"
+    assert PyanitsaRuleAgent(rollout_opponents=None).rollout_opponents == "rule"  # None: the default, as label_positions takes it
+    # a bad game option names the game's options, not the rule bot's own (which pimc does not take)
+    with pytest.raises(ValueError) as e:
+        agents.load("pyanitsa/pimc", num_players=1)
+    assert "direction" not in str(e.value) and "num_players" in str(e.value)
     bot = PyanitsaRuleAgent(rollout_opponents="mixed", collect_order="winner_chooses")
     other = envs.kernel("pyanitsa", collect_order="winner_chooses", objective="first_out_loses")
     with pytest.raises(ValueError, match="rollout_opponents='mixed' plays rollouts only on a P'yanitsa kernel with the bot's own options"):
@@ -448,8 +461,9 @@ def test_random_opponents_in_rollouts_follow_their_stated_model():
         assert np.array_equal(got, ret) and rng_fast.random() == rng.random()
         assert differ > 20  # the model's opponents do play otherwise than the rule bot
         assert np.array_equal(fast.done, game.done) and np.array_equal(fast.score, game.score)
-    with pytest.raises(ValueError, match="rollout_opponents='rule '; valid: rule, random"):
+    with pytest.raises(ValueError, match=re.escape("rollout_opponents='rule ' is not valid; valid: rule, random (None: rule)")):
         AllFoursRuleAgent(rollout_opponents="rule ")
+    assert AllFoursRuleAgent(rollout_opponents=None).rollout_opponents == "rule"
 
 
 @pytest.mark.parametrize("cls", ["pimc", "ismcts"])
