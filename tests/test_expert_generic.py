@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -545,15 +546,32 @@ def test_labelling_opponents_take_turns_deal_by_deal_and_the_rollouts_take_an_op
     shutil.copytree(policy, comma)
     obs_path, _, _ = run("path", 2, opponent=str(comma))  # the policy itself as the opponent, one name
     assert len(obs_path) > 0
+    obs_pathlib, _, _ = run("pathlib", 2, opponent=[comma, "random"])  # a pathlib.Path, as agents.load takes it
+    assert len(obs_pathlib) > 0
+    obs_rule_model, q_rule_model, _ = run("rule_model", 2, rollout_opponents="rule")  # the default, said aloud
+    assert np.array_equal(obs_rule_model, obs_rule) and np.array_equal(q_rule_model, q_rule, equal_nan=True)
+    with np.load(tmp_path / "rule_model.npz") as z:
+        assert json.loads(str(z["labelling"]))["rollout_opponents"] is None  # recorded as the default, as expert-iterate does
+    four = Path(agents.__file__).parent / "shipped" / "pyanitsa_ppo_4p"  # trained for 4 players; the policy plays 2
     for bad, said in ((dict(rollout="random", rollout_opponents="mixed"), "rollout_opponents='mixed': the rollout agent 'random' has no opponent model"),
                       (dict(rollout_opponents="Mixed"), "rollout_opponents='Mixed' is not an opponent model of pyanitsa/rule; valid: rule, random, mixed"),
                       (dict(opponent="pyanitsa/rule,"), "opponent='pyanitsa/rule,' is not valid"),
-                      (dict(opponent=1), "opponent=1 is not valid")):
+                      (dict(opponent=1), "opponent=1 is not valid"),
+                      (dict(opponent=str(four)), f"opponent agent {str(four)!r} cannot play the labelled policy's game (pyanitsa, options "
+                                                 "{'collect_order': 'winner_chooses', 'max_battles': 30}): " + f"{four} was trained for other pyanitsa options "
+                                                 "(num_players: trained 4, here 2)"),
+                      (dict(opponent="exec:cat"), "opponent agent 'exec:cat': an exec: bot plays one game at a time over a pipe"),
+                      (dict(search_on="none", rollout_opponents="mixed"),
+                       "rollout_opponents='mixed' has no effect: no decision is searched (search_on='none'), so no rollout is played")):
         with pytest.raises(ValueError, match=re.escape(said)):
             label_positions("pyanitsa", policy, 2, tmp_path / "x.npz", **kw, **bad)
     with pytest.raises(ValueError, match=re.escape("rollout_opponents='random': the rollout agent 'avinas/rule' has no opponent model")):
         label_positions("avinas", "avinas/ppo", 2, tmp_path / "x.npz", rollout_opponents="random", **kw)
     assert not (tmp_path / "x.npz").exists()
+    # "rule" (every seat plays the rollout agent) is every rollout agent's model, as cardzoo expert-iterate takes it
+    label_positions("avinas", "avinas/ppo", 1, tmp_path / "avinas.npz", rollout_opponents="rule", **kw)
+    with np.load(tmp_path / "avinas.npz") as z:
+        assert json.loads(str(z["labelling"]))["rollout_opponents"] is None
 
 
 def test_expert_iterate_checks_and_keeps_its_labelling_opponents(tmp_path, tmp_path_factory, capsys):

@@ -58,6 +58,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -165,7 +166,8 @@ def label_positions(
             searched seat, and every other seat unless ``rollout_opponents`` models them otherwise.
         rollout_opponents: the rollout agent's model of the other seats, given to it as its
             ``rollout_opponents`` parameter (``all_fours/rule``: ``"rule"``, ``"random"``;
-            ``pyanitsa/rule``: also ``"mixed"``); ``None``: the agent's default (every seat itself).
+            ``pyanitsa/rule``: also ``"mixed"``); ``None`` or ``"rule"``: every seat plays the rollout
+            agent itself (recorded as ``None``). Refused when ``search_on`` searches nothing.
         search_on: decision types that get PIMC values (:func:`parse_search_on`: ``"cards"``,
             ``"others"``, ``"all"``, ``"none"`` or a sequence; default both); the positions of
             the other types are stored without values (for the KL term of :func:`distil`).
@@ -177,7 +179,8 @@ def label_positions(
         ValueError: a game without ``determinize``, a policy whose options do not end episodes
         with the deal, ``n_games``/``batch``/``n_det`` < 1, a negative seed, an unknown
         ``search_on``, an output name without ``.npz``, a policy/opponent/rollout agent for
-        another game, or ``rollout_opponents`` for a rollout agent without that model; ``FileNotFoundError`` / ``OSError`` for a missing policy path or an output
+        another game or trained for other options than the policy's, an ``exec:`` opponent, or
+        ``rollout_opponents`` for a rollout agent without that model; ``FileNotFoundError`` / ``OSError`` for a missing policy path or an output
         that cannot be written (checked before any deal is played).
     """
     from tqdm import tqdm
@@ -188,6 +191,12 @@ def label_positions(
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
     searched = parse_search_on(search_on)
+    if not searched and rollout_opponents not in (None, "rule"):
+        said = "has no effect: no decision is searched ({}), so no rollout is played"
+        raise _api_error(ValueError, f"rollout_opponents={rollout_opponents!r} " + said.format(f"search_on={search_on!r}"),
+                         f"--rollout-opponents {rollout_opponents} " + said.format("--label-search-on none"))
+    if rollout_opponents == "rule":  # every rollout agent's own model: recorded as the default, as expert-iterate does
+        rollout_opponents = None
     out = Path(out)
     if out.suffix != ".npz":
         raise ValueError(f"label file {str(out)!r} must be named *.npz (e.g. labels.npz)")
@@ -260,12 +269,15 @@ def opponent_names(opponent, game: str) -> list[str] | None:
     """The labelling opponents as a list of names (``None``: the default, ``GAME/rule`` alone).
 
     ``opponent``: ``None``, one name, names joined by commas (``"pyanitsa/rule,random"``; an existing
-    file or folder, or an ``exec:`` command, is one name even with a comma), or a list/tuple of names.
+    file or folder, or an ``exec:`` command, is one name even with a comma), or a list/tuple of names
+    (a path may be a ``pathlib.Path``).
     ``ValueError`` for an empty name or another type."""
     if opponent is None:
         return None
+    if isinstance(opponent, os.PathLike):  # a saved agent's path, as agents.load takes it
+        opponent = os.fspath(opponent)
     if isinstance(opponent, (list, tuple)):
-        names = list(opponent)
+        names = [os.fspath(n) if isinstance(n, os.PathLike) else n for n in opponent]
     elif isinstance(opponent, str):
         names = [opponent] if opponent.startswith("exec:") or Path(opponent).exists() else opponent.split(",")
     else:
@@ -283,15 +295,20 @@ def opponent_names(opponent, game: str) -> list[str] | None:
 
 def labelling_agents(game: str, env_options: dict, opponent=None, rollout: str | None = None, rollout_opponents: str | None = None,
                      seed: int | None = None) -> tuple[list[str], list, object]:
-    """``(opponent names, opponent agents, rollout agent)`` of :func:`label_positions`, checked: every
-    agent of ``game`` and acting from observations, and ``rollout_opponents`` one of the rollout
-    agent's models (``ValueError`` naming the flag for the command line and the keyword for Python)."""
-    from .common import resolve_agent
+    """``(opponent names, opponent agents, rollout agent)`` of :func:`label_positions`, checked before
+    any deal is played: every agent of ``game``, acting from observations and, if trained, trained
+    for ``env_options`` (the labelled policy's options: :func:`~cardzoo.training.common.check_fits`),
+    and ``rollout_opponents`` one of the rollout agent's models. ``"rule"`` (every seat plays the
+    rollout agent itself) is every rollout agent's own model, as ``None`` is. ``ValueError`` naming
+    the flag for the command line and the keyword for Python."""
+    from .common import check_fits, resolve_agent
 
     names = opponent_names(opponent, game) or [f"{game}/rule"]
     opps = [resolve_agent(n, env_options, seed=seed, game=game) for n in names]
     roll_name = rollout or f"{game}/rule"
     roll = resolve_agent(roll_name, env_options, seed=seed, game=game)
+    if rollout_opponents == "rule":  # the rollout agent in every seat: what every rollout agent does by default
+        rollout_opponents = None
     if rollout_opponents is not None:
         models = getattr(type(roll), "ROLLOUT_OPPONENTS", None)
         if not models:
@@ -303,8 +320,15 @@ def labelling_agents(game: str, env_options: dict, opponent=None, rollout: str |
             raise _api_error(ValueError, f"rollout_opponents={rollout_opponents!r} {said}", f"--rollout-opponents {rollout_opponents!r} {said}")
         roll = resolve_agent(roll_name, {**env_options, "rollout_opponents": rollout_opponents}, seed=seed, game=game)
     for role, name, agent in (*(("opponent", n, a) for n, a in zip(names, opps)), ("rollout", roll_name, roll)):
+        if name.startswith("exec:"):
+            raise ValueError(f"{role} agent {name!r}: an exec: bot plays one game at a time over a pipe and cannot "
+                             f"play the batched deals of labelling; give a registered or saved agent (e.g. {game}/rule)")
         if getattr(agent, "needs_state", False):
             raise ValueError(f"{role} agent {name!r} searches the game state; it must act from observations (e.g. {game}/rule)")
+        try:  # a policy trained for other options reads another observation, or learned another game
+            check_fits(agent, name, game, env_options)
+        except ValueError as e:
+            raise ValueError(f"{role} agent {name!r} cannot play the labelled policy's game ({game}, options {env_options}): {e}") from None
     return names, opps, roll
 
 
@@ -1301,7 +1325,8 @@ def plot_rounds(rows: list[dict], path) -> None:
         ax.set_xlabel("round (0: starting policy)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
+    if axes[0].get_legend_handles_labels()[0]:  # no held-out regret yet (e.g. no positions of a type): no legend
+        axes[0].legend(fontsize=8)
     fig.suptitle(f"expert iteration from {rows[0]['policy']}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
