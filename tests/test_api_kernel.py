@@ -171,3 +171,20 @@ def test_a_state_made_for_other_options_is_refused_naming_the_field():
         cardzoo.kernel("pyanitsa", deck=52).step(short, np.array([36]), np.random.default_rng(0))
     assert str(err.value).startswith("state field piles is uint8[1, 2, 36] where this pyanitsa kernel needs uint8[1, 2, 52]")
     assert all(np.array_equal(getattr(short, f), getattr(before, f)) for f in short.__dataclass_fields__)
+
+
+def test_one_deal_episodes_reads_episode_and_match_target_of_any_game():
+    """The one test of "every episode is one deal" (AEC env, PIMC search, training's expert stage):
+    the option values of the games, the defaults (``None`` or nothing given), and bad input."""
+    from cardzoo.envs.core.kernel import one_deal_episodes
+
+    assert one_deal_episodes(None) and one_deal_episodes({})
+    assert one_deal_episodes({"episode": "hand"}) and one_deal_episodes({"episode": "deal", "num_players": 3})
+    assert not one_deal_episodes({"episode": "match"})
+    assert not one_deal_episodes({"match_target": 7})  # a match to 7 points is many deals
+    assert not one_deal_episodes({"episode": "bogus"})  # conservative: an unknown value is not one deal
+    assert one_deal_episodes(cardzoo.envs.kernel("all_fours").options)
+    assert not one_deal_episodes(cardzoo.envs.kernel("all_fours", episode="match").options)
+    for bad in ([], "episode=match", 1):
+        with pytest.raises(ValueError, match=r"options must be a mapping of game options \(or None for the defaults\), got "):
+            one_deal_episodes(bad)

@@ -8,6 +8,8 @@ These are the scalar, compiled counterparts of the numpy helpers in :mod:`cardzo
 * :func:`popcount` -- number of set bits, ``int64`` (LLVM ``ctpop``: one instruction where the
   CPU has it).
 * :func:`low_bit` -- index of the lowest set bit, ``int64`` (LLVM ``cttz``); 64 for zero.
+* :func:`nth_bit` -- index of the ``n``-th set bit, lowest first (a random legal action of a
+  rollout's random opponent).
 * :func:`write_set` -- ``out[off + c] = 1`` for every card ``c`` of a set, into a zeroed buffer
   (observations: card sets are sparse, so this beats writing every entry).
 
@@ -59,7 +61,11 @@ def low_bit(x):
 def nth_bit(x, n):
     """Index of the ``n``-th (from 0) set bit of the ``uint64`` ``x``, lowest first (``int64``; 64
     when ``x`` has ``n`` or fewer set bits): a uniformly random legal action is
-    ``nth_bit(legal, floor(u * popcount(legal)))``."""
+    ``nth_bit(legal, floor(u * popcount(legal)))``.
+
+    For compiled callers, unchecked: ``n`` is an ``int64 >= 0`` (a negative ``n`` gives the lowest
+    set bit); ``x`` is taken as ``uint64`` (from Python, a plain int above ``2**64 - 1`` or below 0
+    raises numba's ``OverflowError``)."""
     x = np.uint64(x)
     for _ in range(n):
         x &= x - ONE

@@ -554,12 +554,20 @@ def check_options(spec: dict[str, Option], given: dict[str, Any]) -> dict[str, A
 
 
 
-def one_deal_episodes(options: dict) -> bool:
+def one_deal_episodes(options: Mapping | None) -> bool:
     """Whether game options make every episode one deal: ``episode`` ``"hand"``/``"deal"`` or absent,
     and no ``match_target`` (conservative: Aluette's ``episode="deal"`` with a ``match_target``, also
-    one deal, says ``False``). The one test of it for the AEC env, PIMC search (each rollout plays
-    the deal to its end) and training's expert stage."""
+    one deal, says ``False``; so does an ``episode`` value no game has). The one test of it for the
+    AEC env, PIMC search (each rollout plays the deal to its end) and training's expert stage.
+
+    ``options``: a mapping of game options (a kernel's ``options``, or only those given), ``None``
+    for the defaults. ``ValueError`` for anything else."""
+    if options is None:
+        return True
+    if not isinstance(options, Mapping):
+        raise ValueError(f"options must be a mapping of game options (or None for the defaults), got {options!r}")
     return options.get("episode", "hand") in ("hand", "deal") and options.get("match_target") is None
+
 
 class Kernel(ABC):
     """Abstract batched game kernel (see the module docstring for the contract).
