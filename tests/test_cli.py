@@ -909,6 +909,47 @@ def test_arena_names_a_bad_env_option_as_the_game_does(capsys):
     assert str(e.value).startswith("unknown option(s) ['a']; valid options: ['deal_packet', 'episode', ")
 
 
+def test_a_registered_agent_takes_its_own_parameters_after_a_colon(tmp_path, capsys):
+    """`NAME:KEY=VALUE,...` names a registered agent with its own parameters (values read as -o values), in every
+    command that loads agents by name: the arena plays `all_fours/pimc:n_det=2` as that search and names it so.
+    Game options, the seed and unknown keys are refused naming what to do; exec: bots and paths are not parsed."""
+    from cardzoo.training.common import resolve_agent, split_agent_spec
+    from cardzoo.training.expert import opponent_names
+
+    assert split_agent_spec("all_fours/pimc:n_det=8,search=phase") == ("all_fours/pimc", {"n_det": 8, "search": "phase"})
+    assert split_agent_spec("pyanitsa/pimc: rollout_opponents = random") == ("pyanitsa/pimc", {"rollout_opponents": "random"})
+    assert split_agent_spec("exec:python3 bot.py:x=1") == ("exec:python3 bot.py:x=1", {})
+    assert split_agent_spec("all_fours/rule") == ("all_fours/rule", {})
+    weird = tmp_path / "all_fours" / "pimc:n_det=8"  # an existing path is a path
+    weird.mkdir(parents=True)
+    assert split_agent_spec(str(weird)) == (str(weird), {})
+    said = {"all_fours/pimc:n_det": "parameters go as all_fours/pimc:KEY=VALUE,KEY=VALUE; got 'n_det'; all_fours/pimc's "
+                                    "parameters: ['n_det', 'rollout_opponents', 'search']",
+            "all_fours/pimc:n_det=2,n_det=3": "parameter n_det given twice; give each once",
+            "all_fours/pimc:seed=3": "the command's --seed seeds all_fours/pimc; leave seed out of its parameters",
+            "all_fours/pimc:episode=match": "episode is an option of the game, not of the agent: give it with -o episode=...",
+            "all_fours/pimc:ndet=3": "'ndet' is not a parameter of all_fours/pimc; its parameters: ['n_det', 'rollout_opponents', 'search']"}
+    for spec, why in said.items():
+        with pytest.raises(ValueError) as e:
+            split_agent_spec(spec)
+        assert str(e.value) == f"agent {spec!r}: {why}"
+    agent = resolve_agent("all_fours/pimc:n_det=3,search=phase", {}, seed=1, game="all_fours")
+    assert agent.search.n_det == 3 and agent.search.search == "phase" and agent.name == "pimc3-phase(all_fours/rule)"
+    assert resolve_agent("pyanitsa/rule:direction=weak_first", {}, game="pyanitsa").direction == "weak_first"
+    assert opponent_names("pyanitsa/rule:direction=weak_first,rank_order=x,random", "pyanitsa") == [
+        "pyanitsa/rule:direction=weak_first,rank_order=x", "random"]
+    out = tmp_path / "arena.json"
+    assert main(["arena", "all_fours", "all_fours/pimc:n_det=2", "all_fours/rule", "--deals", "2", "--json", str(out)]) == 0
+    capsys.readouterr()
+    got = json.loads(out.read_text())
+    assert (got["agent_a"], got["agent_b"], got["n_deals"]) == ("all_fours/pimc:n_det=2", "all_fours/rule", 2)
+    assert main(["arena", "all_fours", "all_fours/pimc:n_det=0", "all_fours/rule", "--deals", "2"]) == 2
+    assert capsys.readouterr().err == "cardzoo arena: error: n_det must be >= 1, got 0\n"
+    assert main(["arena", "all_fours", "all_fours/pimc:depth=2", "all_fours/rule", "--deals", "2"]) == 2
+    assert capsys.readouterr().err == ("cardzoo arena: error: agent 'all_fours/pimc:depth=2': 'depth' is not a parameter of "
+                                       "all_fours/pimc; its parameters: ['n_det', 'rollout_opponents', 'search']\n")
+
+
 @pytest.mark.parametrize("argv", [
     ["train", "all_fours"], ["exploit", "all_fours/rule"], ["distil", "all_fours/ppo", "agent", "--labels", "l.npz"],
     ["expert-iterate", "all_fours", "--out", "run"],

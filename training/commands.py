@@ -734,7 +734,8 @@ def add_commands(sub, games, parse_options) -> None:
 
     a = sub.add_parser("arena", help="duplicate-deal evaluation of agents, with CIs and ratings")
     a.add_argument("game", choices=games)
-    a.add_argument("agents", nargs="+", help="agent names (e.g. all_fours/ppo all_fours/rule random) or saved-agent paths")
+    a.add_argument("agents", nargs="+", help="agent names (e.g. all_fours/ppo all_fours/rule random), a name with the agent's own "
+                   "parameters (all_fours/pimc:n_det=8,search=phase) or saved-agent paths")
     a.add_argument("--deals", type=int, default=2000, help="duplicate deals per pairing (default 2000; a CI needs 2 or more: with 1 it is n/a, null in --json)")
     a.add_argument("--seed", type=seed_arg, default=0, help="seeds the deals (default 0) and, as seed + i, the i-th agent "
                    "named (random, search): the same list of agents and seed give the same numbers")
@@ -756,7 +757,8 @@ def add_commands(sub, games, parse_options) -> None:
         "Pairings are cached in OUT/pairs: run the same command again to resume.",
     )
     lbd.add_argument("game", choices=games)
-    lbd.add_argument("agents", nargs="*", default=[], help="agents: names, paths, entry points or exec:COMMAND (default: random, GAME/rule, GAME/ppo, GAME/pimc where they exist)")
+    lbd.add_argument("agents", nargs="*", default=[], help="agents: names (with parameters: GAME/pimc:n_det=8), paths, entry points or exec:COMMAND "
+                     "(default: random, GAME/rule, GAME/ppo, GAME/pimc where they exist)")
     lbd.add_argument("--deals", type=int, default=1000, help="deals per pairing (default 1000)")
     lbd.add_argument("--seed", type=seed_arg, default=20261201, help="deal set seed (default 20261201: cardzoo-bench v1)")
     lbd.add_argument("--out", default=None, help="output folder (default runs/leaderboard/GAME); cached pairings there are reused")

@@ -44,11 +44,49 @@ def refuse_exec_bot(agent, where: str) -> None:
         )
 
 
+def split_agent_spec(text: str) -> tuple[str, dict]:
+    """A registered agent's name with its own parameters, as the commands take it: ``"NAME:KEY=VALUE,..."``
+    (``"all_fours/pimc:n_det=8,search=phase"``) -> ``("all_fours/pimc", {"n_det": 8, "search": "phase"})``.
+
+    Only a registered name before the first ``:`` starts parameters (``exec:COMMAND`` and saved
+    agents' paths, an existing path with a ``:`` included, are returned as they are, with ``{}``).
+    Each value is read as ``-o`` values are (:func:`parse_option_value`), so it cannot hold a comma.
+    The keys must be the agent's own parameters (:func:`cardzoo.agents.registry.agent_parameters`)
+    other than ``seed`` (the command's ``--seed`` seeds it); the agent checks the values when built.
+
+    Raises ``ValueError`` for an item without ``=``, a key given twice, ``seed``, a game option (give
+    it with ``-o``) or another unknown key, naming the agent's parameters."""
+    from cardzoo.agents.registry import agent_parameters
+
+    head, sep, tail = text.partition(":")
+    if not sep or head not in agents.available() or Path(text).exists():
+        return text, {}
+    own = [p for p in agent_parameters(head) if p != "seed"]
+    params: dict = {}
+    for item in tail.split(","):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise ValueError(f"agent {text!r}: parameters go as {head}:KEY=VALUE,KEY=VALUE; got {item!r}; {head}'s parameters: {own}")
+        if key in params:
+            raise ValueError(f"agent {text!r}: parameter {key} given twice; give each once")
+        if key == "seed":
+            raise ValueError(f"agent {text!r}: the command's --seed seeds {head}; leave seed out of its parameters")
+        if key not in own:
+            game = head.split("/", 1)[0]
+            if game in envs.GAMES and key in envs.kernel_class(game).OPTIONS:
+                raise ValueError(f"agent {text!r}: {key} is an option of the game, not of the agent: give it with -o {key}=...")
+            raise ValueError(f"agent {text!r}: {key!r} is not a parameter of {head}; its parameters: {own}")
+        params[key] = parse_option_value(value)
+    return head, params
+
+
 def resolve_agent(name: str, env_options: dict | None = None, seed: int | None = None, game: str | None = None, exec_timeout: float | None = None):
     """Load an agent by registry name or path, passing what each kind needs.
 
     ``"random"`` and the agents that draw random numbers (PIMC search) get ``seed``; other registered names get the env options (rule bots read the
-    observation layout from them); ``"exec:COMMAND"`` is an external bot (``exec_timeout``
+    observation layout from them); a registered name may carry the agent's own parameters,
+    ``"all_fours/pimc:n_det=8"`` (:func:`split_agent_spec`); ``"exec:COMMAND"`` is an external bot (``exec_timeout``
     seconds per answer, default 10; ``agents/external.py``); anything else is loaded as a saved
     policy path.
     With ``game``, an agent made for another game is refused (:func:`check_agent_game`).
@@ -59,8 +97,9 @@ def resolve_agent(name: str, env_options: dict | None = None, seed: int | None =
     env_options = dict(env_options or {})
     if game is not None:
         check_agent_game(None, game, name)  # by name, before loading
+    name, params = split_agent_spec(name)  # "all_fours/pimc:n_det=8": the agent's own parameters
     if name == "random":
-        return agents.load("random", seed=seed)
+        return agents.load("random", seed=seed, **params)
     if name.startswith("exec:"):
         from cardzoo.agents.external import DEFAULT_TIMEOUT, ExecAgent
 
@@ -68,7 +107,7 @@ def resolve_agent(name: str, env_options: dict | None = None, seed: int | None =
     if name in agents.available():
         if seed is not None and registry.takes_seed(name):  # search agents draw determinizations
             env_options["seed"] = seed
-        agent = agents.load(name, **env_options)
+        agent = agents.load(name, **env_options, **params)
     else:
         try:
             agent = agents.load(name)

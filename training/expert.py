@@ -269,8 +269,9 @@ def opponent_names(opponent, game: str) -> list[str] | None:
     """The labelling opponents as a list of names (``None``: the default, ``GAME/rule`` alone).
 
     ``opponent``: ``None``, one name, names joined by commas (``"pyanitsa/rule,random"``; an existing
-    file or folder, or an ``exec:`` command, is one name even with a comma), or a list/tuple of names
-    (a path may be a ``pathlib.Path``).
+    file or folder, or an ``exec:`` command, is one name even with a comma, and so is a name with its
+    parameters, ``"pyanitsa/rule:direction=weak_first,rollout_opponents=rule"``), or a list/tuple of
+    names (a path may be a ``pathlib.Path``).
     ``ValueError`` for an empty name or another type."""
     if opponent is None:
         return None
@@ -279,7 +280,12 @@ def opponent_names(opponent, game: str) -> list[str] | None:
     if isinstance(opponent, (list, tuple)):
         names = [os.fspath(n) if isinstance(n, os.PathLike) else n for n in opponent]
     elif isinstance(opponent, str):
-        names = [opponent] if opponent.startswith("exec:") or Path(opponent).exists() else opponent.split(",")
+        names = [opponent] if opponent.startswith("exec:") or Path(opponent).exists() else []
+        for part in [] if names else opponent.split(","):  # "pyanitsa/rule:direction=weak_first,rank_order=..." is one name
+            if names and ":" in names[-1] and "=" in part and "/" not in part.split("=", 1)[0]:
+                names[-1] += "," + part
+            else:
+                names.append(part)
     else:
         names = None
     if not names or not all(isinstance(n, str) and n.strip() for n in names):
