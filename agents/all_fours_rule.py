@@ -45,7 +45,7 @@ from cardzoo.envs.core.bits import nth_bit as _nth_bit
 from cardzoo.envs.core.bits import popcount as _popcount
 from numba import njit
 
-from .base import Agent, as_batch, rollout_model
+from .base import Agent, as_batch, rollout_model, rule_params
 
 __all__ = ["DEFAULT_PARAMS", "AllFoursRuleAgent"]
 
@@ -526,12 +526,7 @@ class AllFoursRuleAgent(Agent):
             self.name = f"all_fours/rule (opponents {rollout_opponents} in rollouts)"
         self.kernel = envs.kernel("all_fours", **env_options)
         self.env_options = dict(env_options)
-        p = dict(DEFAULT_PARAMS)
-        if params:
-            unknown = sorted(set(params) - set(p))
-            if unknown:
-                raise ValueError(f"unknown rule-agent params {unknown}; valid: {sorted(p)}")
-            p.update(params)
+        p = rule_params(params, DEFAULT_PARAMS)
         self.p = p  # read once, into ``_cfg`` below: changing it later has no effect
         o = self.kernel.options
         self.jp = float(o["jack_points"])

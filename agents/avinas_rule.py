@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent, as_batch, first_legal
+from .base import Agent, as_batch, first_legal, rule_params
 
 __all__ = ["AvinasRuleAgent", "DEFAULT_PARAMS"]
 
@@ -64,12 +64,7 @@ class AvinasRuleAgent(Agent):
 
         self.kernel = envs.kernel("avinas", **env_options)
         self.K = K
-        p = dict(DEFAULT_PARAMS)
-        if params:
-            unknown = sorted(set(params) - set(p))
-            if unknown:
-                raise ValueError(f"unknown rule-agent params {unknown}; valid: {sorted(p)}")
-            p.update(params)
+        p = rule_params(params, DEFAULT_PARAMS)
         self.p = p
         o = self.kernel.options
         self.vmin = o["valuable_min_points"]

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["Agent", "as_batch", "as_mask", "first_legal", "rollout_model"]
+__all__ = ["Agent", "as_batch", "as_mask", "first_legal", "rollout_model", "rule_params"]
 
 
 def rollout_model(value, models: tuple[str, ...]) -> str:
@@ -28,6 +28,24 @@ def rollout_model(value, models: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in models:
         raise ValueError(f"rollout_opponents={value!r} is not valid; valid: {', '.join(models)} (None: {models[0]})")
     return value
+
+
+def rule_params(params, defaults: Mapping) -> dict:
+    """A rule bot's tuning parameters: ``defaults`` with the values of ``params`` (a mapping of some
+    of its keys, or ``None``/empty for the defaults). Raises ``ValueError`` for a ``params`` that is
+    not a mapping (a string was read letter by letter) or that names a key ``defaults`` lacks,
+    listing the valid keys."""
+    p = dict(defaults)
+    if params is None:
+        return p
+    if not isinstance(params, Mapping):
+        raise ValueError(f"params must be a mapping of rule-agent parameters to values (on the command line: "
+                         f'params={{"name":value}}), got {params!r}; valid names: {sorted(p)}')
+    unknown = sorted(set(params) - set(p))
+    if unknown:
+        raise ValueError(f"unknown rule-agent params {unknown}; valid: {sorted(p)}")
+    p.update(params)
+    return p
 
 
 class Agent:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent, as_batch, first_legal
+from .base import Agent, as_batch, first_legal, rule_params
 
 __all__ = ["OttocentoRuleAgent", "DEFAULT_PARAMS"]
 
@@ -156,12 +156,7 @@ class OttocentoRuleAgent(Agent):
         self._combos = combo_breakdown
         self.strict = bool(self.kernel.options["natural_skip_counts_as_gap"])
         self.last_bonus = float(self.kernel.options["last_trick_bonus"])
-        p = dict(DEFAULT_PARAMS)
-        if params:
-            unknown = sorted(set(params) - set(p))
-            if unknown:
-                raise ValueError(f"unknown rule-agent params {unknown}; valid: {sorted(p)}")
-            p.update(params)
+        p = rule_params(params, DEFAULT_PARAMS)
         self.p = p
         L = self.kernel.obs_layout
         self.L = L

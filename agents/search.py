@@ -28,12 +28,14 @@ from .base import Agent
 __all__ = ["PIMCAgent", "PIMCSearch"]
 
 
-def check_count(name: str, value) -> int:
-    """``value`` as an ``int`` if it is an integer >= 1 (numpy ints too), else ``ValueError`` naming
-    ``name`` and the value: a search setting such as ``n_det`` (2.5 was cut to 2 without a word, and
-    ``"x"`` raised ``int()``'s own message, naming neither the setting nor what is valid). An int below 1
-    gets the message it always got."""
+def check_count(name: str, value, high: int | None = None) -> int:
+    """``value`` as an ``int`` if it is an integer >= 1 (numpy ints too) and, with ``high``, at most
+    ``high``; else ``ValueError`` naming ``name``, the value and what is valid: a search setting such as
+    ``n_det`` (2.5 was cut to 2 without a word, and ``"x"`` raised ``int()``'s own message, naming
+    neither the setting nor what is valid). An int below 1 gets the message it always got."""
     if is_int(value) and value >= 1:
+        if high is not None and value > high:
+            raise ValueError(f"{name} must be 1..{high}, got {value!r}")
         return int(value)
     raise ValueError(f"{name} must be >= 1, got {value!r}" if is_int(value) else f"{name} must be an int >= 1, got {value!r}")
 
@@ -69,7 +71,7 @@ class PIMCSearch:
             generator) of the generic loop here: observe, ``act``, ``kernel.step``, every live game
             together, until all are over. It returns ``None`` for a kernel it cannot play; the
             generic loop runs then.
-        n_det: determinizations per decision (>= 1).
+        n_det: determinizations per decision (1 to :attr:`MAX_DETERMINIZATIONS`, 4096).
         seed: seeds the determinizations and the chance inside rollouts.
         max_rows: rollouts run at once (memory bound; a larger batch is split).
         search: ``"all"`` searches every decision with a choice; ``"phase"`` searches only the
@@ -80,16 +82,20 @@ class PIMCSearch:
             ``"cards"`` the opposite: only decisions between cards alone are searched.
 
     Raises:
-        ValueError: an ``n_det`` or ``max_rows`` that is not an int >= 1, an unknown ``search``, a
+        ValueError: an ``n_det`` that is not an int in 1..4096 or a ``max_rows`` that is not an int
+        >= 1, an unknown ``search``, a
         ``seed`` that is not a non-negative int or None, a ``kernel`` without ``determinize`` /
         ``legal_actions`` or a ``rollout`` without ``act``, or a kernel in match mode (a rollout must
         end with the deal: ``episode="hand"``/``"deal"``, no ``match_target``).
     """
 
     SEARCH_MODES = ("all", "phase", "cards")
+    #: the most determinizations per decision: a decision's action masks are made for all of them at
+    #: once (``B * n_det * A`` bytes; 100,000,000 took 12.7 GB before the first rollout)
+    MAX_DETERMINIZATIONS = 4096
 
     def __init__(self, kernel, rollout: Agent, n_det: int = 16, seed=None, max_rows: int = 65536, search: str = "all") -> None:
-        n_det = check_count("n_det", n_det)
+        n_det = check_count("n_det", n_det, self.MAX_DETERMINIZATIONS)
         max_rows = check_count("max_rows", max_rows)
         # seed="x" or 1.5 raised numpy's TypeError about its SeedSequence, -1 its "expected non-negative
         # integer", and a kernel or rollout of the wrong kind an AttributeError at the first decision
