@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -695,13 +696,15 @@ def test_arena_into_a_pipe_closed_early_still_writes_its_json(tmp_path):
 
 def test_sizes_too_large_for_memory_are_a_clear_error(tmp_path, capsys):
     """`cardzoo label ... --n-det 1000000000000000` (and train/exploit --n-envs, leaderboard --boot of that size) ended
-    in numpy's _ArrayMemoryError traceback, exit 1."""
+    in numpy's _ArrayMemoryError traceback, exit 1. It said "not enough memory for these sizes" after that; the search
+    now refuses more than 4,096 determinizations when it is made (100,000,000 had taken 12.7 GB before the first
+    rollout), before any deal is played."""
     out = tmp_path / "x.npz"
     assert main(["label", "avinas", str(out), "--games", "2", "--n-det", "1000000000000000", "--batch", "2"]) == 2
     err = capsys.readouterr().err
-    last = err.split("\r")[-1].splitlines()[-1]  # after the progress bar
-    assert last.startswith("cardzoo label: error: not enough memory for these sizes (Unable to allocate "), last
-    assert last.endswith("); give smaller ones (cardzoo label --help lists them)") and "Traceback" not in err
+    last = err.split("\r")[-1].splitlines()[-1]
+    assert last == ("cardzoo label: error: cannot label 'avinas/ppo' (options {'honesty': 'mask'}): n_det must be 1..4096, "
+                    "got 1000000000000000") and "Traceback" not in err
     # the empty label file written first (0 of 2 deals) is not left to refuse the next run ("exists; ... --overwrite")
     assert not out.exists()
     assert main(["label", "avinas", str(out), "--games", "2", "--n-det", "1", "--batch", "2"]) == 0
@@ -913,6 +916,7 @@ def test_a_registered_agent_takes_its_own_parameters_after_a_colon(tmp_path, cap
     """`NAME:KEY=VALUE,...` names a registered agent with its own parameters (values read as -o values), in every
     command that loads agents by name: the arena plays `all_fours/pimc:n_det=2` as that search and names it so.
     Game options, the seed and unknown keys are refused naming what to do; exec: bots and paths are not parsed."""
+    from cardzoo.agents import registry
     from cardzoo.training.common import resolve_agent, split_agent_spec
     from cardzoo.training.expert import opponent_names
 
@@ -923,8 +927,8 @@ def test_a_registered_agent_takes_its_own_parameters_after_a_colon(tmp_path, cap
     weird = tmp_path / "all_fours" / "pimc:n_det=8"  # an existing path is a path
     weird.mkdir(parents=True)
     assert split_agent_spec(str(weird)) == (str(weird), {})
-    said = {"all_fours/pimc:n_det": "parameters go as all_fours/pimc:KEY=VALUE,KEY=VALUE; got 'n_det'; all_fours/pimc's "
-                                    "parameters: ['n_det', 'rollout_opponents', 'search']",
+    said = {"all_fours/pimc:n_det": "parameters go as all_fours/pimc:KEY=VALUE,KEY=VALUE (a value with commas in [...] or "
+                                    "{...}); got 'n_det'; all_fours/pimc's parameters: ['n_det', 'rollout_opponents', 'search']",
             "all_fours/pimc:n_det=2,n_det=3": "parameter n_det given twice; give each once",
             "all_fours/pimc:seed=3": "the command's --seed seeds all_fours/pimc; leave seed out of its parameters",
             "all_fours/pimc:episode=match": "episode is an option of the game, not of the agent: give it with -o episode=...",
@@ -933,18 +937,42 @@ def test_a_registered_agent_takes_its_own_parameters_after_a_colon(tmp_path, cap
         with pytest.raises(ValueError) as e:
             split_agent_spec(spec)
         assert str(e.value) == f"agent {spec!r}: {why}"
+    real = registry.agent_parameters  # an entry point's parameters are not known: refused, not a TypeError
+    try:
+        registry.agent_parameters = lambda name: None
+        with pytest.raises(ValueError, match=re.escape("agent 'all_fours/rule:x=1': all_fours/rule is installed from another "
+                                                       "package (an entry point) and cardzoo does not know its parameters")):
+            split_agent_spec("all_fours/rule:x=1")
+    finally:
+        registry.agent_parameters = real
     agent = resolve_agent("all_fours/pimc:n_det=3,search=phase", {}, seed=1, game="all_fours")
     assert agent.search.n_det == 3 and agent.search.search == "phase" and agent.name == "pimc3-phase(all_fours/rule)"
     assert resolve_agent("pyanitsa/rule:direction=weak_first", {}, game="pyanitsa").direction == "weak_first"
     assert opponent_names("pyanitsa/rule:direction=weak_first,rank_order=x,random", "pyanitsa") == [
         "pyanitsa/rule:direction=weak_first,rank_order=x", "random"]
+    assert opponent_names("pyanitsa/rule:rank_order=[8,7,6,5,4,3,2,1,0],random:x=1", "pyanitsa") == [
+        "pyanitsa/rule:rank_order=[8,7,6,5,4,3,2,1,0]", "random:x=1"]  # a list's commas, and a new name with its own
+    # a value with commas in brackets or braces (JSON), as the rule bots' rank_order and params take them
+    assert split_agent_spec("pyanitsa/rule:rank_order=[8,7,6,5,4,3,2,1,0],direction=null") == (
+        "pyanitsa/rule", {"rank_order": [8, 7, 6, 5, 4, 3, 2, 1, 0], "direction": None})
+    assert resolve_agent("pyanitsa/rule:rank_order=[8,7,6,5,4,3,2,1,0]", {}, game="pyanitsa").rank_order == (8, 7, 6, 5, 4, 3, 2, 1, 0)
+    assert resolve_agent('all_fours/rule:params={"sigma0":0.5,"sigma1":0.25}', {}, game="all_fours").p["sigma1"] == 0.25
+    with pytest.raises(ValueError, match=re.escape("agent 'all_fours/rule:params=abc': params must be a mapping of rule-agent "
+                                                   'parameters to values (on the command line: params={"name":value}), got ')):
+        resolve_agent("all_fours/rule:params=abc", {}, game="all_fours")  # was read letter by letter
+    with pytest.raises(ValueError, match=re.escape("agent 'all_fours/rule:seed=1': 'seed' is not a parameter of all_fours/rule")):
+        split_agent_spec("all_fours/rule:seed=1")  # a rule bot draws nothing: no --seed to point to
     out = tmp_path / "arena.json"
     assert main(["arena", "all_fours", "all_fours/pimc:n_det=2", "all_fours/rule", "--deals", "2", "--json", str(out)]) == 0
     capsys.readouterr()
     got = json.loads(out.read_text())
     assert (got["agent_a"], got["agent_b"], got["n_deals"]) == ("all_fours/pimc:n_det=2", "all_fours/rule", 2)
     assert main(["arena", "all_fours", "all_fours/pimc:n_det=0", "all_fours/rule", "--deals", "2"]) == 2
-    assert capsys.readouterr().err == "cardzoo arena: error: n_det must be >= 1, got 0\n"
+    assert capsys.readouterr().err == "cardzoo arena: error: agent 'all_fours/pimc:n_det=0': n_det must be >= 1, got 0\n"
+    assert main(["arena", "all_fours", "all_fours/pimc:n_det=99999999999999999999", "all_fours/rule", "--deals", "2"]) == 2
+    assert capsys.readouterr().err.endswith("n_det must be 1..4096, got 99999999999999999999\n")  # was numpy's OverflowError
+    assert main(["arena", "all_fours", "all_fours/pimc", "all_fours/rule", "-o", "n_det=3", "--deals", "2"]) == 2
+    assert capsys.readouterr().err.endswith("; n_det is a parameter of all_fours/pimc, not a game option: give it as all_fours/pimc:n_det=...\n")
     assert main(["arena", "all_fours", "all_fours/pimc:depth=2", "all_fours/rule", "--deals", "2"]) == 2
     assert capsys.readouterr().err == ("cardzoo arena: error: agent 'all_fours/pimc:depth=2': 'depth' is not a parameter of "
                                        "all_fours/pimc; its parameters: ['n_det', 'rollout_opponents', 'search']\n")

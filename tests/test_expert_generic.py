@@ -561,6 +561,9 @@ def test_labelling_opponents_take_turns_deal_by_deal_and_the_rollouts_take_an_op
                                                  "{'collect_order': 'winner_chooses', 'max_battles': 30}): " + f"{four} was trained for other pyanitsa options "
                                                  "(num_players: trained 4, here 2)"),
                       (dict(opponent="exec:cat"), "opponent agent 'exec:cat': an exec: bot plays one game at a time over a pipe"),
+                      (dict(rollout="pyanitsa/rule:rollout_opponents=mixed", rollout_opponents="rule"),  # was taken silently
+                       "the rollout agent's model of the other seats is given twice: rollout='pyanitsa/rule:rollout_opponents=mixed' "
+                       "and rollout_opponents='rule'; give it once"),
                       (dict(search_on="none", rollout_opponents="mixed"),
                        "rollout_opponents='mixed' has no effect: no decision is searched (search_on='none'), so no rollout is played")):
         with pytest.raises(ValueError, match=re.escape(said)):

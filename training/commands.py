@@ -319,14 +319,12 @@ def _secs(seconds: float) -> str:
 
 def cmd_arena(args, parse_options) -> int:
     from . import arena
-    from .common import check_can_write, refuse_existing_file, refuse_folder_name, report_console, seat_agent
+    from .common import check_can_write, check_game_options, refuse_existing_file, refuse_folder_name, report_console, seat_agent
 
     env_options = parse_options(args.option)
-    from cardzoo import envs
-
     # a bad -o fails as the game's own error, before any agent is loaded (each agent would take it for one of its
     # parameters: "unknown option(s) ['a'] for all_fours/rule; agent parameters: ['params', 'rollout_opponents']; ...")
-    envs.kernel(args.game, **env_options)
+    check_game_options(args.game, env_options, args.agents)
     if args.deals < 1:
         raise ValueError(f"--deals must be >= 1, got {args.deals}")
     if args.batch < 1:
@@ -780,7 +778,8 @@ def add_commands(sub, games, parse_options) -> None:
         "against the frozen agent only, then plays it on fresh duplicate deals: its edge (mean score difference per "
         "hand, deal or game, with its 95% CI) is a lower bound of the agent's exploitability for that budget (training/exploit.py).",
     )
-    ex.add_argument("agent", type=agent_positional, help="the frozen agent: a name such as all_fours/ppo, or a saved agent's path")
+    ex.add_argument("agent", type=agent_positional, help="the frozen agent: a name such as all_fours/ppo (with its parameters: all_fours/rule:KEY=VALUE), "
+                    "or a saved agent's path")
     ex.add_argument("--game", choices=games, default=None, help="the game (default: the agent name's prefix, or the game a saved agent "
                     "was trained for)")
     ex.add_argument("--steps", type=int, default=100_000, help="learner's PPO steps (default 100,000)")
@@ -809,8 +808,9 @@ def add_commands(sub, games, parse_options) -> None:
     lb.add_argument("--n-det", type=int, default=32, help="PIMC determinizations per label (default 32)")
     lb.add_argument("--batch", type=int, default=256, help="deals played at once (default 256)")
     lb.add_argument("--opponent", type=agent_arg, default=None,
-                    help="the other team's agent (default GAME/rule); several joined by commas take turns deal by deal")
-    lb.add_argument("--rollout", type=agent_arg, default=None, help="the search's rollout agent (default GAME/rule)")
+                    help="the other team's agent (default GAME/rule; a name may carry its parameters, GAME/rule:KEY=VALUE); "
+                    "several joined by commas take turns deal by deal")
+    lb.add_argument("--rollout", type=agent_arg, default=None, help="the search's rollout agent (default GAME/rule; with its parameters: GAME/rule:KEY=VALUE)")
     lb.add_argument("--rollout-opponents", default=None, metavar="MODEL",
                     help="the rollout agent's model of the other seats (all_fours/rule: rule, random; pyanitsa/rule: rule, "
                     "random, mixed); default: the agent's own (rule)")
@@ -897,7 +897,8 @@ def add_commands(sub, games, parse_options) -> None:
     )
     ei.add_argument("--torch-threads", type=torch_threads_arg, default=1, help="torch threads of the distillation (default 1)")
     ei.add_argument("--opponent", type=agent_arg, default=None,
-                    help="whom the round's policy plays while labelled (default GAME/rule); several joined by commas take turns deal by deal")
+                    help="whom the round's policy plays while labelled (default GAME/rule; a name may carry its parameters, "
+                    "GAME/rule:KEY=VALUE); several joined by commas take turns deal by deal")
     ei.add_argument("--rollout-opponents", default=None, metavar="MODEL",
                     help="the search's model of the other seats in its rollouts (all_fours/rule: rule, random; pyanitsa/rule: "
                     "rule, random, mixed); default: the rule bot")
@@ -907,7 +908,8 @@ def add_commands(sub, games, parse_options) -> None:
         "play", help="play seat 0 in the terminal against AI players (with an AI partner in partnership games)"
     )
     p.add_argument("game", choices=games)
-    p.add_argument("--partner", type=agent_arg, default=None, help="partner agent (default: GAME/ppo if shipped and fitting the options, else GAME/rule)")
+    p.add_argument("--partner", type=agent_arg, default=None, help="partner agent (default: GAME/ppo if shipped and fitting the options, else GAME/rule; a name may "
+                   "carry its parameters: GAME/pimc:n_det=8)")
     p.add_argument("--opponents", type=agent_arg, default=None, help="opponents' agent (same default as --partner)")
     p.add_argument("--seed", type=seed_arg, default=None, help="seeds the deals (default: new cards every time)")
     p.add_argument("--option", "-o", action="append", help="env option name=value (repeatable)")

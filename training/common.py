@@ -44,33 +44,60 @@ def refuse_exec_bot(agent, where: str) -> None:
         )
 
 
+def split_top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets, braces and quotes (``"a=[1,2],b=3"`` -> two items)."""
+    items, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return items
+
+
 def split_agent_spec(text: str) -> tuple[str, dict]:
     """A registered agent's name with its own parameters, as the commands take it: ``"NAME:KEY=VALUE,..."``
     (``"all_fours/pimc:n_det=8,search=phase"``) -> ``("all_fours/pimc", {"n_det": 8, "search": "phase"})``.
 
     Only a registered name before the first ``:`` starts parameters (``exec:COMMAND`` and saved
     agents' paths, an existing path with a ``:`` included, are returned as they are, with ``{}``).
-    Each value is read as ``-o`` values are (:func:`parse_option_value`), so it cannot hold a comma.
-    The keys must be the agent's own parameters (:func:`cardzoo.agents.registry.agent_parameters`)
-    other than ``seed`` (the command's ``--seed`` seeds it); the agent checks the values when built.
+    Each value is read as ``-o`` values are (:func:`parse_option_value`: JSON where it is JSON, so a
+    list or an object is written ``rank_order=[8,7,6,5,4,3,2,1,0]`` or ``params={"a":1,"b":2}``, its
+    commas inside the brackets). The keys must be the agent's own parameters
+    (:func:`cardzoo.agents.registry.agent_parameters`) other than ``seed`` (the command's ``--seed``
+    seeds it); the agent checks the values when built.
 
     Raises ``ValueError`` for an item without ``=``, a key given twice, ``seed``, a game option (give
-    it with ``-o``) or another unknown key, naming the agent's parameters."""
+    it with ``-o``) or another unknown key, naming the agent's parameters, and for parameters of an
+    agent installed from another package (an entry point: cardzoo does not know its parameters)."""
     from cardzoo.agents.registry import agent_parameters
 
     head, sep, tail = text.partition(":")
     if not sep or head not in agents.available() or Path(text).exists():
         return text, {}
-    own = [p for p in agent_parameters(head) if p != "seed"]
+    known = agent_parameters(head)
+    if known is None:
+        raise ValueError(f"agent {text!r}: {head} is installed from another package (an entry point) and cardzoo does "
+                         f"not know its parameters; name it without them ({head})")
+    own = [p for p in known if p != "seed"]
     params: dict = {}
-    for item in tail.split(","):
+    for item in split_top_level(tail):
         key, eq, value = item.partition("=")
         key = key.strip()
         if not eq or not key:
-            raise ValueError(f"agent {text!r}: parameters go as {head}:KEY=VALUE,KEY=VALUE; got {item!r}; {head}'s parameters: {own}")
+            raise ValueError(f"agent {text!r}: parameters go as {head}:KEY=VALUE,KEY=VALUE (a value with commas in "
+                             f"[...] or {{...}}); got {item!r}; {head}'s parameters: {own}")
         if key in params:
             raise ValueError(f"agent {text!r}: parameter {key} given twice; give each once")
-        if key == "seed":
+        if key == "seed" and "seed" in known:
             raise ValueError(f"agent {text!r}: the command's --seed seeds {head}; leave seed out of its parameters")
         if key not in own:
             game = head.split("/", 1)[0]
@@ -79,6 +106,29 @@ def split_agent_spec(text: str) -> tuple[str, dict]:
             raise ValueError(f"agent {text!r}: {key!r} is not a parameter of {head}; its parameters: {own}")
         params[key] = parse_option_value(value)
     return head, params
+
+
+def check_game_options(game: str, env_options: dict, agent_names=()) -> None:
+    """``envs.kernel(game, **env_options)``: ``ValueError`` for a bad option as the game says it, with a
+    hint where an unknown option is a parameter of one of the agents named (``-o n_det=8`` next to
+    ``all_fours/pimc``: give it as ``all_fours/pimc:n_det=8``, :func:`split_agent_spec`)."""
+    from cardzoo.agents.registry import agent_parameters
+
+    try:
+        envs.kernel(game, **env_options)
+    except ValueError as e:
+        if game not in envs.GAMES:
+            raise
+        hints = []
+        for key in env_options:
+            if key in envs.kernel_class(game).OPTIONS:
+                continue
+            for name in dict.fromkeys(str(n).partition(":")[0] for n in agent_names):
+                if key in (agent_parameters(name) or ()) and key != "seed":
+                    hints.append(f"{key} is a parameter of {name}, not a game option: give it as {name}:{key}=...")
+        if not hints:
+            raise
+        raise ValueError(f"{e}; {'; '.join(hints)}") from None
 
 
 def resolve_agent(name: str, env_options: dict | None = None, seed: int | None = None, game: str | None = None, exec_timeout: float | None = None):
@@ -97,7 +147,18 @@ def resolve_agent(name: str, env_options: dict | None = None, seed: int | None =
     env_options = dict(env_options or {})
     if game is not None:
         check_agent_game(None, game, name)  # by name, before loading
+    spec = name
     name, params = split_agent_spec(name)  # "all_fours/pimc:n_det=8": the agent's own parameters
+    if params:
+        try:
+            return _resolve(name, env_options, seed, game, exec_timeout, params)
+        except ValueError as e:  # "n_det must be >= 1": of which agent, when two are named
+            raise ValueError(f"agent {spec!r}: {e}") from None
+    return _resolve(name, env_options, seed, game, exec_timeout, params)
+
+
+def _resolve(name: str, env_options: dict, seed, game, exec_timeout, params: dict):
+    """The body of :func:`resolve_agent` for a ``name`` without parameters and the agent's ``params``."""
     if name == "random":
         return agents.load("random", seed=seed, **params)
     if name.startswith("exec:"):

@@ -195,8 +195,6 @@ def label_positions(
         said = "has no effect: no decision is searched ({}), so no rollout is played"
         raise _api_error(ValueError, f"rollout_opponents={rollout_opponents!r} " + said.format(f"search_on={search_on!r}"),
                          f"--rollout-opponents {rollout_opponents} " + said.format("--label-search-on none"))
-    if rollout_opponents == "rule":  # every rollout agent's own model: recorded as the default, as expert-iterate does
-        rollout_opponents = None
     out = Path(out)
     if out.suffix != ".npz":
         raise ValueError(f"label file {str(out)!r} must be named *.npz (e.g. labels.npz)")
@@ -215,6 +213,8 @@ def label_positions(
     env_options = dict(pol.meta.get("env_options") or {})
     kernel = envs.kernel(game, **env_options)
     opp_names, opps, roll = labelling_agents(game, env_options, opponent, rollout, rollout_opponents, seed)
+    if rollout_opponents == "rule":  # every rollout agent's own model: recorded as the default, as expert-iterate does
+        rollout_opponents = None
     try:
         search = PIMCSearch(kernel, roll, n_det=n_det, seed=seed)
     except ValueError as e:
@@ -281,8 +281,11 @@ def opponent_names(opponent, game: str) -> list[str] | None:
         names = [os.fspath(n) if isinstance(n, os.PathLike) else n for n in opponent]
     elif isinstance(opponent, str):
         names = [opponent] if opponent.startswith("exec:") or Path(opponent).exists() else []
-        for part in [] if names else opponent.split(","):  # "pyanitsa/rule:direction=weak_first,rank_order=..." is one name
-            if names and ":" in names[-1] and "=" in part and "/" not in part.split("=", 1)[0]:
+        from .common import split_top_level
+
+        for part in [] if names else split_top_level(opponent):  # "pyanitsa/rule:direction=weak_first,rank_order=..." is one name
+            key = part.split("=", 1)[0]
+            if names and ":" in names[-1] and "=" in part and not any(c in key for c in "/:"):  # a parameter, not a new name
                 names[-1] += "," + part
             else:
                 names.append(part)
@@ -307,11 +310,16 @@ def labelling_agents(game: str, env_options: dict, opponent=None, rollout: str |
     and ``rollout_opponents`` one of the rollout agent's models. ``"rule"`` (every seat plays the
     rollout agent itself) is every rollout agent's own model, as ``None`` is. ``ValueError`` naming
     the flag for the command line and the keyword for Python."""
-    from .common import check_fits, resolve_agent
+    from .common import check_fits, resolve_agent, split_agent_spec
 
     names = opponent_names(opponent, game) or [f"{game}/rule"]
     opps = [resolve_agent(n, env_options, seed=seed, game=game) for n in names]
     roll_name = rollout or f"{game}/rule"
+    in_name = split_agent_spec(roll_name)[1].get("rollout_opponents")
+    if rollout_opponents is not None and in_name is not None:  # the same parameter twice, perhaps two values
+        said = "the rollout agent's model of the other seats is given twice: {} and {}; give it once"
+        raise _api_error(ValueError, said.format(f"rollout={roll_name!r}", f"rollout_opponents={rollout_opponents!r}"),
+                         said.format(f"--rollout {roll_name}", f"--rollout-opponents {rollout_opponents}"))
     roll = resolve_agent(roll_name, env_options, seed=seed, game=game)
     if rollout_opponents == "rule":  # the rollout agent in every seat: what every rollout agent does by default
         rollout_opponents = None

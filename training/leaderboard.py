@@ -179,10 +179,11 @@ def run_leaderboard(
     """
     from tqdm.auto import tqdm
 
-    from .common import check_fits, resolve_agent
+    from .common import check_fits, check_game_options, resolve_agent
 
     env_options = arena.check_env_options(env_options)
-    n_sides = len(envs.kernel(game, **env_options).sides())  # bad game or options fail here
+    check_game_options(game, env_options, agent_names or ())  # bad game or options fail here
+    n_sides = len(envs.kernel(game, **env_options).sides())
     n_deals, batch = arena.check_count(n_deals, "n_deals"), arena.check_count(batch, "batch")
     seed, n_boot = arena.check_deal_seed(seed), arena.check_count(n_boot, "n_boot", 0)
     how = "or force_agent=True (cardzoo leaderboard --force-agent) to play it anyway"
