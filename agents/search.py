@@ -83,10 +83,9 @@ class PIMCSearch:
 
     Raises:
         ValueError: an ``n_det`` that is not an int in 1..4096 or a ``max_rows`` that is not an int
-        >= 1, an unknown ``search``, a
-        ``seed`` that is not a non-negative int or None, a ``kernel`` without ``determinize`` /
-        ``legal_actions`` or a ``rollout`` without ``act``, or a kernel in match mode (a rollout must
-        end with the deal: ``episode="hand"``/``"deal"``, no ``match_target``).
+        >= 1, an unknown ``search``, a ``seed`` that is not a non-negative int or None, a ``kernel``
+        without ``determinize`` / ``legal_actions`` or a ``rollout`` without ``act``, or a kernel in
+        match mode (a rollout must end with the deal: ``episode="hand"``/``"deal"``, no ``match_target``).
     """
 
     SEARCH_MODES = ("all", "phase", "cards")

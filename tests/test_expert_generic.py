@@ -542,6 +542,10 @@ def test_labelling_opponents_take_turns_deal_by_deal_and_the_rollouts_take_an_op
                                                    "rollout": "pyanitsa/rule", "rollout_opponents": None, "n_det": 2, "seed": 5}
     with np.load(tmp_path / "mixed.npz") as z:
         assert json.loads(str(z["labelling"]))["rollout_opponents"] == "mixed"
+    obs_spec, q_spec, _ = run("spec", 2, rollout="pyanitsa/rule:rollout_opponents=mixed")  # the model in the agent's name
+    assert np.array_equal(obs_spec, obs_mixed) and np.array_equal(q_spec, q_mixed, equal_nan=True)
+    with np.load(tmp_path / "spec.npz") as z:  # recorded as the same search
+        assert json.loads(str(z["labelling"]))["rollout_opponents"] == "mixed"
     comma = tmp_path / "ppo,v2"
     shutil.copytree(policy, comma)
     obs_path, _, _ = run("path", 2, opponent=str(comma))  # the policy itself as the opponent, one name

@@ -213,7 +213,10 @@ def label_positions(
     env_options = dict(pol.meta.get("env_options") or {})
     kernel = envs.kernel(game, **env_options)
     opp_names, opps, roll = labelling_agents(game, env_options, opponent, rollout, rollout_opponents, seed)
-    if rollout_opponents == "rule":  # every rollout agent's own model: recorded as the default, as expert-iterate does
+    # the model the rollout agent plays, given by the flag or in its name (pyanitsa/rule:rollout_opponents=mixed);
+    # its own ("rule") is recorded as the default, null, as expert-iterate does
+    rollout_opponents = getattr(roll, "rollout_opponents", None)
+    if rollout_opponents == "rule":
         rollout_opponents = None
     try:
         search = PIMCSearch(kernel, roll, n_det=n_det, seed=seed)
