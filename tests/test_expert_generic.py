@@ -569,7 +569,10 @@ def test_labelling_opponents_take_turns_deal_by_deal_and_the_rollouts_take_an_op
                        "the rollout agent's model of the other seats is given twice: rollout='pyanitsa/rule:rollout_opponents=mixed' "
                        "and rollout_opponents='rule'; give it once"),
                       (dict(search_on="none", rollout_opponents="mixed"),
-                       "rollout_opponents='mixed' has no effect: no decision is searched (search_on='none'), so no rollout is played")):
+                       "rollout_opponents='mixed' has no effect: no decision is searched (search_on='none'), so no rollout is played"),
+                      (dict(search_on="none", rollout="pyanitsa/rule:rollout_opponents=mixed"),  # the model in the agent's name
+                       "rollout='pyanitsa/rule:rollout_opponents=mixed' plays rollout_opponents='mixed', which has no effect: no "
+                       "decision is searched (search_on='none'), so no rollout is played")):
         with pytest.raises(ValueError, match=re.escape(said)):
             label_positions("pyanitsa", policy, 2, tmp_path / "x.npz", **kw, **bad)
     with pytest.raises(ValueError, match=re.escape("rollout_opponents='random': the rollout agent 'avinas/rule' has no opponent model")):

@@ -218,6 +218,10 @@ def label_positions(
     rollout_opponents = getattr(roll, "rollout_opponents", None)
     if rollout_opponents == "rule":
         rollout_opponents = None
+    if not searched and rollout_opponents is not None:  # the model named in --rollout NAME:rollout_opponents=...
+        said = f"plays rollout_opponents={rollout_opponents!r}, which has no effect: no decision is searched ({{}}), so no rollout is played"
+        raise _api_error(ValueError, f"rollout={rollout!r} " + said.format(f"search_on={search_on!r}"),
+                         f"--rollout {rollout} " + said.format("--label-search-on none"))
     try:
         search = PIMCSearch(kernel, roll, n_det=n_det, seed=seed)
     except ValueError as e:
