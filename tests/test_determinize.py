@@ -429,7 +429,7 @@ def _avinas_face_down_positions(pick, n_games=200, seed=0):
     """Single-game states of Avinas (``every_lead``, random play) during a face-down trick, with
     the seat to act another than the leader, for which ``pick(k, st, b)`` holds."""
     k = envs.kernel("avinas", trump_lead_rule="every_lead")
-    rnd = agents.load("avinas/random")
+    rnd = agents.load("avinas/random", seed=seed)  # seeded: the positions found are the same every run
     rng = np.random.default_rng(seed)
     st = k.init(np.random.default_rng(seed), n_games)
     found = []
