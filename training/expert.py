@@ -215,9 +215,7 @@ def label_positions(
     opp_names, opps, roll = labelling_agents(game, env_options, opponent, rollout, rollout_opponents, seed)
     # the model the rollout agent plays, given by the flag or in its name (pyanitsa/rule:rollout_opponents=mixed);
     # its own ("rule") is recorded as the default, null, as expert-iterate does
-    rollout_opponents = getattr(roll, "rollout_opponents", None)
-    if rollout_opponents == "rule":
-        rollout_opponents = None
+    rollout_opponents = rollout_setting(getattr(roll, "rollout_opponents", None))
     if not searched and rollout_opponents is not None:  # the model named in --rollout NAME:rollout_opponents=...
         said = f"plays rollout_opponents={rollout_opponents!r}, which has no effect: no decision is searched ({{}}), so no rollout is played"
         raise _api_error(ValueError, f"rollout={rollout!r} " + said.format(f"search_on={search_on!r}"),
@@ -309,6 +307,12 @@ def opponent_names(opponent, game: str) -> list[str] | None:
     return None if names == [f"{game}/rule"] else names
 
 
+def rollout_setting(model: str | None) -> str | None:
+    """A rollout model as labelling records and compares it: ``"rule"`` (the rollout agent in every
+    seat, what every rollout agent does by default) is ``None``, the default; others as given."""
+    return None if model == "rule" else model
+
+
 def labelling_agents(game: str, env_options: dict, opponent=None, rollout: str | None = None, rollout_opponents: str | None = None,
                      seed: int | None = None) -> tuple[list[str], list, object]:
     """``(opponent names, opponent agents, rollout agent)`` of :func:`label_positions`, checked before
@@ -328,8 +332,7 @@ def labelling_agents(game: str, env_options: dict, opponent=None, rollout: str |
         raise _api_error(ValueError, said.format(f"rollout={roll_name!r}", f"rollout_opponents={rollout_opponents!r}"),
                          said.format(f"--rollout {roll_name}", f"--rollout-opponents {rollout_opponents}"))
     roll = resolve_agent(roll_name, env_options, seed=seed, game=game)
-    if rollout_opponents == "rule":  # the rollout agent in every seat: what every rollout agent does by default
-        rollout_opponents = None
+    rollout_opponents = rollout_setting(rollout_opponents)
     if rollout_opponents is not None:
         models = getattr(type(roll), "ROLLOUT_OPPONENTS", None)
         if not models:
@@ -1110,8 +1113,7 @@ def expert_iterate(
 
     check_can_write(out, "--out", makes_folder=True)  # /proc/x: refused before the first round's labelling
     opponent = opponent_names(opponent, game)  # None for the default (GAME/rule): equal settings compare equal on resume
-    if rollout_opponents == "rule":  # every rule bot's own model: the default
-        rollout_opponents = None
+    rollout_opponents = rollout_setting(rollout_opponents)  # equal settings compare equal on resume
     config = {"game": game, "init": str(init), "rounds": rounds, "games": games, "n_det": n_det,
               "label_search_on": list(labelled), "search_on": list(searched), "batch": batch, "epochs": epochs, "lr": lr,
               "tau": tau, "prior": prior, "bid_weight": bid_weight, "batch_size": batch_size, "arena_deals": arena_deals,
