@@ -337,7 +337,12 @@ def test_pyanitsa_num_players_and_deprecated_n_players():
         envs.make("pyanitsa", n_players=3, num_players=3)
     with pytest.warns(DeprecationWarning):
         agent = cardzoo.load_agent("pyanitsa/rule", n_players=3)
-    assert agent is not None
+    # the bot plays rollouts (its compiled play-out) only on the rules it was built for: 3 players
+    rng = np.random.default_rng(0)
+    three, two = envs.kernel("pyanitsa", num_players=3), envs.kernel("pyanitsa")
+    ret = agent.play_out(three, three.init(rng, 4), np.zeros(4, dtype=np.int64), rng)
+    assert ret is not None and ret.shape == (4,)
+    assert agent.play_out(two, two.init(rng, 4), np.zeros(4, dtype=np.int64), rng) is None
 
 
 def test_saved_agent_with_n_players_still_loads(tmp_path):

@@ -11,6 +11,7 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import cardzoo
@@ -88,7 +89,11 @@ def test_entry_points_of_the_package():
         assert type(cardzoo.make(game)) is type(module.env())
         assert cardzoo.kernel(game).name == game
     agent = cardzoo.load_agent("all_fours/rule")
-    assert agent.act is not None
+    k = cardzoo.kernel("all_fours")
+    st = k.init(np.random.default_rng(0), 8)
+    mask = k.legal_actions(st)
+    actions = agent.act(k.observe(st, st.current_player), mask)
+    assert actions.shape == (8,) and mask[np.arange(8), actions].all()
     with pytest.raises(ValueError, match="unknown game 'bridge'.*available games"):
         cardzoo.make("bridge")
     with pytest.raises(ValueError, match="colour"):
