@@ -12,7 +12,7 @@ from cardzoo import envs
 from cardzoo.envs.core.cards import DECKS
 from cardzoo.training.cli import main
 
-from web_util import FRAMED_KEYS, has_table_view, make_client, manager, open_table, step_bound
+from web_util import FRAMED_KEYS, make_client, manager, open_table, step_bound
 
 GAMES = list(envs.GAMES)
 
@@ -325,8 +325,7 @@ def test_whole_episode_to_the_end_then_a_new_deal(client, game):
     assert len(v["returns"]) == k.num_players and v["totals"] == v["returns"]
     if k.zero_sum:
         assert sum(v["returns"]) == pytest.approx(0.0, abs=1e-6)
-    if has_table_view(game):
-        assert v["summary"] is not None and v["summary"]["lines"] and v["summary"]["result"]
+    assert v["summary"] is not None and v["summary"]["lines"] and v["summary"]["result"]
     if k.teams is not None:
         for team in k.teams:
             assert len({v["returns"][s] for s in team}) == 1  # partners share the result

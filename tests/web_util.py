@@ -46,14 +46,3 @@ def open_table(client, game: str, **body) -> dict:
 def step_bound(game: str, **options) -> int:
     """A bound on the person's moves in one episode (the kernel's ``max_episode_steps``)."""
     return envs.kernel(game, **options).max_episode_steps or 100_000
-
-
-def has_table_view(game: str) -> bool:
-    """Whether ``game``'s kernel implements ``table_view`` (else the server's generic view is used)."""
-    env = envs.make(game)
-    env.reset(seed=0)
-    try:
-        env.unwrapped.table_view(0)
-    except NotImplementedError:
-        return False
-    return True
