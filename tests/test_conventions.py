@@ -186,8 +186,10 @@ def test_illegal_action_lose_ends_the_episode_zero_sum(game):
         expected = {f"player_{s}": (-1.0 if s == seat else 0.5) for s in range(3)}
     assert env.rewards == expected and sum(env.rewards.values()) == 0
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    info = {"illegal_action": env.action_name(bad), "offender": offender}
-    assert all(env.infos[a] == info for a in env.possible_agents)
+    # the offender's info names its action; the others see only who offended (the action may be a
+    # card of the offender's hand)
+    assert env.infos[offender] == {"illegal_action": env.action_name(bad), "offender": offender}
+    assert all(env.infos[a] == {"offender": offender} for a in env.possible_agents if a != offender)
     assert env.legal_actions() == []
     assert all(not env.observe(a)["action_mask"].any() for a in env.possible_agents)
     assert env.text_observation(offender).endswith(f"The episode is over: {offender} played an illegal action.")

@@ -19,8 +19,9 @@ PettingZoo classic conventions (see ``envs/core/README.md``):
   episode at once and the offender's side loses it: the rewards of that step are
   :meth:`Kernel.forfeit_rewards <cardzoo.envs.core.kernel.Kernel.forfeit_rewards>` (``-1`` for
   every seat of the offender's side, the other seats share ``+1`` per offending seat, zero-sum),
-  rewards paid earlier in the episode stand, every agent is terminated and every agent's info
-  holds ``{"illegal_action": name, "offender": agent}``. Non-integer or out-of-range actions
+  rewards paid earlier in the episode stand, every agent is terminated, the offender's info holds
+  ``{"illegal_action": name, "offender": agent}`` and the other agents' ``{"offender": agent}``
+  (the action may be a card of the offender's hand, which they do not see). Non-integer or out-of-range actions
   still raise ``ValueError``: they are not actions of the game;
 * a per-seat text view: :meth:`KernelAECEnv.text_observation` and
   :meth:`KernelAECEnv.action_from_text` (and :class:`TextObservationWrapper`).
@@ -410,10 +411,10 @@ class KernelAECEnv(AECEnv):
         self._legal = None
         pay = self.kernel.forfeit_rewards(self.agent_name_mapping[agent])
         self.rewards = dict(zip(self.possible_agents, pay.tolist()))
-        info = {"illegal_action": self.kernel.action_name(action), "offender": agent}
         for a in self.agents:
             self.terminations[a] = True
-            self.infos[a] = dict(info)
+            self.infos[a] = {"offender": agent}  # the action stays the offender's: it may be a card of its hand
+        self.infos[agent] = {"illegal_action": self.kernel.action_name(action), "offender": agent}
         self._accumulate_rewards()
 
     def _legal_names(self) -> list[str]:
