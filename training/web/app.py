@@ -18,6 +18,9 @@ with a 4xx/5xx status, and changes nothing):
                                          unless ``force_agent`` (the view's seats name the agents seated).
                                          A string option value is read as ``cardzoo play -o`` reads one,
                                          ``"03"`` as 3 (:func:`cardzoo.training.common.parse_option_value`).
+                                         ``seed`` deals as ``env.reset(seed=seed)`` does, to replay a deal:
+                                         whoever knows it can compute every hand, so a fair game leaves
+                                         it out (the table then deals from fresh entropy).
 ``GET /api/tables/{id}``                 the View (:func:`cardzoo.training.web.views.table_view_json`); 404 unknown.
                                          An AI seat whose agent fails is 503 (on any request that plays
                                          it); the moves before stand, and the AI plays again at the next
