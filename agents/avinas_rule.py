@@ -58,12 +58,18 @@ class AvinasRuleAgent(Agent):
 
     name = "avinas/rule"
 
+    @property
+    def K(self):
+        """``cardzoo.envs.avinas.constants`` (a property, not an attribute: a module does not pickle,
+        and the agent must, e.g. inside a copied single-seat env)."""
+        from cardzoo.envs.avinas import constants
+
+        return constants
+
     def __init__(self, params: dict | None = None, **env_options) -> None:
         from cardzoo import envs
-        from cardzoo.envs.avinas import constants as K
 
         self.kernel = envs.kernel("avinas", **env_options)
-        self.K = K
         p = rule_params(params, DEFAULT_PARAMS)
         self.p = p
         o = self.kernel.options
@@ -72,6 +78,7 @@ class AvinasRuleAgent(Agent):
         L = self.kernel.obs_layout
         self.L = L
         self._high = L.high()
+        K = self.K
         self.points = K.POINTS.astype(np.float64)
         # trump strength TS[t, card] (0 = not a trump), plain strength PS[card]
         self.TS = K.TRUMP_STRENGTH.astype(np.float64)

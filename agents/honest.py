@@ -27,12 +27,18 @@ class HonestCalls(Agent):
     ``act(observation uint8[B, D], action_mask bool[B, 83]) -> int64[B]``.
     """
 
+    @property
+    def K(self):
+        """``cardzoo.envs.avinas.constants`` (a property, not an attribute: a module does not pickle,
+        and the agent must, e.g. inside a copied single-seat env)."""
+        from cardzoo.envs.avinas import constants
+
+        return constants
+
     def __init__(self, agent: Agent, **env_options) -> None:
         from cardzoo import envs
-        from cardzoo.envs.avinas import constants as K
 
         self.agent = agent
-        self.K = K
         self.kernel = envs.kernel("avinas", **env_options)
         cb = self.kernel.count_bb
         self.count_mask = np.array([[(int(cb[s]) >> c) & 1 for c in range(32)] for s in range(4)], dtype=np.int64)

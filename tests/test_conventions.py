@@ -466,3 +466,42 @@ def test_numpy_scalar_options_are_kept_as_plain_python_values():
     assert type(p.options["num_players"]) is int and p.options["num_players"] == 3
     with pytest.raises(ValueError, match=r"option num_players=np.int64\(5\) is not valid; valid values: \[2, 3, 4\]"):
         envs.kernel("pyanitsa", num_players=np.int64(5))
+
+
+# ----------------------------------------------------------------------------- copies of agents
+def _agent_names(game: str) -> list[str]:
+    return [n for n in cardzoo.agents.available() if n.startswith(f"{game}/")] + ["random", "lowest"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_agent_pickles_and_deep_copies_and_acts_the_same(game):
+    """Every registered agent of every game survives ``pickle`` and ``copy.deepcopy`` (a copied or
+    pickled single-seat or vector env copies its opponents), and the copy acts as the original does
+    from there on, seeded draws included. The Avinas rule bot kept the constants module as an
+    attribute, which does not pickle."""
+    import copy
+    import pickle
+
+    from cardzoo.agents.registry import takes_seed
+
+    if game in ("all_fours", "avinas", "aluette", "ottocento"):
+        pytest.importorskip("torch")  # the shipped agents (GAME/ppo)
+    k = envs.kernel(game, **({"collect_order": "winner_chooses"} if game == "pyanitsa" else {}))
+    rng = np.random.default_rng(3)
+    st = k.init(rng, 2)
+    for _ in range(3):  # a few moves in: past the first decision
+        k.step(st, cardzoo.agents.load("random", seed=1).act(k.observe(st, st.current_player), k.legal_actions(st)), rng)
+    obs, mask = k.observe(st, st.current_player), k.legal_actions(st)
+    for name in _agent_names(game):
+        opts = {} if name in ("random", "lowest") or name.endswith("/random") else dict(k.options)
+        small = {"n_det": 2} if "/pimc" in name else {"n_iter": 8, "wave": 4} if name.endswith("/ismcts") else {}
+        agent = cardzoo.agents.load(name, **opts, **small, **({"seed": 7} if takes_seed(name) or name == "random" else {}))
+        searches = hasattr(agent, "act_state")  # search agents read the state (determinize), not observations
+
+        def act(a):
+            return a.act_state(st) if searches else a.act(obs, mask)
+
+        for clone in (copy.deepcopy, lambda a: pickle.loads(pickle.dumps(a))):
+            twin = clone(agent)
+            assert np.array_equal(act(twin), act(agent)), name
+            assert np.array_equal(act(twin), act(agent)), name  # the seeded draws go on alike
