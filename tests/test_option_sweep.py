@@ -27,8 +27,8 @@ Each case plays ``EPISODES`` seeded episodes of random legal play through the AE
 (``render_mode="ansi"``) and checks at every step: the acting agent's mask has a legal action and
 ``legal_actions()`` agrees with it, its observation is in its space, the rewards are finite, the
 episode stays within ``kernel.max_episode_steps`` live steps. The other seats' observations (in
-their space, zero masks), ``render()``, every seat's ``text_observation`` and ``table_view``
-(JSON-able, naming the seat to act) and ``state()`` (in ``state_space``) are checked at every step
+their space, zero masks), ``render()``, every seat's ``text_observation`` (printable ASCII:
+the text wrapper's space) and ``table_view`` (JSON-able, naming the seat to act) and ``state()`` (in ``state_space``) are checked at every step
 of the first ``TEXT_STEPS`` of an episode and every ``TEXT_EVERY``-th after (they cost ~0.3 ms a
 step; a few cases run thousands of steps). At the end: every agent terminated or truncated (one
 of the two, the same for all), a truncation named in the infos (``"truncation"``) and no such key
@@ -152,6 +152,12 @@ def _build(game, options, case_id):
     return kernel(game, **options)
 
 
+def _printable(text) -> bool:
+    """A ``str`` within :class:`~cardzoo.envs.core.aec.TextObservationWrapper`'s ``Text`` charset:
+    printable ASCII and newlines (an Ottocento line once said "§11.5")."""
+    return isinstance(text, str) and all(" " <= c <= "~" or c == "\n" for c in text)
+
+
 def _finite(x) -> bool:
     return all(math.isfinite(v) for v in x)
 
@@ -198,7 +204,7 @@ def _play_aec(game, options, k, seed) -> None:
                         o = env.observe(other)
                         assert env.observation_space(other).contains(o), (where, steps, other)
                         assert not o["action_mask"].any(), (where, steps, other)
-                    assert isinstance(env.unwrapped.text_observation(other), str)
+                    assert _printable(env.unwrapped.text_observation(other))
                     _check_table_view(env, other, env.agent_name_mapping[agent], where)
                 assert isinstance(env.render(), str)
                 assert env.state_space.contains(env.state()), (where, steps, "global state")
@@ -218,7 +224,7 @@ def _play_aec(game, options, k, seed) -> None:
             reason = env.infos[agent].get("truncation")
             assert (isinstance(reason, str) and reason) if trunc[agent] else reason is None, (where, env.infos[agent])
         for agent in env.agents:
-            assert isinstance(env.unwrapped.text_observation(agent), str)
+            assert _printable(env.unwrapped.text_observation(agent))
             assert env.observation_space(agent).contains(env.observe(agent)), where
             _check_table_view(env, agent, None, where)
         assert env.state_space.contains(env.state()), (where, "global state")
@@ -267,7 +273,7 @@ def _play_batch(k, seed) -> None:
     for b in range(min(B, 2)):
         assert isinstance(k.render(st, b), str)
         for s in range(k.num_players):
-            assert isinstance(k.text_view(st, b, s), str)
+            assert _printable(k.text_view(st, b, s))
 
 
 def test_expected_refusals_are_swept_cases():

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from cardzoo.envs import ottocento_v0
+from cardzoo.envs.core.aec import TextObservationWrapper
 from cardzoo.envs.core.cards import TAROCCO62, mask_to_cards, random_set_bit
 from cardzoo.envs.ottocento.constants import DECLARE, PASS
 from cardzoo.envs.ottocento.kernel import OttocentoKernel
@@ -291,6 +292,9 @@ def test_a_match_ended_by_a_declaration_shows_no_earlier_deal_as_its_result():
     for seat in (1, 2, 3):
         text = k.render(st, 0, seat)
         assert "discards:" not in text and "the match ended on a declaration before this deal was played" in text
+        assert text.isascii()  # the text view's space is printable ASCII (TextObservationWrapper); it said "§11.5"
+        wrapped = TextObservationWrapper(env)
+        assert wrapped.observation_space(f"player_{seat}").contains(wrapped.observe(f"player_{seat}"))
         assert "discards" not in {f["key"] for f in k.table_view(st, 0, seat)["facts"]}
     assert f"discards: {discards}" in k.render(st, 0, 0)  # the dealer's own view
     assert {"key": "discards", "value": discards} in k.table_view(st, 0, 0)["facts"]

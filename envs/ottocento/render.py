@@ -70,7 +70,7 @@ def render(kernel, st, b: int = 0, view=None) -> str:
     if st.discards[b] and (view == "all" or view == d or (st.phase[b] == 3 and not by_declaration)):
         lines.append(f"discards: {cards_str(TAROCCO62, mask_to_cards(st.discards[b]))}")
     if by_declaration:
-        lines.append("the match ended on a declaration before this deal was played (§11.5)")
+        lines.append("the match ended on a declaration before this deal was played (RULES.md 11.5)")
     elif st.deals_played[b] > 0 and st.phase[b] == 3:
         r = kernel.deal_result(st, b)
         for t in range(2):
