@@ -1,5 +1,5 @@
-"""Soak test of the batched All Fours kernel: >= 10,000 random hands with invariants checked at every step,
-and batch independence (a game plays the same alone and inside a batch).
+"""Soak test of the batched All Fours kernel: >= 10,000 random hands with invariants checked at every step.
+Batch independence, take/put and the ``active`` mask are frame tests (tests/test_frame.py), for every game.
 
 The invariants are computed here from the rules (RULES.md §3-§6), not from kernel helpers:
 deal positions, the legal-move table of §5, the trick winner, and the end-of-hand items.
@@ -244,43 +244,3 @@ def test_soak_default_rules_10000_hands():
 def test_soak_options(options):
     hands, _, _ = soak(options, batch=1000, hands_wanted=2_000, seed=7)
     assert hands >= 2_000
-
-
-# ----------------------------------------------------------------------------- batch independence
-def policy(legal_bb, game_ids, t):
-    """Deterministic choice among legal actions from (game id, step): no rng involved."""
-    out = np.zeros(len(legal_bb), dtype=np.int64)
-    for i, (bb, g) in enumerate(zip(legal_bb, game_ids)):
-        acts = [a for a in range(56) if (int(bb) >> a) & 1]
-        if acts:
-            out[i] = acts[(g * 7919 + t * 104729 + (g * t) % 13) % len(acts)]
-    return out
-
-
-def game_records(k, st):
-    """Per game: every state field, every seat's observation and the legal mask (copies)."""
-    obs = [k.observe(st, s) for s in range(4)]
-    legal = k.legal_actions(st)
-    recs = []
-    for b in range(st.batch_size):
-        rec = {f: getattr(st, f)[b].copy() for f in st.__dataclass_fields__}
-        for s in range(4):
-            rec[f"obs{s}"] = obs[s][b].copy()
-        rec["legal"] = legal[b].copy()
-        recs.append(rec)
-    return recs
-
-
-def test_batch_subset_take_put_round_trip():
-    k = AllFoursKernel()
-    rng = np.random.default_rng(3)
-    st = k.init(rng, 32)
-    for _ in range(10):
-        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
-    sub = st.take(np.arange(8, 16))
-    assert sub.batch_size == 8
-    assert np.array_equal(k.observe(sub, 2), k.observe(st, 2)[8:16])
-    other = st.copy()
-    other.put(np.arange(8, 16), sub)
-    for f in st.__dataclass_fields__:
-        assert np.array_equal(getattr(other, f), getattr(st, f))

@@ -1,5 +1,6 @@
 """Soak test of the batched Avinas kernel: >= 10,000 random deals with the invariants of the
-rules checked at every step, plus batch independence.
+rules checked at every step. Batch independence, take/put and the ``active`` mask are frame tests
+(tests/test_frame.py), for every game.
 
 The checks are computed here from RULES.md (§2 trump order and points, §5 leads and follows,
 §6 scoring), not from kernel helpers.
@@ -206,18 +207,3 @@ def test_soak_matches():
     k = AvinasKernel(episode="match", pip_limit=12)
     games, steps, phases = soak(k, 200, 200, seed=3)
     assert games >= 200
-
-
-def test_take_put_round_trip():
-    k = AvinasKernel()
-    rng = np.random.default_rng(3)
-    st = k.init(rng, 32)
-    for _ in range(10):
-        m = k.legal_actions(st)
-        k.step(st, m.argmax(1), rng)
-    sub = st.take(np.arange(8, 16))
-    assert np.array_equal(k.observe(sub, 2), k.observe(st, 2)[8:16])
-    other = st.copy()
-    other.put(np.arange(8, 16), sub)
-    for f in st.__dataclass_fields__:
-        assert np.array_equal(getattr(other, f), getattr(st, f))

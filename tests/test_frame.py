@@ -155,6 +155,83 @@ def _state_equal(a, b) -> bool:
     return all(np.array_equal(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
 
 
+def _played(k, seed: int, batch: int, steps: int):
+    """A state of ``batch`` games after ``steps`` random steps (finished games left finished)."""
+    rng = np.random.default_rng(seed)
+    st = k.init(rng, batch)
+    for _ in range(steps):
+        k.step(st, _random_actions(k, st, rng), rng, active=~st.done)
+    return st
+
+
+@pytest.mark.parametrize("game, options", CASES)
+def test_take_returns_the_rows_and_put_writes_exactly_those_rows(game, options):
+    """take(rows) is those rows of every field (and what they show); put(rows, other) writes the other
+    state's games into exactly those rows, each field, and leaves every other row as it was. The rows put
+    are different games beforehand, so a put that did nothing (or wrote other rows) fails."""
+    k = kernel(game, **options)
+    st, other = _played(k, 3, 12, 10), _played(k, 4, 12, 7)
+    rows = np.array([2, 5, 6, 11])
+    rest = np.setdiff1d(np.arange(12), rows)
+    sub = other.take(rows)
+    assert sub.batch_size == rows.size
+    for f in dataclasses.fields(st):
+        assert np.array_equal(getattr(sub, f.name), getattr(other, f.name)[rows]), f.name
+    for seat in range(k.num_players):
+        assert np.array_equal(k.observe(sub, seat), k.observe(other, seat)[rows])
+    assert np.array_equal(k.legal_actions(sub), k.legal_actions(other)[rows])
+    before = st.copy()
+    for i, b in enumerate(rows):  # each row put really is another game
+        assert not _state_equal(before.take(np.array([b])), sub.take(np.array([i]))), b
+    st.put(rows, sub)
+    for f in dataclasses.fields(st):
+        assert np.array_equal(getattr(st, f.name)[rows], getattr(other, f.name)[rows]), f.name
+        assert np.array_equal(getattr(st, f.name)[rest], getattr(before, f.name)[rest]), f.name
+    assert _state_equal(st.take(rows), sub)
+    for seat in range(k.num_players):
+        assert np.array_equal(k.observe(st, seat)[rows], k.observe(other, seat)[rows])
+        assert np.array_equal(k.observe(st, seat)[rest], k.observe(before, seat)[rest])
+    # a bool mask selects the same rows as their indices
+    mask = np.zeros(12, dtype=bool)
+    mask[rows] = True
+    again = before.copy()
+    again.put(mask, sub)
+    assert _state_equal(again, st) and _state_equal(again.take(mask), sub)
+
+
+@pytest.mark.parametrize("game, options", CASES)
+def test_step_moves_only_the_active_games_and_does_not_read_the_others_actions(game, options):
+    """step(..., active=mask): the active games move exactly as they would in a step of all games (each
+    game its own random streams), the inactive ones keep every field, their rewards are zero, and their
+    action is never read (an out-of-range one is no error)."""
+    import copy
+
+    from cardzoo.envs.core.chance import RowStreams
+
+    k = kernel(game, **options)
+    B = 12
+    rs = RowStreams.for_deals(5, range(B))
+    st = k.init(rs, B)
+    pick = np.random.default_rng(6)
+    for _ in range(6):
+        k.step(st, _random_actions(k, st, pick), rs, active=~st.done)
+    assert not st.done.any()
+    active = np.arange(B) % 3 != 1
+    acts = _random_actions(k, st, pick)
+    everyone, rs_all = st.copy(), copy.deepcopy(rs)
+    before = st.copy()
+    k.step(everyone, acts, rs_all)
+    given = acts.copy()
+    given[~active] = k.num_actions + 999
+    k.step(st, given, rs, active=active)
+    assert _state_equal(st.take(active), everyone.take(active))
+    for f in dataclasses.fields(st):
+        if f.name != "rewards":
+            assert np.array_equal(getattr(st, f.name)[~active], getattr(before, f.name)[~active]), f.name
+    assert not st.rewards[~active].any()
+    assert not _state_equal(everyone.take(~active), before.take(~active)), "stepped, the inactive games would have moved"
+
+
 @pytest.mark.parametrize("game, options", CASES)
 @pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's generic advice (dict observations, reset options)
 def test_pettingzoo_api(game, options):

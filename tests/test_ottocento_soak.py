@@ -1,5 +1,6 @@
 """Soak of the batched Ottocento kernel: 10,000 random games with the invariants of RULES.md
-asserted at every step; batch independence; take/put round trip."""
+asserted at every step. Batch independence, take/put and the ``active`` mask are frame tests
+(tests/test_frame.py), for every game."""
 
 from __future__ import annotations
 
@@ -118,32 +119,3 @@ def test_soak_match_mode():
     assert st.done.all() and not st.truncated.any()
     assert (st.score.max(1) >= 1200).all() and (st.deals_played >= 1).all() and (st.deals_played >= 2).mean() > 0.5
     assert np.allclose(ret[:, 0], (st.score[:, 0] - st.score[:, 1]) / 200.0, atol=1e-3)
-
-
-def records(k, st):
-    obs = [k.observe(st, s) for s in range(4)]
-    return [
-        {"obs": np.stack([o[b] for o in obs]), "legal": k.legal_actions(st)[b], "cp": int(st.current_player[b]),
-         "rew": st.rewards[b].copy(), "done": bool(st.done[b])}
-        for b in range(st.batch_size)
-    ]
-
-
-def test_active_subset_and_take_put():
-    k = OttocentoKernel()
-    rng = np.random.default_rng(3)
-    st = k.init(rng, 32)
-    for _ in range(10):
-        k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng)
-    frozen = st.copy()
-    active = np.arange(32) % 2 == 0
-    k.step(st, random_set_bit(k.legal_bitboard(st), rng), rng, active=active)
-    for f in st.__dataclass_fields__:
-        if f != "rewards":
-            assert np.array_equal(getattr(st, f)[~active], getattr(frozen, f)[~active]), f
-    sub = st.take(np.arange(8, 16))
-    assert np.array_equal(k.observe(sub, 2), k.observe(st, 2)[8:16])
-    other = st.copy()
-    other.put(np.arange(8, 16), sub)
-    for f in st.__dataclass_fields__:
-        assert np.array_equal(getattr(other, f), getattr(st, f))

@@ -1,5 +1,6 @@
 """Soak: thousands of random P'yanitsa games through the batched kernel with the invariants of
-RULES.md §3-§6 asserted; batch independence; take/put round trip."""
+RULES.md §3-§6 asserted. Batch independence, take/put and the ``active`` mask are frame tests
+(tests/test_frame.py), for every game."""
 
 from __future__ import annotations
 
@@ -119,20 +120,6 @@ def test_soak_options(options, batch):
         assert (reason != 1).all()  # no cycle check for random orders / when switched off
     if options.get("collect_order") == "seat_order" and options.get("detect_cycles", True):
         assert (reason == 1).mean() > 0.05  # RULES.md §11: seat_order cycles often
-
-
-def test_active_mask_moves_only_those_games():
-    k = PyanitsaKernel()
-    rng = np.random.default_rng(0)
-    st = k.init(rng, 8)
-    before = st.copy()
-    active = np.zeros(8, dtype=bool)
-    active[::2] = True
-    k.step(st, np.full(8, k.FLIP), rng, active=active)
-    assert (st.current_player[::2] == 1).all()
-    for f in st.__dataclass_fields__:
-        if f != "rewards":
-            assert np.array_equal(getattr(st, f)[1::2], getattr(before, f)[1::2]), f
 
 
 def test_reset_done_deals_fresh_games():
