@@ -21,8 +21,8 @@ def check_hidden_information(kernel, permute_hidden, *, batch=64, steps=160, eve
     """Play ``batch`` random games of ``kernel``; every ``every`` steps and for every seat, move the
     cards that seat cannot see (``permute_hidden(state, b, seat, rng) -> bool``: whether anything
     moved in game ``b``) and assert that nothing the seat is shown changes: its observation, its
-    own action mask, the public ``info``, its ansi render and its text view (every
-    ``render_every``-th game) and, where the kernel has one, its ``table_view``. With ``others_notice`` the next seat's
+    own action mask, the public ``info``, its ansi render, its text view and its ``table_view`` (every
+    ``render_every``-th game). With ``others_notice`` the next seat's
     observation must change (the cards really moved). Finished games are skipped.
 
     Returns ``(checks, moved)``: seat checks made and games in which hidden cards moved.
@@ -32,10 +32,7 @@ def check_hidden_information(kernel, permute_hidden, *, batch=64, steps=160, eve
     k = kernel
     rng = np.random.default_rng(seed)
     st = k.init(rng, batch)
-    try:
-        has_view = hasattr(k, "table_view") and k.table_view(st, 0, 0) is not None
-    except NotImplementedError:
-        has_view = False
+    assert isinstance(k.table_view(st, 0, 0), dict), "every game has a table view"
     checks = moved = 0
     for step in range(steps):
         if step % every == offset:
@@ -49,7 +46,7 @@ def check_hidden_information(kernel, permute_hidden, *, batch=64, steps=160, eve
                         k.legal_actions(s)[st.current_player == seat],
                         [k.info(s, b) for b in live],
                         [k.render(s, b, view=seat) for b in shown],
-                        [k.table_view(s, b, seat) for b in shown] if has_view else None,
+                        [k.table_view(s, b, seat) for b in shown],
                         [k.text_view(s, b, seat) for b in shown],
                     )
 
