@@ -39,19 +39,22 @@ def view_card_ids(view: dict, deck) -> set[int]:
     return ids
 
 
-def check_view(kernel, st, b: int, seat: int, allowed: set[int]) -> dict:
+def check_view(kernel, st, b: int, seat: int, allowed: set[int], hand_sizes: list[int] | None = None) -> dict:
     """``kernel.table_view(st, b, seat)`` checked against the contract: the keys, JSON round trip,
-    the hand equals ``kernel.hands()[seat]``, hand sizes, types and snake_case keys, per-team values,
-    and no card id outside ``allowed`` (what ``seat`` may see). Returns the view."""
+    the hand equals ``kernel.hands()[seat]``, hand sizes (``hand_sizes`` where a game counts other
+    cards than ``kernel.hands()``, P'yanitsa's piles), types and snake_case keys, per-team (or
+    per-seat, without teams) values, and no card id outside ``allowed`` (what ``seat`` may see).
+    Returns the view."""
     v = kernel.table_view(st, b, seat)
     assert set(v) == KEYS
     assert json.loads(json.dumps(v)) == v
     hands = kernel.hands(st, b)
     assert v["hand"] == hands[seat]
-    assert v["hand_sizes"] == [len(h) for h in hands]
+    assert v["hand_sizes"] == (hand_sizes if hand_sizes is not None else [len(h) for h in hands])
     assert len(v["exposed"]) == kernel.num_players
-    for s, e in enumerate(v["exposed"]):
-        assert set(e) <= set(hands[s]) | ({int(st.trick_card[b, s])} if int(st.trick_card[b, s]) >= 0 else set())
+    for s, e in enumerate(v["exposed"]):  # held face up: in the hand, or the card just played to the trick
+        if e:
+            assert set(e) <= set(hands[s]) | ({int(st.trick_card[b, s])} if int(st.trick_card[b, s]) >= 0 else set())
     assert v["teams"] == kernel.teams
     assert (v["to_act"] is None) == bool(st.done[b])
     if v["to_act"] is not None:
@@ -62,7 +65,8 @@ def check_view(kernel, st, b: int, seat: int, allowed: set[int]) -> dict:
     lines = list(v["scores"]) + (list(v["summary"]["lines"]) if v["summary"] else [])
     for line in lines:
         assert set(line) == {"key", "values"} and SNAKE.match(line["key"])
-        assert len(line["values"]) == len(kernel.teams) and all(isinstance(x, str) for x in line["values"])
+        sides = len(kernel.teams) if kernel.teams is not None else kernel.num_players
+        assert len(line["values"]) == sides and all(isinstance(x, str) for x in line["values"])
     if v["summary"] is not None:
         assert set(v["summary"]) in ({"key", "lines", "result"}, {"key", "lines", "result", "explain"})
         assert SNAKE.match(v["summary"]["result"])
@@ -95,8 +99,9 @@ def random_step(kernel, st, rng) -> None:
     kernel.step(st, u.argmax(1), rng)
 
 
-def sweep_views(kernel, st, rng, steps: int, allowed) -> tuple[set[str], int]:
-    """Random play for ``steps`` steps, checking (:func:`check_view`, ``allowed(st, b, seat)``) every
+def sweep_views(kernel, st, rng, steps: int, allowed, hand_sizes=None) -> tuple[set[str], int]:
+    """Random play for ``steps`` steps, checking (:func:`check_view`, ``allowed(st, b, seat)``, and
+    ``hand_sizes(st, b)`` where given) every
     seat's view of two games before each step, of the games that have just ended (before they are
     dealt again) and of the games just dealt. Returns the phases seen and the number of views checked."""
     B = st.batch_size
@@ -107,7 +112,8 @@ def sweep_views(kernel, st, rng, steps: int, allowed) -> tuple[set[str], int]:
         nonlocal checked
         for b in games:
             for seat in range(kernel.num_players):
-                phases.add(check_view(kernel, st, int(b), seat, allowed(st, int(b), seat))["phase"])
+                sizes = hand_sizes(st, int(b)) if hand_sizes is not None else None
+                phases.add(check_view(kernel, st, int(b), seat, allowed(st, int(b), seat), sizes)["phase"])
                 checked += 1
 
     for step in range(steps):
@@ -116,25 +122,3 @@ def sweep_views(kernel, st, rng, steps: int, allowed) -> tuple[set[str], int]:
         check(np.flatnonzero(st.done))
         check(kernel.reset_done(st, rng))
     return phases, checked
-
-
-def permutation_sweep(kernel, st, rng, *, steps: int, every: int, permute, live_only: bool = False) -> tuple[int, int]:
-    """Random play for ``steps`` steps; every ``every`` steps and for every seat, ``permute(other, b,
-    seat, rng)`` changes what ``seat`` cannot know in a copy of the state (returns True if it changed
-    anything) and every game's view of ``seat`` must be identical in the copy (only the games still
-    running with ``live_only``). Returns (views compared, views whose hidden information changed)."""
-    B = st.batch_size
-    checked = changed = 0
-    for step in range(steps):
-        if step % every == every // 2:
-            for seat in range(kernel.num_players):
-                games = [b for b in range(B) if not (live_only and st.done[b])]
-                views = [kernel.table_view(st, b, seat) for b in games]
-                other = st.copy()
-                for b in games:
-                    changed += bool(permute(other, b, seat, rng))
-                assert [kernel.table_view(other, b, seat) for b in games] == views
-                checked += len(games)
-        random_step(kernel, st, rng)
-        kernel.reset_done(st, rng)
-    return checked, changed

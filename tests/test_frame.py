@@ -427,6 +427,54 @@ def test_what_a_seat_sees_does_not_change_when_its_hidden_cards_are_dealt_again(
     assert changed > 0, "determinize never dealt anything again"
 
 
+#: phases every table-view sweep must see (with the option sets' own channels, below)
+VIEW_PHASES = {"all_fours": {"stand_or_beg", "play", "over"}, "aluette": {"play", "over"},
+               "avinas": {"knocks", "calls", "play", "over"}, "ottocento": {"discard", "play", "over"}, "pyanitsa": {"flip"}}
+
+
+@pytest.mark.parametrize("game, options", CASES)
+def test_table_views_fit_the_contract_and_show_only_what_the_seat_may_see(game, options):
+    """Random play, every seat's ``table_view`` of several games at each step (and of games just ended
+    and just dealt) checked against the contract (``table_view_util.check_view``: keys, JSON round trip,
+    hand, hand sizes, per-team values) and against the cards the seat may see: each game's own
+    ``allowed(st, b, seat)`` (RULES.md §7) in ``test_<game>_table_view.py``."""
+    import importlib
+
+    from table_view_util import sweep_views
+
+    own = importlib.import_module(f"test_{game}_table_view")
+    k = kernel(game, **options)
+    rng = np.random.default_rng(21)
+    phases, checked = sweep_views(k, k.init(rng, 32), rng, 200, own.allowed, getattr(own, "hand_sizes", None))
+    assert checked > 200 * 2 * k.num_players
+    want = set(VIEW_PHASES[game])
+    if game == "aluette":
+        want |= {"chant_vote"} if options.get("chant", True) else set()
+        want |= {"signals"} if options.get("signals") != "off" else set()
+    assert want <= phases, want - phases
+
+
+@pytest.mark.parametrize("game, options", DEFAULTS)
+def test_table_view_names_a_bad_seat_or_game_and_the_env_needs_a_reset(game, options):
+    k = kernel(game, **options)
+    st = k.init(np.random.default_rng(0), 2)
+    n = k.num_players
+    for bad in (n, -1, "0", True, 1.0):
+        with pytest.raises(ValueError) as err:
+            k.table_view(st, 0, bad)
+        assert str(err.value) == f"seat {bad!r} is not valid for {game}; valid seats: 0..{n - 1}"
+    with pytest.raises(ValueError) as err:
+        k.table_view(st, 2, 0)
+    assert str(err.value) == "game index b=2 is not valid; the state holds games 0..1"
+    env = envs_make(game, **options)
+    with pytest.raises(RuntimeError) as err:
+        env.table_view(0)
+    assert str(err.value) == "table_view() called before reset(): call env.reset() first"
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=f"valid seats: 0..{n - 1}"):
+        env.table_view(n)
+
+
 @pytest.mark.parametrize("game, options", CASES)
 def test_a_game_in_a_batch_plays_exactly_as_alone(game, options):
     """Batch independence: each game owns its random streams (RowStreams); B games stepped together

@@ -279,6 +279,9 @@ CASES = [
 # every game's checks: the next seat's observation must change when its hidden cards move only where
 # that always happens (All Fours, Aluette: other hands always hold cards the seat cannot see)
 OTHERS_NOTICE = {"all_fours": True, "aluette": True, "avinas": False, "ottocento": False, "pyanitsa": False}
+# the least share of (seat check, live game) pairs in which hidden cards must really move: at least the
+# bars of the per-game copies this test replaced (All Fours, Aluette 0.9, Avinas 0.8, Ottocento 0.5)
+MOVED_SHARE = {"all_fours": 0.95, "aluette": 0.95, "avinas": 0.85, "ottocento": 0.9, "pyanitsa": 0.95}
 
 
 @pytest.mark.parametrize("game, options", CASES)
@@ -289,7 +292,7 @@ def test_kernel_views_do_not_change_when_hidden_cards_move(game, options):
         others_notice=OTHERS_NOTICE[game],
     )
     assert checks == 32 * k.num_players
-    assert moved > 0.3 * checks * 24 / k.num_players, (checks, moved)
+    assert moved > MOVED_SHARE[game] * checks * 24, (checks, moved)
 
 
 def _twin(env, seat, permute, rng):
