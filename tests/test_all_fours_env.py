@@ -21,14 +21,6 @@ CARD_RE = re.compile(r"(?<![0-9A-Z])(?:10|[2-9JQKA])[CDHS](?![0-9A-Za-z])")
 
 
 # ----------------------------------------------------------------------------- PettingZoo tests
-def test_reset_without_seed_continues_the_generator():
-    env = all_fours_v0.env()
-    env.reset(seed=1)
-    first = env.game_state.stock[0].tolist()
-    env.reset()
-    assert env.game_state.stock[0].tolist() != first
-
-
 # ----------------------------------------------------------------------------- render
 def test_render_ansi_shows_trump_and_only_the_viewers_hand():
     for view in range(4):
@@ -55,17 +47,6 @@ def test_render_ansi_shows_trump_and_only_the_viewers_hand():
         public = set(CARD_RE.findall(env.render(view=None)))
         assert public <= table
         assert others <= set(CARD_RE.findall(env.render(view="all")))
-
-
-def test_render_mode_none_and_bad_view():
-    env = all_fours_v0.env()
-    env.reset(seed=0)
-    with pytest.warns(UserWarning):
-        assert env.render() is None
-    with pytest.raises(ValueError, match="render_mode"):
-        all_fours_v0.env(render_mode="rgb_array")
-    with pytest.raises(ValueError, match="seat 0..3"):
-        all_fours_v0.env(render_mode="ansi", render_view=7)
 
 
 # ----------------------------------------------------------------------------- copying

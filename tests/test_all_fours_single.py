@@ -57,9 +57,3 @@ def test_single_game_matches_batched_kernel(options):
         for seat in range(4):  # final observations too
             np.testing.assert_array_equal(fast.observe(seat), k.observe(st_ref, seat)[0])
     assert steps > games * 20
-
-
-def test_single_game_rejects_a_batch():
-    k = AllFoursKernel()
-    with pytest.raises(ValueError, match="one game"):
-        k.single_game(k.init(np.random.default_rng(0), 2))

@@ -63,13 +63,10 @@ def test_public_render_shows_a_caught_signal_only_with_public_visibility():
         assert "petit_neuf" in env.render(view=2)
 
 
-def test_render_mode_none_and_bad_view():
+def test_render_of_a_seat_counts_the_cards_left():
+    # render_mode None and a bad render mode or view: test_frame.test_render_mode_none_warns_and_a_bad_render_mode_or_view_raises
     env = aluette_v0.env()
     env.reset(seed=0)
-    with pytest.warns(UserWarning):
-        assert env.render() is None
-    with pytest.raises(ValueError, match="render_mode"):
-        aluette_v0.env(render_mode="rgb_array")
     with pytest.raises(ValueError, match="seat 0..3"):
         aluette_v0.env(render_mode="ansi", render_view=7)
 

@@ -561,6 +561,43 @@ def test_soak_invariants(game, options):
 
 
 @pytest.mark.parametrize("game, options", DEFAULTS)
+def test_render_mode_none_warns_and_a_bad_render_mode_or_view_raises(game, options):
+    env = envs_make(game, **options)
+    env.reset(seed=0)
+    with pytest.warns(UserWarning):
+        assert env.render() is None
+    with pytest.raises(ValueError) as err:
+        envs_make(game, render_mode="rgb_array", **options)
+    assert str(err.value) == "render_mode='rgb_array' is not supported; valid: None, 'ansi', 'human'"
+    n = env.unwrapped.kernel.num_players
+    with pytest.raises(ValueError) as err:
+        envs_make(game, render_mode="ansi", render_view=n, **options)
+    assert str(err.value) == f"render view {n} is not valid; valid: None (public), 'all', or a seat 0..{n - 1}"
+
+
+@pytest.mark.parametrize("game, options", DEFAULTS)
+def test_reset_without_a_seed_continues_the_generator(game, options):
+    """reset() without a seed deals the next game from the env's generator: another deal, the same as a
+    twin env's second reset."""
+    a, b = envs_make(game, **options), envs_make(game, **options)
+    a.reset(seed=1)
+    b.reset(seed=1)
+    first = a.game_state.copy()
+    a.reset()
+    b.reset()
+    assert not _state_equal(a.game_state, first)
+    assert _state_equal(a.game_state, b.game_state)
+
+
+@pytest.mark.parametrize("game, options", DEFAULTS)
+def test_the_single_game_path_refuses_a_batch(game, options):
+    k = kernel(game, **options)
+    with pytest.raises(ValueError) as err:
+        k.single_game(k.init(np.random.default_rng(0), 2))
+    assert str(err.value) == "the single-game path runs one game; the state holds 2"
+
+
+@pytest.mark.parametrize("game, options", DEFAULTS)
 def test_using_an_env_before_reset_raises_saying_so(game, options):
     env = envs_make(game, **options)
     for call in (lambda: env.step(0), env.last, env.state, lambda: env.observe("player_0")):

@@ -80,15 +80,6 @@ def test_render_while_ordering_shows_the_pot_to_the_chooser_only():
     assert "2 cards left" in env.render(view=1)
 
 
-def test_render_mode_none_and_bad_view():
-    env = pyanitsa_v0.env()
-    env.reset(seed=0)
-    with pytest.warns(UserWarning):
-        assert env.render() is None
-    with pytest.raises(ValueError, match="seat 0..1"):
-        pyanitsa_v0.env(render_mode="ansi", render_view=2)
-
-
 # ----------------------------------------------------------------------------- copying
 @pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
 @pytest.mark.parametrize("options", [{"collect_order": "random", "num_players": 3}, {"collect_order": "winner_chooses"}])
