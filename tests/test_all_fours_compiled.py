@@ -27,23 +27,3 @@ def test_step_rejects_illegal_and_out_of_range_actions_and_leaves_the_state_unch
     with pytest.raises(ValueError, match=match):
         k.step(st, np.array(actions, dtype=np.int64), rng)
     assert_unchanged(st, snap)
-
-
-def test_step_rejects_bad_shapes_and_ignores_finished_or_inactive_games():
-    k = AllFoursKernel()
-    rng = np.random.default_rng(0)
-    st = k.init(rng, 2)
-    snap = snapshot(st)
-    with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\)"):
-        k.step(st, np.array([STAND]), rng)
-    with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\), got float64"):
-        k.step(st, np.array([52.0, 52.0]), rng)
-    with pytest.raises(ValueError, match=r"active must be bool of shape \(2,\)"):
-        k.step(st, np.array([STAND, STAND]), rng, active=np.array([1, 0]))
-    assert_unchanged(st, snap)
-    # an inactive game's action is not looked at: game 1 stays as it was
-    k.step(st, np.array([STAND, 999]), rng, active=np.array([True, False]))
-    assert st.phase.tolist() == [2, 0]
-    assert np.array_equal(st.hands[1], snap["hands"][1])
-
-

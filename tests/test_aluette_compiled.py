@@ -41,21 +41,6 @@ def test_step_rejects_illegal_and_out_of_range_actions_and_leaves_the_state_unch
     assert_unchanged(st, snap)
 
 
-def test_step_rejects_bad_shapes_and_ignores_inactive_games():
-    k = AluetteKernel()
-    rng = np.random.default_rng(0)
-    st = k.init(rng, 2)
-    snap = snapshot(st)
-    with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\)"):
-        k.step(st, np.array([ACCEPT_CHANT]), rng)
-    with pytest.raises(ValueError, match=r"active must be bool of shape \(2,\)"):
-        k.step(st, np.array([ACCEPT_CHANT, ACCEPT_CHANT]), rng, active=np.array([1, 0]))
-    assert_unchanged(st, snap)
-    k.step(st, np.array([REFUSE_CHANT, 999]), rng, active=np.array([True, False]))
-    assert st.phase.tolist() == [2, 0]  # game 0: signalling round; game 1 untouched
-    assert st.votes[1].tolist() == [-1, -1, -1, -1]
-
-
 def _to_answer(k, st, rng):
     """Refuse the chant, close the signalling round, offer surrender at once: the answer phase."""
     k.step(st, np.array([REFUSE_CHANT]), rng)
@@ -152,5 +137,3 @@ def _play_random(k, B, seed, parallel):
         k.step(st, a, rng)
         total += st.rewards
     return st, total, k.observe(st, 0), k.global_state(st)
-
-

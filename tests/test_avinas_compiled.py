@@ -58,23 +58,3 @@ def test_step_rejects_illegal_and_out_of_range_actions_and_leaves_the_state_unch
     assert_unchanged(st, snap)
     with pytest.raises(ValueError, match=match):
         k.check_actions(st, np.array(actions, dtype=np.int64))
-
-
-def test_step_rejects_bad_shapes_and_ignores_finished_or_inactive_games():
-    k = AvinasKernel()
-    rng = np.random.default_rng(0)
-    st = k.init(rng, 2)
-    snap = snapshot(st)
-    with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\)"):
-        k.step(st, np.array([KNOCK]), rng)
-    with pytest.raises(ValueError, match=r"actions must be ints of shape \(2,\), got float64"):
-        k.step(st, np.array([77.0, 64.0]), rng)
-    with pytest.raises(ValueError, match=r"active must be bool of shape \(2,\)"):
-        k.step(st, np.array([KNOCK, 64]), rng, active=np.array([1, 0]))
-    assert_unchanged(st, snap)
-    # an inactive game's action is not looked at: game 1 stays as it was
-    k.step(st, np.array([NO_KNOCK, 999]), rng, active=np.array([True, False]))
-    assert st.knocked[0].tolist() == [False, False, False, False] and st.current_player.tolist() == [2, 3]
-    assert st.n_calls[1] == 0 and np.array_equal(st.calls[1], snap["calls"][1])
-
-

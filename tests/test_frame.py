@@ -335,6 +335,22 @@ def test_illegal_and_malformed_actions_raise_naming_them_and_change_nothing(game
         with pytest.raises(ValueError):
             k.step(st, wrong, np.random.default_rng(0))
         assert _state_equal(st, saved)
+    with pytest.raises(ValueError, match=r"^actions must be ints of shape \(4,\)"):
+        k.step(st, acts[:3], np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^actions must be ints of shape \(4,\), got float64"):
+        k.step(st, acts.astype(float), np.random.default_rng(0))
+    for active, got in ((np.array([1, 0, 1, 0]), "int64 (4,)"), (np.ones(3, bool), "bool (3,)")):
+        with pytest.raises(ValueError) as err:
+            k.step(st, acts, np.random.default_rng(0), active=active)
+        assert str(err.value) == f"active must be bool of shape (4,), got {got}"
+    wrong = acts.copy()
+    wrong[2] = int(np.flatnonzero(~k.legal_actions(st)[2])[0])
+    names = [k.action_name(int(x)) for x in np.flatnonzero(k.legal_actions(st)[2])]
+    with pytest.raises(ValueError) as err:
+        k.step(st, wrong, np.random.default_rng(0))
+    assert str(err.value) == (f"illegal action {k.action_name(int(wrong[2]))} in game 2 for seat "
+                              f"{int(st.current_player[2])}; legal: {names}")
+    assert _state_equal(st, saved)
     # a uint64 action above 2**63 is named as given (not as the negative int64 it would wrap to)
     huge = acts.astype(np.uint64)
     huge[1] = 2**63 + 5
