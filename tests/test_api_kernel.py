@@ -162,7 +162,7 @@ def test_a_state_made_for_other_options_is_refused_naming_the_field():
     with pytest.raises(ValueError) as err:
         cardzoo.kernel("pyanitsa", num_players=3).legal_actions(two)
     assert str(err.value) == (
-        "state field rewards is float32[1, 2] where this pyanitsa kernel needs float32[1, 3]: "
+        "state field rewards is float64[1, 2] where this pyanitsa kernel needs float64[1, 3]: "
         "a state made for other options (e.g. another player count or pack)?"
     )
     short = cardzoo.kernel("pyanitsa").init(np.random.default_rng(0), 1)

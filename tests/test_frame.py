@@ -60,7 +60,7 @@ def test_state_fields_are_declared_once_and_allocated_by_the_core():
     st = Toy.allocate(3, {"players": 2})
     assert st.hands.shape == (3, 2) and st.hands.dtype == np.uint64
     assert st.trick_card.tolist() == [[-1] * 4] * 3
-    assert st.rewards.shape == (3, 2) and st.rewards.dtype == np.float32
+    assert st.rewards.shape == (3, 2) and st.rewards.dtype == np.float64
     assert st.current_player.dtype == np.int8 and st.done.dtype == bool
     assert "``trick_card``: ``int8[B, 4]`` card played to the trick" in Toy.__doc__
     assert Toy.describe()[-1] == ("trick_card", "int8[B, 4]", "card played to the trick")

@@ -365,3 +365,20 @@ def test_every_value_of_the_spec_table_is_accepted(name, values):
         assert o[name] == v
         n, c = o["num_players"], o["deck"]
         assert sorted(map(len, env.unwrapped.kernel.piles(env.game_state, 0))) == [c // n] * n
+
+
+def test_four_player_rewards_are_exact_thirds():
+    """With 4 players the loser gets -1 and each other player +1/3 (RULES.md §6). The rewards were
+    float32, so the AEC env handed out 0.3333333432674408 and a game's rewards summed to 2.98e-08;
+    they are float64 now: exactly Python's 1/3, summing to 0 within float64 rounding."""
+    env = pyanitsa_v0.env(num_players=4)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    st = env.unwrapped.game_state
+    assert st.rewards.dtype == np.float64 and bool(st.done[0]) and not bool(st.truncated[0])
+    values = sorted(st.rewards[0].tolist())
+    assert values == [-1.0, 1 / 3, 1 / 3, 1 / 3] and abs(sum(values)) < 1e-15
+    assert env.unwrapped.kernel.forfeit_rewards(0).tolist() == [-1.0, 1 / 3, 1 / 3, 1 / 3]

@@ -193,7 +193,7 @@ def cmd_demo(args) -> int:
     final = env.render()
     if final != shown[0]:  # the last trick's table is the final one: not printed twice
         print(final)
-    print("returns:", {a: round(float(v), 6) for a, v in returns.items()})  # float32 rewards: 0.333333, not 0.3333333432674408
+    print("returns:", {a: round(float(v), 6) for a, v in returns.items()})  # 0.333333: a game's returns as people read them
     return 0
 
 

@@ -64,12 +64,12 @@ _RUN_KICK = (37, 50)
 @njit(cache=True, inline="always", _nrt=False)
 def _hand_rewards(S, b, P):
     """§6 Rewards: this hand's points difference (or the win sign) to both teams, zero-sum."""
-    diff = np.float32(S.points[b, 0] - S.points[b, 1])
+    diff = np.float64(S.points[b, 0] - S.points[b, 1])
     if P[P_REWARD_WIN]:
         if P[P_MATCH]:
             diff = team_sign(S.winner[b])
         else:
-            diff = np.float32(np.sign(diff))
+            diff = np.float64(np.sign(diff))
     # pay_teams adds: a match-mode step can end one hand and the match on the next deal's kick
     pay_teams(S.rewards, b, diff)
 

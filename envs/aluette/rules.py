@@ -312,7 +312,7 @@ def _answer(S, b, action, P):
 # ---------------------------------------------------------------------- scoring (§6)
 @njit(cache=True, inline="always", _nrt=False)
 def _deal_rewards(S, b):
-    pay_teams(S.rewards, b, np.float32(S.points[b, 0] - S.points[b, 1]))
+    pay_teams(S.rewards, b, np.float64(S.points[b, 0] - S.points[b, 1]))
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -324,7 +324,7 @@ def _finish(S, b, deal_rewards, P):
         if P[P_MATCH]:
             v = team_sign(S.winner[b])
         else:
-            v = np.float32(np.sign(S.points[b, 0] - S.points[b, 1]))
+            v = np.float64(np.sign(S.points[b, 0] - S.points[b, 1]))
         pay_teams(S.rewards, b, v)
     elif deal_rewards:
         _deal_rewards(S, b)

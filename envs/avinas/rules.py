@@ -266,13 +266,13 @@ def _score_deal(S, b, P, code):
     S.throw_ins[b] = 0
     if sev:
         S.ram_balance[b] += rams if loser == 0 else -rams
-        u = np.float32(rams)
+        u = np.float64(rams)
     else:
         S.pips[b, loser] += pips
-        u = np.float32(pips / 2.0)
+        u = np.float64(pips / 2.0)
     if P[P_REWARD_WIN]:
-        u = np.float32(1.0)
-    sign = np.float32(-1.0) if loser == 0 else np.float32(1.0)  # team A's view
+        u = np.float64(1.0)
+    sign = np.float64(-1.0) if loser == 0 else np.float64(1.0)  # team A's view
     if not P[P_MATCH]:
         pay_teams(S.rewards, b, sign * u)
         S.done[b] = True

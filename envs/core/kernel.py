@@ -18,7 +18,7 @@ Contract (all arrays have a leading batch axis ``B``):
   advance every game to its next decision (resolve tricks, score deals, deal again). Finished
   games ignore their action and stay finished; with ``active`` (``bool[B]``) only those games
   move. ``state.rewards`` holds the rewards of this
-  step (``float32[B, P]``), ``state.done`` / ``state.truncated`` the episode ends,
+  step (``float64[B, P]``), ``state.done`` / ``state.truncated`` the episode ends,
   ``state.current_player`` the seat to act next.
 * ``observe(state, seat) -> uint8[B, D]``: what ``seat`` (an int, or ``int[B]``) may know
   and nothing more, seat-relative (me, next, partner, previous).
@@ -100,7 +100,7 @@ class BatchState:
     current_player: np.ndarray = state_field(np.int8, (), 0, "seat to act (undefined in finished games)")
     done: np.ndarray = state_field(bool, (), False, "the episode has ended (terminated or truncated)")
     truncated: np.ndarray = state_field(bool, (), False, "the episode was cut by a safety cap")
-    rewards: np.ndarray = state_field(np.float32, ("players",), 0, "rewards of the last ``step`` (zero otherwise)")
+    rewards: np.ndarray = state_field(np.float64, ("players",), 0, "rewards of the last ``step`` (zero otherwise)")
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -658,7 +658,7 @@ class Kernel(ABC):
     def step(self, state: BatchState, actions: np.ndarray, rng: np.random.Generator, active=None) -> None:
         """Apply ``actions`` (``int[B]``) in place and advance each game to its next decision;
         ``active`` (``bool[B]``) restricts the step to those games. Rewards of the step are in
-        ``state.rewards`` (``float32[B, P]``)."""
+        ``state.rewards`` (``float64[B, P]``)."""
 
     @abstractmethod
     def observe(self, state: BatchState, seat) -> np.ndarray:
@@ -908,14 +908,14 @@ class Kernel(ABC):
         return "\n".join(lines)
 
     def forfeit_rewards(self, seat: int) -> np.ndarray:
-        """``float32[P]`` rewards when ``seat`` forfeits the episode by an illegal action (the AEC
+        """``float64[P]`` rewards when ``seat`` forfeits the episode by an illegal action (the AEC
         env's ``illegal_action="lose"``): every seat of the offender's side gets ``-1``, and the other
         seats share ``+1`` per offending seat evenly, so the rewards sum to zero. Two teams of two:
         ``-1`` for the offender and partner, ``+1`` for each opponent; P'yanitsa with ``N`` players:
         ``-1`` for the offender, ``+1/(N-1)`` for each other player."""
         seat = self.check_seat(seat)
         side = next((t for t in self.teams if seat in t), [seat]) if self.teams is not None else [seat]
-        out = np.zeros(self.num_players, dtype=np.float32)
+        out = np.zeros(self.num_players, dtype=np.float64)
         others = [s for s in range(self.num_players) if s not in side]
         out[others] = len(side) / len(others)
         out[list(side)] = -1.0

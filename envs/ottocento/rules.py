@@ -391,7 +391,7 @@ def _finish(S, b, winner, diff_half, P):
     S.phase[b] = OVER
     S.winner[b] = winner
     if P[P_REWARD_DIFF]:
-        r = np.float32(diff_half) / np.float32(200.0)
+        r = diff_half / 200.0
     else:
         r = team_sign(winner)
     pay_teams(S.rewards, b, r)
@@ -440,7 +440,7 @@ def _score(S, b, P):
         _finish(S, b, winner, diff, P)
         return 0
     if P[P_REWARD_DIFF]:
-        pay_teams(S.rewards, b, np.float32(diff) / np.float32(200.0))
+        pay_teams(S.rewards, b, diff / 200.0)
     if S.deals_played[b] >= P[P_MAX_DEALS]:  # §8 max_deals: truncation
         S.done[b] = True
         S.truncated[b] = True

@@ -104,11 +104,11 @@ def _check_end(S, b, w, k, P):
             losers |= 1 << s
     if losers == 0:
         return False
-    L = np.float32(_popcount(np.uint64(losers)))
-    share = L / (np.float32(N) - L)
+    L = np.float64(_popcount(np.uint64(losers)))
+    share = L / (np.float64(N) - L)
     for s in range(N):
         lo = (losers >> s) & 1
-        S.rewards[b, s] = np.float32(-1.0) if lo else share
+        S.rewards[b, s] = np.float64(-1.0) if lo else share
         S.loser[b, s] = lo
     S.done[b] = True
     S.phase[b] = OVER
