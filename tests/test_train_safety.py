@@ -332,11 +332,13 @@ def test_a_teacher_with_options_is_cloned_and_named(tmp_path, capsys):
 
 def test_a_game_without_decisions_fails_cleanly(tmp_path, capsys):
     """P'yanitsa's default rules have no decision: with --skip-forced no deal reaches one; the run stops
-    with exit 2, a message naming the options, and no output folder."""
+    with exit 2, a message naming the options, and no output folder. (The vector env refuses it when
+    made, Kernel.has_choices; it used to play 100 deals first.)"""
     out = tmp_path / "none"
     assert main(["train", "pyanitsa", "--skip-forced", "--out", str(out), *TINY]) == 2
     err = capsys.readouterr().err
-    assert "100 deals in a row ended before the learner had a decision" in err and "'collect_order': 'winner_first'" in err
+    assert "skip_forced=True: pyanitsa with options" in err and "'collect_order': 'winner_first'" in err
+    assert "has no decision with more than one legal action, so the learner would never act" in err
     assert not out.exists()
 
 
@@ -345,8 +347,8 @@ def test_a_failed_run_into_new_nested_folders_removes_the_folders_it_made(tmp_pa
     run made), and leaves an existing parent alone."""
     (tmp_path / "keep").mkdir()
     for out, gone in [(tmp_path / "a" / "b" / "c", tmp_path / "a"), (tmp_path / "keep" / "x" / "y", tmp_path / "keep" / "x")]:
-        assert main(["train", "pyanitsa", "--skip-forced", "--out", str(out), *TINY]) == 2
-        assert "before the learner had a decision" in capsys.readouterr().err
+        assert main(["train", "pyanitsa", "--skip-forced", "--out", str(out), *TINY]) == 2  # fails building its env
+        assert "has no decision with more than one legal action, so the learner would never act" in capsys.readouterr().err
         assert not gone.exists()
     assert (tmp_path / "keep").is_dir()
 

@@ -671,3 +671,17 @@ def test_the_sb3_adapters_step_wait_needs_step_async_first():
     with pytest.raises(RuntimeError) as err:
         sb3.step_wait()
     assert str(err.value) == said
+
+
+def test_skip_forced_without_any_choice_is_refused_when_made():
+    """P'yanitsa without collect_order="winner_chooses" has only the forced FLIP: skip_forced=True is
+    refused by make_vec (it built, then reset() played 100 deals before refusing); with
+    winner_chooses it builds, and without skip_forced the forced moves are the learner's."""
+    assert not envs.kernel("pyanitsa").has_choices and envs.kernel("pyanitsa", collect_order="winner_chooses").has_choices
+    assert all(envs.kernel(g).has_choices for g in envs.GAMES if g != "pyanitsa")
+    for order in ("winner_first", "seat_order", "random"):
+        with pytest.raises(ValueError, match=rf"skip_forced=True: pyanitsa with options .*'collect_order': '{order}'.* "
+                                             r"has no decision with more than one legal action"):
+            cardzoo.make_vec("pyanitsa", 2, opponents=["random"], skip_forced=True, collect_order=order)
+    cardzoo.make_vec("pyanitsa", 2, opponents=["random"], skip_forced=True, collect_order="winner_chooses").reset(seed=0)
+    cardzoo.make_vec("pyanitsa", 2, opponents=["random"]).reset(seed=0)

@@ -633,6 +633,14 @@ class Kernel(ABC):
         label their counts and means with it."""
         return str(self.options.get("episode", self.EPISODE_NAME))
 
+    @property
+    def has_choices(self) -> bool:
+        """Whether some decision of the game, under these options, can have more than one legal
+        action (``True`` for every game but P'yanitsa without ``collect_order="winner_chooses"``,
+        whose every move is the forced ``FLIP``). The vector env refuses ``skip_forced=True``
+        where it is ``False``: the learner would never be asked."""
+        return True
+
     # ---- layouts -------------------------------------------------------------
     @property
     @abstractmethod

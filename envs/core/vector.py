@@ -196,7 +196,9 @@ class KernelVectorEnv(VectorEnv):
             so learners without masks can run.
 
     Raises ``ValueError`` for a bad ``num_envs``, ``learner_side``, ``seed``, ``autoreset_mode``, opponents, or a
-    ``privileged`` / ``skip_forced`` that is not a bool;
+    ``privileged`` / ``skip_forced`` that is not a bool, and for ``skip_forced=True`` in a game whose options
+    leave no decision with a choice (:attr:`Kernel.has_choices`, e.g. P'yanitsa without
+    ``collect_order="winner_chooses"``);
     ``step`` raises ``ValueError`` for an illegal action (naming it and the legal ones) and
     ``RuntimeError`` before ``reset`` or after ``close``.
     """
@@ -240,6 +242,10 @@ class KernelVectorEnv(VectorEnv):
                 raise ValueError(f"{name} must be True or False, got {flag!r}")
         self.privileged = bool(privileged)
         self.skip_forced = bool(skip_forced)
+        if self.skip_forced and not k.has_choices:  # else reset() would play 100 deals, then refuse
+            raise ValueError(
+                f"skip_forced=True: {k.name} with options {k.options} has no decision with more than one legal "
+                f"action, so the learner would never act (Kernel.has_choices); its RULES.md §4 says which options give one")
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         seed = check_vector_seed(seed)

@@ -173,6 +173,12 @@ class PyanitsaKernel(CompiledKernel):
         self._obs_layout = _obs.observation_layout(self)
         self._state_layout = _obs.state_layout(self)
 
+    @property
+    def has_choices(self) -> bool:
+        """Only ``collect_order="winner_chooses"`` asks a player anything but the forced ``FLIP``
+        (ordering the pot, RULES.md §4.2)."""
+        return self.choose
+
     def make_params(self) -> np.ndarray:
         """``int64[rules.P_SIZE]``: the options (RULES.md §8) as the compiled rules read them (indices ``rules.P_*``)."""
         return _params(self.options, self._obs_layout, self._state_layout)
