@@ -113,14 +113,16 @@ class PolicyAgent(Agent):
 def save_policy_agent(path, policy, *, game: str, env_options: dict, kernel, net_arch, activation: str, extra: dict | None = None) -> Path:
     """Write ``policy`` to directory ``path`` (created) as weights + ``agent.json``; returns the path.
     ``ValueError`` for an ``activation`` that is not ``"tanh"`` or ``"relu"``."""
-    from safetensors.torch import save_file
+    from safetensors.torch import save
 
     if activation not in _ACTIVATIONS:
         raise ValueError(f"activation {activation!r} is not supported; valid: {list(_ACTIVATIONS)}")
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().contiguous() for k, v in policy.state_dict().items()}
-    save_file(state, str(path / WEIGHTS))
+    # bytes written as any file is (mode 0666 less the umask): safetensors' save_file makes the file
+    # owner-only (0600), so another account sharing the runs folder could not load the agent
+    (path / WEIGHTS).write_bytes(save(state))
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,

@@ -175,6 +175,17 @@ def test_saved_agent_round_trip(tmp_path):
     direct = PolicyAgent(policy, k.obs_layout.high())
     np.testing.assert_array_equal(loaded.act(obs, mask), direct.act(obs, mask))
     assert mask[np.arange(64), loaded.act(obs, mask)].all()
+    # the weights are readable as agent.json is (0666 less the umask): safetensors' save_file wrote 0600
+    mode = lambda name: (tmp_path / "a" / name).stat().st_mode & 0o777  # noqa: E731
+    assert mode("weights.safetensors") == mode("agent.json") and mode("weights.safetensors") & 0o044 == 0o666 & ~_umask() & 0o044
+
+
+def _umask() -> int:
+    import os
+
+    old = os.umask(0)
+    os.umask(old)
+    return old
 
 
 def test_agent_json_is_valid_json_with_undefined_numbers(tmp_path):
@@ -448,7 +459,7 @@ def test_behaviour_cloning_says_whether_it_converged_or_hit_the_epoch_cap(tmp_pa
                       expert_rounds=0))
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())  # the PPO rate leaves the cloning out
     assert summary["seconds"] - summary["ppo_seconds"] >= 1000.0 > summary["ppo_seconds"]
-    assert summary["steps_per_second"] >= 0.99 * 128 / summary["ppo_seconds"]  # over PPO's time: >> 128 / 1000 s
+    assert summary["steps_per_second"] > 1.0  # over PPO's time only: with the cloning's 1,000 s it would be <= 0.128
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("behaviour cloning:"))
     assert "(1 epoch, the cap (--bc-epochs 1), with the held-out agreement still rising" in line
     assert "stopped rising" not in line
