@@ -248,3 +248,18 @@ def test_an_iteration_without_an_ended_episode_has_no_return():
     assert _mean_return({}) is None
     assert _mean_return({"episode_return_mean": -0.25}) == -0.25
     assert _mean_return({"episode_return_mean": np.float32(0.5)}) == 0.5
+
+
+@needs_ray
+def test_the_wrapper_refuses_float_actions_as_the_vector_env_does():
+    """MaskedDictObs cast actions to int64, so [52.7, 2.7] played [52, 2]; they are refused now, as the
+    vector env it wraps refuses them, and int actions of any width still play."""
+    import cardzoo
+    from cardzoo.training.rllib import MaskedDictObs
+
+    env = MaskedDictObs(cardzoo.make_vec("all_fours", 2, opponents=["all_fours/random"], seed=0))
+    obs, _ = env.reset(seed=0)
+    legal = [int(np.flatnonzero(m)[0]) for m in obs["action_mask"]]
+    with pytest.raises(ValueError, match=r"actions must be an int array of shape \(2,\), got float64"):
+        env.step(np.array(legal, dtype=np.float64) + 0.7)
+    env.step(np.array(legal, dtype=np.int32))  # the refused step changed nothing: the same actions play

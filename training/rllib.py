@@ -59,10 +59,11 @@ class MaskedDictObs(VectorWrapper):
         return self._wrap(obs, infos), infos
 
     def step(self, actions):
-        """The wrapped vector env's ``step`` with ``actions`` as ``int64[N]``; the observation is the
+        """The wrapped vector env's ``step`` with ``actions``, an int array ``[N]`` (passed as given:
+        the vector env refuses floats, which a cast to int would truncate); the observation is the
         ``Dict`` of the class docstring, the rest as the vector env returns it (rewards ``float64[N]``,
         terminations and truncations ``bool[N]``, infos)."""
-        obs, rew, term, trunc, infos = self.env.step(np.asarray(actions, dtype=np.int64))
+        obs, rew, term, trunc, infos = self.env.step(np.asarray(actions))
         return self._wrap(obs, infos), rew, term, trunc, infos
 
 
