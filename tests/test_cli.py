@@ -98,7 +98,7 @@ def test_terminal_play_illegal_card_and_quit():
     answers = iter(["2C", "q"])
     assert play("all_fours", "all_fours/rule", "random", seed=seed, read=lambda p: next(answers), write=said.append) is None
     text = "\n".join(said)
-    assert "2C is not legal now. Legal: STAND, BEG" in text
+    assert "2C is not legal now. Legal: STAND, BEG (q quits). ? shows help." in text
     assert text.rstrip().endswith("bye")
 
 

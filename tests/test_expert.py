@@ -373,6 +373,42 @@ def test_an_interrupted_label_run_leaves_a_complete_file_that_says_so(tmp_path, 
     assert np.array_equal(load_labels([two])["obs"], b["obs"])  # the previous complete file stays
 
 
+def test_label_interrupted_before_its_first_batch_keeps_the_earlier_file_or_writes_none(tmp_path, monkeypatch, capsys):
+    """`cardzoo label --overwrite` interrupted before its first batch replaced a good label file with an
+    empty one (0 deals), which distil then refused; without --overwrite it left a 0-deal file that
+    refused the re-run. Now the earlier file stays byte for byte until a batch replaces it, and a new
+    file is not made; a failure before the first batch does the same."""
+    import cardzoo.training.expert as ex
+
+    out = tmp_path / "l.npz"
+    label_positions("all_fours", "all_fours/ppo", 2, out, n_det=1, seed=3, batch=2, progress=False)
+    before = out.read_bytes()
+    real = ex._label_batch
+    interrupt_at_call(monkeypatch, ex, "_label_batch", 1)
+    argv = ["label", "all_fours", str(out), "--games", "4", "--batch", "2", "--n-det", "1", "--seed", "5"]
+    assert cli.main([*argv, "--overwrite"]) == 130
+    err = capsys.readouterr().err
+    assert f"interrupted after 0 of 4 deals: nothing was written; {out} still holds the earlier labels\n" in err
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["l.npz"]
+    new = tmp_path / "new.npz"
+    interrupt_at_call(monkeypatch, ex, "_label_batch", 1)
+    assert cli.main(["label", "all_fours", str(new), *argv[3:]]) == 130
+    assert f"interrupted after 0 of 4 deals: nothing was written; {new} was not made\n" in capsys.readouterr().err
+    assert not new.exists()
+
+    def failing(*a, **k):
+        raise RuntimeError("a failure in the first batch")
+
+    monkeypatch.setattr(ex, "_label_batch", failing)
+    with pytest.raises(RuntimeError, match="a failure in the first batch"):
+        label_positions("all_fours", "all_fours/ppo", 4, out, n_det=1, seed=5, batch=2, progress=False, overwrite=True)
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["l.npz"]
+    monkeypatch.setattr(ex, "_label_batch", real)
+    label_positions("all_fours", "all_fours/ppo", 4, out, n_det=1, seed=5, batch=2, progress=False, overwrite=True)
+    with np.load(out) as z:  # a finished run replaces it
+        assert int(z["deals"]) == 4
+
+
 def test_a_new_expert_iterate_run_that_fails_in_round_1_is_not_left_behind(tmp_path, capsys):
     """--n-det too large for memory failed in round 1 but left out/run.json, so the same command with a
     fixed --n-det was refused ("holds an earlier expert-iterate run ... --resume"). The failed run is

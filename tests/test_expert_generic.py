@@ -187,6 +187,19 @@ def test_distil_bad_search_on(game_labels, tmp_path):
     assert cli.main(["distil", "avinas/ppo", str(tmp_path / "s"), "--labels", str(cards_only), "--search-on", "bids"]) == 2
 
 
+def test_distil_of_labels_without_values_says_so_in_flags(tmp_path, capsys):
+    """Labels made with --label-search-on none carry positions only: distil said "... or distil with
+    search_on among ['(none)']", a keyword and a value that do not exist. Now it says the labels carry
+    no values, in the command's flags, and suggests only relabelling."""
+    none = tmp_path / "none.npz"
+    label_positions("avinas", "avinas/ppo", 2, none, n_det=1, seed=3, batch=2, search_on="none", progress=False)
+    assert cli.main(["distil", "avinas/ppo", str(tmp_path / "s"), "--labels", str(none)]) == 2
+    err = capsys.readouterr().err
+    assert ("error: --search-on cards distils cards decisions, but the labels carry no PIMC values (labelled with "
+            "--label-search-on none: positions only); label them with cardzoo label --label-search-on cards (or all)\n") in err
+    assert "among" not in err and not (tmp_path / "s").exists()
+
+
 def test_distil_says_a_labelled_type_without_positions_is_not_measured(game_labels, tmp_path, capsys):
     """`cardzoo distil pyanitsa/ppo out --labels l.npz` on labels made with the default --label-search-on all said "no
     PIMC values for ['others'] in these labels (cardzoo label --label-search-on all measures them too)": the labels
@@ -280,6 +293,13 @@ def test_rounds_refuse_a_folder_that_holds_something_else(tmp_path, capsys):
         assert capsys.readouterr().err == (f"cardzoo expert-iterate: error: --out {other} is not empty and is not an "
                                            "expert-iterate run (no run.json); give a new or empty folder\n")
     assert sorted(p.name for p in other.iterdir()) == ["notes.txt"]
+    # --resume into a new folder (a typo in --out?) starts a new run: said, not silent
+    new = tmp_path / "new"
+    assert cli.main(["expert-iterate", "avinas", "--out", str(new), "--rounds", "1", "--games", "1", "--batch", "1",
+                     "--n-det", "1", "--epochs", "1", "--arena-deals", "0", "--resume"]) == 0
+    assert (f"note: --resume: {new} holds no expert-iterate run (it is new or empty); starting a new run there\n"
+            in capsys.readouterr().err)
+    assert (new / "round_1" / "round.json").is_file()
 
 
 def test_rounds_bad_input(tmp_path):

@@ -92,6 +92,12 @@ def test_run_all_keeps_an_earlier_run_and_refuses_other_sizes(tmp_path):
     assert (tmp_path / "lengths.json").read_text() == before
     with pytest.raises(ValueError, match="empty path"):
         L.run_all(10, "", settings=[a], log=lambda s: None, progress=False)
+    other = tmp_path / "a_train_run"  # another command's folder: lengths were written into it beside its files
+    other.mkdir()
+    (other / "model.zip").write_bytes(b"x")
+    with pytest.raises(ValueError, match=r"a_train_run is not empty and holds no lengths run \(no lengths.json\); give a new or empty folder"):
+        L.run_all(10, other, settings=[a], log=lambda s: None, progress=False)
+    assert sorted(p.name for p in other.iterdir()) == ["model.zip"]
 
 
 def test_a_settings_games_do_not_depend_on_the_settings_run_with_it(tmp_path):

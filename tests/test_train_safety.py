@@ -31,7 +31,7 @@ def _tiny_cfg(out, **kw) -> TrainConfig:
     return TrainConfig(**(base | kw))
 
 
-def test_out_folder_with_an_earlier_run_is_refused(tmp_path, capsys):
+def test_out_folder_with_an_earlier_run_is_refused(tmp_path, capsys, monkeypatch):
     out = tmp_path / "run"
     assert main(["train", "all_fours", "--out", str(out), *TINY]) == 0
     first = capsys.readouterr().out
@@ -55,6 +55,11 @@ def test_out_folder_with_an_earlier_run_is_refused(tmp_path, capsys):
     assert before == {"model": str(out / "model.zip"), "steps": 256, "seconds_in_all": before["seconds_in_all"],
                       "command": "cardzoo train all_fours --out " + str(out) + " " + " ".join(TINY) + " --seed 5 --overwrite"}
     assert len(json.loads((out / "history.json").read_text())) >= rows
+    # without --out, --resume continues the model's own run (it trained into runs/all_fours, a new run)
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "all_fours", *TINY, "--resume", str(out / "model.zip")]) == 0
+    assert json.loads((out / "agent" / "agent.json").read_text())["training"]["steps"] == 768
+    assert not (tmp_path / "runs").exists()
 
 
 def test_check_out_folder_cases(tmp_path):
@@ -330,6 +335,18 @@ def test_a_teacher_with_options_is_cloned_and_named(tmp_path, capsys):
     assert "--bc-teacher-option rank_order=0,1,2,3,4,5,6,8,7" in meta["training"]["command"]
 
 
+def test_the_teacher_takes_its_parameters_after_its_name_as_every_agent_flag_does(tmp_path, capsys):
+    """--bc-teacher pyanitsa/rule:rank_order=... is --bc-teacher pyanitsa/rule --bc-teacher-option
+    rank_order=... (it was refused as "neither a registered agent nor a saved agent's path")."""
+    out = tmp_path / "o"
+    args = ["train", "pyanitsa", "-o", "collect_order=winner_chooses", "--skip-forced", "--out", str(out), *TINY,
+            "--bc-samples", "2000", "--bc-teacher", "pyanitsa/rule:rank_order=[0,1,2,3,4,5,6,8,7]"]
+    assert main(args) == 0
+    assert "agreement with pyanitsa/rule(rank_order=[0, 1, 2, 3, 4, 5, 6, 8, 7])" in capsys.readouterr().out
+    meta = json.loads((out / "agent" / "agent.json").read_text())
+    assert meta["training"]["bc_teacher_options"] == {"rank_order": [0, 1, 2, 3, 4, 5, 6, 8, 7]}
+
+
 def test_a_game_without_decisions_fails_cleanly(tmp_path, capsys):
     """P'yanitsa's default rules have no decision: with --skip-forced no deal reaches one; the run stops
     with exit 2, a message naming the options, and no output folder. (The vector env refuses it when
@@ -431,6 +448,31 @@ def test_a_bad_option_is_named_as_typed(tmp_path, capsys, args, cli, kw, api):
     with pytest.raises((ValueError, FileNotFoundError), match=re.escape(api)):
         _tiny_cfg(out, **kw).validate()
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        # search agents play from the game state: they were accepted, then cloning failed with a traceback
+        (["--bc-teacher", "all_fours/pimc"], "--bc-teacher 'all_fours/pimc' plays from the game state, not from observations, "
+         "so its games cannot be cloned; give a teacher that acts on observations (e.g. all_fours/rule), or learn from "
+         "search with cardzoo label and distil (training/EXPERT.md)"),
+        (["--bc-teacher", "all_fours/ismcts"], "--bc-teacher 'all_fours/ismcts' plays from the game state"),
+        (["--bc-teacher", "all_fours/pimc-bids"], "--bc-teacher 'all_fours/pimc-bids' plays from the game state"),
+        (["--bc-teacher", "all_fours/rule:params={}", "--bc-teacher-option", "params={}"],
+         "--bc-teacher 'all_fours/rule:params={}' and --bc-teacher-option both give ['params']; give each once"),
+    ],
+)
+def test_a_teacher_that_cannot_be_cloned_is_refused_before_anything_is_touched(tmp_path, capsys, args, said):
+    """With --overwrite, the earlier run stays: the teacher is checked before it is deleted (a search
+    teacher used to pass the checks, the earlier run was deleted, then cloning failed)."""
+    out = tmp_path / "o"
+    assert main(["train", "all_fours", "--out", str(out), *TINY]) == 0
+    before = _files(out)
+    capsys.readouterr()
+    assert main(["train", "all_fours", "--out", str(out), *TINY, "--bc-samples", "100", "--overwrite", *args]) == 2
+    assert f"cardzoo train: error: {said}" in capsys.readouterr().err
+    assert _files(out) == before
 
 
 def test_a_large_finite_learning_rate_is_accepted(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import shlex
+import sys
 import warnings
 from pathlib import Path
 
@@ -198,22 +199,45 @@ def check_run_out(out: str | None, default: str) -> None:
         check_can_write(out, "--out", makes_folder=True)  # --out /proc/x: refused before the run starts
 
 
+def resumed_run_folder(model) -> str | None:
+    """The run folder of a saved model of ``cardzoo train`` (``OUT`` of ``OUT/model.zip`` or
+    ``OUT/checkpoints/model_N.zip``, where the run saved its agent beside it: :func:`~.config.resumed_run`);
+    ``None`` for a model from elsewhere."""
+    from .config import resumed_run
+
+    if resumed_run(model) is None:
+        return None
+    model = Path(model)
+    return str(model.parent.parent if model.parent.name == "checkpoints" else model.parent)
+
+
 def cmd_train(args, parse_options) -> int:
     from .common import report_console
     from .selfplay import TrainConfig, TrainingInterrupted, evaluation_table, next_step, train
 
+    if args.out is None and args.resume is not None:  # "continue the run": in the model's own run folder, not runs/GAME
+        args.out = resumed_run_folder(args.resume)
     check_run_out(args.out, f"runs/{args.game}")
     for p in args.bc_teacher_option or []:  # parse_options would name it an "env option"
         if "=" not in p:
             raise ValueError(f"--bc-teacher-option {p!r} must look like NAME=VALUE (a keyword option of the teacher, "
                              f"e.g. --bc-teacher-option seed=1)")
+    teacher, teacher_options = args.bc_teacher, parse_options(args.bc_teacher_option, "--bc-teacher-option")
+    if teacher is not None:  # NAME:KEY=VALUE,... as every agent flag takes it; the same as --bc-teacher-option KEY=VALUE
+        from .common import split_agent_spec
+
+        teacher, own = split_agent_spec(teacher)
+        both = sorted(set(own) & set(teacher_options))
+        if both:
+            raise ValueError(f"--bc-teacher {args.bc_teacher!r} and --bc-teacher-option both give {both}; give each once")
+        teacher_options = {**own, **teacher_options}
     cfg = TrainConfig(
         game=args.game,
         total_steps=args.steps,
         bc_samples=args.bc_samples,
         bc_epochs=args.bc_epochs,
-        bc_teacher=args.bc_teacher,
-        bc_teacher_options=parse_options(args.bc_teacher_option, "--bc-teacher-option"),
+        bc_teacher=teacher,
+        bc_teacher_options=teacher_options,
         n_envs=args.n_envs,
         seed=args.seed,
         opponents=_opponent_weights(args.opponents),
@@ -253,8 +277,6 @@ def cmd_train(args, parse_options) -> int:
             raise
         raise type(e)(e.cli_message) from None  # the option as typed here: --eval-deals, not the field eval_deals
     except TrainingInterrupted as e:
-        import sys
-
         if e.evaluating:  # training was finished and saved: only the final table is missing
             print(f"\ncardzoo train: interrupted in the final evaluation, after the training had finished ({e.steps:,} PPO "
                   f"steps) and was saved: only the evaluation is missing, nothing needs resuming", file=sys.stderr)
@@ -319,7 +341,8 @@ def _secs(seconds: float) -> str:
 
 def cmd_arena(args, parse_options) -> int:
     from . import arena
-    from .common import check_can_write, check_game_options, refuse_existing_file, refuse_folder_name, report_console, seat_agent
+    from .common import (check_can_write, check_game_options, missing_folder_error, refuse_existing_file, refuse_folder_name,
+                         report_console, seat_agent)
 
     env_options = parse_options(args.option)
     # a bad -o fails as the game's own error, before any agent is loaded (each agent would take it for one of its
@@ -339,7 +362,7 @@ def cmd_arena(args, parse_options) -> int:
     if args.json:  # "out/" was written to a file "out"
         refuse_folder_name(args.json, "--json", "arena.json")
     if args.json and not Path(args.json).resolve().parent.is_dir():
-        raise FileNotFoundError(f"cannot write --json {args.json}: its folder does not exist")
+        raise missing_folder_error(args.json, "--json")
     if args.json and Path(args.json).is_dir():
         raise ValueError(f"--json {args.json} is a folder; give a file name such as {Path(args.json) / 'arena.json'}")
     if args.json:
@@ -389,8 +412,6 @@ def cmd_arena(args, parse_options) -> int:
             with open(free, "x") as f:
                 f.write(text)
             elsewhere = True
-            import sys
-
             print(f"cardzoo arena: error: --json {path} was made by something else during the run and is left as it is; "
                   f"the results are written to {free}", file=sys.stderr)
     faults = [f for r in ([res] if len(loaded) == 2 else rr.pairs) for f in r.faults]
@@ -478,8 +499,6 @@ def cmd_play(args, parse_options) -> int:
 
 
 def cmd_label(args) -> int:
-    import sys
-
     from .expert import label_positions
 
     if not args.out.strip():  # it was read as the current folder: "label file '.' must be named *.npz"
@@ -504,7 +523,8 @@ def cmd_label(args) -> int:
             overwrite=args.overwrite,
         )
     except LabellingInterrupted as e:  # say what the file holds (main() then says "interrupted", exit 130)
-        print(f"\n{e}; label more deals into another file with another --seed and give cardzoo distil both", file=sys.stderr)
+        more = "; label more deals into another file with another --seed and give cardzoo distil both" if e.deals else ""
+        print(f"\n{e}{more}", file=sys.stderr)
         raise
     print(f"{counts['games']:,} deals: {counts['card_positions']:,} card positions and "
           f"{counts['other_positions']:,} other positions (bids, declarations, signals) -> {args.out}")
@@ -590,8 +610,6 @@ def cmd_distil(args) -> int:
             reference=None if reference == "none" else reference, search_on=args.search_on, overwrite=args.overwrite,
         )
     except KeyboardInterrupt:  # say what was written and how to run it again (main() then says "interrupted", exit 130)
-        import sys
-
         if meta_file.is_file() and meta_file.stat().st_mtime_ns != stamp:  # only after the agent was saved whole
             print(f"\nthe distilled agent was written to {args.out} before the interrupt", file=sys.stderr)
             raise
@@ -622,6 +640,10 @@ def cmd_expert_iterate(args) -> int:
     _check_search_on("--search-on", args.search_on, distilled=True)
     if args.workers > args.games:
         raise ValueError(f"--workers {args.workers} is more than --games {args.games}: each labelling process needs a deal")
+    out = Path(args.out)
+    if args.resume and not (out.is_dir() and any(out.iterdir())):  # a typo in --out would start over unnoticed
+        print(f"note: --resume: {args.out} holds no expert-iterate run (it is new or empty); starting a new run there",
+              file=sys.stderr)
 
     try:
         rows = expert_iterate(
@@ -632,8 +654,6 @@ def cmd_expert_iterate(args) -> int:
             opponent=args.opponent, rollout_opponents=args.rollout_opponents,
         )
     except KeyboardInterrupt:  # say what is kept and how to go on (main() then says "interrupted", exit 130)
-        import sys
-
         if (Path(args.out) / "run.json").is_file():
             done = sum((Path(args.out) / f"round_{r}" / "round.json").is_file() for r in range(1, args.rounds + 1))
             argv = [*args.argv, *([] if args.resume else ["--resume"])]
@@ -694,7 +714,8 @@ def add_commands(sub, games, parse_options) -> None:
     t.add_argument("--eval-deals", type=int, default=d.eval_deals,
                    help=f"duplicate deals per evaluation pairing (default {d.eval_deals}; 0: skip); the behaviour-cloned "
                    f"start is checked on {d.bc_eval_deals} deals, or this many if fewer")
-    t.add_argument("--out", default=None, help="output directory (default runs/GAME); must not hold an earlier run unless --resume or --overwrite")
+    t.add_argument("--out", default=None, help="output directory (default runs/GAME; with --resume, the resumed model's own run "
+                   "folder); must not hold an earlier run unless --resume or --overwrite")
     t.add_argument("--resume", type=model_arg, default=d.resume, help="continue the run in --out from one of its model .zip files (OUT/checkpoints/model_N.zip or OUT/model.zip)")
     t.add_argument("--overwrite", action="store_true", default=d.overwrite, help="delete the earlier run's outputs in --out and start afresh")
     t.add_argument(

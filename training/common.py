@@ -324,6 +324,17 @@ def refuse_existing_file(path, what: str, overwrite: bool = False, how: str = "-
         raise FileExistsError(f"{what} {path} exists; a run never overwrites another: choose a new name, or {how}")
 
 
+def missing_folder_error(path, what: str) -> OSError:
+    """The error for a ``path`` whose folder does not exist: ``NotADirectoryError`` "cannot write WHAT
+    PATH: 'a' is a file, not a folder" when a file stands on the way (``a/x.json`` with ``a`` a file),
+    else ``FileNotFoundError`` "cannot write WHAT PATH: its folder 'a/b' does not exist"."""
+    parent = Path(path).parent
+    on_way = next((p for p in (parent, *parent.parents) if p.exists()), None)
+    if on_way is not None and not on_way.is_dir():
+        return NotADirectoryError(f"cannot write {what} {path}: {str(on_way)!r} is a file, not a folder")
+    return FileNotFoundError(f"cannot write {what} {path}: its folder {str(parent)!r} does not exist")
+
+
 def check_can_write(path, what: str, makes_folder: bool = False) -> None:
     """Raise ``OSError`` naming ``what`` (e.g. ``"--json"``) when no new file can be made in the folder of
     ``path``, which exists: a read-only or virtual folder such as ``/proc``, which even root cannot write.
@@ -332,7 +343,8 @@ def check_can_write(path, what: str, makes_folder: bool = False) -> None:
 
     With ``makes_folder``, ``path`` is the output folder of a run (``--out``), made when missing: ``OSError``
     "cannot create --out /proc/x: No such file or directory" (as mkdir says it) when no folder can be made
-    in its nearest existing folder (or, when it exists, none in it). A file on the way is left to the
+    in its nearest existing folder (or, when it exists, none in it), and ``NotADirectoryError`` "cannot create
+    --out a/b: 'a' is a file, not a folder" for a file on the way. ``path`` itself a file is left to the
     callers' own checks ("is a file, not a folder"). The one check of every command's ``--out``."""
     import os
     import tempfile
@@ -340,8 +352,10 @@ def check_can_write(path, what: str, makes_folder: bool = False) -> None:
     if makes_folder:
         path = Path(path)
         base = next((p for p in (path, *path.parents) if p.exists()), None)
-        if base is None or not base.is_dir():
+        if base is None or base == path and not base.is_dir():
             return
+        if not base.is_dir():  # mkdir would say only "Not a directory"
+            raise NotADirectoryError(f"cannot create {what} {path}: {str(base)!r} is a file, not a folder")
         try:
             probe = tempfile.mkdtemp(dir=base, prefix=".cardzoo-write-check-")
         except OSError as e:

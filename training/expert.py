@@ -200,9 +200,10 @@ def label_positions(
         raise ValueError(f"label file {str(out)!r} must be named *.npz (e.g. labels.npz)")
     if out.is_dir():
         raise ValueError(f"cannot write labels to {out}: it is a folder")
+    from .common import check_can_write, missing_folder_error
+
     if not out.resolve().parent.is_dir():
-        raise FileNotFoundError(f"cannot write labels to {out}: its folder does not exist")
-    from .common import check_can_write
+        raise missing_folder_error(out, "labels to")
 
     check_can_write(out, "labels to")  # /proc/l.npz: refused now, not after the first batch is labelled
     if out.exists() and not overwrite:  # the Python caller is told the keyword, cardzoo label the flag
@@ -227,8 +228,14 @@ def label_positions(
     made = {"game": game, "env_options": env_options,  # recorded in the file: distil refuses labels of another game or options
             "labelling": {"policy": str(policy), "opponents": opp_names, "rollout": rollout or f"{game}/rule",
                           "rollout_opponents": rollout_opponents, "n_det": int(n_det), "seed": int(seed)}}
-    _save_labels(out, {key: _stack([], kernel, key) for key in LABEL_KEYS}, searched,  # fails now if out is not writable
-                 deals=0, deals_asked=n_games, **made)
+    # an empty file first: the folder must be writable now, not after the first batch is labelled; an
+    # earlier file (overwrite=True) stays until the first batch replaces it, so the probe goes beside it
+    replacing = out.exists()
+    probe = out.with_name(f".{out.name}.probe.npz") if replacing else out
+    _save_labels(probe, {key: _stack([], kernel, key) for key in LABEL_KEYS}, searched, deals=0, deals_asked=n_games, **made,
+                 named=out)
+    if replacing:
+        probe.unlink()
     rng = np.random.default_rng(seed)
     sides = kernel.sides()
     side_of = np.empty(kernel.num_players, dtype=np.int64)
@@ -250,11 +257,11 @@ def label_positions(
                 saved = played
                 bar.update(n)
                 bar.set_postfix(counts())
-    except KeyboardInterrupt:
-        raise LabellingInterrupted(out, saved, n_games) from None
-    except Exception:  # an error before any deal was labelled: the empty file written first would refuse the re-run
-        if saved == 0:
+    except BaseException as e:
+        if saved == 0 and not replacing:  # nothing labelled: the empty file written first would refuse the re-run
             out.unlink(missing_ok=True)
+        if isinstance(e, KeyboardInterrupt):
+            raise LabellingInterrupted(out, saved, n_games, kept_earlier=replacing) from None
         raise
     c = counts()
     return {"games": played, "card_positions": c["cards"], "other_positions": c["others"]}
@@ -262,12 +269,17 @@ def label_positions(
 
 class LabellingInterrupted(KeyboardInterrupt):
     """Ctrl-C during :func:`label_positions`: ``out`` holds the labels of the first ``deals`` of ``deals_asked``
-    deals (a complete label file; its ``deals`` key says how many)."""
+    deals (a complete label file; its ``deals`` key says how many). Before the first batch was labelled
+    (``deals == 0``) nothing was written: ``out`` is unchanged, the earlier file where ``kept_earlier``
+    (``overwrite=True``), else absent."""
 
-    def __init__(self, out, deals: int, deals_asked: int):
-        super().__init__(f"interrupted after {deals:,} of {deals_asked:,} deals: {out} holds the labels of those {deals:,} "
-                         "(a complete label file, its 'deals' says how many)")
-        self.out, self.deals, self.deals_asked = out, deals, deals_asked
+    def __init__(self, out, deals: int, deals_asked: int, kept_earlier: bool = False):
+        if deals:
+            said = f"{out} holds the labels of those {deals:,} (a complete label file, its 'deals' says how many)"
+        else:
+            said = f"nothing was written; {out} " + ("still holds the earlier labels" if kept_earlier else "was not made")
+        super().__init__(f"interrupted after {deals:,} of {deals_asked:,} deals: {said}")
+        self.out, self.deals, self.deals_asked, self.kept_earlier = out, deals, deals_asked, kept_earlier
 
 
 def opponent_names(opponent, game: str) -> list[str] | None:
@@ -391,10 +403,11 @@ def _label_batch(kernel, pol, opps, first, search, side_of, n_sides, batch, rng,
 
 
 def _save_labels(out: Path, arrays: dict[str, np.ndarray], labelled, deals: int = 0, deals_asked: int = 0,
-                 game: str = "", env_options: dict | None = None, labelling: dict | None = None) -> None:
+                 game: str = "", env_options: dict | None = None, labelling: dict | None = None, named: Path | None = None) -> None:
     """Write ``arrays``, ``labelled``, the deal counts (``deals`` labelled of ``deals_asked``: fewer in the file of
     an interrupted run), the ``game``, its ``env_options`` and ``labelling`` (JSON) to ``out`` atomically (a temporary file in the
-    same folder, then a rename; the temporary file is removed whatever stops the write, Ctrl-C included)."""
+    same folder, then a rename; the temporary file is removed whatever stops the write, Ctrl-C included). An
+    ``OSError`` names ``named`` (default ``out``): the label file the user asked for, when ``out`` is a probe beside it."""
     import os
 
     tmp = out.with_name(f".{out.name}.partial.npz")
@@ -406,7 +419,7 @@ def _save_labels(out: Path, arrays: dict[str, np.ndarray], labelled, deals: int 
         os.replace(tmp, out)
     except OSError as e:
         tmp.unlink(missing_ok=True)
-        raise OSError(f"cannot write labels to {out}: {e.strerror or e}") from None
+        raise OSError(f"cannot write labels to {named or out}: {e.strerror or e}") from None
     except BaseException:  # KeyboardInterrupt mid-write: the previous complete file stays, the half-written one goes
         tmp.unlink(missing_ok=True)
         raise
@@ -758,10 +771,16 @@ def distil(
     n_pos = {t: len(labels[TYPE_KEYS[t][0]]) for t in DECISION_TYPES}
     for t in searched:
         if t not in labels["labelled"]:
-            raise ValueError(
-                f"search_on={search_on!r} distils {t} decisions, but the labels carry PIMC values for "
-                f"{list(labels['labelled'])} only; label them with cardzoo label --label-search-on {t} (or all), "
-                f"or distil with search_on among {list(labels['labelled']) or ['(none)']}"
+            have = list(labels["labelled"])
+            carried = (f"the labels carry PIMC values for {have} only" if have else
+                       "the labels carry no PIMC values (labelled with --label-search-on none: positions only)")
+            relabel = f"label them with cardzoo label --label-search-on {t} (or all)"
+            raise _api_error(
+                ValueError,
+                f"search_on={search_on!r} distils {t} decisions, but {carried}; {relabel}"
+                + (f", or distil with search_on among {have}" if have else ""),
+                f"--search-on {search_on if isinstance(search_on, str) else ','.join(search_on)} distils {t} decisions, but {carried}; {relabel}"
+                + (f", or give --search-on among {have}" if have else ""),
             )
         if n_pos[t] < 10:
             raise ValueError(
@@ -952,9 +971,10 @@ def _check_distil_out(out: Path, init_dir: Path, overwrite: bool = False) -> Non
     if (out / "agent.json").is_file() and not overwrite:
         said = f"{out} already holds a saved agent; give a new folder, or "
         raise _api_error(ValueError, said + "pass overwrite=True to replace it", said + "give --overwrite to replace it")
+    from .common import check_can_write, missing_folder_error
+
     if not out.resolve().parent.is_dir():
-        raise FileNotFoundError(f"cannot write the agent to {out}: its folder does not exist")
-    from .common import check_can_write
+        raise missing_folder_error(out, "the agent to")
 
     check_can_write(out, "the agent folder", makes_folder=True)  # /proc/x: refused before training
 

@@ -81,7 +81,7 @@ def _choose(
         except ValueError:
             write(f"{_quoted(text)} is not a move. Type a move's name or its number: {choices}")
             continue
-        write(f"{env.action_name(a)} is not legal now. Legal: {', '.join(names)}")
+        write(f"{env.action_name(a)} is not legal now. Legal: {choices}")
 
 
 def _help(names: list[str]) -> str:

@@ -228,6 +228,8 @@ def run_all(n_games: int, out, settings=None, batch: int = 4096, seed: int = 0, 
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file: give the folder to write lengths.json, lengths.md and game_lengths.png to")
+    if out.is_dir() and any(out.iterdir()) and not (out / "lengths.json").is_file():  # another run's folder: never written into
+        raise ValueError(f"--out {out} is not empty and holds no lengths run (no lengths.json); give a new or empty folder")
     settings = list(settings or SETTINGS)
     seeds = _setting_seeds(settings, seed)
     for opts in settings:
