@@ -28,6 +28,7 @@ else. Every decision is vectorized over the batch. How it plays (RULES.md sectio
 from __future__ import annotations
 
 import numpy as np
+from cardzoo.envs.avinas import constants as avinas_constants
 
 from .base import Agent, as_batch, first_legal, rule_params
 
@@ -58,13 +59,8 @@ class AvinasRuleAgent(Agent):
 
     name = "avinas/rule"
 
-    @property
-    def K(self):
-        """``cardzoo.envs.avinas.constants`` (a property, not an attribute: a module does not pickle,
-        and the agent must, e.g. inside a copied single-seat env)."""
-        from cardzoo.envs.avinas import constants
-
-        return constants
+    #: the Avinas constants, on the class: a module kept on the instance does not pickle (nor deep-copy)
+    K = avinas_constants
 
     def __init__(self, params: dict | None = None, **env_options) -> None:
         from cardzoo import envs

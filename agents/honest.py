@@ -11,6 +11,7 @@ The wrapped agent chooses among the honest legal moves; it reads only the seat's
 from __future__ import annotations
 
 import numpy as np
+from cardzoo.envs.avinas import constants as avinas_constants
 
 from .base import Agent, as_mask
 
@@ -27,13 +28,8 @@ class HonestCalls(Agent):
     ``act(observation uint8[B, D], action_mask bool[B, 83]) -> int64[B]``.
     """
 
-    @property
-    def K(self):
-        """``cardzoo.envs.avinas.constants`` (a property, not an attribute: a module does not pickle,
-        and the agent must, e.g. inside a copied single-seat env)."""
-        from cardzoo.envs.avinas import constants
-
-        return constants
+    #: the Avinas constants, on the class: a module kept on the instance does not pickle (nor deep-copy)
+    K = avinas_constants
 
     def __init__(self, agent: Agent, **env_options) -> None:
         from cardzoo import envs
