@@ -86,3 +86,45 @@ def assert_unchanged(st, snap: dict) -> None:
 
     for name, arr in snap.items():
         assert np.array_equal(getattr(st, name), arr), name
+
+
+def assert_clone_plays_on_identically(env, twin, rng, *, min_steps: int = 1) -> int:
+    """``twin`` is a copy (deepcopy or pickle) of the mid-game AEC ``env``: play both on with the same
+    random legal actions to the end of the episode. Before each step and after it the two must agree
+    on everything an agent sees (agent to act, every agent's observation and action mask, rewards,
+    cumulative rewards, terminations, truncations, infos), on every array of the game state and on
+    the env's random generator (new deals are drawn from it); stepping ``env`` must leave ``twin``
+    untouched (the copy shares no array). Returns the number of steps, which must reach ``min_steps``."""
+    import dataclasses
+
+    import numpy as np
+
+    def same_state(a, b):
+        return all(np.array_equal(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+
+    def assert_same():
+        assert twin.agent_selection == env.agent_selection
+        for ag in env.possible_agents:
+            o1, o2 = env.observe(ag), twin.observe(ag)
+            assert np.array_equal(o1["observation"], o2["observation"]), ag
+            assert np.array_equal(o1["action_mask"], o2["action_mask"]), ag
+        assert twin.rewards == env.rewards and twin._cumulative_rewards == env._cumulative_rewards
+        assert twin.terminations == env.terminations and twin.truncations == env.truncations
+        assert twin.infos == env.infos
+        assert same_state(env.game_state, twin.game_state)
+        assert env._rng.bit_generator.state == twin._rng.bit_generator.state
+
+    assert env is not twin and env.game_state is not twin.game_state
+    steps = 0
+    assert_same()
+    while not any(env.terminations.values()) and not any(env.truncations.values()):
+        assert twin.legal_actions() == env.legal_actions()
+        a = int(rng.choice(env.legal_actions()))
+        before = twin.game_state.copy()
+        env.step(a)
+        assert same_state(twin.game_state, before), "stepping the env changed its copy"
+        twin.step(a)
+        steps += 1
+        assert_same()
+    assert steps >= min_steps, steps
+    return steps

@@ -14,7 +14,7 @@ from cardzoo.envs.all_fours.constants import BEG_DECISION, PLAY
 from cardzoo.envs.all_fours.kernel import AllFoursKernel
 
 from all_fours_util import cards_of, cid, ids, make_deck, new_env, play, seat_positions
-from env_util import random_steps
+from env_util import assert_clone_plays_on_identically, random_steps
 
 P = [f"player_{i}" for i in range(4)]
 CARD_RE = re.compile(r"(?<![0-9A-Z])(?:10|[2-9JQKA])[CDHS](?![0-9A-Za-z])")
@@ -51,38 +51,19 @@ def test_render_ansi_shows_trump_and_only_the_viewers_hand():
 
 # ----------------------------------------------------------------------------- copying
 @pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
-def test_copy_of_a_mid_game_env_continues_identically(clone):
-    # a begged-and-run hand whose pack is exhausted draws the redeal from the env's rng
+def test_a_copy_made_before_an_exhausted_pack_is_redealt_plays_on_identically(clone):
+    """All Fours' own case of the frame's copy test (test_frame.test_copy_of_a_mid_game_env_continues_identically,
+    which also checks that a copy shares no array with the env, for every game): a begged-and-run hand whose
+    pack is exhausted draws the redeal from the env's rng."""
     env = new_env(make_deck(3, kicks="4S AS 9S"), dealer=3, seed=21, episode="match", target_score=7)
     play(env, "S0:BEG")
+    probe = copy.deepcopy(env)
+    probe.step(probe.action_id("RUN"))  # 4S, AS, 9S: every kick trumps, the pack runs out: a redeal
+    assert int(probe.game_state.redeals[0]) == 1
     twin = clone(env)
     rng = np.random.default_rng(5)
-    steps = 0
-    while not any(env.terminations.values()) and not any(env.truncations.values()):
-        assert twin.agent_selection == env.agent_selection
-        assert twin.legal_actions() == env.legal_actions()
-        a = int(rng.choice(env.legal_actions()))
-        env.step(a)
-        twin.step(a)
-        steps += 1
-        for ag in P:
-            o1, o2 = env.observe(ag), twin.observe(ag)
-            assert np.array_equal(o1["observation"], o2["observation"])
-            assert np.array_equal(o1["action_mask"], o2["action_mask"])
-        assert twin.rewards == env.rewards
-        assert twin.terminations == env.terminations
-    assert steps > 24
-    assert np.array_equal(env.game_state.score, twin.game_state.score)
-
-
-def test_copy_is_independent():
-    env = all_fours_v0.env()
-    env.reset(seed=3)
-    twin = copy.deepcopy(env)
-    before = twin.game_state.copy()
-    env.step(env.legal_actions()[0])
-    for f in ("phase", "current_player", "hands", "begged"):
-        assert np.array_equal(getattr(twin.game_state, f), getattr(before, f))
+    assert env.action_name(int(np.random.default_rng(5).choice(env.legal_actions()))) == "RUN"  # the first step runs
+    assert_clone_plays_on_identically(env, twin, rng, min_steps=25)
 
 
 # ----------------------------------------------------------------------------- errors

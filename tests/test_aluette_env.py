@@ -3,8 +3,6 @@ information (cards and the signal channel, RULES.md §7)."""
 
 from __future__ import annotations
 
-import copy
-import pickle
 import re
 
 import numpy as np
@@ -69,31 +67,6 @@ def test_render_of_a_seat_counts_the_cards_left():
     env.reset(seed=0)
     with pytest.raises(ValueError, match="seat 0..3"):
         aluette_v0.env(render_mode="ansi", render_view=7)
-
-
-# ----------------------------------------------------------------------------- copying
-@pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
-def test_copy_of_a_mid_game_env_continues_identically(clone):
-    env = aluette_v0.env(episode="match", match_deals=3, signal_intercept=0.5)  # the rng draws deals and catches
-    env.reset(seed=21)
-    rng = np.random.default_rng(5)
-    random_steps(env, rng, 7)
-    twin = clone(env)
-    steps = 0
-    while not any(env.terminations.values()):
-        assert twin.agent_selection == env.agent_selection
-        assert twin.legal_actions() == env.legal_actions()
-        a = int(rng.choice(env.legal_actions()))
-        env.step(a)
-        twin.step(a)
-        steps += 1
-        for ag in P:
-            o1, o2 = env.observe(ag), twin.observe(ag)
-            assert np.array_equal(o1["observation"], o2["observation"])
-            assert np.array_equal(o1["action_mask"], o2["action_mask"])
-        assert twin.rewards == env.rewards
-    assert steps > 100
-    assert np.array_equal(env.game_state.score, twin.game_state.score)
 
 
 # ----------------------------------------------------------------------------- errors

@@ -3,8 +3,6 @@ hidden information of RULES.md §7 (hands, the dealer's private look, the face-d
 
 from __future__ import annotations
 
-import copy
-import pickle
 import re
 
 import numpy as np
@@ -135,28 +133,6 @@ def test_spaces_masks_and_metadata():
                 assert not o["action_mask"].any()
         env.step(int(rng.choice(env.legal_actions())))
     assert env.state_space.contains(env.state())
-
-
-# ----------------------------------------------------------------------------- copying
-@pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
-def test_copy_of_a_mid_game_env_continues_identically(clone):
-    env = avinas_v0.env(episode="match", pip_limit=4)
-    env.reset(seed=21)
-    rng = np.random.default_rng(5)
-    random_steps(env, rng, 10)
-    twin = clone(env)
-    steps = 0
-    while not any(env.terminations.values()) and not any(env.truncations.values()):
-        assert twin.legal_actions() == env.legal_actions()
-        a = int(rng.choice(env.legal_actions()))
-        env.step(a)
-        twin.step(a)
-        steps += 1
-        for ag in P:
-            assert np.array_equal(env.observe(ag)["observation"], twin.observe(ag)["observation"])
-        assert twin.rewards == env.rewards
-    assert steps > 30
-    assert np.array_equal(env.game_state.pips, twin.game_state.pips)
 
 
 # ----------------------------------------------------------------------------- render

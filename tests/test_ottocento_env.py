@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-import pickle
 
 import numpy as np
 import pytest
@@ -52,28 +50,6 @@ def test_render_at_the_end_shows_every_component():
     random_steps(env, np.random.default_rng(0), 200)
     text = env.render()
     assert "captured combinations" in text and "last trick" in text and "episode over" in text and "discards:" in text
-
-
-@pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
-def test_copy_of_a_mid_game_env_continues_identically(clone):
-    env = ottocento_v0.env(match_target=400)
-    env.reset(seed=21)
-    rng = np.random.default_rng(5)
-    random_steps(env, rng, 30)
-    twin = clone(env)
-    steps = 0
-    while not any(env.terminations.values()) and not any(env.truncations.values()):
-        assert twin.agent_selection == env.agent_selection
-        assert twin.legal_actions() == env.legal_actions()
-        a = int(rng.choice(env.legal_actions()))
-        env.step(a)
-        twin.step(a)
-        steps += 1
-        ag = env.agent_selection
-        assert np.array_equal(env.observe(ag)["observation"], twin.observe(ag)["observation"])
-        assert twin.rewards == env.rewards
-    assert steps > 60  # a new deal was dealt from the env's rng in both copies
-    assert np.array_equal(env.game_state.score, twin.game_state.score)
 
 
 def snapshot(env):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-import pickle
 import re
 
 import numpy as np
@@ -78,29 +76,6 @@ def test_render_while_ordering_shows_the_pot_to_the_chooser_only():
     flip_battle(env)
     assert "orders the pot: 9H KS" in env.render(view=0) or "orders the pot: KS 9H" in env.render(view=0)
     assert "2 cards left" in env.render(view=1)
-
-
-# ----------------------------------------------------------------------------- copying
-@pytest.mark.parametrize("clone", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))], ids=["deepcopy", "pickle"])
-@pytest.mark.parametrize("options", [{"collect_order": "random", "num_players": 3}, {"collect_order": "winner_chooses"}])
-def test_copy_of_a_mid_game_env_continues_identically(clone, options):
-    env = pyanitsa_v0.env(**options)
-    env.reset(seed=21)
-    rng = np.random.default_rng(1)
-    for _ in range(30):
-        env.step(int(rng.choice(env.legal_actions())))
-    twin = clone(env)
-    steps = 0
-    while not any(env.terminations.values()) and not any(env.truncations.values()):
-        assert twin.agent_selection == env.agent_selection and twin.legal_actions() == env.legal_actions()
-        a = int(rng.choice(env.legal_actions()))
-        env.step(a)
-        twin.step(a)
-        steps += 1
-        for ag in env.possible_agents:
-            assert np.array_equal(env.observe(ag)["observation"], twin.observe(ag)["observation"])
-        assert twin.rewards == env.rewards
-    assert steps > 10 and np.array_equal(env.state(), twin.state())
 
 
 # ----------------------------------------------------------------------------- errors
