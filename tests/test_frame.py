@@ -378,9 +378,13 @@ def test_illegal_and_malformed_actions_raise_naming_them_and_change_nothing(game
         assert _state_equal(st, saved)
 
 
-@pytest.mark.parametrize("game, options", DEFAULTS)
+@pytest.mark.parametrize("game, options", CASES)
 def test_off_turn_masks_are_zero_observations_fit_and_spaces_are_stable(game, options):
+    """Every option set (player counts included): each agent's observation fits its space, only the agent to
+    act has a legal action, and observation_space/action_space return the same object each call (before
+    reset and after)."""
     env = envs_make(game, **options)
+    spaces = {a: (env.observation_space(a), env.action_space(a)) for a in env.possible_agents}
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     for _ in range(30):
@@ -390,8 +394,8 @@ def test_off_turn_masks_are_zero_observations_fit_and_spaces_are_stable(game, op
             o = env.observe(agent)
             assert env.observation_space(agent).contains(o)
             assert o["action_mask"].any() == (agent == env.agent_selection)
-            assert env.observation_space(agent) is env.observation_space(agent)
-            assert env.action_space(agent) is env.action_space(agent)
+            assert env.observation_space(agent) is env.observation_space(agent) is spaces[agent][0]
+            assert env.action_space(agent) is env.action_space(agent) is spaces[agent][1]
         env.step(int(rng.choice(env.legal_actions())))
 
 
