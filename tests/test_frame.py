@@ -867,6 +867,8 @@ def test_hook_ints_takes_the_shapes_it_states_only():
 
 #: the per-game shape of each array hook of reset (``deck``: the pack's size); piles are lists of lists
 HOOK_SHAPES = {"deck": None, "draw_deck": None, "dealer": (), "score": (2,), "pips": (2,), "ram_balance": ()}
+#: options a hook needs to be taken at all (Aluette's draw deck, Ottocento's match score)
+HOOK_NEEDS = {("aluette", "draw_deck"): {"partnership_draw": True}, ("ottocento", "score"): {"match_target": 1000}}
 
 
 @pytest.mark.parametrize("game, hook", [(g, h) for g in sorted(GAMES) for h in kernel(g).INIT_HOOKS if h != "piles"])
@@ -874,8 +876,7 @@ def test_a_reset_hook_of_another_shape_is_refused_naming_the_valid_shapes(game, 
     """A (1, 1) hook such as score=[[1]] (All Fours, Aluette) or pips=[[1]] (Avinas) was accepted by the
     AEC env (B = 1) though the message says shape (2,) or (1, 2). Every array hook of every game now
     refuses it, naming the valid shapes and the one given."""
-    needs = {("aluette", "draw_deck"): {"partnership_draw": True}, ("ottocento", "score"): {"match_target": 1000}}
-    env = envs_make(game, **needs.get((game, hook), {}))
+    env = envs_make(game, **HOOK_NEEDS.get((game, hook), {}))
     with pytest.raises(ValueError) as e:
         env.reset(seed=1, options={hook: [[1]]})
     n = kernel(game).deck.n
@@ -884,6 +885,46 @@ def test_a_reset_hook_of_another_shape_is_refused_naming_the_valid_shapes(game, 
         assert str(e.value) == f"reset option deck must be int card ids 0..{n - 1} (a permutation), shape ({n},) or (1, {n}); got shape (1, 1)"
     else:
         assert str(e.value) == f"reset option {hook}=[[1]] must be int(s) of shape {per} (or {(1, *per)}), got shape (1, 1)"
+
+
+@pytest.mark.parametrize("game, hook", [(g, h) for g in sorted(GAMES) for h in kernel(g).INIT_HOOKS if h != "piles"])
+def test_a_reset_hook_of_the_wrong_type_shape_or_range_is_refused_exactly_and_changes_nothing(game, hook):
+    """Every array hook of every game refuses a string, floats, one value too few or too many (a scalar hook:
+    two values), two games' worth (the AEC env plays one game) and, for the dealer, a seat out of range,
+    each in the core's words (core.kernel.hook_ints; P'yanitsa's deck its own order check), and leaves the
+    env and its generator as they were. The game-specific ranges (scores, pips, ram balance) are in each game's env tests."""
+    env = envs_make(game, **HOOK_NEEDS.get((game, hook), {}))
+    env.reset(seed=3)
+    before = env.unwrapped.game_state.copy()
+    rng_before = env.unwrapped._rng.bit_generator.state
+    n = kernel(game).deck.n
+    per = HOOK_SHAPES[hook] if HOOK_SHAPES[hook] is not None else (n,)
+    valid = list(range(n)) if hook in ("deck", "draw_deck") else ([0] * per[0] if per else 0)
+    bad = {"abc": None, "floats": None, "two games": (2, *per)}
+    values = {"abc": "abc", "floats": [0.5] * per[0] if per else 0.5, "two games": [valid, valid]}
+    if per:
+        values["short"], values["long"] = valid[:-1], valid + [0]
+        bad["short"], bad["long"] = (per[0] - 1,), (per[0] + 1,)
+    else:  # a scalar hook: two values
+        values["long"], bad["long"] = [0, 0], (2,)
+    for what, value in values.items():
+        with pytest.raises(ValueError) as err:
+            env.reset(seed=4, options={hook: value})
+        got = bad[what]
+        if game == "pyanitsa":  # its own order check (envs/pyanitsa/kernel.py _check_order)
+            arr = np.asarray(value)
+            said = f"shape {got}" if got is not None else f"{arr.dtype} values of shape {arr.shape}"
+            assert str(err.value) == f"reset option deck must be int card ids 0..{n - 1} (a permutation), shape ({n},) or (1, {n}); got {said}", what
+        else:
+            assert str(err.value) == (f"reset option {hook}={value!r} must be int(s) of shape {per} (or {(1, *per)})"
+                                      + (f", got shape {got}" if got is not None else "")), what
+    if hook == "dealer":
+        seats = kernel(game).num_players
+        with pytest.raises(ValueError) as err:
+            env.reset(seed=4, options={"dealer": seats})
+        assert str(err.value) == f"reset option dealer={seats} is out of range: each value must be in 0..{seats - 1}"
+    assert _state_equal(env.unwrapped.game_state, before)
+    assert env.unwrapped._rng.bit_generator.state == rng_before
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
