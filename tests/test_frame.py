@@ -541,18 +541,35 @@ def test_a_game_in_a_batch_plays_exactly_as_alone(game, options):
     assert batch.done.all()
 
 
-@pytest.mark.parametrize("game, options", CASES)
-def test_the_single_game_path_plays_exactly_as_the_batch(game, options):
+#: the single-game test: every option set of CASES over 3 games, and All Fours' wider sweep over 80 games
+#: each (formerly test_all_fours_single.py: options outside CASES such as forbid_game_ending_give_one,
+#: kick_points="tobago", reward="win" with max_redeals=1), with its at least 20 steps a game
+ALL_FOURS_SINGLE_SWEEP = [
+    {},
+    {"undertrump": "forbidden"},
+    {"episode": "match", "target_score": 7},
+    {"forbid_game_ending_give_one": True, "episode": "match", "target_score": 5},
+    {"deal_packet": 1, "score_rejected_kicks": False, "kick_points": "tobago", "game_tie": "beggar_team"},
+    {"episode": "match", "reward": "win", "max_hands": 3, "max_redeals": 1},
+]
+SINGLE_GAME_CASES = [pytest.param(*p.values, 3, 0, id=p.id) for p in CASES] + [
+    pytest.param("all_fours", o, 80, 20, id=f"all_fours-sweep-{i}") for i, o in enumerate(ALL_FOURS_SINGLE_SWEEP)]
+
+
+@pytest.mark.parametrize("game, options, games, steps_per_game", SINGLE_GAME_CASES)
+def test_the_single_game_path_plays_exactly_as_the_batch(game, options, games, steps_per_game):
     """The AEC env runs one game through ``kernel.single_game`` (B = 1 fast path); stepped with the
-    same actions and seeds it must equal the batched kernel: state, masks, every seat's observation."""
+    same actions and seeds it must equal the batched kernel: state, masks, every seat's observation,
+    after every step to the end of each game (more than ``steps_per_game`` steps a game on average)."""
     k = kernel(game, **options)
-    for seed in range(3):
+    steps = 0
+    for seed in range(games):
         st = k.init(np.random.default_rng(seed), 1)
         ref = st.copy()
         one = k.single_game(st)
         assert one is not None, f"{game} has no single-game path"
         r1, r2, pol = np.random.default_rng(seed + 50), np.random.default_rng(seed + 50), np.random.default_rng(seed)
-        for t in range(k.max_episode_steps or 2000):
+        for t in range((k.max_episode_steps or 10**6) + 1):  # the last pass sees the end
             mask = k.legal_actions(ref)[0]
             assert np.array_equal(one.legal_mask(), mask), (seed, t)
             for s in range(k.num_players):
@@ -562,7 +579,10 @@ def test_the_single_game_path_plays_exactly_as_the_batch(game, options):
             a = int(pol.choice(np.flatnonzero(mask)))
             one.step(a, r1)
             k.step(ref, np.array([a]), r2)
+            steps += 1
             assert _state_equal(st, ref), (seed, t)
+        assert ref.done[0] and not one.legal_mask().any(), seed
+    assert steps > games * steps_per_game
 
 
 @pytest.mark.parametrize("game, options", CASES)
