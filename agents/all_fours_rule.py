@@ -45,7 +45,7 @@ from cardzoo.envs.core.bits import nth_bit as _nth_bit
 from cardzoo.envs.core.bits import popcount as _popcount
 from numba import njit
 
-from .base import Agent, as_batch, rollout_model, rule_params
+from .base import Agent, as_batch, kernel_values, rollout_model, rule_params
 
 __all__ = ["DEFAULT_PARAMS", "AllFoursRuleAgent"]
 
@@ -537,7 +537,6 @@ class AllFoursRuleAgent(Agent):
         L = self.kernel.obs_layout
         self.L = L
         self._high = L.high()
-        self._hs_col = L["hand_size"].start
         sets = ["hand", *(f"played_by[{r}]" for r in ("me", "next", "partner", "previous")), "trick", "kicked"]
         if [L[s].start for s in sets] != [52 * i for i in range(7)]:
             raise ValueError("unexpected All Fours observation layout: card sets must be hand, played_by x4, trick, kicked")
@@ -592,11 +591,8 @@ class AllFoursRuleAgent(Agent):
         return np.ascontiguousarray(obs), legal
 
     def _raw(self, obs: np.ndarray) -> np.ndarray:
-        """Observation values as the kernel writes them; a [0, 1]-normalized float observation
-        (hand_size < 1) is scaled back by the layout's ``high``."""
-        if obs.dtype.kind == "f" and obs.shape[0] and float(obs[:, self._hs_col].max()) <= 1.0:
-            obs = np.rint(obs * self._high)
-        return obs
+        """Observation values as the kernel writes them (:func:`~cardzoo.agents.base.kernel_values`)."""
+        return kernel_values(obs, self._high)
 
     # ------------------------------------------------------------------ rollouts (PIMC search)
     def play_out(self, kernel, st, seats: np.ndarray, rng) -> np.ndarray | None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent, as_batch, first_legal
+from .base import Agent, as_batch, first_legal, kernel_values
 
 __all__ = ["AluetteRuleAgent"]
 
@@ -81,9 +81,7 @@ class AluetteRuleAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`."""
         obs, mask = as_batch(observation, action_mask, self.L.size, 65)
-        if obs.dtype.kind == "f":  # a [0, 1]-normalized observation (training): scale back
-            obs = np.rint(obs * self._high)
-        obs = obs.astype(np.int64)
+        obs = kernel_values(obs, self._high)  # a [0, 1]-scaled float observation is scaled back
         out = first_legal(mask)
         phase = obs[:, self._s["phase"]].argmax(axis=1)
         hand = obs[:, self._s["hand"]].astype(bool)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from cardzoo.envs.avinas import constants as avinas_constants
 
-from .base import Agent, as_batch, first_legal, rule_params
+from .base import Agent, as_batch, first_legal, kernel_values, rule_params
 
 __all__ = ["AvinasRuleAgent", "DEFAULT_PARAMS"]
 
@@ -88,10 +88,8 @@ class AvinasRuleAgent(Agent):
         return obs[:, self.L[name]]
 
     def _raw(self, obs: np.ndarray) -> np.ndarray:
-        """Values as the kernel writes them; a [0, 1]-scaled float observation is scaled back."""
-        if obs.dtype.kind == "f" and obs.shape[0] and float(obs.max()) <= 1.0:
-            obs = np.rint(obs * self._high)
-        return obs.astype(np.int64)
+        """Values as the kernel writes them (:func:`~cardzoo.agents.base.kernel_values`)."""
+        return kernel_values(obs, self._high)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`."""

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["Agent", "as_batch", "as_mask", "first_legal", "rollout_model", "rule_params"]
+__all__ = ["Agent", "as_batch", "as_mask", "first_legal", "is_scaled", "kernel_values", "rollout_model", "rule_params"]
 
 
 def rollout_model(value, models: tuple[str, ...]) -> str:
@@ -146,6 +146,40 @@ def as_batch(observation, action_mask, obs_size: int | None, num_actions: int, n
         raise ValueError(f"expected observation [B, {d}] and action_mask [B, {num_actions}]{note}, "
                          f"got {obs.shape} and {mask.shape}")
     return obs, mask
+
+
+def is_scaled(obs: np.ndarray) -> bool:
+    """Whether an observation batch ``[B, D]`` is the ``[0, 1]``-scaled ``float`` form (``cardzoo.make_vec``'s,
+    the SB3 adapter's) rather than the kernel's values: a float batch with no value above 1. The kernel's
+    values given as floats are told apart by a value above 1 in some row; a float batch of only 0s and 1s
+    reads both ways and is taken as scaled, the documented float form.
+
+    Raises ``ValueError`` for a float batch with values that are neither (NaN, below 0, or above 1 and not
+    all whole numbers), naming the two forms."""
+    if obs.dtype.kind != "f":
+        return False
+    if obs.size == 0:
+        return True
+    if not np.isfinite(obs).all():
+        why = "NaN or infinite values"
+    elif obs.min() < 0:
+        why = f"values below 0 (from {float(obs.min())})"
+    elif obs.max() > 1.0 and (obs != np.rint(obs)).any():
+        why = f"values up to {float(obs.max())}, not all whole"
+    else:
+        return not bool(obs.max() > 1.0)
+    raise ValueError(f"a float observation must be scaled to [0, 1] (cardzoo.make_vec's form) or hold the kernel's values as "
+                     f"whole numbers; got {why}")
+
+
+def kernel_values(obs: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """``int64[B, D]``: the kernel's values of an observation batch ``[B, D]`` (integer, or float: scaled to
+    ``[0, 1]`` or not, :func:`is_scaled`), a scaled one multiplied back by the layout's ``high``
+    (``Layout.high()``). The rule bots read their observations through it; ``ValueError`` as
+    :func:`is_scaled`."""
+    if is_scaled(obs):
+        return np.rint(obs * high).astype(np.int64)
+    return obs.astype(np.int64)
 
 
 def first_legal(mask: np.ndarray) -> np.ndarray:

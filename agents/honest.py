@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from cardzoo.envs.avinas import constants as avinas_constants
 
-from .base import Agent, as_mask
+from .base import Agent, as_mask, kernel_values
 
 __all__ = ["HonestCalls"]
 
@@ -49,9 +49,8 @@ class HonestCalls(Agent):
         obs = np.asarray(observation)
         if obs.ndim == 1:
             obs = obs[None]
-        if obs.dtype.kind == "f" and obs.shape[0] and float(obs.max()) <= 1.0:  # a [0, 1]-scaled observation
-            obs = np.rint(obs * self.L.high())
-        hand = obs[:, self.L["hand"]].astype(np.int64)  # [B, 32] 0/1
+        obs = kernel_values(obs, self.L.high())  # a [0, 1]-scaled float observation is scaled back
+        hand = obs[:, self.L["hand"]]  # [B, 32] 0/1
         counts = hand @ self.count_mask.T  # [B, 4] trumps held per candidate suit
         best = counts.max(axis=1)
         high = obs[:, self.L["high_call"]].astype(np.int64)[:, 0]

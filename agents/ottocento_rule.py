@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent, as_batch, first_legal, rule_params
+from .base import Agent, as_batch, first_legal, kernel_values, rule_params
 
 __all__ = ["OttocentoRuleAgent", "DEFAULT_PARAMS"]
 
@@ -171,8 +171,7 @@ class OttocentoRuleAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]`` legal actions (0 for rows with no legal action); see :class:`cardzoo.agents.base.Agent`."""
         obs, mask = as_batch(observation, action_mask, self.L.size, 64)
-        if obs.dtype.kind == "f" and obs.shape[0] and float(obs[:, self._sl["hand_size"]].max()) <= 1.0:
-            obs = np.rint(obs * self._high)
+        obs = kernel_values(obs, self._high)  # a [0, 1]-scaled float observation is scaled back
         out = first_legal(mask)
         phase = obs[:, self._sl["phase"]].argmax(axis=1)
         decide = mask[:, DECLARE]

@@ -84,21 +84,18 @@ class PolicyAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """Actions ``int64[B]`` for observations ``[B, D]`` and masks ``[B, A]``: the kernel's ``uint8``
         observation, or its ``[0, 1]``-scaled ``float`` form (``cardzoo.make_vec``'s, the SB3 adapter's),
-        as the rule bots take it. A float row whose values are all in ``[0, 1]`` and not all whole is
-        taken as scaled already (it was scaled again, and the agent played other, worse moves)."""
+        as the rule bots take it (:func:`~cardzoo.agents.base.is_scaled`: a float batch with a value above 1
+        holds the kernel's values; a scaled one was once scaled again, and the agent played worse moves)."""
         import torch
 
-        from .base import as_batch
+        from .base import as_batch, is_scaled
 
         D, A = self.scale.shape[0], self.policy.action_space.n
         raw, mask = as_batch(observation, action_mask, D, A)
         obs = raw.astype(np.float32)
         if obs.shape[0] == 0:
             return np.zeros(0, dtype=np.int64)
-        x = obs * self.scale
-        if raw.dtype.kind == "f":
-            scaled = (obs <= 1.0).all(axis=1) & (obs != np.rint(obs)).any(axis=1)
-            x[scaled] = obs[scaled]
+        x = obs if is_scaled(raw) else obs * self.scale
         x = torch.as_tensor(x)
         with torch.no_grad():
             dist = self.policy.get_distribution(x, action_masks=mask)

@@ -9,7 +9,6 @@ import pytest
 from cardzoo import agents
 from cardzoo.envs.avinas.constants import CALLING, DECLARING, NO_SEVENS, STOP, STOPPING
 from cardzoo.envs.avinas.kernel import AvinasKernel
-from cardzoo.training.arena import play_duplicate
 
 from avinas_util import act, craft, new_env
 
@@ -46,8 +45,6 @@ def test_rule_agent_plays_only_legal_actions_and_never_lies(options):
         a = bot.act(obs, mask)
         live = ~st.done
         assert mask[np.flatnonzero(live), a[live]].all()
-        # float observations scaled to [0, 1] give the same actions
-        assert np.array_equal(bot.act(obs.astype(np.float32) / np.maximum(k.obs_layout.high(), 1), mask), a)
         was_declaring = live & (st.phase == DECLARING)
         k.step(st, a, rng)
         declared += int(was_declaring.sum())
@@ -84,12 +81,6 @@ def test_rule_agent_calls_its_count_and_passes_weak_hands():
     o = env.observe("player_0")
     assert env.action_name(int(bot.act(o["observation"], o["action_mask"])[0])) == "PASS"
     act(env, "S0:PASS")
-
-
-def test_rule_beats_random_over_2000_duplicate_deals():
-    r = play_duplicate("avinas", "avinas/rule", "avinas/random", 2000, seed=0, batch=1000)
-    assert r.diff_ci[0] > 0 and r.win_ci[0] > 0.5
-    assert r.truncated == 0
 
 
 @pytest.mark.parametrize("options", [{}, {"call_count": "suit"}])
