@@ -350,7 +350,8 @@ def test_flags_take_a_bool_only(name, flag):
     with pytest.raises(ValueError) as err:
         cardzoo.make_vec("pyanitsa", 2, **{name: flag})
     assert str(err.value) == f"{name} must be True or False, got {flag!r}"
-    assert getattr(cardzoo.make_vec("pyanitsa", 2, **{name: np.bool_(True)}), name) is True
+    chooses = {"collect_order": "winner_chooses"}  # skip_forced needs a decision with a choice (Kernel.has_choices)
+    assert getattr(cardzoo.make_vec("pyanitsa", 2, **{name: np.bool_(True)}, **chooses), name) is True
 
 
 def test_opponents_and_weights_of_the_wrong_kind_are_refused_by_name():
