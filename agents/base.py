@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["Agent", "as_batch", "as_mask", "first_legal", "is_scaled", "kernel_values", "rollout_model", "rule_params"]
+__all__ = ["Agent", "Wrapper", "as_batch", "as_mask", "first_legal", "is_scaled", "kernel_values", "rollout_model", "rule_params"]
 
 
 def rollout_model(value, models: tuple[str, ...]) -> str:
@@ -33,8 +33,9 @@ def rollout_model(value, models: tuple[str, ...]) -> str:
 def rule_params(params, defaults: Mapping) -> dict:
     """A rule bot's tuning parameters: ``defaults`` with the values of ``params`` (a mapping of some
     of its keys, or ``None``/empty for the defaults). Raises ``ValueError`` for a ``params`` that is
-    not a mapping (a string was read letter by letter) or that names a key ``defaults`` lacks,
-    listing the valid keys."""
+    not a mapping (a string was read letter by letter), that names a key ``defaults`` lacks (listing
+    the valid keys), or whose value is not a finite number (``True``, ``"abc"``, ``None``, NaN: every
+    rule bot's parameter is a weight or a count), naming the parameter."""
     p = dict(defaults)
     if params is None:
         return p
@@ -44,7 +45,11 @@ def rule_params(params, defaults: Mapping) -> dict:
     unknown = sorted(set(params) - set(p))
     if unknown:
         raise ValueError(f"unknown rule-agent params {unknown}; valid: {sorted(p)}")
-    p.update(params)
+    for key, value in params.items():
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(value):
+            raise ValueError(f"rule-agent param {key} must be a finite number (default {p[key]!r}), got {value!r}")
+    p.update({key: value.item() if isinstance(value, np.generic) else value for key, value in params.items()})
     return p
 
 
@@ -92,6 +97,53 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+class Wrapper(Agent):
+    """An agent around another, :attr:`agent`: it plays some moves itself or forbids some, and asks the
+    wrapped agent for the rest (:class:`~cardzoo.agents.skip_forced.SkipForced`,
+    :class:`~cardzoo.agents.honest.HonestCalls`, :class:`~cardzoo.agents.silent.Silent`).
+
+    ``name`` is ``label(<the wrapped agent's name>)`` (the wrapped agent's name without ``label``),
+    ``meta`` the wrapped agent's (a trained agent's ``agent.json``). :attr:`deterministic`, a trained
+    policy's setting (most likely action or a sample), reads and sets the wrapped agent's;
+    ``reset``, ``begin`` and ``end_episodes`` are passed on. :meth:`batch` checks ``act``'s input as
+    every agent does (:func:`as_batch`)."""
+
+    def __init__(self, agent: Agent, label: str | None = None) -> None:
+        self.agent = agent
+        inner = getattr(agent, "name", "agent")
+        self.name = f"{label}({inner})" if label else inner
+        self.meta = getattr(agent, "meta", None)
+
+    @property
+    def deterministic(self) -> bool:
+        """The wrapped agent's ``deterministic`` (``AttributeError`` where it has none: rule bots)."""
+        return self.agent.deterministic
+
+    @deterministic.setter
+    def deterministic(self, value: bool) -> None:
+        self.agent.deterministic = value
+
+    @staticmethod
+    def batch(observation, action_mask) -> tuple[np.ndarray, np.ndarray]:
+        """``(observation [B, D], bool[B, A] mask, a copy)``: ``act``'s input checked as :func:`as_batch`
+        checks it (a PettingZoo dict passed whole, shapes, batch sizes), ``A`` read from the mask."""
+        mask = as_mask(action_mask)
+        obs, mask = as_batch(observation, mask, None, mask.shape[1])
+        return obs, mask.copy()
+
+    def reset(self) -> None:
+        """Reset the wrapped agent."""
+        self.agent.reset()
+
+    def begin(self, kernel) -> None:
+        """The wrapped agent's ``begin`` (an object with ``act`` only has none: nothing to do)."""
+        getattr(self.agent, "begin", lambda kernel: None)(kernel)
+
+    def end_episodes(self, returns: np.ndarray) -> None:
+        """The wrapped agent's ``end_episodes`` (where it has one)."""
+        getattr(self.agent, "end_episodes", lambda returns: None)(returns)
 
 
 #: what an agent's ``act`` is given instead of the PettingZoo observation dict

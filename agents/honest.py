@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 from cardzoo.envs.avinas import constants as avinas_constants
 
-from .base import Agent, as_mask, kernel_values
+from .base import Agent, Wrapper, as_batch, kernel_values
 
 __all__ = ["HonestCalls"]
 
 
-class HonestCalls(Agent):
+class HonestCalls(Wrapper):
     """Wraps ``agent`` (an Avinas agent) so that its calls and its naming of trumps are honest.
 
     Args:
@@ -34,21 +34,18 @@ class HonestCalls(Agent):
     def __init__(self, agent: Agent, **env_options) -> None:
         from cardzoo import envs
 
-        self.agent = agent
+        super().__init__(agent, "honest")
         self.kernel = envs.kernel("avinas", **env_options)
         cb = self.kernel.count_bb
         self.count_mask = np.array([[(int(cb[s]) >> c) & 1 for c in range(32)] for s in range(4)], dtype=np.int64)
         self.L = self.kernel.obs_layout
-        self.name = f"honest({getattr(agent, 'name', 'agent')})"
-        self.meta = getattr(agent, "meta", None)
 
     def honest_mask(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """``bool[B, 83]``: ``action_mask`` without the dishonest calls and namings of trumps."""
+        """``bool[B, 83]``: ``action_mask`` without the dishonest calls and namings of trumps; ``ValueError``
+        for input that is not ``[B, D]`` and ``[B, 83]`` Avinas arrays (:func:`~cardzoo.agents.base.as_batch`)."""
         K = self.K
-        mask = as_mask(action_mask).copy()
-        obs = np.asarray(observation)
-        if obs.ndim == 1:
-            obs = obs[None]
+        obs, mask = as_batch(observation, action_mask, self.L.size, K.NUM_ACTIONS)
+        mask = mask.copy()
         obs = kernel_values(obs, self.L.high())  # a [0, 1]-scaled float observation is scaled back
         hand = obs[:, self.L["hand"]]  # [B, 32] 0/1
         counts = hand @ self.count_mask.T  # [B, 4] trumps held per candidate suit
@@ -64,11 +61,6 @@ class HonestCalls(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]`` actions (see :meth:`Agent.act`)."""
+        mask = self.honest_mask(observation, action_mask)  # checks the input first
         obs = np.asarray(observation)
-        if obs.ndim == 1:
-            obs = obs[None]
-        return np.asarray(self.agent.act(obs, self.honest_mask(obs, action_mask)), dtype=np.int64)
-
-    def reset(self) -> None:
-        """Reset the wrapped agent."""
-        self.agent.reset()
+        return np.asarray(self.agent.act(obs if obs.ndim == 2 else obs[None], mask), dtype=np.int64)

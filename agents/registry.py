@@ -34,6 +34,7 @@ file or folder is loaded as a saved trained policy with ``cardzoo.agents.policy.
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 from pathlib import Path
@@ -122,7 +123,6 @@ def _looks_like_path(name: str) -> bool:
 def takes_seed(name: str) -> bool:
     """Whether the registered agent ``name`` draws random numbers and takes a ``seed`` (random agents,
     PIMC search); ``False`` for unknown names."""
-    import inspect
 
     factory = _REGISTRY.get(name)
     if factory is None:
@@ -146,7 +146,6 @@ def _named_parameters(fn) -> set[str]:
     """The parameters of ``fn`` that are given by name (not ``*args`` / ``**kwargs``), and those of
     the class a :func:`_forwards` factory passes its keywords on to."""
     import importlib
-    import inspect
 
     try:
         sig = inspect.signature(fn)
@@ -234,6 +233,9 @@ def load(name: str | os.PathLike, **env_options: Any) -> Agent:
     if "seed" in env_options:  # the envs' one seed check: True or 1.5 are not seeds, -1 is named as the seed
         env_options["seed"] = check_seed(env_options["seed"])
     if name in _REGISTRY:
+        factory = _REGISTRY[name]
+        if "game" in env_options and not getattr(factory, "checks_game", False) and "game" not in inspect.signature(factory).parameters:
+            _drop_game(name, env_options)  # kernel(game, game=...) said "got multiple values for argument 'game'"
         try:
             return _REGISTRY[name](**env_options)
         except ValueError as e:  # a misspelt agent parameter was told only the game's options
@@ -256,6 +258,20 @@ def load(name: str | os.PathLike, **env_options: Any) -> Agent:
             f"no agent file or folder at {name!r} (and no registered agent of that name; available: {available()})"
         )
     raise ValueError(f"unknown agent {name!r}; available agents: {available()}, or the path of a saved policy")
+
+
+def _drop_game(name: str, env_options: dict) -> None:
+    """Remove a ``game=`` option from ``env_options`` for the registered agent ``name``, which knows its game
+    (``GAME/...``: ``game`` must be it, as for trained agents) or plays any game (``random``, ``lowest``:
+    ``game`` must be one); ``ValueError`` otherwise."""
+    from cardzoo import envs
+
+    given = env_options.pop("game")
+    own = name.split("/", 1)[0] if "/" in name else None
+    if own is not None and given != own:
+        raise ValueError(f"{name} plays {own}; game={given!r} given (leave game= out, or give game={own!r})")
+    if own is None and given not in envs.GAMES:
+        raise ValueError(f"game={given!r} is not a game; available games: {sorted(envs.GAMES)} (or leave game= out)")
 
 
 def _load_path(path: str, env_options: dict) -> Agent:
@@ -377,6 +393,10 @@ def _all_fours_pimc(seed=None, n_det: int = 32, search: str = "all", rollout_opp
 
 
 def _all_fours_pimc_bids(seed=None, n_det: int = 32, **env_options) -> Agent:
+    for own in ("search", "rollout_opponents"):  # fixed by the name: search="phase", rule-bot rollouts
+        if own in env_options:
+            raise ValueError(f"all_fours/pimc-bids searches the bids with rule-bot rollouts; {own}= is not one of its "
+                             f"parameters (['n_det', 'seed']): use all_fours/pimc with {own}= for another search")
     return _all_fours_pimc(seed=seed, n_det=n_det, search="phase", **env_options)
 
 
@@ -514,6 +534,7 @@ def _shipped(game: str, folder: str, ignore: tuple = ()) -> Factory:
         return agent
 
     factory.__doc__ = f"The shipped trained {game} agent in agents/shipped/{folder}."
+    factory.checks_game = True  # a game= option is checked as a saved agent's is (check_trained_options)
     return factory
 
 
@@ -546,11 +567,14 @@ def _avinas_ppo(seed=None, **env_options) -> Agent:
             raise ValueError(f"the shipped agent avinas/ppo (agents/shipped/avinas_ppo) plays avinas, and these are "
                              f"not valid avinas options: {e}") from None
     options = {k: v for k, v in env_options.items() if k != "honesty"}
-    agent = HonestCalls(_shipped("avinas", "avinas_ppo", ignore=("honesty",))(seed=seed, **options), **options)
+    inner = _shipped("avinas", "avinas_ppo", ignore=("honesty",))(seed=seed, **options)  # checks game= too
+    options.pop("game", None)
+    agent = HonestCalls(inner, **options)
     agent.options_ignored = ("honesty",)  # HonestCalls makes "penalize" games the "mask" problem it learned
     return agent
 
 
+_avinas_ppo.checks_game = True
 register("avinas/ppo", _avinas_ppo)
 
 
@@ -575,6 +599,7 @@ def _pyanitsa_ppo(seed=None, **env_options) -> Agent:
     return SkipForced(_shipped("pyanitsa", PYANITSA_PPO[n])(seed=seed, **env_options))
 
 
+_pyanitsa_ppo.checks_game = True
 register("pyanitsa/ppo", _pyanitsa_ppo)
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent, as_mask
+from .base import Agent, Wrapper
 
 __all__ = ["Silent"]
 
 
-class Silent(Agent):
+class Silent(Wrapper):
     """Wraps ``agent`` so that it never sends a signal.
 
     Args:
@@ -30,11 +30,9 @@ class Silent(Agent):
     """
 
     def __init__(self, agent: Agent, signal_actions, end_action: int) -> None:
-        self.agent = agent
+        super().__init__(agent, "silent")
         self.signal_actions = np.asarray(signal_actions, dtype=np.int64)
         self.end_action = int(end_action)
-        self.name = f"silent({getattr(agent, 'name', 'agent')})"
-        self.meta = getattr(agent, "meta", None)
 
     @classmethod
     def aluette(cls, agent: Agent) -> "Silent":
@@ -45,10 +43,7 @@ class Silent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]`` actions (see :meth:`Agent.act`)."""
-        mask = as_mask(action_mask).copy()
-        obs = np.asarray(observation)
-        if obs.ndim == 1:
-            obs = obs[None]
+        obs, mask = self.batch(observation, action_mask)
         mask[:, self.signal_actions] = False
         out = np.full(mask.shape[0], self.end_action, dtype=np.int64)
         only_end = mask[:, self.end_action] & (mask.sum(axis=1) == 1)
@@ -56,7 +51,3 @@ class Silent(Agent):
         if rest.size:
             out[rest] = np.asarray(self.agent.act(obs[rest], mask[rest]), dtype=np.int64)
         return out
-
-    def reset(self) -> None:
-        """Reset the wrapped agent."""
-        self.agent.reset()

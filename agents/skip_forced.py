@@ -6,31 +6,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent, as_mask
+from .base import Agent, Wrapper
 
 __all__ = ["SkipForced"]
 
 
-class SkipForced(Agent):
-    """Wraps ``agent``; :meth:`act` calls it only for rows with two or more legal actions."""
+class SkipForced(Wrapper):
+    """Wraps ``agent`` (:class:`~cardzoo.agents.base.Wrapper`, same name); :meth:`act` calls it only for
+    rows with two or more legal actions."""
 
     def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.name = getattr(agent, "name", "agent")
-        self.meta = getattr(agent, "meta", None)
+        super().__init__(agent)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """``int64[B]`` actions (see :meth:`Agent.act`)."""
-        mask = as_mask(action_mask)
-        obs = np.asarray(observation)
-        if obs.ndim == 1:
-            obs = obs[None]
+        obs, mask = self.batch(observation, action_mask)
         out = mask.argmax(axis=1).astype(np.int64)
         choice = mask.sum(axis=1) > 1
         if choice.any():
             out[choice] = np.asarray(self.agent.act(obs[choice], mask[choice]), dtype=np.int64)
         return out
-
-    def reset(self) -> None:
-        """Reset the wrapped agent."""
-        self.agent.reset()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import numpy as np
@@ -632,3 +633,102 @@ def test_every_rule_bot_checks_its_arrays_like_the_trained_agents(game):
     assert str(e.value) == f"expected observation [B, {d}] and action_mask [B, {A}]{note}, got (2, {D}) and (1, {A})"
     a = bot.act(ob["observation"][None], ob["action_mask"][None])
     assert a.shape == (1,) and ob["action_mask"][a[0]] == 1
+
+
+# ---------------------------------------------------------------- found by a Python API audit (2026-12-04)
+
+
+def _choice_positions(game: str, options: dict, rows: int = 64):
+    """``(obs, mask)`` of ``rows`` positions with two or more legal actions, from seeded random play."""
+    k = envs.kernel(game, **options)
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 256)
+    obs_rows, mask_rows = [], []
+    rand = RandomAgent(0)
+    while sum(len(m) for m in mask_rows) < rows and not st.done.all():
+        obs, mask = k.observe(st, st.current_player), k.legal_actions(st)
+        pick = (mask.sum(axis=1) > 1) & ~st.done
+        obs_rows.append(obs[pick])
+        mask_rows.append(mask[pick])
+        k.step(st, rand.act(obs, mask), rng)
+    return np.concatenate(obs_rows)[:rows], np.concatenate(mask_rows)[:rows]
+
+
+@pytest.mark.parametrize("name, options", [("avinas/ppo", {}), ("pyanitsa/ppo", {"collect_order": "winner_chooses"}),
+                                           ("all_fours/ppo", {})])
+def test_a_trained_agent_samples_when_told_even_inside_a_wrapper(name, options):
+    """agents/README.md: ``agent.deterministic = False`` makes a trained policy sample, seeded by ``seed=``.
+    avinas/ppo (HonestCalls) and pyanitsa/ppo (SkipForced) come wrapped: the flag landed on the
+    wrapper and they kept playing their most likely move. The wrapper now passes it on."""
+    pytest.importorskip("torch")
+    obs, mask = _choice_positions(name.split("/")[0], options)
+    one, two = cardzoo.load_agent(name, seed=1, **options), cardzoo.load_agent(name, seed=2, **options)
+    assert one.deterministic is True
+    assert np.array_equal(one.act(obs, mask), two.act(obs, mask))  # the most likely move: seeds do not matter
+    one.deterministic = two.deterministic = False
+    assert one.deterministic is False and getattr(one, "agent", one).deterministic is False
+    a, b = one.act(obs, mask), two.act(obs, mask)
+    assert mask[np.arange(len(a)), a].all() and mask[np.arange(len(b)), b].all()
+    assert not np.array_equal(a, b)  # two seeds sample differently
+    again = cardzoo.load_agent(name, seed=1, **options)
+    again.deterministic = False
+    assert np.array_equal(again.act(obs, mask), a)  # and the same seed the same
+
+
+def test_wrappers_check_their_input_as_every_agent_does():
+    """HonestCalls (avinas/ppo's) and SkipForced (pyanitsa/ppo's) passed act's input on unchecked: the
+    PettingZoo dict passed whole gave TypeError/IndexError, batch sizes that differ a numpy broadcast
+    error. Now the same ValueErrors as every agent's (agents.base.as_batch)."""
+    from cardzoo.agents.honest import HonestCalls
+    from cardzoo.agents.skip_forced import SkipForced
+
+    k = envs.kernel("avinas")
+    st = k.init(np.random.default_rng(0), 4)
+    obs, mask = k.observe(st, st.current_player), k.legal_actions(st)
+    for wrapper in (HonestCalls(cardzoo.load_agent("avinas/rule")), SkipForced(cardzoo.load_agent("avinas/rule"))):
+        with pytest.raises(ValueError, match="observation must be an array .* got a dict with keys \\['action_mask', 'observation'\\]"):
+            wrapper.act({"observation": obs[0], "action_mask": mask[0]}, mask[0])
+        with pytest.raises(ValueError, match=r"expected observation \[B, .*\] and action_mask \[B, 83\], got \(4, 421\) and \(3, 83\)"):
+            wrapper.act(obs, mask[:3])
+        assert mask[np.arange(4), wrapper.act(obs, mask)].all()
+
+
+def test_the_arena_plays_any_object_with_act():
+    """play_duplicate documents "an Agent, or an object with act()": such an object failed with
+    AttributeError: no attribute 'begin' (the arena called begin, reset and end_episodes)."""
+    from cardzoo.training.arena import play_duplicate
+
+    class Lowest:  # plays the lowest legal action, as the registered "lowest" does
+        def act(self, observation, action_mask):
+            return np.asarray(action_mask).argmax(axis=1)
+
+    r = play_duplicate("all_fours", Lowest(), "lowest", 8, seed=0, name_a="duck")
+    assert r.n_deals == 8 and r.mean_diff == 0.0 and r.win_rate == 0.5
+
+
+def test_a_game_option_is_checked_not_a_type_error():
+    """load("all_fours/rule", game="all_fours") raised TypeError "kernel() got multiple values for argument
+    'game'", and load("random", game="bogus") was accepted. A registered agent now takes game= as the
+    trained agents do: its own game (or, for random/lowest, any game) is accepted, another refused."""
+    for name in ("all_fours/rule", "all_fours/random", "all_fours/pimc", "random", "lowest"):
+        assert isinstance(cardzoo.load_agent(name, game="all_fours"), Agent)
+    with pytest.raises(ValueError, match=re.escape("all_fours/rule plays all_fours; game='avinas' given (leave game= out, "
+                                                   "or give game='all_fours')")):
+        cardzoo.load_agent("all_fours/rule", game="avinas")
+    with pytest.raises(ValueError, match=re.escape("game='bogus' is not a game; available games: ['all_fours', 'aluette', "
+                                                   "'avinas', 'ottocento', 'pyanitsa'] (or leave game= out)")):
+        cardzoo.load_agent("random", game="bogus")
+    with pytest.raises(ValueError, match=re.escape("all_fours/pimc-bids searches the bids with rule-bot rollouts; search= is "
+                                                   "not one of its parameters (['n_det', 'seed'])")):
+        cardzoo.load_agent("all_fours/pimc-bids", search="phase")
+    if importlib.util.find_spec("torch") is not None:  # avinas/ppo's wrapper passed game= on to kernel() too
+        assert isinstance(cardzoo.load_agent("avinas/ppo", game="avinas"), Agent)
+
+
+@pytest.mark.parametrize("value", ["abc", None, float("nan"), float("inf"), True])
+def test_a_rule_bot_parameter_must_be_a_finite_number(value):
+    """params={"kick_ev": "abc"} failed deep in numpy ("could not convert string to float"), None with a
+    TypeError; NaN, inf and True were accepted. Now a ValueError naming the parameter."""
+    with pytest.raises(ValueError, match=re.escape(f"rule-agent param kick_ev must be a finite number (default 0.55), got {value!r}")):
+        cardzoo.load_agent("all_fours/rule", params={"kick_ev": value})
+    assert cardzoo.load_agent("all_fours/rule", params={"kick_ev": np.float32(0.5)}).p["kick_ev"] == 0.5

@@ -471,6 +471,11 @@ def _resolve(agent, env_options: dict, game: str, seed: int, arg: str = "agent")
     return agent
 
 
+def _nothing(*args) -> None:
+    """What the arena calls where an agent (an object with ``act`` only) has no ``reset``, ``begin`` or
+    ``end_episodes``."""
+
+
 def _agent_name(agent, given: str | None) -> str:
     if given is not None:
         return given
@@ -507,8 +512,8 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
     returns = np.zeros((k, n, P), dtype=np.float64)
     # the same deal in every seating; kernels without kinds of deal (or duck-typed ones) give None
     category = kernel.deal_category(states[0]) if getattr(kernel, "DEAL_CATEGORIES", ()) else None
-    for ag in agents:
-        ag.reset()
+    for ag in agents:  # an object with act() only (no Agent) has no reset, begin or end_episodes: nothing to call
+        getattr(ag, "reset", _nothing)()
     for _ in range(max_steps):
         live = [~st.done for st in states]
         if not any(lv.any() for lv in live):
@@ -565,7 +570,7 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
                     for ag in agents if agents[0] is not agents[1] else agents[:1]:  # one end per episode
                         if isinstance(ag, ExecAgent):  # to the processes of this seating only
                             ag.table = o
-                        ag.end_episodes(returns[o][ended])
+                        getattr(ag, "end_episodes", _nothing)(returns[o][ended])
     else:
         if any((~st.done).any() for st in states):
             raise RuntimeError(f"games still running after {max_steps} steps; the kernel's max_episode_steps is wrong")
@@ -664,7 +669,7 @@ def play_duplicate(
     for ag in (a, b) if a is not b else (a,):
         # an exec: bot gets fresh processes for each pairing: the pairings play the same deals, and a
         # process that had seen a deal played out would know every hand of it the next time
-        ag.begin(kernel)
+        getattr(ag, "begin", _nothing)(kernel)
     try:
         for start in range(0, n_deals, batch):
             stop = min(start + batch, n_deals)
