@@ -1023,3 +1023,129 @@ def test_the_continue_command_drops_abbreviated_overwrite_and_steps(tmp_path, ca
     monkeypatch.setattr(selfplay, "train", real)
     assert main(words[1:]) == 0
     assert json.loads((out / "summary.json").read_text())["steps"] >= 224
+
+
+_SEED = "an int from 0 to 4294967295 (2**32 - 1, the seeds SB3 and torch take)"
+_OPPONENTS = "a dict of opponent family to weight, e.g. {'random': 0.2, 'rule': 0.5, 'snapshot': 0.3}"
+_ARCH = "net_arch must be a non-empty list of layer sizes, ints >= 1 (e.g. [256, 256]), got "
+
+
+@pytest.mark.parametrize(
+    "kw, api, cli",
+    [
+        # a bool is no number (expert_rounds=True was refused, these were taken as 1)
+        ({"total_steps": True}, "total_steps must be a positive int, got True", "--steps must be a positive int, got True"),
+        ({"n_envs": True}, "n_envs must be a positive int, got True", "--n-envs must be a positive int, got True"),
+        ({"torch_threads": True}, "torch_threads must be a positive int, got True", None),
+        ({"critic_warmup_steps": True}, "critic_warmup_steps must be an int >= 0, got True",
+         "--critic-warmup must be an int >= 0, got True"),
+        ({"learning_rate": True}, "learning_rate must be a finite number > 0, got True", None),
+        # options that were not checked at all
+        ({"seed": -1}, f"seed must be {_SEED}, got -1", f"--seed must be {_SEED}, got -1"),
+        ({"seed": 2**32}, f"seed must be {_SEED}, got 4294967296", None),
+        ({"seed": "x"}, f"seed must be {_SEED}, got 'x'", None),
+        ({"seed": None}, f"seed must be {_SEED}, got None", None),
+        ({"seed": 1.5}, f"seed must be {_SEED}, got 1.5", None),
+        ({"bc_samples": 1.5}, "bc_samples must be an int >= 0 (0: no cloning), got 1.5", None),
+        ({"bc_epochs": 2.5}, "bc_epochs must be a positive int, got 2.5", None),
+        ({"eval_deals": 2.5}, "eval_deals must be an int >= 0, got 2.5", "--eval-deals must be an int >= 0, got 2.5"),
+        ({"bc_eval_deals": -5}, "bc_eval_deals must be an int >= 0 (0: no check of the cloned policy), got -5", None),
+        ({"max_snapshots": -1}, "max_snapshots must be a positive int, got -1", None),
+        ({"net_arch": "256,256"}, _ARCH + "the str '256,256'", None),
+        ({"net_arch": [0]}, _ARCH + "[0]", None),
+        ({"net_arch": []}, _ARCH + "[]", None),
+        ({"net_arch": [64, 2.5]}, _ARCH + "[64, 2.5]", None),
+        ({"activation": "bogus"}, "activation must be 'relu' or 'tanh', got 'bogus'", None),  # was a KeyError in training
+        ({"activation": None}, "activation must be 'relu' or 'tanh', got None", None),
+        # a str or int for an on/off setting: "no" counted as on
+        ({"skip_forced": "no"}, "skip_forced must be True or False, got the str 'no'", "--skip-forced must be True or False"),
+        ({"privileged_critic": 1}, "privileged_critic must be True or False, got the int 1", None),
+        ({"overwrite": "yes"}, "overwrite must be True or False, got the str 'yes'", None),
+        ({"change_options": None}, "change_options must be True or False, got None", None),
+        ({"bc_until_converged": 0}, "bc_until_converged must be True or False, got the int 0", None),
+        ({"compare_shipped": "False"}, "compare_shipped must be True or False, got the str 'False'", None),
+        # raw errors: "'<' not supported", "'NoneType' object is not iterable", "argument after ** must be a
+        # mapping", "unknown opponent families ['a', 'd', 'm', 'n', 'o', 'r']"
+        ({"eval_deals": "x"}, "eval_deals must be an int >= 0, got 'x'", None),
+        ({"opponents": None}, f"opponents must be {_OPPONENTS}; got None", None),
+        ({"opponents": "random"}, f"opponents must be {_OPPONENTS}; got the str 'random'", None),
+        ({"env_options": None}, "env_options must be a dict of game option to value, e.g. {'episode': 'match'} ({} for "
+         "the game's defaults); got None", None),
+        ({"bc_teacher_options": ["rank_order"]}, "bc_teacher_options must be a dict of teacher option to value, e.g. "
+         "{'rank_order': '0,1,2,3,4,5,6,8,7'} ({} for none); got the list ['rank_order']", None),
+        # an empty path was the current folder
+        ({"out": ""}, "out '' is an empty path: give the run folder, e.g. out='runs/all_fours'",
+         "--out '' is an empty path: give the run folder, e.g. --out runs/all_fours"),
+        ({"out": "  "}, "out '  ' is an empty path: give the run folder, e.g. out='runs/all_fours'", None),
+        ({"out": None}, "out must be a path (a str or os.PathLike): give the run folder; got None", None),
+        ({"resume": ""}, "resume '' is an empty path: give the model .zip to continue (OUT/model.zip or "
+         "OUT/checkpoints/model_N.zip), or None to start afresh", None),
+        ({"init_from": 3}, "init_from must be a path (a str or os.PathLike): give a saved agent's folder (e.g. "
+         "runs/GAME/agent), or None; got the int 3", None),
+    ],
+)
+def test_an_option_of_the_wrong_kind_is_refused_at_validation(tmp_path, kw, api, cli):
+    """Every TrainConfig option is checked by its kind (ints, numbers, bools, dicts, paths, net_arch,
+    activation): the error names the field and what is valid (its cli_message the flag); nothing is written."""
+    import dataclasses
+
+    import numpy as np
+
+    out = tmp_path / "o"
+    cfg = _tiny_cfg(out, **{k: v for k, v in kw.items() if k != "out"})  # constructing never fails (env_options=None did)
+    if "out" in kw:
+        cfg = dataclasses.replace(cfg, out=kw["out"])
+    with pytest.raises(ValueError) as e:
+        cfg.validate()
+    assert str(e.value) == api
+    assert cli is None or e.value.cli_message.startswith(cli), e.value.cli_message
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+    if "seed" in kw and kw["seed"] == -1:  # the numpy version of a bad value is refused too, shown as given
+        with pytest.raises(ValueError, match=re.escape(f"seed must be {_SEED}, got np.int64(-1)")):
+            _tiny_cfg(out, seed=np.int64(-1)).validate()
+
+
+def test_numpy_numbers_are_accepted_and_kept_as_python_numbers(tmp_path):
+    """np.float32(1e-4) was refused as "must be a finite number > 0, got np.float32(1e-04)" and np.int64
+    counts as "not a positive int"; accepted now, and recorded as the Python int/float they stand for
+    (agent.json is written from the config)."""
+    import dataclasses
+
+    import numpy as np
+
+    cfg = _tiny_cfg(tmp_path / "o", learning_rate=np.float32(1e-4), total_steps=np.int64(5), expert_n_det=np.int64(2),
+                    seed=np.uint32(7), eval_deals=np.int32(0), gamma=np.float64(0.99), net_arch=(np.int64(16), 8),
+                    skip_forced=np.bool_(False), opponents={"random": np.float32(0.5)})
+    cfg.validate()
+    assert (cfg.total_steps, cfg.expert_n_det, cfg.seed, cfg.eval_deals) == (5, 2, 7, 0)
+    assert cfg.learning_rate == pytest.approx(1e-4) and cfg.gamma == 0.99 and cfg.net_arch == [16, 8]
+    assert cfg.skip_forced is False and cfg.opponents == {"random": 0.5}
+    json.dumps(dataclasses.asdict(cfg))  # every value a plain Python one
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_out_that_is_a_file_is_named_as_the_field_for_python_and_the_flag_for_the_command_line(tmp_path, capsys):
+    afile = tmp_path / "notes.txt"
+    afile.write_text("keep")
+    with pytest.raises(NotADirectoryError) as e:
+        _tiny_cfg(afile).validate()
+    assert str(e.value) == f"out {afile} is a file, not a folder"
+    assert e.value.cli_message == f"--out {afile} is a file, not a folder"
+    assert main(["train", "all_fours", "--out", str(afile), *TINY]) == 2
+    assert f"cardzoo train: error: --out {afile} is a file, not a folder" in capsys.readouterr().err
+    assert afile.read_text() == "keep" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    # resume and overwrite together: the fields for Python, the flags on the command line
+    with pytest.raises(ValueError) as e:
+        _tiny_cfg(tmp_path / "o", resume=str(afile), overwrite=True).validate()
+    assert str(e.value) == "resume and overwrite exclude each other: resume continues the run in out, overwrite deletes it"
+    assert e.value.cli_message == ("--resume and --overwrite exclude each other: resume continues the run in --out, "
+                                   "overwrite deletes it")
+    assert not (tmp_path / "o").exists()
+
+
+def test_every_activation_validate_accepts_is_one_training_builds():
+    from cardzoo.training.config import ACTIVATIONS
+    from cardzoo.training.selfplay import _activation
+
+    for name in ACTIVATIONS:
+        assert _activation(TrainConfig(activation=name)).__name__ == ACTIVATIONS[name]

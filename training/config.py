@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from cardzoo import envs
 from cardzoo.agents.options import option_args
 from cardzoo.envs.core.kernel import one_deal_episodes
+
+from .common import SEED_MAX  # the seeds a run takes, as every --seed: 0 to 2**32 - 1
 
 #: Rounds of expert iteration after PPO by default, per game: only where measurement showed they
 #: help (All Fours: three rounds took the main job from -0.090 to above the rule bot; training/EXPERT.md).
@@ -74,6 +81,64 @@ def resumed_run(model) -> tuple[Path, dict] | None:
         if (folder / "agent.json").is_file():
             return folder, read_meta(folder)
     return None
+
+
+#: The activations of the policy network (``TrainConfig.activation``): name -> the ``torch.nn`` module
+#: (``selfplay._activation``).
+ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh"}
+
+#: The int options of :class:`TrainConfig`: name -> ``(lowest, highest or None, what is valid)``, checked
+#: by :meth:`TrainConfig.validate` (a numpy int is an int, a bool is not).
+INT_OPTIONS = {
+    **{name: (1, None, "a positive int") for name in (
+        "total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "max_snapshots",
+        "checkpoint_every", "torch_threads", "bc_epochs")},
+    "seed": (0, SEED_MAX, f"an int from 0 to {SEED_MAX} (2**32 - 1, the seeds SB3 and torch take)"),
+    "bc_samples": (0, None, "an int >= 0 (0: no cloning)"),
+    "eval_deals": (0, None, ">= 0"),  # "an int >= 0" for a value that is not an int (--eval-deals's words kept)
+    "bc_eval_deals": (0, None, "an int >= 0 (0: no check of the cloned policy)"),
+    "critic_warmup_steps": (0, None, "an int >= 0"),
+    "expert_rounds": (0, None, "an int >= 0"),
+    **{name: (1, None, "an int >= 1") for name in ("expert_games", "expert_n_det", "expert_epochs", "expert_workers")},
+    "expert_arena_deals": (0, None, "an int >= 0"),
+}
+
+#: The float options: name -> ``(lowest, lowest excluded, highest or None)``; each must be a finite
+#: number (inf or nan would reach torch and fail mid-training). A numpy float or int is a number, a bool is not.
+FLOAT_OPTIONS = {
+    "learning_rate": (0.0, True, None), "clip_range": (0.0, True, 1.0), "ent_coef": (0.0, False, None),
+    "gamma": (0.0, False, 1.0), "gae_lambda": (0.0, False, 1.0),
+}
+
+#: The on/off options: each must be a bool (a numpy bool is one); ``"no"`` or 0 are refused, not read as on or off.
+BOOL_OPTIONS = ("bc_until_converged", "compare_shipped", "privileged_critic", "skip_forced", "overwrite", "change_options")
+
+#: The dict options: name -> what they map, with an example.
+DICT_OPTIONS = {
+    "opponents": "opponent family to weight, e.g. {'random': 0.2, 'rule': 0.5, 'snapshot': 0.3}",
+    "env_options": "game option to value, e.g. {'episode': 'match'} ({} for the game's defaults)",
+    "bc_teacher_options": "teacher option to value, e.g. {'rank_order': '0,1,2,3,4,5,6,8,7'} ({} for none)",
+}
+
+#: The path options (``out``; ``resume`` and ``init_from`` may be ``None``): name -> what to give.
+PATH_OPTIONS = {
+    "out": "the run folder",
+    "resume": "the model .zip to continue (OUT/model.zip or OUT/checkpoints/model_N.zip), or None to start afresh",
+    "init_from": "a saved agent's folder (e.g. runs/GAME/agent), or None",
+}
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
+def _given(v) -> str:
+    """``v`` as an error shows a value of the wrong kind: ``the str 'random'``, ``None``."""
+    return "None" if v is None else f"the {type(v).__name__} {v!r}"
 
 
 def searchable(env_options: dict) -> bool:
@@ -140,7 +205,8 @@ class TrainConfig:
     command: str | None = None  # the command line that started the run (recorded in agent.json)
 
     def __post_init__(self) -> None:
-        if self.expert_rounds is None:
+        # not for a game or game options of the wrong kind: validate() names them
+        if self.expert_rounds is None and isinstance(self.game, str) and isinstance(self.env_options, Mapping):
             self.expert_rounds = EXPERT_ROUNDS.get(self.game, 0) if searchable(self.env_options) else 0
 
     def ppo_steps(self) -> tuple[int, int]:
@@ -156,38 +222,21 @@ class TrainConfig:
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming any bad option (as a field, e.g. ``eval_deals``; the error's
-        ``cli_message`` names the flag, ``--eval-deals``: :func:`option_error`); ``FileNotFoundError``
-        for a ``resume`` that is not a model file, an ``init_from`` with no saved agent there, or a
-        ``bc_teacher`` that is neither a registered name nor a path."""
-        if self.game not in envs.GAMES:
+        ``cli_message`` names the flag, ``--eval-deals``: :func:`option_error`), one of the wrong kind
+        included (a bool for an int, ``"no"`` for a bool, a str for a dict: :meth:`_check_kinds`, which
+        keeps a numpy number given as the Python one); ``FileNotFoundError`` for a ``resume`` that is not
+        a model file, an ``init_from`` with no saved agent there, or a ``bc_teacher`` that is neither a
+        registered name nor a path; ``NotADirectoryError`` for an ``out`` that is a file (and the errors
+        of :func:`check_out_folder`)."""
+        if not isinstance(self.game, str) or self.game not in envs.GAMES:
             raise ValueError(f"unknown game {self.game!r}; available: {sorted(envs.GAMES)}")
-        for name in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "checkpoint_every"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or v < 1:
-                raise option_error(lambda n: f"{n(name)} must be a positive int, got {v!r}")
-        # every float setting: a finite number (inf or nan would reach torch and fail mid-training)
-        for name, lo, lo_open, hi in (("learning_rate", 0.0, True, None), ("clip_range", 0.0, True, 1.0),
-                                      ("ent_coef", 0.0, False, None), ("gamma", 0.0, False, 1.0),
-                                      ("gae_lambda", 0.0, False, 1.0)):
-            v = getattr(self, name)
-            ok = (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                  and (v > lo if lo_open else v >= lo) and (hi is None or v <= hi))
-            if not ok:
-                bound = f"{'>' if lo_open else '>='} {lo:g}" + ("" if hi is None else f" and <= {hi:g}")
-                raise option_error(lambda n: f"{n(name)} must be a finite number {bound}, got {v!r}")
-        if not isinstance(self.torch_threads, int) or self.torch_threads < 1:
-            raise option_error(lambda n: f"{n('torch_threads')} must be a positive int, got {self.torch_threads!r}")
-        if self.bc_samples < 0:  # each named alone ("--bc-samples must be >= 0 and --bc-epochs >= 1, got 500000, 0")
-            raise option_error(lambda n: f"{n('bc_samples')} must be an int >= 0 (0: no cloning), got {self.bc_samples!r}")
-        if self.bc_epochs < 1:
-            raise option_error(lambda n: f"{n('bc_epochs')} must be a positive int, got {self.bc_epochs!r}")
+        self._check_kinds()
         if self.bc_teacher is not None or self.bc_teacher_options:
             self._check_teacher()
-        if self.eval_deals < 0:
-            raise option_error(lambda n: f"{n('eval_deals')} must be >= 0, got {self.eval_deals}")
         unknown = set(self.opponents) - {"random", "rule", "snapshot"}
         if unknown:
-            raise option_error(lambda n: f"{n('opponents')}: unknown opponent families {sorted(unknown)}; valid: random, rule, snapshot")
+            raise option_error(lambda n: f"{n('opponents')}: unknown opponent families {sorted(unknown, key=str)}; "
+                                         f"valid: random, rule, snapshot")
         self._check_opponent_weights()
         if self.resume is not None and not Path(self.resume).is_file():
             what = "it is a folder, not a model file" if Path(self.resume).is_dir() else "no such file"
@@ -218,13 +267,6 @@ class TrainConfig:
                     f"{layout_version(kernel)}): give {n('init_from')} an agent trained for these options, or train with "
                     f"its options ({' '.join(option_args(meta['env_options'])) or 'no -o options'})"
                 ))
-        if not isinstance(self.critic_warmup_steps, int) or self.critic_warmup_steps < 0:
-            raise option_error(lambda n: f"{n('critic_warmup_steps')} must be an int >= 0, got {self.critic_warmup_steps!r}")
-        for name, lo in (("expert_rounds", 0), ("expert_games", 1), ("expert_n_det", 1), ("expert_epochs", 1),
-                         ("expert_workers", 1), ("expert_arena_deals", 0)):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-                raise option_error(lambda n: f"{n(name)} must be an int >= {lo}, got {v!r}")
         if self.expert_rounds and not searchable(self.env_options):
             raise option_error(lambda n: (
                 f"{n('expert_rounds')}={self.expert_rounds} needs episodes that end with the deal (PIMC rollouts play the deal "
@@ -236,7 +278,58 @@ class TrainConfig:
                                          f"under other game options than its run's")
         if self.resume is not None:
             self._check_resume()
+        if self.resume is not None and self.overwrite:
+            raise option_error(lambda n: f"{n('resume')} and {n('overwrite')} exclude each other: resume continues the run "
+                                         f"in {n('out')}, overwrite deletes it")
+        if Path(self.out).exists() and not Path(self.out).is_dir():
+            raise option_error(lambda n: f"{n('out')} {self.out} is a file, not a folder", NotADirectoryError)
         check_out_folder(Path(self.out), resume=self.resume, overwrite=self.overwrite)
+
+    def _check_kinds(self) -> None:
+        """Refuse an option of the wrong kind or range, each kind checked one way (:data:`INT_OPTIONS`,
+        :data:`FLOAT_OPTIONS`, :data:`BOOL_OPTIONS`, :data:`DICT_OPTIONS`, :data:`PATH_OPTIONS`, ``net_arch``,
+        ``activation``), before anything is built from them. A numpy number given is kept as the Python
+        int or float (bool, dict, list) it stands for, which ``agent.json`` records."""
+        for name, what in DICT_OPTIONS.items():  # first: the expert_rounds default is read from env_options
+            v = getattr(self, name)
+            if not isinstance(v, Mapping):
+                raise option_error(lambda n: f"{n(name)} must be a dict of {what}; got {_given(v)}")
+            setattr(self, name, dict(v))
+        for name, (lo, hi, valid) in INT_OPTIONS.items():
+            v = getattr(self, name)
+            if not _is_int(v) or v < lo or (hi is not None and v > hi):
+                valid = valid if _is_int(v) or "int" in valid else "an int " + valid
+                raise option_error(lambda n: f"{n(name)} must be {valid}, got {v!r}")
+            setattr(self, name, int(v))
+        for name, (lo, lo_open, hi) in FLOAT_OPTIONS.items():
+            v = getattr(self, name)
+            ok = _is_number(v) and math.isfinite(v) and (v > lo if lo_open else v >= lo) and (hi is None or v <= hi)
+            if not ok:
+                bound = f"{'>' if lo_open else '>='} {lo:g}" + ("" if hi is None else f" and <= {hi:g}")
+                raise option_error(lambda n: f"{n(name)} must be a finite number {bound}, got {v!r}")
+            setattr(self, name, float(v))
+        for name in BOOL_OPTIONS:
+            v = getattr(self, name)
+            if not isinstance(v, (bool, np.bool_)):
+                raise option_error(lambda n: f"{n(name)} must be True or False, got {_given(v)}")
+            setattr(self, name, bool(v))
+        for name, what in PATH_OPTIONS.items():
+            v = getattr(self, name)
+            if v is None and name != "out":
+                continue
+            if not isinstance(v, (str, os.PathLike)):
+                raise option_error(lambda n: f"{n(name)} must be a path (a str or os.PathLike): give {what}; got {_given(v)}")
+            if isinstance(v, str) and not v.strip():
+                example = {flag: f", e.g. --out runs/{self.game}", str: f", e.g. out='runs/{self.game}'"} if name == "out" else {}
+                raise option_error(lambda n: f"{n(name)} {v!r} is an empty path: give {what}{example.get(n, '')}")
+        arch = self.net_arch
+        if not (isinstance(arch, (list, tuple)) and arch and all(_is_int(k) and k >= 1 for k in arch)):
+            raise option_error(lambda n: f"{n('net_arch')} must be a non-empty list of layer sizes, ints >= 1 (e.g. "
+                                         f"[256, 256]), got {_given(arch) if not isinstance(arch, list) else arch}")
+        self.net_arch = [int(k) for k in arch]
+        if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:
+            raise option_error(lambda n: f"{n('activation')} must be {' or '.join(map(repr, ACTIVATIONS))}, got "
+                                         f"{_given(self.activation) if not isinstance(self.activation, str) else repr(self.activation)}")
 
     def _check_opponent_weights(self) -> None:
         """Each opponent family's weight must be a finite number >= 0, and one available from the start
@@ -244,10 +337,10 @@ class TrainConfig:
         must have a weight > 0, or the first rollout has no opponent to draw."""
         from cardzoo import agents
 
-        bad = {k: w for k, w in self.opponents.items()
-               if not (isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and w >= 0)}
+        bad = {k: w for k, w in self.opponents.items() if not (_is_number(w) and math.isfinite(w) and w >= 0)}
         if bad:
             raise option_error(lambda n: f"{n('opponents')}: each weight must be a finite number >= 0, got {bad}")
+        self.opponents = {k: float(w) for k, w in self.opponents.items()}  # np.float32(0.5) as 0.5 (agent.json)
         start = ["random"] + (["rule"] if f"{self.game}/rule" in agents.available() else [])
         if not any(self.opponents.get(k, 0) > 0 for k in start):
             given = ",".join(f"{k}={w:g}" for k, w in self.opponents.items())

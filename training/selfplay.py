@@ -27,7 +27,7 @@ from cardzoo.agents.policy import PolicyAgent, save_policy_agent
 
 from . import arena
 from .common import resolve_agent, signal_handled
-from .config import RUN_FILES, TrainConfig, _process_alive, check_out_folder, in_use_error, resumed_run  # noqa: F401  (TrainConfig is re-exported)
+from .config import ACTIVATIONS, RUN_FILES, TrainConfig, _process_alive, check_out_folder, in_use_error, resumed_run  # noqa: F401  (TrainConfig is re-exported)
 from .vec_env import KernelVecEnv, OpponentPool
 
 
@@ -140,7 +140,7 @@ def _callback(cfg: TrainConfig, vec: KernelVecEnv, out: Path, history: list, sta
 def _activation(cfg: TrainConfig):
     import torch
 
-    return {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    return getattr(torch.nn, ACTIVATIONS[cfg.activation])
 
 
 def _acting_policy(cfg: TrainConfig, policy, copy_plain: bool = True):
