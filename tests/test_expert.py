@@ -89,6 +89,44 @@ def test_label_bad_input(tmp_path):
     assert cli.main(["label", "all_fours", str(tmp_path / "none" / "x.npz")]) == 2
 
 
+def test_label_numbers_are_checked_up_front_naming_the_keyword(tmp_path, monkeypatch):
+    """n_games=1.5 labelled one deal, wrote the file, then failed with "batch must be an int >= 0, got 0.5" (the
+    wrong argument); n_games=True and batch=1.5 were taken; n_games="2" and seed=None raised raw TypeErrors. Every
+    number is an int (numpy's too, never a bool) checked before anything is read or written, its keyword named."""
+    import cardzoo.training.expert as ex
+
+    monkeypatch.setattr(ex, "_label_batch", lambda *a, **k: pytest.fail("a deal was played"))
+    out = tmp_path / "x.npz"
+    for kw, msg in [
+        ({"n_games": 1.5}, "n_games must be an int >= 1, got 1.5"),
+        ({"n_games": True}, "n_games must be an int >= 1, got True"),
+        ({"n_games": "2"}, "n_games must be an int >= 1, got '2'"),
+        ({"n_games": np.int64(0)}, "n_games must be >= 1, got 0"),
+        ({"batch": 1.5}, "batch must be an int >= 1, got 1.5"),
+        ({"batch": np.bool_(True)}, "batch must be an int >= 1, got np.True_"),
+        ({"n_det": 2.5}, "n_det must be an int >= 1, got 2.5"),
+        ({"n_det": 0}, "n_det must be >= 1, got 0"),
+        ({"n_det": 5000}, "cannot label 'all_fours/ppo' (options {}): n_det must be 1..4096, got 5000"),
+        ({"seed": None}, "seed must be an int >= 0, got None"),
+        ({"seed": 1.5}, "seed must be an int >= 0, got 1.5"),
+        ({"seed": False}, "seed must be an int >= 0, got False"),
+        ({"seed": -1}, "seed must be >= 0, got -1"),
+        ({"seed": 2**32}, "seed must be at most 4294967295 (2**32 - 1, the seeds SB3 and torch take), got 4294967296"),
+    ]:
+        args = {"n_games": 2, **kw}
+        with pytest.raises(ValueError) as e:
+            label_positions("all_fours", "all_fours/ppo", args.pop("n_games"), out, progress=False, **args)
+        assert str(e.value) == msg, kw
+    assert list(tmp_path.iterdir()) == []  # nothing written
+    # numpy integers are integers
+    monkeypatch.undo()
+    c = label_positions("all_fours", "all_fours/ppo", np.int64(2), out, n_det=np.int32(1), batch=np.int64(2), seed=np.uint32(3),
+                        progress=False)
+    assert c["games"] == 2
+    made = json.loads(str(np.load(out)["labelling"]))
+    assert made["n_det"] == 1 and made["seed"] == 3
+
+
 def test_load_labels_errors(tmp_path, labels):
     with pytest.raises(FileNotFoundError, match="missing.npz"):
         load_labels([labels[0], tmp_path / "missing.npz"])
@@ -170,6 +208,46 @@ def test_distil_bad_input(labels, tmp_path):
     with pytest.raises(ValueError, match=r"the labels are positions of all_fours with options \{\}; aluette/ppo plays aluette"):
         distil("aluette/ppo", [labels[0]], tmp_path / "s", progress=False)
     assert cli.main(["distil", "all_fours/ppo", str(tmp_path / "s"), "--labels", str(tmp_path / "none.npz")]) == 2
+
+
+def test_distil_files_may_be_one_path_and_its_numbers_are_checked_naming_the_keyword(labels, tmp_path):
+    """files given as one string was read letter by letter ("label file / is given twice"), a pathlib.Path
+    raised "'PosixPath' object is not iterable"; epochs=1.5 and batch_size=2.5 raised "'float' object cannot be
+    interpreted as an integer", seed=None "'<' not supported", seed=1.5 numpy's SeedSequence error, and epochs=True
+    and torch_threads=1.5 were taken. One path is a list of one; the rest is refused naming the keyword, before
+    anything is written."""
+    f = labels[0]
+    out = tmp_path / "s"
+    example = "['labels.npz', 'labels_1.npz']"
+    for kw, msg in [
+        ({"files": 3}, f"files must be a label file's path or a list of them (e.g. {example}), got int 3"),
+        ({"files": {str(f)}}, f"files must be a label file's path or a list of them (e.g. {example}), got set {{{str(f)!r}}}"),
+        ({"files": [f, None]}, f"files must hold paths of label files (str or pathlib.Path, e.g. {example}), got NoneType None among them"),
+        ({"files": [f, " "]}, f"files holds ' ', an empty path: give the label files of label_positions, e.g. {example}"),
+        ({"epochs": 1.5}, "epochs must be an int >= 1, got 1.5"),
+        ({"epochs": True}, "epochs must be an int >= 1, got True"),
+        ({"batch_size": 2.5}, "batch_size must be an int >= 2, got 2.5"),
+        ({"torch_threads": 1.5}, "torch_threads must be an int >= 1, got 1.5"),
+        ({"seed": None}, "seed must be an int >= 0, got None"),
+        ({"seed": 1.5}, "seed must be an int >= 0, got 1.5"),
+        ({"seed": 2**32}, "seed must be at most 4294967295 (2**32 - 1, the seeds SB3 and torch take), got 4294967296"),
+        ({"lr": "0.1"}, "lr must be a finite number, got '0.1'"),
+        ({"tau": None}, "tau must be a finite number, got None"),
+        ({"prior": True}, "prior must be a finite number, got True"),
+    ]:
+        args = {"files": [f], **kw}
+        with pytest.raises(ValueError) as e:
+            distil("all_fours/ppo", args.pop("files"), out, progress=False, **args)
+        assert str(e.value) == msg, kw
+    assert not out.exists()  # nothing written
+    # one path, as a str or a pathlib.Path, is a list of one (load_labels too); numpy ints are ints
+    assert load_labels(f)["obs"].shape == load_labels(str(f))["obs"].shape == load_labels((f,))["obs"].shape
+    s = distil("all_fours/ppo", str(f), tmp_path / "a", epochs=np.int64(1), batch_size=np.int32(64), seed=np.int64(1), progress=False)
+    assert s["label_files"] == [str(f)] and s["epochs"] == 1 and type(s["epochs"]) is int
+    s = distil("all_fours/ppo", f, tmp_path / "b", epochs=1, batch_size=64, seed=1, progress=False)
+    assert s["label_files"] == [str(f)]
+    a, b = (json.loads((tmp_path / d / "agent.json").read_text())["distillation"] for d in "ab")
+    assert a["after"] == b["after"]  # the same training
 
 
 def test_label_output_is_checked_first_and_written_atomically(tmp_path, monkeypatch):

@@ -38,7 +38,7 @@ def test_a_larger_deal_set_extends_a_smaller_one():
     assert np.array_equal(large.deal_diff[:6], small.deal_diff)
 
 
-def test_leaderboard_outputs_match_the_arena_and_resume(tmp_path, monkeypatch):
+def test_leaderboard_outputs_match_the_arena_and_resume(tmp_path, monkeypatch, capsys):
     names = ["lowest", "avinas/rule", "random"]
     p = run_leaderboard("avinas", names, 12, tmp_path, n_boot=50, progress=False)
     for f in ("leaderboard.md", "leaderboard.json", "leaderboard.png"):
@@ -61,15 +61,22 @@ def test_leaderboard_outputs_match_the_arena_and_resume(tmp_path, monkeypatch):
     monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: pytest.fail("a cached pairing was replayed"))
     again = run_leaderboard("avinas", names, 12, tmp_path, n_boot=50, progress=False)
     assert again["matrix"] == p["matrix"] and again["ratings"] == p["ratings"]
-    # another deal count in the same folder is refused, naming the folder
-    with pytest.raises(ValueError, match="use another --out folder") as e:
+    # another deal count in the same folder is refused, naming the folder: the keyword out to Python (it told the
+    # Python caller to "use another --out folder", a flag it has not got), the flag --out to the command line
+    with pytest.raises(ValueError, match="give another folder as out") as e:
         run_leaderboard("avinas", names, 13, tmp_path, n_boot=50, progress=False)
     # naming what differs, not both settings dicts whole ("played with {'benchmark': ..., 'n_deals': 12, ...}, not {...}")
-    assert "holds a pairing played with other settings (deals 12, not 13): use another --out folder" in str(e.value)
+    assert "holds a pairing played with other settings (deals 12, not 13): give another folder as out (a leaderboard" in str(e.value)
+    assert "holds a pairing played with other settings (deals 12, not 13): use another --out folder (a leaderboard" in e.value.cli_message
     with pytest.raises(ValueError) as e:
         run_leaderboard("avinas", names, 12, tmp_path, n_boot=50, progress=False, env_options={"honesty": "mask"}, seed=5)
     assert ('holds a pairing played with other settings (deal set "cardzoo-bench v1", not "custom deal set (seed 5)"; '
-            f'seed {BENCH_SEED}, not 5; options {{}}, not {{"honesty": "mask"}}): use another --out folder') in str(e.value)
+            f'seed {BENCH_SEED}, not 5; options {{}}, not {{"honesty": "mask"}}): give another folder as out') in str(e.value)
+    assert "--out" not in str(e.value) and "use another --out folder" in e.value.cli_message
+    assert main(["leaderboard", "avinas", *names, "--deals", "13", "--boot", "50", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "holds a pairing played with other settings (deals 12, not 13): use another --out folder (a leaderboard" in err
+    assert "as out" not in err
 
 
 def test_resume_after_an_interruption_plays_only_the_missing_pairings(tmp_path, monkeypatch):
@@ -95,6 +102,55 @@ def test_leaderboard_bad_input(tmp_path):
     with pytest.raises(ValueError, match=r"out '' is an empty path: give the folder to write, e.g. runs/leaderboard/avinas"):
         run_leaderboard("avinas", ["lowest", "avinas/rule"], 5, "", progress=False)
     assert leaderboard.default_agents("all_fours") == ["random", "all_fours/rule", "all_fours/ppo", "all_fours/pimc"]
+
+
+def test_agent_names_must_be_a_list_of_names_and_exec_timeout_a_positive_number(tmp_path, monkeypatch):
+    """One string of names was read letter by letter ("unknown agent 'r'"), an agent object raised a raw "expected
+    str, bytes or os.PathLike object", and exec_timeout=-1 or "x" was taken (without an exec: bot, silently). Each is
+    refused naming the argument and what is valid, before any agent loads and before anything is written."""
+    from cardzoo.agents import load
+
+    monkeypatch.setattr(arena, "play_duplicate", lambda *a, **k: pytest.fail("a deal was played"))
+    out = tmp_path / "lb"
+    example = "e.g. ['random', 'avinas/rule']"
+    cases = [
+        ({"agent_names": "random,lowest"},
+         f"agent_names='random,lowest' is one string: give a list of agent names, {example} (a leaderboard needs at least 2)"),
+        ({"agent_names": "random"},
+         f"agent_names='random' is one string: give a list of agent names, {example} (a leaderboard needs at least 2)"),
+        ({"agent_names": Path("x")},
+         f"agent_names=PosixPath('x') is one path: give a list of agent names, {example} (a leaderboard needs at least 2)"),
+        ({"agent_names": ["lowest", load("random")]},
+         "agent_names must hold agent names (registry names, paths, entry points or exec:COMMAND), got RandomAgent "
+         "<RandomAgent 'random'>: the leaderboard loads every agent by its name and caches each pairing under the two "
+         f"names, so that a later run resumes it ({example})"),
+        ({"agent_names": ["lowest", 3]}, "agent_names must hold agent names (registry names, paths, entry points or "
+         "exec:COMMAND), got int 3: the leaderboard loads every agent by its name and caches each pairing under the two "
+         f"names, so that a later run resumes it ({example})"),
+        ({"agent_names": ["lowest", " "]}, f"agent_names holds ' ', an empty name: give agent names, {example}"),
+        ({"agent_names": {"lowest", "random"}}, None),
+        ({"exec_timeout": -1}, "exec_timeout must be a positive number of seconds (default 10), got -1"),
+        ({"exec_timeout": 0}, "exec_timeout must be a positive number of seconds (default 10), got 0"),
+        ({"exec_timeout": "x"}, "exec_timeout must be a positive number of seconds (default 10), got 'x'"),
+        ({"exec_timeout": True}, "exec_timeout must be a positive number of seconds (default 10), got True"),
+        ({"exec_timeout": float("nan")}, "exec_timeout must be a positive number of seconds (default 10), got nan"),
+        ({"exec_timeout": 1e300}, "exec_timeout must be at most 86,400 seconds (a day; default 10), got 1e+300"),
+    ]
+    for kw, msg in cases:
+        args = {"agent_names": ["lowest", "avinas/rule"], **kw}
+        with pytest.raises(ValueError) as e:
+            run_leaderboard("avinas", n_deals=2, out=out, progress=False, **args)
+        if msg is None:
+            assert str(e.value).startswith("agent_names must be a list of agent names, e.g. ['random', 'avinas/rule'], got set ")
+        else:
+            assert str(e.value) == msg, kw
+    assert list(tmp_path.iterdir()) == []  # nothing written
+    # what is valid still plays: a tuple of names, a saved agent's path as a Path, a number of seconds (numpy's too)
+    monkeypatch.undo()
+    saved = Path(__file__).resolve().parent.parent / "agents" / "shipped" / "avinas_ppo"
+    p = run_leaderboard("avinas", ("lowest", saved), 2, out, n_boot=10, progress=False, env_options={"honesty": "mask"},
+                        exec_timeout=np.float64(5))
+    assert p["agents"] == ["lowest", str(saved)]
     assert leaderboard.default_agents("pyanitsa") == ["random", "pyanitsa/rule", "pyanitsa/ppo", "pyanitsa/pimc"]
 
 
@@ -319,7 +375,8 @@ def test_a_cached_pairing_of_another_agent_saved_at_the_same_path_is_refused(tmp
     with pytest.raises(ValueError) as e:
         run_leaderboard("avinas", names, 4, out, n_boot=10, progress=False, env_options=MASK)
     assert str(e.value).startswith(f"{pair} was played by another agent saved at {agent} (its files have changed since: {ident[0]} -> ")
-    assert str(e.value).endswith("delete that file to play the pairing again with the agent there now, or use another --out folder")
+    assert str(e.value).endswith("delete that file to play the pairing again with the agent there now, or give another folder as out")
+    assert e.value.cli_message.endswith("delete that file to play the pairing again with the agent there now, or use another --out folder")
     assert pair.read_text() == before
 
 
@@ -400,7 +457,8 @@ def test_a_stochastic_agent_cached_at_another_place_in_the_list_is_refused(tmp_p
     assert str(e.value) == (
         f"{out / 'pairs' / 'random__vs__lowest.json'} was played with random built with seed {BENCH_SEED} (the seed plus its "
         f"place, 0, in the list of agents then); here it is at place 1 (seed {BENCH_SEED + 1}), so that pairing is not what "
-        "this command plays: give the agents in the order of the earlier run (new ones at the end), or use another --out folder")
+        "this command plays: give the agents in the order of the earlier run (new ones at the end), or give another folder as out")
+    assert e.value.cli_message == str(e.value).replace("give another folder as out", "use another --out folder")
     assert sorted(p.name for p in (out / "pairs").iterdir()) == ["random__vs__lowest.json"]
     # new agents at the end: the cached pairing is the one a fresh run plays
     resumed = run_leaderboard("avinas", ["random", "lowest", "avinas/rule"], 4, out, n_boot=10, progress=False)
@@ -418,7 +476,7 @@ def test_a_folder_holding_another_games_board_is_refused_before_anything_is_writ
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
     assert set(before) >= {"leaderboard.md", "leaderboard.json"}
     with pytest.raises(ValueError, match=r"lowest__vs__random\.json holds a pairing played with other settings "
-                                         r"\(game \"avinas\", not \"aluette\"\): use another --out folder"):
+                                         r"\(game \"avinas\", not \"aluette\"\): give another folder as out"):
         run_leaderboard("aluette", ["aluette/rule", "lowest"], 4, tmp_path, progress=False)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
     assert sorted(p.name for p in (tmp_path / "pairs").iterdir()) == ["lowest__vs__random.json"]

@@ -118,6 +118,52 @@ def decision_types(mask: np.ndarray, n_cards: int) -> np.ndarray:
     return kind
 
 
+def _check_int(name: str, value, least: int = 1) -> int:
+    """``value`` as an ``int`` if it is an integer (numpy ones too, not a ``bool``) of at least ``least``;
+    else ``ValueError`` naming ``name`` (the keyword), the value and what is valid. An int below ``least``
+    gets the message it always got ("n_games must be >= 1, got 0")."""
+    from cardzoo.envs.core.kernel import is_int
+
+    if not is_int(value):
+        raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
+    if value < least:
+        raise ValueError(f"{name} must be >= {least}, got {int(value)}")
+    return int(value)
+
+
+def _check_seed(seed, name: str = "seed") -> int:
+    """``seed`` as an ``int`` from 0 to :data:`~cardzoo.training.common.SEED_MAX` (what ``--seed`` takes: the
+    seeds numpy, SB3 and torch all take); else ``ValueError`` naming ``name`` (``None`` is refused: it seeds
+    the labels, the split and the training, which are reproducible)."""
+    from .common import SEED_MAX
+
+    seed = _check_int(name, seed, 0)
+    if seed > SEED_MAX:
+        raise ValueError(f"{name} must be at most {SEED_MAX} (2**32 - 1, the seeds SB3 and torch take), got {seed}")
+    return seed
+
+
+def _label_file_list(files, name: str = "files") -> list[Path]:
+    """The label files of :func:`load_labels` and :func:`distil` as a list of ``Path``: one path (a ``str``
+    or ``os.PathLike``) is a list of one, a list or tuple holds paths. Anything else, an empty or blank
+    path, raises ``ValueError`` naming ``name`` (one string was read letter by letter: "label file / is
+    given twice", and a ``Path`` said "'PosixPath' object is not iterable")."""
+    example = "['labels.npz', 'labels_1.npz']"
+    if isinstance(files, (str, os.PathLike)):
+        files = [files]
+    elif not isinstance(files, (list, tuple)):
+        raise ValueError(f"{name} must be a label file's path or a list of them (e.g. {example}), got {type(files).__name__} {files!r}")
+    out = []
+    for f in files:
+        if not isinstance(f, (str, os.PathLike)):
+            raise ValueError(f"{name} must hold paths of label files (str or pathlib.Path, e.g. {example}), got "
+                             f"{type(f).__name__} {f!r} among them")
+        if isinstance(f, str) and not f.strip():  # Path("") is the current folder: "no label file at ."
+            raise ValueError(f"{name} holds {f!r}, an empty path: give the label files of label_positions, e.g. {example}")
+        out.append(Path(f))
+    return out
+
+
 def _check_labelling_kernel(kernel) -> None:
     from cardzoo.envs.core.kernel import Kernel
 
@@ -177,7 +223,8 @@ def label_positions(
 
     Raises:
         ValueError: a game without ``determinize``, a policy whose options do not end episodes
-        with the deal, ``n_games``/``batch``/``n_det`` < 1, a negative seed, an unknown
+        with the deal, ``n_games``/``batch``/``n_det`` that is not an int >= 1 (``n_det`` at most
+        4096, PIMC's limit), a ``seed`` that is not an int from 0 to 2**32 - 1, an unknown
         ``search_on``, an output name without ``.npz``, a policy/opponent/rollout agent for
         another game or trained for other options than the policy's, an ``exec:`` opponent, or
         ``rollout_opponents`` for a rollout agent without that model; ``FileNotFoundError`` / ``OSError`` for a missing policy path or an output
@@ -185,11 +232,10 @@ def label_positions(
     """
     from tqdm import tqdm
 
-    for name, v in (("n_games", n_games), ("batch", batch)):
-        if v < 1:
-            raise ValueError(f"{name} must be >= 1, got {v}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+    # every number before anything is read or written: n_games=1.5 labelled a deal, then blamed batch (0.5);
+    # True was 1, "2" and seed=None raised raw TypeErrors. n_det's upper limit is PIMCSearch's (checked before any file)
+    n_games, batch, n_det = (_check_int(name, v) for name, v in (("n_games", n_games), ("batch", batch), ("n_det", n_det)))
+    seed = _check_seed(seed)
     searched = parse_search_on(search_on)
     if not searched and rollout_opponents not in (None, "rule"):
         said = "has no effect: no decision is searched ({}), so no rollout is played"
@@ -498,7 +544,7 @@ def load_labels(files) -> dict:
     import zipfile
     import zlib
 
-    files = [Path(f) for f in files]
+    files = _label_file_list(files)
     if not files:
         raise ValueError("no label files given")
     seen: set[Path] = set()
@@ -688,12 +734,23 @@ def distillation_target(q: np.ndarray, mask: np.ndarray, tau: float, prior: floa
     return target / target.sum(axis=1, keepdims=True)
 
 
-def _check_distil_settings(epochs, batch_size, lr, tau, prior, bid_weight, val_fraction, torch_threads, seed) -> None:
+def _check_distil_settings(epochs, batch_size, lr, tau, prior, bid_weight, val_fraction, torch_threads, seed) -> dict:
     """The numeric settings of :func:`distil` (``ValueError`` naming them all); also checked by
     :func:`expert_iterate` before it writes anything, since its first distillation comes after a
-    round of labelling."""
+    round of labelling. Returns them by keyword, the counts and the seed as ``int``, the others as
+    ``float``. A value of the wrong kind is named alone (``epochs`` must be an int, ``lr`` a number:
+    1.5 epochs, ``seed=None`` or ``lr="x"`` raised Python's or numpy's own TypeErrors, ``True`` was 1)."""
     import math
+    import numbers
 
+    from cardzoo.envs.core.kernel import is_int
+
+    for name, v, least in (("epochs", epochs, 1), ("batch_size", batch_size, 2), ("torch_threads", torch_threads, 1), ("seed", seed, 0)):
+        if not is_int(v):
+            raise ValueError(f"{name} must be an int >= {least}, got {v!r}")
+    for name, v in (("lr", lr), ("tau", tau), ("prior", prior), ("bid_weight", bid_weight), ("val_fraction", val_fraction)):
+        if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_)):
+            raise ValueError(f"{name} must be a finite number, got {v!r}")
     finite = all(math.isfinite(x) for x in (lr, tau, prior, bid_weight, val_fraction))
     if not finite or epochs < 1 or batch_size < 2 or not lr > 0 or tau < 0 or prior < 0 or bid_weight < 0 or not 0 < val_fraction < 1:
         raise ValueError(
@@ -704,6 +761,10 @@ def _check_distil_settings(epochs, batch_size, lr, tau, prior, bid_weight, val_f
         )
     if torch_threads < 1 or seed < 0:
         raise ValueError(f"torch_threads must be >= 1 and seed >= 0, got torch_threads={torch_threads}, seed={seed}")
+    _check_seed(seed)  # at most SEED_MAX, as --seed
+    return {"epochs": int(epochs), "batch_size": int(batch_size), "lr": float(lr), "tau": float(tau), "prior": float(prior),
+            "bid_weight": float(bid_weight), "val_fraction": float(val_fraction), "torch_threads": int(torch_threads),
+            "seed": int(seed)}
 
 
 def distil(
@@ -726,6 +787,9 @@ def distil(
     overwrite: bool = False,
 ) -> dict:
     """Train the actor of saved policy ``init`` on PIMC labels; save the result to ``out``.
+
+    ``files``: the label files of :func:`label_positions`, one path (``str`` or ``pathlib.Path``) or a
+    list or tuple of them.
 
     ``search_on`` (:func:`parse_search_on`: ``"cards"``, ``"others"`` or ``"all"``) names the
     decision types distilled to the search; the others are kept near the starting policy. Loss
@@ -752,7 +816,8 @@ def distil(
     ``"distillation"``.
 
     Raises:
-        ValueError: bad hyper-parameters, an unknown ``search_on`` (naming the valid values), a
+        ValueError: bad hyper-parameters (``epochs``, ``batch_size``, ``torch_threads`` and ``seed`` must be
+        ints, the others numbers; each is named), ``files`` that are not paths, an unknown ``search_on`` (naming the valid values), a
         searched type the labels carry no values for or have fewer than 10 positions of, labels
         of another observation size, a policy of a game without labels, or an ``out`` that is a
         file, the starting agent's folder, a folder of other files, or a saved agent (replaced
@@ -762,7 +827,10 @@ def distil(
     import torch
     from tqdm import tqdm
 
-    _check_distil_settings(epochs, batch_size, lr, tau, prior, bid_weight, val_fraction, torch_threads, seed)
+    ok = _check_distil_settings(epochs, batch_size, lr, tau, prior, bid_weight, val_fraction, torch_threads, seed)
+    epochs, batch_size, lr, tau, prior, bid_weight = (ok[k] for k in ("epochs", "batch_size", "lr", "tau", "prior", "bid_weight"))
+    val_fraction, torch_threads, seed = ok["val_fraction"], ok["torch_threads"], ok["seed"]
+    files = _label_file_list(files)  # one path is a list of one (a string was read letter by letter)
     _refuse_empty_path(out, "the agent's folder", "my_agent")
     searched = parse_search_on(search_on)
     if not searched:
@@ -1098,8 +1166,7 @@ def expert_iterate(
         raise ValueError(f"need rounds >= 1, games >= 1, arena_deals >= 0 and 1 <= workers <= games, got rounds={rounds}, "
                          f"games={games}, arena_deals={arena_deals}, workers={workers!r}")
     for name, v in (("n_det", n_det), ("batch", batch)):  # label_positions' checks, made in round 1 after the folder
-        if v < 1:
-            raise ValueError(f"{name} must be >= 1, got {v}")
+        _check_int(name, v)
     _check_distil_settings(epochs, batch_size, lr, tau, prior, bid_weight, 0.1, torch_threads, seed)  # distil's, after labelling
     searched = parse_search_on(search_on)
     labelled = parse_search_on(label_search_on)

@@ -105,17 +105,74 @@ def _load_pair(path: Path, meta: dict, names: tuple[str, str] = ("", ""), identi
         words = {"benchmark": "deal set", "game": "game", "seed": "seed", "n_deals": "deals", "env_options": "options"}
         diff = "; ".join(f"{words.get(k, k)} {json.dumps(was.get(k))}, not {json.dumps(meta.get(k))}"
                          for k in [*meta, *(k for k in was if k not in meta)] if was.get(k) != meta.get(k))
-        raise ValueError(
-            f"{path} holds a pairing played with other settings ({diff}): use another --out folder "
-            "(a leaderboard folder holds one game, deal set, deal count and option set)"
-        )
+        said = lambda what: (f"{path} holds a pairing played with other settings ({diff}): {what} "  # noqa: E731
+                             "(a leaderboard folder holds one game, deal set, deal count and option set)")
+        raise _api_error(ValueError, said(_OTHER_OUT), said(_OTHER_OUT_CLI))
     for name, was, now in zip(names, d.get("identity") or (None, None), identity):
         if was is not None and now is not None and was != now:
-            raise ValueError(
-                f"{path} was played by another agent saved at {name} (its files have changed since: {was} -> {now}); "
-                "delete that file to play the pairing again with the agent there now, or use another --out folder"
-            )
+            said = (f"{path} was played by another agent saved at {name} (its files have changed since: {was} -> {now}); "
+                    "delete that file to play the pairing again with the agent there now, or ")
+            raise _api_error(ValueError, said + _OTHER_OUT, said + _OTHER_OUT_CLI)
     return d
+
+
+#: what to do with an ``out`` folder that holds other pairings: the Python caller is told the keyword, ``cardzoo
+#: leaderboard`` the flag (``cli_message``, which the command prints instead)
+_OTHER_OUT, _OTHER_OUT_CLI = "give another folder as out", "use another --out folder"
+
+
+def _api_error(kind: type[Exception], python: str, cli: str) -> Exception:
+    """``kind(python)``, a message naming the Python keywords (``out``), with ``cli_message`` ``cli``, the same in
+    flags (``--out``), which the ``cardzoo`` commands print instead (as :func:`cardzoo.training.expert._api_error`)."""
+    e = kind(python)
+    e.cli_message = cli
+    return e
+
+
+def check_agent_names(agent_names, game: str = "all_fours") -> list[str] | None:
+    """``agent_names`` of :func:`run_leaderboard` as a list of names (``None`` for none given: the defaults).
+
+    A list or tuple of names (``str``; a saved agent's path may be a ``pathlib.Path``, kept as its text). One
+    string is refused, not read letter by letter ("unknown agent 'r'"): ``cardzoo leaderboard`` takes the names
+    as separate arguments and passes a list. An agent object is refused too: the board plays agents by name and
+    caches each pairing under the two names, so that a later run resumes it. ``ValueError`` naming
+    ``agent_names``, what was wrong and what is valid."""
+    if agent_names is None:
+        return None
+    example = f"e.g. ['random', '{game}/rule']"
+    if isinstance(agent_names, (str, os.PathLike)):
+        raise ValueError(f"agent_names={agent_names!r} is one {'string' if isinstance(agent_names, str) else 'path'}: give a "
+                         f"list of agent names, {example} (a leaderboard needs at least 2)")
+    if not isinstance(agent_names, (list, tuple)):
+        raise ValueError(f"agent_names must be a list of agent names, {example}, got {type(agent_names).__name__} {agent_names!r}")
+    names = []
+    for n in agent_names:
+        if isinstance(n, os.PathLike):
+            n = os.fspath(n)
+        if not isinstance(n, str):
+            raise ValueError(f"agent_names must hold agent names (registry names, paths, entry points or exec:COMMAND), "
+                             f"got {type(n).__name__} {n!r}: the leaderboard loads every agent by its name and caches each "
+                             f"pairing under the two names, so that a later run resumes it ({example})")
+        if not n.strip():
+            raise ValueError(f"agent_names holds {n!r}, an empty name: give agent names, {example}")
+        names.append(n)
+    return names
+
+
+def check_exec_timeout(exec_timeout) -> float | None:
+    """``exec_timeout`` (seconds an ``exec:`` bot has for each answer) as a ``float``, ``None`` for the default;
+    anything but a positive number of at most :data:`cardzoo.agents.external.MAX_TIMEOUT` seconds raises
+    ``ValueError`` naming it, whether or not an ``exec:`` bot is named (as :func:`cardzoo.training.play.play`)."""
+    from cardzoo.agents.external import MAX_TIMEOUT
+
+    if exec_timeout is None:
+        return None
+    if not (isinstance(exec_timeout, (int, float, np.integer, np.floating)) and not isinstance(exec_timeout, (bool, np.bool_))
+            and math.isfinite(exec_timeout) and exec_timeout > 0):
+        raise ValueError(f"exec_timeout must be a positive number of seconds (default 10), got {exec_timeout!r}")
+    if exec_timeout > MAX_TIMEOUT:
+        raise ValueError(f"exec_timeout must be at most {MAX_TIMEOUT:,.0f} seconds (a day; default 10), got {exec_timeout!r}")
+    return float(exec_timeout)
 
 
 def check_out(out, game: str, name: str = "out") -> Path:
@@ -155,8 +212,9 @@ def run_leaderboard(
 
     Args:
         game: a name of ``envs.GAMES``.
-        agent_names: agents by registry name, path, entry-point name or ``exec:COMMAND`` (default
-            :func:`default_agents`); at least 2, all different.
+        agent_names: a list (or tuple) of agents by registry name, path (a ``pathlib.Path`` too), entry-point
+            name or ``exec:COMMAND`` (default :func:`default_agents`); at least 2, all different. One string
+            and agent objects are refused (:func:`check_agent_names`): pairings are cached by name.
         n_deals: deals per pairing (each played once per side); seed: the deal set (default the
             cardzoo-bench v1 seed); batch: deals played at once (speed only).
         out: the folder (created once every agent still to play has loaded); pairings already
@@ -165,6 +223,8 @@ def run_leaderboard(
             first fault (``leaderboard.json``: ``faulted``, agent -> its ``pairings`` and ``faults``): from
             a fault on it played the lowest legal action, so its rating is not the bot's.
         n_boot: bootstrap resamples of the deals for the rating CIs.
+        exec_timeout: seconds an ``exec:`` bot has for each answer (default 10; a positive number of at
+            most a day, :func:`check_exec_timeout`).
         force_agent: play a trained agent also under options other than those it was trained for
             (refused otherwise, naming the options it was trained for: a board has no rule bot to seat
             in its place; :func:`cardzoo.training.common.check_fits`). Without ``agent_names``, a
@@ -173,19 +233,21 @@ def run_leaderboard(
 
     Returns the JSON payload written to ``leaderboard.json``.
 
-    Raises ``ValueError`` for bad arguments (naming the argument: ``n_deals``, ``batch``, ``seed``,
-    ``n_boot``; ``out`` empty or a file, :func:`check_out`), an unknown agent, or a folder holding results
-    of another game / deal set / deal count / option set; ``TypeError`` for ``env_options`` that is not a dict.
+    Raises ``ValueError`` for bad arguments (naming the argument: ``agent_names``, ``n_deals``, ``batch``, ``seed``,
+    ``n_boot``, ``exec_timeout``; ``out`` empty or a file, :func:`check_out`), an unknown agent, or a folder holding results
+    of another game / deal set / deal count / option set (its message names ``out``; its ``cli_message``, ``--out``); ``TypeError`` for ``env_options`` that is not a dict.
     """
     from tqdm.auto import tqdm
 
     from .common import check_fits, check_game_options, resolve_agent
 
+    agent_names = check_agent_names(agent_names, game)  # one string was read letter by letter ("unknown agent 'r'")
     env_options = arena.check_env_options(env_options)
     check_game_options(game, env_options, agent_names or ())  # bad game or options fail here
     n_sides = len(envs.kernel(game, **env_options).sides())
     n_deals, batch = arena.check_count(n_deals, "n_deals"), arena.check_count(batch, "batch")
     seed, n_boot = arena.check_deal_seed(seed), arena.check_count(n_boot, "n_boot", 0)
+    exec_timeout = check_exec_timeout(exec_timeout)  # -1 and "x" were taken (without an exec: bot, silently)
     how = "or force_agent=True (cardzoo leaderboard --force-agent) to play it anyway"
 
     def load(name, i):
@@ -244,12 +306,13 @@ def run_leaderboard(
     for (i, j), d in cached.items():
         for x, was in zip((i, j), (d or {}).get("seeds") or (None, None)):
             if was is not None and seeds[x] is not None and was != seeds[x]:
-                raise ValueError(
+                said = (
                     f"{_pair_file(out, names[i], names[j])} was played with {names[x]} built with seed {was} (the seed plus "
                     f"its place, {was - int(seed)}, in the list of agents then); here it is at place {x} (seed {seeds[x]}), "
                     "so that pairing is not what this command plays: give the agents in the order of the earlier run "
-                    "(new ones at the end), or use another --out folder"
+                    "(new ones at the end), or "
                 )
+                raise _api_error(ValueError, said + _OTHER_OUT, said + _OTHER_OUT_CLI)
     other_batch = sorted({d["batch"] for d in cached.values() if d is not None and d.get("batch", batch) != batch})
     if other_batch and say is not None:  # deterministic agents play the same for any batch; stochastic ones do not
         say(f"note: cached pairings in {out / 'pairs'} were played with batch {', '.join(map(str, other_batch))}, this run "
