@@ -18,7 +18,7 @@ import numpy as np
 
 from cardzoo import envs
 from cardzoo.agents.options import option_args
-from cardzoo.envs.core.kernel import one_deal_episodes
+from cardzoo.envs.core.kernel import is_int, one_deal_episodes
 
 from .common import SEED_MAX  # the seeds a run takes, as every --seed: 0 to 2**32 - 1
 
@@ -126,10 +126,6 @@ PATH_OPTIONS = {
     "resume": "the model .zip to continue (OUT/model.zip or OUT/checkpoints/model_N.zip), or None to start afresh",
     "init_from": "a saved agent's folder (e.g. runs/GAME/agent), or None",
 }
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
 
 
 def _is_number(v) -> bool:
@@ -297,8 +293,8 @@ class TrainConfig:
             setattr(self, name, dict(v))
         for name, (lo, hi, valid) in INT_OPTIONS.items():
             v = getattr(self, name)
-            if not _is_int(v) or v < lo or (hi is not None and v > hi):
-                valid = valid if _is_int(v) or "int" in valid else "an int " + valid
+            if not is_int(v) or v < lo or (hi is not None and v > hi):
+                valid = valid if is_int(v) or "int" in valid else "an int " + valid
                 raise option_error(lambda n: f"{n(name)} must be {valid}, got {v!r}")
             setattr(self, name, int(v))
         for name, (lo, lo_open, hi) in FLOAT_OPTIONS.items():
@@ -323,7 +319,7 @@ class TrainConfig:
                 example = {flag: f", e.g. --out runs/{self.game}", str: f", e.g. out='runs/{self.game}'"} if name == "out" else {}
                 raise option_error(lambda n: f"{n(name)} {v!r} is an empty path: give {what}{example.get(n, '')}")
         arch = self.net_arch
-        if not (isinstance(arch, (list, tuple)) and arch and all(_is_int(k) and k >= 1 for k in arch)):
+        if not (isinstance(arch, (list, tuple)) and arch and all(is_int(k) and k >= 1 for k in arch)):
             raise option_error(lambda n: f"{n('net_arch')} must be a non-empty list of layer sizes, ints >= 1 (e.g. "
                                          f"[256, 256]), got {_given(arch) if not isinstance(arch, list) else arch}")
         self.net_arch = [int(k) for k in arch]
