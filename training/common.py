@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
+import numbers
 import os
 import re
 from pathlib import Path
+
+import numpy as np
 
 from cardzoo import agents
 from cardzoo.agents import registry
@@ -322,6 +326,31 @@ def refuse_existing_file(path, what: str, overwrite: bool = False, how: str = "-
     Used by ``cardzoo label`` and ``cardzoo arena --json`` before any deal is played."""
     if Path(path).exists() and not overwrite:
         raise FileExistsError(f"{what} {path} exists; a run never overwrites another: choose a new name, or {how}")
+
+
+def api_error(kind: type[Exception], python: str, cli: str) -> Exception:
+    """``kind(python)``, a message naming the Python keywords (``pass overwrite=True``, ``out``), with
+    ``cli_message`` ``cli``, the same in flags (``give --overwrite``, ``--out``), which the ``cardzoo``
+    commands print instead."""
+    e = kind(python)
+    e.cli_message = cli
+    return e
+
+
+def check_exec_timeout(exec_timeout) -> float | None:
+    """``exec_timeout`` (seconds an ``exec:`` bot has for each answer) as a ``float``, ``None`` for the default;
+    anything but a positive number of at most :data:`cardzoo.agents.external.MAX_TIMEOUT` seconds raises
+    ``ValueError`` naming it, whether or not an ``exec:`` bot is named (:func:`cardzoo.training.play.play`, the leaderboard)."""
+    from cardzoo.agents.external import MAX_TIMEOUT
+
+    if exec_timeout is None:
+        return None
+    if not (isinstance(exec_timeout, numbers.Real) and not isinstance(exec_timeout, (bool, np.bool_))
+            and math.isfinite(exec_timeout) and exec_timeout > 0):
+        raise ValueError(f"exec_timeout must be a positive number of seconds (default 10), got {exec_timeout!r}")
+    if exec_timeout > MAX_TIMEOUT:
+        raise ValueError(f"exec_timeout must be at most {MAX_TIMEOUT:,.0f} seconds (a day; default 10), got {exec_timeout!r}")
+    return float(exec_timeout)
 
 
 def missing_folder_error(path, what: str) -> OSError:

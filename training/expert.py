@@ -70,6 +70,8 @@ from cardzoo import envs
 from cardzoo.agents.policy import load_policy_agent, save_policy_agent
 from cardzoo.agents.search import PIMCSearch
 
+from .common import api_error
+
 __all__ = [
     "label_positions", "load_labels", "distil", "distillation_target", "agreement_and_regret", "regret_change", "expert_iterate",
     "LABEL_KEYS", "DECISION_TYPES", "parse_search_on", "LabellingInterrupted",
@@ -239,7 +241,7 @@ def label_positions(
     searched = parse_search_on(search_on)
     if not searched and rollout_opponents not in (None, "rule"):
         said = "has no effect: no decision is searched ({}), so no rollout is played"
-        raise _api_error(ValueError, f"rollout_opponents={rollout_opponents!r} " + said.format(f"search_on={search_on!r}"),
+        raise api_error(ValueError, f"rollout_opponents={rollout_opponents!r} " + said.format(f"search_on={search_on!r}"),
                          f"--rollout-opponents {rollout_opponents} " + said.format("--label-search-on none"))
     out = Path(out)
     if out.suffix != ".npz":
@@ -254,7 +256,7 @@ def label_positions(
     check_can_write(out, "labels to")  # /proc/l.npz: refused now, not after the first batch is labelled
     if out.exists() and not overwrite:  # the Python caller is told the keyword, cardzoo label the flag
         said = f"label file {out} exists; a run never overwrites another: choose a new name, or "
-        raise _api_error(FileExistsError, said + "pass overwrite=True to replace it", said + "give --overwrite to replace it")
+        raise api_error(FileExistsError, said + "pass overwrite=True to replace it", said + "give --overwrite to replace it")
     _check_labelling_kernel(envs.kernel(game))
     pol = _load_policy(policy, game, deterministic=False, seed=seed)
     env_options = dict(pol.meta.get("env_options") or {})
@@ -265,7 +267,7 @@ def label_positions(
     rollout_opponents = rollout_setting(getattr(roll, "rollout_opponents", None))
     if not searched and rollout_opponents is not None:  # the model named in --rollout NAME:rollout_opponents=...
         said = f"plays rollout_opponents={rollout_opponents!r}, which has no effect: no decision is searched ({{}}), so no rollout is played"
-        raise _api_error(ValueError, f"rollout={rollout!r} " + said.format(f"search_on={search_on!r}"),
+        raise api_error(ValueError, f"rollout={rollout!r} " + said.format(f"search_on={search_on!r}"),
                          f"--rollout {rollout} " + said.format("--label-search-on none"))
     try:
         search = PIMCSearch(kernel, roll, n_det=n_det, seed=seed)
@@ -355,7 +357,7 @@ def opponent_names(opponent, game: str) -> list[str] | None:
     else:
         names = None
     if not names or not all(isinstance(n, str) and n.strip() for n in names):
-        raise _api_error(
+        raise api_error(
             ValueError,
             f"opponent={opponent!r} is not valid: give an agent name, names joined by commas or a list of names, "
             f"none empty (e.g. '{game}/rule,random' or ['{game}/rule', 'random'])",
@@ -387,7 +389,7 @@ def labelling_agents(game: str, env_options: dict, opponent=None, rollout: str |
     in_name = split_agent_spec(roll_name)[1].get("rollout_opponents")
     if rollout_opponents is not None and in_name is not None:  # the same parameter twice, perhaps two values
         said = "the rollout agent's model of the other seats is given twice: {} and {}; give it once"
-        raise _api_error(ValueError, said.format(f"rollout={roll_name!r}", f"rollout_opponents={rollout_opponents!r}"),
+        raise api_error(ValueError, said.format(f"rollout={roll_name!r}", f"rollout_opponents={rollout_opponents!r}"),
                          said.format(f"--rollout {roll_name}", f"--rollout-opponents {rollout_opponents}"))
     roll = resolve_agent(roll_name, env_options, seed=seed, game=game)
     rollout_opponents = rollout_setting(rollout_opponents)
@@ -396,10 +398,10 @@ def labelling_agents(game: str, env_options: dict, opponent=None, rollout: str |
         if not models:
             said = (f"the rollout agent {roll_name!r} has no opponent model (all_fours/rule and pyanitsa/rule have one: "
                     "leave it out for the other games, or name one of those rule bots as the rollout agent)")
-            raise _api_error(ValueError, f"rollout_opponents={rollout_opponents!r}: {said}", f"--rollout-opponents {rollout_opponents}: {said}")
+            raise api_error(ValueError, f"rollout_opponents={rollout_opponents!r}: {said}", f"--rollout-opponents {rollout_opponents}: {said}")
         if rollout_opponents not in models:
             said = f"is not an opponent model of {roll_name}; valid: {', '.join(models)}"
-            raise _api_error(ValueError, f"rollout_opponents={rollout_opponents!r} {said}", f"--rollout-opponents {rollout_opponents!r} {said}")
+            raise api_error(ValueError, f"rollout_opponents={rollout_opponents!r} {said}", f"--rollout-opponents {rollout_opponents!r} {said}")
         roll = resolve_agent(roll_name, {**env_options, "rollout_opponents": rollout_opponents}, seed=seed, game=game)
     for role, name, agent in (*(("opponent", n, a) for n, a in zip(names, opps)), ("rollout", roll_name, roll)):
         if name.startswith("exec:"):
@@ -843,7 +845,7 @@ def distil(
             carried = (f"the labels carry PIMC values for {have} only" if have else
                        "the labels carry no PIMC values (labelled with --label-search-on none: positions only)")
             relabel = f"label them with cardzoo label --label-search-on {t} (or all)"
-            raise _api_error(
+            raise api_error(
                 ValueError,
                 f"search_on={search_on!r} distils {t} decisions, but {carried}; {relabel}"
                 + (f", or distil with search_on among {have}" if have else ""),
@@ -867,7 +869,7 @@ def distil(
         if getattr(ref_agent, "needs_state", False):  # measured after training: it failed then with a TypeError
             said = (f"reference agent {reference!r} reads the game state (a search or exec: bot); the held-out positions "
                     f"are observations: give an agent that acts from them (e.g. {game}/rule), or ")
-            raise _api_error(ValueError, said + "reference=None", said + "--reference none")
+            raise api_error(ValueError, said + "reference=None", said + "--reference none")
     torch.set_num_threads(int(torch_threads))
     # the game and options first: labels of another game also differ in sizes, which would say less
     trained_for = json.loads(json.dumps(dict(agent.meta.get("env_options") or {}), sort_keys=True))  # as the file holds it
@@ -1019,14 +1021,6 @@ def _read_run_json(path: Path, then: str) -> dict:
     return data
 
 
-def _api_error(kind: type[Exception], python: str, cli: str) -> Exception:
-    """``kind(python)``, a message naming the Python keywords (``pass overwrite=True``), with ``cli_message``
-    ``cli``, the same in flags (``give --overwrite``), which the ``cardzoo`` commands print instead."""
-    e = kind(python)
-    e.cli_message = cli
-    return e
-
-
 def _check_distil_out(out: Path, init_dir: Path, overwrite: bool = False) -> None:
     """Refuse an output that would clobber something: a file, the starting agent's own folder,
     a non-empty folder that is not a saved agent, or a saved agent unless ``overwrite``."""
@@ -1038,7 +1032,7 @@ def _check_distil_out(out: Path, init_dir: Path, overwrite: bool = False) -> Non
         raise ValueError(f"{out} is a folder with other files in it; give a new or empty folder")
     if (out / "agent.json").is_file() and not overwrite:
         said = f"{out} already holds a saved agent; give a new folder, or "
-        raise _api_error(ValueError, said + "pass overwrite=True to replace it", said + "give --overwrite to replace it")
+        raise api_error(ValueError, said + "pass overwrite=True to replace it", said + "give --overwrite to replace it")
     from .common import check_can_write, missing_folder_error
 
     if not out.resolve().parent.is_dir():
@@ -1174,7 +1168,7 @@ def expert_iterate(
         raise ValueError(f"search_on={search_on!r} distils nothing; valid: 'cards', 'others' or 'all'")
     missing = [t for t in searched if t not in labelled]
     if missing and not labelled:  # said "valid: search_on within []"
-        raise _api_error(
+        raise api_error(
             ValueError,
             f"label_search_on={label_search_on!r} gives the labels no PIMC values, so nothing can be distilled; valid: "
             "label_search_on 'cards', 'others' or 'all' (including the search_on types)",
@@ -1182,7 +1176,7 @@ def expert_iterate(
             "--label-search-on cards, others or all (including the --search-on types)",
         )
     if missing:
-        raise _api_error(
+        raise api_error(
             ValueError,
             f"search_on={search_on!r} distils {missing} decisions, which label_search_on={label_search_on!r} leaves "
             f"without values; valid: search_on within {list(labelled)}, or label them too (label_search_on='all')",
@@ -1195,7 +1189,7 @@ def expert_iterate(
     _refuse_empty_path(out, "the run folder (--out)", f"--out runs/expert/{game}")
     out = Path(out)
     if out.exists() and not out.is_dir():
-        raise _api_error(ValueError, f"out={str(out)!r} is a file; give a new folder", f"--out {out} is a file; give a new folder")
+        raise api_error(ValueError, f"out={str(out)!r} is a file; give a new folder", f"--out {out} is a file; give a new folder")
     from .common import check_can_write
 
     check_can_write(out, "--out", makes_folder=True)  # /proc/x: refused before the first round's labelling
@@ -1210,9 +1204,9 @@ def expert_iterate(
         run_file = out / "run.json"
         if not run_file.is_file():  # no run.json: files of something else, never resumed nor written over
             said = " is not empty and is not an expert-iterate run (no run.json); give a new or empty folder"
-            raise _api_error(ValueError, f"out={str(out)!r}" + said, f"--out {out}" + said)
+            raise api_error(ValueError, f"out={str(out)!r}" + said, f"--out {out}" + said)
         if not resume:
-            raise _api_error(ValueError, f"out={str(out)!r} holds an earlier expert-iterate run; give a new folder, or "
+            raise api_error(ValueError, f"out={str(out)!r} holds an earlier expert-iterate run; give a new folder, or "
                              "resume=True to continue that run", f"--out {out} holds an earlier expert-iterate run; give "
                              "a new folder, or --resume to continue that run")
         old = _read_run_json(run_file, "this run cannot be resumed: use another --out")
@@ -1228,7 +1222,7 @@ def expert_iterate(
                         if p.parent.name[6:].isdigit() and int(p.parent.name[6:]) > rounds)
         if beyond:  # the tables would be rewritten without them (the rounds' folders stay): refused, not lost
             said = f"cannot resume {out} with {{}}: it holds {max(beyond)} finished rounds; give {{}} or more (a resumed run keeps its finished rounds)"
-            raise _api_error(ValueError, said.format(f"rounds={rounds}", f"rounds={max(beyond)}"),
+            raise api_error(ValueError, said.format(f"rounds={rounds}", f"rounds={max(beyond)}"),
                              said.format(f"--rounds {rounds}", f"--rounds {max(beyond)}"))
     # a registry name that is no trained policy, a missing or foreign policy fail before any work
     env_options = dict(_load_policy(init, game, deterministic=True).meta.get("env_options") or {})

@@ -36,6 +36,7 @@ from cardzoo import envs
 from cardzoo.agents.external import ExecAgent
 
 from . import arena
+from .common import api_error
 
 __all__ = ["BENCH_NAME", "BENCH_SEED", "default_agents", "fingerprint", "run_leaderboard"]
 
@@ -107,26 +108,18 @@ def _load_pair(path: Path, meta: dict, names: tuple[str, str] = ("", ""), identi
                          for k in [*meta, *(k for k in was if k not in meta)] if was.get(k) != meta.get(k))
         said = lambda what: (f"{path} holds a pairing played with other settings ({diff}): {what} "  # noqa: E731
                              "(a leaderboard folder holds one game, deal set, deal count and option set)")
-        raise _api_error(ValueError, said(_OTHER_OUT), said(_OTHER_OUT_CLI))
+        raise api_error(ValueError, said(_OTHER_OUT), said(_OTHER_OUT_CLI))
     for name, was, now in zip(names, d.get("identity") or (None, None), identity):
         if was is not None and now is not None and was != now:
             said = (f"{path} was played by another agent saved at {name} (its files have changed since: {was} -> {now}); "
                     "delete that file to play the pairing again with the agent there now, or ")
-            raise _api_error(ValueError, said + _OTHER_OUT, said + _OTHER_OUT_CLI)
+            raise api_error(ValueError, said + _OTHER_OUT, said + _OTHER_OUT_CLI)
     return d
 
 
 #: what to do with an ``out`` folder that holds other pairings: the Python caller is told the keyword, ``cardzoo
 #: leaderboard`` the flag (``cli_message``, which the command prints instead)
 _OTHER_OUT, _OTHER_OUT_CLI = "give another folder as out", "use another --out folder"
-
-
-def _api_error(kind: type[Exception], python: str, cli: str) -> Exception:
-    """``kind(python)``, a message naming the Python keywords (``out``), with ``cli_message`` ``cli``, the same in
-    flags (``--out``), which the ``cardzoo`` commands print instead (as :func:`cardzoo.training.expert._api_error`)."""
-    e = kind(python)
-    e.cli_message = cli
-    return e
 
 
 def check_agent_names(agent_names, game: str = "all_fours") -> list[str] | None:
@@ -157,22 +150,6 @@ def check_agent_names(agent_names, game: str = "all_fours") -> list[str] | None:
             raise ValueError(f"agent_names holds {n!r}, an empty name: give agent names, {example}")
         names.append(n)
     return names
-
-
-def check_exec_timeout(exec_timeout) -> float | None:
-    """``exec_timeout`` (seconds an ``exec:`` bot has for each answer) as a ``float``, ``None`` for the default;
-    anything but a positive number of at most :data:`cardzoo.agents.external.MAX_TIMEOUT` seconds raises
-    ``ValueError`` naming it, whether or not an ``exec:`` bot is named (as :func:`cardzoo.training.play.play`)."""
-    from cardzoo.agents.external import MAX_TIMEOUT
-
-    if exec_timeout is None:
-        return None
-    if not (isinstance(exec_timeout, (int, float, np.integer, np.floating)) and not isinstance(exec_timeout, (bool, np.bool_))
-            and math.isfinite(exec_timeout) and exec_timeout > 0):
-        raise ValueError(f"exec_timeout must be a positive number of seconds (default 10), got {exec_timeout!r}")
-    if exec_timeout > MAX_TIMEOUT:
-        raise ValueError(f"exec_timeout must be at most {MAX_TIMEOUT:,.0f} seconds (a day; default 10), got {exec_timeout!r}")
-    return float(exec_timeout)
 
 
 def check_out(out, game: str, name: str = "out") -> Path:
@@ -224,7 +201,7 @@ def run_leaderboard(
             a fault on it played the lowest legal action, so its rating is not the bot's.
         n_boot: bootstrap resamples of the deals for the rating CIs.
         exec_timeout: seconds an ``exec:`` bot has for each answer (default 10; a positive number of at
-            most a day, :func:`check_exec_timeout`).
+            most a day, :func:`~cardzoo.training.common.check_exec_timeout`).
         force_agent: play a trained agent also under options other than those it was trained for
             (refused otherwise, naming the options it was trained for: a board has no rule bot to seat
             in its place; :func:`cardzoo.training.common.check_fits`). Without ``agent_names``, a
@@ -239,7 +216,7 @@ def run_leaderboard(
     """
     from tqdm.auto import tqdm
 
-    from .common import check_fits, check_game_options, resolve_agent
+    from .common import check_exec_timeout, check_fits, check_game_options, resolve_agent
 
     agent_names = check_agent_names(agent_names, game)  # one string was read letter by letter ("unknown agent 'r'")
     env_options = arena.check_env_options(env_options)
@@ -312,7 +289,7 @@ def run_leaderboard(
                     "so that pairing is not what this command plays: give the agents in the order of the earlier run "
                     "(new ones at the end), or "
                 )
-                raise _api_error(ValueError, said + _OTHER_OUT, said + _OTHER_OUT_CLI)
+                raise api_error(ValueError, said + _OTHER_OUT, said + _OTHER_OUT_CLI)
     other_batch = sorted({d["batch"] for d in cached.values() if d is not None and d.get("batch", batch) != batch})
     if other_batch and say is not None:  # deterministic agents play the same for any batch; stochastic ones do not
         say(f"note: cached pairings in {out / 'pairs'} were played with batch {', '.join(map(str, other_batch))}, this run "

@@ -27,9 +27,9 @@ from collections.abc import Callable, Collection
 import numpy as np
 
 from cardzoo import envs
-from cardzoo.agents.external import MAX_TIMEOUT, ExecAgent
+from cardzoo.agents.external import ExecAgent
 
-from .common import agent_action, check_partner, seat_agent
+from .common import agent_action, check_exec_timeout, check_partner, seat_agent
 
 
 def _quoted(text: str, most: int = 40) -> str:
@@ -120,11 +120,7 @@ def play(
     has for each answer, its ``ready`` included (default 10, :data:`cardzoo.agents.external.DEFAULT_TIMEOUT`;
     a bot that loads a large model may need more); ``ValueError`` if it is not a positive number.
     """
-    if exec_timeout is not None and not (isinstance(exec_timeout, (int, float)) and not isinstance(exec_timeout, bool)
-                                         and np.isfinite(exec_timeout) and exec_timeout > 0):
-        raise ValueError(f"exec_timeout must be a positive number of seconds (default 10), got {exec_timeout!r}")
-    if exec_timeout is not None and exec_timeout > MAX_TIMEOUT:
-        raise ValueError(f"exec_timeout must be at most {MAX_TIMEOUT:,.0f} seconds (a day; default 10), got {exec_timeout!r}")
+    exec_timeout = check_exec_timeout(exec_timeout)
     env_options = dict(env_options or {})
     env = envs.make(game, render_mode="ansi", render_view=0, **env_options)
     check_partner(game, env.unwrapped.kernel, partner, "partner", "opponents")  # the words of cardzoo play and the web
