@@ -715,3 +715,18 @@ def test_round_robin_refuses_one_string_for_the_agents():
         round_robin("all_fours", "random", n_deals=4, seed=0)
     assert str(e.value) == ("round_robin: agents must be a list (or dict) of agent names or agents, not a string: "
                             "got 'random'")
+
+
+def test_an_agent_answering_with_floats_is_refused_by_name():
+    """Float actions were cut to ints (52.9 played 52) and a NaN was named "illegal action
+    -9223372036854775808"; the arena now refuses any answer that is not ints, naming the agent."""
+    from cardzoo.training.arena import play_duplicate
+
+    class Floats:
+        name = "floats"
+
+        def act(self, observation, action_mask):
+            return np.asarray(action_mask).argmax(axis=1) + 0.9
+
+    with pytest.raises(ValueError, match=r"agent <.*Floats.*> returned float64 actions; actions are ints \(action ids\), e.g. int64"):
+        play_duplicate("all_fours", Floats(), "lowest", 2, seed=0)

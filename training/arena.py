@@ -471,6 +471,15 @@ def _resolve(agent, env_options: dict, game: str, seed: int, arg: str = "agent")
     return agent
 
 
+def _int_actions(agent, actions) -> np.ndarray:
+    """``int64`` actions of ``agent``'s answer; ``ValueError`` naming the agent for any other kind (floats
+    were cut to ints, 52.9 playing 52, and NaN was named "illegal action -9223372036854775808")."""
+    a = np.asarray(actions)
+    if a.dtype.kind not in "iu":
+        raise ValueError(f"agent {agent!r} returned {a.dtype} actions; actions are ints (action ids), e.g. int64")
+    return a.astype(np.int64)
+
+
 def _nothing(*args) -> None:
     """What the arena calls where an agent (an object with ``act`` only) has no ``reset``, ``begin`` or
     ``end_episodes``."""
@@ -542,11 +551,11 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
                     if isinstance(ag, ExecAgent):  # names the deal of each decision in fault messages
                         ag.row_labels = [f"deal {start + int(i)}, seating {o}" for i in r]
                         ag.table = o  # a process per seat and seating: none sees a deal twice
-                    parts.append(ag.act_state(st.take(r)))
-                a = np.concatenate(parts).astype(np.int64)
+                    parts.append(_int_actions(ag, ag.act_state(st.take(r))))
+                a = np.concatenate(parts)
             else:
                 ob = np.concatenate([obs[o][r] for o, r in enumerate(rows)])
-                a = np.asarray(ag.act(ob, mk), dtype=np.int64)
+                a = _int_actions(ag, ag.act(ob, mk))
             if a.shape != (total,):
                 raise ValueError(f"agent {ag!r} returned actions of shape {a.shape}, expected ({total},)")
             ok = mk[np.arange(total), np.clip(a, 0, mk.shape[1] - 1)] & (a >= 0) & (a < mk.shape[1])
