@@ -309,6 +309,9 @@ def test_rounds_bad_input(tmp_path):
         expert_iterate("avinas", tmp_path / "r", search_on="card", progress=False)
     with pytest.raises(ValueError, match="need rounds >= 1"):
         expert_iterate("avinas", tmp_path / "r", rounds=0, progress=False)
+    for bad in ({"rounds": 1.5}, {"games": True}, {"workers": 2.0}, {"arena_deals": "4"}):  # were taken, or a raw TypeError
+        with pytest.raises(ValueError, match=r"rounds, games, arena_deals and workers must be ints, got rounds="):
+            expert_iterate("avinas", tmp_path / "r", progress=False, **bad)
     with pytest.raises(ValueError, match="'avinas/rule' is not a trained policy"):
         expert_iterate("avinas", tmp_path / "r", init="avinas/rule", progress=False)
     assert not (tmp_path / "r").exists()  # nothing written before the inputs are checked

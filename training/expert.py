@@ -1156,7 +1156,12 @@ def expert_iterate(
     from .arena import json_text, play_duplicate
     from .common import resolve_agent
 
-    if rounds < 1 or arena_deals < 0 or games < 1 or not isinstance(workers, int) or not 1 <= workers <= games:
+    from cardzoo.envs.core.kernel import is_int
+
+    if not all(map(is_int, (rounds, arena_deals, games, workers))):  # 1.5 or True were taken ("rounds=1.5" ran 2 rounds)
+        raise ValueError(f"rounds, games, arena_deals and workers must be ints, got rounds={rounds!r}, games={games!r}, "
+                         f"arena_deals={arena_deals!r}, workers={workers!r}")
+    if rounds < 1 or arena_deals < 0 or games < 1 or not 1 <= workers <= games:
         raise ValueError(f"need rounds >= 1, games >= 1, arena_deals >= 0 and 1 <= workers <= games, got rounds={rounds}, "
                          f"games={games}, arena_deals={arena_deals}, workers={workers!r}")
     for name, v in (("n_det", n_det), ("batch", batch)):  # label_positions' checks, made in round 1 after the folder
