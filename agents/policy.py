@@ -69,6 +69,8 @@ class PolicyAgent(Agent):
         deterministic: pick the most likely legal action (True) or sample (False).
         name: display name.
         meta: the saved metadata, if loaded from disk.
+        seed: seeds the sampling (``deterministic=False``); ``None``: fresh entropy, as
+            ``RandomAgent(None)`` (every unseeded sampler drew the same actions, seed 0).
     """
 
     def __init__(self, policy, obs_high: np.ndarray, deterministic: bool = True, name: str = "policy", meta=None, seed=None):
@@ -79,7 +81,11 @@ class PolicyAgent(Agent):
         self.deterministic = deterministic
         self.name = name
         self.meta = meta or {}
-        self._gen = torch.Generator().manual_seed(int(seed if seed is not None else 0))
+        self._gen = torch.Generator()
+        if seed is None:
+            self._gen.seed()  # a nondeterministic seed
+        else:
+            self._gen.manual_seed(int(seed))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """Actions ``int64[B]`` for observations ``[B, D]`` and masks ``[B, A]``: the kernel's ``uint8``

@@ -732,3 +732,16 @@ def test_a_rule_bot_parameter_must_be_a_finite_number(value):
     with pytest.raises(ValueError, match=re.escape(f"rule-agent param kick_ev must be a finite number (default 0.55), got {value!r}")):
         cardzoo.load_agent("all_fours/rule", params={"kick_ev": value})
     assert cardzoo.load_agent("all_fours/rule", params={"kick_ev": np.float32(0.5)}).p["kick_ev"] == 0.5
+
+
+def test_unseeded_sampling_policies_draw_differently():
+    """Every unseeded sampling policy used seed 0, so two of them drew the same actions (RandomAgent(None)
+    draws from fresh entropy). seed=None is fresh entropy now; a seed still fixes the draws."""
+    pytest.importorskip("torch")
+    obs, mask = _choice_positions("all_fours", {}, rows=1024)  # ~3 of 64 actions differ between two samplers: 1,024 rows
+    assert len(mask) == 1024
+    samplers = [cardzoo.load_agent("all_fours/ppo", **kw) for kw in ({}, {}, {"seed": 4}, {"seed": 4})]
+    for s in samplers:
+        s.deterministic = False
+    a, b, c, d = (s.act(obs, mask) for s in samplers)
+    assert not np.array_equal(a, b) and np.array_equal(c, d)
