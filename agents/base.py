@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+from cardzoo.envs.core.kernel import is_real
 
 __all__ = ["Agent", "Wrapper", "as_batch", "as_mask", "first_legal", "is_scaled", "kernel_values", "rollout_model", "rule_params"]
 
@@ -46,8 +47,7 @@ def rule_params(params, defaults: Mapping) -> dict:
     if unknown:
         raise ValueError(f"unknown rule-agent params {unknown}; valid: {sorted(p)}")
     for key, value in params.items():
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(value):
+        if not is_real(value) or not np.isfinite(value):
             raise ValueError(f"rule-agent param {key} must be a finite number (default {p[key]!r}), got {value!r}")
     p.update({key: value.item() if isinstance(value, np.generic) else value for key, value in params.items()})
     return p

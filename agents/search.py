@@ -17,11 +17,10 @@ cards). Episodes must end with the deal (``episode="hand"``).
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
-from cardzoo.envs.core.kernel import check_seed, is_int, one_deal_episodes
+from cardzoo.envs.core.kernel import check_seed, is_int, is_real, one_deal_episodes
 
 from .base import Agent
 
@@ -44,7 +43,7 @@ def check_number(label: str, value, note: str = "") -> float:
     """``value`` as a ``float`` if it is a finite real number >= 0 (not a bool), else ``ValueError``
     naming the setting (``label``), the value and what is valid (``note`` follows ``>= 0``). A negative
     number gets the message it always got."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
+    real = is_real(value) and math.isfinite(value)
     if real and value >= 0:
         return float(value)
     raise ValueError(f"{label} must be {'' if real else 'a finite number '}>= 0{note}, got {value!r}")

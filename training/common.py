@@ -5,16 +5,14 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import numbers
 import os
 import re
 from pathlib import Path
 
-import numpy as np
-
 from cardzoo import agents
 from cardzoo.agents import registry
 from cardzoo import envs
+from cardzoo.envs.core.kernel import is_real
 
 
 def check_agent_game(agent, game: str, label) -> None:
@@ -345,8 +343,7 @@ def check_exec_timeout(exec_timeout) -> float | None:
 
     if exec_timeout is None:
         return None
-    if not (isinstance(exec_timeout, numbers.Real) and not isinstance(exec_timeout, (bool, np.bool_))
-            and math.isfinite(exec_timeout) and exec_timeout > 0):
+    if not (is_real(exec_timeout) and math.isfinite(exec_timeout) and exec_timeout > 0):
         raise ValueError(f"exec_timeout must be a positive number of seconds (default 10), got {exec_timeout!r}")
     if exec_timeout > MAX_TIMEOUT:
         raise ValueError(f"exec_timeout must be at most {MAX_TIMEOUT:,.0f} seconds (a day; default 10), got {exec_timeout!r}")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ import numpy as np
 
 from cardzoo import envs
 from cardzoo.agents.options import option_args
-from cardzoo.envs.core.kernel import is_int, one_deal_episodes
+from cardzoo.envs.core.kernel import is_int, is_real, one_deal_episodes
 
 from .common import SEED_MAX  # the seeds a run takes, as every --seed: 0 to 2**32 - 1
 
@@ -126,10 +125,6 @@ PATH_OPTIONS = {
     "resume": "the model .zip to continue (OUT/model.zip or OUT/checkpoints/model_N.zip), or None to start afresh",
     "init_from": "a saved agent's folder (e.g. runs/GAME/agent), or None",
 }
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
 
 def _given(v) -> str:
@@ -299,7 +294,7 @@ class TrainConfig:
             setattr(self, name, int(v))
         for name, (lo, lo_open, hi) in FLOAT_OPTIONS.items():
             v = getattr(self, name)
-            ok = _is_number(v) and math.isfinite(v) and (v > lo if lo_open else v >= lo) and (hi is None or v <= hi)
+            ok = is_real(v) and math.isfinite(v) and (v > lo if lo_open else v >= lo) and (hi is None or v <= hi)
             if not ok:
                 bound = f"{'>' if lo_open else '>='} {lo:g}" + ("" if hi is None else f" and <= {hi:g}")
                 raise option_error(lambda n: f"{n(name)} must be a finite number {bound}, got {v!r}")
@@ -333,7 +328,7 @@ class TrainConfig:
         must have a weight > 0, or the first rollout has no opponent to draw."""
         from cardzoo import agents
 
-        bad = {k: w for k, w in self.opponents.items() if not (_is_number(w) and math.isfinite(w) and w >= 0)}
+        bad = {k: w for k, w in self.opponents.items() if not (is_real(w) and math.isfinite(w) and w >= 0)}
         if bad:
             raise option_error(lambda n: f"{n('opponents')}: each weight must be a finite number >= 0, got {bad}")
         self.opponents = {k: float(w) for k, w in self.opponents.items()}  # np.float32(0.5) as 0.5 (agent.json)

@@ -743,15 +743,13 @@ def _check_distil_settings(epochs, batch_size, lr, tau, prior, bid_weight, val_f
     ``float``. A value of the wrong kind is named alone (``epochs`` must be an int, ``lr`` a number:
     1.5 epochs, ``seed=None`` or ``lr="x"`` raised Python's or numpy's own TypeErrors, ``True`` was 1)."""
     import math
-    import numbers
-
-    from cardzoo.envs.core.kernel import is_int
+    from cardzoo.envs.core.kernel import is_int, is_real
 
     for name, v, least in (("epochs", epochs, 1), ("batch_size", batch_size, 2), ("torch_threads", torch_threads, 1), ("seed", seed, 0)):
         if not is_int(v):
             raise ValueError(f"{name} must be an int >= {least}, got {v!r}")
     for name, v in (("lr", lr), ("tau", tau), ("prior", prior), ("bid_weight", bid_weight), ("val_fraction", val_fraction)):
-        if not isinstance(v, numbers.Real) or isinstance(v, (bool, np.bool_)):
+        if not is_real(v):
             raise ValueError(f"{name} must be a finite number, got {v!r}")
     finite = all(math.isfinite(x) for x in (lr, tau, prior, bid_weight, val_fraction))
     if not finite or epochs < 1 or batch_size < 2 or not lr > 0 or tau < 0 or prior < 0 or bid_weight < 0 or not 0 < val_fraction < 1:

@@ -366,6 +366,13 @@ def is_int(x) -> bool:
     return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
+def is_real(x) -> bool:
+    """Whether ``x`` is a real number: a Python ``int`` or ``float``, a numpy number (``np.float32(0.5)``)
+    or any other ``numbers.Real``, but not a ``bool``. It may be NaN or infinite: callers that need a
+    finite value check ``math.isfinite`` too."""
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
 def check_seed(seed, name: str = "seed") -> int | None:
     """``seed`` (of ``reset`` or a constructor) as ``None`` or a plain ``int``: a non-negative integer,
     numpy integers included. Anything else raises ``ValueError`` naming ``name``, the value and what
