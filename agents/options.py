@@ -113,7 +113,7 @@ def trained_options(agent) -> tuple[str, dict] | None:
         return None
     from cardzoo import envs
 
-    canonical = envs.kernel_class(meta["game"]).canonical_options  # saved names may be deprecated ones
+    canonical = envs.kernel_class(meta["game"]).canonical_options  # saved names may be aliases
     if isinstance(meta.get("game_options"), dict):
         return meta["game"], canonical(dict(meta["game_options"]))
     return meta["game"], full_options(meta["game"], canonical(dict(meta["env_options"])))

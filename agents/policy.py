@@ -225,7 +225,7 @@ def load_policy_agent(path, deterministic: bool = True, seed=None, check_layout:
     path = Path(path)
     folder = path if path.is_dir() else path.parent
     try:
-        # saved options may use deprecated names (P'yanitsa's n_players): read them as today's names
+        # saved options may use aliases (P'yanitsa's n_players): read them as the options' names
         meta["env_options"] = envs.kernel_class(meta["game"]).canonical_options(meta["env_options"])
         kernel = envs.kernel(meta["game"], **meta["env_options"])
     except ValueError as e:

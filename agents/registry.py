@@ -185,7 +185,7 @@ def _explain_unknown(e: ValueError, name: str, options: dict) -> ValueError | No
         return None
     cls = kernel_class(game)
     game_options = sorted(cls.OPTIONS)
-    known = set(params) | set(game_options) | set(getattr(cls, "DEPRECATED_OPTIONS", {}))
+    known = set(params) | set(game_options) | set(getattr(cls, "OPTION_ALIASES", {}))
     unknown = sorted(k for k in options if k not in known)
     if not unknown:
         return None
@@ -590,9 +590,9 @@ def _pyanitsa_ppo(seed=None, **env_options) -> Agent:
 
     from .skip_forced import SkipForced
 
-    # the deprecated alias n_players names the player count too (it chose the 2-player agent, which then
-    # refused the 3-player layout); it warns as the env does
-    env_options = kernel_class("pyanitsa").canonical_options(env_options, warn=True)
+    # the alias n_players names the player count too (it chose the 2-player agent, which then refused
+    # the 3-player layout)
+    env_options = kernel_class("pyanitsa").canonical_options(env_options)
     n = env_options.get("num_players", 2)
     if n not in PYANITSA_PPO:
         raise ValueError(f"num_players={n!r}: P'yanitsa has 2, 3 or 4 players ({sorted(PYANITSA_PPO)})")

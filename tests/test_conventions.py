@@ -5,7 +5,7 @@
   and a ``max_cycles`` option, which turn-based card games have not).
 * ``illegal_action="lose"``: the offender's side loses the episode with zero-sum rewards.
 * ``SingleSeatEnv`` passes Gymnasium's and SB3's ``check_env`` under ``illegal_action="lose"``.
-* P'yanitsa's ``num_players`` (``n_players`` deprecated).
+* P'yanitsa's ``num_players`` (``n_players``, the rules spec's name, an alias).
 * ``text_observation`` / ``action_from_text`` / ``TextObservationWrapper`` (hidden information:
   ``env_util.check_hidden_information`` and the P'yanitsa pile test compare the text views too).
 """
@@ -330,15 +330,16 @@ def test_single_seat_env_partner_is_for_partnership_games(game, tmp_path):
 
 
 # ----------------------------------------------------------------------------- num_players
-def test_pyanitsa_num_players_and_deprecated_n_players():
+def test_pyanitsa_num_players_and_its_alias_n_players():
+    """num_players is PettingZoo's name, n_players the rules spec's: both are taken, without a warning."""
     assert len(envs.make("pyanitsa", num_players=3).possible_agents) == 3
-    with pytest.warns(DeprecationWarning, match="option 'n_players' is deprecated; use 'num_players'"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         env = envs.make("pyanitsa", n_players=4)
-    assert env.unwrapped.kernel.options["num_players"] == 4 and len(env.possible_agents) == 4
-    with pytest.raises(ValueError, match="pass only 'num_players'"):
-        envs.make("pyanitsa", n_players=3, num_players=3)
-    with pytest.warns(DeprecationWarning):
         agent = cardzoo.load_agent("pyanitsa/rule", n_players=3)
+    assert env.unwrapped.kernel.options["num_players"] == 4 and len(env.possible_agents) == 4
+    with pytest.raises(ValueError, match="'n_players' and 'num_players' name the same thing; pass only one of them"):
+        envs.make("pyanitsa", n_players=3, num_players=3)
     # the bot plays rollouts (its compiled play-out) only on the rules it was built for: 3 players
     rng = np.random.default_rng(0)
     three, two = envs.kernel("pyanitsa", num_players=3), envs.kernel("pyanitsa")
@@ -360,7 +361,7 @@ def test_saved_agent_with_n_players_still_loads(tmp_path):
     meta["env_options"]["n_players"] = 2  # as agents saved before the rename say it
     (dst / "agent.json").write_text(json.dumps(meta))
     with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)  # reading a saved option name does not warn
+        warnings.simplefilter("error")  # reading a saved alias does not warn
         agent = load_policy_agent(dst)
     assert agent.meta["env_options"] == {"collect_order": "winner_chooses", "num_players": 2}
 

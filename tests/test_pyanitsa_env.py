@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -299,15 +300,16 @@ def test_the_battle_count_in_the_observation_saturates_at_two_bytes(battles, sho
 def test_defaults_are_the_spec_defaults():
     """The spec's options table (§8): 2 players, "last_holder_loses", "face_up", "all",
     "last_card_stands", six_beats_ace True, "winner_first", 36 cards, max_battles 5000, detect_cycles True.
-    The spec calls the player count n_players; the env's name is num_players and n_players is accepted
-    as an alias (with a DeprecationWarning), giving the same game."""
+    The spec calls the player count n_players; the env's name is num_players (PettingZoo's) and
+    n_players is accepted as an alias (no warning), giving the same game."""
     assert PyanitsaKernel().options == {
         "num_players": 2, "objective": "last_holder_loses", "tie_mode": "face_up", "tie_players": "all",
         "runout": "last_card_stands", "six_beats_ace": True, "collect_order": "winner_first", "deck": 36,
         "max_battles": 5000, "detect_cycles": True,
     }
     for n in (2, 3, 4):
-        with pytest.warns(DeprecationWarning, match="n_players"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
             env = pyanitsa_v0.env(n_players=n)
         env.reset(seed=0)
         assert env.possible_agents == [f"player_{i}" for i in range(n)]

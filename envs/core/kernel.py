@@ -498,11 +498,11 @@ def did_you_mean(unknown, known) -> str:
 
 def check_option_names(kernel_cls: type["Kernel"], given, own, who: str) -> None:
     """``ValueError`` if a name in ``given`` (the keyword arguments of a constructor that passes the
-    game's options on) is neither an option of ``kernel_cls`` (deprecated names included) nor one of
+    game's options on) is neither an option of ``kernel_cls`` (aliases included) nor one of
     the constructor's own parameters ``own``: a misspelt ``num_env`` or ``oponents`` is told the game's
     options and ``who``'s own (``"env options: [...]"``), not the game's options alone, and the closest
     known name (:func:`did_you_mean`)."""
-    known = set(kernel_cls.OPTIONS) | set(kernel_cls.DEPRECATED_OPTIONS) | set(own)
+    known = set(kernel_cls.OPTIONS) | set(kernel_cls.OPTION_ALIASES) | set(own)
     unknown = sorted(set(given) - known)
     if unknown:
         raise ValueError(f"unknown option(s) {unknown}{did_you_mean(unknown, known)}; valid options: {sorted(kernel_cls.OPTIONS)}; "
@@ -511,7 +511,7 @@ def check_option_names(kernel_cls: type["Kernel"], given, own, who: str) -> None
 
 def misplaced_reset_options(kernel_cls: type["Kernel"], names, given: Mapping, make: str, own=()) -> str:
     """The end of the message that refuses the reset options ``names`` (keys of ``given``): for each
-    name that is an option of the env's constructor (one of ``kernel_cls``'s options, deprecated names
+    name that is an option of the env's constructor (one of ``kernel_cls``'s options, aliases
     included, or of the constructor's own parameters ``own``), that it is given where the env is made
     (``make`` opens that call, e.g. ``"cardzoo.make('pyanitsa'"``), and for ``seed`` that it is reset's
     own argument. ``""`` if no name is either: "unknown reset option(s) ['num_players']" alone read as if
@@ -520,7 +520,7 @@ def misplaced_reset_options(kernel_cls: type["Kernel"], names, given: Mapping, m
     for name in names:
         if name == "seed":
             parts.append(f"'seed' is reset's own argument: reset(seed={given[name]!r})")
-        elif isinstance(name, str) and (name in kernel_cls.OPTIONS or name in kernel_cls.DEPRECATED_OPTIONS or name in own):
+        elif isinstance(name, str) and (name in kernel_cls.OPTIONS or name in kernel_cls.OPTION_ALIASES or name in own):
             parts.append(f"'{name}' is an option of the env, not of reset: give it when the env is made, "
                          f"e.g. {make}, {name}={given[name]!r})")
     return "".join(f"; {p}" for p in parts)
@@ -606,31 +606,24 @@ class Kernel(ABC):
     OPTIONS: ClassVar[dict[str, Option]] = {}
     #: keyword test hooks that ``init`` accepts (passed from ``reset(options=...)``)
     INIT_HOOKS: ClassVar[tuple[str, ...]] = ()
-    #: deprecated option name -> its current name (accepted with a ``DeprecationWarning``)
-    DEPRECATED_OPTIONS: ClassVar[dict[str, str]] = {}
+    #: another accepted name of an option -> the option's name (e.g. P'yanitsa's ``n_players``, the
+    #: rules spec's name, for ``num_players``, PettingZoo's); both are accepted without a warning
+    OPTION_ALIASES: ClassVar[dict[str, str]] = {}
 
     def __init__(self, **options: Any) -> None:
-        self.options = check_options(self.OPTIONS, self.canonical_options(options, warn=True))
+        self.options = check_options(self.OPTIONS, self.canonical_options(options))
 
     @classmethod
-    def canonical_options(cls, options: dict[str, Any], warn: bool = False) -> dict[str, Any]:
-        """``options`` with deprecated names (``DEPRECATED_OPTIONS``) replaced by their current names.
-
-        With ``warn`` each deprecated name found raises a ``DeprecationWarning``; readers of saved
-        options (e.g. a shipped ``agent.json``) call it without. ``ValueError`` if both a name and its
-        deprecated alias are given."""
+    def canonical_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """``options`` with aliases (``OPTION_ALIASES``) replaced by the options' names; the
+        constructor and readers of saved options (an ``agent.json``) call it. ``ValueError`` if both
+        a name and its alias are given."""
         out = dict(options)
-        for old, new in cls.DEPRECATED_OPTIONS.items():
-            if old in out:
-                if new in out:
-                    raise ValueError(f"options {old!r} and {new!r} name the same thing; pass only {new!r}")
-                if warn:
-                    import warnings
-
-                    warnings.warn(
-                        f"{cls.name} option {old!r} is deprecated; use {new!r}", DeprecationWarning, stacklevel=4
-                    )
-                out[new] = out.pop(old)
+        for alias, name in cls.OPTION_ALIASES.items():
+            if alias in out:
+                if name in out:
+                    raise ValueError(f"options {alias!r} and {name!r} name the same thing; pass only one of them")
+                out[name] = out.pop(alias)
         return out
 
     @property

@@ -109,7 +109,7 @@ class PyanitsaKernel(CompiledKernel):
     ==================  ===========================================================  ======================
     option              values                                                       default
     ==================  ===========================================================  ======================
-    ``num_players``     2, 3, 4 (``n_players``: deprecated alias, warns)             2
+    ``num_players``     2, 3, 4 (``n_players``, the spec's name, is an alias)         2
     ``objective``       ``"last_holder_loses"``, ``"first_out_loses"``               ``"last_holder_loses"``
     ``tie_mode``        ``"face_up"``, ``"down_up"``                                 ``"face_up"``
     ``tie_players``     ``"all"``, ``"tied"``                                        ``"all"``
@@ -151,7 +151,7 @@ class PyanitsaKernel(CompiledKernel):
     Arrays = PyanitsaArrays
     rules = _rules
     CHANCE_ORDER = (_rules.NEED_COLLECT,)
-    DEPRECATED_OPTIONS = {"n_players": "num_players"}  # PettingZoo classic envs say num_players
+    OPTION_ALIASES = {"n_players": "num_players"}  # the spec says n_players, PettingZoo's classic envs num_players
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
