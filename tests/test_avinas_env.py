@@ -168,7 +168,8 @@ def test_hands_and_known_cards_live_views():
     env = new_env(make_deck(0, key=E1_KEY), dealer=0)
     assert all(len(h) == 8 for h in env.hands.values())
     known = {a: {name(c) for c in cs} for a, cs in env.known_cards.items()}
-    assert known == {"player_0": {"QD", "8S"}, "player_1": {"9S", "7D"}, "player_2": {"7C", "KH"},
+    # the dealer (seat 0) saw his partner's hidden KH; his own hidden QD and 8S nobody else has seen
+    assert known == {"player_0": set(), "player_1": {"9S", "7D"}, "player_2": {"7C", "KH"},
                      "player_3": {"AH", "10C"}}
     play(env, "S1:NO_KNOCK S3:NO_KNOCK S1:7D")
     assert "7D" not in {name(c) for c in env.hands["player_1"]} and len(env.hands["player_1"]) == 7

@@ -291,10 +291,11 @@ class AvinasKernel(CompiledKernel):
     # ------------------------------------------------------------------ views
     def known_cards(self, st: AvinasState, b: int = 0) -> list[list[int]]:
         """Held cards of each seat that another seat has seen: the exposed 4th/8th cards (everyone)
-        and the dealer's side's hidden 4th/8th cards (seen by the dealer), §3.3."""
+        and, in the dealer's partner's hand, his hidden 4th/8th cards (seen by the dealer), §3.3.
+        The dealer's own hidden key cards are not listed: nobody else has seen them."""
         b = self.check_game(st, b)
-        seen = int(st.exposed[b]) | int(st.dealer_seen[b])
-        return [mask_to_cards(int(st.hands[b, s]) & seen) for s in range(4)]
+        exposed, dealer_seen, dealer = int(st.exposed[b]), int(st.dealer_seen[b]), int(st.dealer[b])
+        return [mask_to_cards(int(st.hands[b, s]) & (exposed | (0 if s == dealer else dealer_seen))) for s in range(4)]
 
     def action_is_public(self, st: AvinasState, b: int, action: int) -> bool:
         """Whether the other seats see which ``action`` the seat to act takes (§7): not a face-down
