@@ -107,9 +107,11 @@ class PIMCSearch:
         self.search = search
         opts = getattr(kernel, "options", {})
         if not one_deal_episodes(opts):
+            given = ", ".join(f"{k}={opts[k]!r}" for k in ("episode", "match_target") if opts.get(k) is not None)
             raise ValueError(
-                "PIMC search needs episode='hand' (All Fours; 'deal' in Avinas and Aluette, no match_target in "
-                f"Ottocento and Aluette): each rollout plays the deal to its end; got {opts.get('episode')!r}"
+                f"{type(self).__name__.removesuffix('Search')} search needs episode='hand' (All Fours; 'deal' in "
+                "Avinas and Aluette, no match_target in "
+                f"Ottocento and Aluette): each rollout plays the deal to its end; got {given}"
             )
         self.kernel = kernel
         self.rollout = rollout

@@ -156,7 +156,7 @@ def test_ismcts_rejects_bad_settings():
                     ({"widen": -1.0}, "widen must be >= 0")):
         with pytest.raises(ValueError, match=msg):
             ISMCTSSearch(k, rule, **kw)
-    with pytest.raises(ValueError, match="episode='hand'"):
+    with pytest.raises(ValueError, match="^ISMCTS search needs episode='hand'.*; got episode='match'$"):
         ISMCTSSearch(AllFoursKernel(episode="match"), rule)
     assert agents.registry.takes_seed("aluette/ismcts")
 

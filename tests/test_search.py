@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from cardzoo.agents.all_fours_rule import AllFoursRuleAgent
+from cardzoo.agents.ottocento_rule import OttocentoRuleAgent
 from cardzoo.agents.base import Agent
 from cardzoo.agents.search import PIMCSearch
 from cardzoo.envs.all_fours.constants import SUIT_BITS
 from cardzoo.envs.all_fours.kernel import AllFoursKernel
+from cardzoo.envs.ottocento.kernel import OttocentoKernel
 from cardzoo.envs.core.cards import FRENCH52, popcount
 
 C = FRENCH52.card_id
@@ -218,8 +220,13 @@ class _TrueDeal:
 def test_pimc_rejects_bad_settings():
     with pytest.raises(ValueError, match="n_det"):
         PIMCSearch(AllFoursKernel(), AllFoursRuleAgent(), n_det=0)
-    with pytest.raises(ValueError, match="episode='hand'"):
+    with pytest.raises(ValueError, match="episode='hand'.*; got episode='match'$"):
         PIMCSearch(AllFoursKernel(episode="match"), AllFoursRuleAgent())
+    # a match to a target names the target (it said "got None": episode is no Ottocento option)
+    with pytest.raises(ValueError) as err:
+        PIMCSearch(OttocentoKernel(match_target=800), OttocentoRuleAgent())
+    assert str(err.value) == ("PIMC search needs episode='hand' (All Fours; 'deal' in Avinas and Aluette, no match_target "
+                              "in Ottocento and Aluette): each rollout plays the deal to its end; got match_target=800")
     with pytest.raises(ValueError, match="search must be one of .*'phase'.*got 'bids'"):
         PIMCSearch(AllFoursKernel(), AllFoursRuleAgent(), search="bids")
 
