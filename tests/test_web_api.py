@@ -132,7 +132,7 @@ def test_an_unknown_api_path_or_method_names_what_is_valid(client):
         "no API endpoint POST /api/tables/nope/nothing; endpoints: GET /api/games,")
     assert client.get("/api/" + "x" * 100).json()["detail"].startswith(f"no API endpoint GET /api/{'x' * 32}...; ")
     for method, path, allowed in [("GET", "/api/tables", "POST"), ("PUT", "/api/tables", "POST"),
-                                  ("POST", "/api/games", "GET"), ("GET", "/api/tables/nope/move", "POST")]:
+                                  ("POST", "/api/games", "GET, HEAD"), ("GET", "/api/tables/nope/move", "POST")]:
         r = client.request(method, path)
         assert (r.status_code, r.headers["allow"]) == (405, allowed)
         assert r.json() == {"detail": f"{method} is not allowed on {path}; allowed: {allowed}"}
@@ -142,13 +142,21 @@ def test_an_unknown_api_path_or_method_names_what_is_valid(client):
 def test_head_and_options_on_the_api_name_what_is_valid_too(client):
     """HEAD and OPTIONS were left out of the catch-all: HEAD /api/games (curl -I) was a bare 404 "Not
     Found" from the front end's files, as if the endpoint did not exist, and OPTIONS a bare 405 "Method
-    Not Allowed"; app.py's docstring promises 404 listing the endpoints and 405 naming the methods."""
-    for method, path, allowed in [("HEAD", "/api/games", "GET"), ("OPTIONS", "/api/games", "GET"),
-                                  ("HEAD", "/api/tables/nope", "DELETE, GET"), ("OPTIONS", "/api/tables", "POST")]:
+    Not Allowed"; app.py's docstring promises 404 listing the endpoints and 405 naming the methods.
+    HEAD on a GET endpoint is then answered as GET without the body (HTTP; it was a 405)."""
+    for method, path, allowed in [("OPTIONS", "/api/games", "GET, HEAD"), ("HEAD", "/api/tables/nope/close", "POST"),
+                                  ("OPTIONS", "/api/tables", "POST")]:
         r = client.request(method, path)
         assert (r.status_code, r.headers["allow"]) == (405, allowed), (method, path)
         if method != "HEAD":  # a HEAD answer has no body
             assert r.json() == {"detail": f"{method} is not allowed on {path}; allowed: {allowed}"}
+    for path in ("/api/games", "/api/rules/all_fours", "/api/howto/ottocento"):
+        plain = {"accept-encoding": "identity"}  # a gzipped length is not len(content), which httpx decodes
+        got, head = client.get(path, headers=plain), client.head(path, headers=plain)
+        assert (head.status_code, head.content) == (200, b""), path
+        assert head.headers["content-length"] == got.headers["content-length"] == str(len(got.content))
+    assert client.head("/api/tables/nope").status_code == 404  # as GET: no such table
+    assert "head" not in client.get("/api/openapi.json").json()["paths"]["/api/games"]
     r = client.options("/api/nothing")
     assert r.status_code == 404 and r.json()["detail"].startswith("no API endpoint OPTIONS /api/nothing; endpoints: ")
     assert client.head("/api/nothing").status_code == 404
@@ -765,6 +773,9 @@ def test_a_body_that_is_not_json_is_422_saying_so(client):
     cases = [
         (b"{action: 3}", "malformed request: the body is not valid JSON (Expecting property name enclosed in double "
                          "quotes at character 1); send a JSON object, e.g. {\"action\": 3}"),
+        # the parser's own message ends in "at": it read "starting at at character 1"
+        (b'{"act', "malformed request: the body is not valid JSON (Unterminated string starting at character 1); "
+                   "send a JSON object, e.g. {\"action\": 3}"),
         (b'{"action": "\xff"}', UNREADABLE),
         (b'{"action": ' + b"9" * 5000 + b"}", UNREADABLE),
         # nested past the parser's recursion limit: the message named only UTF-8 and long numbers as what can go wrong
@@ -778,7 +789,7 @@ def test_a_body_that_is_not_json_is_422_saying_so(client):
     assert r.status_code == 422 and "send a JSON object, e.g. {\"game\": \"all_fours\"}" in r.json()["detail"]
     assert client.get("/api/tables/nope").status_code == 404  # other HTTP errors as before
     assert client.put(f"/api/tables/{tid}").json() == {"detail": f"PUT is not allowed on /api/tables/{tid}; "
-                                                                "allowed: DELETE, GET"}
+                                                                "allowed: DELETE, GET, HEAD"}
 
 
 def test_a_long_pyanitsa_game_sends_only_the_last_moves_of_its_log():

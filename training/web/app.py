@@ -63,7 +63,7 @@ with a 4xx/5xx status, and changes nothing):
 
 An answer of :data:`GZIP_MIN` bytes or more is gzip-compressed for a client that sends
 ``Accept-Encoding: gzip``. An API path no endpoint takes is 404 listing :data:`API_ENDPOINTS`; a wrong method 405 naming the
-path's methods. Limits: a request body over :data:`MAX_BODY` bytes gets 413 (unread, never echoed); a client
+path's methods. HEAD on a GET endpoint answers as GET without the body. Limits: a request body over :data:`MAX_BODY` bytes gets 413 (unread, never echoed); a client
 (its address) holds at most ``per_client`` open tables and opens at most ``per_minute`` a minute,
 else 429; tables idle for ``idle_seconds`` are dropped, and the page closes its table when it is
 closed. Error messages are cut to :data:`MAX_DETAIL` characters and quote input only briefly.
@@ -253,7 +253,8 @@ def _validation_message(exc: RequestValidationError, path: str = "", content_typ
         typ = err.get("type")
         if typ == "json_invalid":  # loc is ("body", character position)
             pos = err.get("loc", ("body", "?"))[-1]
-            why = (err.get("ctx") or {}).get("error", "JSON decode error")
+            why = str((err.get("ctx") or {}).get("error", "JSON decode error"))
+            why = why[:-3] if why.endswith(" at") else why  # "Unterminated string starting at": not "at at"
             return (f"malformed request: the body is not valid JSON ({why} at character {pos}); "
                     f"send a JSON object, e.g. {_example(path)}")
         where = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
@@ -417,13 +418,17 @@ def create_app(manager: TableManager | None = None, warm_up: bool = False) -> Fa
             )
         return {"game": game, "lang": lang, "html": howto_html(game, lang)}
 
+    from fastapi.routing import APIRoute
+
+    for route in list(app.routes):  # HTTP: HEAD is GET without the body (FastAPI answered 405; the server drops
+        if isinstance(route, APIRoute) and "GET" in route.methods:  # the body), kept out of the API's schema
+            app.add_api_route(route.path, route.endpoint, methods=["HEAD"], name=route.name, include_in_schema=False)
+
     @app.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
                    include_in_schema=False)
     def unknown_api(rest: str, request: Request):
         # after every endpoint: an API path none of them takes (else the front end's files answered a
         # bare "Not Found", naming neither what was wrong nor what is valid); 405 for a known path
-        from fastapi.routing import APIRoute
-
         path = request.url.path
         allowed = sorted({m for r in app.routes if isinstance(r, APIRoute) and r.name != "unknown_api"
                           and r.path_regex.match(path) for m in r.methods})
