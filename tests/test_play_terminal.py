@@ -265,6 +265,25 @@ def test_pyanitsa_says_what_a_player_plays_for():
                            f"Goal: {goal}.")
 
 
+def test_once_out_the_others_play_on_counted_not_listed():
+    """P'yanitsa with 4 players, seed 11: seat 0 is out after battle 47, and the others played 990 more
+    moves (495 battles) to the end, each written as its own line (about 1,500 lines: 'player_2 plays
+    FLIP', '-- battle N won by ...') with nothing saying seat 0 was out. Now one line says so, the
+    others going out are listed, and the rest is one count (as the web table sums the stretch up)."""
+    said: list[str] = []
+    returns = play("pyanitsa", None, "pyanitsa/rule", seed=11, env_options={"num_players": 4},
+                   read=lambda p: "", write=said.append)
+    i = said.index("-- you are out of cards after battle 47; the others play on without you "
+                   "(who goes out is listed, their moves are not)")
+    assert said[i - 1] == "-- battle 47 won by player_3"
+    assert said[i + 1:i + 3] == ["-- player_3 is out of cards after battle 542",
+                                 "-- played on without you: 990 moves, 495 battles"]
+    assert said[i + 3].startswith("\nP'yanitsa - view of S0") and "battle 542   phase: over" in said[i + 3]
+    assert said[i + 4:] == ["game over: your return +0.333333"]
+    assert returns["player_0"] == pytest.approx(1 / 3) and returns["player_2"] == -1.0
+    assert not any(line.startswith("player_") for line in said[i:])  # no move of the others is listed
+
+
 def test_exec_timeout_is_the_bots_time_per_answer(tmp_path):
     """play() gave an exec: bot the fixed 10 s per answer, its ready included: a bot that loads a model
     for longer could not sit at the table. exec_timeout sets it (and a bad value is refused up front)."""

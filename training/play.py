@@ -11,6 +11,8 @@ actions by name; names typed are read by ``action_from_text``), types a
 move by name (``10H``, ``beg``) or by its number in the list of legal moves (an empty line
 plays the move when only one is legal), and gets a clear message and another try on bad
 input. ``?`` or ``help`` shows how to answer and the table again; ``q`` (or end of input, Ctrl-D) quits.
+Once the person is out and the others play on (P'yanitsa with 3-4 players), a line says so; the others'
+moves are then counted, not listed, and only who else goes out is written.
 
 An ``exec:`` bot (training/BOTS.md) runs one process per seat it plays (the same command as partner
 and as both opponents is three processes, and no process sees another seat's hand), started for the game
@@ -196,6 +198,9 @@ def _play_episode(
     returns = {a: 0.0 for a in env.possible_agents}
     last_render = None
     kernel = env.unwrapped.kernel
+    # once seat 0 is out (P'yanitsa with 3-4 players, RULES.md §6: no card once a battle is collected) the
+    # others play on, up to ~1,000 flips: their moves are counted, not listed (as the web table sums them up)
+    quiet = None  # {"moves", "battles", "out"} while seat 0 is out
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         returns[agent] += reward
@@ -230,7 +235,9 @@ def _play_episode(
                 write(line)
             last_render = None
             continue
-        if seat != 0:
+        if quiet is not None and seat != 0:
+            quiet["moves"] += 1
+        elif seat != 0:
             if kernel.action_is_public(snapshot, 0, a):
                 write(f"{agent} plays {env.action_name(a)}")
             else:  # a hidden card, or a hidden move that is no card
@@ -239,8 +246,22 @@ def _play_episode(
             write(f"-- trick {before + 1} won by {env.possible_agents[int(state.leader[0])]}")
         if b_before is not None and int(state.battles[0]) != b_before and hasattr(state, "winner"):
             w = int(state.winner[0])
-            write(f"-- battle {b_before + 1} " + (f"won by {env.possible_agents[w]}" if w >= 0 else "is dead (draw)"))
+            sizes = env.unwrapped.table_view(0)["hand_sizes"]  # public: pile sizes (§7)
+            if quiet is None:
+                write(f"-- battle {b_before + 1} " + (f"won by {env.possible_agents[w]}" if w >= 0 else "is dead (draw)"))
+                if env.agents and sizes[0] == 0 and w != 0:
+                    quiet = {"moves": 0, "battles": 0, "out": {s for s in range(n) if sizes[s] == 0}}
+                    write(f"-- you are out of cards after battle {b_before + 1}; the others play on without you "
+                          "(who goes out is listed, their moves are not)")
+            else:
+                quiet["battles"] += 1
+                for s in range(n):
+                    if sizes[s] == 0 and s not in quiet["out"] and env.agents:
+                        quiet["out"].add(s)
+                        write(f"-- {env.possible_agents[s]} is out of cards after battle {b_before + 1}")
         last_render = None
+    if quiet is not None:
+        write(f"-- played on without you: {quiet['moves']} moves, {quiet['battles']} battles")
     write("\n" + env.render())
     if teams is None:
         write(f"game over: your return {returns['player_0']:+g}")
