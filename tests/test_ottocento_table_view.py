@@ -162,6 +162,14 @@ def test_match_summary_of_each_deal_matches_its_reward_and_lasts_through_trick_o
                 scored += 1
             elif st.deals_played[b] > 0 and not st.done[b]:
                 assert (v["summary"] is not None) == (int(st.tricks_done[b]) == 0)
+            keys = {f["key"] for f in v["facts"]}
+            if v["summary"] is not None and not st.done[b]:
+                # the Matto's fate and where the discards went are the last deal's, and said so (they read
+                # as facts of the deal being played)
+                assert "last_deal_matto" in keys and "last_deal_discards_to_team" in keys
+                assert not keys & {"matto", "matto_gift", "discards_to_team"}
+            elif st.done[b]:
+                assert "matto" in keys and not any(key.startswith("last_deal_") for key in keys)
     assert scored >= B
 
 

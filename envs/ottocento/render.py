@@ -169,11 +169,13 @@ def table_view(kernel, st, b: int, seat: int) -> dict:
             team_result(r["totals"]),
         )
         summary["explain"] = _explain(kernel, st, b, r, phase == OVER)
-        facts.append(fact("matto", MATTO_FATE[int(st.matto_fate[b])]))
+        # in a match the summary stays into the next deal's first trick: these are then the last deal's
+        last = "" if phase == OVER else "last_deal_"
+        facts.append(fact(last + "matto", MATTO_FATE[int(st.matto_fate[b])]))
         if int(st.gift[b]) >= 0:
-            facts.append(fact("matto_gift", names[int(st.gift[b])]))
+            facts.append(fact(last + "matto_gift", names[int(st.gift[b])]))
         if int(st.discards_to[b]) >= 0:
-            facts.append(fact("discards_to_team", "AB"[int(st.discards_to[b])]))
+            facts.append(fact(last + "discards_to_team", "AB"[int(st.discards_to[b])]))
     if phase == DECLARING and not done and int(st.current_player[b]) == seat:
         # what DECLARE would show and score (§4.1), by the kernel's own scorer: seat's own hand only
         facts.append(fact("declare_preview_points", int(st.decl_value[b, seat])))
