@@ -63,7 +63,8 @@ def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
         overwrite: allow replacing an existing name (else ``ValueError``).
 
     Raises ``ValueError`` for a name that is not a non-empty string or is already registered
-    (without ``overwrite``), ``TypeError`` for a ``factory`` that is not callable.
+    (without ``overwrite``), ``TypeError`` for a ``factory`` that is not callable; :func:`load` raises
+    ``TypeError`` when the factory returns something that is not an agent.
     """
     if not isinstance(name, str) or not name:
         raise ValueError(f"agent name must be a non-empty string, got {name!r}")
@@ -226,7 +227,8 @@ def load(name: str | os.PathLike, **env_options: Any) -> Agent:
             unknown one is listed with the agent's parameters and the game's options),
             or a path whose content is not a valid saved agent (the message names the path).
         FileNotFoundError: ``name`` looks like a path (or is a ``pathlib.Path``) and nothing exists there.
-        TypeError: ``name`` is neither a ``str`` nor a path (e.g. ``None``; :func:`agent_name`).
+        TypeError: ``name`` is neither a ``str`` nor a path (e.g. ``None``; :func:`agent_name`), or
+            its registered factory returned no agent (nothing with ``act``).
     """
     given_path = isinstance(name, os.PathLike)
     name = agent_name(name)
@@ -237,7 +239,7 @@ def load(name: str | os.PathLike, **env_options: Any) -> Agent:
         if "game" in env_options and not getattr(factory, "checks_game", False) and "game" not in inspect.signature(factory).parameters:
             _drop_game(name, env_options)  # kernel(game, game=...) said "got multiple values for argument 'game'"
         try:
-            return _REGISTRY[name](**env_options)
+            return _an_agent(name, _REGISTRY[name](**env_options))
         except ValueError as e:  # a misspelt agent parameter was told only the game's options
             better = _explain_unknown(e, name, env_options)
             if better is None:
@@ -249,7 +251,7 @@ def load(name: str | os.PathLike, **env_options: Any) -> Agent:
         return ExecAgent(name[len("exec:"):], name=name)
     plugin = _entry_point(name)
     if plugin is not None:
-        return plugin(**env_options)
+        return _an_agent(name, plugin(**env_options))
     path = os.path.expanduser(name)
     if os.path.exists(path):
         return _load_path(path, env_options)
@@ -258,6 +260,16 @@ def load(name: str | os.PathLike, **env_options: Any) -> Agent:
             f"no agent file or folder at {name!r} (and no registered agent of that name; available: {available()})"
         )
     raise ValueError(f"unknown agent {name!r}; available agents: {available()}, or the path of a saved policy")
+
+
+def _an_agent(name: str, agent):
+    """``agent``, made by the factory registered (or the plugin installed) as ``name``; ``TypeError`` if
+    it is no agent (no ``act(observation, action_mask)``): a factory returning ``None`` or its class
+    was only found at the first move."""
+    if not callable(getattr(agent, "act", None)) or isinstance(agent, type):
+        raise TypeError(f"the factory of agent {name!r} returned {agent!r}, not an agent "
+                        "(an object with act(observation, action_mask))")
+    return agent
 
 
 def _drop_game(name: str, env_options: dict) -> None:

@@ -326,6 +326,20 @@ def test_registry_register_extension_point():
     assert "test/fixed" not in agents.available()
 
 
+@pytest.mark.parametrize("made", [None, RandomAgent, 3])
+def test_a_factory_that_returns_no_agent_is_refused_when_loaded(made):
+    """A registered factory returning None (a forgotten return), a class or a number was taken, and the
+    arena failed at the first move with "'NoneType' object has no attribute 'act'"."""
+    agents.register("test/none", lambda **opts: made)
+    try:
+        with pytest.raises(TypeError) as err:
+            agents.load("test/none")
+        assert str(err.value) == (f"the factory of agent 'test/none' returned {made!r}, not an agent "
+                                  "(an object with act(observation, action_mask))")
+    finally:
+        agents.unregister("test/none")
+
+
 def test_a_saved_agent_path_checks_its_options_as_the_registered_name_does():
     """load_agent(path, bogus=1), undertrump="xx" or env_options={...} were accepted silently for a
     saved-agent path while "all_fours/ppo" refused them, and game= gave "TypeError: kernel() got
