@@ -237,3 +237,26 @@ def test_step_takes_the_actions_stable_baselines3_passes_and_refuses_a_batch_of_
     action, _ = model.predict(obs, action_masks=env.action_masks())
     assert isinstance(action, np.ndarray) and action.shape == ()
     env.step(action)
+
+
+@pytest.mark.parametrize("game", ["all_fours", "aluette", "avinas", "ottocento", "pyanitsa"])
+def test_gymnasium_make_vec_plays_the_registered_id_through_episode_ends(game):
+    """``gymnasium.make_vec(id, vectorization_mode="sync")`` stacks each info key into one array per key:
+    All Fours' ``last_hand`` gave a seat as an int or ``None`` (jack not dealt), and the sync vector env
+    failed at step 12 ("int() argument must be ... not 'NoneType'"). A seat is an int always (-1: none)."""
+    import gymnasium
+    import numpy as np
+
+    import cardzoo
+
+    kw = dict(seat=1, opponents="random") if game == "pyanitsa" else dict(seat=1, partner=f"{game}/rule", opponents="random")
+    v = gymnasium.make_vec(cardzoo.GYM_IDS[game], num_envs=3, vectorization_mode="sync", **kw)
+    try:
+        _, info = v.reset(seed=1)
+        ended = 0
+        for _ in range(200):
+            _, reward, term, trunc, info = v.step(info["action_mask"].astype(bool).argmax(axis=1))
+            ended += int((term | trunc).sum())
+        assert reward.dtype == np.float64 and ended >= 1
+    finally:
+        v.close()

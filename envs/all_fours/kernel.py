@@ -345,12 +345,13 @@ class AllFoursKernel(CompiledKernel):
 
         return {
             "trump": FRENCH52.suit_names[trump],
+            # a seat is an int always, -1 for none (None beside ints broke Gymnasium's vector infos)
             "high": {"team": team(items[0]), "points": scored[0], "card": names[hc] if hc >= 0 else None,
-                     "seat": hs if hs >= 0 else None},
+                     "seat": hs if hs >= 0 else -1},
             "low": {"team": team(items[1]), "points": scored[1], "card": names[lc] if lc >= 0 else None,
-                    "seat": ls if ls >= 0 else None},
+                    "seat": ls if ls >= 0 else -1},
             "jack": {"team": team(items[2]), "points": scored[2], "card": names[13 * trump + JACK_RANK] if js >= 0 else None,
-                     "seat": js if js >= 0 else None, "hang": hang},
+                     "seat": js if js >= 0 else -1, "hang": hang},
             "game": {"team": team(items[3]), "points": scored[3], "game_value": st.last_game_value[b].tolist()},
             "credited": credited,
             "kicks_and_give_one": [points[t] - made[t] for t in range(2)],
