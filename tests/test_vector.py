@@ -545,6 +545,18 @@ def test_np_random_is_the_generator_that_deals_and_np_random_seed_its_seed():
     again, info2 = cardzoo.make_vec("all_fours", 4, opponents="all_fours/rule", seed=seed).reset()
     np.testing.assert_array_equal(obs, again)
     np.testing.assert_array_equal(info["action_mask"], info2["action_mask"])
+    # ... and the same games with random opponents: they kept make_vec's fresh entropy, and the replay
+    # differed from its first step
+    def play(venv, seed):
+        obs, info = venv.reset(seed=seed)
+        seen = [obs]
+        for _ in range(60):
+            obs, _, _, _, info = venv.step(info["action_mask"].argmax(axis=1))
+            seen.append(obs)
+        return np.stack(seen)
+
+    free = cardzoo.make_vec("all_fours", 8, opponents="random")
+    np.testing.assert_array_equal(play(free, None), play(cardzoo.make_vec("all_fours", 8, opponents="random"), free.np_random_seed))
     # a generator set directly deals (Gymnasium reports its seed as -1)
     venv.np_random = np.random.default_rng(5)
     assert venv.np_random_seed == -1

@@ -68,9 +68,12 @@ class MaskedDictObs(VectorWrapper):
 
 
 def env_creator(config) -> gymnasium.vector.VectorEnv:
-    """RLlib env creator: ``config`` (RLlib's ``EnvContext``) holds ``game``, ``options``,
-    ``opponents``, ``seed`` and, from the runner, ``num_envs``. Each runner seeds its env with
-    ``seed + worker_index``."""
+    """RLlib env creator: ``config`` (RLlib's ``EnvContext``, or the plain dict ``env_config | {"num_envs": n}``
+    that ray 2.x's env runners pass) holds ``game``, ``options``, ``opponents``, ``seed`` and, from the
+    runner, ``num_envs``. The env is made with ``seed`` (plus the ``worker_index`` of an ``EnvContext``;
+    a plain dict has none); each runner then re-seeds it at its first reset with ``seed + worker_index``
+    (RLlib's own per-runner seed, from ``AlgorithmConfig.debugging(seed=...)``, which :func:`train` sets),
+    so runners play different games and a run replays from its seed."""
     import cardzoo
 
     seed = config.get("seed")

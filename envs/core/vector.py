@@ -250,11 +250,11 @@ class KernelVectorEnv(VectorEnv):
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         seed = check_vector_seed(seed)
         # unseeded, the generator's seed is drawn (fresh entropy, as default_rng(None) draws it) and kept,
-        # so that np_random_seed names the seed that deals, as Gymnasium's envs report it
+        # so that np_random_seed names the seed that deals, as Gymnasium's envs report it; the opponents
+        # get it too (else reset(seed=np_random_seed) dealt the same games, but random opponents played others)
         self._np_random_seed = seed if seed is not None else int(np.random.SeedSequence().entropy)
         self.rng = np.random.default_rng(self._np_random_seed)
-        if seed is not None:
-            self.opponents.seed(seed)
+        self.opponents.seed(self._np_random_seed)
         self.scale = (1.0 / np.maximum(k.obs_layout.high(), 1.0)).astype(np.float32)
         self.state_scale = (1.0 / np.maximum(k.state_layout.high(), 1.0)).astype(np.float32)
         self.actor_dim = k.obs_layout.size
