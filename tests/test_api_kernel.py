@@ -25,6 +25,24 @@ def test_outcome_refuses_returns_that_are_not_one_per_seat(game):
     assert k.outcome(np.zeros(P)).tolist() == [0] * P
 
 
+@pytest.mark.parametrize("game", sorted(cardzoo.GAMES))
+def test_episode_outcome_is_the_outcome_with_a_capped_game_a_draw(game):
+    """The arena's outcome of finished games: a truncated game is a draw whatever the returns; one
+    return per seat and game, else a ValueError naming the shape."""
+    k = cardzoo.kernel(game)
+    P = k.num_players
+    st = k.init(np.random.default_rng(0), 2)
+    returns = np.zeros((2, P))
+    returns[:, 0], returns[:, 1] = 2.0, -2.0  # seat 0 ahead of seat 1 (P'yanitsa: seat 1 the loser)
+    st.truncated[1] = True
+    got = k.episode_outcome(st, returns)
+    assert got.dtype == np.int8 and got[0].tolist() == k.outcome(returns[0]).tolist() and got[1].tolist() == [0] * P
+    assert got[0, 0] == 1 and got[0, 1] == -1
+    with pytest.raises(ValueError) as err:
+        k.episode_outcome(st, np.zeros((3, P)))
+    assert str(err.value) == f"returns must be float[B=2, P={P}], got shape (3, {P})"
+
+
 @pytest.mark.parametrize("flag", ["no", "False", 0, 1, None])
 def test_set_parallel_takes_a_bool_only(flag):
     """set_parallel("no") turned the threads on (bool("no") is True) without a word."""

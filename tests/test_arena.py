@@ -126,6 +126,11 @@ class _CoinKernel:
     def outcome(self, returns):
         return np.sign(returns).astype(np.int8)
 
+    def episode_outcome(self, st, returns):  # the contract's (Kernel.episode_outcome): a capped game is a draw
+        out = self.outcome(returns)
+        out[st.truncated] = 0
+        return out
+
     null_win_rate = 0.5
 
 

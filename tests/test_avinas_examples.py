@@ -483,6 +483,12 @@ def test_e11_match_end(pips, rams, winner, clean):
     assert st.winner[0] == winner and bool(st.clean[0]) == clean
     info = env.infos["player_0"]
     assert info["match_winner"] == "AB"[winner] and info["clean_defeat"] == clean
+    # the arena's outcome is the match's winner (§6.4): A lost this deal (return -1 each, the 2 pips / 2),
+    # yet wins the match when B holds rams; the outcome was read from the returns and said A lost
+    k = env.unwrapped.kernel
+    returns = np.array([[-1.0, 1.0, -1.0, 1.0]])
+    assert k.outcome(returns).tolist() == [[-1, 1, -1, 1]]
+    assert k.episode_outcome(st, returns).tolist() == [[1, -1, 1, -1] if winner == 0 else [-1, 1, -1, 1]]
 
 
 def test_match_reward_win_pays_only_at_the_end():

@@ -584,11 +584,8 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
         if any((~st.done).any() for st in states):
             raise RuntimeError(f"games still running after {max_steps} steps; the kernel's max_episode_steps is wrong")
     side_ret = np.stack([returns[:, :, seats].mean(axis=2) for seats in sides], axis=2)  # [k, n, k]
-    out = kernel.outcome(returns)  # int8[k, n, P]
-    # a game cut by a safety cap (max_hands, max_deals, max_battles, ...) was decided by nobody: a draw
-    # for every seat. Kernel.outcome sees only the returns, and a capped match keeps the points of the
-    # hands it played (reward "score"), so it would name the side ahead on points the winner.
-    out[np.stack([st.truncated for st in states]).astype(bool)] = 0
+    # int8[k, n, P]: a capped game is a draw; a game's own match rule where returns do not decide (Avinas)
+    out = np.stack([kernel.episode_outcome(st, returns[o]) for o, st in enumerate(states)])
     side_out = np.stack([out[:, :, seats[0]] for seats in sides], axis=2)  # [k, n, k]
     truncated = int(sum(st.truncated.sum() for st in states))
     return side_ret, side_out, truncated, category
@@ -615,7 +612,9 @@ def play_duplicate(
             (loaded with ``env_options``). They may be the same object. A name of an agent that draws
             random numbers (``random``, ``GAME/pimc``, ``GAME/ismcts``) is built with ``seed`` (A) and
             ``seed + 1`` (B), as ``cardzoo arena GAME A B --seed S`` builds them, so the same call
-            gives the same numbers, here and on the command line. An agent object plays with its own
+            with the same ``batch`` gives the same numbers, here and on the command line (whose
+            ``--batch`` defaults to 256, this function's ``batch`` to 1024: pass ``batch=256`` to
+            match a command run without ``--batch``). An agent object plays with its own
             generators: seed it when you build it (``RandomAgent(seed=...)``,
             ``load(name, seed=...)``); one built unseeded (fresh entropy) plays differently each time.
         n_deals: number of deals; each is played once per side (``2 * n_deals`` hands for a

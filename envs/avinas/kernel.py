@@ -262,8 +262,14 @@ class AvinasKernel(CompiledKernel):
     def draw_chance(self, st: AvinasState, rows: np.ndarray, code: int, rng) -> None:
         """Shuffle the pack of games ``rows`` (``int64[n]``) for chance ``code`` (``rules.NEED_REDEAL``:
         after a throw-in, kind ``"redeal"``; the other codes: a new deal, kind ``"deal"``; §3). The
-        compiled :func:`rules.deal_one` then deals it."""
-        kind = "redeal" if code == _rules.NEED_REDEAL else "deal"
+        compiled :func:`rules.deal_one` then deals it.
+
+        In a match a throw-in passes the deal (§3) as a scored deal does, so its redeal is the match's
+        next dealing and draws kind ``"deal"``: with the arena's row streams the j-th dealing of a match
+        then has the same dealer and the same pack in every seating, whichever seatings threw deals in
+        (with ``"redeal"`` a throw-in in one seating moved its dealer one seat for the rest of the match,
+        and the same packs went round one seat: the very hands the seat swap gives the other team)."""
+        kind = "redeal" if code == _rules.NEED_REDEAL and not self.match else "deal"
         st.stock[rows] = chance.permutations(rng, rows, 32, kind)
 
     DEAL_CATEGORIES = ("sevens", "no_sevens")
@@ -296,6 +302,18 @@ class AvinasKernel(CompiledKernel):
         b = self.check_game(st, b)
         exposed, dealer_seen, dealer = int(st.exposed[b]), int(st.dealer_seen[b]), int(st.dealer[b])
         return [mask_to_cards(int(st.hands[b, s]) & (exposed | (0 if s == dealer else dealer_seen))) for s in range(4)]
+
+    def episode_outcome(self, st: AvinasState, returns) -> np.ndarray:
+        """As the core's (:meth:`Kernel.episode_outcome`), but a match is won as §6.4 says: the team
+        that reaches the pip limit with the other at 0 pips, or holds rams, or has more pips loses,
+        which the sum of the deals' rewards (rams or pips ÷ 2, ``reward="score"``) does not always
+        tell (a team can be ahead on rewards and hold a ram at the end)."""
+        out = super().episode_outcome(st, returns)
+        won = np.asarray(st.winner) >= 0  # a decided match (-1: a deal episode, or a capped match)
+        if won.any():
+            team = np.array([t for s in range(4) for t, seats in enumerate(self.teams) if s in seats])
+            out[won] = np.where(team[None, :] == st.winner[won][:, None], 1, -1).astype(np.int8)
+        return out
 
     def action_is_public(self, st: AvinasState, b: int, action: int) -> bool:
         """Whether the other seats see which ``action`` the seat to act takes (§7): not a face-down

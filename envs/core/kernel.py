@@ -29,6 +29,9 @@ Contract (all arrays have a leading batch axis ``B``):
 * ``outcome(returns) -> int8[..., P]``: win (+1), draw (0) or loss (-1) of each seat from its
   episode return, equal for partners; ``null_win_rate``: what the arena's win rate of one
   agent against an equal one is in expectation (see :meth:`Kernel.outcome`).
+* ``episode_outcome(state, returns) -> int8[B, P]``: the outcome of finished games, as the arena
+  counts it: a capped game is a draw, and a game whose winner is not the side with the higher
+  return says so (Avinas' match).
 
 The step path never loops in Python over the ``B`` games: loops over the few seats or
 tricks are fine.
@@ -779,6 +782,27 @@ class Kernel(ABC):
         out = np.empty(r.shape, dtype=np.int8)
         for i, s in enumerate(sides):
             out[..., s] = side_o[..., i : i + 1]
+        return out
+
+    def episode_outcome(self, state: BatchState, returns) -> np.ndarray:
+        """Win, draw or loss of each seat in the finished games of ``state`` (the arena's win rate).
+
+        Args:
+            state: ``B`` games, each at the end of its episode.
+            returns: ``float[B, P]`` each seat's return over that episode.
+
+        Returns:
+            ``int8[B, P]`` as :meth:`outcome`, except that a game cut by a safety cap (``truncated``:
+            ``max_hands``, ``max_deals``, ``max_battles``, ...) was decided by nobody: a draw for every
+            seat (a capped match keeps the points of the hands it played, so :meth:`outcome` would name
+            the side ahead on points the winner). A game whose episode winner is not always the side
+            with the higher return overrides it (Avinas' match, RULES.md §6.4). ``ValueError`` for
+            returns whose shape is not ``(B, P)``."""
+        r = self.check_returns(returns)
+        if r.shape != (state.batch_size, self.num_players):
+            raise ValueError(f"returns must be float[B={state.batch_size}, P={self.num_players}], got shape {r.shape}")
+        out = self.outcome(r)
+        out[np.asarray(state.truncated, dtype=bool)] = 0
         return out
 
     def check_returns(self, returns) -> np.ndarray:
