@@ -173,6 +173,44 @@ def test_every_hand_of_an_all_fours_match_has_the_same_cards_in_both_seatings():
     assert (sum(second), len(second)) == (10, 96)
 
 
+def _avinas_dealings(k, n, seed, policy_seed):
+    """Each dealing ``(dealer, pack)`` of ``n`` Avinas matches of a deal set, thrown in or played, with a
+    random player who passes 4 calls in 5 (throw-ins are frequent); and the dealings each match threw in."""
+    streams = RowStreams.for_deals(seed, range(n))
+    st = k.init(streams, n)
+    rng = np.random.default_rng(policy_seed)
+    dealings = [[(int(st.dealer[b]), st.stock[b].tobytes())] for b in range(n)]
+    thrown = [set() for _ in range(n)]
+    while not st.done.all():
+        mask = k.legal_actions(st)
+        a = (rng.random(mask.shape) * mask).argmax(axis=1)
+        a[mask[:, PASS] & (rng.random(n) < 0.8)] = PASS
+        before, throw_ins = st.stock.copy(), st.throw_ins.copy()
+        k.step(st, np.where(st.done, 0, a), streams, active=~st.done)
+        for b in np.flatnonzero(st.throw_ins > throw_ins):
+            thrown[b].add(len(dealings[b]) - 1)
+        for b in np.flatnonzero((st.stock != before).any(axis=1)):
+            dealings[b].append((int(st.dealer[b]), st.stock[b].tobytes()))
+    return dealings, thrown
+
+
+PASS = envs.kernel("avinas").action_id("PASS")
+
+
+def test_every_dealing_of_an_avinas_match_has_the_same_dealer_and_pack_in_both_seatings():
+    """A throw-in passes the deal (RULES.md §3). Its redeal drew from the "redeal" stream, so a seating
+    with a throw-in dealt every later pack of the "deal" stream from a dealer one seat on: with these
+    players (39 of the 40 matches threw in different dealings) 439 of the 824 dealings both seatings
+    reached differed. Now the redeal is the match's
+    next dealing: the j-th dealing has the same dealer and pack in both seatings."""
+    k = envs.kernel("avinas", episode="match")
+    one, t1 = _avinas_dealings(k, 40, seed=7, policy_seed=1)
+    two, t2 = _avinas_dealings(k, 40, seed=7, policy_seed=2)
+    assert sum(a != b for a, b in zip(t1, t2)) >= 30  # the seatings threw in different dealings
+    pairs = [(x, y) for a, b in zip(one, two) for x, y in zip(a, b)]
+    assert len(pairs) >= 600 and all(x == y for x, y in pairs)
+
+
 def _pyanitsa_alone(k, seed, start, stop):
     """Deals ``start..stop-1`` of a P'yanitsa deal set played at once to the end (no decision: FLIP
     only); returns the final state and each game's returns."""

@@ -14,10 +14,11 @@ the ``rng`` given to ``Kernel.init`` / ``Kernel.step`` and the batch rows that n
 
 Within a row, each *kind* of chance has its own stream (``numpy.random.default_rng([*key,
 kind code])``): ``"deal"`` (the shuffle of each new hand, in match order), ``"redeal"`` (a
-redeal of the same hand: All Fours' exhausted pack, Avinas' throw-in), ``"dealer"`` (the
-first dealer) and ``"play"`` (chance during play). So the k-th hand of a match gets the same
-cards in both seatings even when one seating had a redeal or more chance during play and the
-other did not.
+redeal of the same hand: All Fours' exhausted pack, Avinas' throw-in in a one-deal episode),
+``"dealer"`` (the first dealer) and ``"play"`` (chance during play). So the k-th hand of a match
+gets the same cards in both seatings even when one seating had a redeal or more chance during play
+and the other did not. (In an Avinas match a throw-in passes the deal, so its redeal is the
+match's next dealing, kind ``"deal"``: the j-th dealing has the same dealer and pack everywhere.)
 """
 
 from __future__ import annotations
