@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -733,5 +734,34 @@ def test_an_agent_answering_with_floats_is_refused_by_name():
         def act(self, observation, action_mask):
             return np.asarray(action_mask).argmax(axis=1) + 0.9
 
-    with pytest.raises(ValueError, match=r"agent <.*Floats.*> returned float64 actions; actions are ints \(action ids\), e.g. int64"):
+    with pytest.raises(ValueError) as err:
         play_duplicate("all_fours", Floats(), "lowest", 2, seed=0)
+    assert str(err.value) == "agent 'floats' (Floats) returned float64 actions; actions are ints (action ids), e.g. int64"
+
+    class Illegal:  # the first action of the mask reversed: an illegal one where several are legal
+        name = "illegal"
+
+        def act(self, observation, action_mask):
+            mask = np.asarray(action_mask)
+            return np.where(mask.sum(axis=1) > 1, (~mask).argmax(axis=1), mask.argmax(axis=1))
+
+    with pytest.raises(ValueError) as err:
+        play_duplicate("all_fours", "lowest", Illegal(), 3, seed=0, batch=3)
+    assert re.fullmatch(r"agent 'illegal' \(Illegal\) chose illegal action \d+ \(\w+\) in deal [0-2], seating [01]; legal: \[.+\]",
+                        str(err.value)), str(err.value)
+
+
+def test_a_named_agent_takes_its_parameters_after_a_colon_from_python_too():
+    """``play_duplicate(game, "all_fours/pimc:n_det=2", ...)`` was "unknown agent" (the command line
+    takes that form, ARENA.md says the two build agents alike); the result also records its batch."""
+    from cardzoo.agents import load
+    from cardzoo.training.arena import play_duplicate
+
+    spec = play_duplicate("all_fours", "all_fours/pimc:n_det=2", "all_fours/rule", 4, seed=5, batch=4)
+    built = play_duplicate("all_fours", load("all_fours/pimc", n_det=2, seed=5), "all_fours/rule", 4, seed=5, batch=4)
+    assert spec.agent_a == "all_fours/pimc:n_det=2" and spec.batch == 4 and spec.to_dict()["batch"] == 4
+    assert (spec.mean_diff, spec.win_rate) == (built.mean_diff, built.win_rate)
+    with pytest.raises(ValueError) as err:
+        play_duplicate("all_fours", "all_fours/pimc:bogus=2", "all_fours/rule", 4)
+    assert str(err.value) == ("agent 'all_fours/pimc:bogus=2': 'bogus' is not a parameter of all_fours/pimc; "
+                              "its parameters: ['n_det', 'rollout_opponents', 'search']")

@@ -274,6 +274,7 @@ def test_cli_batch_does_not_change_the_json(tmp_path, capsys):
         out = tmp_path / f"b{b}.json"
         assert main(["arena", "aluette", "aluette/rule", "lowest", "--deals", "20", "--batch", b, "-o", "signal_intercept=0.5", "--json", str(out)]) == 0
         outs.append(__import__("json").loads(out.read_text()))
+    assert [o.pop("batch") for o in outs] == [3, 20]  # what reproduces a run of stochastic agents
     assert outs[0] == outs[1]
     assert {"mean_diff", "diff_ci", "win_rate", "win_ci", "null_win_rate", "outcome_rates", "faults"} <= set(outs[0])
     text = capsys.readouterr().out

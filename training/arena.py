@@ -211,7 +211,8 @@ class DuplicateResult:
             ``max_redeals``, ``max_battles``, ...). Such a game counts as a draw for every seat in
             ``win_rate``, ``outcome_rates`` and ``not_losing``; the capping step's reward is 0, but in
             a match the hands played before the cap keep their points, and those count in ``mean_diff``.
-        seed, env_options: what reproduces the run.
+        seed, env_options, batch: what reproduces the run (``batch``, the deals played at once, changes
+            the results of stochastic agents only; ``None`` where unknown).
         deal_diff, deal_win: ``float64[n_deals]`` per-deal averages over the seatings (the
             paired observations of the CIs; not part of :meth:`to_dict`).
         categories, deal_category: the game's kinds of deal (``Kernel.DEAL_CATEGORIES``, e.g.
@@ -242,6 +243,7 @@ class DuplicateResult:
     not_losing: float = float("nan")
     not_losing_ci: tuple[float, float] = (float("nan"), float("nan"))
     null_not_losing: float = float("nan")
+    batch: int | None = None
 
     def by_category(self) -> dict[str, dict[str, Any]]:
         """Results per kind of deal: ``{name: {"n_deals", "mean_diff", "diff_ci", "win_rate",
@@ -284,6 +286,7 @@ class DuplicateResult:
             "faults": list(self.faults),
             "truncated": self.truncated,
             "seed": self.seed,
+            "batch": self.batch,
             "env_options": dict(self.env_options),
             "by_category": self.by_category(),
         }
@@ -450,12 +453,14 @@ def check_env_options(env_options, name: str = "env_options") -> dict:
 def _resolve(agent, env_options: dict, game: str, seed: int, arg: str = "agent") -> Agent:
     """``agent`` itself, or the agent of that name loaded for ``game`` with ``env_options``; a named
     agent that draws random numbers (``random``, a search: ``registry.takes_seed``) is built with
-    ``seed`` (as ``cardzoo arena`` builds the i-th agent named, with ``--seed`` + i). What is neither
-    an agent (an object with ``act``) nor a name/path raises ``TypeError`` naming ``arg``
+    ``seed`` (as ``cardzoo arena`` builds the i-th agent named, with ``--seed`` + i). A name may carry
+    the agent's own parameters as on the command line, ``"all_fours/pimc:n_det=8"``
+    (:func:`cardzoo.training.common.split_agent_spec`). What is neither an agent (an object with
+    ``act``) nor a name/path raises ``TypeError`` naming ``arg``
     (:func:`cardzoo.agents.registry.agent_name` says what names an agent)."""
     from cardzoo.agents.registry import agent_name, takes_seed
 
-    from .common import check_agent_game
+    from .common import check_agent_game, split_agent_spec
 
     if not isinstance(agent, Agent) and not callable(getattr(agent, "act", None)):
         try:
@@ -463,9 +468,10 @@ def _resolve(agent, env_options: dict, game: str, seed: int, arg: str = "agent")
         except TypeError as e:
             raise TypeError(f"{arg} is not an agent (an Agent, or an object with act()); {e}") from None
     if isinstance(agent, str):
-        check_agent_game(None, game, agent)
-        loaded = load(agent, **env_options, **({"seed": int(seed)} if takes_seed(agent) else {}))
-        check_agent_game(loaded, game, agent)
+        name, params = split_agent_spec(agent)
+        check_agent_game(None, game, name)
+        loaded = load(name, **env_options, **params, **({"seed": int(seed)} if takes_seed(name) else {}))
+        check_agent_game(loaded, game, name)
         return loaded
     check_agent_game(agent, game, getattr(agent, "name", type(agent).__name__))
     return agent
@@ -476,8 +482,14 @@ def _int_actions(agent, actions) -> np.ndarray:
     were cut to ints, 52.9 playing 52, and NaN was named "illegal action -9223372036854775808")."""
     a = np.asarray(actions)
     if a.dtype.kind not in "iu":
-        raise ValueError(f"agent {agent!r} returned {a.dtype} actions; actions are ints (action ids), e.g. int64")
+        raise ValueError(f"agent {_who(agent)} returned {a.dtype} actions; actions are ints (action ids), e.g. int64")
     return a.astype(np.int64)
+
+
+def _who(agent) -> str:
+    """An agent as error messages name it: its ``name`` (``'floats' (Floats)``), else its repr."""
+    name = getattr(agent, "name", None)
+    return f"{name!r} ({type(agent).__name__})" if isinstance(name, str) and name else repr(agent)
 
 
 def _nothing(*args) -> None:
@@ -557,14 +569,17 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
                 ob = np.concatenate([obs[o][r] for o, r in enumerate(rows)])
                 a = _int_actions(ag, ag.act(ob, mk))
             if a.shape != (total,):
-                raise ValueError(f"agent {ag!r} returned actions of shape {a.shape}, expected ({total},)")
+                raise ValueError(f"agent {_who(ag)} returned actions of shape {a.shape}, expected ({total},)")
             ok = mk[np.arange(total), np.clip(a, 0, mk.shape[1] - 1)] & (a >= 0) & (a < mk.shape[1])
             if not ok.all():
                 bad = int(np.flatnonzero(~ok)[0])
+                sizes = np.cumsum([r.size for r in rows])
+                o = int(np.searchsorted(sizes, bad, side="right"))  # the seating, and the deal, of that decision
+                deal = start + int(rows[o][bad - (int(sizes[o - 1]) if o else 0)])
                 raise ValueError(
-                    f"agent {ag!r} chose illegal action {int(a[bad])} "
-                    f"({kernel.action_name(int(a[bad])) if 0 <= a[bad] < kernel.num_actions else 'out of range'}); "
-                    f"legal: {[kernel.action_name(x) for x in np.flatnonzero(mk[bad])]}"
+                    f"agent {_who(ag)} chose illegal action {int(a[bad])} "
+                    f"({kernel.action_name(int(a[bad])) if 0 <= a[bad] < kernel.num_actions else 'out of range'}) "
+                    f"in deal {deal}, seating {o}; legal: {[kernel.action_name(x) for x in np.flatnonzero(mk[bad])]}"
                 )
             at = 0  # not `start`: that is the chunk's first deal, which the exec: bots' fault labels name
             for o, r in enumerate(rows):
@@ -724,6 +739,7 @@ def play_duplicate(
         not_losing=nl,
         not_losing_ci=clip_rate_ci(nlo, nhi),
         null_not_losing=float(1.0 - losing.mean()),
+        batch=int(batch),
     )
 
 
