@@ -275,7 +275,7 @@ def test_rules_documents_are_linked_and_self_contained():
 def test_training_page_states_the_default_recipe():
     """training/README.md said the default run behaviour-cloned for 3 epochs and took about 6
     minutes; the defaults clone up to 30 epochs (until the held-out agreement stops rising) and the
-    run takes about 10 minutes (TrainConfig's docstring, training/TRAIN_RUNS.md)."""
+    run takes 8-11 minutes (TrainConfig's docstring, training/TRAIN_RUNS.md; the README's 8 min 0 s idle)."""
     from cardzoo.training.config import TrainConfig
 
     page = _page("training/README.md")
@@ -286,7 +286,7 @@ def test_training_page_states_the_default_recipe():
     opp = ", ".join(f"{'rule bot' if k == 'rule' else 'snapshots of itself' if k == 'snapshot' else k} {v}" for k, v in d.opponents.items())
     assert f"({opp})" in intro
     assert f"decisions of {d.expert_games:,} deals" in intro and f"{d.eval_deals:,} duplicate deals" in intro
-    assert "# the default recipe (about 10 minutes on 2 cores)" in page and "about 10 minutes" in TrainConfig.__doc__
+    assert "# the default recipe (8-11 minutes on 2 cores)" in page and "8-11 minutes" in TrainConfig.__doc__
 
 
 def test_agents_page_lists_every_registered_name():

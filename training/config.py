@@ -140,7 +140,7 @@ def searchable(env_options: dict) -> bool:
 
 @dataclass
 class TrainConfig:
-    """Options of a training run; the defaults are ``cardzoo train``'s (All Fours: about 10 minutes on
+    """Options of a training run; the defaults are ``cardzoo train``'s (All Fours: 8-11 minutes on
     2 cores, of which 5 of PPO and 4 of expert iteration; training/TRAIN_RUNS.md).
 
     ``bc_samples`` > 0 warm-starts the policy by behaviour cloning a teacher before self-play: the
