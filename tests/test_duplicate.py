@@ -330,3 +330,15 @@ def test_the_mean_difference_is_on_one_scale_whether_or_not_the_game_is_zero_sum
     # a game that is not zero-sum: A's side scores 3, B's 1, in both seatings -> 3 - (3 + 1) / 2 = 1
     plus = np.array([[[3.0, 1.0]], [[1.0, 3.0]]])
     assert arena._pair_outcomes(plus, np.array([[[1, -1]], [[-1, 1]]], dtype=np.int8), zero_sum=False)[0].tolist() == [1.0]
+
+
+def test_a_match_won_on_the_first_kick_counts_for_its_winner():
+    """All Fours to 3 points: a match can end inside the deal (the dealer kicks a jack, +3) before
+    any move, paying its rewards in init. The arena started every return at 0, so those matches
+    were draws for both sides: 8 % of random-vs-random matches, where All Fours has no draws."""
+    opts = {"episode": "match", "target_score": 3}
+    k = envs.kernel("all_fours", **opts)
+    st = k.init(arena.deal_streams(0, 0, 200), 200)
+    assert st.done.sum() >= 10 and (st.rewards[st.done] != 0).all()  # decided in the deal
+    r = play_duplicate("all_fours", "all_fours/rule", "lowest", 200, seed=0, env_options=opts, batch=200)
+    assert r.outcome_rates["draw"] == 0.0 and r.outcome_rates["win"] + r.outcome_rates["loss"] == 1.0

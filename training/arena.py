@@ -530,7 +530,8 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
     n = stop - start
     rngs = [deal_streams(seed, start, stop) for _ in range(k)]  # seating o: its own copy of the deals' streams
     states = [kernel.init(rng, n) for rng in rngs]
-    returns = np.zeros((k, n, P), dtype=np.float64)
+    # what the deal itself pays (All Fours: a match to 3 or less can be won on the first kick, ended in init)
+    returns = np.stack([np.asarray(st.rewards, dtype=np.float64) for st in states])
     # the same deal in every seating; kernels without kinds of deal (or duck-typed ones) give None
     category = kernel.deal_category(states[0]) if getattr(kernel, "DEAL_CATEGORIES", ()) else None
     for ag in agents:  # an object with act() only (no Agent) has no reset, begin or end_episodes: nothing to call
