@@ -284,6 +284,23 @@ def test_once_out_the_others_play_on_counted_not_listed():
     assert not any(line.startswith("player_") for line in said[i:])  # no move of the others is listed
 
 
+def test_going_out_as_the_game_ends_or_with_another_player():
+    """The first version said "the others play on without you" (and "played on without you: 0 moves")
+    when going out ended the game (every loss under first_out_loses), and never named a player who
+    went out in the same battle as the person."""
+    said: list[str] = []
+    play("pyanitsa", None, "pyanitsa/rule", seed=0, env_options={"num_players": 3, "objective": "first_out_loses"},
+         read=lambda p: "", write=said.append)
+    assert said[-3] == "-- battle 14 won by player_2" and said[-1] == "game over: your return -1"
+    assert not any("without you" in line for line in said)
+    said = []
+    play("pyanitsa", None, "pyanitsa/rule", seed=1, env_options={"num_players": 4}, read=lambda p: "", write=said.append)
+    i = said.index("-- you are out of cards after battle 16; the others play on without you "
+                   "(who goes out is listed, their moves are not)")
+    assert said[i + 1:i + 4] == ["-- player_1 is out of cards after battle 16", "-- player_2 is out of cards after battle 148",
+                                 "-- played on without you: 264 moves, 132 battles"]
+
+
 def test_exec_timeout_is_the_bots_time_per_answer(tmp_path):
     """play() gave an exec: bot the fixed 10 s per answer, its ready included: a bot that loads a model
     for longer could not sit at the table. exec_timeout sets it (and a bad value is refused up front)."""

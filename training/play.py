@@ -201,6 +201,7 @@ def _play_episode(
     # once seat 0 is out (P'yanitsa with 3-4 players, RULES.md §6: no card once a battle is collected) the
     # others play on, up to ~1,000 flips: their moves are counted, not listed (as the web table sums them up)
     quiet = None  # {"moves", "battles", "out"} while seat 0 is out
+    out_before: set[int] = set()  # seats without cards after the last battle
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         returns[agent] += reward
@@ -247,18 +248,19 @@ def _play_episode(
         if b_before is not None and int(state.battles[0]) != b_before and hasattr(state, "winner"):
             w = int(state.winner[0])
             sizes = env.unwrapped.table_view(0)["hand_sizes"]  # public: pile sizes (§7)
+            out_now = {s for s in range(n) if sizes[s] == 0}
             if quiet is None:
                 write(f"-- battle {b_before + 1} " + (f"won by {env.possible_agents[w]}" if w >= 0 else "is dead (draw)"))
-                if env.agents and sizes[0] == 0 and w != 0:
-                    quiet = {"moves": 0, "battles": 0, "out": {s for s in range(n) if sizes[s] == 0}}
+                if not state.done[0] and 0 in out_now and w != 0:  # out, and the game goes on without seat 0
+                    quiet = {"moves": 0, "battles": 0}
                     write(f"-- you are out of cards after battle {b_before + 1}; the others play on without you "
                           "(who goes out is listed, their moves are not)")
             else:
                 quiet["battles"] += 1
-                for s in range(n):
-                    if sizes[s] == 0 and s not in quiet["out"] and env.agents:
-                        quiet["out"].add(s)
-                        write(f"-- {env.possible_agents[s]} is out of cards after battle {b_before + 1}")
+            if quiet is not None:
+                for s in sorted(out_now - out_before - {0}):
+                    write(f"-- {env.possible_agents[s]} is out of cards after battle {b_before + 1}")
+            out_before = out_now
         last_render = None
     if quiet is not None:
         write(f"-- played on without you: {quiet['moves']} moves, {quiet['battles']} battles")
