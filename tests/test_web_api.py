@@ -820,3 +820,13 @@ def test_a_long_pyanitsa_game_sends_only_the_last_moves_of_its_log():
     assert (again["log"], again["log_start"]) == (v["log"], 56)
     rep = client.get(f"/api/tables/{tid}/replay").json()
     assert rep["first"] == 0 and [{"seat": f["seat"], "text": f["text"]} for f in rep["frames"]] == heard
+
+
+def test_pyanitsa_takes_n_players_the_rules_name_as_the_env_does(client):
+    """The env takes n_players (the rules' name) as an alias of num_players; the web table refused it
+    as an unknown option."""
+    r = client.post("/api/tables", json={"game": "pyanitsa", "options": {"n_players": 3}})
+    assert r.status_code == 201 and len(r.json()["view"]["hand_sizes"]) == 3
+    r = client.post("/api/tables", json={"game": "pyanitsa", "options": {"n_players": 3, "num_players": 3}})
+    assert (r.status_code, r.json()) == (400, {"detail": "bad pyanitsa options: options 'n_players' and 'num_players' "
+                                                         "name the same thing; pass only one of them"})

@@ -164,7 +164,11 @@ def game_options(game: str, options: dict | None = None, players: int | None = N
         out["episode"] = next(c for c in spec["episode"].choices if c != "match")
     if options is not None and not isinstance(options, dict):
         raise BadRequest(f"options must be an object of {game} options; valid options: {sorted(spec)}")
-    out.update({k: parse_option_value(v) if isinstance(v, str) else v for k, v in (options or {}).items()})
+    given = {k: parse_option_value(v) if isinstance(v, str) else v for k, v in (options or {}).items()}
+    try:  # an alias (P'yanitsa's n_players, the rules' name) as the option it names, as the env takes it
+        out.update(envs.kernel_class(game).canonical_options(given))
+    except ValueError as e:  # both names given
+        raise BadRequest(f"bad {game} options: {_json_terms(str(e))}") from None
     if players is not None:
         lo, hi, _ = player_range(game)
         valid = f"{lo}" if lo == hi else f"{lo} to {hi}"
