@@ -200,7 +200,7 @@ def _play_episode(
     kernel = env.unwrapped.kernel
     # once seat 0 is out (P'yanitsa with 3-4 players, RULES.md §6: no card once a battle is collected) the
     # others play on, up to ~1,000 flips: their moves are counted, not listed (as the web table sums them up)
-    quiet = None  # {"moves", "battles", "out"} while seat 0 is out
+    quiet = None  # {"moves", "battles"} while seat 0 is out
     out_before: set[int] = set()  # seats without cards after the last battle
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
