@@ -340,6 +340,11 @@ def test_pyanitsa_num_players_and_its_alias_n_players():
     assert env.unwrapped.kernel.options["num_players"] == 4 and len(env.possible_agents) == 4
     with pytest.raises(ValueError, match="'n_players' and 'num_players' name the same thing; pass only one of them"):
         envs.make("pyanitsa", n_players=3, num_players=3)
+    # a bad value given by the alias: the message says which name the caller used
+    with pytest.raises(ValueError) as err:
+        envs.make("pyanitsa", n_players=5)
+    assert str(err.value) == ("option num_players=5 is not valid; valid values: [2, 3, 4]; "
+                              "given as 'n_players' (another name of 'num_players')")
     # the bot plays rollouts (its compiled play-out) only on the rules it was built for: 3 players
     rng = np.random.default_rng(0)
     three, two = envs.kernel("pyanitsa", num_players=3), envs.kernel("pyanitsa")

@@ -614,7 +614,14 @@ class Kernel(ABC):
     OPTION_ALIASES: ClassVar[dict[str, str]] = {}
 
     def __init__(self, **options: Any) -> None:
-        self.options = check_options(self.OPTIONS, self.canonical_options(options))
+        canonical = self.canonical_options(options)
+        try:
+            self.options = check_options(self.OPTIONS, canonical)
+        except ValueError as e:
+            aliases = [f"{a!r} (another name of {n!r})" for a, n in self.OPTION_ALIASES.items() if a in options]
+            if not aliases:
+                raise
+            raise ValueError(f"{e}; given as {', '.join(aliases)}") from None
 
     @classmethod
     def canonical_options(cls, options: dict[str, Any]) -> dict[str, Any]:
