@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from cardzoo import envs
-from cardzoo.agents import load
+from cardzoo.agents import RandomAgent, load
 from cardzoo.envs.core import chance
 from cardzoo.envs.core.chance import RowStreams
 from cardzoo.training import arena
@@ -342,3 +342,28 @@ def test_a_match_won_on_the_first_kick_counts_for_its_winner():
     assert st.done.sum() >= 10 and (st.rewards[st.done] != 0).all()  # decided in the deal
     r = play_duplicate("all_fours", "all_fours/rule", "lowest", 200, seed=0, env_options=opts, batch=200)
     assert r.outcome_rates["draw"] == 0.0 and r.outcome_rates["win"] + r.outcome_rates["loss"] == 1.0
+
+
+def test_every_episode_is_reported_to_the_agents_once_even_when_won_in_the_deal():
+    """``end_episodes`` is called once per finished game and seating, with its returns. Matches that
+    ended inside init (All Fours to 3, a jack kicked) were never reported: an exec: bot heard no
+    ``end`` for them. 200 deals x 2 seatings: 400 episodes, 2 x 19 of them over before any move."""
+    opts = {"episode": "match", "target_score": 3}
+    k = envs.kernel("all_fours", **opts)
+    st = k.init(arena.deal_streams(0, 0, 200), 200)
+    in_deal = [tuple(r) for r in st.rewards[st.done].tolist()]  # the same deals in both seatings
+    assert len(in_deal) == 19 and all(sorted(r) == [-3.0, -3.0, 3.0, 3.0] for r in in_deal)
+
+    class Counting(RandomAgent):
+        def __init__(self):
+            super().__init__(seed=1)
+            self.rows = []
+
+        def end_episodes(self, returns):
+            self.rows.extend(tuple(r) for r in np.asarray(returns).tolist())
+
+    a = Counting()
+    play_duplicate("all_fours", a, "lowest", 200, seed=0, env_options=opts, batch=200)
+    assert len(a.rows) == 400
+    # the first rows reported are the games over in the deal, seating 0's then seating 1's
+    assert a.rows[:38] == in_deal + in_deal

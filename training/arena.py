@@ -536,6 +536,17 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
     category = kernel.deal_category(states[0]) if getattr(kernel, "DEAL_CATEGORIES", ()) else None
     for ag in agents:  # an object with act() only (no Agent) has no reset, begin or end_episodes: nothing to call
         getattr(ag, "reset", _nothing)()
+
+    def end(o: int, ended: np.ndarray) -> None:
+        """Tell the agents of seating ``o`` that its games ``ended`` (bool[n]) are over, once per episode."""
+        if ended.any():
+            for ag in agents if agents[0] is not agents[1] else agents[:1]:
+                if isinstance(ag, ExecAgent):  # to the processes of this seating only
+                    ag.table = o
+                getattr(ag, "end_episodes", _nothing)(returns[o][ended])
+
+    for o, st in enumerate(states):  # games over inside the deal (an All Fours match won on the first kick)
+        end(o, st.done.copy())
     for _ in range(max_steps):
         live = [~st.done for st in states]
         if not any(lv.any() for lv in live):
@@ -590,12 +601,7 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
             if live[o].any():
                 kernel.step(st, acts[o], rngs[o])
                 returns[o] += st.rewards
-                ended = live[o] & st.done
-                if ended.any():
-                    for ag in agents if agents[0] is not agents[1] else agents[:1]:  # one end per episode
-                        if isinstance(ag, ExecAgent):  # to the processes of this seating only
-                            ag.table = o
-                        getattr(ag, "end_episodes", _nothing)(returns[o][ended])
+                end(o, live[o] & st.done)
     else:
         if any((~st.done).any() for st in states):
             raise RuntimeError(f"games still running after {max_steps} steps; the kernel's max_episode_steps is wrong")
