@@ -367,3 +367,21 @@ def test_every_episode_is_reported_to_the_agents_once_even_when_won_in_the_deal(
     assert len(a.rows) == 400
     # the first rows reported are the games over in the deal, seating 0's then seating 1's
     assert a.rows[:38] == in_deal + in_deal
+
+
+def test_an_agent_that_raises_is_named_in_the_error():
+    """An exception inside an agent's ``act`` reaches the caller unchanged (same type and message)
+    with a note naming the agent and the deals; it came without any word of which agent raised it."""
+
+    class Broken(RandomAgent):
+        name = "broken"
+
+        def act(self, obs, mask):
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError) as err:
+        play_duplicate("pyanitsa", "random", Broken(seed=0), 8, seed=0, batch=4)
+    # the first move of each of the 4 deals is seat 0's: B's in seating 1
+    assert err.value.args == ("boom",)
+    assert err.value.__notes__ == ["raised by agent 'broken' (Broken) in the arena, choosing for 4 decisions "
+                                   "of deals 0..3"]

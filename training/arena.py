@@ -567,19 +567,25 @@ def _play_chunk(kernel, agents: tuple[Agent, Agent], seed: int, start: int, stop
             if total == 0:
                 continue
             mk = np.concatenate([masks[o][r] for o, r in enumerate(rows)])
-            if getattr(ag, "needs_state", False):  # a search agent (agents/search.py) reads the state
-                parts = []
-                for o, (st, r) in enumerate(zip(states, rows)):
-                    if r.size == 0:
-                        continue
-                    if isinstance(ag, ExecAgent):  # names the deal of each decision in fault messages
-                        ag.row_labels = [f"deal {start + int(i)}, seating {o}" for i in r]
-                        ag.table = o  # a process per seat and seating: none sees a deal twice
-                    parts.append(_int_actions(ag, ag.act_state(st.take(r))))
-                a = np.concatenate(parts)
-            else:
-                ob = np.concatenate([obs[o][r] for o, r in enumerate(rows)])
-                a = _int_actions(ag, ag.act(ob, mk))
+            try:
+                if getattr(ag, "needs_state", False):  # a search agent (agents/search.py) reads the state
+                    parts = []
+                    for o, (st, r) in enumerate(zip(states, rows)):
+                        if r.size == 0:
+                            continue
+                        if isinstance(ag, ExecAgent):  # names the deal of each decision in fault messages
+                            ag.row_labels = [f"deal {start + int(i)}, seating {o}" for i in r]
+                            ag.table = o  # a process per seat and seating: none sees a deal twice
+                        parts.append(ag.act_state(st.take(r)))
+                    answer = np.concatenate([np.asarray(p) for p in parts])
+                else:
+                    ob = np.concatenate([obs[o][r] for o, r in enumerate(rows)])
+                    answer = ag.act(ob, mk)
+            except Exception as e:  # the agent's own error, unchanged, with who raised it and where
+                e.add_note(f"raised by agent {_who(ag)} in the arena, choosing for {total} decisions of deals "
+                           f"{start}..{stop - 1}")
+                raise
+            a = _int_actions(ag, answer)
             if a.shape != (total,):
                 raise ValueError(f"agent {_who(ag)} returned actions of shape {a.shape}, expected ({total},)")
             ok = mk[np.arange(total), np.clip(a, 0, mk.shape[1] - 1)] & (a >= 0) & (a < mk.shape[1])
