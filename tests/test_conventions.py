@@ -80,7 +80,7 @@ def test_a_render_view_that_is_an_array_is_refused_by_name(game):
     for view in (np.array([1, 2]), [0]):
         with pytest.raises(ValueError) as err:
             envs.make(game, render_mode="ansi", render_view=view)
-        assert str(err.value) == f"render view {view!r} is not valid; valid: None (public), 'all', or a seat 0..{n - 1}"
+        assert str(err.value) == f"render_view={view!r} is not valid; valid: None (public), 'all', or a seat 0..{n - 1}"
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -629,7 +629,7 @@ def test_render_mode_none_warns_and_a_bad_render_mode_or_view_raises(game, optio
     n = env.unwrapped.kernel.num_players
     with pytest.raises(ValueError) as err:
         envs_make(game, render_mode="ansi", render_view=n, **options)
-    assert str(err.value) == f"render view {n} is not valid; valid: None (public), 'all', or a seat 0..{n - 1}"
+    assert str(err.value) == f"render_view={n} is not valid; valid: None (public), 'all', or a seat 0..{n - 1}"
 
 
 @pytest.mark.parametrize("game, options", DEFAULTS)

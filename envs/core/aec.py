@@ -97,7 +97,7 @@ class KernelAECEnv(AECEnv):
         if render_mode is not None and not (isinstance(render_mode, str) and render_mode in ("ansi", "human")):
             raise ValueError(f"render_mode={render_mode!r} is not supported; valid: None, 'ansi', 'human'")
         self.illegal_action = check_illegal_action(illegal_action)
-        self.render_view = check_view(render_view, k.num_players)
+        self.render_view = check_view(render_view, k.num_players, "render_view")
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(k.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}

@@ -28,16 +28,17 @@ def box(title: str, lines: list[str]) -> str:
     return "\n".join([title, "-" * width, *lines])
 
 
-def check_view(view, num_players: int):
+def check_view(view, num_players: int, name: str | None = None):
     """Validate a render viewpoint: ``None`` (public), a seat, or ``"all"`` (omniscient).
 
-    Raises ``ValueError`` naming the valid values.
+    Raises ``ValueError`` naming the valid values, and the option ``name`` (``"render_view"``) when given.
     """
     if view is None or (isinstance(view, str) and view == "all"):  # an array == "all" would be ambiguous
         return view
     if isinstance(view, (int, np.integer)) and not isinstance(view, (bool, np.bool_)) and 0 <= view < num_players:
         return int(view)
-    raise ValueError(f"render view {view!r} is not valid; valid: None (public), 'all', or a seat 0..{num_players - 1}")
+    what = f"{name}={view!r}" if name else f"render view {view!r}"
+    raise ValueError(f"{what} is not valid; valid: None (public), 'all', or a seat 0..{num_players - 1}")
 
 
 # ---------------------------------------------------------------------------- table views
