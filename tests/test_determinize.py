@@ -108,7 +108,7 @@ CASES = [
     ("avinas", {}, 0), ("avinas", {}, 14), ("avinas", {"honesty": "mask"}, 3), ("avinas", {"trump_lead_rule": "every_lead"}, 17),
     ("ottocento", {}, 0), ("ottocento", {}, 3), ("ottocento", {}, 30),
     ("aluette", {}, 0), ("aluette", {}, 8), ("aluette", {}, 24), ("aluette", {"signal_visibility": "public"}, 30),
-    ("pyanitsa", {}, 41), ("pyanitsa", {"collect_order": "winner_chooses"}, 60),
+    ("pyanitsa", {}, 21), ("pyanitsa", {"collect_order": "winner_chooses"}, 60),
     ("pyanitsa", {"collect_order": "random", "num_players": 3, "deck": 52}, 80), ("pyanitsa", {"num_players": 4, "tie_mode": "down_up"}, 50),
     ("all_fours", {}, 9),
 ]
@@ -388,14 +388,39 @@ def test_avinas_samples_are_uniform_over_the_consistent_deals():
 def test_pyanitsa_samples_are_uniform_over_the_consistent_arrangements():
     """Each hidden card is equally likely at the top of the opponent's pile (all consistent
     arrangements being equally likely, every hidden card has the same chance there)."""
-    k, st = _positions("pyanitsa", {}, 1, 30, seed=3)
+    k, st = _positions("pyanitsa", {}, 1, 10, seed=3)
     seat = int(st.current_player[0])
     opp = 1 - seat
     got = _sample(k, st, 20_000, lambda d, i: int(d.piles[i, opp, d.head[i, opp]]))
-    faceup = int(np.bitwise_or.reduce(st.face_up[0]))
-    assert faceup and not set(got) & set(mask_to_cards(faceup))  # winner_first: the face-up cards' places are public
-    assert len(got) == 36 - popcount(np.uint64(faceup))
+    # winner_first: where every card turned face up went is public (the seat remembers every battle)
+    seen = int(np.bitwise_or.reduce(st.face_up[0])) | int(st.shown[0])
+    assert set(got) == set(range(36)) - set(mask_to_cards(seen))
+    assert len(got) == 36 - popcount(np.uint64(seen)) == 26  # 10 cards turned in 5 battles
     _chi2_ok(list(got.values()), 20_000)
+
+
+def test_pyanitsa_remembered_pots_are_shuffled_only_within_their_stretch():
+    """winner_chooses: a seat remembers every pot and which pile took it, but not the order its
+    winner chose. Seat 1, battle 27 (seed 4, 90 moves): the top of seat 0's pile is what is left of
+    battle 16's pot (5 cards), then battle 17's (2 cards). Each of those 5 is equally likely on top,
+    and every copy keeps both stretches' cards in their stretches."""
+    k, st = _positions("pyanitsa", {"collect_order": "winner_chooses"}, 1, 90, seed=4)
+    assert int(st.current_player[0]) == 1 and int(st.battles[0]) == 27
+
+    def pile(x, i):
+        return [int(x.piles[i, 0, (int(x.head[i, 0]) + j) % 36]) for j in range(int(x.size[i, 0]))]
+
+    top = pile(st, 0)
+    assert [int(st.collected_in[0, c]) for c in top[:7]] == [16] * 5 + [17] * 2 and (int(st.shown[0]) >> top[0]) & 1
+    many = st.take(np.zeros(20_000, dtype=np.intp))
+    d = k.determinize(many, np.ones(20_000, dtype=np.intp), np.random.default_rng(11))
+    heads = Counter()
+    for i in range(20_000):
+        now = pile(d, i)
+        assert sorted(now[:5]) == sorted(top[:5]) and sorted(now[5:7]) == sorted(top[5:7])
+        heads[now[0]] += 1
+    assert sorted(heads) == sorted(top[:5])
+    _chi2_ok(list(heads.values()), 20_000)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -686,6 +711,21 @@ def _inconsistencies(game, k, s, forb, sent, seat, d):
             for p in range(k.num_players):
                 if any((faceup >> c) & 1 and c2 != c for c, c2 in zip(pile(s, p), pile(d, p))):
                     bad.append("a face-up card moved")
+        # a card shown face up in an earlier battle stays in its winner's pile, in that battle's stretch
+        # of it (in its very place under a fixed order), and keeps its battle
+        fixed = k.options["collect_order"] in ("winner_first", "seat_order")
+        last = int(s.battles[0])
+        for p in range(k.num_players):
+            was, now = pile(s, p), pile(d, p)
+            for i, c in enumerate(was):
+                t = int(s.collected_in[0, c])
+                if not ((int(s.shown[0]) >> c) & 1 and 0 < t < last):
+                    continue
+                stretch = [x for x, y in zip(now, was) if int(s.collected_in[0, y]) == t]
+                if c not in (now[i:i + 1] if fixed else stretch):
+                    bad.append("a remembered card moved")
+                if int(d.collected_in[0, c]) != t:
+                    bad.append("a remembered card's battle")
         if s.phase[0] == 1 and s.winner[0] == seat and d.pot[0] != s.pot[0]:
             bad.append("own pot")
         return bad
@@ -772,15 +812,19 @@ def _swapped(game, k, s, forb, seat, rng):
     between two other seats' hands (P'yanitsa: two hidden pile places), or None."""
     if game == "pyanitsa":
         C = k.C
-        faceup = int(np.bitwise_or.reduce(s.face_up[0]))
+        # the seat remembers where every card shown face up went (the last battle's and earlier ones')
+        seen = int(np.bitwise_or.reduce(s.face_up[0])) | int(s.shown[0])
         places = [(p, (int(s.head[0, p]) + j) % C) for p in range(k.num_players)
                   for j in range(int(s.size[0, p]) - (int(s.known[0, p]) if p == seat else 0))
-                  if not (faceup >> int(s.piles[0, p, (int(s.head[0, p]) + j) % C])) & 1]
+                  if not (seen >> int(s.piles[0, p, (int(s.head[0, p]) + j) % C])) & 1]
         if len(places) < 2:
             return None
         (p1, i1), (p2, i2) = (places[i] for i in rng.choice(len(places), 2, replace=False))
         alt = s.copy()
-        alt.piles[0, p1, i1], alt.piles[0, p2, i2] = s.piles[0, p2, i2], s.piles[0, p1, i1]
+        x, y = int(s.piles[0, p1, i1]), int(s.piles[0, p2, i2])
+        alt.piles[0, p1, i1], alt.piles[0, p2, i2] = y, x
+        # the battle whose pot a card came in belongs to its place
+        alt.collected_in[0, x], alt.collected_in[0, y] = s.collected_in[0, y], s.collected_in[0, x]
         return alt
     x, y = rng.permutation([z for z in range(4) if z != seat])[:2]
     fixed = 0

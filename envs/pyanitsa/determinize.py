@@ -6,15 +6,23 @@ the bottom part of its own pile that it ordered itself and the pot it is orderin
 battle's cards went is public too: under the winner's pile, in an order everyone can work out
 with ``"winner_first"`` / ``"seat_order"`` (so those face-up cards stay where they are), in an
 unknown order with ``"random"`` and, for the other seats, ``"winner_chooses"`` (then they are
-somewhere in the winner's bottom part or still in the pot). Hidden: every other pile position,
-the face-down cards, and the card set aside with 3 players and 52 cards.
+somewhere in the winner's bottom part or still in the pot).
+
+A seat also remembers the earlier battles (the state's ``collected_in`` and ``shown``): every card
+turned face up went, with its battle's pot, under that battle's winner's pile, and piles take pots
+at the bottom, so each pot lies in one stretch of its winner's pile. A card shown in an earlier
+battle therefore stays in its stretch: in its very place under the fixed orders, at a random place
+of the stretch under ``"random"`` and ``"winner_chooses"`` (the order drawn or chosen is not known;
+the seat's own ordered part excepted). Hidden: every other pile position (cards never turned, and
+face-down ones), the face-down cards, and the card set aside with 3 players and 52 cards.
 
 The copy deals those hidden cards again, uniformly among the arrangements consistent with that
 (:func:`cardzoo.envs.core.determinize.deal_unseen` over three places: the winner's bottom part
 with the pot, the other hidden positions, the set-aside card; then a random order within each).
-Earlier battles are not tracked (the state keeps only the last one), so a seat is taken to
-remember the last battle only, as its observation does. The cycle check's saved piles (§6) are
-cleared: they are a copy of hidden piles.
+The cycle check's saved piles (§6) are cleared: they are a copy of hidden piles.
+
+Measured (``agents/SEARCH.md``): remembering the earlier battles makes ``pyanitsa/pimc`` much
+stronger; with the last battle only, its edge over the shipped agent came from search alone.
 """
 
 from __future__ import annotations
@@ -28,17 +36,36 @@ from .constants import EMPTY, ORDER_PHASE
 _U64 = np.uint64
 
 
+def _shuffle_earlier_pots(card, earlier, slot_t, shown, rng):
+    """``card`` (``int64[B, P, C]``, a place's card) with the places ``earlier`` (of pots of earlier
+    battles that the seat did not order itself) shuffled within each pot's stretch: each stretch's
+    face-up cards by id, then its others (face down: dealt again later), go to its places in a random
+    order. The result depends on which cards a stretch holds, not on their order in it."""
+    B, P, C = card.shape
+    flat = card.reshape(B, -1)
+    pot_id = np.where(earlier, np.arange(P)[None, :, None] * (1 << 24) + slot_t, 0).reshape(B, -1).astype(np.float64)
+    up = ((bit(np.where(earlier, card, 0)) & shown[:, None, None]) != 0).reshape(B, -1)
+    item_key = np.where(earlier.reshape(B, -1), pot_id + np.where(up, 0.0, 0.5) + flat / (4.0 * C), np.inf)
+    place_key = np.where(earlier.reshape(B, -1), pot_id + rng.random(flat.shape) * 0.99, np.inf)
+    items = np.argsort(item_key, axis=1, kind="stable")
+    places = np.argsort(place_key, axis=1, kind="stable")
+    out = flat.copy()
+    r, i = np.nonzero(np.arange(P * C)[None, :] < earlier.reshape(B, -1).sum(axis=1)[:, None])
+    out[r, places[r, i]] = flat[r, items[r, i]]
+    return out.reshape(B, P, C)
+
+
 def determinize(k, st, seat, rng: np.random.Generator):
     """A copy of ``st`` with what ``seat`` (int or ``int[B]``) cannot know dealt again (see module doc).
 
     Kept: pile sizes, ``seat``'s own ordered bottom part, the pot while ``seat`` orders it, the
-    public placement of the last battle's face-up cards, every public field. Redealt: every other
-    pile position, the other seats' view of the pot, the set-aside card.
+    public placement of every face-up card (the last battle's and, within its pot's stretch, each
+    earlier battle's), every public field. Redealt: every other pile position, the other seats' view
+    of the pot, the set-aside card.
     """
     P, C = k.num_players, k.C
     out = st.copy()
     B = st.batch_size
-    ar = np.arange(B)
     seat = np.broadcast_to(np.asarray(seat, dtype=np.intp), (B,))
     j = np.arange(C)
     size = st.size.astype(np.int64)
@@ -47,11 +74,20 @@ def determinize(k, st, seat, rng: np.random.Generator):
     valid = j < size[:, :, None]
     seat_axis = np.arange(P)[None, :, None]
     hidden = valid & ~((seat_axis == seat[:, None, None]) & (j >= (size - st.known)[:, :, None]))
+    public_order = k.options["collect_order"] in ("winner_first", "seat_order")
+    # the pot of battle t lies in one stretch of its winner's pile (piles take pots at the bottom):
+    # the place of each card, by the battle whose pot it came in (0: the deal), is a property of the place
+    slot_t = np.where(valid, np.take_along_axis(st.collected_in.astype(np.int64), np.where(valid, card, 0).reshape(B, -1),
+                                                axis=1).reshape(B, P, C), -1)
+    earlier = hidden & (slot_t > 0) & (slot_t < st.battles.astype(np.int64)[:, None, None])
+    if not public_order:
+        card = _shuffle_earlier_pots(card, earlier, slot_t, st.shown, rng)
+    # earlier battles' face-up cards: where they went is remembered (the last battle's: below)
+    hidden &= ~(earlier & ((bit(np.where(valid, card, 0)) & st.shown[:, None, None]) != 0))
     faceup = np.bitwise_or.reduce(st.face_up, axis=1)
     is_fu = valid & ((bit(np.where(valid, card, 0)) & faceup[:, None, None]) != 0)
     ordering = (st.phase == ORDER_PHASE) & (st.winner == seat)  # ``seat`` sees the pot it orders
     pot_hidden = (st.pot != 0) & ~ordering
-    public_order = k.options["collect_order"] in ("winner_first", "seat_order")
     if public_order:
         hidden &= ~is_fu  # where the face-up cards went is public knowledge
     n_coll = popcount(faceup).astype(np.int64) + st.n_down.astype(np.int64).sum(axis=1)
@@ -104,6 +140,11 @@ def determinize(k, st, seat, rng: np.random.Generator):
     out.piles[:] = pile
     out.pot[:] = np.where(pot_hidden, pot_cards, st.pot)
     out.in_play[:] = deck_all & ~deal[:, 2]
+    # each card's battle is its new place's (the pot's: the last battle; the set-aside card's: the deal)
+    coll = np.where(bits_to_ids(out.pot, C), st.battles.astype(np.int64)[:, None], 0)
+    r, p_, jj = np.nonzero(valid)
+    coll[r, new[r, p_, jj]] = slot_t[r, p_, jj]
+    out.collected_in[:] = coll
     out.saved[:] = EMPTY
     out.saved_size[:] = 0
     # the last battle's cards in time order hold its face-down cards: scratch of the rules, cleared

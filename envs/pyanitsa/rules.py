@@ -338,9 +338,16 @@ def _battle(S, b, P):
     :data:`NEED_COLLECT` (``collect_order="random"``: the order is drawn outside)."""
     w = _resolve(S, b, P)
     pot = np.uint64(0)
+    t = S.battles[b] + 1
     for i in range(S.battle_n[b]):
-        pot |= _bit(S.battle_cards[b, i])
-    S.battles[b] += 1
+        c = S.battle_cards[b, i]
+        pot |= _bit(c)
+        S.collected_in[b, c] = t  # the public history a seat remembers (§7; ``determinize``)
+        if S.battle_tags[b, i] & 1:
+            S.shown[b] |= _bit(c)
+        else:
+            S.shown[b] &= ~_bit(c)
+    S.battles[b] = t
     S.winner[b] = w
     order = P[P_ORDER]
     if w < 0:  # §5.5 dead battle: a draw, the pot stays on the table
