@@ -411,7 +411,8 @@ def test_pyanitsa_remembered_pots_are_shuffled_only_within_their_stretch():
         return [int(x.piles[i, 0, (int(x.head[i, 0]) + j) % 36]) for j in range(int(x.size[i, 0]))]
 
     top = pile(st, 0)
-    assert [int(st.collected_in[0, c]) for c in top[:7]] == [16] * 5 + [17] * 2 and (int(st.shown[0]) >> top[0]) & 1
+    pots = [int(st.pot_of[0, 0, (int(st.head[0, 0]) + j) % 36]) for j in range(7)]
+    assert pots == [16] * 5 + [17] * 2 and all((int(st.shown[0]) >> c) & 1 for c in top[:7])
     many = st.take(np.zeros(20_000, dtype=np.intp))
     d = k.determinize(many, np.ones(20_000, dtype=np.intp), np.random.default_rng(11))
     heads = Counter()
@@ -421,6 +422,30 @@ def test_pyanitsa_remembered_pots_are_shuffled_only_within_their_stretch():
         heads[now[0]] += 1
     assert sorted(heads) == sorted(top[:5])
     _chi2_ok(list(heads.values()), 20_000)
+
+
+def test_pyanitsa_determinize_reads_no_order_inside_a_remembered_pot():
+    """winner_chooses, down-up ties: inside an earlier pot's stretch of the other pile, the seat knows
+    which places came with that pot and which of its cards were face up, not their order. Swapping
+    a face-up card with a face-down one there (game 0, seed 8, 60 moves: battle 11's pot, 6 places,
+    2 face down) changes no copy."""
+    k, st = _positions("pyanitsa", {"collect_order": "winner_chooses", "tie_mode": "down_up"}, 200, 60, seed=8)
+    s = st.take(np.array([0]))
+    seat, opp, C = int(s.current_player[0]), 1 - int(s.current_player[0]), 36
+    places = [(int(s.head[0, opp]) + j) % C for j in range(int(s.size[0, opp]))]
+    stretch = [i for i in places if int(s.pot_of[0, opp, i]) == 11]
+    up = [i for i in stretch if (int(s.shown[0]) >> int(s.piles[0, opp, i])) & 1]
+    down = [i for i in stretch if i not in up]
+    assert seat == 1 and len(stretch) == 6 and len(down) == 2
+    alt = s.copy()
+    alt.piles[0, opp, up[0]], alt.piles[0, opp, down[0]] = s.piles[0, opp, down[0]], s.piles[0, opp, up[0]]
+    many, many_alt = s.take(np.zeros(50, dtype=np.intp)), alt.take(np.zeros(50, dtype=np.intp))
+    a = k.determinize(many, seat, np.random.default_rng(3))
+    b = k.determinize(many_alt, seat, np.random.default_rng(3))
+    for f in dataclasses.fields(a):
+        assert np.array_equal(getattr(a, f.name), getattr(b, f.name)), f.name
+    # and the copies do move the stretch's cards: the face-up card is not always where it was
+    assert len({int(a.piles[i, opp, up[0]]) for i in range(50)}) > 1
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -715,17 +740,16 @@ def _inconsistencies(game, k, s, forb, sent, seat, d):
         # of it (in its very place under a fixed order), and keeps its battle
         fixed = k.options["collect_order"] in ("winner_first", "seat_order")
         last = int(s.battles[0])
+        if not np.array_equal(d.pot_of, s.pot_of):
+            bad.append("the places' pots")
         for p in range(k.num_players):
             was, now = pile(s, p), pile(d, p)
+            pots = [int(s.pot_of[0, p, (int(s.head[0, p]) + j) % C]) for j in range(len(was))]
             for i, c in enumerate(was):
-                t = int(s.collected_in[0, c])
-                if not ((int(s.shown[0]) >> c) & 1 and 0 < t < last):
-                    continue
-                stretch = [x for x, y in zip(now, was) if int(s.collected_in[0, y]) == t]
-                if c not in (now[i:i + 1] if fixed else stretch):
-                    bad.append("a remembered card moved")
-                if int(d.collected_in[0, c]) != t:
-                    bad.append("a remembered card's battle")
+                if (int(s.shown[0]) >> c) & 1 and 0 < pots[i] < last:
+                    stretch = [x for x, t in zip(now, pots) if t == pots[i]]
+                    if c not in (now[i:i + 1] if fixed else stretch):
+                        bad.append("a remembered card moved")
         if s.phase[0] == 1 and s.winner[0] == seat and d.pot[0] != s.pot[0]:
             bad.append("own pot")
         return bad
@@ -821,10 +845,7 @@ def _swapped(game, k, s, forb, seat, rng):
             return None
         (p1, i1), (p2, i2) = (places[i] for i in rng.choice(len(places), 2, replace=False))
         alt = s.copy()
-        x, y = int(s.piles[0, p1, i1]), int(s.piles[0, p2, i2])
-        alt.piles[0, p1, i1], alt.piles[0, p2, i2] = y, x
-        # the battle whose pot a card came in belongs to its place
-        alt.collected_in[0, x], alt.collected_in[0, y] = s.collected_in[0, y], s.collected_in[0, x]
+        alt.piles[0, p1, i1], alt.piles[0, p2, i2] = s.piles[0, p2, i2], s.piles[0, p1, i1]
         return alt
     x, y = rng.permutation([z for z in range(4) if z != seat])[:2]
     fixed = 0

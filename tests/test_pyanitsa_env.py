@@ -359,23 +359,26 @@ def test_four_player_rewards_are_exact_thirds():
     assert env.unwrapped.kernel.forfeit_rewards(0).tolist() == [-1.0, 1 / 3, 1 / 3, 1 / 3]
 
 
-def test_the_state_records_the_public_history_of_every_card():
-    """``collected_in`` (the battle whose pot each card was last in, 0 for the deal) and ``shown``
-    (last put down face up) are what a seat remembers of every battle (RULES.md §7); ``determinize``
-    keeps where those cards went. Down-up ties: a face-down card's pot is public, the card is not."""
+def test_the_state_records_the_public_history_of_every_pile():
+    """``pot_of`` (the battle whose pot each place of a pile took, 0 for the deal) and ``shown``
+    (cards last put down face up) are what a seat remembers of every battle (RULES.md §7);
+    ``determinize`` keeps where those cards went. Down-up ties: a face-down card's place is
+    public, the card is not."""
     env = new_env(["8S 10C AD KS", "8H JD 7S QS 9C 9D"], tie_mode="down_up")
     st = env.game_state
 
     def history():
-        coll = {FRENCH36.card_name(c): int(st.collected_in[0, c]) for c in range(36) if st.collected_in[0, c]}
-        return coll, sorted(FRENCH36.card_name(c) for c in range(36) if (int(st.shown[0]) >> c) & 1)
+        places = [[(FRENCH36.card_name(int(st.piles[0, s, (int(st.head[0, s]) + j) % 36])),
+                    int(st.pot_of[0, s, (int(st.head[0, s]) + j) % 36])) for j in range(int(st.size[0, s]))] for s in range(2)]
+        return places, sorted(FRENCH36.card_name(c) for c in range(36) if (int(st.shown[0]) >> c) & 1)
 
-    assert history() == ({}, [])
+    assert history() == ([[("8S", 0), ("10C", 0), ("AD", 0), ("KS", 0)],
+                          [("8H", 0), ("JD", 0), ("7S", 0), ("QS", 0), ("9C", 0), ("9D", 0)]], [])
     flip_battle(env)  # 8S = 8H; 10C and JD face down; AD beats 7S
-    assert piles(env)[0] == ["KS", "8S", "8H", "10C", "AD", "JD", "7S"]
-    assert history() == ({"10C": 1, "JD": 1, "AD": 1, "8H": 1, "7S": 1, "8S": 1}, ["7S", "8H", "8S", "AD"])
+    assert history() == ([[("KS", 0), ("8S", 1), ("8H", 1), ("10C", 1), ("AD", 1), ("JD", 1), ("7S", 1)],
+                          [("QS", 0), ("9C", 0), ("9D", 0)]], ["7S", "8H", "8S", "AD"])
     for _ in range(4):  # KS > QS, 9C > 8S, 9D > 8H, 10C > 9C: the face-down 10C is shown now
         flip_battle(env)
-    assert piles(env) == [["AD", "JD", "7S", "KS", "QS", "10C", "9C"], ["8S", "9D", "8H"]]
-    assert history() == ({"9C": 5, "10C": 5, "9D": 4, "JD": 1, "AD": 1, "8H": 4, "7S": 1, "8S": 3, "QS": 2, "KS": 2},
+    assert history() == ([[("AD", 1), ("JD", 1), ("7S", 1), ("KS", 2), ("QS", 2), ("10C", 5), ("9C", 5)],
+                          [("8S", 3), ("9D", 4), ("8H", 4)]],
                          ["10C", "7S", "8H", "8S", "9C", "9D", "AD", "KS", "QS"])

@@ -8,7 +8,7 @@ with ``"winner_first"`` / ``"seat_order"`` (so those face-up cards stay where th
 unknown order with ``"random"`` and, for the other seats, ``"winner_chooses"`` (then they are
 somewhere in the winner's bottom part or still in the pot).
 
-A seat also remembers the earlier battles (the state's ``collected_in`` and ``shown``): every card
+A seat also remembers the earlier battles (the state's ``pot_of`` and ``shown``): every card
 turned face up went, with its battle's pot, under that battle's winner's pile, and piles take pots
 at the bottom, so each pot lies in one stretch of its winner's pile. A card shown in an earlier
 battle therefore stays in its stretch: in its very place under the fixed orders, at a random place
@@ -75,10 +75,9 @@ def determinize(k, st, seat, rng: np.random.Generator):
     seat_axis = np.arange(P)[None, :, None]
     hidden = valid & ~((seat_axis == seat[:, None, None]) & (j >= (size - st.known)[:, :, None]))
     public_order = k.options["collect_order"] in ("winner_first", "seat_order")
-    # the pot of battle t lies in one stretch of its winner's pile (piles take pots at the bottom):
-    # the place of each card, by the battle whose pot it came in (0: the deal), is a property of the place
-    slot_t = np.where(valid, np.take_along_axis(st.collected_in.astype(np.int64), np.where(valid, card, 0).reshape(B, -1),
-                                                axis=1).reshape(B, P, C), -1)
+    # the pot of battle t lies in one stretch of its winner's pile (piles take pots at the bottom);
+    # each place records that battle (``pot_of``, 0: the deal): public, whatever card lies there
+    slot_t = np.where(valid, np.take_along_axis(st.pot_of, idx, axis=2).astype(np.int64), -1)
     earlier = hidden & (slot_t > 0) & (slot_t < st.battles.astype(np.int64)[:, None, None])
     if not public_order:
         card = _shuffle_earlier_pots(card, earlier, slot_t, st.shown, rng)
@@ -140,11 +139,6 @@ def determinize(k, st, seat, rng: np.random.Generator):
     out.piles[:] = pile
     out.pot[:] = np.where(pot_hidden, pot_cards, st.pot)
     out.in_play[:] = deck_all & ~deal[:, 2]
-    # each card's battle is its new place's (the pot's: the last battle; the set-aside card's: the deal)
-    coll = np.where(bits_to_ids(out.pot, C), st.battles.astype(np.int64)[:, None], 0)
-    r, p_, jj = np.nonzero(valid)
-    coll[r, new[r, p_, jj]] = slot_t[r, p_, jj]
-    out.collected_in[:] = coll
     out.saved[:] = EMPTY
     out.saved_size[:] = 0
     # the last battle's cards in time order hold its face-down cards: scratch of the rules, cleared

@@ -40,8 +40,7 @@ class PyanitsaState(BatchState):
 
     Piles are ordered, so they are not bitboards: seat ``s``'s pile top -> bottom is
     ``piles[b, s, (head + j) % cards]`` for ``j < size``. Hidden from every player: ``piles``,
-    ``saved``, ``battle_cards`` (face-down cards), ``collect``, ``collected_in`` of the cards not in
-    ``shown``; the rest is public (§7)."""
+    ``saved``, ``battle_cards`` (face-down cards), ``collect``; the rest is public (§7)."""
 
     piles: np.ndarray = _f(np.uint8, ("players", "cards"), 0, "each seat's pile, a circular buffer read from ``head``")
     head: np.ndarray = _f(np.int16, ("players",), 0, "buffer index of each pile's top card")
@@ -66,8 +65,8 @@ class PyanitsaState(BatchState):
     battle_n: np.ndarray = _f(np.int16, (), 0, "cards in the last battle")
     battle_steps: np.ndarray = _f(np.int16, (), 0, "reveals in the last battle (1 + tie steps)")
     collect: np.ndarray = _f(np.uint8, ("cards",), 0, "drawn order of the pot under the winner's pile (``collect_order='random'``)")
-    collected_in: np.ndarray = _f(np.int32, ("cards",), 0, "the battle (1, 2, ...) whose pot each card was last in, 0 for the deal; public for the cards in ``shown`` only (§7)")
-    shown: np.ndarray = _f(_U64, (), 0, "cards last put down face up: which pot they went in is public (§7)")
+    pot_of: np.ndarray = _f(np.int32, ("players", "cards"), 0, "the battle (1, 2, ...) whose pot each place of ``piles`` took, 0 for the deal (public, §7)")
+    shown: np.ndarray = _f(_U64, (), 0, "cards last put down face up: which pot, so which stretch of a pile, they are in is public (§7)")
 
 
 #: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`PyanitsaState`)

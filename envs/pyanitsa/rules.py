@@ -77,8 +77,10 @@ def _pop(S, b, s, P):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _append(S, b, w, card, P):
-    """Put ``card`` under seat ``w``'s pile."""
-    S.piles[b, w, (S.head[b, w] + S.size[b, w]) % P[P_C]] = card
+    """Put ``card`` under seat ``w``'s pile; the place records the battle whose pot it came in (§7)."""
+    i = (S.head[b, w] + S.size[b, w]) % P[P_C]
+    S.piles[b, w, i] = card
+    S.pot_of[b, w, i] = S.battles[b]
     S.size[b, w] += 1
 
 
@@ -338,16 +340,14 @@ def _battle(S, b, P):
     :data:`NEED_COLLECT` (``collect_order="random"``: the order is drawn outside)."""
     w = _resolve(S, b, P)
     pot = np.uint64(0)
-    t = S.battles[b] + 1
     for i in range(S.battle_n[b]):
         c = S.battle_cards[b, i]
         pot |= _bit(c)
-        S.collected_in[b, c] = t  # the public history a seat remembers (§7; ``determinize``)
-        if S.battle_tags[b, i] & 1:
+        if S.battle_tags[b, i] & 1:  # the public history a seat remembers (§7; ``determinize``)
             S.shown[b] |= _bit(c)
         else:
             S.shown[b] &= ~_bit(c)
-    S.battles[b] = t
+    S.battles[b] += 1
     S.winner[b] = w
     order = P[P_ORDER]
     if w < 0:  # §5.5 dead battle: a draw, the pot stays on the table
