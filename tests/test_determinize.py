@@ -448,6 +448,56 @@ def test_pyanitsa_determinize_reads_no_order_inside_a_remembered_pot():
     assert len({int(a.piles[i, opp, up[0]]) for i in range(50)}) > 1
 
 
+def _pyanitsa_twin(order):
+    """``collect_order="random"``, down-up ties, 2 players. Battle 1 (QS = QH, 8S and 6H face down,
+    KS beats 9H) gives S0 a pot of 6 in a random order; ``order`` is the one drawn (written over
+    the draw: every order is possible). Battle 2 (QS = QD) makes S0 put its 2nd card face down."""
+    k = envs.kernel("pyanitsa", collect_order="random", tie_mode="down_up")
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 1, piles=[["QS", "8S", "KS"], ["QH", "6H", "9H", "QD", "7C", "10D", "6C", "7S"]])
+    for _ in range(2):
+        k.step(st, np.array([k.FLIP]), rng)
+    h = int(st.head[0, 0])
+    for j, c in enumerate(order):
+        st.piles[0, 0, (h + j) % k.C] = k.deck.card_id(c)
+    for _ in range(2):
+        k.step(st, np.array([k.FLIP]), rng)
+    return k, st
+
+
+def test_pyanitsa_a_card_taken_face_down_from_a_pot_of_unknown_order_tells_nothing():
+    """Found by review: ``shown`` lost only the card that went down face down, so it told which card
+    of the pot's stretch (of unknown order) that was, and the copies followed the true order: KS stayed
+    in S0's pile in 95 % of seat 1's copies in one twin, 5 % in the other. Now any card of that stretch
+    may be the one that went down: both twins give the same ``shown`` and the same copies, and a card
+    once turned never lands in a pile's dealt part."""
+    k, a = _pyanitsa_twin(["QS", "8S", "9H", "KS", "6H", "QH"])
+    _, b = _pyanitsa_twin(["QS", "KS", "9H", "8S", "6H", "QH"])
+    assert np.array_equal(k.observe(a, 1), k.observe(b, 1)) and k.piles(a) != k.piles(b)
+    assert int(a.shown[0]) == int(b.shown[0]) and int(a.seen[0]) == int(b.seen[0])
+    da = k.determinize(a.take(np.zeros(400, dtype=np.intp)), 1, np.random.default_rng(5))
+    db = k.determinize(b.take(np.zeros(400, dtype=np.intp)), 1, np.random.default_rng(5))
+    for f in dataclasses.fields(da):
+        assert np.array_equal(getattr(da, f.name), getattr(db, f.name)), f.name
+    ks, dealt = k.deck.card_id("KS"), [int(x) for x in k.piles(a)[1][:2]]  # S1's 6C 7S: never played
+    assert [k.deck.names[c] for c in dealt] == ["6C", "7S"]
+    assert all(int(da.piles[i, 1, (int(da.head[i, 1]) + j) % 36]) not in (ks,) for i in range(400) for j in range(2))
+
+
+def test_pyanitsa_a_card_of_public_place_stays_known_when_it_goes_down_face_down():
+    """Found by review: winner_first, down-up. 9H's place in S0's pile is public (battle 1's pot);
+    in battle 3 S0 puts it down face down (KS = KH), and S0 wins again, so 9H's new place is public
+    too. Every copy of seat 1 has it there (it was 3.4 % of them, a third at S1's dealt place)."""
+    k = envs.kernel("pyanitsa", collect_order="winner_first", tie_mode="down_up")
+    rng = np.random.default_rng(0)
+    st = k.init(rng, 1, piles=[["KS", "AS"], ["9H", "7H", "KH", "8C", "10D", "6D", "7D"]])
+    for _ in range(8):
+        k.step(st, np.array([k.FLIP]), rng)
+    assert [[k.deck.names[c] for c in p] for p in k.piles(st)] == [["KS", "KH", "9H", "AS", "8C", "10D", "7H", "6D"], ["7D"]]
+    d = k.determinize(st.take(np.zeros(300, dtype=np.intp)), 1, np.random.default_rng(1))
+    assert {int(d.piles[i, 0, (int(d.head[i, 0]) + 2) % 36]) for i in range(300)} == {k.deck.card_id("9H")}
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_determinize_refuses_a_bad_seat_or_rng_by_name(game):
     """Only All Fours checked its seat: Pyanitsa's determinize took seat 9 (or -1, True, 1.0) and
@@ -752,6 +802,18 @@ def _inconsistencies(game, k, s, forb, sent, seat, d):
                         bad.append("a remembered card moved")
         if s.phase[0] == 1 and s.winner[0] == seat and d.pot[0] != s.pot[0]:
             bad.append("own pot")
+        if not np.array_equal(k.observe(d, np.array([seat])), k.observe(s, np.array([seat]))):
+            bad.append("observation")
+        seen = int(s.seen[0])
+        if any((seen >> c) & 1 for c in aside):
+            bad.append("a card once turned set aside")
+        for p in range(k.num_players):
+            dealt = [c for j, c in enumerate(pile(d, p)) if s.pot_of[0, p, (int(s.head[0, p]) + j) % C] == 0]
+            if any((seen >> c) & 1 for c in dealt):
+                bad.append("a card once turned in a dealt part")
+            outside = [int(d.piles[0, p, (int(d.head[0, p]) + j) % C]) for j in range(int(d.size[0, p]), C)]
+            if any(c != 255 for c in outside):
+                bad.append("a card in the buffer outside a pile")
         return bad
     h, dh = [int(x) for x in s.hands[0]], [int(x) for x in d.hands[0]]
     if dh[seat] != h[seat]:

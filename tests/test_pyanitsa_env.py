@@ -377,6 +377,7 @@ def test_the_state_records_the_public_history_of_every_pile():
     flip_battle(env)  # 8S = 8H; 10C and JD face down; AD beats 7S
     assert history() == ([[("KS", 0), ("8S", 1), ("8H", 1), ("10C", 1), ("AD", 1), ("JD", 1), ("7S", 1)],
                           [("QS", 0), ("9C", 0), ("9D", 0)]], ["7S", "8H", "8S", "AD"])
+    assert int(st.seen[0]) == int(st.shown[0])  # every card ever turned face up
     for _ in range(4):  # KS > QS, 9C > 8S, 9D > 8H, 10C > 9C: the face-down 10C is shown now
         flip_battle(env)
     assert history() == ([[("AD", 1), ("JD", 1), ("7S", 1), ("KS", 2), ("QS", 2), ("10C", 5), ("9C", 5)],

@@ -8,18 +8,23 @@ with ``"winner_first"`` / ``"seat_order"`` (so those face-up cards stay where th
 unknown order with ``"random"`` and, for the other seats, ``"winner_chooses"`` (then they are
 somewhere in the winner's bottom part or still in the pot).
 
-A seat also remembers the earlier battles (the state's ``pot_of`` and ``shown``): every card
-turned face up went, with its battle's pot, under that battle's winner's pile, and piles take pots
-at the bottom, so each pot lies in one stretch of its winner's pile. A card shown in an earlier
-battle therefore stays in its stretch: in its very place under the fixed orders, at a random place
-of the stretch under ``"random"`` and ``"winner_chooses"`` (the order drawn or chosen is not known;
-the seat's own ordered part excepted). Hidden: every other pile position (cards never turned, and
-face-down ones), the face-down cards, and the card set aside with 3 players and 52 cards.
+A seat also remembers the earlier battles (the state's ``pot_of``, ``shown`` and ``seen``): every
+card turned face up went, with its battle's pot, under that battle's winner's pile, and piles take
+pots at the bottom, so each pot lies in one stretch of its winner's pile. A card shown in an
+earlier battle therefore stays in its stretch: in its very place under the fixed orders, at a
+random place of the stretch under ``"random"`` and ``"winner_chooses"`` (the order drawn or chosen
+is not known; the seat's own ordered part excepted). A card that goes down face down keeps its
+place known only where its place was public (the fixed orders); otherwise it, and every card still
+in the stretch it came from (any of them may be the one that went down), are known no more. A card
+once turned face up is never again in a pile's dealt part (the places no battle has taken) nor the
+set-aside card. Hidden: every other pile position (cards never turned, and face-down ones), the
+face-down cards, and the card set aside with 3 players and 52 cards.
 
 The copy deals those hidden cards again, uniformly among the arrangements consistent with that
-(:func:`cardzoo.envs.core.determinize.deal_unseen` over three places: the winner's bottom part
-with the pot, the other hidden positions, the set-aside card; then a random order within each).
-The cycle check's saved piles (§6) are cleared: they are a copy of hidden piles.
+(:func:`cardzoo.envs.core.determinize.deal_unseen` over four places: the winner's bottom part
+with the pot, the other hidden places of pots, the set-aside card, the dealt parts; then a random
+order within each). The cycle check's saved piles (§6) are cleared: they are a copy of hidden
+piles; so is the buffer outside the piles (the true state keeps played cards there).
 
 Measured (``agents/SEARCH.md``): remembering the earlier battles makes ``pyanitsa/pimc`` much
 stronger; with the last battle only, its edge over the shipped agent came from search alone.
@@ -78,7 +83,8 @@ def determinize(k, st, seat, rng: np.random.Generator):
     # the pot of battle t lies in one stretch of its winner's pile (piles take pots at the bottom);
     # each place records that battle (``pot_of``, 0: the deal): public, whatever card lies there
     slot_t = np.where(valid, np.take_along_axis(st.pot_of, idx, axis=2).astype(np.int64), -1)
-    earlier = hidden & (slot_t > 0) & (slot_t < st.battles.astype(np.int64)[:, None, None])
+    # (under the fixed orders the last battle's places are public too, face-down cards shown before included)
+    earlier = hidden & (slot_t > 0) & ((slot_t < st.battles.astype(np.int64)[:, None, None]) | public_order)
     if not public_order:
         card = _shuffle_earlier_pots(card, earlier, slot_t, st.shown, rng)
     # earlier battles' face-up cards: where they went is remembered (the last battle's: below)
@@ -101,21 +107,25 @@ def determinize(k, st, seat, rng: np.random.Generator):
     deck_all = _U64((1 << C) - 1)
     aside = deck_all & ~st.in_play
     unseen = pile_hidden | np.where(pot_hidden, st.pot, _U64(0)) | aside
-    sizes = np.zeros((B, 3), dtype=np.int64)
+    # destinations: 0 the winner's bottom part with the pot, 1 hidden places of pots, 2 the set-aside
+    # card, 3 the dealt part of the piles (places no battle has taken yet)
+    dealt = hidden & ~in_g0 & (slot_t == 0)
+    sizes = np.zeros((B, 4), dtype=np.int64)
     sizes[:, 0] = in_g0.reshape(B, -1).sum(axis=1) + np.where(pot_hidden, n_pot, 0)
-    sizes[:, 1] = hidden.reshape(B, -1).sum(axis=1) - in_g0.reshape(B, -1).sum(axis=1)
+    sizes[:, 1] = hidden.reshape(B, -1).sum(axis=1) - in_g0.reshape(B, -1).sum(axis=1) - dealt.reshape(B, -1).sum(axis=1)
     sizes[:, 2] = popcount(aside)
-    known = np.zeros((B, 3), dtype=_U64)
+    sizes[:, 3] = dealt.reshape(B, -1).sum(axis=1)
+    known = np.zeros((B, 4), dtype=_U64)
     fu_bound = grouped | pot_hidden  # the face-up cards are in the winner's bottom part or the pot
     known[:, 0] = np.where(fu_bound, faceup & unseen, _U64(0))
-    forbidden = np.zeros((B, 3), dtype=_U64)
-    forbidden[:, 2] = faceup  # never set aside
+    forbidden = np.zeros((B, 4), dtype=_U64)
+    forbidden[:, 2] = forbidden[:, 3] = faceup | st.seen  # a card once turned is never set aside nor dealt again
     deal, _ = deal_unseen(unseen, sizes, rng, n_cards=C, forbidden=forbidden, known=known)
     # assign: hidden pile positions of group g (random order) <- cards of group g (random order)
-    grp = np.where(in_g0, 0, 1)
+    grp = np.where(in_g0, 0, np.where(dealt, 2, 1))
     slot_key = np.where(hidden, grp + rng.random(hidden.shape), 9.0).reshape(B, -1)
-    slot_order = np.argsort(slot_key, axis=1, kind="stable")  # group-0 slots first, then group 1
-    member = np.stack([bits_to_ids(deal[:, g], C) for g in range(2)], axis=1)  # [B, 2, C]
+    slot_order = np.argsort(slot_key, axis=1, kind="stable")  # group-0 slots first, then pots', then dealt
+    member = np.stack([bits_to_ids(deal[:, g], C) for g in (0, 1, 3)], axis=1)  # [B, 3, C]
     # group-0 cards go to the pot first when the pot is hidden: take them out of the slot dealing
     pot_cards = np.zeros(B, dtype=_U64)
     if pot_hidden.any():
@@ -127,15 +137,16 @@ def determinize(k, st, seat, rng: np.random.Generator):
         chosen &= member[:, 0]
         pot_cards = np.bitwise_or.reduce(np.where(chosen, bit(j)[None, :], _U64(0)), axis=1)
         member[:, 0] &= ~chosen
-    card_key = np.where(member[:, 0], rng.random((B, C)), np.where(member[:, 1], 1 + rng.random((B, C)), 9.0))
+    u = rng.random((B, C))
+    card_key = np.where(member[:, 0], u, np.where(member[:, 1], 1 + u, np.where(member[:, 2], 2 + u, 9.0)))
     card_order = np.argsort(card_key, axis=1, kind="stable")
     n_hidden = hidden.reshape(B, -1).sum(axis=1)
     new = card.reshape(B, -1).copy()
     r, i = np.nonzero(np.arange(P * C)[None, :] < n_hidden[:, None])
     new[r, slot_order[r, i]] = card_order[r, i]
     new = new.reshape(B, P, C)
-    pile = out.piles.copy()
-    np.put_along_axis(pile, idx, np.where(valid, new, np.take_along_axis(st.piles, idx, axis=2)).astype(pile.dtype), axis=2)
+    pile = np.full_like(out.piles, EMPTY)  # the buffer outside the piles: nothing (the true one keeps played cards)
+    np.put_along_axis(pile, idx, np.where(valid, new, EMPTY).astype(pile.dtype), axis=2)
     out.piles[:] = pile
     out.pot[:] = np.where(pot_hidden, pot_cards, st.pot)
     out.in_play[:] = deck_all & ~deal[:, 2]

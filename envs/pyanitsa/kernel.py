@@ -66,7 +66,8 @@ class PyanitsaState(BatchState):
     battle_steps: np.ndarray = _f(np.int16, (), 0, "reveals in the last battle (1 + tie steps)")
     collect: np.ndarray = _f(np.uint8, ("cards",), 0, "drawn order of the pot under the winner's pile (``collect_order='random'``)")
     pot_of: np.ndarray = _f(np.int32, ("players", "cards"), 0, "the battle (1, 2, ...) whose pot each place of ``piles`` took, 0 for the deal (public, §7)")
-    shown: np.ndarray = _f(_U64, (), 0, "cards last put down face up: which pot, so which stretch of a pile, they are in is public (§7)")
+    shown: np.ndarray = _f(_U64, (), 0, "cards whose place every seat can tell: put down face up (or face down from a public place), and not since lost in a pot taken face down from (§7)")
+    seen: np.ndarray = _f(_U64, (), 0, "cards ever turned face up: never in a pile's dealt part again, nor set aside (§7)")
 
 
 #: the state's arrays as compiled code sees them (a namedtuple with the fields of :class:`PyanitsaState`)

@@ -209,6 +209,26 @@ def _record(S, b, n, card, tag):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _forget(S, b, s, c, t, P):
+    """Card ``c`` went down face down from the top of seat ``s``'s pile, a place of battle ``t``'s pot
+    (§7, the public history). Its identity stays public where its place was (a shown card under the
+    fixed orders); otherwise it is lost, and so, where the order inside that pot is not public
+    (``random``, ``winner_chooses``), is every card still in that pot's stretch: any of them may be
+    the one that went down."""
+    fixed = P[P_ORDER] == WINNER_FIRST or P[P_ORDER] == SEAT_ORDER
+    if fixed and (S.shown[b] >> np.uint64(c)) & _ONE:
+        return
+    S.shown[b] &= ~_bit(c)
+    if fixed or t == 0:
+        return
+    C = P[P_C]
+    for j in range(S.size[b, s]):
+        i = (S.head[b, s] + j) % C
+        if S.pot_of[b, s, i] == t:
+            S.shown[b] &= ~_bit(S.piles[b, s, i])
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _resolve(S, b, P):
     """Reveal, compare and run the tie steps of one battle (§5.1-§5.5); returns the winner seat or
     -1 (dead battle). Records the battle's cards (``battle_*``, ``face_up``, ``n_down``, ``standing``)."""
@@ -270,7 +290,9 @@ def _resolve(S, b, P):
             sz = S.size[b, s]
             if sz >= need:
                 if P[P_DOWN_UP]:
+                    t = S.pot_of[b, s, S.head[b, s]]
                     c = _pop(S, b, s, P)
+                    _forget(S, b, s, c, t, P)
                     S.n_down[b, s] += 1
                     n = _record(S, b, n, c, step * two + s * 2)
                 up = True
@@ -345,8 +367,7 @@ def _battle(S, b, P):
         pot |= _bit(c)
         if S.battle_tags[b, i] & 1:  # the public history a seat remembers (§7; ``determinize``)
             S.shown[b] |= _bit(c)
-        else:
-            S.shown[b] &= ~_bit(c)
+            S.seen[b] |= _bit(c)
     S.battles[b] += 1
     S.winner[b] = w
     order = P[P_ORDER]
