@@ -87,7 +87,8 @@ def determinize(k, st, seat, rng: np.random.Generator):
     earlier = hidden & (slot_t > 0) & ((slot_t < st.battles.astype(np.int64)[:, None, None]) | public_order)
     if not public_order:
         card = _shuffle_earlier_pots(card, earlier, slot_t, st.shown, rng)
-    # earlier battles' face-up cards: where they went is remembered (the last battle's: below)
+    # cards in ``shown`` at those places stay (remembered); the last battle's face-up cards under the
+    # other orders: below
     hidden &= ~(earlier & ((bit(np.where(valid, card, 0)) & st.shown[:, None, None]) != 0))
     faceup = np.bitwise_or.reduce(st.face_up, axis=1)
     is_fu = valid & ((bit(np.where(valid, card, 0)) & faceup[:, None, None]) != 0)
