@@ -6,7 +6,7 @@ was trained with (defaults included), so that a later change of a default is not
 
 :func:`option_differences` compares those with the options of the game at hand; options that
 do not change the decision problem (:data:`NOT_COMPARED`: who deals first, safety caps on the
-episode length) are left out, and an agent may list more in ``options_ignored`` (e.g. the shipped
+episode length, options of the observation alone) are left out, and an agent may list more in ``options_ignored`` (e.g. the shipped
 Avinas agent, trained with ``honesty="mask"``, is wrapped by
 :class:`~cardzoo.agents.honest.HonestCalls` to play ``honesty="penalize"`` games as well).
 
@@ -27,8 +27,11 @@ __all__ = [
     "option_differences", "seat_decision", "trained_options", "warn_if_differs",
 ]
 
-#: options that do not change what a good move is: the first dealer and caps on episode length
-NOT_COMPARED = frozenset({"first_dealer", "dealer", "max_redeals", "max_hands", "max_deals", "max_throw_ins", "max_battles"})
+#: options that do not change what a good move is: the first dealer, caps on episode length, and
+#: P'yanitsa's ``observe_history`` (it changes only the observation, which :func:`check_layout` compares)
+NOT_COMPARED = frozenset({
+    "first_dealer", "dealer", "max_redeals", "max_hands", "max_deals", "max_throw_ins", "max_battles", "observe_history",
+})
 
 
 class OptionsMismatchWarning(UserWarning):

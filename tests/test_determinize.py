@@ -686,6 +686,9 @@ SWEEP = [
     ("pyanitsa", {}), ("pyanitsa", {"collect_order": "winner_chooses"}),
     ("pyanitsa", {"collect_order": "random", "num_players": 3, "deck": 52}),
     ("pyanitsa", {"num_players": 4, "tie_mode": "down_up", "tie_players": "tied", "runout": "forfeit"}),
+    ("pyanitsa", {"collect_order": "winner_chooses", "tie_mode": "down_up", "observe_history": True}),
+    ("pyanitsa", {"collect_order": "random", "num_players": 3, "observe_history": True}),
+    ("pyanitsa", {"num_players": 3, "deck": 52, "observe_history": True}),
 ]
 
 
@@ -803,7 +806,7 @@ def _inconsistencies(game, k, s, forb, sent, seat, d):
         if s.phase[0] == 1 and s.winner[0] == seat and d.pot[0] != s.pot[0]:
             bad.append("own pot")
         if not np.array_equal(k.observe(d, np.array([seat])), k.observe(s, np.array([seat]))):
-            bad.append("observation")
+            bad.append("observation")  # with observe_history: what it remembers of every pile
         seen = int(s.seen[0])
         if any((seen >> c) & 1 for c in aside):
             bad.append("a card once turned set aside")

@@ -129,6 +129,8 @@ OPTION_SETS: dict[str, list[dict]] = {
         {"num_players": 4, "objective": "first_out_loses", "tie_players": "tied"},
         {"collect_order": "winner_chooses"},
         {"num_players": 3, "deck": 52, "collect_order": "winner_chooses", "max_battles": 40},
+        {"collect_order": "winner_chooses", "tie_mode": "down_up", "observe_history": True},
+        {"num_players": 4, "collect_order": "random", "observe_history": True},
     ],
 }
 assert set(OPTION_SETS) == set(GAMES), "every game needs its row in OPTION_SETS"

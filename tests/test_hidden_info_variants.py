@@ -51,25 +51,52 @@ from env_util import check_hidden_information
 from test_frame import OPTION_SETS
 
 
-def pyanitsa_permute(st, b, seat, rng) -> bool:
+def pyanitsa_permute(options):
+    """The P'yanitsa twin maker for ``options`` (:func:`_pyanitsa_permute`)."""
+    history = bool(options.get("observe_history", False))
+    fixed = options.get("collect_order", "winner_first") in ("winner_first", "seat_order")
+    return lambda st, b, seat, rng: _pyanitsa_permute(st, b, seat, rng, history, fixed)
+
+
+def _pyanitsa_permute(st, b, seat, rng, history=False, fixed=True) -> bool:
     """P'yanitsa (RULES.md §7, §11.1, §11.9): every pile's content and order is hidden from everybody,
     except the bottom part ``seat`` ordered itself (``known[seat]``, ``winner_chooses``), which stays.
     The unknown parts of all piles are shuffled together (sizes kept), the part another seat ordered
     itself is reordered, and with 52 cards and 3 players the set-aside card (in no pile, hidden from
-    all) may change places with a pile card; then :func:`_pyanitsa_relabel`. True if a card moved."""
+    all) may change places with a pile card; then :func:`_pyanitsa_relabel`. True if a card moved.
+
+    With ``observe_history`` a seat also remembers where the cards shown in earlier battles went
+    (§7): such a card (in ``shown``, at a place some battle took) keeps its place under the fixed
+    orders (``fixed``) and otherwise moves only within its pot's stretch of the pile (the places of
+    one battle's pot, ``pot_of``), each stretch shuffled as a whole; every other place joins the pool.
+    The last battle's face-up cards are treated so as well (where they went is public without it)."""
     n_players, C = st.piles.shape[1], st.piles.shape[2]
     before = (st.piles[b].copy(), int(st.in_play[b]))
+    shown = int(st.shown[b])
     slots, cards, in_piles = [], [], 0  # slots: (seat, buffer index) of the unknown parts
     for s in range(n_players):
         n, kn = int(st.size[b, s]), int(st.known[b, s])
         idx = (int(st.head[b, s]) + np.arange(n)) % C
         for i in idx:
             in_piles |= 1 << int(st.piles[b, s, i])
-        slots += [(s, int(i)) for i in idx[: n - kn]]
-        cards += [int(st.piles[b, s, i]) for i in idx[: n - kn]]
-        if s != seat and kn > 1:
-            mine = idx[n - kn :]
-            st.piles[b, s, mine] = st.piles[b, s, mine][rng.permutation(kn)]
+        if not history:
+            slots += [(s, int(i)) for i in idx[: n - kn]]
+            cards += [int(st.piles[b, s, i]) for i in idx[: n - kn]]
+            if s != seat and kn > 1:
+                mine = idx[n - kn :]
+                st.piles[b, s, mine] = st.piles[b, s, mine][rng.permutation(kn)]
+            continue
+        free = idx[: n - kn] if s == seat else idx
+        if not fixed:  # each pot's stretch shuffled within itself
+            pots = st.pot_of[b, s, free]
+            for t in np.unique(pots[pots > 0]):
+                here = free[pots == t]
+                st.piles[b, s, here] = st.piles[b, s, here][rng.permutation(len(here))]
+        for i in free:
+            c, t = int(st.piles[b, s, i]), int(st.pot_of[b, s, i])
+            if not (t > 0 and (shown >> c) & 1):  # the last battle's face-up cards stay in its stretch too
+                slots.append((s, int(i)))
+                cards.append(c)
     in_play = int(st.in_play[b])
     # the set-aside card: not in play, in no pile, not on the table
     aside = [c for c in range(C) if not (in_play >> c) & 1 and not ((in_piles | int(st.pot[b])) >> c) & 1]
@@ -82,17 +109,18 @@ def pyanitsa_permute(st, b, seat, rng) -> bool:
     for c in perm[len(slots) :]:
         in_play &= ~(1 << c)
     st.in_play[b] = np.uint64(in_play)
-    _pyanitsa_relabel(st, b, seat, rng)
+    _pyanitsa_relabel(st, b, seat, rng, keep=shown if history else 0)
     return not np.array_equal(before[0], st.piles[b]) or before[1] != in_play
 
 
-def _pyanitsa_relabel(st, b, seat, rng) -> None:
+def _pyanitsa_relabel(st, b, seat, rng, keep: int = 0) -> None:
     """Rename the cards whose identity ``seat`` has not seen, everywhere in game ``b``: the face-down
     tie cards of the last battle (``tie_mode="down_up"``) included, and the pot while another seat
     orders it (``winner_chooses``: only the winner sees it, face-down cards included). Kept: every
-    face-up card of the last battle, ``seat``'s own ordered part, the pot while ``seat`` orders it."""
+    face-up card of the last battle, ``seat``'s own ordered part, the pot while ``seat`` orders it,
+    and the cards in ``keep`` (a bit set: with ``observe_history``, the remembered ones)."""
     n_players, C = st.piles.shape[1], st.piles.shape[2]
-    seen = 0
+    seen = keep
     for s in range(n_players):
         seen |= int(st.face_up[b, s])
     n, kn = int(st.size[b, seat]), int(st.known[b, seat])
@@ -233,7 +261,7 @@ PERMUTE = {
     "avinas": lambda options: avinas_permute,
     "ottocento": lambda options: ottocento_permute,
     "aluette": aluette_permute,
-    "pyanitsa": lambda options: pyanitsa_permute,
+    "pyanitsa": pyanitsa_permute,
 }
 assert set(PERMUTE) == set(GAMES)
 
@@ -265,6 +293,7 @@ INFO_OPTION_SETS: dict[str, list[dict]] = {
         {"num_players": 2, "deck": 52, "collect_order": "winner_chooses", "runout": "forfeit"},
         {"num_players": 3, "deck": 52},
         {"collect_order": "random", "tie_mode": "down_up"},
+        {"num_players": 3, "collect_order": "random", "tie_mode": "down_up", "observe_history": True},
     ],
 }
 assert set(INFO_OPTION_SETS) == set(GAMES)

@@ -299,13 +299,14 @@ def test_the_battle_count_in_the_observation_saturates_at_two_bytes(battles, sho
 # ----------------------------------------------------------------------------- options against the spec's table
 def test_defaults_are_the_spec_defaults():
     """The spec's options table (§8): 2 players, "last_holder_loses", "face_up", "all",
-    "last_card_stands", six_beats_ace True, "winner_first", 36 cards, max_battles 5000, detect_cycles True.
+    "last_card_stands", six_beats_ace True, "winner_first", 36 cards, max_battles 5000, detect_cycles True
+    (and ours, not the spec's: observe_history False).
     The spec calls the player count n_players; the env's name is num_players (PettingZoo's) and
     n_players is accepted as an alias (no warning), giving the same game."""
     assert PyanitsaKernel().options == {
         "num_players": 2, "objective": "last_holder_loses", "tie_mode": "face_up", "tie_players": "all",
         "runout": "last_card_stands", "six_beats_ace": True, "collect_order": "winner_first", "deck": 36,
-        "max_battles": 5000, "detect_cycles": True,
+        "max_battles": 5000, "detect_cycles": True, "observe_history": False,
     }
     for n in (2, 3, 4):
         with warnings.catch_warnings():
@@ -383,3 +384,46 @@ def test_the_state_records_the_public_history_of_every_pile():
     assert history() == ([[("AD", 1), ("JD", 1), ("7S", 1), ("KS", 2), ("QS", 2), ("10C", 5), ("9C", 5)],
                           [("8S", 3), ("9D", 4), ("8H", 4)]],
                          ["10C", "7S", "8H", "8S", "9C", "9D", "AD", "KS", "QS"])
+
+
+def test_observe_history_shows_where_each_remembered_card_lies():
+    """``observe_history=True`` (RULES.md §7): the game of the test above after five battles. Under
+    winner_first every place is public: 1 + the card's offset from the top of the pile; JD went
+    down face down, so it is not shown. Both seats see the same, seat-relative."""
+    env = new_env(["8S 10C AD KS", "8H JD 7S QS 9C 9D"], tie_mode="down_up", observe_history=True)
+    for _ in range(5):
+        flip_battle(env)
+    k = env.unwrapped.kernel
+    assert piles(env) == [["AD", "JD", "7S", "KS", "QS", "10C", "9C"], ["8S", "9D", "8H"]]
+    s0 = {"AD": 1, "7S": 3, "KS": 4, "QS": 5, "10C": 6, "9C": 7}
+    s1 = {"8S": 1, "9D": 2, "8H": 3}
+    for seat, (mine, theirs) in ((0, (s0, s1)), (1, (s1, s0))):
+        obs = k.observe(env.game_state, seat)[0]
+        for rel, want in (("me", mine), ("me+1", theirs)):
+            v = obs[k.obs_layout[f"remembered[{rel}]"]]
+            assert {FRENCH36.card_name(c): int(v[c]) for c in np.flatnonzero(v)} == want
+    assert k.obs_layout.size == 267 and pyanitsa_v0.env().unwrapped.kernel.obs_layout.size == 195
+
+
+def test_observe_history_under_winner_chooses_gives_the_pot_not_the_order():
+    """winner_chooses: S0 wins battle 1 (KS over QS) and orders QS, KS; S1 wins battle 2 (9C over 7C)
+    and orders 7C, 9C. After battle 3 (AD over 8H, S0 orders), S1 sees S0's battle-1 pot as one
+    stretch (both cards at its first place, offset 1: value 2) and S0 its own order exactly; S1 does
+    not remember the last battle's pot (where its cards lie in S0's pile is not yet public)."""
+    env = new_env(["KS 7C AD 6S", "QS 9C 8H 10D"], collect_order="winner_chooses", observe_history=True)
+    k = env.unwrapped.kernel
+    flip_battle(env)
+    env.step(FRENCH36.card_id("QS"))  # S0 puts QS under its pile, then KS follows by itself
+    flip_battle(env)
+    env.step(FRENCH36.card_id("7C"))  # S1: 7C, then 9C
+    flip_battle(env)
+    env.step(FRENCH36.card_id("8H"))  # S0: 8H, then AD
+    assert piles(env) == [["6S", "QS", "KS", "8H", "AD"], ["10D", "7C", "9C"]]
+
+    def seen(seat, rel):
+        v = k.observe(env.game_state, seat)[0][k.obs_layout[f"remembered[{rel}]"]]
+        return {FRENCH36.card_name(c): int(v[c]) for c in np.flatnonzero(v)}
+
+    assert seen(0, "me") == {"QS": 2, "KS": 3, "8H": 4, "AD": 5}  # its own ordered part, exactly
+    assert seen(1, "me+1") == {"QS": 2, "KS": 2}  # battle 1's pot; battle 3's is the last one
+    assert seen(1, "me") == {"7C": 2, "9C": 3} and seen(0, "me+1") == {"7C": 2, "9C": 2}

@@ -89,6 +89,9 @@ def _params(o: dict, obs: Layout, state: Layout) -> np.ndarray:
     P[r.P_FORFEIT] = o["runout"] == "forfeit"
     P[r.P_ALL_TIE] = o["tie_players"] == "all"
     P[r.P_MAX_BATTLES] = o["max_battles"]
+    P[r.P_HISTORY] = bool(o["observe_history"])
+    if o["observe_history"]:
+        P[r.O_HISTORY] = obs["remembered[me]"].start
     for i, name in (
         (r.O_SIZE, "pile_size[me]"), (r.O_OUT, "out"), (r.O_TO_ACT, "to_act"), (r.O_PHASE, "phase"),
         (r.O_WINNER, "battle_winner"), (r.O_DOWN, "face_down[me]"), (r.O_BATTLES, "battles"),
@@ -123,6 +126,7 @@ class PyanitsaKernel(CompiledKernel):
     ``deck``            36, 52                                                       36
     ``max_battles``     int 1..10000000                                              5000
     ``detect_cycles``   bool                                                         True
+    ``observe_history`` bool: the observation adds each pile's remembered cards (§7)  False
     ==================  ===========================================================  ======================
 
     Actions: ``Discrete(C + 1)``: ``ORDER(card)`` for card ids ``0..C-1`` (``9*suit + rank`` for
@@ -148,6 +152,8 @@ class PyanitsaKernel(CompiledKernel):
         "deck": Option(36, choices=(36, 52)),
         "max_battles": int_option(5000, 1, 10_000_000),  # §8 int; the observation's two bytes saturate at 65535
         "detect_cycles": bool_option(True),
+        # not a rule: the observation adds what a seat remembers of the earlier battles (§7)
+        "observe_history": bool_option(False),
     }
     INIT_HOOKS = ("piles", "deck")
     State = PyanitsaState

@@ -5,7 +5,10 @@ Observations are seat-relative: ``me``, ``me+1`` (the next seat up), ``me+2``, `
 (as many as there are players). Everything in them is public except ``pot`` (the cards the
 observing seat is ordering, face-down ones included) and ``my_known_*`` (the bottom part of
 its own pile whose order it fixed itself with ``ORDER``); both are all zero outside
-``collect_order="winner_chooses"``. Pile contents never appear.
+``collect_order="winner_chooses"``. Pile contents never appear, except with
+``observe_history=True``: ``remembered[r]`` then gives, for every card shown face up in an
+earlier battle, where in which pile it lies as far as a seat that remembers every battle knows
+(RULES.md §7; the same knowledge ``determinize`` keeps).
 """
 
 from __future__ import annotations
@@ -41,6 +44,11 @@ def observation_layout(k) -> Layout:
     L.add("my_known_set", C, "cards of the bottom part of my pile whose order I fixed myself")
     L.add("my_known_order", C, "that part top -> bottom as card id + 1 (0 = none)", high=C)
     L.add("my_known_count", 1, "length of that part", high=C)
+    if k.options["observe_history"]:
+        for r in rel_names(N):
+            L.add(f"remembered[{r}]", C, f"cards remembered in the pile of {r} (observe_history): 1 + the offset "
+                  "from its top of the card's place, or of its pot's first place where the order inside the pot "
+                  "is not known; 0 = not remembered", high=C)
     return L
 
 

@@ -48,7 +48,9 @@ WINNER_FIRST, SEAT_ORDER, RANDOM, WINNER_CHOOSES = 0, 1, 2, 3
 O_SIZE, O_OUT, O_TO_ACT, O_PHASE, O_WINNER, O_DOWN, O_BATTLES = range(11, 18)
 O_FACE_UP, O_POT, O_KNOWN_SET, O_KNOWN_ORDER, O_KNOWN_COUNT = range(18, 23)
 G_FACE_UP, G_POT, G_PILE = range(23, 26)
-P_SIZE = 26
+# observe_history (§7): 1 to write the remembered slices, at offset O_HISTORY
+P_HISTORY, O_HISTORY = 26, 27
+P_SIZE = 28
 
 _ONE = np.uint64(1)
 
@@ -502,6 +504,41 @@ def _write_public(S, b, p, P, out):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _write_history(S, b, seat, P, out):
+    """``observe_history`` (§7): for each seat ``r`` (relative) and card ``c``, ``1 +`` the offset from
+    the top of ``r``'s pile of ``c``'s place where that place is public (the fixed orders; the seat's
+    own ordered part), else of the first place of its pot's stretch (``random``, ``winner_chooses``:
+    the order inside the pot is not known), for every card last put down face up in an earlier
+    battle (the last one too under the fixed orders); 0 for the others."""
+    N, C = P[P_N], P[P_C]
+    fixed = P[P_ORDER] == WINNER_FIRST or P[P_ORDER] == SEAT_ORDER
+    last = S.battles[b]
+    shown = S.shown[b]
+    for r in range(N):
+        s = (seat + r) % N
+        h = S.head[b, s]
+        n = S.size[b, s]
+        own_from = n - S.known[b, s] if s == seat else n
+        base = P[O_HISTORY] + r * C
+        prev = -1
+        first = 0
+        for j in range(n):
+            i = (h + j) % C
+            t = S.pot_of[b, s, i]
+            if t != prev:
+                prev = t
+                first = j
+            c = S.piles[b, s, i]
+            if j >= own_from:
+                out[base + c] = j + 1
+            elif t > 0 and (shown >> np.uint64(c)) & _ONE:
+                if fixed:
+                    out[base + c] = j + 1
+                elif t < last:
+                    out[base + c] = first + 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def observe_one(S, b, seat, P, out):
     """Seat ``seat``'s observation of game ``b`` into ``out`` (``uint8[D]``, zeroed), laid out as
     :func:`cardzoo.envs.pyanitsa.observation.observation_layout` (§7: only what the seat may know)."""
@@ -509,6 +546,8 @@ def observe_one(S, b, seat, P, out):
     _write_public(S, b, seat, P, out)
     for r in range(N):
         _write_set(out, P[O_FACE_UP] + r * C, S.face_up[b, (seat + r) % N])
+    if P[P_HISTORY]:
+        _write_history(S, b, seat, P, out)
     if P[P_ORDER] != WINNER_CHOOSES:
         return
     if S.phase[b] == ORDER_PHASE and S.current_player[b] == seat and not S.done[b]:
