@@ -99,6 +99,20 @@ class Agent:
         return f"<{type(self).__name__} {self.name!r}>"
 
 
+def _own_kernel(agent):
+    k = getattr(agent, "observation_kernel", None)
+    if k is None:
+        raise ValueError(f"{agent.name} has no kernel of its own options to observe the game with (load it with load_policy_agent)")
+    return k
+
+
+def observe_and_act(agent, kernel, state) -> np.ndarray:
+    """``agent.act`` on the observations and legal actions that ``kernel`` gives of the seats to act
+    in the games of ``state`` (``int64[B]``): how an agent that observes the game itself acts
+    (:meth:`cardzoo.agents.policy.PolicyAgent.act_state`, :meth:`Wrapper.act_state`)."""
+    return agent.act(kernel.observe(state, state.current_player), kernel.legal_actions(state))
+
+
 class Wrapper(Agent):
     """An agent around another, :attr:`agent`: it plays some moves itself or forbids some, and asks the
     wrapped agent for the rest (:class:`~cardzoo.agents.skip_forced.SkipForced`,
@@ -124,6 +138,28 @@ class Wrapper(Agent):
     @deterministic.setter
     def deterministic(self, value: bool) -> None:
         self.agent.deterministic = value
+
+    @property
+    def needs_state(self) -> bool:
+        """The wrapped agent's ``needs_state`` (a trained policy's after ``observe_itself``)."""
+        return bool(getattr(self.agent, "needs_state", False))
+
+    @property
+    def observation_kernel(self):
+        """The wrapped agent's ``observation_kernel`` (``None`` where it has none)."""
+        return getattr(self.agent, "observation_kernel", None)
+
+    def observe_itself(self) -> None:
+        """Make the wrapped agent observe the game itself
+        (:meth:`~cardzoo.agents.policy.PolicyAgent.observe_itself`); this wrapper then plays from the
+        game state too (:meth:`act_state`)."""
+        self.agent.observe_itself()
+
+    def act_state(self, state) -> np.ndarray:
+        """Actions ``int64[B]`` for the games of ``state``: :meth:`act` on the observations and legal
+        actions that the wrapped agent's ``observation_kernel`` gives (for a wrapped agent that observes
+        the game itself)."""
+        return observe_and_act(self, _own_kernel(self), state)
 
     @staticmethod
     def batch(observation, action_mask) -> tuple[np.ndarray, np.ndarray]:

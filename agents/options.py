@@ -5,7 +5,7 @@ training run) and, since issue 16, ``game_options``: every option of the game wi
 was trained with (defaults included), so that a later change of a default is noticed too.
 
 :func:`option_differences` compares those with the options of the game at hand; options that
-do not change the decision problem (:data:`NOT_COMPARED`: who deals first, safety caps on the
+do not change the decision problem (:func:`not_compared`: who deals first, safety caps on the
 episode length, options of the observation alone) are left out, and an agent may list more in ``options_ignored`` (e.g. the shipped
 Avinas agent, trained with ``honesty="mask"``, is wrapped by
 :class:`~cardzoo.agents.honest.HonestCalls` to play ``honesty="penalize"`` games as well).
@@ -24,14 +24,21 @@ from typing import Any, Callable, NamedTuple
 
 __all__ = [
     "NOT_COMPARED", "LayoutMismatchError", "OptionsMismatchWarning", "Seating", "check_layout", "check_rules", "describe", "full_options",
-    "option_differences", "seat_decision", "trained_options", "warn_if_differs",
+    "not_compared", "option_differences", "seat_decision", "trained_options", "warn_if_differs",
 ]
 
-#: options that do not change what a good move is: the first dealer, caps on episode length, and
-#: P'yanitsa's ``observe_history`` (it changes only the observation, which :func:`check_layout` compares)
-NOT_COMPARED = frozenset({
-    "first_dealer", "dealer", "max_redeals", "max_hands", "max_deals", "max_throw_ins", "max_battles", "observe_history",
-})
+#: options that do not change what a good move is: the first dealer and caps on episode length
+#: (nor are a game's ``OBSERVATION_OPTIONS``, e.g. P'yanitsa's ``observe_history``: :func:`not_compared`)
+NOT_COMPARED = frozenset({"first_dealer", "dealer", "max_redeals", "max_hands", "max_deals", "max_throw_ins", "max_battles"})
+
+
+def not_compared(game: str) -> frozenset[str]:
+    """The options of ``game`` that :func:`option_differences` and :func:`check_rules` leave out:
+    :data:`NOT_COMPARED` and the game's ``OBSERVATION_OPTIONS`` (they change only what a seat is
+    shown; :func:`check_layout` lets an agent trained with other values observe with its own)."""
+    from cardzoo import envs
+
+    return NOT_COMPARED | envs.kernel_class(game).OBSERVATION_OPTIONS
 
 
 class OptionsMismatchWarning(UserWarning):
@@ -58,7 +65,8 @@ def check_rules(agent, game: str, env_options: dict | None, label: str) -> None:
     (:class:`~cardzoo.agents.search.PIMCAgent`, :class:`~cardzoo.agents.ismcts.ISMCTSAgent`) built for
     another game or other options than ``game`` with ``env_options``: it would search, and choose,
     under other rules (an undertrump it thinks legal, a lead it thinks due). The options in
-    :data:`NOT_COMPARED` (who deals first, safety caps) are not compared. Nothing for other agents."""
+    :func:`not_compared` (who deals first, safety caps, observation options) are not compared.
+    Nothing for other agents."""
     from .search import PIMCAgent
 
     if not isinstance(agent, PIMCAgent):
@@ -67,7 +75,8 @@ def check_rules(agent, game: str, env_options: dict | None, label: str) -> None:
     if k.name != game:
         raise ValueError(f"{label} searches {k.name} games; it cannot play {game}")
     here = full_options(game, env_options)
-    diff = {o: (k.options.get(o), here[o]) for o in sorted(here) if o not in NOT_COMPARED and k.options.get(o) != here[o]}
+    skip = not_compared(game)
+    diff = {o: (k.options.get(o), here[o]) for o in sorted(here) if o not in skip and k.options.get(o) != here[o]}
     if diff:
         said = "; ".join(f"{o}: searches {a!r}, here {b!r}" for o, (a, b) in diff.items())
         raise ValueError(f"{label} was built for other {game} options ({said}), so it would search under other "
@@ -79,7 +88,13 @@ def check_layout(agent, game: str, env_options: dict | None, label: str) -> None
     """Raise :class:`LayoutMismatchError` if ``agent`` (called ``label``) was trained on an
     observation layout other than the one ``game`` has with ``env_options`` (its ``meta``'s
     ``obs_layout_version``); nothing for agents without that metadata. A search agent built for
-    other rules: ``ValueError`` (:func:`check_rules`)."""
+    other rules: ``ValueError`` (:func:`check_rules`).
+
+    Where the layouts differ only through the game's ``OBSERVATION_OPTIONS`` (P'yanitsa's
+    ``observe_history``) and the agent can observe the game itself (a trained
+    :class:`~cardzoo.agents.policy.PolicyAgent`), nothing is raised: the agent is switched to
+    :meth:`~cardzoo.agents.policy.PolicyAgent.observe_itself` (it reads the game state, as search
+    agents do, and observes it with the options it was trained with)."""
     check_rules(agent, game, env_options, label)
     meta = getattr(agent, "meta", None)
     want = meta.get("obs_layout_version") if isinstance(meta, dict) else None
@@ -90,6 +105,8 @@ def check_layout(agent, game: str, env_options: dict | None, label: str) -> None
     from .policy import layout_version
 
     mine = layout_version(envs.kernel(game, **dict(env_options or {})))
+    if mine != want and _observes_itself(agent, game, env_options, want):
+        return
     if mine != want:
         diff = option_differences(agent, game, env_options)
         raise LayoutMismatchError(
@@ -98,6 +115,26 @@ def check_layout(agent, game: str, env_options: dict | None, label: str) -> None
             f"train an agent for them with `cardzoo train {game} -o ...`",
             diff,
         )
+
+
+def _observes_itself(agent, game: str, env_options: dict | None, want: str) -> bool:
+    """Switch ``agent`` to observing the game itself when ``game`` with ``env_options`` and the values
+    of its ``OBSERVATION_OPTIONS`` that ``agent`` was trained with gives its layout ``want``; whether it did."""
+    from cardzoo import envs
+
+    from .policy import layout_version
+
+    own = envs.kernel_class(game).OBSERVATION_OPTIONS
+    got = trained_options(agent)
+    switch = getattr(agent, "observe_itself", None)
+    if not own or got is None or switch is None or getattr(agent, "observation_kernel", None) is None:
+        return False
+    options = {**envs.kernel_class(game).canonical_options(dict(env_options or {})),
+               **{o: got[1][o] for o in own if o in got[1]}}
+    if layout_version(envs.kernel(game, **options)) != want:
+        return False
+    switch()
+    return True
 
 
 def full_options(game: str, env_options: dict | None) -> dict:
@@ -132,7 +169,7 @@ def option_differences(agent, game: str, env_options: dict | None) -> dict[str, 
         return {}
     trained = got[1]
     here = full_options(game, env_options)
-    skip = NOT_COMPARED | set(getattr(agent, "options_ignored", ()) or ())
+    skip = not_compared(game) | set(getattr(agent, "options_ignored", ()) or ())
     return {k: (trained.get(k), here[k]) for k in sorted(here) if k not in skip and trained.get(k) != here[k]}
 
 

@@ -7,6 +7,7 @@ import json
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cardzoo import agents
@@ -347,3 +348,75 @@ def test_a_misspelt_agent_parameter_is_told_the_agents_parameters_and_the_games_
     assert cardzoo.load_agent("avinas/pimc", n_det=2, search="all", seed=1).search.n_det == 2
     with pytest.raises(ValueError, match="undertrump='x' is not valid"):
         cardzoo.load_agent("all_fours/rule", undertrump="x")
+
+
+# ----------------------------------------------------------------------------- observation options
+def _history_agent(path):
+    """A small untrained P'yanitsa policy saved as trained with ``observe_history=True``."""
+    import torch
+
+    from cardzoo import envs
+    from cardzoo.agents.policy import _build_policy, save_policy_agent
+
+    opts = {"collect_order": "winner_chooses", "observe_history": True}
+    k = envs.kernel("pyanitsa", **opts)
+    torch.manual_seed(3)
+    policy = _build_policy(k.obs_layout.size, k.num_actions, [16], "relu")
+    save_policy_agent(path, policy, game="pyanitsa", env_options=opts, kernel=k, net_arch=[16], activation="relu")
+    return str(path)
+
+
+def test_an_agent_trained_with_other_observation_options_observes_the_game_itself(tmp_path):
+    """P'yanitsa's ``observe_history`` changes only what a seat is shown (``OBSERVATION_OPTIONS``): an
+    agent trained with it is seated at a game without it (not the rule bot), reads the game state and
+    observes it through a kernel of its own options, so it plays exactly as in a game with the option:
+    the same duplicate results to the last digit, and in each state the action its own observation
+    gives. The shipped agent, trained without it, is seated at a game with it the same way."""
+    from cardzoo import envs
+    from cardzoo.training.arena import play_duplicate
+
+    path = _history_agent(tmp_path / "h")
+    base = {"collect_order": "winner_chooses"}
+    with_history = {**base, "observe_history": True}
+    seated, name, note = seat_agent(path, "pyanitsa", base)
+    assert (name, note, seated.needs_state) == (path, None, True)
+    assert option_differences(seated, "pyanitsa", base) == {}
+    assert option_differences(seated, "pyanitsa", {**base, "objective": "first_out_loses"}) == {
+        "objective": ("last_holder_loses", "first_out_loses")}
+    fitting, _, _ = seat_agent(path, "pyanitsa", with_history)
+    assert fitting.needs_state is False  # it reads the observation it is given
+
+    # in each state: the action of its own observation, which the game's own observation could not give
+    k, kh = envs.kernel("pyanitsa", **base), envs.kernel("pyanitsa", **with_history)
+    rng = np.random.default_rng(5)
+    st = k.init(rng, 64)
+    rows = 0
+    for _ in range(400):
+        mask = k.legal_actions(st)
+        choice = (mask.sum(axis=1) > 1) & ~st.done
+        if choice.any():
+            sub = st.take(np.flatnonzero(choice))
+            want = fitting.act(kh.observe(sub, sub.current_player), kh.legal_actions(sub))
+            assert np.array_equal(seated.act_state(sub), want)
+            rows += int(choice.sum())
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+        k.step(st, acts, rng)
+    assert rows > 300
+    assert k.obs_layout.size == 195 and kh.obs_layout.size == 267
+
+    def result(agent, options):
+        r = play_duplicate("pyanitsa", agent, agents.load("pyanitsa/rule", **options), 60, seed=41, env_options=options)
+        return r.mean_diff, r.win_rate
+
+    assert result(seated, base) == result(fitting, with_history)
+    shipped, name, note = seat_agent("pyanitsa/ppo", "pyanitsa", with_history)
+    assert (name, note, shipped.needs_state) == ("pyanitsa/ppo", None, True)
+    assert result(shipped, with_history) == result(agents.load("pyanitsa/ppo", **base), base)
+
+
+def test_observing_itself_does_not_seat_an_agent_under_other_rules(tmp_path):
+    """Only observation options are bridged: the history agent at a game of other rules (another
+    objective) is still replaced by the rule bot, naming the rule that differs."""
+    path = _history_agent(tmp_path / "h")
+    seated, name, note = seat_agent(path, "pyanitsa", {"collect_order": "winner_chooses", "objective": "first_out_loses"})
+    assert name == "pyanitsa/rule" and "objective: trained 'last_holder_loses', here 'first_out_loses'" in note

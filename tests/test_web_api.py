@@ -720,8 +720,8 @@ def test_refusals_quote_long_input_briefly(client):
     assert r.status_code == 400
     assert r.json()["detail"] == (
         'bad pyanitsa options: unknown option(s) ["' + "x" * 36 + '...]; valid options: ["collect_order", "deck", '
-        '"detect_cycles", "max_battles", "num_players", "objective", "runout", "six_beats_ace", "tie_mode", '
-        '"tie_players"]')
+        '"detect_cycles", "max_battles", "num_players", "objective", "observe_history", "runout", "six_beats_ace", '
+        '"tie_mode", "tie_players"]')
     r = client.post("/api/tables", json={"game": "all_fours", "options": {"undertrumps": True}})  # misspelt
     assert r.status_code == 400
     assert r.json()["detail"].startswith('bad all_fours options: unknown option(s) ["undertrumps"] (did you mean "undertrump"?); '

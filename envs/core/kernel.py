@@ -612,6 +612,10 @@ class Kernel(ABC):
     #: another accepted name of an option -> the option's name (e.g. P'yanitsa's ``n_players``, the
     #: rules spec's name, for ``num_players``, PettingZoo's); both are accepted without a warning
     OPTION_ALIASES: ClassVar[dict[str, str]] = {}
+    #: options that change only the observation (not the rules, the state, the actions), e.g.
+    #: P'yanitsa's ``observe_history``: a trained agent whose value differs observes the game
+    #: through a kernel of its own values (``cardzoo.agents.options.check_layout``)
+    OBSERVATION_OPTIONS: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, **options: Any) -> None:
         canonical = self.canonical_options(options)

@@ -155,6 +155,7 @@ class PyanitsaKernel(CompiledKernel):
         # not a rule: the observation adds what a seat remembers of the earlier battles (§7)
         "observe_history": bool_option(False),
     }
+    OBSERVATION_OPTIONS = frozenset({"observe_history"})
     INIT_HOOKS = ("piles", "deck")
     State = PyanitsaState
     Arrays = PyanitsaArrays
