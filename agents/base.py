@@ -99,13 +99,6 @@ class Agent:
         return f"<{type(self).__name__} {self.name!r}>"
 
 
-def _own_kernel(agent):
-    k = getattr(agent, "observation_kernel", None)
-    if k is None:
-        raise ValueError(f"{agent.name} has no kernel of its own options to observe the game with (load it with load_policy_agent)")
-    return k
-
-
 def observe_and_act(agent, kernel, state) -> np.ndarray:
     """``agent.act`` on the observations and legal actions that ``kernel`` gives of the seats to act
     in the games of ``state`` (``int64[B]``): how an agent that observes the game itself acts
@@ -145,21 +138,27 @@ class Wrapper(Agent):
         return bool(getattr(self.agent, "needs_state", False))
 
     @property
-    def observation_kernel(self):
-        """The wrapped agent's ``observation_kernel`` (``None`` where it has none)."""
-        return getattr(self.agent, "observation_kernel", None)
+    def observes_with(self):
+        """The kernel the wrapped agent observes the game through (``None``: it acts on observations)."""
+        return getattr(self.agent, "observes_with", None)
 
-    def observe_itself(self) -> None:
-        """Make the wrapped agent observe the game itself
-        (:meth:`~cardzoo.agents.policy.PolicyAgent.observe_itself`); this wrapper then plays from the
-        game state too (:meth:`act_state`)."""
-        self.agent.observe_itself()
+    def observe_itself(self, kernel) -> None:
+        """Make the wrapped agent observe the game itself through ``kernel``
+        (:meth:`~cardzoo.agents.policy.PolicyAgent.observe_itself`; ``AttributeError`` where it cannot);
+        this wrapper then plays from the game state too (:meth:`act_state`)."""
+        self.agent.observe_itself(kernel)
 
     def act_state(self, state) -> np.ndarray:
-        """Actions ``int64[B]`` for the games of ``state``: :meth:`act` on the observations and legal
-        actions that the wrapped agent's ``observation_kernel`` gives (for a wrapped agent that observes
-        the game itself)."""
-        return observe_and_act(self, _own_kernel(self), state)
+        """Actions ``int64[B]`` for the games of ``state``, for a wrapped agent that observes the game
+        itself: :meth:`act` on the observations and legal actions its kernel gives. ``TypeError``
+        otherwise: a wrapper plays from observations."""
+        k = self.observes_with
+        if k is None:
+            if getattr(self.agent, "needs_state", False):
+                raise TypeError(f"{self.name}: a wrapper plays from observations, and the agent it wraps searches the "
+                                f"game state; play that agent unwrapped")
+            raise TypeError(f"{self.name} acts on observations: call act(observation, action_mask)")
+        return observe_and_act(self, k, state)
 
     @staticmethod
     def batch(observation, action_mask) -> tuple[np.ndarray, np.ndarray]:

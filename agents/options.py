@@ -24,7 +24,7 @@ from typing import Any, Callable, NamedTuple
 
 __all__ = [
     "NOT_COMPARED", "LayoutMismatchError", "OptionsMismatchWarning", "Seating", "check_layout", "check_rules", "describe", "full_options",
-    "not_compared", "option_differences", "seat_decision", "trained_options", "warn_if_differs",
+    "not_compared", "observation_differences", "option_differences", "reads_state_because", "seat_decision", "trained_options", "warn_if_differs",
 ]
 
 #: options that do not change what a good move is: the first dealer and caps on episode length
@@ -119,22 +119,50 @@ def check_layout(agent, game: str, env_options: dict | None, label: str) -> None
 
 def _observes_itself(agent, game: str, env_options: dict | None, want: str) -> bool:
     """Switch ``agent`` to observing the game itself when ``game`` with ``env_options`` and the values
-    of its ``OBSERVATION_OPTIONS`` that ``agent`` was trained with gives its layout ``want``; whether it did."""
+    of its ``OBSERVATION_OPTIONS`` that ``agent`` was trained with (the default where its
+    ``agent.json`` predates the option) give its layout ``want``; whether it did."""
     from cardzoo import envs
 
     from .policy import layout_version
 
-    own = envs.kernel_class(game).OBSERVATION_OPTIONS
+    cls = envs.kernel_class(game)
     got = trained_options(agent)
-    switch = getattr(agent, "observe_itself", None)
-    if not own or got is None or switch is None or getattr(agent, "observation_kernel", None) is None:
+    if not cls.OBSERVATION_OPTIONS or got is None or not callable(getattr(agent, "observe_itself", None)):
         return False
-    options = {**envs.kernel_class(game).canonical_options(dict(env_options or {})),
-               **{o: got[1][o] for o in own if o in got[1]}}
-    if layout_version(envs.kernel(game, **options)) != want:
+    own = {o: got[1].get(o, cls.OPTIONS[o].default) for o in cls.OBSERVATION_OPTIONS}
+    kernel = envs.kernel(game, **{**cls.canonical_options(dict(env_options or {})), **own})
+    if layout_version(kernel) != want:
         return False
-    switch()
+    try:
+        agent.observe_itself(kernel)  # the game's rules, its own observation options
+    except AttributeError:  # a wrapper around an agent that cannot
+        return False
     return True
+
+
+def observation_differences(agent, game: str, env_options: dict | None) -> dict[str, tuple[Any, Any]]:
+    """The ``OBSERVATION_OPTIONS`` of ``game`` whose value under ``env_options`` differs from what
+    ``agent`` was trained with: ``{name: (trained, here)}`` (empty for agents without training
+    metadata)."""
+    from cardzoo import envs
+
+    got = trained_options(agent)
+    if got is None or got[0] != game:
+        return {}
+    cls = envs.kernel_class(game)
+    here = full_options(game, env_options)
+    return {o: (got[1].get(o, cls.OPTIONS[o].default), here[o]) for o in sorted(cls.OBSERVATION_OPTIONS)
+            if got[1].get(o, cls.OPTIONS[o].default) != here[o]}
+
+
+def reads_state_because(agent, game: str, env_options: dict | None, otherwise: str) -> str:
+    """Why ``agent`` (with ``needs_state``) reads the game state, in words that follow its name in an
+    error message: for a trained agent observing the game itself, the observation options it was
+    trained with; ``otherwise`` for the others (search and ``exec:`` bots)."""
+    if getattr(agent, "observes_with", None) is None:
+        return otherwise
+    diff = observation_differences(agent, game, env_options)
+    return f"was trained with other observation options ({describe(diff)}): it observes the game itself from the game state"
 
 
 def full_options(game: str, env_options: dict | None) -> dict:

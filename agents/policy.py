@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import Agent, _own_kernel, observe_and_act
+from .base import Agent, observe_and_act
 from .jsonsafe import json_safe
 
 FORMAT = "cardzoo-policy"
@@ -71,18 +71,15 @@ class PolicyAgent(Agent):
         meta: the saved metadata, if loaded from disk.
         seed: seeds the sampling (``deterministic=False``); ``None``: fresh entropy, as
             ``RandomAgent(None)`` (every unseeded sampler drew the same actions, seed 0).
-        observation_kernel: the kernel of the options it was trained with (:func:`load_policy_agent`
-            gives it), for :meth:`observe_itself`; ``None``: it acts on the observations it is given only.
-    """
+"""
 
-    #: False: it acts on the observations it is given; True after :meth:`observe_itself`
-    needs_state = False
+    #: the kernel it observes the game through after :meth:`observe_itself` (``None``: it acts on the
+    #: observations it is given)
+    observes_with = None
 
-    def __init__(self, policy, obs_high: np.ndarray, deterministic: bool = True, name: str = "policy", meta=None, seed=None,
-                 observation_kernel=None):
+    def __init__(self, policy, obs_high: np.ndarray, deterministic: bool = True, name: str = "policy", meta=None, seed=None):
         import torch
 
-        self.observation_kernel = observation_kernel
         self.policy = policy
         self.scale = (1.0 / np.maximum(np.asarray(obs_high, dtype=np.float32), 1.0)).astype(np.float32)
         self.deterministic = deterministic
@@ -119,20 +116,27 @@ class PolicyAgent(Agent):
                 a = torch.multinomial(probs, 1, generator=self._gen)[:, 0]
         return a.numpy().astype(np.int64)
 
-    def observe_itself(self) -> None:
+    @property
+    def needs_state(self) -> bool:
+        """Whether it reads the game state (:meth:`act_state`): after :meth:`observe_itself` only."""
+        return self.observes_with is not None
+
+    def observe_itself(self, kernel) -> None:
         """From now on read the game state (``needs_state``, as search agents do: the arena, the
         vector env's opponents, ``cardzoo play`` and the web table then call :meth:`act_state`) and
-        observe it through :attr:`observation_kernel`. For a game whose observation options (the kernel's
-        ``OBSERVATION_OPTIONS``, e.g. P'yanitsa's ``observe_history``) differ from those the agent was
-        trained with; :func:`cardzoo.agents.options.check_layout` calls it. ``ValueError`` without a kernel."""
-        _own_kernel(self)
-        self.needs_state = True
+        observe it through ``kernel``: the game's rules with the observation options the agent was
+        trained with. For a game whose observation options (the kernel's ``OBSERVATION_OPTIONS``, e.g.
+        P'yanitsa's ``observe_history``) differ from those it learned with;
+        :func:`cardzoo.agents.options.check_layout` calls it."""
+        self.observes_with = kernel
 
     def act_state(self, state) -> np.ndarray:
-        """Actions ``int64[B]`` for the seats to act in the games of ``state`` (a batch state of this
-        agent's game, under rules it was trained for): their observations and legal actions as
-        :attr:`observation_kernel` gives them, then :meth:`act`."""
-        return observe_and_act(self, _own_kernel(self), state)
+        """Actions ``int64[B]`` for the seats to act in the games of ``state`` (after
+        :meth:`observe_itself`): their observations and legal actions as its kernel gives them, then
+        :meth:`act`. ``TypeError`` before (it acts on the observations it is given)."""
+        if self.observes_with is None:
+            raise TypeError(f"{self.name} acts on observations: call act(observation, action_mask)")
+        return observe_and_act(self, self.observes_with, state)
 
 
 def save_policy_agent(path, policy, *, game: str, env_options: dict, kernel, net_arch, activation: str, extra: dict | None = None) -> Path:
@@ -267,5 +271,4 @@ def load_policy_agent(path, deterministic: bool = True, seed=None, check_layout:
     except (SafetensorError, RuntimeError, OSError) as e:
         raise ValueError(f"{wfile} is not a valid weights file for this agent: {e}") from None
     high = kernel.obs_layout.high()
-    return PolicyAgent(policy, high, deterministic=deterministic, name=meta.get("name", folder.name), meta=meta, seed=seed,
-                       observation_kernel=kernel)
+    return PolicyAgent(policy, high, deterministic=deterministic, name=meta.get("name", folder.name), meta=meta, seed=seed)

@@ -420,3 +420,74 @@ def test_observing_itself_does_not_seat_an_agent_under_other_rules(tmp_path):
     path = _history_agent(tmp_path / "h")
     seated, name, note = seat_agent(path, "pyanitsa", {"collect_order": "winner_chooses", "objective": "first_out_loses"})
     assert name == "pyanitsa/rule" and "objective: trained 'last_holder_loses', here 'first_out_loses'" in note
+
+
+def test_a_forced_agent_observes_with_the_tables_rules_and_its_own_observation_options(tmp_path, capsys):
+    """An agent trained under other rules (collect_order="winner_first") and with the history, forced
+    to a "winner_chooses" table without it, observes through the table's rules with its own
+    observe_history: at such a table whose order inside a pot is hidden it is not shown where a
+    remembered card lies inside its stretch (only its stretch), and it plays exactly as at the same
+    table with the option on."""
+    import torch
+
+    from cardzoo import envs
+    from cardzoo.agents.policy import _build_policy, save_policy_agent
+    from cardzoo.training.arena import play_duplicate
+
+    trained = {"collect_order": "winner_first", "observe_history": True}
+    k = envs.kernel("pyanitsa", **trained)
+    torch.manual_seed(4)
+    save_policy_agent(tmp_path / "wf", _build_policy(k.obs_layout.size, k.num_actions, [16], "relu"), game="pyanitsa",
+                      env_options=trained, kernel=k, net_arch=[16], activation="relu")
+    table = {"collect_order": "winner_chooses", "tie_mode": "down_up"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OptionsMismatchWarning)
+        forced, _, note = seat_agent(str(tmp_path / "wf"), "pyanitsa", table, force=True)
+        with_option, _, _ = seat_agent(str(tmp_path / "wf"), "pyanitsa", {**table, "observe_history": True}, force=True)
+    assert note.startswith("seating ") and "collect_order: trained 'winner_first', here 'winner_chooses'" in note
+    assert forced.observes_with.options == {**envs.kernel("pyanitsa", **table).options, "observe_history": True}
+    assert with_option.observes_with is None
+
+    def result(agent, options):
+        r = play_duplicate("pyanitsa", agent, agents.load("pyanitsa/rule", **options), 60, seed=3, env_options=options)
+        return r.mean_diff, r.win_rate
+
+    assert result(forced, table) == result(with_option, {**table, "observe_history": True})
+
+
+def test_an_agent_saved_before_the_option_existed_is_bridged_as_trained_without_it(tmp_path):
+    """An agent.json written before observe_history existed does not record it: it was trained
+    without it (the default), so at a table with the history it observes the game itself."""
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(SHIPPED / "pyanitsa_ppo", old, ignore=shutil.ignore_patterns("exploiter"))
+    meta = json.loads((old / "agent.json").read_text())
+    del meta["game_options"]["observe_history"]
+    (old / "agent.json").write_text(json.dumps(meta))
+    seated, name, note = seat_agent(str(old), "pyanitsa", {"collect_order": "winner_chooses", "observe_history": True})
+    assert (name, note, seated.needs_state) == (str(old), None, True)
+    assert seated.observes_with.options["observe_history"] is False
+
+
+def test_commands_that_need_observations_say_why_an_agent_reads_the_state(tmp_path, capsys):
+    """The shipped agent at a table with the history observes the game itself; where it must act on
+    observations (a behaviour-cloning teacher, a labelling opponent) the refusal says so, naming the
+    option, not "search"; a wrapper around a search agent says it cannot play from the state."""
+    from cardzoo.agents.skip_forced import SkipForced
+    from cardzoo.training.expert import label_positions
+
+    opts = ["-o", "collect_order=winner_chooses", "-o", "observe_history=true"]
+    assert main(["train", "pyanitsa", "--out", str(tmp_path / "t"), *opts, "--bc-teacher", "pyanitsa/ppo", "--steps", "64"]) == 2
+    assert ("--bc-teacher 'pyanitsa/ppo' was trained with other observation options (observe_history: trained False, "
+            "here True): it observes the game itself from the game state, not from observations, so its games cannot "
+            "be cloned") in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"opponent agent 'pyanitsa/ppo' was trained with other observation options "
+                                         r"\(observe_history: trained False, here True\)"):
+        label_positions("pyanitsa", _history_agent(tmp_path / "h"), 1, tmp_path / "l.npz", opponent="pyanitsa/ppo", progress=False)
+    wrapped = SkipForced(agents.load("pyanitsa/pimc"))
+    from cardzoo import envs
+
+    st = envs.kernel("pyanitsa").init(np.random.default_rng(0), 1)
+    with pytest.raises(TypeError, match="a wrapper plays from observations, and the agent it wraps searches the game state"):
+        wrapped.act_state(st)

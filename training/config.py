@@ -422,8 +422,11 @@ class TrainConfig:
         else:
             agent = resolve_agent(name, self.env_options, seed=self.seed, game=self.game)
             shown = name
-        if getattr(agent, "needs_state", False):  # search, exec: bots: they play from the game state
-            raise option_error(lambda n: f"{n('bc_teacher')} {name!r} plays from the game state, not from observations, so its "
+        if getattr(agent, "needs_state", False):  # search, exec: bots, agents of other observation options
+            from cardzoo.agents.options import reads_state_because
+
+            why = reads_state_because(agent, self.game, self.env_options, "plays from the game state")
+            raise option_error(lambda n: f"{n('bc_teacher')} {name!r} {why}, not from observations, so its "
                                          f"games cannot be cloned; give a teacher that acts on observations (e.g. {self.game}/rule), "
                                          f"or learn from search with cardzoo label and distil (training/EXPERT.md)")
         diff = option_differences(agent, self.game, self.env_options)

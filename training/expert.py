@@ -408,7 +408,10 @@ def labelling_agents(game: str, env_options: dict, opponent=None, rollout: str |
             raise ValueError(f"{role} agent {name!r}: an exec: bot plays one game at a time over a pipe and cannot "
                              f"play the batched deals of labelling; give a registered or saved agent (e.g. {game}/rule)")
         if getattr(agent, "needs_state", False):
-            raise ValueError(f"{role} agent {name!r} searches the game state; it must act from observations (e.g. {game}/rule)")
+            from cardzoo.agents.options import reads_state_because
+
+            why = reads_state_because(agent, game, env_options, "searches the game state")
+            raise ValueError(f"{role} agent {name!r} {why}; it must act from observations (e.g. {game}/rule)")
         try:  # a policy trained for other options reads another observation, or learned another game
             check_fits(agent, name, game, env_options)
         except ValueError as e:
