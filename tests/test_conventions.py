@@ -502,7 +502,7 @@ def test_every_agent_pickles_and_deep_copies_and_acts_the_same(game):
         opts = {} if name in ("random", "lowest") or name.endswith("/random") else dict(k.options)
         small = {"n_det": 2} if "/pimc" in name else {"n_iter": 8, "wave": 4} if name.endswith("/ismcts") else {}
         agent = cardzoo.agents.load(name, **opts, **small, **({"seed": 7} if takes_seed(name) or name == "random" else {}))
-        searches = hasattr(agent, "act_state")  # search agents read the state (determinize), not observations
+        searches = getattr(agent, "needs_state", False)  # search agents read the state (determinize), not observations
 
         def act(a):
             return a.act_state(st) if searches else a.act(obs, mask)

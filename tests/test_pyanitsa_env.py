@@ -427,3 +427,24 @@ def test_observe_history_under_winner_chooses_gives_the_pot_not_the_order():
     assert seen(0, "me") == {"QS": 2, "KS": 3, "8H": 4, "AD": 5}  # its own ordered part, exactly
     assert seen(1, "me+1") == {"QS": 2, "KS": 2}  # battle 1's pot; battle 3's is the last one
     assert seen(1, "me") == {"7C": 2, "9C": 3} and seen(0, "me+1") == {"7C": 2, "9C": 2}
+
+
+def test_the_pot_that_ends_a_winner_chooses_game_is_not_the_winners_own_ordered_part():
+    """winner_chooses: S0 wins battle 1 (KS over QS) and orders QS, KS, its own bottom part. Battle 2
+    (9C over 8C) empties S1 and ends the game; nobody orders that pot: it goes under S0's pile in
+    the default order (winner first: 9C, 8C), below the part S0 ordered. S0's final observation then
+    holds no ordered bottom part (before: the final pot's 9C, 8C shown as ordered by itself), and
+    remembers battle 1's pot as every seat does, by its stretch."""
+    env = new_env(["KS 9C 10H", "QS 8C"], collect_order="winner_chooses", observe_history=True)
+    k = env.unwrapped.kernel
+    flip_battle(env)
+    env.step(FRENCH36.card_id("QS"))  # QS, then KS by itself
+    assert int(env.game_state.known[0, 0]) == 2
+    flip_battle(env)
+    assert all(env.terminations.values())
+    assert piles(env) == [["10H", "QS", "KS", "9C", "8C"], []]
+    obs = k.observe(env.game_state, 0)[0]
+    assert int(env.game_state.known[0, 0]) == 0
+    assert obs[k.obs_layout["my_known_count"]].tolist() == [0] and not obs[k.obs_layout["my_known_set"]].any()
+    v = obs[k.obs_layout["remembered[me]"]]  # battle 1's pot: its stretch (offset 1) as everybody knows it
+    assert {FRENCH36.card_name(c): int(v[c]) for c in np.flatnonzero(v)} == {"QS": 2, "KS": 2}

@@ -394,6 +394,8 @@ def _battle(S, b, P):
         # winner-chooses pot that ends the game (nobody orders it). One call site: each inlined copy
         # of _collect costs compile time in every driver.
         _collect(S, b, w, 0 if order == SEAT_ORDER and not capped else w, P)
+        if order == WINNER_CHOOSES:  # that pot now lies under the part the winner ordered: no bottom part is its own (§7)
+            S.known[b, w] = 0
     _after_collect(S, b, ended, P)
     return 0
 
