@@ -24,7 +24,7 @@ from typing import Any, Callable, NamedTuple
 
 __all__ = [
     "NOT_COMPARED", "LayoutMismatchError", "OptionsMismatchWarning", "Seating", "check_layout", "check_rules", "describe", "full_options",
-    "not_compared", "observation_differences", "option_differences", "reads_state_because", "seat_decision", "trained_options", "warn_if_differs",
+    "fit_observation", "not_compared", "observation_differences", "option_differences", "reads_state_because", "seat_decision", "trained_options", "warn_if_differs",
 ]
 
 #: options that do not change what a good move is: the first dealer and caps on episode length
@@ -94,19 +94,17 @@ def check_layout(agent, game: str, env_options: dict | None, label: str) -> None
     ``observe_history``) and the agent can observe the game itself (a trained
     :class:`~cardzoo.agents.policy.PolicyAgent`), nothing is raised: the agent is switched to
     :meth:`~cardzoo.agents.policy.PolicyAgent.observe_itself` (it reads the game state, as search
-    agents do, and observes it with the options it was trained with)."""
+    agents do, and observes it with the options it was trained with): :func:`fit_observation`."""
     check_rules(agent, game, env_options, label)
-    meta = getattr(agent, "meta", None)
-    want = meta.get("obs_layout_version") if isinstance(meta, dict) else None
-    if not want or meta.get("game") != game:
+    if fit_observation(agent, game, env_options):
         return
+    meta = agent.meta
+    want = meta["obs_layout_version"]
     from cardzoo import envs
 
     from .policy import layout_version
 
     mine = layout_version(envs.kernel(game, **dict(env_options or {})))
-    if mine != want and _observes_itself(agent, game, env_options, want):
-        return
     if mine != want:
         diff = option_differences(agent, game, env_options)
         raise LayoutMismatchError(
@@ -117,17 +115,33 @@ def check_layout(agent, game: str, env_options: dict | None, label: str) -> None
         )
 
 
-def _observes_itself(agent, game: str, env_options: dict | None, want: str) -> bool:
-    """Switch ``agent`` to observing the game itself when ``game`` with ``env_options`` and the values
-    of its ``OBSERVATION_OPTIONS`` that ``agent`` was trained with (the default where its
-    ``agent.json`` predates the option) give its layout ``want``; whether it did."""
+def fit_observation(agent, game: str, env_options: dict | None) -> bool:
+    """Make ``agent`` see a game of ``game`` with ``env_options`` as it learned to; whether it can.
+
+    True for agents without a recorded layout of ``game`` (rule bots, search) and for a trained
+    agent whose layout is this game's: it acts on the observations it is given (an earlier
+    :meth:`~cardzoo.agents.policy.PolicyAgent.observe_itself` at another table is undone: one agent
+    object may sit at several tables in turn). Where the layouts differ only through the game's
+    ``OBSERVATION_OPTIONS`` (the values it was trained with; the default where its ``agent.json``
+    predates the option), it is switched to observe the game itself through the game's rules with
+    its own observation options: True. False otherwise (:func:`check_layout` then refuses it).
+    Called before anything asks whether an agent reads the state (``needs_state``)."""
     from cardzoo import envs
 
     from .policy import layout_version
 
+    meta = getattr(agent, "meta", None)
+    want = meta.get("obs_layout_version") if isinstance(meta, dict) else None
+    if not want or meta.get("game") != game:
+        return True
+    can = callable(getattr(agent, "observe_itself", None)) and hasattr(agent, "observes_with")
+    if layout_version(envs.kernel(game, **dict(env_options or {}))) == want:
+        if can and agent.observes_with is not None:
+            agent.observe_itself(None)
+        return True
     cls = envs.kernel_class(game)
     got = trained_options(agent)
-    if not cls.OBSERVATION_OPTIONS or got is None or not callable(getattr(agent, "observe_itself", None)):
+    if not cls.OBSERVATION_OPTIONS or got is None or not can:
         return False
     own = {o: got[1].get(o, cls.OPTIONS[o].default) for o in cls.OBSERVATION_OPTIONS}
     kernel = envs.kernel(game, **{**cls.canonical_options(dict(env_options or {})), **own})

@@ -127,7 +127,8 @@ class PolicyAgent(Agent):
         observe it through ``kernel``: the game's rules with the observation options the agent was
         trained with. For a game whose observation options (the kernel's ``OBSERVATION_OPTIONS``, e.g.
         P'yanitsa's ``observe_history``) differ from those it learned with;
-        :func:`cardzoo.agents.options.check_layout` calls it."""
+        :func:`cardzoo.agents.options.fit_observation` calls it. ``None``: act on the observations it
+        is given again."""
         self.observes_with = kernel
 
     def act_state(self, state) -> np.ndarray:

@@ -453,6 +453,13 @@ def test_a_forced_agent_observes_with_the_tables_rules_and_its_own_observation_o
         return r.mean_diff, r.win_rate
 
     assert result(forced, table) == result(with_option, {**table, "observe_history": True})
+    # the same object at a table of its own layout acts on the observations given there again, then at
+    # another table observes through that table's rules: as a fresh object does
+    fresh = agents.load(str(tmp_path / "wf"))
+    own = {"collect_order": "winner_chooses", "observe_history": True}
+    assert result(forced, own) == result(fresh, own) and forced.observes_with is None
+    assert result(forced, table) == result(fresh, table)
+    assert forced.observes_with.options == fresh.observes_with.options != envs.kernel("pyanitsa", **trained).options
 
 
 def test_an_agent_saved_before_the_option_existed_is_bridged_as_trained_without_it(tmp_path):
@@ -482,6 +489,13 @@ def test_commands_that_need_observations_say_why_an_agent_reads_the_state(tmp_pa
     assert ("--bc-teacher 'pyanitsa/ppo' was trained with other observation options (observe_history: trained False, "
             "here True): it observes the game itself from the game state, not from observations, so its games cannot "
             "be cloned") in capsys.readouterr().err
+    capsys.readouterr()
+    path = str(SHIPPED / "pyanitsa_ppo")  # the same agent named by its folder
+    assert main(["train", "pyanitsa", "--out", str(tmp_path / "t2"), *opts, "--bc-teacher", path, "--steps", "64"]) == 2
+    assert (f"--bc-teacher {path!r} was trained with other observation options (observe_history: trained False, "
+            f"here True)") in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"opponent agent '.*pyanitsa_ppo' was trained with other observation options"):
+        label_positions("pyanitsa", _history_agent(tmp_path / "h2"), 1, tmp_path / "l2.npz", opponent=path, progress=False)
     with pytest.raises(ValueError, match=r"opponent agent 'pyanitsa/ppo' was trained with other observation options "
                                          r"\(observe_history: trained False, here True\)"):
         label_positions("pyanitsa", _history_agent(tmp_path / "h"), 1, tmp_path / "l.npz", opponent="pyanitsa/ppo", progress=False)

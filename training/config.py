@@ -422,9 +422,10 @@ class TrainConfig:
         else:
             agent = resolve_agent(name, self.env_options, seed=self.seed, game=self.game)
             shown = name
-        if getattr(agent, "needs_state", False):  # search, exec: bots, agents of other observation options
-            from cardzoo.agents.options import reads_state_because
+        from cardzoo.agents.options import fit_observation, reads_state_because
 
+        fit_observation(agent, self.game, self.env_options)  # a trained agent of other observation options reads the state
+        if getattr(agent, "needs_state", False):  # search, exec: bots, agents of other observation options
             why = reads_state_because(agent, self.game, self.env_options, "plays from the game state")
             raise option_error(lambda n: f"{n('bc_teacher')} {name!r} {why}, not from observations, so its "
                                          f"games cannot be cloned; give a teacher that acts on observations (e.g. {self.game}/rule), "

@@ -407,9 +407,10 @@ def labelling_agents(game: str, env_options: dict, opponent=None, rollout: str |
         if name.startswith("exec:"):
             raise ValueError(f"{role} agent {name!r}: an exec: bot plays one game at a time over a pipe and cannot "
                              f"play the batched deals of labelling; give a registered or saved agent (e.g. {game}/rule)")
-        if getattr(agent, "needs_state", False):
-            from cardzoo.agents.options import reads_state_because
+        from cardzoo.agents.options import fit_observation, reads_state_because
 
+        fit_observation(agent, game, env_options)  # a trained agent of other observation options reads the state
+        if getattr(agent, "needs_state", False):
             why = reads_state_because(agent, game, env_options, "searches the game state")
             raise ValueError(f"{role} agent {name!r} {why}; it must act from observations (e.g. {game}/rule)")
         try:  # a policy trained for other options reads another observation, or learned another game
