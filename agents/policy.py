@@ -71,7 +71,7 @@ class PolicyAgent(Agent):
         meta: the saved metadata, if loaded from disk.
         seed: seeds the sampling (``deterministic=False``); ``None``: fresh entropy, as
             ``RandomAgent(None)`` (every unseeded sampler drew the same actions, seed 0).
-"""
+    """
 
     #: the kernel it observes the game through after :meth:`observe_itself` (``None``: it acts on the
     #: observations it is given)
