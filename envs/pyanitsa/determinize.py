@@ -37,6 +37,7 @@ import numpy as np
 from ..core.cards import bit, popcount
 from ..core.determinize import bits_to_ids, deal_unseen
 from .constants import EMPTY, ORDER_PHASE
+from .rules import remembered_pots_batch
 
 _U64 = np.uint64
 
@@ -83,8 +84,11 @@ def determinize(k, st, seat, rng: np.random.Generator):
     # the pot of battle t lies in one stretch of its winner's pile (piles take pots at the bottom);
     # each place records that battle (``pot_of``, 0: the deal): public, whatever card lies there
     slot_t = np.where(valid, np.take_along_axis(st.pot_of, idx, axis=2).astype(np.int64), -1)
-    # (under the fixed orders the last battle's places are public too, face-down cards shown before included)
-    earlier = hidden & (slot_t > 0) & ((slot_t < st.battles.astype(np.int64)[:, None, None]) | public_order)
+    # places of the pots whose face-up cards every seat remembers (the rule the observation's
+    # ``remembered`` is written by, ``observe_history``)
+    remembered = np.zeros((B, P, C), dtype=np.bool_)
+    remembered_pots_batch(k.drivers.arrays(st), k.params, remembered)
+    earlier = hidden & remembered
     if not public_order:
         card = _shuffle_earlier_pots(card, earlier, slot_t, st.shown, rng)
     # cards in ``shown`` at those places stay (remembered); the last battle's face-up cards under the

@@ -211,13 +211,20 @@ def _record(S, b, n, card, tag):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _fixed_order(P):
+    """Whether the order a pot goes under its winner's pile is public (``"winner_first"``,
+    ``"seat_order"``; §5 Collecting the pot)."""
+    return P[P_ORDER] == WINNER_FIRST or P[P_ORDER] == SEAT_ORDER
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _forget(S, b, s, c, t, P):
     """Card ``c`` went down face down from the top of seat ``s``'s pile, a place of battle ``t``'s pot
     (§7, the public history). Its identity stays public where its place was (a shown card under the
     fixed orders); otherwise it is lost, and so, where the order inside that pot is not public
     (``random``, ``winner_chooses``), is every card still in that pot's stretch: any of them may be
     the one that went down."""
-    fixed = P[P_ORDER] == WINNER_FIRST or P[P_ORDER] == SEAT_ORDER
+    fixed = _fixed_order(P)
     if fixed and (S.shown[b] >> np.uint64(c)) & _ONE:
         return
     S.shown[b] &= ~_bit(c)
@@ -506,6 +513,31 @@ def _write_public(S, b, p, P, out):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _remembered_pot(t, last, fixed):
+    """Whether every seat remembers where the face-up cards of the pot at a pile place lie (§7):
+    ``t`` is the place's ``pot_of`` (the battle whose pot put the card there; 0: the deal),
+    ``last`` the number of battles so far, ``fixed`` :func:`_fixed_order`. An earlier battle's pot
+    is remembered; the last battle's too under the fixed orders (otherwise its cards are still
+    being placed, or lie in the winner's bottom part in an order only the winner knows)."""
+    return t > 0 and (fixed or t < last)
+
+
+@njit(cache=True, _nrt=False)
+def remembered_pots_batch(S, P, out):
+    """``out`` (``bool[B, N, C]``, by offset from the top of seat ``s``'s pile): whether that place
+    holds a card of a remembered pot (:func:`_remembered_pot`). ``determinize`` keeps the face-up
+    cards there (in their place, or in their pot's stretch); :func:`_write_history` shows them."""
+    N, C = P[P_N], P[P_C]
+    fixed = _fixed_order(P)
+    for b in range(S.size.shape[0]):
+        last = S.battles[b]
+        for s in range(N):
+            h = S.head[b, s]
+            for j in range(S.size[b, s]):
+                out[b, s, j] = _remembered_pot(S.pot_of[b, s, (h + j) % C], last, fixed)
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _write_history(S, b, seat, P, out):
     """``observe_history`` (§7): for each seat ``r`` (relative) and card ``c``, ``1 +`` the offset from
     the top of ``r``'s pile of ``c``'s place where that place is public (the fixed orders; the seat's
@@ -513,7 +545,7 @@ def _write_history(S, b, seat, P, out):
     the order inside the pot is not known), for every card last put down face up in an earlier
     battle (the last one too under the fixed orders); 0 for the others."""
     N, C = P[P_N], P[P_C]
-    fixed = P[P_ORDER] == WINNER_FIRST or P[P_ORDER] == SEAT_ORDER
+    fixed = _fixed_order(P)
     last = S.battles[b]
     shown = S.shown[b]
     for r in range(N):
@@ -533,11 +565,8 @@ def _write_history(S, b, seat, P, out):
             c = S.piles[b, s, i]
             if j >= own_from:
                 out[base + c] = j + 1
-            elif t > 0 and (shown >> np.uint64(c)) & _ONE:
-                if fixed:
-                    out[base + c] = j + 1
-                elif t < last:
-                    out[base + c] = first + 1
+            elif _remembered_pot(t, last, fixed) and (shown >> np.uint64(c)) & _ONE:
+                out[base + c] = j + 1 if fixed else first + 1
 
 
 @njit(cache=True, inline="always", _nrt=False)
