@@ -429,6 +429,26 @@ def test_observe_history_under_winner_chooses_gives_the_pot_not_the_order():
     assert seen(1, "me") == {"7C": 2, "9C": 3} and seen(0, "me+1") == {"7C": 2, "9C": 2}
 
 
+def test_a_dead_battle_leaves_no_ordered_part_larger_than_the_pile():
+    """winner_chooses: S0 wins battle 1 (KS over QS) and orders QS, KS: its whole pile is its own
+    ordered part (2 cards). Battle 2: QS ties QD, KS ties KD, and both piles are empty: a dead
+    battle, the game is drawn (§5.5) and both ordered cards lie in the pot on the table. S0's final
+    observation holds no ordered part (before: count 2, QS and KS, of an empty pile)."""
+    env = new_env(["KS", "QS QD KD"], collect_order="winner_chooses")
+    k = env.unwrapped.kernel
+    flip_battle(env)
+    env.step(FRENCH36.card_id("QS"))  # QS, then KS by itself
+    assert piles(env) == [["QS", "KS"], ["QD", "KD"]] and int(env.game_state.known[0, 0]) == 2
+    flip_battle(env)
+    st = env.game_state
+    assert all(env.terminations.values()) and bool(st.draw[0]) and piles(env) == [[], []]
+    assert env.rewards == {"player_0": 0.0, "player_1": 0.0}
+    assert st.known[0].tolist() == [0, 0]
+    obs = k.observe(st, 0)[0]
+    assert obs[k.obs_layout["my_known_count"]].tolist() == [0] and not obs[k.obs_layout["my_known_set"]].any()
+    assert not obs[k.obs_layout["my_known_order"]].any()
+
+
 def test_the_pot_that_ends_a_winner_chooses_game_is_not_the_winners_own_ordered_part():
     """winner_chooses: S0 wins battle 1 (KS over QS) and orders QS, KS, its own bottom part. Battle 2
     (9C over 8C) empties S1 and ends the game; nobody orders that pot: it goes under S0's pile in

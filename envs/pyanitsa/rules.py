@@ -348,12 +348,18 @@ def _collect(S, b, w, start, P):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _after_collect(S, b, ended, P):
-    """The end of a battle once the pot is placed: known parts, the cap, the cycle check, the next flip (§6)."""
-    N = P[P_N]
-    for s in range(N):
+def _clamp_known(S, b, P):
+    """A seat's own ordered part (``known``, §7) holds no more cards than its pile after a battle took
+    cards from the top."""
+    for s in range(P[P_N]):
         if S.known[b, s] > S.size[b, s]:
             S.known[b, s] = S.size[b, s]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _after_collect(S, b, ended, P):
+    """The end of a battle once the pot is placed: known parts, the cap, the cycle check, the next flip (§6)."""
+    _clamp_known(S, b, P)
     if ended:
         return
     if S.battles[b] >= P[P_MAX_BATTLES]:
@@ -381,6 +387,7 @@ def _battle(S, b, P):
     S.winner[b] = w
     order = P[P_ORDER]
     if w < 0:  # §5.5 dead battle: a draw, the pot stays on the table
+        _clamp_known(S, b, P)  # (its ordered cards a seat put down are in that pot now)
         S.pot[b] = pot
         S.done[b] = True
         S.draw[b] = True
@@ -525,7 +532,7 @@ def _remembered_pot(t, last, fixed):
 @njit(cache=True, _nrt=False)
 def remembered_pots_batch(S, P, out):
     """``out`` (``bool[B, N, C]``, by offset from the top of seat ``s``'s pile): whether that place
-    holds a card of a remembered pot (:func:`_remembered_pot`). ``determinize`` keeps the face-up
+    holds a card of a remembered pot (:func:`_remembered_pot`, §7). ``determinize`` keeps the face-up
     cards there (in their place, or in their pot's stretch); :func:`_write_history` shows them."""
     N, C = P[P_N], P[P_C]
     fixed = _fixed_order(P)
