@@ -394,3 +394,43 @@ def test_every_value_of_the_spec_table_is_accepted(name, values):
         assert env.unwrapped.kernel.options[name] == v
         if name == "first_dealer" and v is not None:
             assert int(env.game_state.dealer[0]) == v
+
+
+def test_a_random_deal_that_ends_the_match_on_its_kick_is_dealt_again():
+    """A match to 3 (§3 step 4): the first deal of generator seed 17 kicks the JC with S2 dealing, 3
+    points to team A, which wins the match before anyone acts. reset(seed=17) deals again from the
+    same generator, as the single-seat and vector envs do (RULES.md §11.4): the episode is the second
+    deal of that generator (dealer S1, kick 8D, 0-0), and the table waits for the beggar S2.
+    Before, every agent was terminated inside reset and PettingZoo's parallel conversion broke."""
+    k = AllFoursKernel(episode="match", target_score=3)
+    rng = np.random.default_rng(17)
+    first, second = k.init(rng, 1), k.init(rng, 1)
+    assert [cards_of(first.kicked[0]), int(first.dealer[0]), first.score[0].tolist()] == [[cid("JC")], 2, [3, 0]]
+    assert bool(first.done[0]) and int(first.winner[0]) == 0
+    assert [cards_of(second.kicked[0]), int(second.dealer[0]), second.score[0].tolist()] == [[cid("8D")], 1, [0, 0]]
+    env = all_fours_v0.env(episode="match", target_score=3)
+    env.reset(seed=17)
+    st = env.game_state
+    assert not any(env.terminations.values()) and not bool(st.done[0])
+    assert np.array_equal(st.stock, second.stock) and cards_of(st.kicked[0]) == [cid("8D")]
+    assert st.score[0].tolist() == [0, 0] and env.agent_selection == "player_2"
+    assert env.rewards == dict.fromkeys(env.possible_agents, 0.0) and env.legal_actions() == [52, 53]
+
+
+def test_matches_to_3_pass_pettingzoos_parallel_tests():
+    """Matches to 3 often end on the first kick (seed 17 above). PettingZoo's parallel conversion
+    (envs/core/README.md) returned no observation for the four agents it listed, and its
+    parallel_seed_test failed ("when an agent is dead, the only valid action is None")."""
+    from pettingzoo.test import parallel_api_test, parallel_seed_test
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    def make():
+        return turn_based_aec_to_parallel(all_fours_v0.env(episode="match", target_score=3, illegal_action="lose"))
+
+    parallel_seed_test(make, num_cycles=100)
+    par = make()
+    parallel_api_test(par, num_cycles=200)
+    for seed in range(17, 37):
+        obs, _ = par.reset(seed=seed)
+        assert sorted(obs) == par.possible_agents, seed
+        assert sum(bool(o["action_mask"].any()) for o in obs.values()) == 1, seed

@@ -75,14 +75,15 @@ class SingleSeatEnv(gymnasium.Env):
         **env_options: the game's options.
 
     Raises ``ValueError`` for a bad seat (any integer, numpy ints too, from 0 to the last seat; not a
-    bool), seed, agent name or option, and ``FileNotFoundError`` naming an agent path that does not exist.
+    bool), seed, agent name or option, ``TypeError`` naming the parameter for an agent given as
+    something other than a name or path (``None``, a number, a list: ``cardzoo.make_vec`` takes lists,
+    this env one agent per seat), and ``FileNotFoundError`` naming an agent path that does not exist.
     A bad ``render_mode`` raises :class:`RenderModeError`, a ``ValueError`` that is also the ``TypeError``
     on which stable-baselines3's ``make_vec_env`` makes the env without its default ``"rgb_array"``.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
     MAX_REDEALS = 1000  # reset redeals (fresh random deals) at most this often when a deal ends before the seat acts
-    STACKING_OPTIONS = {"deck", "piles", "draw_deck"}  # reset options that fix the cards dealt
 
     def __init__(
         self,
@@ -181,7 +182,7 @@ class SingleSeatEnv(gymnasium.Env):
         checked as the AEC env's ``reset`` checks them (``ValueError`` naming the value and what is
         valid), before anything changes."""
         seed, options = self.aec.check_reset(seed, options)
-        stacked = sorted(set(options) & self.STACKING_OPTIONS)
+        stacked = sorted(set(options) & set(self.aec.kernel.CARD_HOOKS))  # reset options that fix the cards
         # options that fix the cards may be refused below: keep what a refusal must leave as it was
         # (the episode being played, the other seats' agents, the generators)
         saved = copy.deepcopy(self.__dict__) if stacked else None

@@ -159,6 +159,7 @@ class AllFoursKernel(CompiledKernel):
     }
 
     INIT_HOOKS = ("deck", "dealer", "score")
+    CARD_HOOKS = ("deck",)
 
     State = AllFoursState
     Arrays = AllFoursArrays

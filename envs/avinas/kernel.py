@@ -168,6 +168,7 @@ class AvinasKernel(CompiledKernel):
         "max_deals": int_option(500, 1, 30_000),
     }
     INIT_HOOKS = ("deck", "dealer", "pips", "ram_balance")
+    CARD_HOOKS = ("deck",)
 
     State = AvinasState
     Arrays = AvinasArrays

@@ -82,6 +82,9 @@ class KernelAECEnv(AECEnv):
     kernel_cls: type[Kernel]
     env_name: str
 
+    #: deals ``reset`` makes at most when each ends the episode before anyone acts (then ``RuntimeError``)
+    MAX_RESET_DEALS = 1000
+
     def __init__(
         self, render_mode: str | None = None, render_view=None, illegal_action: str = "raise", **options: Any
     ) -> None:
@@ -158,6 +161,14 @@ class KernelAECEnv(AECEnv):
         the new game is dealt into the same state arrays (:attr:`game_state`), in place: copy
         (``game_state.copy()``) a finished game you want to keep.
 
+        A deal that ends the episode before anyone acts (an All Fours match won on the kick of
+        its first deal: ``target_score`` 3 or less, or a ``score`` hook near the target) is dealt
+        again from the same generator, as the single-seat and vector envs do: every episode has
+        a decision (PettingZoo's parallel conversion and RL loops need one). When the hooks fix
+        the cards (``kernel.CARD_HOOKS``, e.g. ``deck``), that deal stands: every agent is then
+        terminated inside ``reset``, with the deal's rewards paid (All Fours ``RULES.md`` §11.4).
+        ``RuntimeError`` after ``MAX_RESET_DEALS`` such deals in a row.
+
         ``options``: the kernel's test hooks (``kernel.INIT_HOOKS``). Any other key raises
         ``ValueError`` naming it and the valid ones, before anything changes; a hook value the
         kernel refuses (e.g. a deck that is not a permutation) raises its ``ValueError`` with the
@@ -172,24 +183,17 @@ class KernelAECEnv(AECEnv):
         before = self._rng
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        single = self._single
-        in_place = single is not None and not hooks and single.st is self._st
-        if in_place:  # the same chance calls as kernel.init(rng, 1), dealt in place with the view
-            single.new_game(self._rng)
+        fixed = set(hooks) & set(self.kernel.CARD_HOOKS)
+        for _ in range(self.MAX_RESET_DEALS):
+            in_place = self._deal(hooks, before)
+            # a deal that ends the episode before anyone acts (an All Fours match won on the first
+            # kick) is dealt again from the same generator, unless the hooks fix the cards
+            if not self._st.done[0] or fixed:
+                break
         else:
-            drawn = before.bit_generator.state if self._rng is before else None  # only this path can fail
-            try:
-                st = self.kernel.init(self._rng, 1, **hooks)
-            except Exception as err:  # a refused hook value: the kernel may have drawn (e.g. the dealer) first
-                if drawn is not None:
-                    before.bit_generator.state = drawn
-                self._rng = before
-                hint = shared_name_hint(self.kernel_cls, hooks, self._made_as[0]) if isinstance(err, ValueError) else ""
-                if hint:  # reset(options={"deck": 52}) meant P'yanitsa's 52-card pack, a constructor option
-                    raise ValueError(f"{err}{hint}") from None
-                raise
-            self._st = st
-            self._single = self.kernel.single_game(self._st)
+            raise RuntimeError(
+                f"{self.MAX_RESET_DEALS} deals in a row ended the episode before anyone acted; reset options "
+                f"{sorted(hooks)}, game options {dict(self.kernel.options)!r}")
         self._forfeit = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -201,13 +205,36 @@ class KernelAECEnv(AECEnv):
         self._deals_seen = 0 if self._deal_counter is None else getattr(self._st, self._deal_counter).item(0)
         self._after_step()
         if in_place:  # new_game computed the view of the seat to act
-            self._legal = single.mask
-        if self._st.done[0]:  # the game ended while dealing (e.g. a kick won the match): pay it now
+            self._legal = self._single.mask
+        if self._st.done[0]:  # the hooks' deal ended the game (e.g. a kick won the match): pay it now
             for i, ag in enumerate(self.possible_agents):
                 self.rewards[ag] = float(self._st.rewards[0, i])
             self._accumulate_rewards()
         if self.render_mode == "human":  # human rendering happens in reset and step (Gymnasium, PettingZoo)
             self.render()
+
+    def _deal(self, hooks: dict, before) -> bool:
+        """Deal the game of :meth:`reset` (``before``: the generator before ``reset`` re-seeded it, put
+        back if the kernel refuses a hook value); whether it was dealt in place with the view."""
+        single = self._single
+        in_place = single is not None and not hooks and single.st is self._st
+        if in_place:  # the same chance calls as kernel.init(rng, 1), dealt in place with the view
+            single.new_game(self._rng)
+            return True
+        drawn = before.bit_generator.state if self._rng is before else None  # only this path can fail
+        try:
+            st = self.kernel.init(self._rng, 1, **hooks)
+        except Exception as err:  # a refused hook value: the kernel may have drawn (e.g. the dealer) first
+            if drawn is not None:
+                before.bit_generator.state = drawn
+            self._rng = before
+            hint = shared_name_hint(self.kernel_cls, hooks, self._made_as[0]) if isinstance(err, ValueError) else ""
+            if hint:  # reset(options={"deck": 52}) meant P'yanitsa's 52-card pack, a constructor option
+                raise ValueError(f"{err}{hint}") from None
+            raise
+        self._st = st
+        self._single = self.kernel.single_game(self._st)
+        return False
 
     def check_reset(self, seed, options) -> tuple[int | None, dict]:
         """The checks of :meth:`reset`, which change nothing: returns ``(seed, hooks)``, the seed as a

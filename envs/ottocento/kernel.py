@@ -185,6 +185,7 @@ class OttocentoKernel(CompiledKernel):
     }
 
     INIT_HOOKS = ("deck", "dealer", "score")
+    CARD_HOOKS = ("deck",)
 
     State = OttocentoState
     Arrays = OttocentoArrays

@@ -157,6 +157,7 @@ class PyanitsaKernel(CompiledKernel):
     }
     OBSERVATION_OPTIONS = frozenset({"observe_history"})
     INIT_HOOKS = ("piles", "deck")
+    CARD_HOOKS = ("piles", "deck")
     State = PyanitsaState
     Arrays = PyanitsaArrays
     rules = _rules
