@@ -250,9 +250,9 @@ class ReferenceGame:
             self.result = 0 if a > b else 1 if b > a else 2
             self._finish(diff if self.o["reward"] == "score" else {0: 1, 1: -1, 2: 0}[self.result])
             return None
-        if target is not None and self.deals >= self.o["max_deals"]:  # §9 D9: cut, reward 0 for that step
+        if target is not None and self.deals >= self.o["max_deals"]:  # §9 D9: cut, the deal's points paid
             self.truncated = True
-            self._finish(0)
+            self._finish(diff if self.o["reward"] == "score" else 0)
             return None
         self._pay(diff if self.o["reward"] == "score" else 0)
         self.dealer = (self.dealer + 1) % 4

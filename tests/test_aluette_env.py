@@ -332,3 +332,21 @@ def test_match_options_play_no_part_in_a_single_deal(options):
             steps += 1
         assert not given.agents and steps > 9  # one deal, ended at the same step
         assert given.unwrapped.game_state.deals.item(0) == plain.unwrapped.game_state.deals.item(0) == 1
+
+
+@pytest.mark.parametrize("reward, b_return", [("score", 1.0), ("win", 0.0)])
+def test_the_deal_that_reaches_max_deals_pays_its_points(reward, b_return):
+    """RULES.md §9 D9: a match to 5 cut after max_deals=1 deal. Seed 0, every seat playing its lowest
+    legal action: team B wins the deal for 1 point; the match is truncated there ("max_deals=1
+    reached"). With reward="score" that deal pays +1 / -1 as every deal does (before: 0, so the
+    rewards no longer added up to the score); nobody won the match, so reward="win" pays 0."""
+    env = aluette_v0.env(episode="match", match_target=5, max_deals=1, reward=reward)
+    env.reset(seed=0)
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        _, r, term, trunc, info = env.last()
+        returns[agent] += r
+        env.step(None if term or trunc else min(env.legal_actions()))
+    st = env.unwrapped.game_state
+    assert st.score[0].tolist() == [0, 1] and bool(st.truncated[0]) and info["truncation"] == "max_deals=1 reached"
+    assert returns == {"player_0": -b_return, "player_1": b_return, "player_2": -b_return, "player_3": b_return}

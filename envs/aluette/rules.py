@@ -361,12 +361,10 @@ def _end_deal(S, b, team, pts, deal_winner, mord, P):
     if over:
         _finish(S, b, False, P)
         return False
-    if P[P_TARGET] != 0 and S.deals[b] >= P[P_MAX_DEALS]:  # the safety cap: truncated, reward 0
-        S.done[b] = True
+    if P[P_TARGET] != 0 and S.deals[b] >= P[P_MAX_DEALS]:  # the safety cap: truncated (§9 D9), the
+        S.done[b] = True                                        # deal's points paid as every deal's
         S.truncated[b] = True
         S.phase[b] = OVER
-        for j in range(4):
-            S.rewards[b, j] = 0
         return False
     S.dealer[b] = (S.dealer[b] + 1) % 4
     return True
