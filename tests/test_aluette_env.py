@@ -115,7 +115,7 @@ def test_illegal_actions_raise_naming_them_and_the_legal_ones():
         ({"episode": "hand"}, ["deal", "match"]),
         ({"reward": "points"}, ["score", "win"]),
         ({"first_dealer": 4}, ["random", "0", "3"]),
-        ({"first_dealer": None}, ["random"]),
+        ({"first_dealer": "none"}, ["random", "(None is accepted for 'random')"]),
         ({"partnership_draw": 1}, ["True", "False"]),
         ({"chant": "yes"}, ["True", "False"]),
         ({"chant_recipients": "dealer"}, ["left_and_dealer", "left_and_partner"]),

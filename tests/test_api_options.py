@@ -80,3 +80,18 @@ def test_a_game_that_is_not_a_name_is_refused_listing_the_games(game):
             make(game)
         assert str(err.value) == f"unknown game {game!r}; available games: {sorted(cardzoo.GAMES)}"
     assert cardzoo.make(np.str_("avinas")).kernel.name == "avinas"
+
+
+@pytest.mark.parametrize("game, given, kept", [
+    ("all_fours", "random", None), ("all_fours", None, None),
+    ("aluette", None, "random"), ("aluette", "random", "random"),
+    ("avinas", None, "random"), ("avinas", np.array(["random"])[0], "random"),
+])
+def test_a_random_first_dealer_is_accepted_as_either_specs_spell_it(game, given, kept):
+    """All Fours' spec spells a randomly drawn first dealer None, Aluette's and Avinas' "random"; each
+    game refused the other spelling. Both are accepted and kept as the game's own spelling, which
+    plays the same deals."""
+    k = cardzoo.kernel(game, first_dealer=given)
+    assert k.options["first_dealer"] == kept and type(k.options["first_dealer"]) is type(kept)
+    st, own = k.init(np.random.default_rng(4), 8), cardzoo.kernel(game).init(np.random.default_rng(4), 8)
+    assert np.array_equal(st.dealer, own.dealer) and len(set(st.dealer.tolist())) > 1

@@ -56,7 +56,7 @@ def test_illegal_actions_raise_naming_them_and_leave_the_game_unchanged():
     [
         ({"episode": "hand"}, ["deal", "match"]),
         ({"first_dealer": 4}, ["random", "0", "3"]),
-        ({"first_dealer": None}, ["random"]),
+        ({"first_dealer": "none"}, ["random", "(None is accepted for 'random')"]),
         ({"reward": "x"}, ["score", "win"]),
         ({"knock_back": "yes"}, ["after_knock", "always", "never"]),
         ({"ram_schedule": "x"}, ["flat", "graded"]),

@@ -298,7 +298,13 @@ def test_every_option_value_a_refusal_lists_can_be_typed_as_printed(tmp_path, ca
     assert json.loads(out.read_text())["env_options"] == {"first_dealer": None}
     capsys.readouterr()
     assert main(["arena", "all_fours", "random", "random", "--deals", "2", "-o", "first_dealer=none"]) == 2
-    assert capsys.readouterr().err == "cardzoo arena: error: option first_dealer='none' is not valid; valid values: [None, 0, 1, 2, 3]\n"
+    assert capsys.readouterr().err == (
+        "cardzoo arena: error: option first_dealer='none' is not valid; valid values: [None, 0, 1, 2, 3] "
+        "('random' is accepted for None)\n")
+    for game in envs.GAMES:  # the aliases a refusal prints can be typed too
+        for name, option in envs.kernel_class(game).OPTIONS.items():
+            for alias, choice in option.aliases:
+                assert envs.kernel(game, **parse_options([f"{name}={alias}"])).options[name] == choice, (game, name)
 
 
 def test_an_option_value_of_more_digits_than_python_reads_names_the_option(capsys):

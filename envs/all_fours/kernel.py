@@ -121,7 +121,7 @@ class AllFoursKernel(CompiledKernel):
     ``undertrump``                ``"allowed"``, ``"forbidden"``               ``"allowed"``
     ``forbid_game_ending_give_one``  bool                                      False
     ``deal_packet``               3, 1                                         3
-    ``first_dealer``              seat 0..3 or None (random)                   None
+    ``first_dealer``              seat 0..3 or None (random; "random" too)      None
     ``max_redeals``               int 1..30000                                 50
     ``max_hands``                 int 1..30000                                 500
     ============================  ===========================================  ============
@@ -153,7 +153,7 @@ class AllFoursKernel(CompiledKernel):
         "undertrump": Option("allowed", choices=("allowed", "forbidden")),
         "forbid_game_ending_give_one": bool_option(False),
         "deal_packet": Option(3, choices=(3, 1)),
-        "first_dealer": Option(None, choices=(None, 0, 1, 2, 3)),
+        "first_dealer": Option(None, choices=(None, 0, 1, 2, 3), aliases=(("random", None),)),
         "max_redeals": int_option(50, 1, 30_000),
         "max_hands": int_option(500, 1, 30_000),
     }

@@ -170,7 +170,7 @@ class AluetteKernel(CompiledKernel):
     zero_sum = True
     OPTIONS = {
         "partnership_draw": bool_option(False),
-        "first_dealer": Option("random", choices=("random", 0, 1, 2, 3)),
+        "first_dealer": Option("random", choices=("random", 0, 1, 2, 3), aliases=((None, "random"),)),
         "episode": Option("deal", choices=("deal", "match")),
         "reward": Option("score", choices=("score", "win")),
         "chant": bool_option(True),

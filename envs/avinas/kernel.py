@@ -151,7 +151,7 @@ class AvinasKernel(CompiledKernel):
     teams = [[0, 2], [1, 3]]
     zero_sum = True
     OPTIONS = {
-        "first_dealer": Option("random", choices=("random", 0, 1, 2, 3)),
+        "first_dealer": Option("random", choices=("random", 0, 1, 2, 3), aliases=((None, "random"),)),
         "episode": Option("deal", choices=("deal", "match")),
         "reward": Option("score", choices=("score", "win")),
         "knock_back": Option("after_knock", choices=("after_knock", "always", "never")),

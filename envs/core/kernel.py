@@ -342,22 +342,30 @@ class Option:
     """A constructor option of a kernel: default and validity check.
 
     ``choices`` lists the valid values (checked with ``in``); otherwise ``check`` is a
-    predicate and ``valid`` describes the valid values in words.
+    predicate and ``valid`` describes the valid values in words. ``aliases``: ``(alias, choice)``
+    pairs of other accepted spellings of a choice, which ``validate`` turns into the choice (the
+    first dealer drawn at random is ``None`` in All Fours' spec and ``"random"`` in the others').
     """
 
     default: Any
     choices: tuple | None = None
     check: Any = None
     valid: str = ""
+    aliases: tuple = ()
 
     def validate(self, name: str, value: Any) -> Any:
         """Return ``value`` if valid, as a plain Python value (a numpy scalar such as ``np.int64(5)``
-        becomes ``5``, so options stay JSON-serializable), else raise ``ValueError`` naming the valid values."""
+        becomes ``5``, so options stay JSON-serializable; an alias becomes its choice), else raise
+        ``ValueError`` naming the valid values."""
         if self.choices is not None:
+            for alias, c in self.aliases:
+                if _same_kind(value, alias) and value == alias:
+                    return c
             for c in self.choices:
                 if _same_kind(value, c) and value == c:
                     return c
-            raise ValueError(f"option {name}={value!r} is not valid; valid values: {list(self.choices)}")
+            also = "".join(f" ({a!r} is accepted for {c!r})" for a, c in self.aliases)
+            raise ValueError(f"option {name}={value!r} is not valid; valid values: {list(self.choices)}{also}")
         if self.check is not None and not self.check(value):
             raise ValueError(f"option {name}={value!r} is not valid; valid values: {self.valid}")
         return value.item() if isinstance(value, np.generic) else value
