@@ -106,15 +106,34 @@ class PolicyAgent(Agent):
         if obs.shape[0] == 0:
             return np.zeros(0, dtype=np.int64)
         x = obs if is_scaled(raw) else obs * self.scale
-        x = torch.as_tensor(x)
+        out = mask.argmax(axis=1).astype(np.int64)  # a forced move is the legal one
+        ask = mask.sum(axis=1) > 1 if self.deterministic else np.ones(len(out), dtype=bool)
+        if not ask.any():
+            return out
         with torch.no_grad():
-            dist = self.policy.get_distribution(x, action_masks=mask)
+            probs = self._probs(torch.as_tensor(x[ask]), mask[ask])
             if self.deterministic:
-                a = dist.mode()
-            else:
-                probs = dist.distribution.probs
+                a = probs.argmax(dim=-1)
+            else:  # every row draws (a forced one too), so a seed samples as it always did
                 a = torch.multinomial(probs, 1, generator=self._gen)[:, 0]
-        return a.numpy().astype(np.int64)
+        out[ask] = a.numpy()
+        return out
+
+    def _probs(self, x, mask: np.ndarray):
+        """The masked action probabilities ``float32[B, A]`` of scaled observations ``x``, computed
+        as sb3-contrib's ``get_distribution(x, action_masks=mask)`` does (logits normalized, illegal
+        ones set to -1e8, normalized again, softmax: the same operations, so the same numbers), without
+        building its ``torch.distributions`` objects and their argument checks (most of the time of a
+        call on a small batch: search rollouts call the policy once per step)."""
+        import torch
+
+        p = self.policy
+        latent = p.mlp_extractor.forward_actor(p.extract_features(x, p.pi_features_extractor))
+        logits = p.action_net(latent)
+        logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        logits = torch.where(torch.as_tensor(mask, dtype=torch.bool), logits, torch.tensor(-1e8, dtype=logits.dtype))
+        logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        return torch.softmax(logits, dim=-1)
 
     @property
     def needs_state(self) -> bool:

@@ -760,3 +760,39 @@ def test_unseeded_sampling_policies_draw_differently():
         s.deterministic = False
     a, b, c, d = (s.act(obs, mask) for s in samplers)
     assert not np.array_equal(a, b) and np.array_equal(c, d)
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_a_policy_agent_acts_as_sb3_contribs_masked_distribution(game):
+    """PolicyAgent.act computes the masked probabilities itself (no torch.distributions objects: most
+    of a small batch's time) and asks the network only for rows with a choice when it plays the most
+    likely action. Its actions must be sb3-contrib's: get_distribution(x, action_masks).mode(), and,
+    sampling, multinomial draws from that distribution's probs with the same generator seed."""
+    import torch
+
+    agent = agents.load(f"{game}/ppo")
+    while not hasattr(agent, "policy"):  # unwrap (e.g. Avinas' HonestCalls)
+        agent = agent.agent
+    k = envs.kernel(game, **dict(agent.meta.get("env_options") or {}))
+    rng = np.random.default_rng(11)
+    st = k.init(rng, 64)
+    for _ in range(12):
+        obs, mask = k.observe(st, st.current_player), k.legal_actions(st)
+        x = torch.as_tensor(obs.astype(np.float32) * agent.scale)
+        with torch.no_grad():
+            dist = agent.policy.get_distribution(x, action_masks=mask)
+            want = dist.mode().numpy()
+            gen = torch.Generator().manual_seed(3)
+            drawn = torch.multinomial(dist.distribution.probs, 1, generator=gen)[:, 0].numpy()
+            assert torch.equal(agent._probs(x, mask), dist.distribution.probs)  # the same numbers
+        got = agent.act(obs, mask)
+        assert np.array_equal(got, want)
+        agent.deterministic = False
+        try:
+            agent._gen.manual_seed(3)
+            assert np.array_equal(agent.act(obs, mask), drawn)
+        finally:
+            agent.deterministic = True
+        k.step(st, got, rng, active=~st.done)
+        if st.done.all():
+            break
