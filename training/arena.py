@@ -209,8 +209,10 @@ class DuplicateResult:
             the named one on do not measure the bot (empty for a clean run).
         truncated: games (episodes, not deals) cut by a safety cap (``max_hands``, ``max_deals``,
             ``max_redeals``, ``max_battles``, ...). Such a game counts as a draw for every seat in
-            ``win_rate``, ``outcome_rates`` and ``not_losing``; the capping step's reward is 0, but in
-            a match the hands played before the cap keep their points, and those count in ``mean_diff``.
+            ``win_rate``, ``outcome_rates`` and ``not_losing``; in a match the deals played before the
+            cap keep their points, and those count in ``mean_diff``, as does what the capping step pays
+            (the game's rule: 0 in All Fours, the last deal's points in Aluette's, Avinas' and
+            Ottocento's ``max_deals`` with score rewards; training/ARENA.md).
         seed, env_options, batch: what reproduces the run (``batch``, the deals played at once, changes
             the results of stochastic agents only; ``None`` where unknown).
         deal_diff, deal_win: ``float64[n_deals]`` per-deal averages over the seatings (the
@@ -978,7 +980,7 @@ def truncated_line(r: DuplicateResult) -> str:
     """One line for a result with games cut by a safety cap (``r.truncated > 0``): how many, and how they count."""
     ep = episode_name([r])
     return (f"{r.agent_a} vs {r.agent_b}: {r.truncated} of {r.n_hands} {plural(ep)} cut by a safety cap "
-            f"(e.g. max_hands): draws in the win rate; the points they scored before the cap count in the mean diff")
+            f"(e.g. max_hands): draws in the win rate; the points they were paid count in the mean diff")
 
 
 def category_table(r: DuplicateResult):

@@ -186,7 +186,7 @@ class AluetteKernel(CompiledKernel):
         "max_deals": int_option(1000, 1, 10_000),
     }
     INIT_HOOKS = ("deck", "dealer", "score", "draw_deck")
-    CARD_HOOKS = ("deck", "draw_deck")
+    CARD_HOOKS = ("deck",)  # (draw_deck fixes the partnership draw only)
     State = AluetteState
     Arrays = AluetteArrays
     rules = _rules

@@ -617,7 +617,8 @@ class Kernel(ABC):
     OPTIONS: ClassVar[dict[str, Option]] = {}
     #: keyword test hooks that ``init`` accepts (passed from ``reset(options=...)``)
     INIT_HOOKS: ClassVar[tuple[str, ...]] = ()
-    #: the ``INIT_HOOKS`` that fix the cards dealt (a deal with them again deals the same cards)
+    #: the ``INIT_HOOKS`` that fix the cards dealt (a deal with them again deals the same cards; the
+    #: AEC and single-seat envs do not deal again a game these hooks ended before anyone acted)
     CARD_HOOKS: ClassVar[tuple[str, ...]] = ()
     #: another accepted name of an option -> the option's name (e.g. P'yanitsa's ``n_players``, the
     #: rules spec's name, for ``num_players``, PettingZoo's); both are accepted without a warning
