@@ -183,17 +183,17 @@ class KernelAECEnv(AECEnv):
         before = self._rng
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        fixed = set(hooks) & set(self.kernel.CARD_HOOKS)
-        for _ in range(self.MAX_RESET_DEALS):
+        in_place = self._deal(hooks, before)
+        deals = 1
+        # a deal that ends the episode before anyone acts (an All Fours match won on the first kick)
+        # is dealt again from the same generator, unless the hooks fix the cards
+        while self._st.done[0] and not set(hooks) & set(self.kernel.CARD_HOOKS):
+            if deals == self.MAX_RESET_DEALS:
+                raise RuntimeError(
+                    f"{deals} deals in a row ended the episode before anyone acted; reset options "
+                    f"{sorted(hooks)}, game options {dict(self.kernel.options)!r}")
             in_place = self._deal(hooks, before)
-            # a deal that ends the episode before anyone acts (an All Fours match won on the first
-            # kick) is dealt again from the same generator, unless the hooks fix the cards
-            if not self._st.done[0] or fixed:
-                break
-        else:
-            raise RuntimeError(
-                f"{self.MAX_RESET_DEALS} deals in a row ended the episode before anyone acted; reset options "
-                f"{sorted(hooks)}, game options {dict(self.kernel.options)!r}")
+            deals += 1
         self._forfeit = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
