@@ -143,7 +143,7 @@ def fit_observation(agent, game: str, env_options: dict | None) -> bool:
     got = trained_options(agent)
     if not cls.OBSERVATION_OPTIONS or got is None or not can:
         return False
-    own = {o: got[1].get(o, cls.OPTIONS[o].default) for o in cls.OBSERVATION_OPTIONS}
+    own = _trained_observation_options(cls, got[1])
     kernel = envs.kernel(game, **{**cls.canonical_options(dict(env_options or {})), **own})
     if layout_version(kernel) != want:
         return False
@@ -163,10 +163,15 @@ def observation_differences(agent, game: str, env_options: dict | None) -> dict[
     got = trained_options(agent)
     if got is None or got[0] != game:
         return {}
-    cls = envs.kernel_class(game)
     here = full_options(game, env_options)
-    return {o: (got[1].get(o, cls.OPTIONS[o].default), here[o]) for o in sorted(cls.OBSERVATION_OPTIONS)
-            if got[1].get(o, cls.OPTIONS[o].default) != here[o]}
+    own = _trained_observation_options(envs.kernel_class(game), got[1])
+    return {o: (own[o], here[o]) for o in sorted(own) if own[o] != here[o]}
+
+
+def _trained_observation_options(cls, trained: dict) -> dict[str, Any]:
+    """The values of ``cls.OBSERVATION_OPTIONS`` in an agent's trained options ``trained`` (the
+    default where its ``agent.json`` predates the option)."""
+    return {o: trained.get(o, cls.OPTIONS[o].default) for o in cls.OBSERVATION_OPTIONS}
 
 
 def reads_state_because(agent, game: str, env_options: dict | None, otherwise: str) -> str:
